@@ -1,0 +1,198 @@
+"""The provider seam: one streaming interface over every model API.
+
+A provider turns a `ModelRequest` into an async stream of `ProviderEvent`s. The event set mirrors the
+Anthropic streaming shape (message start, block start / deltas / stop, message delta, message stop)
+because it is the richest; the OpenAI-compatible provider synthesizes the same sequence. Every stream
+ends with exactly one `MessageStop` carrying the complete assistant message, or raises `ProviderError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from yoke.messages import Block, Message
+
+StopReason = str  # "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
+
+
+@dataclass(slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "input_tokens": self.input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "output_tokens": self.output_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Usage:
+        d = d or {}
+        return cls(
+            input_tokens=int(d.get("input_tokens") or 0),
+            output_tokens=int(d.get("output_tokens") or 0),
+            cache_read_input_tokens=int(d.get("cache_read_input_tokens") or 0),
+            cache_creation_input_tokens=int(d.get("cache_creation_input_tokens") or 0),
+        )
+
+
+@dataclass(slots=True)
+class ToolSpec:
+    """A tool as the model sees it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ModelRequest:
+    model: str
+    messages: list[Message]
+    system: list[Block] = field(default_factory=list)  # text blocks
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 32000
+    temperature: float | None = None
+    thinking_budget: int | None = None  # None = thinking off
+    stop_sequences: list[str] = field(default_factory=list)
+    stream: bool = True
+
+
+# ---- provider events -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, frozen=True)
+class MessageStart:
+    id: str
+    model: str
+    usage: Usage
+
+
+@dataclass(slots=True, frozen=True)
+class BlockStart:
+    index: int
+    block: Block  # the block's opening shape: {"type":"text","text":""}, {"type":"tool_use","id","name","input":{}}
+
+
+@dataclass(slots=True, frozen=True)
+class TextDelta:
+    index: int
+    text: str
+
+
+@dataclass(slots=True, frozen=True)
+class ThinkingDelta:
+    index: int
+    thinking: str
+
+
+@dataclass(slots=True, frozen=True)
+class SignatureDelta:
+    index: int
+    signature: str
+
+
+@dataclass(slots=True, frozen=True)
+class ToolInputDelta:
+    index: int
+    partial_json: str
+
+
+@dataclass(slots=True, frozen=True)
+class BlockStop:
+    """A block is complete. For tool_use, `block["input"]` is the parsed input; when the model's JSON did not
+    parse, `input_error` says why and `block["input"]` is {} (the loop turns it into an error result)."""
+
+    index: int
+    block: Block
+    input_error: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class MessageDelta:
+    stop_reason: StopReason | None
+    usage: Usage
+
+
+@dataclass(slots=True, frozen=True)
+class MessageStop:
+    """The complete assistant message (role, content) plus its id, model, stop reason and final usage."""
+
+    id: str
+    model: str
+    message: Message
+    stop_reason: StopReason | None
+    usage: Usage
+    input_errors: dict[str, str] = field(default_factory=dict)  # tool_use id -> JSON parse error
+
+
+@dataclass(slots=True, frozen=True)
+class RetryNotice:
+    """A request failed and will be retried after `delay_s` (shown as system/api_retry in stream-json)."""
+
+    attempt: int
+    max_retries: int
+    delay_s: float
+    status: int | None
+    error: str
+
+
+ProviderEvent = (
+    MessageStart
+    | BlockStart
+    | TextDelta
+    | ThinkingDelta
+    | SignatureDelta
+    | ToolInputDelta
+    | BlockStop
+    | MessageDelta
+    | MessageStop
+    | RetryNotice
+)
+
+
+# ---- errors ----------------------------------------------------------------------------------------
+
+ErrorKind = Literal[
+    "authentication",  # 401, missing key
+    "permission",  # 403
+    "not_found",  # 404, unknown model
+    "prompt_too_long",
+    "rate_limit",  # 429 after retries
+    "overloaded",  # 529 after retries
+    "server",  # 5xx after retries
+    "connection",  # unreachable / timeouts after retries
+    "invalid_request",  # other 400s
+    "replay_mismatch",  # a replayed run diverged from its cassette
+    "config",  # bad provider configuration (e.g. missing SDK for Bedrock)
+]
+
+
+class ProviderError(Exception):
+    """A model call failed in a way the user must hear about. `str(err)` is one clear line."""
+
+    def __init__(self, kind: ErrorKind, message: str, status: int | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+
+
+class Provider(Protocol):
+    name: str  # "anthropic", "openai", "bedrock", "vertex", "replay"
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]: ...
+
+    async def aclose(self) -> None: ...

@@ -1,0 +1,107 @@
+"""The tool seam: what every tool declares and how it reports back.
+
+A tool has a model-facing name and description, a pydantic input model (its JSON schema is what the model
+sees), safety flags, and `async run(input, ctx) -> ToolResult`. Tools raise `ToolError` for failures the
+model should see and correct; any other exception is turned into a structured error by the executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+from yoke.messages import Block
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """What a tool returns.
+
+    content: what the model sees (text, or a list of text/image blocks).
+    data: the structured output (Claude Code's `tool_use_result`), shown to SDK clients, never to the model.
+    """
+
+    content: str | list[Block]
+    is_error: bool = False
+    data: Any = None
+
+
+class ToolError(Exception):
+    """A failure the model should read and correct (wrapped in <tool_use_error> for the model)."""
+
+
+@dataclass(slots=True)
+class FileState:
+    """A file as a tool last saw it: the basis of the read-before-write and stale-edit checks."""
+
+    mtime_ns: int
+    size: int
+    sha256: str
+    partial: bool = False  # read with offset/limit or truncated
+
+
+@dataclass
+class SessionState:
+    """Per-session state tools share (one object per session, handed to every call)."""
+
+    session_id: str
+    session_dir: Path  # where spilled outputs and task logs go
+    read_files: dict[str, FileState] = field(default_factory=dict)  # realpath -> state when read/written
+    shell_cwd: Path | None = None  # Bash's working directory, carried between calls
+    extras: dict[str, Any] = field(default_factory=dict)  # room for tools' own per-session state
+
+
+@dataclass
+class ToolContext:
+    """Everything a running tool may use. The loop builds one per session and passes it to every call."""
+
+    cwd: Path  # the session's primary working directory
+    session: SessionState
+    working_dirs: list[Path] = field(default_factory=list)  # cwd plus additional directories
+    env: dict[str, str] | None = None  # extra environment for subprocesses
+    cancel: asyncio.Event = field(default_factory=asyncio.Event)  # set when the user interrupts
+    tool_use_id: str = ""
+
+    def all_dirs(self) -> list[Path]:
+        return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
+
+
+class Tool:
+    """Base class for tools. Subclasses set the class attributes and implement `run`."""
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()  # legacy names accepted in calls, rules and matchers
+    description: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    read_only: ClassVar[bool] = False
+    destructive: ClassVar[bool] = False
+    concurrency_safe: ClassVar[bool] = False
+    timeout_s: ClassVar[float | None] = None  # executor-enforced ceiling; None = the executor default
+    max_result_chars: ClassVar[int] = 100_000
+
+    def is_concurrency_safe(self, input: Any) -> bool:
+        """Whether this particular call may run alongside others (defaults to the class flag)."""
+        return self.concurrency_safe
+
+    def is_read_only(self, input: Any) -> bool:
+        return self.read_only
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            if isinstance(prop, dict):
+                prop.pop("title", None)
+        return schema
+
+    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def summary(self, input: Any) -> str:
+        """A short human-readable description of a call (for prompts and logs)."""
+        return self.name
