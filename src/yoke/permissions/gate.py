@@ -47,14 +47,30 @@ class Gate(Protocol):
 
 
 class Asker(Protocol):
+    """The front-end's side of every question the core puts to a person."""
+
     async def ask(self, question: PermissionQuestion) -> Answer: ...
+
+    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+        """AskUserQuestion: returns {question text: chosen label(s), comma-joined}, or None if nobody is there."""
+        ...
+
+    async def approve_plan(self, plan: str) -> Answer | None:
+        """ExitPlanMode: the user's verdict on a plan, or None if nobody is there."""
+        ...
 
 
 class NoAsker:
-    """Headless with nobody to ask: every question is answered no."""
+    """Headless with nobody to ask: permission questions are answered no, other questions go unanswered."""
 
     async def ask(self, question: PermissionQuestion) -> Answer:
         return Answer("deny", f"Permission to use {question.tool_name} was not granted (no one to ask).")
+
+    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+        return None
+
+    async def approve_plan(self, plan: str) -> Answer | None:
+        return None
 
 
 def _rule_tool_name(rule: str) -> str:

@@ -66,6 +66,8 @@ class ToolContext:
     env: dict[str, str] | None = None  # extra environment for subprocesses
     cancel: asyncio.Event = field(default_factory=asyncio.Event)  # set when the user interrupts
     tool_use_id: str = ""
+    asker: Any = None  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
+    emit: Any = None  # optional callable(event) for tools that publish events (e.g. todo updates)
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
