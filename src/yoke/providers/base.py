@@ -4,6 +4,8 @@ A provider turns a `ModelRequest` into an async stream of `ProviderEvent`s. The 
 Anthropic streaming shape (message start, block start / deltas / stop, message delta, message stop)
 because it is the richest; the OpenAI-compatible provider synthesizes the same sequence. Every stream
 ends with exactly one `MessageStop` carrying the complete assistant message, or raises `ProviderError`.
+`RetryNotice`s may come before the `MessageStart`; one with `discard_partial` may also come mid-message, and
+then the consumer drops what it has of that message and starts over at the next `MessageStart`.
 """
 
 from __future__ import annotations
@@ -141,13 +143,19 @@ class MessageStop:
 
 @dataclass(slots=True, frozen=True)
 class RetryNotice:
-    """A request failed and will be retried after `delay_s` (shown as system/api_retry in stream-json)."""
+    """A request failed and will be retried after `delay_s` (shown as system/api_retry in stream-json).
+
+    `discard_partial` is set when a streaming answer broke off (connection cut, idle too long, or a
+    retryable error event mid-stream) and the provider is asking again without streaming: everything
+    received since the last `MessageStart` is void, and a fresh `MessageStart` with the full answer follows.
+    """
 
     attempt: int
     max_retries: int
     delay_s: float
     status: int | None
     error: str
+    discard_partial: bool = False
 
 
 ProviderEvent = (

@@ -1,0 +1,95 @@
+"""Yoke's speed and memory figures on this machine. Run: `make bench` (or `python benchmarks/run.py`).
+
+Prints, each as the median of several runs:
+- `yoke --version`: wall time and peak RSS;
+- a one-turn `yoke -p` against the local scripted server: wall time and peak RSS;
+- 50-turn and 200-turn scripted sessions (each turn one Read tool call): wall time, and the harness's
+  cost per tool round trip, (T200 - T1) / 199, which includes the local HTTP exchange and the tool itself.
+Targets (not tests): --version <= 50 ms; one turn <= 0.3 s and <= 50 MB; 50 turns <= 1.2 s; <= 2 ms/round trip.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from yoke.testing import ScriptedServer
+
+REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
+
+
+def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL)
+    _, status, rusage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"benchmark command failed: {' '.join(argv)}\n{err}")
+    return wall, rusage.ru_maxrss / 1024
+
+
+def session_turns(n: int, file_path: Path) -> list[dict]:
+    turns = [
+        {"content": [{"type": "tool_use", "id": f"toolu_{i:04d}", "name": "Read",
+                      "input": {"file_path": str(file_path)}}],
+         "usage": {"input_tokens": 100, "output_tokens": 10}}
+        for i in range(n - 1)
+    ]
+    turns.append({"content": [{"type": "text", "text": "done"}], "usage": {"input_tokens": 100, "output_tokens": 2}})
+    return turns
+
+
+def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tuple[float, float]:
+    samples = []
+    for _ in range(REPEATS):
+        with ScriptedServer(session_turns(turns, target), validate_requests=False) as srv:
+            run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
+            samples.append(
+                measure([YOKE, "-p", "go", "--max-turns", str(turns + 1), "--no-session-persistence"],
+                        run_env, cwd)
+            )
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def yoke_command() -> str:
+    exe = Path(sys.executable).parent / "yoke"
+    return str(exe) if exe.exists() else "yoke"
+
+
+YOKE = yoke_command()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cwd = Path(tmp)
+        target = cwd / "small.txt"
+        target.write_text("".join(f"line {i}\n" for i in range(40)))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_"))}
+        env.update({"HOME": str(cwd), "YOKE_HOME": str(cwd / ".yoke")})
+
+        version = [measure([YOKE, "--version"], env, cwd) for _ in range(REPEATS * 2)]
+        print(f"yoke --version            wall {statistics.median(v[0] for v in version) * 1000:7.1f} ms"
+              f"   peak RSS {statistics.median(v[1] for v in version):6.1f} MB")
+
+        one_wall, one_rss = run_session(1, env, cwd, target)
+        print(f"one-turn yoke -p          wall {one_wall * 1000:7.1f} ms   peak RSS {one_rss:6.1f} MB")
+
+        fifty_wall, fifty_rss = run_session(50, env, cwd, target)
+        print(f"50-turn session           wall {fifty_wall * 1000:7.1f} ms   peak RSS {fifty_rss:6.1f} MB")
+
+        two_hundred_wall, two_hundred_rss = run_session(200, env, cwd, target)
+        per_trip = (two_hundred_wall - one_wall) / 199 * 1000
+        print(f"200-turn session          wall {two_hundred_wall * 1000:7.1f} ms   peak RSS {two_hundred_rss:6.1f} MB")
+        print(f"per tool round trip       {per_trip:7.2f} ms  (incl. local HTTP + Read; (T200 - T1) / 199)")
+
+
+if __name__ == "__main__":
+    main()

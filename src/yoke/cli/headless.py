@@ -1,0 +1,125 @@
+"""`yoke -p`: build a session from flags, settings and the environment, run one query, print, exit.
+
+Exit codes: 0 success; 1 when the result is an error (as Claude Code, for shell scripts); 2 bad usage;
+130 interrupted (SIGINT), 143 terminated (SIGTERM).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from yoke.cli.session_setup import SetupError, build_session
+
+
+def run_headless(args: Namespace) -> int:
+    debug = bool(args.debug)
+    try:
+        prompt = "" if args.print_context else _read_prompt(args)
+        return asyncio.run(_start(args, prompt))
+    except SetupError as exc:
+        print(f"yoke: {exc}", file=sys.stderr)
+        return 2 if exc.usage else 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug: one line, traceback only with --debug
+        if debug:
+            raise
+        print(f"yoke: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)", file=sys.stderr)
+        return 1
+
+
+def _read_prompt(args: Namespace) -> str:
+    if args.input_format == "stream-json":
+        return ""  # messages arrive on stdin as NDJSON
+    if args.prompt is not None and args.prompt.strip():
+        piped = _piped_input()
+        return f"{piped.rstrip()}\n\n{args.prompt}" if piped.strip() else args.prompt
+    if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        raise SetupError(
+            "no prompt: pass it as an argument (yoke -p \"fix the failing test\") or pipe it on stdin",
+            usage=True,
+        )
+    prompt = _read_stdin()
+    if not prompt.strip():
+        raise SetupError(
+            "Input must be provided either through stdin or as a prompt argument when using --print", usage=True
+        )
+    return prompt
+
+
+def _piped_input() -> str:
+    """Text piped alongside a prompt argument (`cat log | yoke -p "explain"`), without ever blocking on a
+    terminal or on an inherited pipe nobody writes to."""
+    import select
+    import stat
+
+    stdin = sys.stdin
+    if stdin is None or stdin.closed:
+        return ""
+    try:
+        if stdin.isatty():
+            return ""
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISREG(mode):
+        return _read_stdin()
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        readable, _, _ = select.select([stdin], [], [], 0.2)
+        return _read_stdin() if readable else ""
+    return ""
+
+
+def _read_stdin() -> str:
+    try:
+        return sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SetupError(f"could not read the prompt from stdin: {exc}") from None
+
+
+async def _start(args: Namespace, prompt: str) -> int:
+    session = await build_session(args, Path.cwd(), os.environ)
+    if args.print_context:
+        print(await session.context_report())
+        await session.close()
+        return 0
+    return await _drive(session, prompt)
+
+
+async def _drive(session, prompt: str) -> int:
+    loop = asyncio.get_running_loop()
+    signals = {signal.SIGINT: 130, signal.SIGTERM: 143}
+    received: list[int] = []
+
+    def on_signal(code: int) -> None:
+        received.append(code)
+        session.agent.interrupt()
+
+    for sig, code in signals.items():
+        try:
+            loop.add_signal_handler(sig, on_signal, code)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
+            pass
+    try:
+        if session.input_format == "stream-json":
+            from yoke.cli.stream_input import serve_stream_json
+
+            is_error = await serve_stream_json(session)
+        else:
+            result = await session.run(prompt)
+            is_error = result is None or result.is_error
+    finally:
+        await session.close()
+        for sig in signals:
+            try:
+                loop.remove_signal_handler(sig)
+            except (NotImplementedError, RuntimeError):  # pragma: no cover
+                pass
+    if received:
+        return received[0]
+    return 1 if is_error else 0

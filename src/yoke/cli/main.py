@@ -1,0 +1,62 @@
+"""`yoke` entry point: a fast path for --version, subcommands, then the headless run.
+
+Nothing heavy is imported at module level: `yoke --version` must not load the loop, providers or pydantic.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+SUBCOMMANDS = ("sessions", "rewind", "demo")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("-v", "--version", "-V"):
+        from yoke import __version__
+
+        print(f"{__version__} (Yoke)")
+        return 0
+    try:
+        if argv and argv[0] in SUBCOMMANDS:
+            from yoke.cli import subcommands
+
+            return subcommands.run(argv[0], argv[1:])
+        return _headless(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `yoke -p … | head`); nothing useful left to say.
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
+        except OSError:
+            pass
+        return 1
+
+
+def _headless(argv: list[str]) -> int:
+    from yoke.cli.args import UsageError, build_parser, validate
+
+    parser = build_parser()
+    try:
+        args, unknown = parser.parse_known_args(argv)
+        validate(args)
+    except UsageError as exc:
+        print(f"yoke: {exc} (see yoke --help)", file=sys.stderr)
+        return 2
+    if args.version:
+        from yoke import __version__
+
+        print(f"{__version__} (Yoke)")
+        return 0
+    if unknown:
+        # The Agent SDKs pass flags Yoke may not know yet; never fatal, always visible.
+        print(f"yoke: ignoring unknown option(s): {' '.join(unknown)}", file=sys.stderr)
+    from yoke.cli.headless import run_headless
+
+    return run_headless(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,283 @@
+"""Headless printers: map loop events to `--output-format text | json | stream-json`.
+
+The shapes follow Claude Code's (see docs/headless.md): stream-json writes one JSON object per line and
+flushes it the moment its event happens; json writes the single result object; text writes the final
+answer. Diagnostics always go to stderr, never to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid as _uuid
+from typing import Any, TextIO
+
+from yoke import __version__
+from yoke.loop import events as ev
+from yoke.providers import base as pb
+
+# The Agent SDKs check that the CLI they drive is at least Claude Code 2.0.0; Yoke speaks that protocol.
+COMPAT_VERSION = "2.1.0"
+
+RESULT_SUBTYPES = {
+    "completed": "success",
+    "max_turns": "error_max_turns",
+    "budget_exceeded": "error_max_budget_usd",
+    "model_error": "success",  # Claude Code reports API errors as success + is_error, with the message
+    "prompt_too_long": "success",
+}
+
+
+def new_uuid() -> str:
+    return str(_uuid.uuid4())
+
+
+def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
+    subtype = RESULT_SUBTYPES.get(result.reason, "error_during_execution")
+    usage = result.usage.as_dict()
+    usage["server_tool_use"] = {"web_search_requests": 0, "web_fetch_requests": 0}
+    usage["service_tier"] = "standard"
+    obj: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": result.is_error,
+        "api_error_status": result.api_error_status,
+        "duration_ms": result.duration_ms,
+        "duration_api_ms": result.duration_api_ms,
+        "num_turns": result.num_turns,
+    }
+    if subtype == "success":
+        obj["result"] = result.text
+    obj.update(
+        {
+            "stop_reason": result.stop_reason,
+            "session_id": session_id,
+            "total_cost_usd": round(result.total_cost_usd, 8),
+            "usage": usage,
+            "modelUsage": {
+                model: {
+                    "inputTokens": m.input_tokens,
+                    "outputTokens": m.output_tokens,
+                    "cacheReadInputTokens": m.cache_read_input_tokens,
+                    "cacheCreationInputTokens": m.cache_creation_input_tokens,
+                    "webSearchRequests": 0,
+                    "costUSD": round(m.cost_usd, 8),
+                }
+                for model, m in result.model_usage.items()
+            },
+            "permission_denials": result.permission_denials,
+            "terminal_reason": result.reason,
+            "uuid": new_uuid(),
+        }
+    )
+    if subtype != "success":
+        obj["errors"] = result.errors
+    return obj
+
+
+def raw_stream_event(event: pb.ProviderEvent) -> dict[str, Any] | None:
+    """A provider event as the Anthropic SSE event it mirrors (for stream_event lines)."""
+    if isinstance(event, pb.MessageStart):
+        return {
+            "type": "message_start",
+            "message": {
+                "id": event.id,
+                "type": "message",
+                "role": "assistant",
+                "model": event.model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": event.usage.as_dict(),
+            },
+        }
+    if isinstance(event, pb.BlockStart):
+        return {"type": "content_block_start", "index": event.index, "content_block": event.block}
+    if isinstance(event, pb.TextDelta):
+        return _delta(event.index, {"type": "text_delta", "text": event.text})
+    if isinstance(event, pb.ThinkingDelta):
+        return _delta(event.index, {"type": "thinking_delta", "thinking": event.thinking})
+    if isinstance(event, pb.SignatureDelta):
+        return _delta(event.index, {"type": "signature_delta", "signature": event.signature})
+    if isinstance(event, pb.ToolInputDelta):
+        return _delta(event.index, {"type": "input_json_delta", "partial_json": event.partial_json})
+    if isinstance(event, pb.BlockStop):
+        return {"type": "content_block_stop", "index": event.index}
+    if isinstance(event, pb.MessageDelta):
+        return {
+            "type": "message_delta",
+            "delta": {"stop_reason": event.stop_reason, "stop_sequence": None},
+            "usage": {"output_tokens": event.usage.output_tokens},
+        }
+    if isinstance(event, pb.MessageStop):
+        return {"type": "message_stop"}
+    return None
+
+
+def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": delta}
+
+
+class Printer:
+    """Base printer: remembers the result; subclasses decide what reaches stdout."""
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None):
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.session_id = ""
+        self.result: ev.Result | None = None
+
+    def handle(self, event: ev.Event) -> None:
+        if isinstance(event, ev.SessionStarted):
+            self.session_id = event.session_id
+        elif isinstance(event, ev.Result):
+            self.result = event
+        self.on_event(event)
+
+    def on_event(self, event: ev.Event) -> None:  # pragma: no cover - overridden
+        pass
+
+    def warn(self, message: str) -> None:
+        print(message, file=self.err, flush=True)
+
+
+class TextPrinter(Printer):
+    def on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Result):
+            if event.is_error:
+                print(f"Error: {event.text}", file=self.err, flush=True)
+            else:
+                print(event.text, file=self.out, flush=True)
+
+
+class JsonPrinter(Printer):
+    def on_event(self, event: ev.Event) -> None:
+        if isinstance(event, ev.Result):
+            self.out.write(json.dumps(result_object(event, self.session_id)) + "\n")
+            self.out.flush()
+
+
+class StreamJsonPrinter(Printer):
+    """One JSON object per line, written and flushed as each event happens."""
+
+    def __init__(self, *args: Any, init_extra: dict[str, Any] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.init_extra = init_extra or {}
+
+    def emit(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def on_event(self, event: ev.Event) -> None:
+        sid = self.session_id
+        if isinstance(event, ev.SessionStarted):
+            self.emit(self._init(event))
+        elif isinstance(event, ev.AssistantMessage):
+            for block in event.message["content"]:  # one line per content block, sharing message.id
+                self.emit(
+                    {
+                        "type": "assistant",
+                        "message": {
+                            "id": event.id,
+                            "type": "message",
+                            "role": "assistant",
+                            "model": event.model,
+                            "content": [block],
+                            "stop_reason": None,
+                            "stop_sequence": None,
+                            "usage": event.usage.as_dict(),
+                        },
+                        "parent_tool_use_id": None,
+                        "session_id": sid,
+                        "uuid": new_uuid(),
+                    }
+                )
+        elif isinstance(event, ev.ToolResultsMessage):
+            content = event.message["content"]
+            data = {r.tool_use_id: r.data for r in event.results}
+            for block in content if isinstance(content, list) else []:
+                line: dict[str, Any] = {
+                    "type": "user",
+                    "message": {"role": "user", "content": [block]},
+                    "parent_tool_use_id": None,
+                    "session_id": sid,
+                    "uuid": new_uuid(),
+                }
+                result_data = data.get(block.get("tool_use_id"))
+                if result_data is not None:
+                    line["tool_use_result"] = result_data
+                self.emit(line)
+        elif isinstance(event, ev.StreamEvent):
+            raw = raw_stream_event(event.event)
+            if raw is not None:
+                self.emit(
+                    {
+                        "type": "stream_event",
+                        "event": raw,
+                        "parent_tool_use_id": None,
+                        "session_id": sid,
+                        "uuid": new_uuid(),
+                    }
+                )
+        elif isinstance(event, ev.Notice):
+            if event.kind == "api_retry":
+                self.emit({"type": "system", "subtype": "api_retry", **event.data, "session_id": sid, "uuid": new_uuid()})
+            else:
+                level = "warning" if event.kind == "warning" else "info"
+                self.emit(
+                    {
+                        "type": "system",
+                        "subtype": "informational",
+                        "content": event.message,
+                        "level": level,
+                        "session_id": sid,
+                        "uuid": new_uuid(),
+                    }
+                )
+        elif isinstance(event, ev.Compacted):
+            self.emit(
+                {
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.pre_tokens},
+                    "session_id": sid,
+                    "uuid": new_uuid(),
+                }
+            )
+        elif isinstance(event, ev.Result):
+            self.emit(result_object(event, sid))
+
+    def _init(self, event: ev.SessionStarted) -> dict[str, Any]:
+        obj = {
+            "type": "system",
+            "subtype": "init",
+            "cwd": event.cwd,
+            "session_id": event.session_id,
+            "tools": event.tools,
+            "mcp_servers": [],
+            "model": event.model,
+            "permissionMode": event.permission_mode,
+            "slash_commands": [],
+            "apiKeySource": self.init_extra.get("apiKeySource", "none"),
+            "claude_code_version": COMPAT_VERSION,
+            "yoke_version": __version__,
+            "output_style": "default",
+            "agents": [],
+            "skills": [],
+            "plugins": [],
+            "uuid": new_uuid(),
+        }
+        obj.update({k: v for k, v in self.init_extra.items() if k != "apiKeySource"})
+        return obj
+
+
+def make_printer(output_format: str, verbose: bool = False, **kwargs: Any) -> Printer:
+    if output_format == "text" and verbose:
+        from yoke.cli.progress import ProgressPrinter
+
+        return ProgressPrinter()
+    if output_format == "json":
+        return JsonPrinter()
+    if output_format == "stream-json":
+        return StreamJsonPrinter(**kwargs)
+    return TextPrinter()

@@ -1,0 +1,74 @@
+"""A human-readable live view of a headless run (`-p --verbose` in text mode, and the demo)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from yoke.cli.printers import Printer
+from yoke.loop import events as ev
+from yoke.messages import result_text
+
+MAX_RESULT_LINES = 6
+
+
+class ProgressPrinter(Printer):
+    """Shows each step as it happens: the model's words, each tool call, a few lines of each result."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._text_open = False
+
+    def on_event(self, event: ev.Event) -> None:
+        w = self.out.write
+        if isinstance(event, ev.SessionStarted):
+            w(f"· session {event.session_id} · model {event.model} · {event.cwd}\n")
+        elif isinstance(event, ev.TextDelta):
+            if not self._text_open:
+                w("\n")
+                self._text_open = True
+            w(event.text)
+        elif isinstance(event, ev.AssistantMessage):
+            if self._text_open:
+                w("\n")
+                self._text_open = False
+            for block in event.message["content"]:
+                if block.get("type") == "tool_use":
+                    w(f"● {block['name']}({_brief(block.get('input'))})\n")
+        elif isinstance(event, ev.ToolResultsMessage):
+            for result in event.results:
+                self._result(result)
+        elif isinstance(event, ev.Notice):
+            w(f"  ! {event.message}\n")
+        elif isinstance(event, ev.Result):
+            if self._text_open:
+                w("\n")
+            status = "done" if not event.is_error else f"stopped: {event.reason}"
+            w(
+                f"\n── {status} · {event.num_turns} turns · {event.duration_ms / 1000:.1f}s"
+                f" · ${event.total_cost_usd:.4f}\n"
+            )
+            if event.is_error:
+                w(f"Error: {event.text}\n")
+        self.out.flush()
+
+    def _result(self, result: ev.ToolResultEvent) -> None:
+        text = result_text(result.block.get("content", "")).rstrip()
+        lines = text.splitlines() or ["(no output)"]
+        mark = "✗" if result.is_error else "⎿"
+        shown = lines[:MAX_RESULT_LINES]
+        self.out.write(f"  {mark} {shown[0]}\n")
+        for line in shown[1:]:
+            self.out.write(f"    {line}\n")
+        if len(lines) > MAX_RESULT_LINES:
+            self.out.write(f"    … {len(lines) - MAX_RESULT_LINES} more lines\n")
+
+
+def _brief(value: Any, limit: int = 90) -> str:
+    if isinstance(value, dict):
+        for key in ("command", "file_path", "pattern", "url", "notebook_path"):
+            if key in value:
+                text = str(value[key])
+                return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

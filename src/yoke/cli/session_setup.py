@@ -1,0 +1,367 @@
+"""Assemble a headless session: settings, provider, tools, gate, system prompt, transcript, agent.
+
+This is the one place the layers meet; each piece is built by the package that owns it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from argparse import Namespace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke.cli.args import split_tool_list
+from yoke.cli.printers import Printer, make_printer
+from yoke.loop import events as ev
+from yoke.loop.turn import Agent, LoopSettings
+from yoke.permissions.gate import NoAsker
+from yoke.providers.base import ProviderError
+
+
+class SetupError(Exception):
+    """A problem with the user's flags, files or environment: one line, no traceback."""
+
+    def __init__(self, message: str, usage: bool = False):
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass
+class HeadlessSession:
+    agent: Agent
+    printer: Printer
+    started: ev.SessionStarted
+    input_format: str
+    provider: Any
+    cwd: Path
+    model: str
+    tool_ctx: Any
+    warnings: list[str] = field(default_factory=list)
+
+    async def run(self, prompt: str | list) -> ev.Result | None:
+        """Run one query, printing every event; returns its result."""
+        self.printer.handle(self.started)
+        for warning in self.warnings:
+            self.printer.handle(ev.Notice("warning", warning))
+        self.warnings = []
+        self.printer.result = None
+        async for event in self.agent.query(prompt):
+            if isinstance(event, ev.Notice) and event.kind != "api_retry":
+                self.agent.recorder.notice(event.kind, event.message)
+            self.printer.handle(event)
+        return self.printer.result
+
+    async def context_report(self) -> str:
+        try:
+            from yoke.context.inspect import context_report
+
+            return context_report(self.cwd, self.model)
+        except ImportError:  # pragma: no cover - context package not present
+            return "\n\n".join(b.get("text", "") for b in self.agent.system)
+
+    async def close(self) -> None:
+        manager = self.tool_ctx.session.extras.get("background_tasks")
+        if manager is not None and hasattr(manager, "shutdown"):
+            try:
+                await manager.shutdown()
+            except Exception:
+                pass
+        try:
+            await self.provider.aclose()
+        except Exception:
+            pass
+        self.agent.recorder.transcript.close()
+
+
+async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> HeadlessSession:
+    warnings: list[str] = []
+    settings = _load_settings(args, cwd, warnings)
+    merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
+    _apply_settings_env(merged)
+    env = os.environ
+
+    provider, provider_name, model = _make_provider(args, merged, env)
+    registry = _tools(args)
+    home = _home(env)
+    session_id, transcript, chain, history, ledger_state = _session(args, cwd, home)
+
+    from yoke.tools.base import SessionState, ToolContext
+
+    add_dirs = [Path(d).expanduser().resolve() for d in args.add_dirs]
+    gate = _gate(args, settings, cwd, add_dirs, warnings, home)
+    working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
+    state = SessionState(session_id=session_id, session_dir=session_dir)
+    ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=NoAsker())
+
+    from yoke.loop.recorder import Recorder
+    from yoke.tools.executor import ToolExecutor
+
+    executor = ToolExecutor(registry, gate, ctx)
+    loop_settings = LoopSettings(
+        model=model,
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        max_tokens=args.max_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
+        thinking_budget=args.max_thinking_tokens,
+        include_partial=args.include_partial_messages,
+    )
+    system = await _system_prompt(args, cwd, model, registry.names(), home)
+    agent = Agent(
+        provider=provider,
+        executor=executor,
+        settings=loop_settings,
+        recorder=Recorder(transcript, chain),
+        system=system,
+        messages=history,
+    )
+    if ledger_state:
+        agent.ledger.restore(ledger_state)
+    _attach_compactor(agent, model, session_dir)
+    mode = getattr(gate, "mode", args.permission_mode or "default")
+    started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
+    printer = make_printer(args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)})
+    warnings.extend(getattr(gate, "warnings", []) or [])
+    for warning in warnings:
+        print(f"yoke: warning: {warning}", file=sys.stderr)
+    return HeadlessSession(
+        agent, printer, started, args.input_format, provider, cwd, model, ctx, []
+    )
+
+
+# ---- pieces ------------------------------------------------------------------------------------------
+
+
+def _home(env: Mapping[str, str]) -> Path:
+    from yoke.session.transcript import yoke_home
+
+    return yoke_home(dict(env))
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
+    try:
+        return int(env.get(name, default))
+    except ValueError:
+        raise SetupError(f"{name} must be a whole number (got {env.get(name)!r})") from None
+
+
+def _load_settings(args: Namespace, cwd: Path, warnings: list[str]) -> Any:
+    try:  # TEMP-INTEGRATION
+        from yoke.config.settings import load_settings
+    except ImportError:
+        return None
+    sources = None
+    if args.setting_sources is not None:
+        sources = [s.strip() for s in args.setting_sources.split(",") if s.strip()]
+    try:
+        loaded = load_settings(cwd, flag_settings=args.settings, setting_sources=sources)
+    except (OSError, ValueError) as exc:
+        raise SetupError(f"--settings: {exc}") from None
+    warnings.extend(getattr(loaded, "warnings", []) or [])
+    return loaded
+
+
+def _apply_settings_env(merged: dict[str, Any]) -> None:
+    """Settings' `env` block applies to the session, below variables the user set explicitly."""
+    for key, value in (merged.get("env") or {}).items():
+        if isinstance(key, str) and key not in os.environ and value is not None:
+            os.environ[key] = str(value)
+
+
+def _make_provider(args: Namespace, merged: dict[str, Any], env: Mapping[str, str]) -> tuple[Any, str, str]:
+    from yoke.providers.select import make_provider, resolve_provider
+
+    flag_provider = args.provider
+    if args.replay:
+        if flag_provider not in (None, "replay"):
+            raise SetupError("--replay plays a cassette back; it cannot be combined with --provider", usage=True)
+        flag_provider = "replay"
+    try:
+        config = resolve_provider(flag_provider, args.model, merged, env)
+        if config.provider == "replay":
+            path = args.replay or env.get("YOKE_REPLAY")
+            if not path:
+                raise SetupError("the replay provider needs a cassette: --replay FILE (or YOKE_REPLAY)", usage=True)
+            from yoke.providers.replay import ReplayProvider
+
+            provider = ReplayProvider(Path(path))
+            model = args.model or provider.model or config.model
+        else:
+            provider = make_provider(config)
+            model = config.model
+        if args.record:
+            from yoke.providers.record import record_provider
+
+            record_provider(provider, Path(args.record), model)
+    except ProviderError as exc:
+        raise SetupError(str(exc), usage=exc.kind == "config") from None
+    return provider, config.provider, model
+
+
+def _tools(args: Namespace) -> Any:
+    from yoke.tools.builtin import builtin_tools
+    from yoke.tools.registry import ToolRegistry
+
+    registry = ToolRegistry(builtin_tools())
+    if args.tools is not None and args.tools.strip() != "default":
+        wanted = split_tool_list([args.tools])
+        unknown = [n for n in wanted if registry.get(n) is None]
+        if unknown:
+            raise SetupError(
+                f"--tools: unknown tool(s) {', '.join(unknown)} (available: {', '.join(registry.names())})",
+                usage=True,
+            )
+        keep = {registry.get(n).name for n in wanted}  # type: ignore[union-attr]
+        for name in registry.names():
+            if name not in keep:
+                registry.remove(name)
+    # A bare tool name in --disallowedTools hides the tool from the model altogether, as in Claude Code.
+    for rule in split_tool_list(args.disallowed_tools):
+        if "(" not in rule and registry.get(rule) is not None:
+            registry.remove(rule)
+    return registry
+
+
+def _gate(
+    args: Namespace, settings: Any, cwd: Path, add_dirs: list[Path], warnings: list[str], home: Path
+) -> Any:
+    mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+    try:  # TEMP-INTEGRATION
+        from yoke.permissions import build_gate
+    except ImportError:
+        from yoke.permissions.gate import SimpleGate
+
+        return SimpleGate(mode or "default", split_tool_list(args.allowed_tools), split_tool_list(args.disallowed_tools))
+    mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+    try:
+        return build_gate(
+            settings,
+            cwd=cwd,
+            mode=mode,
+            allowed_tools=split_tool_list(args.allowed_tools),
+            disallowed_tools=split_tool_list(args.disallowed_tools),
+            add_dirs=add_dirs,
+            interactive=False,
+        )
+    except ValueError as exc:
+        raise SetupError(str(exc), usage=True) from None
+
+
+def _session(args: Namespace, cwd: Path, home: Path) -> tuple[str, Any, Any, list, dict]:
+    """The session id, transcript and (when resuming) the history and cost so far."""
+    from yoke.session.records import RecordChain
+    from yoke.session.transcript import Transcript, transcript_path
+
+    history: list = []
+    ledger_state: dict = {}
+    parent_uuid = None
+    session_id = args.session_id or str(uuid.uuid4())
+    if args.continue_session or args.resume is not None:
+        from yoke.session import store
+
+        try:
+            if args.continue_session and not args.resume:
+                path = store.latest_session(cwd, home)
+                if path is None:
+                    raise SetupError("--continue: no earlier session in this directory")
+            else:
+                if not args.resume:
+                    raise SetupError("--resume needs a session id or path in headless mode", usage=True)
+                path = store.find_session(args.resume, cwd, home)
+            loaded = store.load_conversation(path)
+        except (FileNotFoundError, LookupError, ValueError) as exc:
+            raise SetupError(str(exc)) from None
+        history = list(loaded.messages)
+        ledger_state = dict(getattr(loaded, "model_usage", {}) or {})
+        if not args.fork_session and not args.session_id:
+            session_id = loaded.session_id
+            parent_uuid = loaded.last_uuid
+        else:
+            parent_uuid = None
+    path = transcript_path(cwd, session_id, home)
+    transcript = Transcript(path, enabled=not args.no_session_persistence)
+    if history and (args.fork_session or args.session_id):
+        # A fork starts its own file holding a copy of the history so far.
+        chain = RecordChain(session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint())
+        for message in history:
+            if message["role"] == "user":
+                transcript.append(chain.user(message))
+            else:
+                transcript.append(
+                    chain.assistant(message, message_id="", model="", stop_reason=None, usage=None)
+                )
+        parent_uuid = chain.parent_uuid
+    chain = RecordChain(
+        session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint(), parent_uuid=parent_uuid
+    )
+    return session_id, transcript, chain, history, ledger_state
+
+
+def _entrypoint() -> str:
+    return os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli"
+
+
+async def _system_prompt(args: Namespace, cwd: Path, model: str, tool_names: list[str], home: Path) -> list:
+    override = args.system_prompt
+    if args.system_prompt_file:
+        override = _read_text(args.system_prompt_file, "--system-prompt-file")
+    append = args.append_system_prompt
+    if args.append_system_prompt_file:
+        extra = _read_text(args.append_system_prompt_file, "--append-system-prompt-file")
+        append = f"{append}\n\n{extra}" if append else extra
+    from yoke.context.prompt import build_system_prompt
+
+    return await build_system_prompt(
+        cwd=cwd, model=model, tool_names=tool_names, override=override, append=append
+    )
+
+
+def _read_text(path: str, flag: str) -> str:
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SetupError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _attach_compactor(agent: Agent, model: str, session_dir: Path) -> None:
+    """Connect the context package's compactor to the loop's prepare / prompt-too-long hooks."""
+    try:
+        from yoke.context.compaction import Compactor
+    except ImportError:  # pragma: no cover - context package not present
+        return
+    from yoke.loop.summarize import make_summarizer
+
+    compactor = Compactor(model=model, summarize=make_summarizer(agent), session_dir=session_dir)
+
+    def record(boundaries: list, trigger: str) -> None:
+        for boundary in boundaries:
+            agent.recorder.system(boundary)
+            meta = boundary.get("compactMetadata") or {}
+            agent.pending.append(ev.Compacted(meta.get("trigger", trigger), int(meta.get("preTokens", 0))))
+
+    async def prepare(messages: list) -> list:
+        result = await compactor.prepare(messages, agent.last_usage)
+        record(result.boundaries, "auto")
+        return result.messages
+
+    async def on_prompt_too_long(messages: list) -> list | None:
+        result = await compactor.on_prompt_too_long(messages)
+        if result is None:
+            return None
+        record(result.boundaries, "auto")
+        return result.messages
+
+    agent.prepare = prepare
+    agent.on_prompt_too_long = on_prompt_too_long
+
+
+def _api_key_source(env: Mapping[str, str]) -> str:
+    if env.get("ANTHROPIC_API_KEY"):
+        return "ANTHROPIC_API_KEY"
+    if env.get("ANTHROPIC_AUTH_TOKEN"):
+        return "ANTHROPIC_AUTH_TOKEN"
+    return "none"

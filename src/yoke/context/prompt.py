@@ -1,0 +1,101 @@
+"""System prompt assembly.
+
+The prompt is a list of text blocks: the static part first (identical for every session with the same
+tools), then the dynamic sections for this session (environment, git snapshot, memory files, output style),
+then `--append-system-prompt`. Build it once per session and reuse it for every request: nothing in it
+changes per turn, so it stays inside the prompt-cache prefix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+
+from yoke.context.git import format_git, git_context
+from yoke.context.static_prompt import static_prompt
+from yoke.memory.files import MemoryIndex, format_memory
+from yoke.messages import Block, text_block
+
+
+async def build_system_prompt(
+    *,
+    cwd: Path,
+    model: str,
+    tool_names: list[str],
+    override: str | None = None,
+    append: str | None = None,
+    memory: bool = True,
+    home: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    memory_index: MemoryIndex | None = None,
+    output_style: str | None = None,
+    additional_dirs: Sequence[Path] = (),
+    today: date | None = None,
+) -> list[Block]:
+    """The system prompt blocks for a session.
+
+    override: `--system-prompt` (replaces the static part and the environment sections; memory files still
+    follow unless `memory=False`). append: `--append-system-prompt`. home: the user's home directory (for
+    `~/.claude/CLAUDE.md` and `~` imports). memory_index: the session's index, when the caller keeps one for
+    loading nested memory files later (otherwise one is built here).
+    """
+    env = os.environ if env is None else env
+    cwd = Path(cwd)
+    if env.get("YOKE_SIMPLE") or env.get("CLAUDE_CODE_SIMPLE"):
+        return [text_block(f"Working directory: {cwd}\nToday's date: {(today or date.today()).isoformat()}")]
+
+    git_task = asyncio.ensure_future(git_context(cwd)) if override is None else None
+    if memory and memory_index is None:
+        memory_index = await asyncio.to_thread(MemoryIndex, cwd, home=home, env=env)
+    git = await git_task if git_task is not None else None
+
+    blocks: list[Block] = []
+    if override is None:
+        blocks.append(text_block(static_prompt(tool_names)))
+        environment = environment_section(cwd, model, env, additional_dirs, today, is_git=git is not None)
+        blocks.append(text_block(environment + ("\n\n" + format_git(git) if git else "")))
+    elif override.strip():
+        blocks.append(text_block(override))
+    if memory and memory_index is not None:
+        memory_text = format_memory(memory_index.files)
+        if memory_text:
+            blocks.append(text_block(memory_text))
+    if output_style and output_style.strip():
+        blocks.append(text_block("# Output style\n" + output_style.strip()))
+    if append and append.strip():
+        blocks.append(text_block(append))
+    return blocks
+
+
+def environment_section(
+    cwd: Path,
+    model: str,
+    env: Mapping[str, str],
+    additional_dirs: Sequence[Path] = (),
+    today: date | None = None,
+    is_git: bool = False,
+) -> str:
+    shell = os.path.basename(env.get("SHELL", "")) or ("cmd" if os.name == "nt" else "sh")
+    lines = [
+        "# Environment",
+        f"Working directory: {cwd}",
+    ]
+    if additional_dirs:
+        lines.append("Additional working directories: " + ", ".join(str(d) for d in additional_dirs))
+    lines += [
+        f"Git repository: {'yes' if is_git else 'no'}",
+        f"Platform: {platform.system().lower() or os.name} {platform.release()}".rstrip(),
+        f"Shell: {shell}",
+        f"Today's date: {(today or date.today()).isoformat()}",
+        f"Model: {model}",
+    ]
+    return "\n".join(lines)
+
+
+def system_prompt_text(blocks: Sequence[Block]) -> str:
+    """The blocks joined, for providers whose system prompt is one string."""
+    return "\n\n".join(b.get("text", "") for b in blocks if b.get("text"))

@@ -1,0 +1,71 @@
+"""Writes the loop's history to the transcript as it happens (before the matching event is yielded)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from yoke.messages import Message, text_of
+from yoke.session import records
+from yoke.session.transcript import Transcript
+
+if TYPE_CHECKING:
+    from yoke.loop import events as ev
+    from yoke.providers.base import MessageStop
+
+
+class Recorder:
+    def __init__(self, transcript: Transcript, chain: records.RecordChain):
+        self.transcript = transcript
+        self.chain = chain
+
+    @property
+    def session_id(self) -> str:
+        return self.chain.session_id
+
+    def user(self, message: Message, *, prompt: bool = False, meta: bool = False, tool_use_result: Any = None) -> str:
+        kwargs: dict[str, Any] = {}
+        if tool_use_result is not None:
+            kwargs["tool_use_result"] = tool_use_result
+        record = self.chain.user(message, is_meta=meta, **kwargs)
+        self.transcript.append(record)
+        if prompt:
+            text = message["content"] if isinstance(message["content"], str) else text_of(message)
+            self.transcript.append(self.chain.last_prompt(text[:2000]))
+        return record["uuid"]
+
+    def assistant(self, stop: MessageStop, message: Message) -> str:
+        record = self.chain.assistant(
+            message, message_id=stop.id, model=stop.model, stop_reason=stop.stop_reason, usage=stop.usage
+        )
+        self.transcript.append(record)
+        return record["uuid"]
+
+    def permission(self, decided: ev.PermissionDecided) -> None:
+        fields = records.permission_decision_fields(
+            decided.tool_use_id, decided.tool_name, decided.behavior, decided.source, reason=decided.reason
+        )
+        self.transcript.append(self.chain.system("permission_decision", fields))
+
+    def system(self, partial: dict[str, Any]) -> None:
+        self.transcript.append(self.chain.wrap(partial))
+
+    def notice(self, kind: str, message: str) -> None:
+        self.transcript.append(self.chain.system("notice", {"content": message, "level": kind}))
+
+    def todos(self, todos: list[Any]) -> None:
+        self.transcript.append(self.chain.todos(todos))
+
+    def result(self, result: ev.Result) -> None:
+        model_usage = {
+            model: {
+                "inputTokens": m.input_tokens,
+                "outputTokens": m.output_tokens,
+                "cacheReadInputTokens": m.cache_read_input_tokens,
+                "cacheCreationInputTokens": m.cache_creation_input_tokens,
+                "costUSD": m.cost_usd,
+            }
+            for model, m in result.model_usage.items()
+        }
+        fields = records.turn_result_fields(result.usage, model_usage, result.total_cost_usd)
+        fields["terminalReason"] = result.reason
+        self.transcript.append(self.chain.system("turn_result", fields))

@@ -1,0 +1,218 @@
+"""The Anthropic Messages API, spoken directly over httpx (the `anthropic` package is slow to import)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from yoke.messages import Block, Message
+from yoke.providers.anthropic_stream import AnthropicAssembler
+from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.http import RetryPolicy, WireCall, one_line, run_call
+from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+API_VERSION = "2023-06-01"
+MAX_CACHE_BREAKPOINTS = 4
+UNCACHEABLE_BLOCKS = ("thinking", "redacted_thinking")
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        auth_token: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        transport: Transport | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        api_timeout: float = 600.0,
+    ) -> None:
+        self.api_key = api_key or None
+        self.auth_token = auth_token or None
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.extra_headers = dict(extra_headers or {})
+
+    @classmethod
+    def from_env(
+        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
+    ) -> AnthropicProvider:
+        """ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS,
+        API_TIMEOUT_MS and the retry variables of `RetryPolicy.from_env`."""
+        return cls(
+            api_key=env.get("ANTHROPIC_API_KEY"),
+            auth_token=env.get("ANTHROPIC_AUTH_TOKEN"),
+            base_url=base_url or env.get("ANTHROPIC_BASE_URL"),
+            retry=RetryPolicy.from_env(env),
+            transport=transport,
+            extra_headers=parse_custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS", "")),
+            api_timeout=api_timeout_from_env(env),
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        return self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        call = WireCall(
+            url=f"{self.base_url}/v1/messages",
+            headers=self._headers(),
+            body_for=lambda stream: build_request_body(request, stream),
+            new_assembler=lambda: AnthropicAssembler(request.model),
+            error_for=lambda response: self.error_for(response, request.model),
+            connection_hint="check ANTHROPIC_BASE_URL and your network",
+        )
+        async for event in run_call(self.transport, self.retry, call, request.stream):
+            yield event
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION, "content-type": "application/json"}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        elif self.auth_token:
+            headers["authorization"] = f"Bearer {self.auth_token}"
+        elif urlsplit(self.base_url).hostname == urlsplit(DEFAULT_BASE_URL).hostname:
+            raise ProviderError(
+                "authentication",
+                "No Anthropic API key · set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), "
+                "or choose another provider with --provider",
+            )
+        headers.update(self.extra_headers)
+        return headers
+
+    def error_for(self, response: HttpResponse, model: str) -> ProviderError:
+        key_var = "ANTHROPIC_API_KEY" if self.api_key or not self.auth_token else "ANTHROPIC_AUTH_TOKEN"
+        return anthropic_error(
+            response.status, response.json(), response.text(), model, self.base_url, key_var
+        )
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def anthropic_error(
+    status: int, body: Any, text: str, model: str, base_url: str, key_var: str = "ANTHROPIC_API_KEY"
+) -> ProviderError:
+    """One clear line for a failed Anthropic response (shared with the Bedrock/Vertex provider)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        error_type = str(error.get("type") or "")
+        message = one_line(str(error.get("message") or error_type or text))
+    else:
+        error_type, message = "", one_line(text) or "no details"
+    lowered = message.lower()
+    if status == 401:
+        return ProviderError("authentication", f"Invalid API key · check {key_var} ({message})", status)
+    if status == 403:
+        return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
+    if status == 404:
+        return ProviderError(
+            "not_found",
+            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
+            status,
+        )
+    if status == 413 or "prompt is too long" in lowered or error_type == "request_too_large":
+        return ProviderError("prompt_too_long", f"Prompt is too long: {message}", status)
+    if status == 429:
+        return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
+    if status == 529 or error_type == "overloaded_error":
+        return ProviderError("overloaded", f"The API is overloaded ({status}): {message}", status)
+    if status >= 500 or status in (408, 409):
+        return ProviderError("server", f"API error ({status}): {message}", status)
+    return ProviderError("invalid_request", f"The API rejected the request ({status}): {message}", status)
+
+
+# ---- request body --------------------------------------------------------------------------------------
+
+
+def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
+    """The Messages API body for a request, with prompt-caching breakpoints; never mutates `request`."""
+    system = [dict(b) for b in request.system if not _is_empty_text(b)]
+    tools = [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
+    ]
+    messages = list(request.messages)
+    place_cache_breakpoints(system, tools, messages)
+    body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
+    if system:
+        body["system"] = system
+    if tools:
+        body["tools"] = tools
+    if request.thinking_budget:
+        # The API requires budget < max_tokens and takes no temperature with thinking on.
+        budget = min(request.thinking_budget, request.max_tokens - 1)
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    elif request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.stop_sequences:
+        body["stop_sequences"] = list(request.stop_sequences)
+    body["stream"] = stream
+    return body
+
+
+def place_cache_breakpoints(
+    system: list[Block], tools: list[dict[str, Any]], messages: list[Message]
+) -> None:
+    """Mark the last content block of the latest message, the last system block and the last tool as cache
+    breakpoints, in that order of value, within the API's limit of four (counting any already present).
+
+    `system` and `tools` must be fresh copies (they are edited in place); in `messages` only the latest
+    message is replaced, by a copy, so the caller's history is untouched.
+    """
+    budget = MAX_CACHE_BREAKPOINTS - _count_breakpoints(system, tools, messages)
+    if budget > 0 and messages:
+        latest = messages[-1]
+        content = latest["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        for i in range(len(blocks) - 1, -1, -1):
+            block = blocks[i]
+            if "cache_control" in block:
+                break  # the caller placed one already; it counts and stays
+            if block.get("type") in UNCACHEABLE_BLOCKS or _is_empty_text(block):
+                continue
+            blocks[i] = {**block, "cache_control": {"type": "ephemeral"}}
+            messages[-1] = {**latest, "content": blocks}  # type: ignore[typeddict-item]
+            budget -= 1
+            break
+    for group in (system, tools):
+        if budget > 0 and group and "cache_control" not in group[-1]:
+            group[-1]["cache_control"] = {"type": "ephemeral"}
+            budget -= 1
+
+
+def _count_breakpoints(system: list[Block], tools: list[dict[str, Any]], messages: list[Message]) -> int:
+    count = sum("cache_control" in b for b in system) + sum("cache_control" in t for t in tools)
+    for message in messages:
+        if not isinstance(message["content"], str):
+            count += sum("cache_control" in b for b in message["content"])
+    return count
+
+
+def _is_empty_text(block: Block) -> bool:
+    return block.get("type") == "text" and not str(block.get("text", "")).strip()
+
+
+def parse_custom_headers(text: str) -> dict[str, str]:
+    """ANTHROPIC_CUSTOM_HEADERS: 'Name: value' lines."""
+    headers = {}
+    for line in text.splitlines():
+        name, colon, value = line.partition(":")
+        if colon and name.strip():
+            headers[name.strip()] = value.strip()
+    return headers
+
+
+def api_timeout_from_env(env: Mapping[str, str]) -> float:
+    """API_TIMEOUT_MS (Claude Code's variable) bounds a non-streaming request; default 600 s."""
+    raw = (env.get("API_TIMEOUT_MS") or "").strip()
+    try:
+        return max(1.0, float(raw) / 1000) if raw else 600.0
+    except ValueError:
+        raise ProviderError(
+            "config", f"API_TIMEOUT_MS must be a number of milliseconds (got {raw!r})"
+        ) from None

@@ -1,0 +1,229 @@
+"""OpenAI Chat Completions (and the many servers compatible with it), spoken directly over httpx.
+
+The internal messages are Anthropic-shaped; they are converted here, at the edge, and the answer is turned
+back into the same provider events the Anthropic provider emits (see openai_stream.py).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from yoke.messages import Block, Message, result_text
+from yoke.providers.anthropic import api_timeout_from_env
+from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.http import RetryPolicy, WireCall, is_retryable, one_line, run_call
+from yoke.providers.openai_stream import OpenAIAssembler
+from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+OPENAI_HOST = "api.openai.com"
+REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        transport: Transport | None = None,
+        api_timeout: float = 600.0,
+    ) -> None:
+        self.api_key = api_key or None
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+
+    @classmethod
+    def from_env(
+        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
+    ) -> OpenAIProvider:
+        """OPENAI_API_KEY, OPENAI_BASE_URL, API_TIMEOUT_MS and the retry variables."""
+        return cls(
+            api_key=env.get("OPENAI_API_KEY"),
+            base_url=base_url or env.get("OPENAI_BASE_URL"),
+            retry=RetryPolicy.from_env(env),
+            transport=transport,
+            api_timeout=api_timeout_from_env(env),
+        )
+
+    @property
+    def is_openai_api(self) -> bool:
+        return urlsplit(self.base_url).hostname == OPENAI_HOST
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        return self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        call = WireCall(
+            url=f"{self.base_url}/chat/completions",
+            headers=self._headers(),
+            body_for=lambda stream: build_request_body(request, stream, self.is_openai_api),
+            new_assembler=lambda: OpenAIAssembler(request.model),
+            error_for=lambda response: openai_error(response, request.model, self.base_url),
+            connection_hint="check OPENAI_BASE_URL and that the server is running",
+            should_retry=_should_retry,
+        )
+        async for event in run_call(self.transport, self.retry, call, request.stream):
+            yield event
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        elif self.is_openai_api:
+            raise ProviderError(
+                "authentication",
+                "No OpenAI API key · set OPENAI_API_KEY, or set OPENAI_BASE_URL to a server that needs none",
+            )
+        return headers
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def _should_retry(response: HttpResponse) -> bool:
+    body = response.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("code") == "insufficient_quota":
+        return False  # a 429 that waiting will not fix
+    return is_retryable(response.status, response.headers)
+
+
+def openai_error(response: HttpResponse, model: str, base_url: str) -> ProviderError:
+    status = response.status
+    body = response.json()
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        message = one_line(str(error.get("message") or error.get("code") or response.text()))
+        code = str(error.get("code") or error.get("type") or "")
+    elif isinstance(error, str):  # Ollama and others: {"error": "text"}
+        message, code = one_line(error), ""
+    else:
+        message, code = one_line(response.text()) or "no details", ""
+    lowered = message.lower()
+    if status == 401:
+        return ProviderError("authentication", f"Invalid API key · check OPENAI_API_KEY ({message})", status)
+    if status == 403:
+        return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
+    if status == 404:
+        return ProviderError(
+            "not_found",
+            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
+            status,
+        )
+    too_long = ("context_length_exceeded", "string_above_max_length")
+    if status == 413 or code in too_long or "context length" in lowered or "context window" in lowered:
+        return ProviderError("prompt_too_long", f"Prompt is too long: {message}", status)
+    if status == 429:
+        return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
+    if status >= 500 or status in (408, 409):
+        return ProviderError("server", f"API error ({status}): {message}", status)
+    return ProviderError("invalid_request", f"The API rejected the request ({status}): {message}", status)
+
+
+# ---- request conversion --------------------------------------------------------------------------------
+
+
+def build_request_body(request: ModelRequest, stream: bool, openai_api: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": to_openai_messages(request.system, request.messages),
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.input_schema},
+            }
+            for t in request.tools
+        ]
+    # OpenAI's own API renamed the limit (reasoning models reject the old name); compatible servers
+    # mostly know only the old one.
+    body["max_completion_tokens" if openai_api else "max_tokens"] = request.max_tokens
+    reasoning_model = openai_api and request.model.startswith(REASONING_MODEL_PREFIXES)
+    if request.temperature is not None and not reasoning_model:
+        body["temperature"] = request.temperature
+    if reasoning_model and request.thinking_budget:
+        budget = request.thinking_budget
+        body["reasoning_effort"] = "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
+    if request.stop_sequences:
+        body["stop"] = list(request.stop_sequences)
+    body["stream"] = stream
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
+
+
+def to_openai_messages(system: list[Block], messages: list[Message]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    system_text = "\n\n".join(b.get("text", "") for b in system if b.get("type") == "text" and b.get("text"))
+    if system_text:
+        out.append({"role": "system", "content": system_text})
+    for message in messages:
+        if message["role"] == "assistant":
+            out.append(_assistant_message(message["content"]))
+        else:
+            out.extend(_user_messages(message["content"]))
+    return out
+
+
+def _assistant_message(content: str | list[Block]) -> dict[str, Any]:
+    if isinstance(content, str):
+        return {"role": "assistant", "content": content}
+    text = "\n".join(b.get("text", "") for b in content if b.get("type") == "text" and b.get("text"))
+    calls = [
+        {
+            "id": b["id"],
+            "type": "function",
+            "function": {
+                "name": b["name"],
+                "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False),
+            },
+        }
+        for b in content
+        if b.get("type") == "tool_use"
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": text or (None if calls else "")}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _user_messages(content: str | list[Block]) -> list[dict[str, Any]]:
+    """Tool results become `tool` messages (which must directly follow the assistant's calls); whatever
+    else the user message holds follows as one user message."""
+    if isinstance(content, str):
+        return [{"role": "user", "content": content}]
+    out: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        kind = block.get("type")
+        if kind == "tool_result":
+            text = result_text(block.get("content", ""))
+            out.append({"role": "tool", "tool_call_id": block.get("tool_use_id", ""), "content": text})
+        elif kind == "text" and block.get("text"):
+            parts.append({"type": "text", "text": block["text"]})
+        elif kind == "image":
+            parts.append({"type": "image_url", "image_url": {"url": _image_url(block)}})
+        elif kind == "document":
+            parts.append({"type": "text", "text": "[document]"})
+    if parts:
+        if all(p["type"] == "text" for p in parts):
+            out.append({"role": "user", "content": "\n\n".join(p["text"] for p in parts)})
+        else:
+            out.append({"role": "user", "content": parts})
+    return out
+
+
+def _image_url(block: Block) -> str:
+    source = block.get("source") or {}
+    if source.get("type") == "url":
+        return str(source.get("url", ""))
+    return f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"

@@ -1,0 +1,42 @@
+"""The `replay` provider: a recorded run played back offline through the real wire parsing."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.cassette import Cassette, ReplayTransport
+
+REPLAY_BASE_URL = "http://cassette.invalid"
+
+
+class ReplayProvider:
+    name = "replay"
+
+    def __init__(self, path: Path):
+        self.cassette = Cassette(path)
+        self.transport = ReplayTransport(self.cassette)
+        self.model = self.cassette.model
+        self.inner = _wire_provider(self.cassette.provider, self.transport)
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        return self.inner.stream(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _wire_provider(kind: str, transport: ReplayTransport):
+    from yoke.providers.http import RetryPolicy
+
+    no_retries = RetryPolicy(max_retries=0)
+    if kind in ("anthropic", "bedrock", "vertex"):
+        from yoke.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    if kind == "openai":
+        from yoke.providers.openai import OpenAIProvider
+
+        return OpenAIProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    raise ProviderError("config", f"cassette was recorded with an unknown provider {kind!r}")

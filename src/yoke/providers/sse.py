@@ -1,0 +1,81 @@
+"""An incremental server-sent events parser (the framing both model APIs stream in).
+
+Follows the WHATWG event-stream rules that matter for model APIs: lines end in LF, CRLF or CR (a CRLF may be
+split across network chunks), `data:` lines accumulate joined by newlines, lines starting with `:` are comments
+(keep-alives), one leading space after the colon is dropped, and an event is dispatched at a blank line. An
+event still being built when the stream ends is discarded, as the rules say: it may be cut mid-line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(slots=True, frozen=True)
+class SSEEvent:
+    event: str  # "message" when the server named none
+    data: str
+
+
+class SSEParser:
+    def __init__(self) -> None:
+        self._pending = ""  # text after the last complete line
+        self._event = ""
+        self._data: list[str] = []
+
+    def feed(self, text: str) -> list[SSEEvent]:
+        """Take the next chunk of the stream; return the events it completes."""
+        buffer = self._pending + text
+        events: list[SSEEvent] = []
+        start = 0
+        length = len(buffer)
+        while start < length:
+            newline = _next_line_end(buffer, start)
+            if newline < 0:
+                break
+            end = newline
+            if buffer[newline] == "\r":
+                if newline + 1 == length:
+                    break  # a lone CR at the chunk edge may be the first half of CRLF: wait for more
+                if buffer[newline + 1] == "\n":
+                    newline += 1
+            self._line(buffer[start:end], events)
+            start = newline + 1
+        self._pending = buffer[start:]
+        return events
+
+    def close(self) -> list[SSEEvent]:
+        """The stream ended: finish a line cut by a trailing CR; a half-built event is dropped."""
+        events: list[SSEEvent] = []
+        if self._pending.endswith("\r"):
+            self._line(self._pending[:-1], events)
+        self._pending = ""
+        self._event, self._data = "", []
+        return events
+
+    def _line(self, line: str, events: list[SSEEvent]) -> None:
+        if not line:
+            if self._data:
+                events.append(SSEEvent(self._event or "message", "\n".join(self._data)))
+            self._event, self._data = "", []
+            return
+        if line.startswith(":"):
+            return
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        # `id` and `retry` steer browser reconnection, which model clients do not do.
+
+
+def _next_line_end(text: str, start: int) -> int:
+    lf = text.find("\n", start)
+    cr = text.find("\r", start)
+    if cr < 0:
+        return lf
+    if lf < 0:
+        return cr
+    return min(lf, cr)

@@ -1,0 +1,171 @@
+"""The one HTTP exchange a provider makes, behind a seam a recorder or replayer can wrap.
+
+A `Transport` sends one `HttpRequest` (a JSON POST) and returns one `HttpResponse`: the status, the headers,
+and either the whole body (errors and non-streaming answers) or the server-sent events of a streaming answer.
+Everything above this seam (retries, SSE-to-event assembly, error messages) works on these plain values, so a
+transport that records each exchange to a cassette, or plays one back, needs to implement only `send`.
+
+Failures below HTTP are reported as two exceptions: `ConnectionFailure` when no response arrived at all (the
+retry layer retries it) and `StreamInterrupted` when a streaming body broke off midway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from yoke.providers.sse import SSEEvent, SSEParser
+
+if TYPE_CHECKING:
+    import httpx
+
+
+class ConnectionFailure(Exception):
+    """No HTTP response arrived (refused, DNS failure, TLS error, timeout). The text is a short reason."""
+
+
+class StreamInterrupted(Exception):
+    """A streaming response broke off before it was complete."""
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    stream: bool  # ask for server-sent events rather than one JSON body
+    method: str = "POST"
+
+
+@dataclass(slots=True)
+class HttpResponse:
+    """One response. Headers are keyed in lower case.
+
+    For a successful streaming answer `events` iterates its SSE events (and `body` is b""); otherwise `body`
+    holds the whole response and `events` is None. Call `aclose` when done reading `events` early.
+    """
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes = b""
+    events: AsyncIterator[SSEEvent] | None = None
+    closer: Callable[[], Any] | None = field(default=None, repr=False)  # releases the connection
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    def json(self) -> Any:
+        """The body as JSON, or None when it is not JSON (a proxy's HTML error page, for instance)."""
+        import json
+
+        try:
+            return json.loads(self.body.decode("utf-8", "replace"))
+        except ValueError:
+            return None
+
+    def text(self) -> str:
+        return self.body.decode("utf-8", "replace")
+
+    async def aclose(self) -> None:
+        if self.closer is not None:
+            closer, self.closer = self.closer, None
+            await closer()
+
+
+class Transport(Protocol):
+    async def send(self, request: HttpRequest) -> HttpResponse: ...
+
+    async def aclose(self) -> None: ...
+
+
+ClientFactory = Callable[[], "httpx.AsyncClient"]
+
+
+class HttpxTransport:
+    """The real network, over one lazily created `httpx.AsyncClient` (which honours HTTP(S)_PROXY)."""
+
+    def __init__(
+        self,
+        *,
+        connect_timeout: float = 30.0,
+        read_timeout: float = 600.0,
+        client_factory: ClientFactory | None = None,
+    ) -> None:
+        self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._client_factory = client_factory
+        self._client: httpx.AsyncClient | None = None
+
+    def _get_client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            if self._client_factory is not None:
+                self._client = self._client_factory()
+            else:
+                import httpx
+
+                timeout = httpx.Timeout(self._read_timeout, connect=self._connect_timeout)
+                self._client = httpx.AsyncClient(timeout=timeout)
+        return self._client
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        import httpx
+
+        client = self._get_client()
+        headers = dict(request.headers)
+        headers.setdefault("accept", "text/event-stream" if request.stream else "application/json")
+        try:
+            built = client.build_request(request.method, request.url, headers=headers, json=request.body)
+            response = await client.send(built, stream=True)
+        except httpx.HTTPError as exc:
+            raise ConnectionFailure(describe_http_error(exc)) from exc
+        except OSError as exc:
+            raise ConnectionFailure(str(exc) or type(exc).__name__) from exc
+        resp_headers = {k.lower(): v for k, v in response.headers.items()}
+        content_type = resp_headers.get("content-type", "")
+        if request.stream and response.is_success and "application/json" not in content_type:
+            events = _sse_events(response)
+
+            async def close_stream() -> None:
+                await events.aclose()
+                await response.aclose()
+
+            return HttpResponse(response.status_code, resp_headers, events=events, closer=close_stream)
+        try:
+            body = await response.aread()
+        except httpx.HTTPError as exc:
+            raise ConnectionFailure(describe_http_error(exc)) from exc
+        finally:
+            await response.aclose()
+        return HttpResponse(response.status_code, resp_headers, body=body)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+
+async def _sse_events(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+    import httpx
+
+    parser = SSEParser()
+    try:
+        async for chunk in response.aiter_text():
+            for event in parser.feed(chunk):
+                yield event
+        for event in parser.close():
+            yield event
+    except httpx.HTTPError as exc:
+        raise StreamInterrupted(describe_http_error(exc)) from exc
+    finally:
+        await response.aclose()
+
+
+def describe_http_error(exc: Exception) -> str:
+    """A short reason for a low-level HTTP failure, e.g. 'ConnectError: connection refused'."""
+    text = str(exc).strip()
+    if not text and exc.__cause__ is not None:
+        text = str(exc.__cause__).strip()
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,53 @@
+"""Helpers both wire formats share: ids, chunking, token estimates, SSE framing."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from typing import Any
+
+from yoke.testing.script import Turn
+
+# Chunks stay small so even short scripted strings arrive in several deltas and clients must reassemble.
+MAX_PIECE = 24
+
+
+def new_id(prefix: str) -> str:
+    return prefix + uuid.uuid4().hex[:24]
+
+
+def pieces(text: str) -> list[str]:
+    """Split text into at least three pieces (when it is that long), each at most MAX_PIECE characters."""
+    if not text:
+        return []
+    size = max(1, min(MAX_PIECE, math.ceil(len(text) / 3)))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def tool_arguments(block: dict[str, Any]) -> str:
+    """The tool input as JSON text; `raw_input` is sent verbatim so malformed JSON reaches the client."""
+    if "raw_input" in block:
+        return block["raw_input"]
+    return json.dumps(block["input"], ensure_ascii=False)
+
+
+def resolve_usage(turn: Turn, request: dict[str, Any] | None) -> dict[str, int]:
+    """The turn's usage with plausible defaults: input grows with the request, output with the answer."""
+    request_chars = len(json.dumps(request, ensure_ascii=False)) if request else 0
+    answer_chars = sum(len(json.dumps(block, ensure_ascii=False)) for block in turn.content)
+    usage = {
+        "input_tokens": max(1, request_chars // 4),
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+        "output_tokens": max(1, answer_chars // 4),
+    }
+    usage.update(turn.usage)
+    return usage
+
+
+def sse(data: dict[str, Any] | str, event: str | None = None) -> bytes:
+    """One server-sent event frame."""
+    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {payload}\n\n".encode()

@@ -1,0 +1,114 @@
+"""One bash process per command, each in its own process group so a whole tree can be stopped at once."""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import shutil
+import signal
+from pathlib import Path
+
+from yoke.tools.base import ToolError
+
+KILL_GRACE_S = 1.0  # time between SIGTERM and SIGKILL for a group that does not go quietly
+
+# Process groups still possibly alive, killed at interpreter exit should the session not shut down cleanly.
+# This is the one piece of module state: a backstop must outlive any session object.
+_live_groups: set[int] = set()
+_atexit_registered = False
+
+
+def bash_path() -> str:
+    found = shutil.which("bash") or ("/bin/bash" if os.path.exists("/bin/bash") else None)
+    if found is None:
+        raise ToolError("bash was not found on PATH; the Bash tool needs it.")
+    return found
+
+
+async def spawn_bash(script: str, *, cwd: Path, env: dict[str, str], output_path: Path) -> asyncio.subprocess.Process:
+    """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order."""
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(output_path, "ab") as out:
+        proc = await asyncio.create_subprocess_exec(
+            bash_path(),
+            "--noprofile",
+            "--norc",
+            "-c",
+            script,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=asyncio.subprocess.STDOUT,
+            cwd=str(cwd),
+            env=env,
+            start_new_session=True,
+        )
+    track_group(proc.pid)
+    return proc
+
+
+def track_group(pgid: int) -> None:
+    global _atexit_registered
+    for old in [g for g in _live_groups if not group_alive(g)]:  # pids get reused: keep only live groups
+        _live_groups.discard(old)
+    _live_groups.add(pgid)
+    if not _atexit_registered:
+        atexit.register(_kill_tracked_groups)
+        _atexit_registered = True
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to the group; False if no member is left."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def kill_process_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE_S) -> None:
+    """SIGTERM the command's whole group, then SIGKILL whatever is left after `grace` seconds.
+
+    The SIGKILL step sits in `finally` so that a second cancellation while waiting still ends the tree.
+    """
+    pgid = proc.pid
+    signal_group(pgid, signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + grace
+    try:
+        while loop.time() < deadline:
+            if proc.returncode is not None and not group_alive(pgid):
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        if group_alive(pgid):
+            signal_group(pgid, signal.SIGKILL)
+    try:
+        await asyncio.wait_for(proc.wait(), timeout=grace)
+    except TimeoutError:
+        pass
+    forget_group(pgid)
+
+
+def forget_group(pgid: int) -> None:
+    """Stop tracking a group once nothing in it can be running any more."""
+    if not group_alive(pgid):
+        _live_groups.discard(pgid)
+
+
+def _kill_tracked_groups() -> None:
+    for pgid in list(_live_groups):
+        signal_group(pgid, signal.SIGKILL)
+    _live_groups.clear()

@@ -1,0 +1,55 @@
+"""The shell's per-session state, kept in `SessionState.extras["shell"]`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from yoke.tools.base import SessionState, ToolContext
+from yoke.tools.shell.script import make_snapshot
+from yoke.tools.shell.tasks import ShellTaskManager
+
+EXTRAS_KEY = "shell"
+
+
+@dataclass
+class ShellState:
+    root: Path  # <session_dir>/shell: snapshot, command outputs, task outputs
+    tasks: ShellTaskManager
+    snapshot: Path | None = None
+    snapshot_taken: bool = False
+    _command_count: int = field(default=0, repr=False)
+
+    def next_command_files(self) -> tuple[Path, Path]:
+        """Fresh (output file, cwd trailer file) paths for one foreground command."""
+        self._command_count += 1
+        n = self._command_count
+        return self.root / "outputs" / f"command_{n}.output", self.root / "cwd" / f"command_{n}.cwd"
+
+    async def ensure_snapshot(self, env: dict[str, str]) -> Path | None:
+        """The alias/function snapshot, taken from the user's ~/.bashrc the first time it is needed."""
+        if not self.snapshot_taken:
+            self.snapshot_taken = True
+            home = Path(env.get("HOME") or Path.home())
+            self.snapshot = await make_snapshot(home / ".bashrc", self.root / "snapshot.sh", env)
+        return self.snapshot
+
+
+def shell_state(session: SessionState) -> ShellState:
+    state = session.extras.get(EXTRAS_KEY)
+    if state is None:
+        root = session.session_dir / "shell"
+        state = ShellState(root=root, tasks=ShellTaskManager(root / "tasks"))
+        session.extras[EXTRAS_KEY] = state
+    return state
+
+
+def task_manager(ctx: ToolContext) -> ShellTaskManager:
+    return shell_state(ctx.session).tasks
+
+
+async def shutdown_shell(session: SessionState) -> None:
+    """Stop all of the session's background tasks. The lead calls this when a session ends."""
+    state = session.extras.get(EXTRAS_KEY)
+    if state is not None:
+        await state.tasks.shutdown()
