@@ -29,7 +29,9 @@ def mark_system(system: Sequence[Block], cache_control: dict[str, Any] = EPHEMER
     return blocks
 
 
-def mark_tools(tools: Sequence[dict[str, Any]], cache_control: dict[str, Any] = EPHEMERAL) -> list[dict[str, Any]]:
+def mark_tools(
+    tools: Sequence[dict[str, Any]], cache_control: dict[str, Any] = EPHEMERAL
+) -> list[dict[str, Any]]:
     """`tools` in wire shape (name, description, input_schema)."""
     out = [dict(t) for t in tools]
     if out:

@@ -43,7 +43,11 @@ def history_problems(messages: Sequence[Message], for_request: bool = True) -> l
     for index, message in enumerate(messages):
         if not blocks_of(message):
             problems.append(f"message {index} is empty")
-        expected = set(tool_use_ids(messages[index - 1])) if index and messages[index - 1]["role"] == "assistant" else set()
+        expected = (
+            set(tool_use_ids(messages[index - 1]))
+            if index and messages[index - 1]["role"] == "assistant"
+            else set()
+        )
         if message["role"] == "assistant":
             ids = tool_use_ids(message)
             for tool_id in ids:
@@ -52,14 +56,18 @@ def history_problems(messages: Sequence[Message], for_request: bool = True) -> l
                 seen_ids.add(tool_id)
             if ids:
                 following = messages[index + 1] if index + 1 < len(messages) else None
-                answered = set(tool_result_ids(following)) if following and following["role"] == "user" else set()
+                answered = (
+                    set(tool_result_ids(following)) if following and following["role"] == "user" else set()
+                )
                 missing = [i for i in ids if i not in answered]
                 if missing:
                     problems.append(f"message {index}: tool_use {missing} not answered in the next message")
         else:
             for tool_id in tool_result_ids(message):
                 if tool_id not in expected:
-                    problems.append(f"message {index}: tool_result {tool_id} answers no tool_use just before it")
+                    problems.append(
+                        f"message {index}: tool_result {tool_id} answers no tool_use just before it"
+                    )
             if any(b.get("type") in ("thinking", "redacted_thinking") for b in blocks_of(message)):
                 problems.append(f"message {index}: thinking block in a user message")
     if for_request and messages[-1]["role"] != "user":

@@ -27,7 +27,19 @@ PREVIEW_CHARS = 2_000
 SNIP_MARK = "[Output too large for the context"
 STUB_MARK = "[Old tool result cleared"
 MICROCOMPACT_TOOLS = frozenset(
-    {"Read", "Bash", "Grep", "Glob", "WebFetch", "WebSearch", "Edit", "Write", "MultiEdit", "NotebookEdit", "LS"}
+    {
+        "Read",
+        "Bash",
+        "Grep",
+        "Glob",
+        "WebFetch",
+        "WebSearch",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "LS",
+    }
 )
 KEEP_RECENT_RESULTS = 5
 MIN_STUB_SAVING_TOKENS = 50  # results smaller than this are not worth a stub
@@ -56,7 +68,9 @@ def snip_large_results(
         if message["role"] != "user" or not any(b.get("type") == "tool_result" for b in blocks):
             out.append(message)
             continue
-        sizes = [len(result_text(b.get("content", ""))) if b.get("type") == "tool_result" else 0 for b in blocks]
+        sizes = [
+            len(result_text(b.get("content", ""))) if b.get("type") == "tool_result" else 0 for b in blocks
+        ]
         over_total = sum(sizes) - message_budget
         # biggest first: a single huge result, then the largest ones until the message fits its budget
         order = sorted(range(len(blocks)), key=lambda i: -sizes[i])
@@ -106,7 +120,11 @@ def _snip(block: Block, spill_dir: Path) -> Block:
 
 def tool_calls_by_id(messages: Sequence[Message]) -> dict[str, Block]:
     return {
-        b.get("id", ""): b for m in messages if m["role"] == "assistant" for b in blocks_of(m) if b.get("type") == "tool_use"
+        b.get("id", ""): b
+        for m in messages
+        if m["role"] == "assistant"
+        for b in blocks_of(m)
+        if b.get("type") == "tool_use"
     }
 
 
@@ -125,7 +143,9 @@ def describe_call(call: Block | None) -> str:
 
 
 def microcompact(
-    messages: Sequence[Message], keep_recent: int = KEEP_RECENT_RESULTS, tools: frozenset[str] = MICROCOMPACT_TOOLS
+    messages: Sequence[Message],
+    keep_recent: int = KEEP_RECENT_RESULTS,
+    tools: frozenset[str] = MICROCOMPACT_TOOLS,
 ) -> Reduction:
     calls = tool_calls_by_id(messages)
     positions = [

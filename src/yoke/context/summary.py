@@ -169,7 +169,12 @@ def reinjection_blocks(
             else:
                 lines.append(f"- {item}")
         blocks.append(
-            {"type": "text", "text": "<system-reminder>\nThe current todo list:\n" + "\n".join(lines) + "\n</system-reminder>"}
+            {
+                "type": "text",
+                "text": "<system-reminder>\nThe current todo list:\n"
+                + "\n".join(lines)
+                + "\n</system-reminder>",
+            }
         )
     if extra and extra.strip():
         blocks.append({"type": "text", "text": f"<system-reminder>\n{extra.strip()}\n</system-reminder>"})

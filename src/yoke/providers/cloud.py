@@ -50,7 +50,9 @@ class CloudProvider:
         retries = RetryPolicy.from_env(env).max_retries
         if platform == "bedrock":
             region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
-            return cls(platform, region=region, base_url=env.get("ANTHROPIC_BEDROCK_BASE_URL"), max_retries=retries)
+            return cls(
+                platform, region=region, base_url=env.get("ANTHROPIC_BEDROCK_BASE_URL"), max_retries=retries
+            )
         return cls(
             platform,
             region=env.get("CLOUD_ML_REGION") or DEFAULT_VERTEX_REGION,
@@ -103,7 +105,9 @@ class CloudProvider:
         if name in ("APIConnectionError", "APITimeoutError"):
             return ProviderError("connection", f"cannot reach {label}: {one_line(str(exc))}")
         if "Credentials" in name or "DefaultCredentialsError" in name:
-            return ProviderError("authentication", f"{label} credentials not found · {_credential_hint(self.platform)}")
+            return ProviderError(
+                "authentication", f"{label} credentials not found · {_credential_hint(self.platform)}"
+            )
         return exc
 
     async def aclose(self) -> None:

@@ -24,17 +24,20 @@ class Price(NamedTuple):
 PRICES: dict[str, Price] = {
     # Anthropic
     "claude-opus-4-5": Price(5.0, 25.0, 6.25, 0.50),
-    "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),  # 4.0 and 4.1
+    "claude-opus-4-1": Price(15.0, 75.0, 18.75, 1.50),
+    "claude-opus-4-0": Price(15.0, 75.0, 18.75, 1.50),
+    "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),
     "claude-3-opus": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-sonnet-4": Price(3.0, 15.0, 3.75, 0.30),  # 4.0 and 4.5
+    "claude-sonnet-4-5": Price(3.0, 15.0, 3.75, 0.30),
+    "claude-sonnet-4-0": Price(3.0, 15.0, 3.75, 0.30),
+    "claude-sonnet-4": Price(3.0, 15.0, 3.75, 0.30),
     "claude-3-7-sonnet": Price(3.0, 15.0, 3.75, 0.30),
     "claude-3-5-sonnet": Price(3.0, 15.0, 3.75, 0.30),
     "claude-haiku-4-5": Price(1.0, 5.0, 1.25, 0.10),
     "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
     "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
     # OpenAI
-    "gpt-5": Price(1.25, 10.0, 1.25, 0.125),
-    "gpt-5-codex": Price(1.25, 10.0, 1.25, 0.125),
+    "gpt-5": Price(1.25, 10.0, 1.25, 0.125),  # also gpt-5-codex, gpt-5-chat
     "gpt-5.1": Price(1.25, 10.0, 1.25, 0.125),
     "gpt-5-mini": Price(0.25, 2.0, 0.25, 0.025),
     "gpt-5-nano": Price(0.05, 0.40, 0.05, 0.005),
@@ -74,11 +77,14 @@ def normalize_model(model: str) -> str:
 
 
 def _lookup(model: str, table: dict[str, object]) -> str | None:
-    """The longest key that is the whole name or a prefix of it ending at a '-'."""
+    """The longest key that is the whole name or a prefix of it followed by a variant word ('-codex'); a
+    following version number ('claude-opus-4' in 'claude-opus-4-9') is a different model, so no match."""
     name = normalize_model(model)
     best = None
     for key in table:
-        if (name == key or name.startswith(key + "-")) and (best is None or len(key) > len(best)):
+        rest = name[len(key) :] if name.startswith(key) else None
+        fits = rest == "" or (rest is not None and rest.startswith("-") and not rest[1:2].isdigit())
+        if fits and (best is None or len(key) > len(best)):
             best = key
     return best
 

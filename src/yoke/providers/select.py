@@ -72,7 +72,9 @@ def resolve_provider(
     elif provider == "openai":
         base_url = env.get("OPENAI_BASE_URL") or None
     if provider == "replay" and not replay_path:
-        raise ProviderError("config", "the replay provider needs a cassette: pass --replay FILE or set YOKE_REPLAY")
+        raise ProviderError(
+            "config", "the replay provider needs a cassette: pass --replay FILE or set YOKE_REPLAY"
+        )
     return ProviderConfig(provider, model, base_url, replay_path if provider == "replay" else None, env)
 
 

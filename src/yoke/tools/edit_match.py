@@ -34,6 +34,7 @@ LOOKALIKES = str.maketrans(
 )
 _LINE_NUMBER = re.compile(r"^ *(\d+)\t")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_LOOKALIKE_NOTE = "treating typographic quotes, dashes and non-breaking spaces as their ASCII look-alikes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,27 +53,26 @@ class MatchError(Exception):
         self.kind = kind
 
 
-def place_edit(text: str, old: str, new: str, *, replace_all: bool = False, exact_only: bool = False) -> list[Match]:
+def place_edit(
+    text: str, old: str, new: str, *, replace_all: bool = False, exact_only: bool = False
+) -> list[Match]:
     """Where `old` goes in `text` and what replaces it there. Raises MatchError when not exactly one place
     fits (or, with replace_all, none does)."""
     nl = dominant_newline(text)
     spans = _find_all(text, old)
     if spans:
-        return _settle([Match(s, s + len(old), _to_newline(new, nl)) for s in spans], text, replace_all, "")
+        # New lines follow the matched region's line endings (or the file's, for a one-line match).
+        region_nl = "\r\n" if "\r\n" in old else "\n" if "\n" in old else nl
+        return _settle(
+            [Match(s, s + len(old), _to_newline(new, region_nl)) for s in spans], text, replace_all, ""
+        )
     if not exact_only:
         for how, finder in _CASCADE:
             found = finder(text, old, new, nl)
             if found:
                 return _settle(found, text, replace_all, how)
-        unnumbered = _strip_line_numbers(old, new)
-        if unnumbered:
-            try:
-                matches = place_edit(text, *unnumbered, replace_all=replace_all)
-            except MatchError:
-                pass
-            else:
-                note = "after removing the Read line-number prefixes pasted into it"
-                return [Match(m.start, m.end, m.replacement, f"{m.detail}; {note}" if m.detail else note) for m in matches]
+        if not replace_all and (numbered := _without_line_numbers(text, old, new)):
+            return numbered
     raise MatchError(not_found_message(text, old), "not_found")
 
 
@@ -158,7 +158,7 @@ def _by_lookalike_chars(text: str, old: str, new: str, nl: str) -> list[Match]:
     norm_text, norm_old = text.translate(LOOKALIKES), old_c.translate(LOOKALIKES)
     if norm_text == text and norm_old == old_c:
         return []
-    note = "treating typographic quotes, dashes and non-breaking spaces as their ASCII look-alikes"
+    note = _LOOKALIKE_NOTE
     # The translation maps one character to one, so offsets in the normalised text are offsets in the file.
     return [
         Match(s, s + len(old_c), _carry_chars(old_c, text[s : s + len(old_c)], new_c), note)
@@ -267,6 +267,8 @@ def _by_lines(rule: _Rule):
         new_shape = _Shape.of(new)
         found = []
         for i in _candidate_starts(keys, pattern, rule, shape):
+            if shape.trail and not file.endings[i + len(pattern) - 1]:
+                continue  # old_string ends with a line break but this window ends the file without one
             fit = _fit_window(keys, i, pattern, rule)
             if fit is not None:
                 found.append(_replace_window(file, i, shape, new_shape, fit, rule, nl))
@@ -309,7 +311,7 @@ def _fit_window(keys: list[str], i: int, pattern: list[str], rule: _Rule) -> _Fi
             shift = (want[: wi - hi], -1)
         else:
             return None
-        if k == 0 and wi == 0:
+        if k == 0 and wi == 0 and hi > 0:
             first_shift = shift  # may instead be a line copied from after its indentation; decided below
         elif fit is None:
             fit = shift
@@ -321,7 +323,9 @@ def _fit_window(keys: list[str], i: int, pattern: list[str], rule: _Rule) -> _Fi
     return _Fit(fit[0], fit[1], first_partial=True)
 
 
-def _replace_window(file: _Lines, i: int, shape: _Shape, new_shape: _Shape, fit: _Fit, rule: _Rule, nl: str) -> Match:
+def _replace_window(
+    file: _Lines, i: int, shape: _Shape, new_shape: _Shape, fit: _Fit, rule: _Rule, nl: str
+) -> Match:
     j = i + len(shape.lines) - 1
     region_lines = list(file.content[i : j + 1])
     start = file.offsets[i]
@@ -333,14 +337,15 @@ def _replace_window(file: _Lines, i: int, shape: _Shape, new_shape: _Shape, fit:
         region_lines[0] = region_lines[0][indent:]
     end = file.offsets[j] + len(file.content[j])
     if shape.trail:
-        end += len(file.endings[j])  # an empty ending (last line) fails the trailing-newline requirement below
+        end += len(file.endings[j])
     line_nl = file.endings[i] or nl
     body = _carry_lines(shape.lines, region_lines, new_shape.lines, fit)
-    replacement = (line_nl if new_shape.lead else "") + line_nl.join(body) + (line_nl if new_shape.trail else "")
-    how = "treating typographic quotes, dashes and non-breaking spaces as their ASCII look-alikes" if rule.lookalikes else ""
-    detail = ", ".join(d for d in (fit.describe() if rule.indentation or fit.sign else "ignoring trailing whitespace", how) if d)
-    if shape.trail and not file.endings[j]:
-        return Match(start, start, "", "")  # cannot match: filtered by the caller
+    replacement = (
+        (line_nl if new_shape.lead else "") + line_nl.join(body) + (line_nl if new_shape.trail else "")
+    )
+    detail = fit.describe()
+    if rule.lookalikes:
+        detail = _LOOKALIKE_NOTE + ("" if fit.sign == 0 else f", and {detail}")
     return Match(start, end, replacement, detail)
 
 
@@ -363,11 +368,13 @@ def _carry_lines(old_lines: list[str], region: list[str], new_lines: list[str], 
     return out
 
 
-def _strip_line_numbers(old: str, new: str) -> tuple[str, str] | None:
-    """old/new without `N<tab>` prefixes, when every line of old carries consecutive ones."""
+def _without_line_numbers(text: str, old: str, new: str) -> list[Match] | None:
+    """The edit with Read's `N<tab>` prefixes removed from old/new, when every line of old carries consecutive
+    ones and the stripped old_string matches exactly where the first number says (so a tab-separated data
+    line is never mistaken for a numbered one)."""
     lines = old.replace("\r\n", "\n").split("\n")
     numbers = [_LINE_NUMBER.match(line) for line in lines]
-    if not all(numbers) or len(lines) < 1:
+    if not all(numbers):
         return None
     values = [int(m.group(1)) for m in numbers if m]
     if values != list(range(values[0], values[0] + len(values))):
@@ -376,7 +383,16 @@ def _strip_line_numbers(old: str, new: str) -> tuple[str, str] | None:
     def strip(s: str) -> str:
         return "\n".join(_LINE_NUMBER.sub("", line, count=1) for line in s.replace("\r\n", "\n").split("\n"))
 
-    return strip(old), strip(new)
+    try:
+        matches = place_edit(text, strip(old), strip(new))
+    except MatchError:
+        return None
+    if line_of(text, matches[0].start) != values[0]:
+        return None
+    note = "after removing the Read line-number prefixes pasted into it"
+    return [
+        Match(m.start, m.end, m.replacement, f"{m.detail}, and {note}" if m.detail else note) for m in matches
+    ]
 
 
 _CASCADE = (

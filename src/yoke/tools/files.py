@@ -13,11 +13,12 @@ from typing import Any, Literal
 
 from yoke.tools.base import FileState, ToolContext, ToolError
 
-BINARY_EXTENSIONS = frozenset(
-    ".exe .dll .so .dylib .o .a .lib .obj .bin .class .jar .war .pyc .pyo .whl .zip .gz .tgz .bz2 .xz .zst "
-    ".7z .rar .tar .iso .dmg .img .mp3 .mp4 .m4a .mov .avi .mkv .wav .flac .ogg .webm .ico .bmp .tiff .psd "
-    ".ttf .otf .woff .woff2 .eot .sqlite .db .pdb .wasm .parquet .npy .npz .pkl .pt .onnx".split()
+_BINARY_SUFFIXES = (
+    ".exe .dll .so .dylib .o .a .lib .obj .bin .class .jar .war .pyc .pyo .whl .zip .gz .tgz .bz2 .xz "
+    ".zst .7z .rar .tar .iso .dmg .img .mp3 .mp4 .m4a .mov .avi .mkv .wav .flac .ogg .webm .ico .bmp "
+    ".tiff .psd .ttf .otf .woff .woff2 .eot .sqlite .db .pdb .wasm .parquet .npy .npz .pkl .pt .onnx "
 )
+BINARY_EXTENSIONS = frozenset(_BINARY_SUFFIXES.split())
 NOT_READ_MESSAGE = "File has not been read yet. Read it first before writing to it."
 STALE_MESSAGE = (
     "File has been modified since read, either by the user or by a linter. "
@@ -68,7 +69,9 @@ def remember(ctx: ToolContext, path: Path, state: FileState) -> None:
     ctx.session.read_files[state_key(path)] = state
 
 
-def freshness(ctx: ToolContext, path: Path, data: bytes, st: os.stat_result) -> Literal["unread", "fresh", "stale"]:
+def freshness(
+    ctx: ToolContext, path: Path, data: bytes, st: os.stat_result
+) -> Literal["unread", "fresh", "stale"]:
     """Whether the file is as the model last saw it. Equal content counts as unchanged even when the mtime
     moved (a formatter rewriting identical bytes, a `touch`), so the check never cries wolf."""
     seen = ctx.session.read_files.get(state_key(path))

@@ -7,12 +7,17 @@ from yoke.tools.base import Tool
 
 def builtin_tools() -> list[Tool]:
     """One instance of every built-in tool, in the order the model sees them."""
+    from yoke.tools.builtin.ask import AskUserQuestionTool
     from yoke.tools.builtin.bash import BashTool
     from yoke.tools.builtin.edit import EditTool, MultiEditTool
     from yoke.tools.builtin.glob import GlobTool
     from yoke.tools.builtin.grep import GrepTool
+    from yoke.tools.builtin.plan import ExitPlanModeTool
     from yoke.tools.builtin.read import ReadTool
     from yoke.tools.builtin.tasks import TaskOutputTool, TaskStopTool
+    from yoke.tools.builtin.todo import TodoWriteTool
+    from yoke.tools.builtin.web_fetch import WebFetchTool
+    from yoke.tools.builtin.web_search import WebSearchTool
     from yoke.tools.builtin.write import WriteTool
 
     return [
@@ -25,4 +30,9 @@ def builtin_tools() -> list[Tool]:
         WriteTool(),
         TaskOutputTool(),
         TaskStopTool(),
+        WebFetchTool(),
+        WebSearchTool(),
+        TodoWriteTool(),
+        AskUserQuestionTool(),
+        ExitPlanModeTool(),
     ]

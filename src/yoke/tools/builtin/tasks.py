@@ -35,7 +35,9 @@ process it started. Use it for servers or watchers you no longer need and for ta
 class TaskOutputInput(BaseModel):
     task_id: str | None = Field(default=None, description="The id of the background task")
     block: bool | None = Field(default=None, description="Wait for the task to finish (default true)")
-    timeout: float | None = Field(default=None, description="How long to wait, in milliseconds (default 30000)")
+    timeout: float | None = Field(
+        default=None, description="How long to wait, in milliseconds (default 30000)"
+    )
     # Legacy BashOutput shape: {bash_id, filter?}.
     bash_id: str | None = Field(default=None, description="Legacy name of task_id")
     filter: str | None = Field(default=None, description="Keep only output lines matching this regex")
@@ -90,10 +92,7 @@ def _compile_filter(pattern: str | None) -> re.Pattern[str] | None:
 
 
 def _task_result(task: ShellTask, output: str, blocked: bool) -> ToolResult:
-    if not task.running:
-        retrieval = "success"
-    else:
-        retrieval = "timeout" if blocked else "not_ready"
+    retrieval = "success" if not task.running else ("timeout" if blocked else "not_ready")
     lines = [
         f"<retrieval_status>{retrieval}</retrieval_status>",
         f"<task_id>{task.id}</task_id>",

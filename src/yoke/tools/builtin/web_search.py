@@ -24,8 +24,12 @@ as Markdown links ([title](url)).
 
 class WebSearchInput(BaseModel):
     query: str = Field(min_length=2, description="The search query")
-    allowed_domains: list[str] | None = Field(default=None, description="Only include results from these domains")
-    blocked_domains: list[str] | None = Field(default=None, description="Never include results from these domains")
+    allowed_domains: list[str] | None = Field(
+        default=None, description="Only include results from these domains"
+    )
+    blocked_domains: list[str] | None = Field(
+        default=None, description="Never include results from these domains"
+    )
 
 
 class WebSearchTool(Tool):

@@ -26,7 +26,9 @@ def bash_path() -> str:
     return found
 
 
-async def spawn_bash(script: str, *, cwd: Path, env: dict[str, str], output_path: Path) -> asyncio.subprocess.Process:
+async def spawn_bash(
+    script: str, *, cwd: Path, env: dict[str, str], output_path: Path
+) -> asyncio.subprocess.Process:
     """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order."""
     output_path.parent.mkdir(parents=True, exist_ok=True)
     with open(output_path, "ab") as out:

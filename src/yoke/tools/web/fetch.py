@@ -78,7 +78,9 @@ def same_site(url: str, target: str) -> bool:
     return host(a.hostname) == host(b.hostname) and a.port == b.port
 
 
-async def fetch(url: str, *, timeout_s: float = TIMEOUT_S, max_bytes: int = MAX_BYTES) -> FetchedPage | CrossHostRedirect:
+async def fetch(
+    url: str, *, timeout_s: float = TIMEOUT_S, max_bytes: int = MAX_BYTES
+) -> FetchedPage | CrossHostRedirect:
     import httpx
 
     headers = {"User-Agent": USER_AGENT, "Accept": "text/markdown, text/html;q=0.9, */*;q=0.8"}

@@ -10,8 +10,12 @@ import re
 from html.parser import HTMLParser
 from urllib.parse import urljoin
 
-SKIPPED = frozenset({"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas", "select"})
-VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"})
+SKIPPED = frozenset(
+    {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "canvas", "select"}
+)
+VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+)
 BLOCKS = frozenset(
     {
         "p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "figure", "figcaption",
