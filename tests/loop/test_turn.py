@@ -345,3 +345,48 @@ async def test_input_preview_when_json_parses(tmp_path):
 def test_events_are_json_safe():
     # results carry plain data front-ends serialize
     json.dumps(pb.Usage(1, 2).as_dict())
+
+
+class StopOnPrompt:
+    def __init__(self, event: str, **outcome):
+        self.event = event
+        self.outcome = outcome
+        self.fired: list[str] = []
+
+    async def fire(self, event, payload):
+        from yoke.hooks.base import HookOutcome
+
+        self.fired.append(event)
+        return HookOutcome(**self.outcome) if event == self.event else HookOutcome()
+
+
+async def test_hook_stopped_on_prompt(tmp_path):
+    agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "never"}]}], [])
+    agent.hooks = StopOnPrompt("UserPromptSubmit", stop=True, reason="policy says no")
+    result = (await collect(agent))[-1]
+    assert result.reason == "hook_stopped" and result.text == "policy says no"
+    assert agent.provider.requests == []
+
+
+async def test_stop_hook_can_keep_the_model_going_or_stop(tmp_path):
+    agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "first"}]},
+                                  {"content": [{"type": "text", "text": "second"}]}], [])
+
+    class BlockOnce:
+        calls = 0
+
+        async def fire(self, event, payload):
+            from yoke.hooks.base import HookOutcome
+
+            if event != "Stop":
+                return HookOutcome()
+            self.calls += 1
+            return HookOutcome(block=True, reason="run the tests too") if self.calls == 1 else HookOutcome()
+
+    agent.hooks = BlockOnce()
+    result = (await collect(agent))[-1]
+    assert result.reason == "completed" and result.text == "second"
+    assert "run the tests too" in agent.provider.requests[1].messages[-1]["content"]
+    agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "x"}]}], [])
+    agent.hooks = StopOnPrompt("Stop", stop=True, reason="enough")
+    assert (await collect(agent))[-1].reason == "hook_stopped"

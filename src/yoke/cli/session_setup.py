@@ -41,6 +41,7 @@ class HeadlessSession:
     model: str
     tool_ctx: Any
     warnings: list[str] = field(default_factory=list)
+    permission_prompt_tool: str | None = None
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
@@ -129,7 +130,7 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
     for warning in warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     return HeadlessSession(
-        agent, printer, started, args.input_format, provider, cwd, model, ctx, []
+        agent, printer, started, args.input_format, provider, cwd, model, ctx, [], args.permission_prompt_tool
     )
 
 

@@ -12,10 +12,12 @@ exchange, and a summary (a user message) placed in front of the kept part keeps 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from yoke.context.tokens import estimate_message
 from yoke.messages import Block, Message, blocks_of, tool_result_block
 
+T = TypeVar("T")
 INTERRUPTED_RESULT = "[Tool call did not finish: the session ended before its result was recorded.]"
 
 
@@ -99,42 +101,36 @@ def repair_history(messages: list[Message]) -> list[Message]:
     """Make a history loaded from a transcript valid again after a crash: answer unanswered tool_uses with
     an error result and drop tool_results that answer nothing. Deterministic, so every load of the same
     transcript gives the same messages."""
-    repaired: list[Message] = []
-    for index, message in enumerate(messages):
+    return [m for m, _ in repair_tagged([(m, None) for m in messages])]
+
+
+def repair_tagged(pairs: list[tuple[Message, T]]) -> list[tuple[Message, T | None]]:
+    """`repair_history` over (message, tag) pairs; inserted messages get the tag None."""
+    out: list[tuple[Message, T | None]] = []
+    for index, (message, tag) in enumerate(pairs):
+        previous = out[-1][0] if out else None
+        expected = tool_use_ids(previous) if previous and previous["role"] == "assistant" else []
         if message["role"] == "user":
-            previous = repaired[-1] if repaired else None
-            expected = set(tool_use_ids(previous)) if previous and previous["role"] == "assistant" else set()
             blocks = blocks_of(message)
             kept = [b for b in blocks if b.get("type") != "tool_result" or b.get("tool_use_id") in expected]
-            if len(kept) != len(blocks):
-                if not kept:
-                    continue
-                message = {"role": "user", "content": kept}
-            repaired.append(message)
+            answered = {b.get("tool_use_id") for b in kept if b.get("type") == "tool_result"}
+            if answered:  # a partly answered call list gets the missing answers
+                kept = [*kept, *_interrupted([i for i in expected if i not in answered])]
+            if not kept:
+                continue
+            out.append((message if kept == blocks else {"role": "user", "content": kept}, tag))
             continue
-        repaired.append(message)
+        out.append((message, tag))
+        following = pairs[index + 1][0] if index + 1 < len(pairs) else None
         ids = tool_use_ids(message)
-        following = messages[index + 1] if index + 1 < len(messages) else None
-        answered = set(tool_result_ids(following)) if following and following["role"] == "user" else set()
-        missing = [i for i in ids if i not in answered]
-        if missing:
-            results: list[Block] = [tool_result_block(i, INTERRUPTED_RESULT, is_error=True) for i in missing]
-            if following is not None and following["role"] == "user" and answered:
-                continue  # partly answered: the next message gets the missing results (below)
-            repaired.append({"role": "user", "content": results})
-    return _complete_partial_answers(repaired)
-
-
-def _complete_partial_answers(messages: list[Message]) -> list[Message]:
-    out: list[Message] = []
-    for message in messages:
-        previous = out[-1] if out else None
-        if message["role"] == "user" and previous and previous["role"] == "assistant":
-            missing = [i for i in tool_use_ids(previous) if i not in set(tool_result_ids(message))]
-            if missing and tool_result_ids(message):
-                extra = [tool_result_block(i, INTERRUPTED_RESULT, is_error=True) for i in missing]
-                message = {"role": "user", "content": [*blocks_of(message), *extra]}
-        out.append(message)
-    if out and out[0]["role"] != "user":
-        out.insert(0, {"role": "user", "content": "[The start of this conversation was not recorded.]"})
+        if ids and (following is None or following["role"] != "user" or not tool_result_ids(following)):
+            out.append(({"role": "user", "content": _interrupted(ids)}, None))
+    if out and out[0][0]["role"] != "user":
+        out.insert(
+            0, ({"role": "user", "content": "[The start of this conversation was not recorded.]"}, None)
+        )
     return out
+
+
+def _interrupted(ids: list[str]) -> list[Block]:
+    return [tool_result_block(i, INTERRUPTED_RESULT, is_error=True) for i in ids]

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoke.hooks.base import HookRunner, NoHooks
 from yoke.loop import events as ev
 from yoke.loop.accounting import CostLedger
 from yoke.loop.guard import RepeatGuard
@@ -53,6 +54,7 @@ class Agent:
     system: list[Block] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     ledger: CostLedger = field(default_factory=CostLedger)
+    hooks: HookRunner = field(default_factory=NoHooks)
     prepare: Callable[[list[Message]], Awaitable[list[Message]]] | None = None  # compaction hook
     on_prompt_too_long: Callable[[list[Message]], Awaitable[list[Message] | None]] | None = None
     last_usage: pb.Usage | None = None  # the latest response's usage: exact context size for compaction
@@ -104,9 +106,16 @@ class _Run:
         agent = self.agent
         agent._interrupted = False
         agent.executor.ctx.cancel.clear()
+        gate = await agent.hooks.fire("UserPromptSubmit", {"prompt": prompt})
+        if gate.stop or gate.block:
+            yield self.result("hook_stopped", gate.reason or "A UserPromptSubmit hook stopped this prompt.")
+            return
+        if gate.additional_context and isinstance(prompt, str):
+            prompt = f"{prompt}\n\n<system-reminder>\n{gate.additional_context}\n</system-reminder>"
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
+        stop_hook_active = False
         while True:
             if agent.settings.max_turns is not None and self.turns >= agent.settings.max_turns:
                 yield self.result(
@@ -157,6 +166,16 @@ class _Run:
                         continue
                     yield self.result("max_tokens", "The model kept hitting its output token limit.")
                     return
+                verdict = await agent.hooks.fire("Stop", {"stop_hook_active": stop_hook_active})
+                if verdict.stop:
+                    yield self.result("hook_stopped", verdict.reason or "A Stop hook ended the session.")
+                    return
+                if verdict.block and verdict.reason:
+                    stop_hook_active = True  # a Stop hook asked to keep going, with its reason as feedback
+                    feedback = user_message(f"Stop hook feedback:\n{verdict.reason}")
+                    agent.messages.append(feedback)
+                    agent.recorder.user(feedback, meta=True)
+                    continue
                 yield self.result("completed", text_of(stop.message))
                 return
             repeated = self.guard.check(calls)

@@ -38,6 +38,11 @@ def transcript_path(cwd: str | Path, session_id: str, home: Path | None = None) 
     return project_dir(cwd, home) / f"{session_id}.jsonl"
 
 
+def session_dir(cwd: str | Path, session_id: str, home: Path | None = None) -> Path:
+    """The session's own folder beside its transcript (spilled tool results, file checkpoints)."""
+    return project_dir(cwd, home) / session_id
+
+
 class Transcript:
     """An append-only JSONL file. `append` writes one whole line and flushes it to the OS at once, so a
     crash can at worst tear the last line (which `load_records` ignores)."""

@@ -126,7 +126,10 @@ class TextCodec:
     bom: bytes = b""
 
     def encode(self, text: str) -> bytes:
-        return self.bom + text.encode(self.encoding)
+        try:
+            return self.bom + text.encode(self.encoding)
+        except UnicodeEncodeError:  # new text a legacy encoding cannot hold: UTF-8 is the safe choice
+            return text.encode("utf-8")
 
 
 def decode_text(data: bytes) -> tuple[str, TextCodec]:

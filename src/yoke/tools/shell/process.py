@@ -60,13 +60,33 @@ def track_group(pgid: int) -> None:
 
 
 def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still running. Zombies do not count: an orphan's zombie may
+    linger until init gets round to reaping it, and it can no longer do anything."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    return _has_live_member(pgid)
+
+
+def _has_live_member(pgid: int) -> bool:
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True  # no /proc (macOS): trust the signal check
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
+            return True
+    return False
 
 
 def signal_group(pgid: int, sig: int) -> bool:

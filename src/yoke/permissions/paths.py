@@ -1,0 +1,158 @@
+"""Path facts the gate needs: resolution, working-directory membership, secrets, protected and critical paths.
+
+Every path is resolved before any check: `~` expanded, made absolute against the working directory, `..`
+collapsed, symlinks followed with realpath. A check that compares against rules uses both the logical path
+(what the model wrote, normalised) and the real path (where the bytes are): allow rules must match both,
+deny rules either.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+# Reads of these need approval unless a rule allows them.
+_SECRET_NAME = re.compile(r"^(\.env.*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass|\.git-credentials)$")
+_SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".config/gcloud",
+    ".kube/config",
+    ".docker/config.json",
+    ".pypirc",
+    ".claude/.credentials.json",
+    ".yoke/credentials.json",
+)
+# Writes to these are never auto-approved (any mode but bypassPermissions), as in Claude Code.
+_PROTECTED_DIRS = frozenset(
+    {".git", ".vscode", ".idea", ".husky", ".cargo", ".devcontainer", ".yarn", ".mvn", ".claude", ".yoke"}
+    | {".ssh", ".aws", ".gnupg"}
+)
+_PROTECTED_FILES = frozenset(
+    {
+        ".gitconfig",
+        ".gitmodules",
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".zshrc",
+        ".zshenv",
+        ".zprofile",
+        ".zlogin",
+        ".zlogout",
+        ".profile",
+        ".envrc",
+        ".cshrc",
+        ".tcshrc",
+        ".kshrc",
+        ".inputrc",
+        ".npmrc",
+        ".yarnrc",
+        ".yarnrc.yml",
+        "bunfig.toml",
+        ".bazelrc",
+        ".pre-commit-config.yaml",
+        "lefthook.yml",
+        "lefthook.yaml",
+        ".lefthook.yml",
+        ".lefthook.yaml",
+        "gradle-wrapper.properties",
+        ".devcontainer.json",
+        ".ripgreprc",
+        "pyrightconfig.json",
+        ".mcp.json",
+        ".claude.json",
+    }
+)
+
+
+@dataclass(slots=True, frozen=True)
+class ResolvedPath:
+    logical: str  # absolute, `..` collapsed, symlinks kept
+    real: str  # realpath: symlinks followed
+
+
+def expand_user(text: str, home: Path) -> str | None:
+    """`~` and `~/x` against `home`; None for forms Yoke does not resolve (`~user`, `~+`, `~-`)."""
+    if not text.startswith("~"):
+        return text
+    if text == "~":
+        return str(home)
+    if text.startswith("~/"):
+        return str(home) + text[1:]
+    return None
+
+
+def resolve_path(text: str, cwd: Path, home: Path) -> ResolvedPath | None:
+    """Resolve a path the way the OS would see it from `cwd`; None if it cannot be known statically."""
+    if "\0" in text:
+        return None
+    expanded = expand_user(text, home)
+    if expanded is None:
+        return None
+    joined = os.path.join(str(cwd), expanded)
+    logical = os.path.normpath(joined)
+    if logical.startswith("//"):
+        logical = "/" + logical.lstrip("/")
+    return ResolvedPath(logical, os.path.realpath(joined))
+
+
+def real_dirs(dirs: Iterable[Path]) -> list[str]:
+    return [os.path.realpath(d) for d in dirs]
+
+
+def is_inside(path: str, dirs: Iterable[str]) -> bool:
+    """Whether `path` (already resolved) is one of `dirs` (already resolved) or below one."""
+    for d in dirs:
+        if path == d or path.startswith(d.rstrip("/") + "/"):
+            return True
+    return False
+
+
+def is_secret(path: str, home: Path) -> bool:
+    """Credentials and keys: `.env*`, `*.pem`, `*.key`, `id_*`, `~/.ssh`, `~/.aws`, and friends."""
+    if _SECRET_NAME.match(os.path.basename(path)):
+        return True
+    for home_dir in {str(home), os.path.realpath(home)}:
+        for rel in _SECRET_HOME_PATHS:
+            if is_inside(path, [f"{home_dir}/{rel}"]):
+                return True
+    return False
+
+
+def is_protected(path: str) -> bool:
+    """Configuration that controls code execution or the agent itself (Claude Code's protected paths)."""
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return False
+    for i, part in enumerate(parts[:-1]):
+        if part in _PROTECTED_DIRS:
+            if part == ".claude" and parts[i + 1 : i + 2] == ["worktrees"]:
+                continue
+            return True
+        if part == ".config" and parts[i + 1] == "git":
+            return True
+    last = parts[-1]
+    return last in _PROTECTED_FILES or last in _PROTECTED_DIRS
+
+
+def is_critical(path: str, cwd: Path, home: Path, working_dirs: Iterable[str]) -> bool:
+    """Targets `rm` must never remove without a person saying so: the root, top-level directories, the
+    home directory, the working directories and every directory above them."""
+    path = path.rstrip("/") or "/"
+    if path == "/" or path.count("/") == 1:
+        return True
+    guarded = {os.path.realpath(home), str(home), os.path.realpath(cwd), *working_dirs}
+    for folder in list(guarded):
+        p = folder
+        while p not in ("/", ""):
+            if path == p:
+                return True
+            p = os.path.dirname(p)
+    return False

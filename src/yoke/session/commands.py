@@ -1,0 +1,138 @@
+"""The work behind `yoke sessions list` and `yoke rewind`; each returns the text to print and raises
+SessionError / CheckpointError with a one-line message when the user must change something."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from yoke.session.checkpoints import Checkpoints
+from yoke.session.records import system_record
+from yoke.session.store import (
+    SessionError,
+    _prompt_text,
+    find_session,
+    latest_session,
+    list_sessions,
+    load_conversation,
+)
+from yoke.session.transcript import Transcript, load_records, yoke_home
+
+PROMPT_WIDTH = 70
+
+
+def _one_line(text: str, width: int = PROMPT_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def sessions_list_text(cwd: str | Path, home: Path | None = None, limit: int = 20) -> str:
+    sessions = list_sessions(cwd, home, limit=limit)
+    if not sessions:
+        return f"No sessions yet in {cwd}."
+    lines = [f"{'SESSION':36}  {'MODIFIED':16}  {'COST':>8}  FIRST PROMPT"]
+    for info in sessions:
+        lines.append(
+            f"{info.id:36}  {info.modified:%Y-%m-%d %H:%M}  {'$' + format(info.cost_usd, '.4f'):>8}  "
+            f"{_one_line(info.first_prompt) or '(no prompt)'}"
+        )
+    lines.append("Resume one with: yoke --resume <session>   (yoke -c continues the newest)")
+    return "\n".join(lines)
+
+
+def _prompts_of(path: Path) -> list[tuple[str, str]]:
+    """(uuid, prompt text) of every user prompt in a transcript, in order."""
+    prompts = []
+    for record in load_records(path):
+        if record.get("type") == "user" and not record.get("isSidechain") and record.get("uuid"):
+            text = _prompt_text(record)
+            if text:
+                prompts.append((record["uuid"], text))
+    return prompts
+
+
+def _locate_message(
+    message_id: str, cwd: str | Path, home: Path | None, session: str | None
+) -> tuple[Path, str]:
+    """The transcript holding the user message `message_id` (full uuid or unique prefix) and its uuid."""
+    if session:
+        candidates = [find_session(session, cwd, home)]
+    else:
+        candidates = [info.path for info in list_sessions(cwd, home)]
+    for path in candidates:
+        matches = [uuid for uuid, _ in _prompts_of(path) if uuid == message_id or uuid.startswith(message_id)]
+        if len(matches) > 1:
+            raise SessionError(f"Message id prefix {message_id!r} is ambiguous; give more characters.")
+        if matches:
+            return path, matches[0]
+    raise SessionError(
+        f"No user message {message_id!r} in this directory's sessions (run `yoke rewind` alone to list them)."
+    )
+
+
+def rewind_command(
+    message_id: str | None,
+    *,
+    cwd: str | Path,
+    home: Path | None = None,
+    session: str | None = None,
+    restore_files: bool = True,
+    restore_conversation: bool = True,
+    entrypoint: str = "cli",
+) -> str:
+    """Rewind a session to just before the user message `message_id`: restore the files its turns changed
+    and/or cut the conversation back (a `rewind` record, so `yoke -c` continues from there). Without a
+    message id, list the user messages of the session (the newest one by default) to choose from."""
+    home = home or yoke_home()
+    if not message_id:
+        path = find_session(session, cwd, home) if session else latest_session(cwd, home)
+        if path is None:
+            return f"No sessions yet in {cwd}."
+        lines = [f"User messages of session {path.stem} (rewind with: yoke rewind <message-id>):"]
+        lines += [f"  {uuid}  {_one_line(text)}" for uuid, text in _prompts_of(path)]
+        return "\n".join(lines)
+    path, uuid = _locate_message(message_id, cwd, home, session)
+    later = _uuids_after(path, uuid)
+    checkpoints = Checkpoints(path.parent / path.stem)
+    restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later)
+    lines = []
+    if restore_files:
+        if restored:
+            lines.append(f"Restored {len(restored)} file(s) to their state before message {uuid}:")
+            lines += [f"  {p}" for p in restored]
+        else:
+            lines.append("No files were changed by Yoke's file tools since that message; nothing to restore.")
+    if restore_conversation:
+        _append_rewind(path, uuid, entrypoint)
+        lines.append(
+            f"Conversation of session {path.stem} cut back to before that message; `yoke -c` continues there."
+        )
+    return "\n".join(lines)
+
+
+def _uuids_after(path: Path, uuid: str) -> list[str]:
+    seen = False
+    after: list[str] = []
+    for record in load_records(path):
+        if seen and isinstance(record.get("uuid"), str):
+            after.append(record["uuid"])
+        if record.get("uuid") == uuid:
+            seen = True
+    return after
+
+
+def _append_rewind(path: Path, uuid: str, entrypoint: str) -> None:
+    loaded = load_conversation(path)
+    record: dict[str, Any] = system_record(
+        "rewind",
+        session_id=loaded.session_id,
+        cwd=loaded.cwd or str(Path.cwd()),
+        parent_uuid=loaded.last_uuid,
+        fields={"targetUuid": uuid, "content": f"Rewound to before message {uuid}"},
+        entrypoint=entrypoint,
+    )
+    transcript = Transcript(path)
+    try:
+        transcript.append(record)
+    finally:
+        transcript.close()

@@ -1,0 +1,314 @@
+"""Finding, listing, loading and forking sessions from their transcripts.
+
+A transcript is read record by record; a torn or corrupt line (a crash mid-write) is skipped. The history
+is rebuilt from user and assistant records in order; a `compact_boundary` carrying `summaryMessages` and
+`keptMessages` replaces everything before the kept tail; a `rewind` system record cuts the history back
+to before its `targetUuid`; tool calls left unanswered by a crash get an error result so the history is
+valid for any provider.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from yoke.context.history import repair_tagged
+from yoke.messages import Message
+from yoke.session.records import new_uuid
+from yoke.session.transcript import load_records, project_dir, transcript_path, yoke_home
+
+NOT_A_PROMPT_PREFIXES = (
+    "<system-reminder>",
+    "<local-command-stdout>",
+    "<command-name>",
+    "<command-message>",
+    "<session-start-hook>",
+    "[Request interrupted",
+)
+MIN_PREFIX = 4
+
+
+class SessionError(Exception):
+    """A session could not be found or read (the message is one line that says what to do)."""
+
+
+@dataclass
+class LoadedSession:
+    path: Path
+    session_id: str
+    messages: list[Message]
+    uuids: list[str | None]  # the record uuid of each message (None for summaries and repairs)
+    last_uuid: str | None  # the newest chain record: the next record's parentUuid
+    total_cost_usd: float = 0.0
+    model_usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    todos: list[Any] = field(default_factory=list)
+    permission_grants: list[dict[str, Any]] = field(default_factory=list)
+    last_prompt: str | None = None
+    first_prompt: str | None = None
+    model: str | None = None
+    cwd: str | None = None
+    compactions: int = 0
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    id: str
+    path: Path
+    first_prompt: str
+    modified: datetime
+    cost_usd: float
+    messages: int = 0
+
+
+def _home(home: Path | None) -> Path:
+    return home or yoke_home()
+
+
+# ---- finding ---------------------------------------------------------------------------------------
+
+
+def latest_session(cwd: str | Path, home: Path | None = None) -> Path | None:
+    """The most recently written session of this directory that holds a conversation."""
+    directory = project_dir(cwd, _home(home))
+    if not directory.is_dir():
+        return None
+    candidates = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in candidates:
+        if _has_conversation(path):
+            return path
+    return None
+
+
+def _has_conversation(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(256 * 1024)
+    except OSError:
+        return False
+    return '"type":"user"' in head or '"type": "user"' in head
+
+
+def find_session(id_or_path: str, cwd: str | Path, home: Path | None = None) -> Path:
+    """A session by transcript path, id or unique id prefix: this directory's sessions first, then every
+    project's. Raises SessionError when none or several match."""
+    ref = id_or_path.strip()
+    if not ref:
+        raise SessionError("Give a session id or a transcript path (yoke sessions list shows them).")
+    as_path = Path(ref).expanduser()
+    if ref.endswith(".jsonl") or os.sep in ref:
+        if as_path.is_file():
+            return as_path
+        raise SessionError(f"No transcript at {as_path}.")
+    root = _home(home) / "projects"
+    local = project_dir(cwd, _home(home))
+    for scope in (local, None):
+        exact = [local / f"{ref}.jsonl"] if scope else sorted(root.glob(f"*/{ref}.jsonl"))
+        exact = [p for p in exact if p.is_file()]
+        if len(exact) == 1:
+            return exact[0]
+        if len(exact) > 1:
+            raise SessionError(
+                f"Session {ref} exists in several projects; pass the transcript path: {exact[0]}"
+            )
+    if len(ref) >= MIN_PREFIX:
+        for pattern in ((local, f"{ref}*.jsonl"), (root, f"*/{ref}*.jsonl")):
+            matches = sorted(pattern[0].glob(pattern[1])) if pattern[0].is_dir() else []
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                ids = ", ".join(p.stem for p in matches[:5])
+                raise SessionError(f"Session id prefix {ref!r} is ambiguous ({ids}); give more characters.")
+    raise SessionError(f"No session {ref!r} found (yoke sessions list shows this directory's sessions).")
+
+
+# ---- loading ---------------------------------------------------------------------------------------
+
+
+def load_conversation(path: Path) -> LoadedSession:
+    """Rebuild a session's history and state from its transcript."""
+    if not path.is_file():
+        raise SessionError(f"No transcript at {path}.")
+    loaded = LoadedSession(path=path, session_id=path.stem, messages=[], uuids=[], last_uuid=None)
+    pairs: list[tuple[Message, str | None]] = []
+    session_id: str | None = None
+    for record in _effective_records(path):
+        kind = record.get("type")
+        if kind in ("user", "assistant", "system") and not record.get("isSidechain"):
+            session_id = session_id or record.get("sessionId")
+            loaded.last_uuid = record.get("uuid") or loaded.last_uuid
+            loaded.cwd = record.get("cwd") or loaded.cwd
+        if kind in ("user", "assistant"):
+            message = _message_of(record)
+            if message is not None:
+                pairs.append((message, record.get("uuid")))
+                if kind == "assistant":
+                    loaded.model = (record.get("message") or {}).get("model") or loaded.model
+                elif loaded.first_prompt is None:
+                    loaded.first_prompt = _prompt_text(record)
+        elif kind == "system" and not record.get("isSidechain"):
+            pairs = _apply_system(record, pairs, loaded)
+        elif kind == "todos" and isinstance(record.get("todos"), list):
+            loaded.todos = record["todos"]
+        elif kind == "last-prompt":
+            loaded.last_prompt = record.get("lastPrompt")
+    repaired = repair_tagged(pairs)
+    loaded.messages = [m for m, _ in repaired]
+    loaded.uuids = [u for _, u in repaired]
+    loaded.session_id = session_id or path.stem
+    return loaded
+
+
+def _message_of(record: dict[str, Any]) -> Message | None:
+    if record.get("isSidechain") or record.get("isVisibleInTranscriptOnly"):
+        return None
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return None
+    role = message.get("role") or record.get("type")
+    content = message.get("content")
+    if role not in ("user", "assistant") or not isinstance(content, str | list) or not content:
+        return None
+    return {"role": role, "content": content}
+
+
+def _apply_system(
+    record: dict[str, Any], pairs: list[tuple[Message, str | None]], loaded: LoadedSession
+) -> list[tuple[Message, str | None]]:
+    subtype = record.get("subtype")
+    if subtype == "turn_result":
+        loaded.total_cost_usd = float(record.get("totalCostUsd") or loaded.total_cost_usd)
+        if isinstance(record.get("modelUsage"), dict):
+            loaded.model_usage = record["modelUsage"]
+    elif subtype == "permission_decision":
+        if record.get("destination") == "session" or record.get("rule") or record.get("rules"):
+            grant = {k: v for k, v in record.items() if k in _GRANT_KEYS}
+            loaded.permission_grants.append(grant)
+    elif subtype == "compact_boundary" and isinstance(record.get("summaryMessages"), list):
+        loaded.compactions += 1
+        kept = int(record.get("keptMessages") or 0)
+        repaired = repair_tagged(pairs)
+        tail = repaired[len(repaired) - kept :] if kept else []
+        summary = [(m, None) for m in record["summaryMessages"] if isinstance(m, dict) and "role" in m]
+        return [*summary, *tail]
+    return pairs
+
+
+def _effective_records(path: Path) -> list[dict[str, Any]]:
+    """The transcript's records with rewinds applied: a `rewind` record removes the conversation records
+    (messages and compactions) from its target on, keeping costs, grants and todos."""
+    effective: list[dict[str, Any]] = []
+    for record in load_records(path):
+        if record.get("type") == "system" and record.get("subtype") == "rewind":
+            target = record.get("targetUuid")
+            index = next((i for i, r in enumerate(effective) if r.get("uuid") == target), None)
+            if index is not None:
+                effective = effective[:index] + [r for r in effective[index:] if not _conversational(r)]
+            continue
+        effective.append(record)
+    return effective
+
+
+def _conversational(record: dict[str, Any]) -> bool:
+    kind = record.get("type")
+    return kind in ("user", "assistant") or (kind == "system" and record.get("subtype") == "compact_boundary")
+
+
+_GRANT_KEYS = (
+    "toolUseId",
+    "toolName",
+    "behavior",
+    "source",
+    "rule",
+    "rules",
+    "destination",
+    "mode",
+    "timestamp",
+)
+
+
+def _prompt_text(record: dict[str, Any]) -> str | None:
+    """The text a person typed, or None for meta messages and tool results."""
+    if record.get("isMeta") or record.get("isCompactSummary") or "toolUseResult" in record:
+        return None
+    content = (record.get("message") or {}).get("content")
+    if isinstance(content, list):
+        if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return None
+        content = "\n".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
+    if not isinstance(content, str):
+        return None
+    text = content.strip()
+    if not text or text.startswith(NOT_A_PROMPT_PREFIXES):
+        return None
+    return text
+
+
+# ---- listing and forking ---------------------------------------------------------------------------
+
+
+def session_info(path: Path) -> SessionInfo:
+    first_prompt, cost, count, session_id = "", 0.0, 0, path.stem
+    for record in load_records(path):
+        kind = record.get("type")
+        if kind in ("user", "assistant") and not record.get("isSidechain"):
+            count += 1
+            if kind == "user" and not first_prompt:
+                first_prompt = _prompt_text(record) or ""
+        elif kind == "system" and record.get("subtype") == "turn_result":
+            cost = float(record.get("totalCostUsd") or cost)
+    modified = datetime.fromtimestamp(path.stat().st_mtime)
+    return SessionInfo(session_id, path, first_prompt, modified, cost, count)
+
+
+def list_sessions(cwd: str | Path, home: Path | None = None, limit: int | None = None) -> list[SessionInfo]:
+    """This directory's sessions, newest first."""
+    directory = project_dir(cwd, _home(home))
+    if not directory.is_dir():
+        return []
+    paths = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    infos = [session_info(p) for p in paths[: limit or None]]
+    return [i for i in infos if i.messages]
+
+
+def fork_session(
+    source: Path, cwd: str | Path, home: Path | None = None, new_session_id: str | None = None
+) -> tuple[str, Path]:
+    """Copy a session into a new id (fresh uuids, `forkedFrom` on each chain record); the source is left
+    untouched. Returns the new id and transcript path."""
+    new_id = new_session_id or new_uuid()
+    target = transcript_path(cwd, new_id, _home(home))
+    if target.exists():
+        raise SessionError(f"Session {new_id} already exists; choose another --session-id.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mapping: dict[str, str] = {}
+    old_id = source.stem
+    with open(target, "w", encoding="utf-8") as out:
+        for record in load_records(source):
+            old_id = record.get("sessionId") or old_id
+            forked = _forked_record(record, new_id, mapping)
+            out.write(json.dumps(forked, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return new_id, target
+
+
+def _forked_record(record: dict[str, Any], new_id: str, mapping: dict[str, str]) -> dict[str, Any]:
+    forked = dict(record)
+    if "sessionId" in forked:
+        forked["sessionId"] = new_id
+    old_uuid = record.get("uuid")
+    if isinstance(old_uuid, str):
+        mapping[old_uuid] = new_uuid()
+        forked["uuid"] = mapping[old_uuid]
+        forked["forkedFrom"] = {"sessionId": record.get("sessionId"), "messageUuid": old_uuid}
+    for key in ("parentUuid", "logicalParentUuid", "targetUuid", "leafUuid"):
+        if isinstance(record.get(key), str):
+            forked[key] = mapping.get(record[key], record[key])
+    return forked
+
+
+fork = fork_session

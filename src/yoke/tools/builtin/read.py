@@ -1,0 +1,249 @@
+"""Read: a file's lines numbered as `cat -n` numbers them, or an image, a notebook, or PDF pages."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.files import (
+    decode_text,
+    display_lines,
+    file_state,
+    looks_binary,
+    not_found_message,
+    number_lines,
+    read_bytes,
+    remember,
+    resolve_path,
+)
+from yoke.tools.schema import ToolInput
+
+DEFAULT_LINES = 2000
+MAX_LINE_CHARS = 2000
+MAX_OUTPUT_CHARS = 100_000  # about 25k tokens: beyond this a read returns a first page and says so
+MAX_IMAGE_BYTES = 3_750_000  # the API's 5 MB base64 ceiling
+MAX_PDF_BYTES = 32 * 1024 * 1024
+PDF_PAGES_WITHOUT_RANGE = 10
+PDF_PAGES_PER_CALL = 20
+IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+_IMAGE_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+EMPTY_FILE_NOTE = "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>"
+
+DESCRIPTION = """\
+Read a file from the local filesystem and return its contents.
+
+- file_path should be an absolute path (a relative one is taken from the working directory).
+- By default up to 2000 lines are returned from the start of the file. For long files pass offset (the line \
+number to start at, counting from 1) and limit (how many lines) to read a part; reading the whole file is \
+usually best when it is not huge.
+- Lines longer than 2000 characters are cut short and marked.
+- The output is numbered like `cat -n`: the line number, a tab, then the line. The number and tab are not \
+part of the file: never include them in an Edit's old_string.
+- Images (PNG, JPEG, GIF, WebP) are shown to you as images.
+- Jupyter notebooks (.ipynb) come back as their cells with outputs.
+- PDFs come back as extracted text; for more than 10 pages pass pages (e.g. "1-5"), at most 20 pages a call.
+- Read files, not directories: list a directory with Glob or `ls` in Bash.
+- You can call Read on several files in parallel; prefer that to reading them one by one.
+- Reading a file is what allows Write and Edit to change it afterwards."""
+
+
+class ReadInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to read")
+    offset: int | None = Field(
+        None, ge=0, description="The line number to start reading from (1 = first line). Use for long files"
+    )
+    limit: int | None = Field(None, gt=0, description="The number of lines to read. Use for long files")
+    pages: str | None = Field(
+        None, description='Page range for PDF files, e.g. "1-5", "3" or "1,4-6"; at most 20 pages per call'
+    )
+
+
+class ReadTool(Tool):
+    name = "Read"
+    description = DESCRIPTION
+    input_model = ReadInput
+    read_only = True
+    concurrency_safe = True
+    max_result_chars: ClassVar[int] = 10_000_000  # Read bounds its own output; images must never be spilled
+
+    def summary(self, input: Any) -> str:
+        return f"Read {input.file_path}"
+
+    async def run(self, input: ReadInput, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(input.file_path, ctx)
+        return await asyncio.to_thread(self._read, path, input, ctx)
+
+    def _read(self, path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
+        if not path.exists():
+            raise ToolError(not_found_message(path, ctx))
+        if path.is_dir():
+            raise ToolError(f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash.")
+        suffix = path.suffix.lower()
+        if input.pages is not None and suffix != ".pdf":
+            raise ToolError("pages applies only to PDF files; use offset and limit for other files.")
+        if suffix in IMAGE_EXTENSIONS:
+            return _read_image(path, ctx)
+        if suffix == ".pdf":
+            return _read_pdf(path, input.pages, ctx)
+        if suffix == ".ipynb":
+            from yoke.tools.builtin.notebook import read_notebook
+
+            return read_notebook(path, ctx)
+        return _read_text(path, input, ctx)
+
+
+def _read_text(path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
+    data, st = read_bytes(path)
+    if looks_binary(path, data[:8192]):
+        raise ToolError(
+            f"{path.name} looks like a binary file ({path.suffix or 'no extension'}), which Read cannot show. "
+            "Inspect it with a suitable command in Bash (e.g. `file`, `xxd | head`)."
+        )
+    text, _ = decode_text(data)
+    lines = display_lines(text)
+    start = max(input.offset or 1, 1)
+    limit = input.limit or DEFAULT_LINES
+    window = lines[start - 1 : start - 1 + limit]
+    shown, cut_by_budget = _fit_budget(window)
+    partial = start > 1 or start - 1 + len(shown) < len(lines)
+    remember(ctx, path, file_state(st, data, partial))
+    file_data = {
+        "filePath": str(path),
+        "content": "\n".join(window[: len(shown)]),
+        "numLines": len(shown),
+        "startLine": start,
+        "totalLines": len(lines),
+    }
+    if cut_by_budget:
+        file_data["truncatedByTokenCap"] = True
+    result = {"type": "text", "file": file_data}
+    if not lines:
+        return ToolResult(EMPTY_FILE_NOTE, data=result)
+    if not window:
+        return ToolResult(
+            f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). "
+            f"The file has {len(lines)} lines.</system-reminder>",
+            data=result,
+        )
+    text_out = number_lines(shown, start)
+    end = start - 1 + len(shown)
+    if cut_by_budget:
+        text_out += (
+            f"\n\n<system-reminder>PARTIAL view: this output was cut at line {end} of {len(lines)} to stay "
+            f"within the size limit. Read on with offset={end + 1} and a limit.</system-reminder>"
+        )
+    elif end < len(lines):
+        text_out += (
+            f"\n\n<system-reminder>Showing lines {start}-{end} of {len(lines)}. "
+            f"Read on with offset={end + 1}.</system-reminder>"
+        )
+    return ToolResult(text_out, data=result)
+
+
+def _fit_budget(window: list[str]) -> tuple[list[str], bool]:
+    """The window's lines with over-long ones cut, stopping before the output budget is exceeded."""
+    shown, used = [], 0
+    for line in window:
+        if len(line) > MAX_LINE_CHARS:
+            line = f"{line[:MAX_LINE_CHARS]}… [line truncated: {len(line) - MAX_LINE_CHARS} more characters]"
+        used += len(line) + 8
+        if used > MAX_OUTPUT_CHARS and shown:
+            return shown, True
+        shown.append(line)
+    return shown, False
+
+
+def _read_image(path: Path, ctx: ToolContext) -> ToolResult:
+    data, st = read_bytes(path)
+    if not data:
+        return ToolResult(EMPTY_FILE_NOTE)
+    media_type = _image_type(data)
+    if media_type is None:
+        raise ToolError(f"{path.name} does not contain a PNG, JPEG, GIF or WebP image.")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ToolError(
+            f"The image is {len(data) / 1e6:.1f} MB; images up to {MAX_IMAGE_BYTES / 1e6:.2f} MB can be shown. "
+            "Make a smaller copy (e.g. `convert in.png -resize 50% out.png`) and read that."
+        )
+    remember(ctx, path, file_state(st, data))
+    encoded = base64.b64encode(data).decode("ascii")
+    block = {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": encoded}}
+    file_data = {"base64": encoded, "type": media_type, "originalSize": len(data)}
+    return ToolResult([block], data={"type": "image", "file": file_data})
+
+
+def _image_type(data: bytes) -> str | None:
+    for magic, media_type in _IMAGE_MAGIC:
+        if data.startswith(magic):
+            return media_type
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _read_pdf(path: Path, pages: str | None, ctx: ToolContext) -> ToolResult:
+    size = os.path.getsize(path)
+    if size > MAX_PDF_BYTES:
+        raise ToolError(f"The PDF is {size / 2**20:.0f} MB; PDFs up to 32 MB can be read.")
+    try:
+        from pypdf import PdfReader
+    except ImportError:
+        raise ToolError(
+            "Reading PDFs needs the pypdf package, which is not installed here (pip install pypdf). "
+            "Alternatively extract the text with `pdftotext` in Bash."
+        ) from None
+    data, st = read_bytes(path)
+    try:
+        reader = PdfReader(path)
+        total = len(reader.pages)
+    except Exception as e:  # pypdf raises many kinds of errors for damaged files
+        raise ToolError(f"Could not read {path.name} as a PDF: {e}") from None
+    if pages is None:
+        if total > PDF_PAGES_WITHOUT_RANGE:
+            raise ToolError(
+                f"This PDF has {total} pages; read it in parts with pages (e.g. pages=\"1-10\"), "
+                f"at most {PDF_PAGES_PER_CALL} pages per call."
+            )
+        numbers = list(range(1, total + 1))
+    else:
+        numbers = parse_pages(pages, total)
+    parts = []
+    for number in numbers:
+        try:
+            text = reader.pages[number - 1].extract_text() or ""
+        except Exception as e:
+            text = f"[text extraction failed: {e}]"
+        parts.append(f"--- Page {number} of {total} ---\n{text.strip() or '[no extractable text on this page]'}")
+    remember(ctx, path, file_state(st, data, partial=len(numbers) < total))
+    file_data = {"filePath": str(path), "originalSize": size, "numPages": total, "pages": numbers}
+    return ToolResult("\n\n".join(parts), data={"type": "pdf", "file": file_data})
+
+
+def parse_pages(spec: str, total: int) -> list[int]:
+    """'3', '1-5', '1,4-6' -> page numbers (1-based), checked against the document's page count."""
+    numbers: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        first, _, last = part.partition("-")
+        try:
+            lo, hi = int(first), int(last or first)
+        except ValueError:
+            raise ToolError(f'Invalid pages value "{spec}": use a page or a range such as "3" or "1-5".') from None
+        if lo < 1 or hi < lo:
+            raise ToolError(f'Invalid page range "{part}": pages count from 1 and ranges go upwards.')
+        if lo > total:
+            raise ToolError(f"The PDF has {total} pages; page {lo} does not exist.")
+        numbers.extend(n for n in range(lo, min(hi, total) + 1) if n not in numbers)
+    if len(numbers) > PDF_PAGES_PER_CALL:
+        raise ToolError(f"{len(numbers)} pages requested; read at most {PDF_PAGES_PER_CALL} pages per call.")
+    return numbers

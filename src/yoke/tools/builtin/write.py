@@ -1,0 +1,72 @@
+"""Write: create a file or replace its whole content, atomically, never over changes the model has not seen."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.files import (
+    TextCodec,
+    decode_text,
+    read_bytes,
+    remember,
+    require_fresh,
+    resolve_path,
+    structured_patch,
+    write_text,
+)
+from yoke.tools.schema import ToolInput
+
+DESCRIPTION = """\
+Write a file to the local filesystem, replacing it if it exists.
+
+- file_path should be an absolute path; missing parent folders are created.
+- An existing file must have been Read in this conversation first, and must not have changed since; \
+otherwise the write is refused (Read it again, then write).
+- Prefer Edit for changing part of an existing file: it sends only the change. Use Write for new files or \
+complete rewrites.
+- Do not create documentation or README files unless asked to."""
+
+
+class WriteInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to write (must be absolute, not relative)")
+    content: str = Field(description="The content to write to the file")
+
+
+class WriteTool(Tool):
+    name = "Write"
+    description = DESCRIPTION
+    input_model = WriteInput
+
+    def summary(self, input: Any) -> str:
+        return f"Write {input.file_path}"
+
+    async def run(self, input: WriteInput, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(input.file_path, ctx)
+        return await asyncio.to_thread(_write, path, input.content, ctx)
+
+
+def _write(path: Path, content: str, ctx: ToolContext) -> ToolResult:
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory; give the path of a file inside it.")
+    original: str | None = None
+    codec = TextCodec()
+    if path.exists():
+        data, st = read_bytes(path)
+        require_fresh(ctx, path, data, st)
+        original, codec = decode_text(data)  # keep the file's encoding and byte-order mark
+    remember(ctx, path, write_text(path, content, codec))
+    result = {
+        "type": "create" if original is None else "update",
+        "filePath": str(path),
+        "content": content,
+        "structuredPatch": structured_patch(original or "", content),
+        "originalFile": original,
+    }
+    if original is None:
+        return ToolResult(f"File created successfully at: {path}", data=result)
+    return ToolResult(f"The file {path} has been updated successfully.", data=result)

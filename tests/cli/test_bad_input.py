@@ -1,0 +1,64 @@
+"""Bad input: one clear line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def one_line(run) -> str:
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--output-format", "xml"], "--output-format"),
+        (["--permission-mode", "yolo"], "--permission-mode"),
+        (["--max-turns", "zero"], "--max-turns"),
+        (["--provider", "nonsense"], "nonsense"),
+        (["--session-id", "not-a-uuid"], "UUID"),
+        (["--system-prompt-file", "/does/not/exist"], "/does/not/exist"),
+    ],
+)
+def test_bad_flags(yoke, args, needle):
+    run = yoke("-p", "hi", *args)
+    assert run.code != 0
+    assert needle in one_line(run)
+
+
+def test_missing_api_key(yoke):
+    run = yoke("-p", "hi")
+    assert run.code != 0
+    assert "ANTHROPIC_API_KEY" in one_line(run)
+
+
+def test_no_prompt(yoke):
+    run = yoke("-p", input="")
+    assert run.code != 0
+    one_line(run)
+
+
+def test_unreadable_stdin(project, base_env):
+    # stdin that is not text (invalid UTF-8) cannot be read as a prompt
+    env = dict(base_env, PYTHONIOENCODING="utf-8:strict")
+    proc = subprocess.run([sys.executable, "-m", "yoke", "-p"], input=b"\xff\xfe\xfa binary", cwd=project,
+                          env=env, capture_output=True, timeout=30)
+    proc.stderr = proc.stderr.decode()
+    assert proc.returncode != 0
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_version_is_fast_path(base_env):
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "yoke", "--version"], env=base_env,
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and "(Yoke)" in proc.stdout
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    for heavy in ("yoke.loop", "yoke.providers", "pydantic", "httpx", "asyncio", "argparse"):
+        assert heavy not in imported, f"{heavy} imported by --version"

@@ -1,0 +1,72 @@
+"""A run recorded against the scripted server replays identically offline; divergence fails loudly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import anthropic_env, openai_env
+from yoke.testing import ScriptedServer
+
+
+def script(project: Path) -> list[dict]:
+    return [
+        {"content": [
+            {"type": "text", "text": "Creating the file."},
+            {"type": "tool_use", "id": "toolu_w", "name": "Write",
+             "input": {"file_path": str(project / "out.txt"), "content": "hello\n"}},
+        ]},
+        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "cat out.txt"}}]},
+        {"content": [{"type": "text", "text": "The file says hello."}]},
+    ]
+
+
+FLAGS = ["--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
+         "--allowedTools", "Bash(cat:*)"]
+
+
+def comparable(lines: list[dict]) -> list:
+    """The conversation a client saw, minus ids, timings and costs that differ per run."""
+    out = []
+    for o in lines:
+        if o["type"] == "assistant":
+            out.append(("assistant", o["message"]["content"]))
+        elif o["type"] == "user":
+            out.append(("user", o["message"]["content"]))
+        elif o["type"] == "result":
+            out.append(("result", o["subtype"], o["result"], o["num_turns"], o["usage"]["output_tokens"]))
+    return out
+
+
+def test_record_then_replay(yoke, project, tmp_path):
+    cassette = tmp_path / "run.cassette.jsonl"
+    for wire, env_of in (("anthropic", anthropic_env), ("openai", openai_env)):
+        (project / "out.txt").unlink(missing_ok=True)
+        with ScriptedServer(script(project)) as srv:
+            recorded = yoke("-p", "make out.txt", "--record", str(cassette), *FLAGS, env=env_of(srv))
+        assert recorded.code == 0, recorded.stderr
+        header = json.loads(cassette.read_text().splitlines()[0])
+        assert header["type"] == "cassette" and header["provider"] == wire
+        assert "sk-test" not in cassette.read_text()
+        (project / "out.txt").unlink()
+        replayed = yoke("-p", "make out.txt", "--replay", str(cassette), *FLAGS)
+        assert replayed.code == 0, replayed.stderr
+        assert (project / "out.txt").read_text() == "hello\n"  # real tools ran again
+        assert comparable(replayed.lines()) == comparable(recorded.lines())
+
+
+def test_replay_divergence_fails_loudly(yoke, project, tmp_path):
+    cassette = tmp_path / "run.cassette.jsonl"
+    with ScriptedServer(script(project)) as srv:
+        assert yoke("-p", "make out.txt", "--record", str(cassette), *FLAGS, env=anthropic_env(srv)).code == 0
+    run = yoke("-p", "something else entirely", "--replay", str(cassette), "--output-format", "json")
+    assert run.code == 1
+    result = run.result()
+    assert result["is_error"] and "replay diverged" in result["result"]
+
+
+def test_replay_missing_cassette_is_one_line(yoke, tmp_path):
+    run = yoke("-p", "hi", "--replay", str(tmp_path / "nope.jsonl"))
+    assert run.code != 0
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nope.jsonl" in lines[0]
