@@ -39,7 +39,7 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
 def session_turns(n: int, file_path: Path) -> list[dict]:
     turns = [
         {"content": [{"type": "tool_use", "id": f"toolu_{i:04d}", "name": "Read",
-                      "input": {"file_path": str(file_path)}}],
+                      "input": {"file_path": str(file_path), "offset": i % 30 + 1, "limit": 5}}],
          "usage": {"input_tokens": 100, "output_tokens": 10}}
         for i in range(n - 1)
     ]

@@ -48,7 +48,10 @@ def request(**overrides) -> ModelRequest:
         "model": "claude-sonnet-4-5",
         "messages": history(),
         "system": [{"type": "text", "text": "You are Yoke."}, {"type": "text", "text": "Env: linux"}],
-        "tools": [ToolSpec("Read", "read a file", {"type": "object"}), ToolSpec("Bash", "run", {"type": "object"})],
+        "tools": [
+            ToolSpec("Read", "read a file", {"type": "object"}),
+            ToolSpec("Bash", "run", {"type": "object"}),
+        ],
     }
     fields.update(overrides)
     return ModelRequest(**fields)
@@ -70,7 +73,11 @@ def test_body_has_the_request_fields_and_three_breakpoints():
     assert body["model"] == "claude-sonnet-4-5" and body["max_tokens"] == 8000 and body["stream"] is True
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 4000}
     assert body["stop_sequences"] == ["STOP"]
-    assert body["tools"][0] == {"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}
+    assert body["tools"][0] == {
+        "name": "Read",
+        "description": "read a file",
+        "input_schema": {"type": "object"},
+    }
     assert breakpoints(body) == ["system[1]", "tools[1]", "messages[2][0]"]
     assert body["system"][1]["cache_control"] == EPHEMERAL
 
@@ -117,7 +124,9 @@ def test_breakpoint_skips_thinking_and_empty_text_at_the_end():
 
 
 def test_empty_system_text_is_dropped_and_not_marked():
-    body = build_request_body(request(system=[{"type": "text", "text": "real"}, {"type": "text", "text": ""}]), True)
+    body = build_request_body(
+        request(system=[{"type": "text", "text": "real"}, {"type": "text", "text": ""}]), True
+    )
     assert body["system"] == [{"type": "text", "text": "real", "cache_control": EPHEMERAL}]
 
 
@@ -147,7 +156,14 @@ def sse(kind: str, **fields) -> SSEEvent:
 
 def stream_events(tool_json_parts: list[str]) -> list[SSEEvent]:
     return [
-        sse("message_start", message={"id": "msg_1", "model": "m", "usage": {"input_tokens": 10, "cache_read_input_tokens": 7, "output_tokens": 1}}),
+        sse(
+            "message_start",
+            message={
+                "id": "msg_1",
+                "model": "m",
+                "usage": {"input_tokens": 10, "cache_read_input_tokens": 7, "output_tokens": 1},
+            },
+        ),
         sse("content_block_start", index=0, content_block={"type": "thinking", "thinking": ""}),
         sse("content_block_delta", index=0, delta={"type": "thinking_delta", "thinking": "hm"}),
         sse("content_block_delta", index=0, delta={"type": "signature_delta", "signature": "SIG"}),
@@ -157,8 +173,15 @@ def stream_events(tool_json_parts: list[str]) -> list[SSEEvent]:
         sse("content_block_delta", index=1, delta={"type": "text_delta", "text": "Hi "}),
         sse("content_block_delta", index=1, delta={"type": "text_delta", "text": "there"}),
         sse("content_block_stop", index=1),
-        sse("content_block_start", index=2, content_block={"type": "tool_use", "id": "tu", "name": "Read", "input": {}}),
-        *[sse("content_block_delta", index=2, delta={"type": "input_json_delta", "partial_json": p}) for p in tool_json_parts],
+        sse(
+            "content_block_start",
+            index=2,
+            content_block={"type": "tool_use", "id": "tu", "name": "Read", "input": {}},
+        ),
+        *[
+            sse("content_block_delta", index=2, delta={"type": "input_json_delta", "partial_json": p})
+            for p in tool_json_parts
+        ],
         sse("content_block_stop", index=2),
         sse("message_delta", delta={"stop_reason": "tool_use"}, usage={"output_tokens": 42}),
         sse("message_stop"),
@@ -234,7 +257,9 @@ def test_error_event_is_retryable_when_overloaded_and_final_when_invalid():
         assembler.feed(sse("error", error={"type": "overloaded_error", "message": "Overloaded"}))
     assert info.value.retryable and info.value.error.kind == "overloaded"
     with pytest.raises(MidStreamError) as info:
-        assembler.feed(sse("error", error={"type": "invalid_request_error", "message": "prompt is too long: 9 > 8"}))
+        assembler.feed(
+            sse("error", error={"type": "invalid_request_error", "message": "prompt is too long: 9 > 8"})
+        )
     assert not info.value.retryable and info.value.error.kind == "prompt_too_long"
 
 
@@ -262,6 +287,15 @@ def test_json_body_gives_the_same_events_as_the_stream():
 
 def test_empty_text_blocks_are_left_out_of_the_final_message():
     out = AnthropicAssembler().from_body(
-        {"id": "m", "model": "m", "content": [{"type": "text", "text": ""}, {"type": "tool_use", "id": "a", "name": "X", "input": {}}], "stop_reason": "tool_use", "usage": {}}
+        {
+            "id": "m",
+            "model": "m",
+            "content": [
+                {"type": "text", "text": ""},
+                {"type": "tool_use", "id": "a", "name": "X", "input": {}},
+            ],
+            "stop_reason": "tool_use",
+            "usage": {},
+        }
     )
     assert [b["type"] for b in out[-1].message["content"]] == ["tool_use"]

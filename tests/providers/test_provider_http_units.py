@@ -37,7 +37,9 @@ def test_backoff_doubles_with_jitter_and_is_capped():
 
 
 def test_policy_from_env():
-    policy = RetryPolicy.from_env({"YOKE_MAX_RETRIES": "3", "YOKE_RETRY_BASE_DELAY": "0.01", "YOKE_STREAM_IDLE_TIMEOUT": "5"})
+    policy = RetryPolicy.from_env(
+        {"YOKE_MAX_RETRIES": "3", "YOKE_RETRY_BASE_DELAY": "0.01", "YOKE_STREAM_IDLE_TIMEOUT": "5"}
+    )
     assert (policy.max_retries, policy.base_delay, policy.idle_timeout) == (3, 0.01, 5.0)
     assert policy.max_delay == pytest.approx(0.64)
     assert RetryPolicy.from_env({"CLAUDE_CODE_MAX_RETRIES": "4"}).max_retries == 4

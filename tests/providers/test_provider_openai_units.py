@@ -44,7 +44,12 @@ def test_conversation_converts_to_chat_messages():
             "role": "user",
             "content": [
                 {"type": "tool_result", "tool_use_id": "c1", "content": "alpha"},
-                {"type": "tool_result", "tool_use_id": "c2", "content": [{"type": "text", "text": "see"}, PNG], "is_error": False},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "c2",
+                    "content": [{"type": "text", "text": "see"}, PNG],
+                    "is_error": False,
+                },
                 {"type": "text", "text": "and now?"},
             ],
         },
@@ -62,8 +67,16 @@ def test_conversation_converts_to_chat_messages():
             "role": "assistant",
             "content": "Reading both.",
             "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "/a"}'}},
-                {"id": "c2", "type": "function", "function": {"name": "Read", "arguments": '{"file_path": "/b"}'}},
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "Read", "arguments": '{"file_path": "/a"}'},
+                },
+                {
+                    "id": "c2",
+                    "type": "function",
+                    "function": {"name": "Read", "arguments": '{"file_path": "/b"}'},
+                },
             ],
         },
         {"role": "tool", "tool_call_id": "c1", "content": "alpha"},
@@ -106,12 +119,21 @@ def test_body_uses_max_completion_tokens_only_on_openais_own_api():
     assert compatible["max_tokens"] == 1000 and "max_completion_tokens" not in compatible
     assert official["stream_options"] == {"include_usage": True}
     assert official["tools"] == [
-        {"type": "function", "function": {"name": "Read", "description": "read a file", "parameters": {"type": "object", "properties": {}}}}
+        {
+            "type": "function",
+            "function": {
+                "name": "Read",
+                "description": "read a file",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
     ]
 
 
 def test_non_streaming_body_has_no_stream_options():
-    body = build_request_body(request(stop_sequences=["END"], temperature=0.5), stream=False, openai_api=False)
+    body = build_request_body(
+        request(stop_sequences=["END"], temperature=0.5), stream=False, openai_api=False
+    )
     assert body["stream"] is False and "stream_options" not in body
     assert body["stop"] == ["END"] and body["temperature"] == 0.5
 
@@ -148,13 +170,32 @@ def test_reasoning_text_and_interleaved_tool_calls_become_ordered_blocks():
         chunk({"reasoning_content": "think "}),
         chunk({"reasoning": "more"}),
         chunk({"content": "I'll read."}),
-        chunk({"tool_calls": [{"index": 0, "id": "a", "type": "function", "function": {"name": "Read", "arguments": ""}}]}),
-        chunk({"tool_calls": [{"index": 1, "id": "b", "type": "function", "function": {"name": "Bash", "arguments": ""}}]}),
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "a", "type": "function", "function": {"name": "Read", "arguments": ""}}
+                ]
+            }
+        ),
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 1, "id": "b", "type": "function", "function": {"name": "Bash", "arguments": ""}}
+                ]
+            }
+        ),
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"file_'}}]}),
         chunk({"tool_calls": [{"index": 1, "function": {"arguments": '{"command": "ls"}'}}]}),
         chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'path": "/a"}'}}]}),
         chunk({}, "tool_calls"),
-        chunk(choices=[], usage={"prompt_tokens": 100, "completion_tokens": 20, "prompt_tokens_details": {"cached_tokens": 60}}),
+        chunk(
+            choices=[],
+            usage={
+                "prompt_tokens": 100,
+                "completion_tokens": 20,
+                "prompt_tokens_details": {"cached_tokens": 60},
+            },
+        ),
         DONE,
     ]
     out = feed_all(events)
@@ -180,7 +221,12 @@ def test_reasoning_text_and_interleaved_tool_calls_become_ordered_blocks():
 
 @pytest.mark.parametrize(
     ("finish", "stop_reason"),
-    [("stop", "end_turn"), ("length", "max_tokens"), ("content_filter", "refusal"), ("tool_calls", "tool_use")],
+    [
+        ("stop", "end_turn"),
+        ("length", "max_tokens"),
+        ("content_filter", "refusal"),
+        ("tool_calls", "tool_use"),
+    ],
 )
 def test_finish_reasons_map_to_stop_reasons(finish, stop_reason):
     out = feed_all([chunk({"content": "x"}), chunk({}, finish), DONE])
@@ -190,7 +236,13 @@ def test_finish_reasons_map_to_stop_reasons(finish, stop_reason):
 def test_malformed_arguments_give_an_input_error():
     out = feed_all(
         [
-            chunk({"tool_calls": [{"index": 0, "id": "a", "function": {"name": "Read", "arguments": '{"file_path": '}}]}),
+            chunk(
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": "a", "function": {"name": "Read", "arguments": '{"file_path": '}}
+                    ]
+                }
+            ),
             chunk({}, "tool_calls"),
             DONE,
         ]
@@ -202,8 +254,20 @@ def test_malformed_arguments_give_an_input_error():
 def test_tool_calls_without_index_are_told_apart_by_id():
     out = feed_all(
         [
-            chunk({"tool_calls": [{"id": "a", "function": {"name": "Read", "arguments": '{"file_path": "/a"}'}}]}),
-            chunk({"tool_calls": [{"id": "b", "function": {"name": "Read", "arguments": '{"file_path": "/b"}'}}]}),
+            chunk(
+                {
+                    "tool_calls": [
+                        {"id": "a", "function": {"name": "Read", "arguments": '{"file_path": "/a"}'}}
+                    ]
+                }
+            ),
+            chunk(
+                {
+                    "tool_calls": [
+                        {"id": "b", "function": {"name": "Read", "arguments": '{"file_path": "/b"}'}}
+                    ]
+                }
+            ),
             chunk({}, "stop"),
             DONE,
         ]
@@ -225,7 +289,9 @@ def test_stream_ending_after_finish_without_done_is_complete_but_before_finish_i
 def test_error_chunk_mid_stream():
     assembler = OpenAIAssembler()
     with pytest.raises(MidStreamError) as info:
-        assembler.feed(SSEEvent("message", json.dumps({"error": {"message": "overloaded", "type": "server_error"}})))
+        assembler.feed(
+            SSEEvent("message", json.dumps({"error": {"message": "overloaded", "type": "server_error"}}))
+        )
     assert info.value.retryable
 
 
@@ -240,7 +306,9 @@ def test_non_streaming_body_synthesizes_the_same_sequence():
                     "role": "assistant",
                     "content": "Sure.",
                     "reasoning_content": "why",
-                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}],
+                    "tool_calls": [
+                        {"id": "c", "type": "function", "function": {"name": "Bash", "arguments": "{}"}}
+                    ],
                 },
                 "finish_reason": "tool_calls",
             }
@@ -256,5 +324,7 @@ def test_non_streaming_body_synthesizes_the_same_sequence():
 
 
 def test_usage_counts_cached_tokens_apart():
-    usage = usage_from_openai({"prompt_tokens": 10, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 4}})
+    usage = usage_from_openai(
+        {"prompt_tokens": 10, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 4}}
+    )
     assert (usage.input_tokens, usage.cache_read_input_tokens, usage.output_tokens) == (6, 4, 1)

@@ -1,4 +1,4 @@
-"""Bash against a real bash: output, exit codes, cwd carry-over, env, snapshot, capping, timeout, interrupt."""
+"""Bash with a real bash: output, exit codes, cwd carry-over, env, snapshot, capping, timeout, interrupt."""
 
 from __future__ import annotations
 
@@ -155,6 +155,7 @@ async def test_rc_aliases_and_functions_are_snapshotted_once(ctx):
     assert (await bash(ctx, "shout hey")).content == "SHOUT hey"
     snapshot = shell_state(ctx.session).snapshot
     assert snapshot is not None and "_completion_helper" not in snapshot.read_text()
+    assert not (Path(ctx.env["HOME"]) / ".bash_history").exists()
     # The snapshot is taken once per session: later rc edits do not show up.
     (Path(ctx.env["HOME"]) / ".bashrc").write_text("alias greet='echo changed'\n")
     assert (await bash(ctx, "greet")).content == "hello-from-alias"
@@ -171,7 +172,9 @@ async def test_long_output_is_capped_and_saved(ctx):
     result = await bash(ctx, "seq 1 20000")  # about 109,000 characters
     text = result.content
     assert text.startswith("1\n2\n3\n")
-    assert "20000" in text.splitlines()[-2] or text.rstrip().endswith("use Read or Grep on it to see the rest.]")
+    assert "20000" in text.splitlines()[-2] or text.rstrip().endswith(
+        "use Read or Grep on it to see the rest.]"
+    )
     assert "characters omitted" in text
     saved = Path(result.data["persistedOutputPath"])
     assert str(saved) in text

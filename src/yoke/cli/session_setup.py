@@ -65,12 +65,10 @@ class HeadlessSession:
             return "\n\n".join(b.get("text", "") for b in self.agent.system)
 
     async def close(self) -> None:
-        manager = self.tool_ctx.session.extras.get("background_tasks")
-        if manager is not None and hasattr(manager, "shutdown"):
-            try:
-                await manager.shutdown()
-            except Exception:
-                pass
+        if "shell" in self.tool_ctx.session.extras:
+            from yoke.tools.shell.state import shutdown_shell
+
+            await shutdown_shell(self.tool_ctx.session)
         try:
             await self.provider.aclose()
         except Exception:

@@ -53,12 +53,9 @@ AUTOCOMPACT_BUFFER = 13_000
 MAX_CONSECUTIVE_FAILURES = 3
 MIN_MICROCOMPACT_SAVING = 2_000
 KEEP_TAIL_MAX_TOKENS = 20_000
-REINJECT_FILES = 5
-REINJECT_FILE_TOKENS = 5_000
-REINJECT_BUDGET_TOKENS = 50_000
 
 
-class CompactionError(Exception):
+class CompactionError(RuntimeError):
     """Compaction could not be done (the message is one line for the user)."""
 
 
@@ -148,6 +145,7 @@ class Compactor:
         self.post_compact = post_compact
         self.failures = 0
         self._overhead = overhead_tokens
+        self._overhead_cap = max(overhead_tokens, self.effective_window // 4)
         self._usage_seen: Usage | None = None
         self._usage_stale = False
         self._reactive_used = False
@@ -173,7 +171,10 @@ class Compactor:
         )
         if self._usage_seen is not None and not self._usage_stale and last_assistant is not None:
             sent = tokens_from_usage(self._usage_seen)
-            self._overhead = max(0, sent - estimate_messages(messages[: last_assistant + 1]))
+            # what the estimate misses (system prompt, tools, estimation error), capped so that after a
+            # compaction an old history's estimation error does not inflate the new count
+            missing = sent - estimate_messages(messages[: last_assistant + 1])
+            self._overhead = min(max(0, missing), self._overhead_cap)
             return sent + estimate_messages(messages[last_assistant + 1 :])
         return estimate_messages(messages) + self._overhead
 
@@ -192,12 +193,15 @@ class Compactor:
             )
         if tokens >= self.thresholds.microcompact:
             micro = microcompact(result.messages)
-            if micro.saved_tokens >= MIN_MICROCOMPACT_SAVING:
+            # every stub changes an old message and so the cached prefix: only worth it for a real saving
+            if micro.saved_tokens >= max(MIN_MICROCOMPACT_SAVING, self.effective_window // 20):
                 tokens = self._apply(result, micro.messages, 2, tokens, "auto", toolUseIds=micro.changed_ids)
+        outcomes: list[str] = []
         if self.auto and not self.breaker_open and tokens >= self.thresholds.collapse:
-            tokens = await self._attempt(result, tokens, self._collapse)
+            tokens = await self._attempt(result, tokens, self._collapse, outcomes)
         if self.auto and not self.breaker_open and tokens >= self.thresholds.autocompact:
-            tokens = await self._attempt(result, tokens, self._autocompact)
+            tokens = await self._attempt(result, tokens, self._autocompact, outcomes)
+        self._count_outcome(outcomes)
         over_auto = self.breaker_open and tokens >= self.thresholds.autocompact
         if self.auto and (over_auto or tokens >= self.thresholds.hard):
             self._drop_oldest(result, tokens, int(self.thresholds.autocompact * 0.6), "auto")
@@ -237,7 +241,9 @@ class Compactor:
             async def reactive(msgs: list[Message], _tokens: int) -> tuple[list[Message], int, int]:
                 return await self._autocompact(msgs, _tokens, budget=budget)
 
-            await self._attempt(result, pre, reactive)
+            outcomes: list[str] = []
+            await self._attempt(result, pre, reactive, outcomes)
+            self._count_outcome(outcomes)
         if not result.changed:
             self._drop_oldest(result, pre, int(self.thresholds.autocompact * 0.5), "auto")
         if not result.changed or estimate_messages(result.messages) >= estimate_messages(messages):
@@ -251,17 +257,27 @@ class Compactor:
         result: PrepareResult,
         tokens: int,
         level: Callable[[list[Message], int], Awaitable[tuple[list[Message], int, int]]],
+        outcomes: list[str],
     ) -> int:
-        """Run a model-calling level; count a failure (for the breaker) instead of raising."""
+        """Run a model-calling level; note "failed" / "done" / "skipped" in `outcomes` instead of raising."""
         try:
             new, level_no, kept = await level(result.messages, tokens)
         except Exception:
-            self.failures += 1
+            outcomes.append("failed")
             return tokens
         if new is result.messages:
+            outcomes.append("skipped")
             return tokens
-        self.failures = 0
+        outcomes.append("done")
         return self._apply(result, new, level_no, tokens, "auto", kept=kept)
+
+    def _count_outcome(self, outcomes: list[str]) -> None:
+        """One automatic compaction = one request's attempts: any success resets the breaker, otherwise any
+        failure counts once."""
+        if "done" in outcomes:
+            self.failures = 0
+        elif "failed" in outcomes:
+            self.failures += 1
 
     async def _collapse(self, messages: list[Message], tokens: int) -> tuple[list[Message], int, int]:
         sizes = [estimate_message(m) for m in messages]
@@ -316,21 +332,12 @@ class Compactor:
         return [{"role": "user", "content": blocks}, *tail]
 
     def _reinjection(self, extra_context: str | None) -> list[dict[str, Any]]:
-        files: list[tuple[Path, str]] = []
-        budget = REINJECT_BUDGET_TOKENS
-        for path in (self.recent_files() if self.recent_files else [])[:REINJECT_FILES]:
-            content = _read_for_reinjection(Path(path))
-            if content is None or len(content) // 4 > budget:
-                continue
-            budget -= len(content) // 4
-            files.append((Path(path), content))
-        memory_text = ""
-        if self.memory_files is not None:
-            from yoke.memory.files import format_memory
-
-            memory_text = format_memory(self.memory_files())
-        todos = self.todos() if self.todos else None
-        return reinjection_blocks(files, memory_text, todos, extra_context)
+        return reinjection_blocks(
+            self.recent_files() if self.recent_files else [],
+            self.memory_files() if self.memory_files else [],
+            self.todos() if self.todos else None,
+            extra_context,
+        )
 
     # ---- helpers ----------------------------------------------------------------------------------
 
@@ -355,15 +362,21 @@ class Compactor:
         return [{"role": "user", "content": [text_block(note)]}, *reduced[start:]]
 
     def _drop_oldest(self, result: PrepareResult, tokens: int, target: int, trigger: str) -> None:
+        """Drop the oldest turns (keeping the user's messages in a note) until the count is about `target`;
+        the last exchange always stays."""
         messages = result.messages
         note = summary_text(DROPPED_HEAD, None, select_prompts(user_prompts(messages)))
-        room = max(1, target - self._overhead - len(note) // 4)
-        start = tail_start_within(messages, room)
+        excess = tokens - target + len(note) // 4
         cuts = cut_points(messages)
-        if start is None:
-            start = cuts[-1] if cuts else None
-        if not start:
+        if not cuts:
             return
+        start, dropped, position = cuts[-1], 0, 0
+        for cut in cuts:
+            dropped += estimate_messages(messages[position:cut])
+            position = cut
+            if dropped >= excess:
+                start = cut
+                break
         new: list[Message] = [{"role": "user", "content": [text_block(note)]}, *messages[start:]]
         if estimate_messages(new) >= estimate_messages(messages):
             return  # nothing left to drop
@@ -410,19 +423,3 @@ def _kept_count(old: list[Message], new: list[Message]) -> int:
     while kept < min(len(old), len(new) - 1) and new[len(new) - 1 - kept] is old[len(old) - 1 - kept]:
         kept += 1
     return kept
-
-
-def _read_for_reinjection(path: Path) -> str | None:
-    """A recently read file's current text, cut to the per-file budget; None for missing or binary files."""
-    limit = REINJECT_FILE_TOKENS * 4
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError:
-        return None
-    if b"\x00" in data[:8192]:
-        return None
-    text = data[:limit].decode("utf-8", errors="replace")
-    if len(data) > limit:
-        text += f"\n[... truncated after {limit} bytes; read the file again for the rest]"
-    return text

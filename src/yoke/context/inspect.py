@@ -65,5 +65,13 @@ async def context_report_async(
 
 
 def context_report(cwd: Path, model: str, **kwargs: Any) -> str:
-    """The report as text (runs its own event loop; call `context_report_async` from async code)."""
-    return asyncio.run(context_report_async(cwd, model, **kwargs))
+    """The report as text. Callable from sync code and from inside a running event loop (it then runs on a
+    helper thread); async callers may prefer `context_report_async`."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(context_report_async(cwd, model, **kwargs))
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, context_report_async(cwd, model, **kwargs)).result()

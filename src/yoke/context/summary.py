@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,36 +146,64 @@ def summary_text(head: str, summary: str | None, prompts: list[str], continue_li
     return "\n\n".join(parts)
 
 
+REINJECT_FILES = 5
+REINJECT_FILE_TOKENS = 5_000
+REINJECT_BUDGET_TOKENS = 50_000
+
+
 def reinjection_blocks(
-    files: Iterable[tuple[Path, str]], memory_text: str, todos: list[Any] | None, extra: str | None
+    recent_files: Sequence[Path], memory_files: Sequence[Any], todos: list[Any] | None, extra: str | None
 ) -> list[dict[str, Any]]:
-    """Text blocks re-attaching what the work depends on after a full compaction."""
+    """Text blocks re-attaching what the work depends on after a full compaction: up to 5 recently read
+    files (5K tokens each, 50K in all, most recent first), lazily loaded memory files, the todo list, and
+    what a SessionStart(compact) hook returned."""
     blocks: list[dict[str, Any]] = []
-    for path, content in files:
+    budget = REINJECT_BUDGET_TOKENS
+    for path in list(recent_files)[:REINJECT_FILES]:
+        content = _read_for_reinjection(Path(path))
+        if content is None or estimate_text(content) > budget:
+            continue
+        budget -= estimate_text(content)
         blocks.append(
-            {
-                "type": "text",
-                "text": f"<system-reminder>\nContents of {path}, which you read before the conversation was "
-                f"compacted (it may have changed since):\n{content}\n</system-reminder>",
-            }
+            _reminder(
+                f"Contents of {path}, which you read before the conversation was compacted (it may have "
+                f"changed since):\n{content}"
+            )
         )
-    if memory_text:
-        blocks.append({"type": "text", "text": f"<system-reminder>\n{memory_text}\n</system-reminder>"})
+    if memory_files:
+        from yoke.memory.files import format_memory
+
+        memory_text = format_memory(memory_files)
+        if memory_text:
+            blocks.append(_reminder(memory_text))
     if todos:
-        lines = []
-        for item in todos:
-            if isinstance(item, dict):
-                lines.append(f"- [{item.get('status', 'pending')}] {item.get('content', '')}")
-            else:
-                lines.append(f"- {item}")
-        blocks.append(
-            {
-                "type": "text",
-                "text": "<system-reminder>\nThe current todo list:\n"
-                + "\n".join(lines)
-                + "\n</system-reminder>",
-            }
-        )
+        lines = [
+            f"- [{item.get('status', 'pending')}] {item.get('content', '')}"
+            if isinstance(item, dict)
+            else f"- {item}"
+            for item in todos
+        ]
+        blocks.append(_reminder("The current todo list:\n" + "\n".join(lines)))
     if extra and extra.strip():
-        blocks.append({"type": "text", "text": f"<system-reminder>\n{extra.strip()}\n</system-reminder>"})
+        blocks.append(_reminder(extra.strip()))
     return blocks
+
+
+def _reminder(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": f"<system-reminder>\n{text}\n</system-reminder>"}
+
+
+def _read_for_reinjection(path: Path) -> str | None:
+    """A recently read file's current text, cut to the per-file budget; None for missing or binary files."""
+    limit = REINJECT_FILE_TOKENS * 4
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return None
+    if b"\x00" in data[:8192]:
+        return None
+    text = data[:limit].decode("utf-8", errors="replace")
+    if len(data) > limit:
+        text += f"\n[... truncated after {limit} bytes; read the file again for the rest]"
+    return text

@@ -423,11 +423,19 @@ class _InputPreviews:
                 )
             ]
         if isinstance(item, pb.RetryNotice):
+            if item.discard_partial:  # the stream broke off: what was streamed so far is superseded
+                self.tools.clear()
+                self.partial.clear()
+                message = f"The response stream broke off ({item.error}); retrying once without streaming."
+            else:
+                message = (
+                    f"API error ({item.status or item.error}); retrying in {item.delay_s:.1f}s "
+                    f"(attempt {item.attempt}/{item.max_retries})"
+                )
             return [
                 ev.Notice(
                     "api_retry",
-                    f"API error ({item.status or item.error}); retrying in {item.delay_s:.1f}s "
-                    f"(attempt {item.attempt}/{item.max_retries})",
+                    message,
                     {
                         "attempt": item.attempt,
                         "max_retries": item.max_retries,

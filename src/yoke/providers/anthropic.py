@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.http import RetryPolicy, WireCall, one_line, run_call
+from yoke.providers.http import RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
 from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -117,7 +117,7 @@ def anthropic_error(
             status,
         )
     if status == 413 or "prompt is too long" in lowered or error_type == "request_too_large":
-        return ProviderError("prompt_too_long", f"Prompt is too long: {message}", status)
+        return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
     if status == 429:
         return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
     if status == 529 or error_type == "overloaded_error":

@@ -24,7 +24,7 @@ from yoke.providers.base import (
     ToolInputDelta,
     Usage,
 )
-from yoke.providers.http import MidStreamError, one_line
+from yoke.providers.http import MidStreamError, one_line, prompt_too_long_message
 from yoke.providers.sse import SSEEvent
 from yoke.providers.transport import StreamInterrupted
 
@@ -171,11 +171,10 @@ class AnthropicAssembler:
         error_type = str(error.get("type") or "api_error")
         message = one_line(str(error.get("message") or error_type))
         kind, retryable = STREAM_ERROR_TYPES.get(error_type, ("server", True))
+        text = f"API error mid-stream ({error_type}): {message}"
         if error_type == "invalid_request_error" and "prompt is too long" in message.lower():
-            kind = "prompt_too_long"
-        raise MidStreamError(
-            ProviderError(kind, f"API error mid-stream ({error_type}): {message}"), retryable
-        )  # type: ignore[arg-type]
+            kind, text = "prompt_too_long", prompt_too_long_message(message)
+        raise MidStreamError(ProviderError(kind, text), retryable)  # type: ignore[arg-type]
 
     # ---- one JSON body ------------------------------------------------------------------------------
 

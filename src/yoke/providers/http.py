@@ -136,6 +136,12 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def prompt_too_long_message(server_message: str) -> str:
+    if server_message.lower().startswith("prompt is too long"):
+        return server_message[0].upper() + server_message[1:]
+    return f"Prompt is too long: {server_message}"
+
+
 def exhausted_kind(status: int) -> str:
     """The error kind for a retryable status that kept failing."""
     if status == 429:
@@ -240,7 +246,7 @@ async def _streamed(
     except MidStreamError as exc:
         if not exc.retryable:
             raise exc.error from None
-        raise _Restart(f"{exc.error}; retrying without streaming") from exc
+        raise _Restart(f"{str(exc.error).rstrip('.')}; retrying without streaming") from exc
     finally:
         await guarded.aclose()
         await response.aclose()
@@ -267,17 +273,23 @@ def _json_body(response: HttpResponse) -> Any:
 
 
 async def _idle_guarded(events: AsyncIterator[SSEEvent], seconds: float) -> AsyncIterator[SSEEvent]:
-    """Pass events through; raise TimeoutError when the next one takes longer than `seconds`."""
+    """Pass events through; raise TimeoutError when the next one takes longer than `seconds`. Closing this
+    closes `events` too, so wrappers below (a recorder's tee) finish promptly."""
     import asyncio
 
     iterator = aiter(events)
-    while True:
-        try:
-            async with asyncio.timeout(seconds):
-                event = await anext(iterator)
-        except StopAsyncIteration:
-            return
-        yield event
+    try:
+        while True:
+            try:
+                async with asyncio.timeout(seconds):
+                    event = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            yield event
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
 
 
 async def send_with_retries(

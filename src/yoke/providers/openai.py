@@ -14,7 +14,14 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message, result_text
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.http import RetryPolicy, WireCall, is_retryable, one_line, run_call
+from yoke.providers.http import (
+    RetryPolicy,
+    WireCall,
+    is_retryable,
+    one_line,
+    prompt_too_long_message,
+    run_call,
+)
 from yoke.providers.openai_stream import OpenAIAssembler
 from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
 
@@ -120,7 +127,7 @@ def openai_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
         )
     too_long = ("context_length_exceeded", "string_above_max_length")
     if status == 413 or code in too_long or "context length" in lowered or "context window" in lowered:
-        return ProviderError("prompt_too_long", f"Prompt is too long: {message}", status)
+        return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
     if status == 429:
         return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
     if status >= 500 or status in (408, 409):

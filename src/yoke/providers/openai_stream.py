@@ -28,7 +28,7 @@ from yoke.providers.base import (
     ToolInputDelta,
     Usage,
 )
-from yoke.providers.http import MidStreamError, one_line
+from yoke.providers.http import MidStreamError, one_line, prompt_too_long_message
 from yoke.providers.sse import SSEEvent
 from yoke.providers.transport import StreamInterrupted
 
@@ -228,7 +228,7 @@ def _stream_error(error: Any) -> MidStreamError:
     else:
         message, code = one_line(str(error)), ""
     if code == "context_length_exceeded" or "context length" in message.lower():
-        return MidStreamError(ProviderError("prompt_too_long", f"Prompt is too long: {message}"), False)
+        return MidStreamError(ProviderError("prompt_too_long", prompt_too_long_message(message)), False)
     retryable = code in ("server_error", "rate_limit_exceeded", "") or "overloaded" in message.lower()
     kind = "rate_limit" if code == "rate_limit_exceeded" else "server"
     return MidStreamError(ProviderError(kind, f"API error mid-stream: {message}"), retryable)

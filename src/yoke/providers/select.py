@@ -71,10 +71,6 @@ def resolve_provider(
         base_url = env.get("ANTHROPIC_BASE_URL") or None
     elif provider == "openai":
         base_url = env.get("OPENAI_BASE_URL") or None
-    if provider == "replay" and not replay_path:
-        raise ProviderError(
-            "config", "the replay provider needs a cassette: pass --replay FILE or set YOKE_REPLAY"
-        )
     return ProviderConfig(provider, model, base_url, replay_path if provider == "replay" else None, env)
 
 
@@ -95,9 +91,15 @@ def make_provider(config: ProviderConfig, transport: Any = None) -> Provider:
 
         return CloudProvider.from_env(config.provider, env)  # type: ignore[arg-type]
     if config.provider == "replay":
+        from pathlib import Path
+
         from yoke.providers.replay import ReplayProvider
 
-        return ReplayProvider(config.replay_path)  # type: ignore[no-any-return]
+        if not config.replay_path:
+            raise ProviderError(
+                "config", "the replay provider needs a cassette: pass --replay FILE or set YOKE_REPLAY"
+            )
+        return ReplayProvider(Path(config.replay_path))
     raise _unknown(config.provider)
 
 

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
 
 if TYPE_CHECKING:
@@ -118,6 +119,9 @@ class HttpxTransport:
         try:
             built = client.build_request(request.method, request.url, headers=headers, json=request.body)
             response = await client.send(built, stream=True)
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
+            # A malformed base URL will not get better by retrying.
+            raise ProviderError("config", f"invalid API URL {request.url!r}: {exc}") from None
         except httpx.HTTPError as exc:
             raise ConnectionFailure(describe_http_error(exc)) from exc
         except OSError as exc:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 
-class CheckpointError(Exception):
+class CheckpointError(ValueError):
     """A checkpoint could not be written or restored (one line for the user)."""
 
 

@@ -32,7 +32,7 @@ NOT_A_PROMPT_PREFIXES = (
 MIN_PREFIX = 4
 
 
-class SessionError(Exception):
+class SessionError(LookupError):
     """A session could not be found or read (the message is one line that says what to do)."""
 
 

@@ -204,6 +204,13 @@ class _HTTPServer(ThreadingHTTPServer):
         self._connections_lock = threading.Lock()
         super().__init__(address, handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client hanging up on a kept-alive connection is normal, not worth a traceback
+        super().handle_error(request, client_address)
+
     def track(self, connection: Any, open_: bool) -> None:
         with self._connections_lock:
             if open_:

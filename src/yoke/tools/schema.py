@@ -31,3 +31,21 @@ class ToolInput(BaseModel):
     """Base for tool input models: unknown keys rejected, dashed aliases accepted by field name too."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, json_schema_extra=_tidy)
+
+
+def inline_definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with `$ref`s to `$defs` replaced by the definitions themselves: some model APIs (and
+    models) handle a self-contained schema better, and Claude Code's schemas are written that way."""
+    definitions = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return resolve(definitions[ref.removeprefix("#/$defs/")])
+            return {k: resolve(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        return node
+
+    return resolve(schema)

@@ -1,38 +1,50 @@
-"""Yoke's built-in tools. Each module defines one tool or a small family; `builtin_tools()` builds them all."""
+"""Yoke's built-in tools. Each module defines one tool or a small family; `builtin_tools()` builds them all.
+
+Tools come as lazy stand-ins built from `manifest.json` (see `yoke.tools.lazy`), so a run imports a tool's
+module, and pydantic, only once the model calls it. After changing a tool, regenerate the manifest with
+`python -m yoke.tools.builtin.manifest` (a test checks it is current; a stale one just loads eagerly).
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from yoke.tools.base import Tool
 
+MANIFEST = Path(__file__).with_name("manifest.json")
 
-def builtin_tools() -> list[Tool]:
+# (module, class), in the order the model sees the tools.
+BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
+    ("yoke.tools.builtin.bash", "BashTool"),
+    ("yoke.tools.builtin.glob", "GlobTool"),
+    ("yoke.tools.builtin.grep", "GrepTool"),
+    ("yoke.tools.builtin.read", "ReadTool"),
+    ("yoke.tools.builtin.edit", "EditTool"),
+    ("yoke.tools.builtin.edit", "MultiEditTool"),
+    ("yoke.tools.builtin.write", "WriteTool"),
+    ("yoke.tools.builtin.notebook", "NotebookEditTool"),
+    ("yoke.tools.builtin.tasks", "TaskOutputTool"),
+    ("yoke.tools.builtin.tasks", "TaskStopTool"),
+    ("yoke.tools.builtin.web_fetch", "WebFetchTool"),
+    ("yoke.tools.builtin.web_search", "WebSearchTool"),
+    ("yoke.tools.builtin.todo", "TodoWriteTool"),
+    ("yoke.tools.builtin.ask", "AskUserQuestionTool"),
+    ("yoke.tools.builtin.plan", "ExitPlanModeTool"),
+)
+
+
+def builtin_tools(lazy: bool = True) -> list[Tool]:
     """One instance of every built-in tool, in the order the model sees them."""
-    from yoke.tools.builtin.ask import AskUserQuestionTool
-    from yoke.tools.builtin.bash import BashTool
-    from yoke.tools.builtin.edit import EditTool, MultiEditTool
-    from yoke.tools.builtin.glob import GlobTool
-    from yoke.tools.builtin.grep import GrepTool
-    from yoke.tools.builtin.plan import ExitPlanModeTool
-    from yoke.tools.builtin.read import ReadTool
-    from yoke.tools.builtin.tasks import TaskOutputTool, TaskStopTool
-    from yoke.tools.builtin.todo import TodoWriteTool
-    from yoke.tools.builtin.web_fetch import WebFetchTool
-    from yoke.tools.builtin.web_search import WebSearchTool
-    from yoke.tools.builtin.write import WriteTool
+    if lazy:
+        from yoke.tools.lazy import LazyTool, load_manifest
 
-    return [
-        BashTool(),
-        GlobTool(),
-        GrepTool(),
-        ReadTool(),
-        EditTool(),
-        MultiEditTool(),
-        WriteTool(),
-        TaskOutputTool(),
-        TaskStopTool(),
-        WebFetchTool(),
-        WebSearchTool(),
-        TodoWriteTool(),
-        AskUserQuestionTool(),
-        ExitPlanModeTool(),
-    ]
+        entries = load_manifest(MANIFEST)
+        if entries is not None and [(e["module"], e["class"]) for e in entries] == list(BUILTIN_TOOLS):
+            return [LazyTool(e) for e in entries]
+    return eager_tools()
+
+
+def eager_tools() -> list[Tool]:
+    import importlib
+
+    return [getattr(importlib.import_module(module), cls)() for module, cls in BUILTIN_TOOLS]

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.schema import ToolInput
 
 DESCRIPTION = """\
 Asks the user one to four multiple-choice questions and waits for the answers. Use it when a decision is \
@@ -26,7 +27,7 @@ NOT_AVAILABLE = (
 )
 
 
-class QuestionOption(BaseModel):
+class QuestionOption(ToolInput):
     model_config = ConfigDict(extra="allow")
 
     label: str = Field(description="The choice as the user sees it (1-5 words)")
@@ -34,7 +35,7 @@ class QuestionOption(BaseModel):
     preview: str | None = Field(default=None, description="Optional content to show for this option")
 
 
-class Question(BaseModel):
+class Question(ToolInput):
     model_config = ConfigDict(extra="allow")
 
     question: str = Field(description="The full question, ending with a question mark")
@@ -43,7 +44,7 @@ class Question(BaseModel):
     multiSelect: bool = Field(default=False, description="Whether several options may be chosen")
 
 
-class AskUserQuestionInput(BaseModel):
+class AskUserQuestionInput(ToolInput):
     model_config = ConfigDict(extra="allow")
 
     questions: list[Question] = Field(min_length=1, max_length=4, description="1-4 questions to ask")
@@ -72,9 +73,8 @@ class AskUserQuestionTool(Tool):
         if answers is None:
             return ToolResult(NOT_AVAILABLE, data={"questions": questions, "answers": {}})
         answered = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())
-        text = (
-            f"The user answered your questions: {answered}. Continue with these answers in mind."
-            if answers
-            else "The user closed the questions without answering. Ask again differently or continue as best you can."
-        )
+        if answers:
+            text = f"The user answered your questions: {answered}. Go on with these answers in mind."
+        else:
+            text = "The user closed the questions without answering. Ask differently or carry on."
         return ToolResult(text, data={"questions": questions, "answers": dict(answers)})

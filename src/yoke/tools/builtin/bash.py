@@ -7,9 +7,10 @@ import shlex
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.schema import ToolInput
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
 from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_note, read_capped
 from yoke.tools.shell.script import command_env, wrap_command
@@ -38,9 +39,9 @@ DESCRIPTION = """\
 Runs a bash command and returns its output (stdout and stderr together) and, when it is not 0, its exit code.
 
 How commands run:
-- Each call starts a fresh bash process. The working directory carries over from one call to the next as long \
-as it stays inside the project's working directories (otherwise it is reset and you are told). Environment \
-variables, shell options and `source`d settings do NOT carry over; set them in the same command \
+- Each call starts a fresh bash process. The working directory carries over from one call to the next \
+as long as it stays inside the project's working directories (otherwise it is reset and you are told). \
+Environment variables, shell options and `source`d settings do NOT carry over; set them in the same command \
 (`export X=1 && ...`). Aliases and functions from the user's ~/.bashrc are available.
 - Standard input is empty: interactive programs and prompts get end-of-file. Avoid flags that open an editor \
 or a pager (`git rebase -i`, `git add -i`); pass `--no-pager` or pipe to `cat` where needed.
@@ -50,9 +51,9 @@ stopped instead).
 - Output longer than 30000 characters keeps its start and end; the middle is left out and the full output is \
 saved to a file whose path is given, which you can Read or Grep.
 
-Background commands: set `run_in_background` for servers, watchers and long builds. You get a task id at once; \
-read new output with TaskOutput, stop it with TaskStop. Do not add `&` yourself. Background tasks are stopped \
-when the session ends.
+Background commands: set `run_in_background` for servers, watchers and long builds. You get a task id at \
+once; read new output with TaskOutput, stop it with TaskStop. Do not add `&` yourself. Background tasks are \
+stopped when the session ends.
 
 Good practice:
 - Prefer the dedicated tools for files: Read rather than cat/head/tail, Edit or Write rather than sed/awk or \
@@ -60,14 +61,12 @@ echo redirection, Glob rather than find or ls for finding files, Grep rather tha
 - Quote paths that contain spaces with double quotes. Prefer absolute paths to `cd`.
 - Chain commands that depend on each other with `&&` in one call; independent commands can go in separate \
 calls made together.
-- Give `description`: 5-10 words saying what the command does, in the active voice (e.g. "Run the unit tests").
+- Give `description`: 5-10 words saying what the command does, in the active voice ("Run the unit tests").
 - Never run destructive commands (rm -rf, git reset --hard, force pushes) unless the user asked for them.\
 """
 
 
-class BashInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class BashInput(ToolInput):
     command: str = Field(description="The command to run")
     timeout: float | None = Field(default=None, description="Optional timeout in milliseconds (max 600000)")
     description: str | None = Field(

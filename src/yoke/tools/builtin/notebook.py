@@ -43,7 +43,8 @@ new cell after cell_id (at the start when cell_id is omitted) and needs cell_typ
 class NotebookEditInput(ToolInput):
     notebook_path: str = Field(description="The absolute path of the Jupyter notebook to edit")
     cell_id: str | None = Field(
-        None, description="The id of the cell to edit; for insert, the new cell goes after it (or first if omitted)"
+        None,
+        description="The id of the cell to edit; for insert, the new cell goes after it (or first if omitted)",
     )
     new_source: str = Field(description="The new source of the cell")
     cell_type: Literal["code", "markdown"] | None = Field(
@@ -131,7 +132,11 @@ def cell_id_of(cell: dict[str, Any], index: int) -> str:
 
 def notebook_language(nb: dict[str, Any]) -> str:
     meta = nb.get("metadata") or {}
-    return (meta.get("language_info") or {}).get("name") or (meta.get("kernelspec") or {}).get("language") or "python"
+    return (
+        (meta.get("language_info") or {}).get("name")
+        or (meta.get("kernelspec") or {}).get("language")
+        or "python"
+    )
 
 
 def _find_cell(cells: list[dict[str, Any]], wanted: str) -> int:
@@ -141,7 +146,9 @@ def _find_cell(cells: list[dict[str, Any]], wanted: str) -> int:
     by_index = _INDEX_ID.fullmatch(wanted.strip())
     if by_index and int(by_index.group(1)) < len(cells):
         return int(by_index.group(1))
-    raise ToolError(f'Cell with ID "{wanted}" not found in notebook ({len(cells)} cells). Read it to see the ids.')
+    raise ToolError(
+        f'Cell with ID "{wanted}" not found in notebook ({len(cells)} cells). Read it to see the ids.'
+    )
 
 
 def _source_lines(source: str) -> list[str]:
@@ -216,10 +223,14 @@ def read_notebook(path: Path, ctx: ToolContext) -> ToolResult:
             }
         )
     if not blocks:
-        blocks.append({"type": "text", "text": "<system-reminder>The notebook has no cells.</system-reminder>"})
+        blocks.append(
+            {"type": "text", "text": "<system-reminder>The notebook has no cells.</system-reminder>"}
+        )
     has_images = any(b["type"] == "image" for b in blocks)
     content: str | list[dict[str, Any]] = blocks if has_images else "\n\n".join(b["text"] for b in blocks)
-    return ToolResult(content, data={"type": "notebook", "file": {"filePath": str(path), "cells": cells_data}})
+    return ToolResult(
+        content, data={"type": "notebook", "file": {"filePath": str(path), "cells": cells_data}}
+    )
 
 
 def _joined(source: Any) -> str:
@@ -244,7 +255,10 @@ def _render_output(output: dict[str, Any]) -> dict[str, Any]:
                     rendered["image"] = {"media_type": media_type, "data": encoded}
                 break
     if len(text) > MAX_OUTPUT_CHARS:
-        text = text[:MAX_OUTPUT_CHARS] + f"\n… [output truncated: {len(text) - MAX_OUTPUT_CHARS} more characters]"
+        text = (
+            text[:MAX_OUTPUT_CHARS]
+            + f"\n… [output truncated: {len(text) - MAX_OUTPUT_CHARS} more characters]"
+        )
     rendered["text"] = text.rstrip("\n")
     return rendered
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.schema import ToolInput
 
 PLAN_KEY = "plan"  # SessionState.extras: the plan most recently presented
 PLAN_FILE_KEY = "plan_file"  # SessionState.extras: a file the plan was written to, if the front-end keeps one
@@ -27,7 +28,7 @@ NOT_AVAILABLE = (
 )
 
 
-class ExitPlanModeInput(BaseModel):
+class ExitPlanModeInput(ToolInput):
     model_config = ConfigDict(extra="allow")  # newer versions send allowedPrompts and other keys
 
     plan: str | None = Field(default=None, description="The plan to present, in Markdown")
@@ -63,8 +64,8 @@ class ExitPlanModeTool(Tool):
             ctx.session.extras[PLAN_KEY] = plan
             data["plan"] = plan
         text = (
-            "The user approved your plan. You can now start implementing it; keep track of the steps with the "
-            f"todo list if there are several.\n\nApproved plan:\n{plan}"
+            "The user approved your plan. You can now start implementing it; keep track of the steps with "
+            f"the todo list if there are several.\n\nApproved plan:\n{plan}"
         )
         return ToolResult(text, data={**data, "approved": True})
 

@@ -88,7 +88,9 @@ class ReadTool(Tool):
         if not path.exists():
             raise ToolError(not_found_message(path, ctx))
         if path.is_dir():
-            raise ToolError(f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash.")
+            raise ToolError(
+                f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash."
+            )
         suffix = path.suffix.lower()
         if input.pages is not None and suffix != ".pdf":
             raise ToolError("pages applies only to PDF files; use offset and limit for other files.")
@@ -212,7 +214,7 @@ def _read_pdf(path: Path, pages: str | None, ctx: ToolContext) -> ToolResult:
     if pages is None:
         if total > PDF_PAGES_WITHOUT_RANGE:
             raise ToolError(
-                f"This PDF has {total} pages; read it in parts with pages (e.g. pages=\"1-10\"), "
+                f'This PDF has {total} pages; read it in parts with pages (e.g. pages="1-10"), '
                 f"at most {PDF_PAGES_PER_CALL} pages per call."
             )
         numbers = list(range(1, total + 1))
@@ -224,7 +226,9 @@ def _read_pdf(path: Path, pages: str | None, ctx: ToolContext) -> ToolResult:
             text = reader.pages[number - 1].extract_text() or ""
         except Exception as e:
             text = f"[text extraction failed: {e}]"
-        parts.append(f"--- Page {number} of {total} ---\n{text.strip() or '[no extractable text on this page]'}")
+        parts.append(
+            f"--- Page {number} of {total} ---\n{text.strip() or '[no extractable text on this page]'}"
+        )
     remember(ctx, path, file_state(st, data, partial=len(numbers) < total))
     file_data = {"filePath": str(path), "originalSize": size, "numPages": total, "pages": numbers}
     return ToolResult("\n\n".join(parts), data={"type": "pdf", "file": file_data})
@@ -238,7 +242,9 @@ def parse_pages(spec: str, total: int) -> list[int]:
         try:
             lo, hi = int(first), int(last or first)
         except ValueError:
-            raise ToolError(f'Invalid pages value "{spec}": use a page or a range such as "3" or "1-5".') from None
+            raise ToolError(
+                f'Invalid pages value "{spec}": use a page or a range such as "3" or "1-5".'
+            ) from None
         if lo < 1 or hi < lo:
             raise ToolError(f'Invalid page range "{part}": pages count from 1 and ranges go upwards.')
         if lo > total:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.schema import ToolInput
 from yoke.tools.shell.output import max_output_chars, persisted_note
 from yoke.tools.shell.script import settings_env
 from yoke.tools.shell.state import task_manager
@@ -19,8 +20,8 @@ MAX_WAIT_MS = 600_000
 
 TASK_OUTPUT_DESCRIPTION = """\
 Reads what a background task (a Bash command run with run_in_background, or one moved to the background \
-when it timed out) has printed since you last checked, with its status: running, completed, failed or killed, \
-and its exit code once it has ended.
+when it timed out) has printed since you last checked, with its status: running, completed, failed or \
+killed, and its exit code once it has ended.
 - By default waits (`block`, up to `timeout` milliseconds, 30000 unless given) for the task to finish; pass \
 `block: false` to look without waiting.
 - Each call returns only new output. The task's full output is also in the file named when it started.\
@@ -32,7 +33,7 @@ process it started. Use it for servers or watchers you no longer need and for ta
 """
 
 
-class TaskOutputInput(BaseModel):
+class TaskOutputInput(ToolInput):
     task_id: str | None = Field(default=None, description="The id of the background task")
     block: bool | None = Field(default=None, description="Wait for the task to finish (default true)")
     timeout: float | None = Field(
@@ -140,7 +141,7 @@ def _legacy_result(task: ShellTask, output: str) -> ToolResult:
     return ToolResult("\n".join(lines), data=data)
 
 
-class TaskStopInput(BaseModel):
+class TaskStopInput(ToolInput):
     task_id: str | None = Field(default=None, description="The id of the background task to stop")
     shell_id: str | None = Field(default=None, description="Deprecated: use task_id")
 

@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.schema import ToolInput
 
 TODOS_KEY = "todos"  # SessionState.extras entry holding the current list (kept across compaction)
 
@@ -20,13 +21,13 @@ up mid-task; skip it for a single quick change or a question.
 - Each item has `content` (imperative: "Run the tests"), `activeForm` (present continuous, shown while it is \
 being worked on: "Running the tests") and `status`: pending, in_progress or completed.
 - Keep exactly one item in_progress while you work. Mark an item completed as soon as it is done (not in \
-batches later), and only when it is fully done: tests pass, nothing left unfinished. If you are blocked, keep \
-it in_progress and add an item for what must be resolved.
+batches later), and only when it is fully done: tests pass, nothing left unfinished. If you are blocked, \
+keep it in_progress and add an item for what must be resolved.
 - Remove items that no longer apply; add new ones as you discover them.\
 """
 
 
-class TodoItem(BaseModel):
+class TodoItem(ToolInput):
     model_config = ConfigDict(extra="allow")  # 1.0.x items also carried id and priority
 
     content: str = Field(min_length=1, description="What to do, in the imperative")
@@ -34,7 +35,7 @@ class TodoItem(BaseModel):
     activeForm: str = Field(min_length=1, description="The same task in present continuous form")
 
 
-class TodoWriteInput(BaseModel):
+class TodoWriteInput(ToolInput):
     todos: list[TodoItem] = Field(description="The whole updated todo list")
 
 

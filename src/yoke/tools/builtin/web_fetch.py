@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.schema import ToolInput
 
 MAX_MARKDOWN_CHARS = 90_000
 CACHE_KEY = "web_fetch_cache"
@@ -28,7 +29,7 @@ the `gh` command through Bash when it is installed.\
 """
 
 
-class WebFetchInput(BaseModel):
+class WebFetchInput(ToolInput):
     url: str = Field(description="The URL to fetch")
     prompt: str = Field(description="What to extract from or ask about the page")
     offset: int | None = Field(default=None, ge=0, description="Character position to start reading at")
@@ -68,7 +69,8 @@ class WebFetchTool(Tool):
         if result is None:
             result = (
                 f"Content of {page.url} as Markdown. No small model is configured to apply your prompt "
-                f"({input.prompt!r}), so read the page with it in mind.\n\n{window or '(the page has no text)'}"
+                f"({input.prompt!r}), so read the page with it in mind.\n\n"
+                f"{window or '(the page has no text)'}"
             )
         result += note
         data = {

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.schema import ToolInput
 
 DESCRIPTION = """\
 Searches the web and returns result titles, links and snippets. Use it for information newer than your \
@@ -22,7 +23,7 @@ as Markdown links ([title](url)).
 """
 
 
-class WebSearchInput(BaseModel):
+class WebSearchInput(ToolInput):
     query: str = Field(min_length=2, description="The search query")
     allowed_domains: list[str] | None = Field(
         default=None, description="Only include results from these domains"
@@ -64,7 +65,8 @@ class WebSearchTool(Tool):
             "",
             "Links: " + json.dumps([{"title": h.title, "url": h.url} for h in hits], ensure_ascii=False),
             "",
-            'REMINDER: end your answer with a "Sources:" section listing the pages you used as Markdown links.',
+            'REMINDER: end your answer with a "Sources:" section listing the pages you used, '
+            "as Markdown links.",
         ]
         data = {
             "query": input.query,

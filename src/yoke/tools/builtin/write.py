@@ -33,7 +33,9 @@ complete rewrites.
 
 
 class WriteInput(ToolInput):
-    file_path: str = Field(description="The absolute path of the file to write (must be absolute, not relative)")
+    file_path: str = Field(
+        description="The absolute path of the file to write (must be absolute, not relative)"
+    )
     content: str = Field(description="The content to write to the file")
 
 

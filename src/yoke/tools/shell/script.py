@@ -56,6 +56,7 @@ source "$1" </dev/null >/dev/null 2>&1
   done
   alias -p
 } >| "$2"
+unset HISTFILE  # leave the user's shell history alone
 """
 
 
@@ -72,7 +73,8 @@ async def make_snapshot(rc_file: Path, out: Path, env: dict[str, str]) -> Path |
 
     try:
         proc = await asyncio.create_subprocess_exec(
-            bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP, "yoke-snapshot", str(rc_file), str(out),
+            bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP,
+            "yoke-snapshot", str(rc_file), str(out),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,

@@ -79,10 +79,13 @@ def same_site(url: str, target: str) -> bool:
 
 
 async def fetch(
-    url: str, *, timeout_s: float = TIMEOUT_S, max_bytes: int = MAX_BYTES
+    url: str, *, timeout_s: float | None = None, max_bytes: int | None = None
 ) -> FetchedPage | CrossHostRedirect:
+    """GET `url`, following redirects that stay on the same site and reporting any that leave it."""
     import httpx
 
+    timeout_s = timeout_s or TIMEOUT_S
+    max_bytes = max_bytes or MAX_BYTES
     headers = {"User-Agent": USER_AGENT, "Accept": "text/markdown, text/html;q=0.9, */*;q=0.8"}
     # Proxy settings are for the outside world; a loopback address must be reached directly.
     trust_env = not is_loopback(urlsplit(url).hostname)
@@ -111,15 +114,19 @@ async def fetch(
 async def _read_limited(response, max_bytes: int) -> bytes:
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > max_bytes:
-        raise ToolError(f"The page is {int(declared)} bytes, over the {max_bytes // (1024 * 1024)} MB limit.")
+        raise ToolError(f"The page is {int(declared)} bytes, over the {_size_text(max_bytes)} limit.")
     chunks: list[bytes] = []
     size = 0
     async for chunk in response.aiter_bytes():
         size += len(chunk)
         if size > max_bytes:
-            raise ToolError(f"The page is larger than the {max_bytes // (1024 * 1024)} MB limit.")
+            raise ToolError(f"The page is larger than the {_size_text(max_bytes)} limit.")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _size_text(n: int) -> str:
+    return f"{n // (1024 * 1024)} MB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
 def _reason(response) -> str:

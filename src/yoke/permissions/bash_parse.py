@@ -1,0 +1,514 @@
+"""Turn a bash command line into the simple commands and redirections it would run, with tree-sitter-bash.
+
+The walker knows a closed set of node types; anything else (a parse error, a construct it does not follow)
+is recorded as a problem, and a command with problems is never auto-allowed. Command substitutions,
+process substitutions, subshells, function bodies, loop bodies and here-document expansions all contribute
+their commands; words keep their literal value where it is static and their source text where it is not.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_COMMAND_CHARS = 10_000
+
+_STATEMENT_CONTAINERS = frozenset(
+    {
+        "program",
+        "list",
+        "pipeline",
+        "subshell",
+        "do_group",
+        "if_statement",
+        "elif_clause",
+        "else_clause",
+        "while_statement",
+        "negated_command",
+        "case_item",
+    }
+)
+_WORDISH = frozenset(
+    {
+        "word",
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+        "concatenation",
+        "number",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "process_substitution",
+        "arithmetic_expansion",
+        "brace_expression",
+    }
+)
+_WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
+_READ_OPS = frozenset({"<", "<&"})
+_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f"}
+_ANSI_ESCAPES |= {"v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+@dataclass(slots=True)
+class Word:
+    """One shell word: its literal value (dynamic parts kept as source text) and how the shell treats it."""
+
+    text: str
+    static: bool = True  # no parameter, command or arithmetic expansion
+    glob: bool = False  # an unquoted *, ? or [ (pathname expansion may apply)
+    brace: bool = False  # an unquoted brace expansion
+    tilde: bool = False  # an unquoted leading ~ (tilde expansion applies)
+    procsub: bool = False  # a process substitution: a /dev/fd path at run time
+
+
+@dataclass(slots=True)
+class Redirect:
+    op: str
+    target: Word | None  # None for fd duplications (2>&1) and here-strings
+    fd: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.op in _WRITE_OPS and self.target is not None
+
+    @property
+    def reads(self) -> bool:
+        return self.op in _READ_OPS and self.target is not None
+
+
+@dataclass(slots=True)
+class SimpleCommand:
+    """A command as the shell runs it: leading assignments, argv words."""
+
+    kind: str  # "command", "assignment", "declaration", "unset", "test", "arith"
+    words: list[Word] = field(default_factory=list)
+    assignments: list[tuple[str, Word]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(slots=True)
+class ParsedCommand:
+    commands: list[SimpleCommand] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+    functions: list[str] = field(default_factory=list)  # names defined in the command itself
+    problems: list[str] = field(default_factory=list)  # why the command cannot be fully analysed
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter_bash
+    from tree_sitter import Language, Parser
+
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_bash(command: str) -> ParsedCommand:
+    """Parse `command`; problems are listed, never raised."""
+    result = ParsedCommand()
+    if len(command) > MAX_COMMAND_CHARS:
+        result.problems.append(f"the command is longer than {MAX_COMMAND_CHARS:,} characters")
+        return result
+    if "\0" in command:
+        result.problems.append("the command contains a NUL character")
+        return result
+    try:
+        tree = _parser().parse(command.encode("utf-8", "surrogatepass"))
+    except (ImportError, OSError) as exc:  # pragma: no cover - missing optional parser
+        result.problems.append(f"the bash parser is unavailable ({exc})")
+        return result
+    root = tree.root_node
+    if root.has_error:
+        result.problems.append("the command could not be parsed")
+        return result
+    _Walker(result).statements(root)
+    return result
+
+
+class _Walker:
+    def __init__(self, result: ParsedCommand) -> None:
+        self.out = result
+        self.backtick_depth = 0
+
+    def problem(self, text: str) -> None:
+        if text not in self.out.problems:
+            self.out.problems.append(text)
+
+    # statements ---------------------------------------------------------------------------------------
+
+    def statements(self, node: Any) -> None:
+        for child in node.named_children:
+            self.statement(child)
+
+    def statement(self, node: Any) -> None:
+        kind = node.type
+        if kind == "comment":
+            return
+        if kind in _STATEMENT_CONTAINERS:
+            self.statements(node)
+        elif kind == "command":
+            self.command(node)
+        elif kind == "redirected_statement":
+            self.redirected(node)
+        elif kind == "compound_statement":
+            self.compound(node)
+        elif kind in ("variable_assignment", "variable_assignments"):
+            self.assignments_only(node)
+        elif kind == "declaration_command":
+            self.declaration(node)
+        elif kind == "unset_command":
+            words = [Word(node.children[0].type)] + [self.word(c) for c in node.named_children]
+            self.out.commands.append(SimpleCommand("unset", words))
+        elif kind == "test_command":
+            self.expression("test", node)
+        elif kind in ("for_statement", "c_style_for_statement"):
+            self.loop(node)
+        elif kind == "case_statement":
+            self.case(node)
+        elif kind == "function_definition":
+            self.function(node)
+        elif kind in _WORDISH:
+            self.word(node)  # e.g. a bare `$(cmd)` statement
+        else:
+            self.problem(f"unsupported shell construct `{kind}`")
+
+    def command(self, node: Any) -> None:
+        cmd = SimpleCommand("command")
+        for child in node.named_children:
+            kind = child.type
+            if kind == "variable_assignment":
+                cmd.assignments.append(self.assignment(child))
+            elif kind == "command_name":
+                if child.named_child_count != 1:
+                    self.problem("a command name the analyser cannot read")
+                    return
+                cmd.words.append(self.word(child.named_children[0]))
+            elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                self.redirect(child)
+            elif kind in _WORDISH or kind in ("regex", "extglob_pattern"):
+                cmd.words.append(self.word(child))
+            elif kind == "comment":
+                continue
+            else:
+                self.problem(f"unsupported shell construct `{kind}` in a command")
+        if not cmd.words and cmd.assignments:
+            cmd.kind = "assignment"
+        self.out.commands.append(cmd)
+
+    def redirected(self, node: Any) -> None:
+        for child in node.named_children:
+            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+                self.redirect(child)
+            else:
+                self.statement(child)
+
+    def compound(self, node: Any) -> None:
+        first = node.children[0].type if node.children else ""
+        if first == "((":
+            self.expression("arith", node)
+        else:
+            self.statements(node)
+
+    def assignments_only(self, node: Any) -> None:
+        nodes = node.named_children if node.type == "variable_assignments" else [node]
+        cmd = SimpleCommand("assignment", assignments=[self.assignment(n) for n in nodes])
+        self.out.commands.append(cmd)
+
+    def declaration(self, node: Any) -> None:
+        cmd = SimpleCommand("declaration", [Word(node.children[0].text.decode())])
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                cmd.assignments.append(self.assignment(child))
+            elif child.type == "variable_name":
+                cmd.words.append(Word(child.text.decode()))
+            else:
+                cmd.words.append(self.word(child))
+        self.out.commands.append(cmd)
+
+    def expression(self, kind: str, node: Any) -> None:
+        """`[[ ]]` and `(( ))`: record their words; any expansion inside makes them not read-only."""
+        dynamic = False
+        for sub in _descendants(node):
+            if sub.type in ("command_substitution", "process_substitution"):
+                self.word(sub)
+                dynamic = True
+            elif sub.type in ("simple_expansion", "expansion", "arithmetic_expansion"):
+                dynamic = True
+        self.out.commands.append(SimpleCommand(kind, [Word(node.text.decode(), static=not dynamic)]))
+
+    def loop(self, node: Any) -> None:
+        for child in node.named_children:
+            if child.type == "do_group":
+                self.statements(child)
+            elif child.type == "compound_statement":
+                self.compound(child)
+            elif child.type == "variable_name":
+                continue
+            elif child.type in _WORDISH:
+                self.word(child)
+            else:
+                self.expression("arith", child)
+
+    def case(self, node: Any) -> None:
+        for child in node.named_children:
+            if child.type == "case_item":
+                for sub in child.named_children:
+                    if sub.type in _WORDISH or sub.type == "extglob_pattern":
+                        self.word(sub)
+                    else:
+                        self.statement(sub)
+            else:
+                self.word(child)
+
+    def function(self, node: Any) -> None:
+        named = node.named_children
+        if named and named[0].type == "word":
+            self.out.functions.append(named[0].text.decode())
+        for child in named[1:]:
+            self.statement(child)
+
+    def assignment(self, node: Any) -> tuple[str, Word]:
+        named = node.named_children
+        name = named[0].text.decode() if named else ""
+        if named and named[0].type == "subscript":
+            self.word(named[0])  # a[$(cmd)]=x runs cmd
+            name = named[0].named_children[0].text.decode() if named[0].named_children else name
+        value = Word("")
+        for child in named[1:]:
+            if child.type == "array":
+                parts = [self.word(c) for c in child.named_children]
+                value = Word(" ".join(p.text for p in parts), static=all(p.static for p in parts))
+            else:
+                value = self.word(child)
+        return name, value
+
+    # redirections -------------------------------------------------------------------------------------
+
+    def redirect(self, node: Any) -> None:
+        if node.type == "herestring_redirect":
+            for child in node.named_children:
+                self.word(child)
+            return
+        if node.type == "heredoc_redirect":
+            self.heredoc(node)
+            return
+        fd = None
+        op = ""
+        targets: list[Word] = []
+        for child in node.children:
+            if child.type == "file_descriptor":
+                fd = child.text.decode()
+            elif not child.is_named:
+                op = child.type
+            elif child.type == "number" and op in (">&", "<&"):
+                continue  # 2>&1: a descriptor, not a file
+            else:
+                targets.append(self.word(child))
+        if len(targets) > 1:
+            self.problem("a redirection followed by extra words")
+            return
+        self.out.redirects.append(Redirect(op, targets[0] if targets else None, fd))
+
+    def heredoc(self, node: Any) -> None:
+        quoted = False
+        for child in node.named_children:
+            kind = child.type
+            if kind == "heredoc_start":
+                quoted = any(q in child.text.decode() for q in ("'", '"', "\\"))
+            elif kind == "heredoc_body":
+                if not quoted:
+                    self.heredoc_body(child)
+            elif kind == "heredoc_end":
+                continue
+            elif kind in ("file_redirect", "herestring_redirect"):
+                self.redirect(child)
+            else:
+                self.statement(child)  # the rest of the line: `cat <<EOF | grep x > out`
+
+    def heredoc_body(self, node: Any) -> None:
+        if "`" in node.text.decode():
+            self.problem("backquotes inside a here-document")
+        for sub in node.named_children:
+            if sub.type in ("command_substitution", "expansion", "arithmetic_expansion"):
+                self.word(sub)
+
+    # words --------------------------------------------------------------------------------------------
+
+    def word(self, node: Any) -> Word:
+        kind = node.type
+        text = node.text.decode()
+        if kind == "word":
+            return _plain_word(text, self)
+        if kind == "number":
+            return Word(text)
+        if kind == "raw_string":
+            return Word(text[1:-1])
+        if kind == "ansi_c_string":
+            return Word(_ansi_c(text[2:-1]))
+        if kind in ("string", "translated_string"):
+            return self.double_quoted(node)
+        if kind == "concatenation":
+            parts = [self.word(c) for c in node.named_children]
+            if text.startswith(("'", '"', "$'")) or not parts:
+                tilde = False
+            else:
+                tilde = parts[0].tilde
+            return Word(
+                "".join(p.text for p in parts),
+                static=all(p.static for p in parts),
+                glob=any(p.glob for p in parts),
+                brace=any(p.brace for p in parts) or ("{" in text and "}" in text and _has_unquoted_brace(node)),
+                tilde=tilde,
+            )
+        if kind in ("simple_expansion", "expansion", "arithmetic_expansion"):
+            if kind == "expansion" and "@P" in text.replace(" ", ""):
+                self.problem("prompt expansion ${var@P}")
+            self.nested(node)
+            return Word(text, static=False)
+        if kind == "command_substitution":
+            self.substitution(node)
+            return Word(text, static=False)
+        if kind == "process_substitution":
+            self.substitution(node)
+            return Word(text, static=False, procsub=True)
+        if kind == "brace_expression":
+            return Word(text, brace=True)
+        if kind in ("regex", "extglob_pattern", "variable_name", "special_variable_name"):
+            return Word(text, static=kind != "special_variable_name")
+        if kind == "subscript":
+            self.nested(node)
+            return Word(text, static=False)
+        self.problem(f"unsupported shell construct `{kind}` in a word")
+        return Word(text, static=False)
+
+    def double_quoted(self, node: Any) -> Word:
+        pieces: list[str] = []
+        static = True
+        for child in node.children:
+            if child.type == "string_content":
+                content = child.text.decode()
+                if self.backtick_depth and "\\" in content:
+                    self.problem("backslashes inside backquotes")
+                pieces.append(_unescape_double(content))
+            elif child.is_named:
+                pieces.append(self.word(child).text)
+                static = False
+        return Word("".join(pieces), static=static)
+
+    def substitution(self, node: Any) -> None:
+        backtick = node.children and node.children[0].type == "`"
+        if backtick:
+            if "\\" in node.text.decode():
+                self.problem("backslashes inside backquotes")
+            self.backtick_depth += 1
+        for child in node.named_children:
+            self.statement(child)
+        if backtick:
+            self.backtick_depth -= 1
+
+    def nested(self, node: Any) -> None:
+        """Expansions can hide command substitutions: `${x:-$(cmd)}`, `$(( $(cmd) ))`."""
+        for sub in node.named_children:
+            if sub.type in ("command_substitution", "process_substitution"):
+                self.word(sub)
+            elif sub.named_child_count:
+                self.nested(sub)
+
+
+def _descendants(node: Any) -> list[Any]:
+    out = []
+    stack = list(node.named_children)
+    while stack:
+        sub = stack.pop()
+        out.append(sub)
+        if sub.type not in ("command_substitution", "process_substitution"):
+            stack.extend(sub.named_children)
+    return out
+
+
+def _plain_word(text: str, walker: _Walker) -> Word:
+    if "`" in text:
+        walker.problem("an escaped backquote")
+    if walker.backtick_depth and "\\" in text:
+        walker.problem("backslashes inside backquotes")
+    out: list[str] = []
+    glob = brace = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 < len(text) and text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        if ch in "*?[":
+            glob = True
+        elif ch == "{":
+            brace = True
+        out.append(ch)
+        i += 1
+    literal = "".join(out)
+    return Word(literal, glob=glob, brace=brace and "}" in text, tilde=text.startswith("~"))
+
+
+def _has_unquoted_brace(node: Any) -> bool:
+    return any(c.type == "word" and ("{" in c.text.decode() or "}" in c.text.decode()) for c in node.named_children)
+
+
+def _unescape_double(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _ansi_c(body: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 >= len(body):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[nxt])
+            i += 2
+        elif nxt in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            digits = ""
+            j = i + 2
+            while j < len(body) and len(digits) < width and body[j] in "0123456789abcdefABCDEF":
+                digits += body[j]
+                j += 1
+            out.append(chr(int(digits, 16)) if digits else "\\" + nxt)
+            i = j
+        elif nxt in "01234567":
+            digits = ""
+            j = i + 1
+            while j < len(body) and len(digits) < 3 and body[j] in "01234567":
+                digits += body[j]
+                j += 1
+            out.append(chr(int(digits, 8)))
+            i = j
+        elif nxt == "c" and i + 2 < len(body):
+            out.append(chr(ord(body[i + 2]) & 0x1F))
+            i += 3
+        else:
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out)

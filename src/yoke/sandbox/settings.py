@@ -1,0 +1,71 @@
+"""The `sandbox` settings block (Claude Code's shape), read into one frozen object.
+
+Sandbox path prefixes differ from permission rules: `/x` is absolute, `~/x` is in the home directory, and
+`./x` or a bare name is relative to the project directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(slots=True, frozen=True)
+class SandboxSettings:
+    enabled: bool = False
+    auto_allow_bash: bool = True  # autoAllowBashIfSandboxed
+    excluded_commands: tuple[str, ...] = ()
+    allow_unsandboxed_commands: bool = True  # whether dangerouslyDisableSandbox is honoured
+    allow_write: tuple[str, ...] = ()
+    deny_write: tuple[str, ...] = ()
+    deny_read: tuple[str, ...] = ()
+    allow_read: tuple[str, ...] = ()
+    allowed_domains: tuple[str, ...] = ()
+    denied_domains: tuple[str, ...] = ()
+    allow_unix_sockets: tuple[str, ...] = ()
+    allow_all_unix_sockets: bool = False
+    allow_local_binding: bool = False
+    bwrap_path: str | None = None
+    base_dir: Path = field(default_factory=Path.cwd)  # what `./x` paths are relative to
+
+    @classmethod
+    def from_settings(cls, merged: dict[str, Any], base_dir: Path) -> SandboxSettings:
+        block = merged.get("sandbox")
+        if not isinstance(block, dict):
+            return cls(base_dir=base_dir)
+        fs = block.get("filesystem") if isinstance(block.get("filesystem"), dict) else {}
+        net = block.get("network") if isinstance(block.get("network"), dict) else {}
+        return cls(
+            enabled=block.get("enabled") is True,
+            auto_allow_bash=block.get("autoAllowBashIfSandboxed", True) is not False,
+            excluded_commands=_strings(block.get("excludedCommands")),
+            allow_unsandboxed_commands=block.get("allowUnsandboxedCommands", True) is not False,
+            allow_write=_strings(fs.get("allowWrite")),
+            deny_write=_strings(fs.get("denyWrite")),
+            deny_read=_strings(fs.get("denyRead")),
+            allow_read=_strings(fs.get("allowRead")),
+            allowed_domains=_strings(net.get("allowedDomains")),
+            denied_domains=_strings(net.get("deniedDomains")),
+            allow_unix_sockets=_strings(net.get("allowUnixSockets")),
+            allow_all_unix_sockets=net.get("allowAllUnixSockets") is True,
+            allow_local_binding=net.get("allowLocalBinding") is True,
+            bwrap_path=block.get("bwrapPath") if isinstance(block.get("bwrapPath"), str) else None,
+            base_dir=base_dir,
+        )
+
+    def resolve(self, entry: str, home: Path | None = None) -> str:
+        """A sandbox path entry as an absolute path (`/x` absolute, `~/x` home, else project-relative)."""
+        home = home or Path.home()
+        if entry == "~" or entry.startswith("~/"):
+            return os.path.normpath(str(home) + entry[1:])
+        if entry.startswith("/"):
+            return os.path.normpath(entry)
+        return os.path.normpath(os.path.join(str(self.base_dir), entry))
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(v for v in value if isinstance(v, str) and v)

@@ -1,0 +1,230 @@
+"""Edit and MultiEdit: string replacement in a file the model has read, tolerant of near-misses, never of
+ambiguity. Where `old_string` goes is decided by `yoke.tools.edit_match`."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit
+from yoke.tools.files import (
+    NOT_READ_MESSAGE,
+    STALE_MESSAGE,
+    TextCodec,
+    decode_text,
+    freshness,
+    looks_binary,
+    not_found_message,
+    patch_snippet,
+    read_bytes,
+    remember,
+    resolve_path,
+    structured_patch,
+    write_text,
+)
+from yoke.tools.schema import ToolInput, inline_definitions
+
+_RULES = """\
+- Read the file first in this conversation; editing a file you have not read is refused.
+- old_string must match the file's text, copied from Read output without the line-number prefix (the number \
+and tab): keep the indentation exactly as it appears after the tab.
+- old_string must identify exactly one place: include enough surrounding lines to make it unique, or set \
+replace_all to change every occurrence (useful for renaming).
+- Small slips (line endings, trailing spaces, a uniform indentation shift, typographic quotes or dashes) are \
+forgiven when they still point at exactly one place, and the result says so; anything ambiguous is refused \
+and the closest part of the file is shown.
+- If the file changed on disk since you read it, only an exact, unique old_string is applied.
+- An empty old_string creates a new file (or fills an empty one) with new_string."""
+
+EDIT_DESCRIPTION = f"""\
+Replace text in a file: old_string becomes new_string.
+
+{_RULES}
+- Prefer editing existing files to creating new ones."""
+
+MULTI_EDIT_DESCRIPTION = f"""\
+Make several replacements in one file in a single step: edits are applied in order, each to the result of \
+the one before, and either all succeed or the file is left unchanged.
+
+{_RULES}
+- Later edits see the text produced by earlier ones; plan old_strings accordingly."""
+
+
+class EditInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to modify")
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with (must be different from old_string)")
+    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+
+
+class EditItem(ToolInput):
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with")
+    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+
+
+class MultiEditInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to modify")
+    edits: list[EditItem] = Field(min_length=1, description="Edits to apply in order, all or none")
+
+
+class EditTool(Tool):
+    name = "Edit"
+    description = EDIT_DESCRIPTION
+    input_model = EditInput
+
+    def summary(self, input: Any) -> str:
+        return f"Edit {input.file_path}"
+
+    async def run(self, input: EditInput, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(input.file_path, ctx)
+        item = EditItem(
+            old_string=input.old_string, new_string=input.new_string, replace_all=input.replace_all
+        )
+        outcome = await asyncio.to_thread(_apply_edits, path, [item], ctx)
+        data = {
+            "filePath": str(path),
+            "oldString": input.old_string,
+            "newString": input.new_string,
+            "originalFile": outcome.original,
+            "structuredPatch": outcome.patch,
+            "userModified": False,
+            "replaceAll": input.replace_all,
+        }
+        return ToolResult(outcome.message(path), data=data)
+
+
+class MultiEditTool(Tool):
+    name = "MultiEdit"
+    description = MULTI_EDIT_DESCRIPTION
+    input_model = MultiEditInput
+
+    def summary(self, input: Any) -> str:
+        return f"MultiEdit {input.file_path} ({len(input.edits)} edits)"
+
+    def input_schema(self) -> dict[str, Any]:
+        return inline_definitions(super().input_schema())
+
+    async def run(self, input: MultiEditInput, ctx: ToolContext) -> ToolResult:
+        path = resolve_path(input.file_path, ctx)
+        outcome = await asyncio.to_thread(_apply_edits, path, input.edits, ctx)
+        data = {
+            "filePath": str(path),
+            "edits": [e.model_dump() for e in input.edits],
+            "originalFileContents": outcome.original,
+            "structuredPatch": outcome.patch,
+            "userModified": False,
+        }
+        return ToolResult(outcome.message(path), data=data)
+
+
+@dataclass
+class _Outcome:
+    original: str | None
+    new_text: str
+    patch: list[dict[str, Any]]
+    stale: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def message(self, path: Path) -> str:
+        verb = "created" if self.original is None else "updated"
+        parts = [f"The file {path} has been {verb} successfully."]
+        if self.stale:
+            parts.append(
+                "Note: the file had changed on disk since you last read it (edited by the user or another "
+                "process). The edit was applied because old_string matched the current content exactly once; "
+                "Read the file again before further changes to see what else changed."
+            )
+        parts.extend(self.notes)
+        snippet = patch_snippet(self.new_text, self.patch)
+        if snippet:
+            parts.append(f"Here is the edited region, numbered as Read numbers it:\n{snippet}")
+        return "\n".join(parts)
+
+
+@dataclass
+class _Target:
+    text: str
+    codec: TextCodec
+    original: str | None  # None: the file does not exist yet
+    stale: bool
+
+
+def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+    many = len(edits) > 1
+    for k, edit in enumerate(edits):
+        if edit.old_string == edit.new_string:
+            raise ToolError(
+                _numbered("No changes to make: old_string and new_string are exactly the same.", k, many)
+            )
+    target = _load(path, edits[0].old_string, ctx)
+    text, notes = target.text, []
+    for k, edit in enumerate(edits):
+        if edit.old_string == "":
+            if k > 0 or text:
+                raise ToolError(_numbered("Cannot create new file - file already exists.", k, many))
+            text = edit.new_string
+            continue
+        try:
+            matches = place_edit(
+                text, edit.old_string, edit.new_string, replace_all=edit.replace_all, exact_only=target.stale
+            )
+        except MatchError as e:
+            raise ToolError(_failure(e, target.stale, k, len(edits))) from None
+        if matches[0].detail:
+            where = ", ".join(str(line_of(text, m.start)) for m in matches[:10])
+            prefix = f"Edit {k + 1}: " if many else ""
+            notes.append(
+                f"{prefix}Note: old_string did not match exactly; it was matched at line {where} {matches[0].detail}."
+            )
+        text = apply_matches(text, matches)
+    if text == target.original:
+        raise ToolError("Original and edited file match exactly. Failed to apply edit.")
+    state = write_text(path, text, target.codec)
+    if not target.stale:
+        # After an edit on a changed file the model still has not seen the other changes: leave the file
+        # marked as changed so further edits stay exact-only and Write asks for a fresh Read.
+        remember(ctx, path, state)
+    patch = structured_patch(target.original or "", text)
+    return _Outcome(target.original, text, patch, target.stale, notes)
+
+
+def _load(path: Path, first_old: str, ctx: ToolContext) -> _Target:
+    if path.suffix.lower() == ".ipynb":
+        raise ToolError("File is a Jupyter Notebook. Use the NotebookEdit to edit this file.")
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory, not a file.")
+    if not path.exists():
+        if first_old != "":
+            raise ToolError(not_found_message(path, ctx))
+        return _Target("", TextCodec(), None, stale=False)
+    data, st = read_bytes(path)
+    if looks_binary(path, data[:8192]):
+        raise ToolError(f"{path.name} is a binary file; Edit changes text files only.")
+    state = freshness(ctx, path, data, st)
+    if state == "unread":
+        raise ToolError(NOT_READ_MESSAGE)
+    text, codec = decode_text(data)
+    return _Target(text, codec, text, stale=state == "stale")
+
+
+def _numbered(message: str, k: int, many: bool) -> str:
+    return f"Edit {k + 1}: {message}" if many else message
+
+
+def _failure(error: MatchError, stale: bool, k: int, count: int) -> str:
+    message = str(error)
+    if stale:
+        why = "is not in it" if error.kind == "not_found" else "occurs more than once"
+        message = (
+            f"{STALE_MESSAGE} Only an exact, unique old_string can be applied to a file that changed since "
+            f"you read it, and this one {why}.\n\n{message}"
+        )
+    if count > 1:
+        message = f"Edit {k + 1} of {count} failed, so none of the edits were applied (the file is unchanged).\n{message}"
+    return message

@@ -1,0 +1,137 @@
+"""Glob: find files by name pattern, newest first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from pydantic import Field
+
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.files import display_path, resolve_path
+from yoke.tools.ripgrep import VCS_EXCLUDES, rg_binary, run_rg
+from yoke.tools.schema import ToolInput
+
+MAX_FILES = 100
+_GLOB_CHARS = frozenset("*?[{")
+
+DESCRIPTION = """\
+Find files by name with a glob pattern, in a codebase of any size.
+
+- Patterns like "**/*.py", "src/**/*.ts" or "*.{json,yaml}"; a pattern without a slash matches file names at \
+any depth, one with a slash is taken from the search folder.
+- Results are file paths, the most recently modified first, at most 100 (narrow the pattern or path when \
+the list is cut).
+- path is the folder to search (default: the working directory); omit it rather than passing "null".
+- Hidden files are included; .git and files ignored by .gitignore are skipped (ignored files are listed only \
+when nothing else matches).
+- Use Grep to search file contents. For open-ended searches that need several rounds, search in parallel."""
+
+
+class GlobInput(ToolInput):
+    pattern: str = Field(description="The glob pattern to match files against")
+    path: str | None = Field(
+        None,
+        description="The folder to search in (default: the working directory). Omit it to use the default; "
+        'never pass "undefined" or "null"',
+    )
+
+
+class GlobTool(Tool):
+    name = "Glob"
+    description = DESCRIPTION
+    input_model = GlobInput
+    read_only = True
+    concurrency_safe = True
+
+    def summary(self, input: Any) -> str:
+        return f"Glob {input.pattern}" + (f" in {input.path}" if input.path else "")
+
+    async def run(self, input: GlobInput, ctx: ToolContext) -> ToolResult:
+        began = time.monotonic()
+        root, pattern = _split_pattern(input.pattern, input.path, ctx)
+        respect = not _env_true(ctx, "CLAUDE_CODE_GLOB_NO_IGNORE")
+        files = await find_files(root, pattern, respect, ctx.cancel)
+        ignored_only = False
+        if not files and respect:
+            files = await find_files(root, pattern, False, ctx.cancel)
+            ignored_only = bool(files)
+        ordered = await asyncio.to_thread(_newest_first, files)
+        shown = ordered[:MAX_FILES]
+        names = [display_path(p, ctx) for p in shown]
+        data = {
+            "durationMs": int((time.monotonic() - began) * 1000),
+            "numFiles": len(shown),
+            "filenames": names,
+            "truncated": len(ordered) > MAX_FILES,
+        }
+        if not names:
+            return ToolResult("No files found", data=data)
+        text = "\n".join(names)
+        if ignored_only:
+            text = "(Only files ignored by .gitignore match this pattern:)\n" + text
+        if data["truncated"]:
+            text += (
+                f"\n(Results are truncated: showing {MAX_FILES} of {len(ordered)} files. "
+                "Use a more specific path or pattern.)"
+            )
+        return ToolResult(text, data=data)
+
+
+def _split_pattern(pattern: str, path: str | None, ctx: ToolContext) -> tuple[Path, str]:
+    """The folder to search and a pattern relative to it. Leading folder names without wildcards move into
+    the folder ("src/*.py" searches src for "/*.py"; an absolute pattern carries its own folder), keeping
+    the pattern anchored so it still means what it meant."""
+    pattern = os.path.expanduser(pattern.strip())
+    if not pattern:
+        raise ToolError("The pattern is empty.")
+    root = ctx.cwd if path in (None, "", "undefined", "null") else resolve_path(path, ctx)
+    if os.path.isabs(pattern):
+        root, pattern = Path("/"), pattern.lstrip("/")
+    parts = PurePosixPath(pattern).parts
+    fixed = next((k for k, part in enumerate(parts) if _GLOB_CHARS & set(part)), len(parts) - 1)
+    if fixed > 0:
+        root = Path(os.path.normpath(root.joinpath(*parts[:fixed])))
+        rest = "/".join(parts[fixed:])
+        pattern = rest if "/" in rest else "/" + rest
+    if not root.exists():
+        raise ToolError(f"Directory does not exist: {root}")
+    if not root.is_dir():
+        raise ToolError(f"Path is not a directory: {root}")
+    return root, pattern
+
+
+def _env_true(ctx: ToolContext, name: str) -> bool:
+    value = (ctx.env or {}).get(name, os.environ.get(name, ""))
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+async def find_files(root: Path, pattern: str, respect_gitignore: bool, cancel: asyncio.Event) -> list[Path]:
+    """Files under root matching the glob, via ripgrep when available, else a Python walk."""
+    if rg_binary() is None:
+        from yoke.tools.walk import compile_glob, iter_files
+
+        def walk() -> list[Path]:
+            regex = compile_glob(pattern)
+            return [root / rel for rel in iter_files(root, respect_gitignore) if regex.match(rel)]
+
+        return await asyncio.to_thread(walk)
+    args = ["--files", "--hidden", "--glob", pattern, *VCS_EXCLUDES]
+    if not respect_gitignore:
+        args.append("--no-ignore")
+    output = await run_rg(args, root, cancel)
+    output.check()
+    return [root / line for line in output.lines() if line]
+
+
+def _newest_first(files: list[Path]) -> list[Path]:
+    def mtime(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    return sorted(files, key=lambda p: (-mtime(p), str(p)))

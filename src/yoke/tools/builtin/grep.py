@@ -1,0 +1,245 @@
+"""Grep: search file contents with ripgrep (or a Python stand-in), in Claude Code's three output modes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.files import resolve_path
+from yoke.tools.ripgrep import VCS_EXCLUDES, rg_binary, run_rg
+from yoke.tools.schema import ToolInput
+
+DEFAULT_HEAD_LIMIT = 250
+MAX_COLUMNS = 500
+
+DESCRIPTION = """\
+Search file contents with a regular expression (ripgrep).
+
+- Always use Grep for searching contents; do not run grep or rg through Bash.
+- pattern is a ripgrep (Rust) regex: "log.*Error", "def\\s+\\w+". Escape literal braces and the like \
+("interface\\{\\}" finds interface{}).
+- Narrow the files with glob ("*.py", "*.{ts,tsx}") or type ("py", "js", "rust"; faster than glob for \
+standard types); path is a file or folder (default: the working directory).
+- output_mode: "files_with_matches" (default) lists matching files, most recently modified first; \
+"content" shows matching lines (with -n line numbers, on by default, and -A/-B/-C context lines); \
+"count" shows matches per file.
+- Patterns match within one line unless multiline is true (then . also matches newlines).
+- Results are paged: head_limit entries (default 250; 0 for all) starting after offset entries.
+- Hidden files are searched; .git and files ignored by .gitignore are not.
+- For open-ended searches that need several rounds, run searches in parallel."""
+
+
+class GrepInput(ToolInput):
+    pattern: str = Field(description="The regular expression to search file contents for")
+    path: str | None = Field(
+        None, description="File or folder to search (rg PATH); default: the working directory"
+    )
+    glob: str | None = Field(
+        None, description='Glob to filter files (e.g. "*.js", "*.{ts,tsx}"), as rg --glob'
+    )
+    output_mode: Literal["content", "files_with_matches", "count"] | None = Field(
+        None,
+        description='"content" shows matching lines, "files_with_matches" (default) file paths, "count" match '
+        "counts per file",
+    )
+    before: int | None = Field(
+        None, alias="-B", ge=0, description="Lines of context before each match (content)"
+    )
+    after: int | None = Field(
+        None, alias="-A", ge=0, description="Lines of context after each match (content)"
+    )
+    around: int | None = Field(
+        None, alias="-C", ge=0, description="Lines of context around each match (content)"
+    )
+    context: int | None = Field(None, ge=0, description="Same as -C")
+    line_numbers: bool | None = Field(
+        None, alias="-n", description="Show line numbers (content; default true)"
+    )
+    ignore_case: bool | None = Field(None, alias="-i", description="Case-insensitive search")
+    only_matching: bool | None = Field(None, alias="-o", description="Show only the matched parts (content)")
+    type: str | None = Field(None, description='File type to search, as rg --type (e.g. "py", "js", "rust")')
+    head_limit: int | None = Field(
+        None, ge=0, description="Show only the first N lines or entries (default 250; 0 for no limit)"
+    )
+    offset: int | None = Field(None, ge=0, description="Skip the first N lines or entries (default 0)")
+    multiline: bool | None = Field(
+        None, description="Let patterns span lines; . matches newlines (default false)"
+    )
+
+
+class GrepTool(Tool):
+    name = "Grep"
+    description = DESCRIPTION
+    input_model = GrepInput
+    read_only = True
+    concurrency_safe = True
+
+    def summary(self, input: Any) -> str:
+        return f"Grep {input.pattern}" + (f" in {input.path}" if input.path else "")
+
+    async def run(self, input: GrepInput, ctx: ToolContext) -> ToolResult:
+        target = ctx.cwd if input.path in (None, "", "undefined", "null") else resolve_path(input.path, ctx)
+        if not target.exists():
+            raise ToolError(f"Path does not exist: {input.path}. Current working directory: {ctx.cwd}")
+        mode = input.output_mode or "files_with_matches"
+        if rg_binary() is None:
+            from yoke.tools.pygrep import python_grep
+
+            lines = await asyncio.to_thread(python_grep, input, mode, target, ctx.cwd)
+            truncated = False
+        else:
+            output = await run_rg(rg_args(input, mode, target, ctx.cwd), ctx.cwd, ctx.cancel)
+            output.check()
+            lines, truncated = output.lines(), output.truncated
+        limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else input.head_limit
+        skip = input.offset or 0
+        if mode == "files_with_matches":
+            return await asyncio.to_thread(_files_result, lines, ctx, limit, skip)
+        if mode == "count":
+            return _count_result(lines, limit, skip)
+        return _content_result(lines, target.is_file(), _context_of(input) > 0, limit, skip, truncated)
+
+
+def _context_of(input: GrepInput) -> int:
+    return max(input.around or input.context or 0, input.after or 0, input.before or 0)
+
+
+def rg_args(input: GrepInput, mode: str, target: Path, cwd: Path) -> list[str]:
+    args = ["--hidden", *VCS_EXCLUDES, "--color", "never"]
+    if input.ignore_case:
+        args.append("-i")
+    if input.multiline:
+        args += ["-U", "--multiline-dotall"]
+    if input.type:
+        args += ["--type", input.type]
+    for pattern in (input.glob or "").split():
+        args += ["--glob", pattern]
+    if mode == "files_with_matches":
+        args.append("--files-with-matches")
+    elif mode == "count":
+        args += ["--count-matches", "--with-filename"]
+    else:
+        args += ["--no-heading", "--null", "--max-columns", str(MAX_COLUMNS), "--max-columns-preview"]
+        args.append("--line-number" if input.line_numbers is not False else "--no-line-number")
+        if input.only_matching:
+            args.append("--only-matching")
+        around = input.around if input.around is not None else input.context
+        for flag, value in (("-C", around), ("-A", input.after), ("-B", input.before)):
+            if value:
+                args += [flag, str(value)]
+    args += ["--regexp", input.pattern, "--"]
+    if target != cwd:
+        args.append(str(target.relative_to(cwd)) if target.is_relative_to(cwd) else str(target))
+    return args
+
+
+def _page(items: list[str], limit: int, skip: int) -> tuple[list[str], str]:
+    """The requested page and, when more remain, a note saying how to get them."""
+    page = items[skip : skip + limit] if limit else items[skip:]
+    end = skip + len(page)
+    if end < len(items):
+        return page, f"(Showing {skip + 1}-{end} of {len(items)}; pass offset={end} to see more.)"
+    return page, ""
+
+
+def _files_result(lines: list[str], ctx: ToolContext, limit: int, skip: int) -> ToolResult:
+    def mtime(name: str) -> float:
+        try:
+            return os.stat(ctx.cwd / name).st_mtime
+        except OSError:
+            return 0.0
+
+    files = sorted((line for line in lines if line), key=lambda n: (-mtime(n), n))
+    page, note = _page(files, limit, skip)
+    data = {"mode": "files_with_matches", "numFiles": len(page), "filenames": page}
+    _note_paging(data, limit, skip, note)
+    if not files:
+        return ToolResult("No files found", data=data)
+    noun = "file" if len(files) == 1 else "files"
+    text = f"Found {len(files)} {noun}\n" + "\n".join(page)
+    return ToolResult(text + (f"\n{note}" if note else ""), data=data)
+
+
+def _count_result(lines: list[str], limit: int, skip: int) -> ToolResult:
+    entries = sorted(line for line in lines if line)
+    page, note = _page(entries, limit, skip)
+    total = sum(int(line.rpartition(":")[2] or 0) for line in entries if line.rpartition(":")[2].isdigit())
+    data = {
+        "mode": "count",
+        "numFiles": len(entries),
+        "filenames": [],
+        "content": "\n".join(page),
+        "numMatches": total,
+    }
+    _note_paging(data, limit, skip, note)
+    if not entries:
+        return ToolResult("No matches found", data=data)
+    files = "file" if len(entries) == 1 else "files"
+    summary = f"Found {total} total occurrence{'s' * (total != 1)} across {len(entries)} {files}."
+    return ToolResult("\n".join(page) + f"\n\n{summary}" + (f"\n{note}" if note else ""), data=data)
+
+
+def _content_result(
+    lines: list[str], single_file: bool, with_context: bool, limit: int, skip: int, truncated: bool
+) -> ToolResult:
+    """ripgrep prints files in the order its threads finish; group lines by file (the path ends at the NUL
+    byte) and order files by path, so pages fetched with offset are consistent between calls."""
+    groups: dict[str, list[str]] = {}
+    for line in lines:
+        if line == "--":
+            continue  # separators are rebuilt per file from the line numbers below
+        path, nul, rest = line.partition("\0")
+        if not nul:
+            path, rest = "", line
+        group = groups.setdefault(path, [])
+        if group and with_context and _gap(group[-1], rest):
+            group.append("--")
+        group.append(rest)
+    rendered: list[str] = []
+    for path in sorted(groups):
+        body = groups[path]
+        if rendered and with_context:
+            rendered.append("--")
+        rendered += body if single_file or not path else [b if b == "--" else f"{path}:{b}" for b in body]
+    page, note = _page(rendered, limit, skip)
+    files = [p for p in sorted(groups) if p and groups[p]]
+    data = {
+        "mode": "content",
+        "numFiles": len(files),
+        "filenames": files,
+        "content": "\n".join(page),
+        "numLines": len(page),
+    }
+    _note_paging(data, limit, skip, note)
+    if not rendered:
+        return ToolResult("No matches found", data=data)
+    if truncated:
+        note = (note + "\n" if note else "") + "(The search produced too much output and was stopped early.)"
+    return ToolResult("\n".join(page) + (f"\n\n{note}" if note else ""), data=data)
+
+
+def _gap(previous: str, rest: str) -> bool:
+    """Whether two lines of one file are not adjacent, so a "--" goes between them as ripgrep would."""
+    a, b = _line_number(previous), _line_number(rest)
+    return a is not None and b is not None and b > a + 1
+
+
+def _line_number(line: str) -> int | None:
+    digits = ""
+    for ch in line:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None
+
+
+def _note_paging(data: dict[str, Any], limit: int, skip: int, note: str) -> None:
+    if note:
+        data["appliedLimit"] = limit
+    if skip:
+        data["appliedOffset"] = skip

@@ -1,0 +1,110 @@
+"""Tools that load on first use.
+
+Importing every tool module (and pydantic, which their input models need) costs more than the rest of a
+one-turn run. The model only needs each tool's name, description and JSON schema, so those come from a
+manifest generated from the real tools (`python -m yoke.tools.builtin.manifest`); a tool's module, and
+pydantic, are imported the first time the tool is actually called. The manifest records a hash of each
+module's source: when any module differs from what the manifest was built from, every tool loads eagerly
+instead, so a stale manifest can slow Yoke down but never make it wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from yoke.tools.base import Tool, ToolContext, ToolResult
+
+FLAGS = ("read_only", "destructive", "concurrency_safe", "timeout_s", "max_result_chars")
+
+
+class LazyTool(Tool):
+    """Stands in for a tool until it is needed, then delegates everything to the real instance."""
+
+    def __init__(self, entry: dict[str, Any]):
+        self.name = entry["name"]  # type: ignore[misc]
+        self.aliases = tuple(entry.get("aliases", ()))  # type: ignore[misc]
+        self.description = entry["description"]  # type: ignore[misc]
+        for flag in FLAGS:
+            setattr(self, flag, entry[flag])
+        self._schema: dict[str, Any] = entry["input_schema"]
+        self._where = (entry["module"], entry["class"])
+        self._real: Tool | None = None
+
+    @property
+    def real(self) -> Tool:
+        if self._real is None:
+            module, cls = self._where
+            self._real = getattr(importlib.import_module(module), cls)()
+        return self._real
+
+    @property
+    def input_model(self):  # type: ignore[override]
+        return self.real.input_model
+
+    def input_schema(self) -> dict[str, Any]:
+        return json.loads(json.dumps(self._schema))
+
+    def is_concurrency_safe(self, input: Any) -> bool:
+        return self.real.is_concurrency_safe(input)
+
+    def is_read_only(self, input: Any) -> bool:
+        return self.real.is_read_only(input)
+
+    def summary(self, input: Any) -> str:
+        return self.real.summary(input)
+
+    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+        return await self.real.run(input, ctx)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes the proxy lacks: tool-specific helpers live on the real tool.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.real, name)
+
+
+def manifest_entry(tool: Tool) -> dict[str, Any]:
+    cls = type(tool)
+    entry: dict[str, Any] = {
+        "name": tool.name,
+        "aliases": list(tool.aliases),
+        "module": cls.__module__,
+        "class": cls.__name__,
+        "description": tool.description,
+        "input_schema": tool.input_schema(),
+    }
+    for flag in FLAGS:
+        entry[flag] = getattr(tool, flag)
+    return entry
+
+
+def source_hash(modules: list[str]) -> str:
+    """A hash of the source files of `modules` (found without importing them)."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for module in sorted(set(modules)):
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            return ""
+        digest.update(module.encode())
+        digest.update(Path(spec.origin).read_bytes())
+    return digest.hexdigest()
+
+
+def load_manifest(path: Path) -> list[dict[str, Any]] | None:
+    """The manifest's tool entries, or None when it is missing, unreadable or stale."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tools = data.get("tools")
+    if not isinstance(tools, list):
+        return None
+    if data.get("source_hash") != source_hash([t["module"] for t in tools]):
+        return None
+    return tools
