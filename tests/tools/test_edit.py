@@ -57,7 +57,11 @@ def test_schema_names():
     assert edit_schema["required"] == ["file_path", "old_string", "new_string"]
     multi = MultiEditTool().input_schema()
     assert list(multi["properties"]) == ["file_path", "edits"]
-    assert set(multi["properties"]["edits"]["items"]["properties"]) == {"old_string", "new_string", "replace_all"}
+    assert set(multi["properties"]["edits"]["items"]["properties"]) == {
+        "old_string",
+        "new_string",
+        "replace_all",
+    }
     assert "$defs" not in multi
 
 
@@ -139,7 +143,9 @@ async def test_stale_file_ambiguous_exact_refused(ctx):
 async def test_crlf_file_with_lf_old_string(ctx):
     path = await read_file(ctx, SOURCE.replace("\n", "\r\n").encode())
     result = await edit(
-        ctx, path, "    def shout(self):\n        return self.greet().upper()\n",
+        ctx,
+        path,
+        "    def shout(self):\n        return self.greet().upper()\n",
         "    def shout(self):\n        loud = self.greet().upper()\n        return loud\n",
     )
     data = path.read_bytes()
@@ -157,7 +163,9 @@ async def test_crlf_kept_when_exact_single_line_edit_adds_lines(ctx):
 async def test_trailing_whitespace_difference(ctx):
     path = await read_file(ctx, SOURCE.replace("self.name = name\n", "self.name = name   \n"))
     result = await edit(
-        ctx, path, "    def __init__(self, name):\n        self.name = name\n\n    def greet",
+        ctx,
+        path,
+        "    def __init__(self, name):\n        self.name = name\n\n    def greet",
         "    def __init__(self, name):\n        self.name = name.strip()\n\n    def greet",
     )
     assert "        self.name = name.strip()\n\n    def greet(self):" in path.read_text()
@@ -167,25 +175,34 @@ async def test_trailing_whitespace_difference(ctx):
 async def test_uniform_indentation_shift(ctx):
     path = await read_file(ctx, SOURCE)
     result = await edit(
-        ctx, path, "def greet(self):\n    message = \"Hello, \" + self.name\n    return message",
-        "def greet(self):\n    message = \"Hello, \" + self.name\n    print(message)\n    return message",
+        ctx,
+        path,
+        'def greet(self):\n    message = "Hello, " + self.name\n    return message',
+        'def greet(self):\n    message = "Hello, " + self.name\n    print(message)\n    return message',
     )
-    assert '        message = "Hello, " + self.name\n        print(message)\n        return message' in path.read_text()
+    assert (
+        '        message = "Hello, " + self.name\n        print(message)\n        return message'
+        in path.read_text()
+    )
     assert "shifting its indentation by +4 spaces" in result.content
 
 
 async def test_smart_quotes_and_dashes_keep_the_file_style(ctx):
-    text = 'TITLE = \u201cYoke \u2014 a harness\u201d\nNOTE = \u2018ok\u2019\n'
+    text = "TITLE = \u201cYoke \u2014 a harness\u201d\nNOTE = \u2018ok\u2019\n"
     path = await read_file(ctx, text, "doc.py")
     result = await edit(ctx, path, 'TITLE = "Yoke - a harness"', 'TITLE = "Yoke - an agent harness"')
-    assert path.read_text() == 'TITLE = \u201cYoke \u2014 an agent harness\u201d\nNOTE = \u2018ok\u2019\n'
+    assert path.read_text() == "TITLE = \u201cYoke \u2014 an agent harness\u201d\nNOTE = \u2018ok\u2019\n"
     assert "look-alikes" in result.content
 
 
 async def test_pasted_line_numbers_are_removed(ctx):
     path = await read_file(ctx, SOURCE)
-    await edit(ctx, path, "9\t    def shout(self):\n10\t        return self.greet().upper()",
-               "9\t    def shout(self):\n10\t        return self.greet().lower()")
+    await edit(
+        ctx,
+        path,
+        "9\t    def shout(self):\n10\t        return self.greet().upper()",
+        "9\t    def shout(self):\n10\t        return self.greet().lower()",
+    )
     assert "return self.greet().lower()" in path.read_text() and "\t" not in path.read_text()
 
 
@@ -235,21 +252,29 @@ async def test_validation_messages(ctx):
 
 
 async def multi(ctx: ToolContext, path: Path, edits: list[dict]):
-    return await MultiEditTool().run(MultiEditInput.model_validate({"file_path": str(path), "edits": edits}), ctx)
+    return await MultiEditTool().run(
+        MultiEditInput.model_validate({"file_path": str(path), "edits": edits}), ctx
+    )
 
 
 async def test_multi_edit_applies_in_order(ctx):
     path = await read_file(ctx, SOURCE)
     result = await multi(
-        ctx, path,
+        ctx,
+        path,
         [
             {"old_string": "class Greeter:", "new_string": "class Welcomer:"},
             {"old_string": "self.name", "new_string": "self.who", "replace_all": True},
-            {"old_string": "self.who = name", "new_string": "self.who = name.title()"},  # sees edit 2's result
+            {
+                "old_string": "self.who = name",
+                "new_string": "self.who = name.title()",
+            },  # sees edit 2's result
         ],
     )
     text = path.read_text()
-    assert text.startswith("class Welcomer:") and "self.who = name.title()" in text and "self.name" not in text
+    assert (
+        text.startswith("class Welcomer:") and "self.who = name.title()" in text and "self.name" not in text
+    )
     assert result.data["originalFileContents"] == SOURCE and len(result.data["edits"]) == 3
 
 
@@ -257,7 +282,8 @@ async def test_multi_edit_is_all_or_nothing(ctx):
     path = await read_file(ctx, SOURCE)
     with pytest.raises(ToolError) as err:
         await multi(
-            ctx, path,
+            ctx,
+            path,
             [
                 {"old_string": "class Greeter:", "new_string": "class Welcomer:"},
                 {"old_string": "def missing(self):", "new_string": "def found(self):"},
@@ -270,9 +296,13 @@ async def test_multi_edit_is_all_or_nothing(ctx):
 async def test_multi_edit_near_misses_are_forgiven_per_edit(ctx):
     path = await read_file(ctx, SOURCE)
     result = await multi(
-        ctx, path,
+        ctx,
+        path,
         [
-            {"old_string": "def shout(self):\n    return self.greet().upper()", "new_string": "def shout(self):\n    return 'HI'"},
+            {
+                "old_string": "def shout(self):\n    return self.greet().upper()",
+                "new_string": "def shout(self):\n    return 'HI'",
+            },
             {"old_string": "class Greeter:", "new_string": "class Greeter(object):"},
         ],
     )

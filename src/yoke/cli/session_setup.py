@@ -86,7 +86,7 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
     provider, provider_name, model = _make_provider(args, merged, env)
     registry = _tools(args)
     home = _home(env)
-    session_id, transcript, chain, history, ledger_state = _session(args, cwd, home)
+    session_id, transcript, chain, loaded = _session(args, cwd, home)
 
     from yoke.tools.base import SessionState, ToolContext
 
@@ -95,12 +95,23 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
     state = SessionState(session_id=session_id, session_dir=session_dir)
+    if loaded is not None and loaded.todos:
+        state.extras["todos"] = list(loaded.todos)
     ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=NoAsker())
 
     from yoke.loop.recorder import Recorder
+    from yoke.memory import MemoryIndex
     from yoke.tools.executor import ToolExecutor
 
-    executor = ToolExecutor(registry, gate, ctx)
+    memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
+    recorder = Recorder(transcript, chain)
+    executor = ToolExecutor(
+        registry,
+        gate,
+        ctx,
+        before_change=_checkpointer(session_dir, recorder),
+        annotate=_nested_memory(memory),
+    )
     loop_settings = LoopSettings(
         model=model,
         max_turns=args.max_turns,
@@ -109,18 +120,18 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
         thinking_budget=args.max_thinking_tokens,
         include_partial=args.include_partial_messages,
     )
-    system = await _system_prompt(args, cwd, model, registry.names(), home)
+    system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs)
     agent = Agent(
         provider=provider,
         executor=executor,
         settings=loop_settings,
-        recorder=Recorder(transcript, chain),
+        recorder=recorder,
         system=system,
-        messages=history,
+        messages=list(loaded.messages) if loaded is not None else [],
     )
-    if ledger_state:
-        agent.ledger.restore(ledger_state)
-    _attach_compactor(agent, model, session_dir)
+    if loaded is not None and loaded.model_usage:
+        agent.ledger.restore(loaded.model_usage)
+    _attach_compactor(agent, model, session_dir, memory)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
     printer = make_printer(args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)})
@@ -250,13 +261,12 @@ def _gate(
         raise SetupError(str(exc), usage=True) from None
 
 
-def _session(args: Namespace, cwd: Path, home: Path) -> tuple[str, Any, Any, list, dict]:
-    """The session id, transcript and (when resuming) the history and cost so far."""
+def _session(args: Namespace, cwd: Path, home: Path) -> tuple[str, Any, Any, Any]:
+    """The session id, transcript, record chain and (when resuming) what was loaded."""
     from yoke.session.records import RecordChain
     from yoke.session.transcript import Transcript, transcript_path
 
-    history: list = []
-    ledger_state: dict = {}
+    loaded = None
     parent_uuid = None
     session_id = args.session_id or str(uuid.uuid4())
     if args.continue_session or args.resume is not None:
@@ -271,40 +281,26 @@ def _session(args: Namespace, cwd: Path, home: Path) -> tuple[str, Any, Any, lis
                 if not args.resume:
                     raise SetupError("--resume needs a session id or path in headless mode", usage=True)
                 path = store.find_session(args.resume, cwd, home)
+            if args.fork_session or args.session_id:
+                # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
+                session_id, path = store.fork_session(path, cwd, home, args.session_id or None)
             loaded = store.load_conversation(path)
         except (FileNotFoundError, LookupError, ValueError) as exc:
             raise SetupError(str(exc)) from None
-        history = list(loaded.messages)
-        ledger_state = dict(getattr(loaded, "model_usage", {}) or {})
-        if not args.fork_session and not args.session_id:
-            session_id = loaded.session_id
-            parent_uuid = loaded.last_uuid
-        else:
-            parent_uuid = None
-    path = transcript_path(cwd, session_id, home)
-    transcript = Transcript(path, enabled=not args.no_session_persistence)
-    if history and (args.fork_session or args.session_id):
-        # A fork starts its own file holding a copy of the history so far.
-        chain = RecordChain(session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint())
-        for message in history:
-            if message["role"] == "user":
-                transcript.append(chain.user(message))
-            else:
-                transcript.append(
-                    chain.assistant(message, message_id="", model="", stop_reason=None, usage=None)
-                )
-        parent_uuid = chain.parent_uuid
-    chain = RecordChain(
-        session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint(), parent_uuid=parent_uuid
-    )
-    return session_id, transcript, chain, history, ledger_state
+        session_id = loaded.session_id if not (args.fork_session or args.session_id) else session_id
+        parent_uuid = loaded.last_uuid
+    transcript = Transcript(transcript_path(cwd, session_id, home), enabled=not args.no_session_persistence)
+    chain = RecordChain(session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint(), parent_uuid=parent_uuid)
+    return session_id, transcript, chain, loaded
 
 
 def _entrypoint() -> str:
     return os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli"
 
 
-async def _system_prompt(args: Namespace, cwd: Path, model: str, tool_names: list[str], home: Path) -> list:
+async def _system_prompt(
+    args: Namespace, cwd: Path, model: str, tool_names: list[str], memory: Any, working_dirs: list[Path]
+) -> list:
     override = args.system_prompt
     if args.system_prompt_file:
         override = _read_text(args.system_prompt_file, "--system-prompt-file")
@@ -315,7 +311,13 @@ async def _system_prompt(args: Namespace, cwd: Path, model: str, tool_names: lis
     from yoke.context.prompt import build_system_prompt
 
     return await build_system_prompt(
-        cwd=cwd, model=model, tool_names=tool_names, override=override, append=append
+        cwd=cwd,
+        model=model,
+        tool_names=tool_names,
+        override=override,
+        append=append,
+        memory_index=memory,
+        additional_dirs=[d for d in working_dirs if d != cwd],
     )
 
 
@@ -326,15 +328,75 @@ def _read_text(path: str, flag: str) -> str:
         raise SetupError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _attach_compactor(agent: Agent, model: str, session_dir: Path) -> None:
+PATH_KEYS = ("file_path", "notebook_path")
+
+
+def _input_path(ctx_cwd: Path, input: dict[str, Any]) -> Path | None:
+    for key in PATH_KEYS:
+        value = input.get(key)
+        if isinstance(value, str) and value:
+            path = Path(value).expanduser()
+            return path if path.is_absolute() else ctx_cwd / path
+    return None
+
+
+def _checkpointer(session_dir: Path, recorder: Any) -> Any:
+    """Before a file-changing call, keep the file's prior content so `yoke rewind` can restore it."""
+    from yoke.session.checkpoints import Checkpoints
+
+    checkpoints = Checkpoints(session_dir)
+
+    def snapshot(tool: Any, input: dict[str, Any]) -> None:
+        path = _input_path(Path.cwd(), input)
+        if path is None or recorder.last_prompt_uuid is None:
+            return
+        try:
+            checkpoints.snapshot(path, recorder.last_prompt_uuid)
+        except (OSError, ValueError):
+            pass  # a checkpoint that cannot be taken must not block the edit
+
+    return snapshot
+
+
+def _nested_memory(memory: Any) -> Any:
+    """Reading or editing a file under a folder with its own CLAUDE.md brings that file into context."""
+    from yoke.memory import memory_reminder
+
+    def annotate(tool: Any, input: dict[str, Any]) -> str | None:
+        if tool.name not in ("Read", "Edit", "MultiEdit", "Write", "NotebookEdit"):
+            return None
+        path = _input_path(memory.cwd, input)
+        if path is None:
+            return None
+        files = memory.memory_for_path(path)
+        return memory_reminder(files) if files else None
+
+    return annotate
+
+
+def _attach_compactor(agent: Agent, model: str, session_dir: Path, memory: Any) -> None:
     """Connect the context package's compactor to the loop's prepare / prompt-too-long hooks."""
-    try:
-        from yoke.context.compaction import Compactor
-    except ImportError:  # pragma: no cover - context package not present
-        return
+    import json
+
+    from yoke.context.compaction import Compactor
     from yoke.loop.summarize import make_summarizer
 
-    compactor = Compactor(model=model, summarize=make_summarizer(agent), session_dir=session_dir)
+    state = agent.executor.ctx.session
+    tools_json = json.dumps([spec.input_schema for spec in agent.executor.registry.specs()])
+    overhead = (sum(len(b.get("text", "")) for b in agent.system) + len(tools_json)) // 4
+
+    def recent_files() -> list[Path]:
+        return [Path(p) for p in reversed(list(state.read_files))]
+
+    compactor = Compactor(
+        model=model,
+        summarize=make_summarizer(agent),
+        session_dir=session_dir,
+        overhead_tokens=overhead,
+        recent_files=recent_files,
+        todos=lambda: list(state.extras.get("todos") or []),
+        memory_files=lambda: list(memory.later),
+    )
 
     def record(boundaries: list, trigger: str) -> None:
         for boundary in boundaries:

@@ -17,6 +17,7 @@ class Recorder:
     def __init__(self, transcript: Transcript, chain: records.RecordChain):
         self.transcript = transcript
         self.chain = chain
+        self.last_prompt_uuid: str | None = None  # the user prompt the running query answers (checkpoints)
 
     @property
     def session_id(self) -> str:
@@ -29,6 +30,7 @@ class Recorder:
         record = self.chain.user(message, is_meta=meta, **kwargs)
         self.transcript.append(record)
         if prompt:
+            self.last_prompt_uuid = record["uuid"]
             text = message["content"] if isinstance(message["content"], str) else text_of(message)
             self.transcript.append(self.chain.last_prompt(text[:2000]))
         return record["uuid"]

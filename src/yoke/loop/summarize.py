@@ -31,6 +31,7 @@ def make_summarizer(agent: Agent, model: str | None = None) -> Summarize:
             model=model or agent.settings.model,
             messages=history,
             system=agent.system,
+            tools=agent.executor.registry.specs(),  # the history holds tool calls; same tools keep the cache
             max_tokens=min(agent.settings.max_tokens, 20000),
         )
         async for event in agent.provider.stream(request):

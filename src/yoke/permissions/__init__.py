@@ -1,1 +1,31 @@
+"""Permissions: Claude Code's rules and modes, the bash analyser, path checks, and the gate built from them.
 
+Entry points (imported lazily so `import yoke.permissions.gate` stays cheap):
+`build_gate(settings, cwd=…, mode=…, allowed_tools=…, disallowed_tools=…, add_dirs=…, interactive=…)`,
+`PermissionGate`, `PermissionModeError`, `split_rule_list`, `is_read_only_command`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "build_gate": "yoke.permissions.build",
+    "PermissionGate": "yoke.permissions.pipeline",
+    "PermissionModeError": "yoke.permissions.pipeline",
+    "split_rule_list": "yoke.permissions.rules",
+    "is_read_only_command": "yoke.permissions.bash_analysis",
+    "is_trusted": "yoke.permissions.trust",
+    "trust_folder": "yoke.permissions.trust",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'yoke.permissions' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

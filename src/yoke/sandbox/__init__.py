@@ -1,1 +1,102 @@
+"""The OS sandbox for Bash: bubblewrap on Linux, sandbox-exec on macOS, and a domain-filtering proxy.
 
+`wrap_command(argv, settings, cwd, working_dirs)` returns the argv that runs `argv` inside the sandbox, or
+raises `SandboxUnavailable` (one line; the caller must then refuse to run the command: fail closed).
+`should_sandbox(command, settings, dangerously_disable)` says whether a Bash command runs sandboxed at all
+(`sandbox.enabled`, `excludedCommands`, `allowUnsandboxedCommands`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from yoke.sandbox.errors import SandboxUnavailable
+from yoke.sandbox.settings import SandboxSettings
+
+__all__ = ["SandboxSettings", "SandboxUnavailable", "command_excluded", "should_sandbox", "wrap_command"]
+
+
+def wrap_command(
+    argv: list[str],
+    settings: SandboxSettings,
+    cwd: Path,
+    working_dirs: list[Path],
+    *,
+    writable: list[Path] | None = None,
+    home: Path | None = None,
+) -> list[str]:
+    """The sandboxed argv for `argv`. `writable` adds paths the caller itself needs to write from inside
+    (e.g. a file the shell reports its final directory to). Starts the domain proxy on first use."""
+    home = home or Path.home()
+    writable = list(writable or [])
+    platform = sys.platform
+    if platform.startswith("linux"):
+        from yoke.sandbox.linux import bwrap_command
+
+        proxy = _proxy(settings)
+        return bwrap_command(
+            argv,
+            settings,
+            cwd,
+            working_dirs,
+            home=home,
+            writable=writable,
+            proxy_socket=proxy.unix_path if proxy else None,
+        )
+    if platform == "darwin":
+        from yoke.sandbox.macos import seatbelt_command
+
+        proxy = _proxy(settings)
+        tmp = os.environ.get("TMPDIR") or "/tmp"
+        return seatbelt_command(
+            argv,
+            settings,
+            cwd,
+            working_dirs,
+            home=home,
+            writable=writable,
+            proxy_port=proxy.tcp_port if proxy else None,
+            tmp_dir=tmp,
+        )
+    raise SandboxUnavailable(f"the sandbox is enabled but not supported on {platform}; set sandbox.enabled to false")
+
+
+def _proxy(settings: SandboxSettings):  # type: ignore[no-untyped-def]
+    if not settings.allowed_domains:
+        return None
+    from yoke.sandbox.proxy import shared_proxy
+
+    try:
+        return shared_proxy(settings.allowed_domains, settings.denied_domains)
+    except OSError as exc:
+        raise SandboxUnavailable(f"the sandbox's network proxy cannot start ({exc})") from None
+
+
+def should_sandbox(command: str, settings: SandboxSettings, dangerously_disable: bool = False) -> bool:
+    """Whether this Bash command runs inside the sandbox."""
+    if not settings.enabled:
+        return False
+    if dangerously_disable and settings.allow_unsandboxed_commands:
+        return False
+    return not command_excluded(command, settings)
+
+
+def command_excluded(command: str, settings: SandboxSettings) -> bool:
+    """`excludedCommands` entries are Bash rule patterns (`docker` also covers `docker …`); a command line
+    with any matching command runs outside the sandbox."""
+    if not settings.excluded_commands:
+        return False
+    from yoke.permissions.bash_analysis import analyze
+    from yoke.permissions.patterns import bash_matches
+
+    patterns = []
+    for entry in settings.excluded_commands:
+        patterns.append(entry)
+        if "*" not in entry:
+            patterns.append(entry + " *")
+    for inv in analyze(command).invocations:
+        if any(bash_matches(p, text) for p in patterns for text in inv.deny_texts):
+            return True
+    return False

@@ -17,7 +17,7 @@ Conventions the loader (`yoke.session.store`) relies on:
 from __future__ import annotations
 
 import uuid as _uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -204,7 +204,6 @@ class RecordChain:
     git_branch: str | None = None
     parent_uuid: str | None = None
     is_sidechain: bool = False
-    _extra_env: dict[str, Any] = field(default_factory=dict)
 
     def _env_args(self) -> dict[str, Any]:
         return {

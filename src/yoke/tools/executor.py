@@ -64,11 +64,13 @@ class ToolExecutor:
         ctx: ToolContext,
         *,
         before_change: Callable[[Tool, dict[str, Any]], None] | None = None,
+        annotate: Callable[[Tool, dict[str, Any]], str | None] | None = None,
     ):
         self.registry = registry
         self.gate = gate
         self.ctx = ctx
         self.before_change = before_change  # e.g. a checkpoint snapshot before a file-changing call
+        self.annotate = annotate  # extra context for the model after a successful call (nested memory files)
 
     async def run(self, calls: list[ToolCall], emit: Emit) -> ExecutionReport:
         report = ExecutionReport()
@@ -178,6 +180,10 @@ class ToolExecutor:
         if result.is_error and isinstance(content, str) and "<tool_use_error>" not in content:
             content = error_text(content)
         content = self._cap(tool, call, content)
+        if self.annotate is not None and not result.is_error:
+            note = self.annotate(tool, call.input)
+            if note:
+                content = f"{content}\n\n{note}" if isinstance(content, str) else [*content, {"type": "text", "text": note}]
         block = tool_result_block(call.id, content, result.is_error)
         await emit(ToolResultEvent(call.id, tool.name, block, result.data, result.is_error))
         return CallOutcome(call, block, result.data, result.is_error)

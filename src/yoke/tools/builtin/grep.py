@@ -205,7 +205,7 @@ def _content_result(
         body = groups[path]
         if rendered and with_context:
             rendered.append("--")
-        rendered += body if single_file or not path else [b if b == "--" else f"{path}:{b}" for b in body]
+        rendered += body if single_file or not path else [_with_path(path, b) for b in body]
     page, note = _page(rendered, limit, skip)
     files = [p for p in sorted(groups) if p and groups[p]]
     data = {
@@ -221,6 +221,15 @@ def _content_result(
     if truncated:
         note = (note + "\n" if note else "") + "(The search produced too much output and was stopped early.)"
     return ToolResult("\n".join(page) + (f"\n\n{note}" if note else ""), data=data)
+
+
+def _with_path(path: str, line: str) -> str:
+    """ripgrep's shape: `path:N:text` for a match, `path-N-text` for a context line."""
+    if line == "--":
+        return line
+    number = _line_number(line)
+    context = number is not None and line[len(str(number)) : len(str(number)) + 1] == "-"
+    return f"{path}{'-' if context else ':'}{line}"
 
 
 def _gap(previous: str, rest: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from yoke.tools.builtin import MANIFEST, BUILTIN_TOOLS, eager_tools
+from yoke.tools.builtin import BUILTIN_TOOLS, MANIFEST, eager_tools
 from yoke.tools.lazy import manifest_entry, source_hash
 
 

@@ -77,26 +77,8 @@ def _edit(path: Path, input: NotebookEditInput, ctx: ToolContext) -> ToolResult:
     require_fresh(ctx, path, data, st)
     original = data.decode("utf-8", errors="replace")
     nb = load_notebook(original, path)
-    cells: list[dict[str, Any]] = nb["cells"]
     mode = input.edit_mode or "replace"
-    if mode == "insert":
-        if input.cell_type is None:
-            raise ToolError("cell_type is required when inserting a cell (edit_mode=insert).")
-        at = 0 if input.cell_id is None else _find_cell(cells, input.cell_id) + 1
-        cell = _new_cell(nb, input.cell_type, input.new_source)
-        cells.insert(at, cell)
-        cell_id, message = cell_id_of(cell, at), "Inserted cell {id} with {source}"
-    else:
-        if input.cell_id is None:
-            raise ToolError(f"cell_id is required to {mode} a cell.")
-        index = _find_cell(cells, input.cell_id)
-        cell_id = cell_id_of(cells[index], index)
-        if mode == "delete":
-            del cells[index]
-            message = "Deleted cell {id}"
-        else:
-            _replace(cells[index], input.new_source, input.cell_type)
-            message = "Updated cell {id} with {source}"
+    cell_id, cell, message = _change_cells(nb["cells"], nb, input, mode)
     updated = json.dumps(nb, indent=_indent_of(original), ensure_ascii=False) + "\n"
     encoded = updated.encode("utf-8")
     atomic_write(path, encoded)
@@ -105,7 +87,7 @@ def _edit(path: Path, input: NotebookEditInput, ctx: ToolContext) -> ToolResult:
     result = {
         "new_source": input.new_source,
         "cell_id": cell_id,
-        "cell_type": input.cell_type or "code",
+        "cell_type": cell.get("cell_type", "code"),
         "language": notebook_language(nb),
         "edit_mode": mode,
         "error": "",
@@ -114,6 +96,28 @@ def _edit(path: Path, input: NotebookEditInput, ctx: ToolContext) -> ToolResult:
         "updated_file": updated,
     }
     return ToolResult(message.format(id=cell_id, source=echo), data=result)
+
+
+def _change_cells(
+    cells: list[dict[str, Any]], nb: dict[str, Any], input: NotebookEditInput, mode: str
+) -> tuple[str, dict[str, Any], str]:
+    """Apply the edit to the cell list; returns the cell's id, the cell, and the message template."""
+    if mode == "insert":
+        if input.cell_type is None:
+            raise ToolError("cell_type is required when inserting a cell (edit_mode=insert).")
+        at = 0 if input.cell_id is None else _find_cell(cells, input.cell_id) + 1
+        cell = _new_cell(nb, input.cell_type, input.new_source)
+        cells.insert(at, cell)
+        return cell_id_of(cell, at), cell, "Inserted cell {id} with {source}"
+    if input.cell_id is None:
+        raise ToolError(f"cell_id is required to {mode} a cell.")
+    index = _find_cell(cells, input.cell_id)
+    cell = cells[index]
+    if mode == "delete":
+        del cells[index]
+        return cell_id_of(cell, index), cell, "Deleted cell {id}"
+    _replace(cell, input.new_source, input.cell_type)
+    return cell_id_of(cell, index), cell, "Updated cell {id} with {source}"
 
 
 def load_notebook(text: str, path: Path) -> dict[str, Any]:

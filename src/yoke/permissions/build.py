@@ -1,0 +1,220 @@
+"""Build the session's permission gate from loaded settings and command-line flags.
+
+Rules from every source are kept apart (with their scope and base directory) rather than taken from the
+merged dict, because trust applies per source: the project's own files (`.claude/settings*.json`,
+`.yoke/settings*.json`) contribute deny and ask rules always, but allow rules, additional directories, a
+default mode and sandbox settings only once the folder is trusted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
+from yoke.permissions.gate import MODES
+from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, HookFn, PermissionGate, PermissionModeError
+from yoke.permissions.rules import PermissionRule, parse_rules
+from yoke.permissions.trust import is_trusted
+from yoke.sandbox.settings import SandboxSettings
+
+PROJECT_SCOPES = ("project", "local")
+
+
+def build_gate(
+    settings: LoadedSettings | None,
+    *,
+    cwd: Path,
+    mode: str | None,
+    allowed_tools: list[str],
+    disallowed_tools: list[str],
+    add_dirs: list[Path],
+    interactive: bool,
+    trusted: bool | None = None,
+    home: Path | None = None,
+    allow_bypass: bool = False,
+    pre_tool_hook: HookFn | None = None,
+    classifier: ClassifierFn | None = None,
+) -> PermissionGate:
+    """The gate for one session. Raises ValueError (a one-line message) for a bad mode or --add-dir."""
+    from yoke.config.settings import load_settings
+
+    cwd = Path(os.path.realpath(cwd))
+    if settings is None:
+        settings = load_settings(cwd, home=home, setting_sources=[])
+    home = home or settings.home
+    warnings: list[str] = []
+    if trusted is None:
+        trusted = is_trusted(cwd, settings.yoke_home, home=home, claude_dir=settings.claude_dir)
+    counted = [s for s in settings.sources if trusted or s.scope not in PROJECT_SCOPES]
+    managed_only = any(
+        s.scope == "managed" and (s.data.get("permissions") or {}).get("allowManagedPermissionRulesOnly") is True
+        for s in settings.sources
+    )
+    deny, ask, allow = _rules(settings.sources, trusted, managed_only, warnings)
+    if not managed_only:
+        allow += parse_rules(allowed_tools, "allow", "cli", cwd, "--allowedTools", warnings)
+        deny += parse_rules(disallowed_tools, "deny", "cli", cwd, "--disallowedTools", warnings)
+    if not trusted and not interactive:
+        skipped = _untrusted_grants(settings.sources)
+        if skipped:
+            warnings.append(
+                f"this workspace ({cwd}) has not been trusted: ignoring {skipped} from its project settings; "
+                "run yoke interactively here once to trust it"
+            )
+    dirs = _working_dirs(cwd, add_dirs, counted, warnings)
+    chosen = _mode(mode, counted, warnings)
+    merged = merge_settings([s.data for s in counted])
+    perms = merged.get("permissions") if isinstance(merged.get("permissions"), dict) else {}
+    bypass_disabled = any(
+        (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable" for s in settings.sources
+    ) or perms.get("disableBypassPermissionsMode") == "disable"
+    sandbox = _sandbox(merged, cwd, allow, deny, home)
+    try:
+        gate = PermissionGate(
+            cwd=cwd,
+            home=home,
+            mode=chosen,
+            working_dirs=dirs,
+            deny=deny,
+            ask=ask,
+            allow=allow,
+            sandbox=sandbox,
+            local_settings_path=settings.local_settings_path,
+            bypass_available=allow_bypass,
+            bypass_disabled=bypass_disabled,
+            warnings=warnings,
+            pre_tool_hook=pre_tool_hook,
+            classifier=classifier,
+        )
+    except PermissionModeError as exc:
+        raise PermissionModeError(f"--permission-mode: {exc}") from None
+    gate.settings_paths.update(
+        {"projectSettings": cwd / ".claude" / "settings.json", "userSettings": settings.claude_dir / "settings.json"}
+    )
+    return gate
+
+
+def _rules(
+    sources: list[SettingsSource], trusted: bool, managed_only: bool, warnings: list[str]
+) -> tuple[list[PermissionRule], list[PermissionRule], list[PermissionRule]]:
+    deny: list[PermissionRule] = []
+    ask: list[PermissionRule] = []
+    allow: list[PermissionRule] = []
+    for source in sources:  # highest precedence first, so earlier rules are tried first
+        if managed_only and source.scope != "managed":
+            continue
+        perms = source.data.get("permissions")
+        if not isinstance(perms, dict):
+            continue
+        base = source.base_dir
+        deny += parse_rules(perms.get("deny") or [], "deny", source.scope, base, source.label, warnings)
+        ask += parse_rules(perms.get("ask") or [], "ask", source.scope, base, source.label, warnings)
+        if trusted or source.scope not in PROJECT_SCOPES:
+            allow += parse_rules(perms.get("allow") or [], "allow", source.scope, base, source.label, warnings)
+    return deny, ask, allow
+
+
+def _untrusted_grants(sources: list[SettingsSource]) -> str:
+    """A short description of what an untrusted project's settings would have granted ("" if nothing)."""
+    allow = dirs = 0
+    other: list[str] = []
+    for source in sources:
+        if source.scope not in PROJECT_SCOPES:
+            continue
+        perms = source.data.get("permissions") if isinstance(source.data.get("permissions"), dict) else {}
+        allow += len(perms.get("allow") or [])
+        dirs += len(perms.get("additionalDirectories") or [])
+        if perms.get("defaultMode"):
+            other.append("defaultMode")
+        if isinstance(source.data.get("sandbox"), dict):
+            other.append("sandbox settings")
+    parts = []
+    if allow:
+        parts.append(f"{allow} allow rule{'s' if allow != 1 else ''}")
+    if dirs:
+        parts.append(f"{dirs} additional director{'ies' if dirs != 1 else 'y'}")
+    parts += list(dict.fromkeys(other))
+    return ", ".join(parts)
+
+
+def _working_dirs(cwd: Path, add_dirs: list[Path], sources: list[SettingsSource], warnings: list[str]) -> list[Path]:
+    dirs = [cwd]
+    for folder in add_dirs:
+        path = Path(os.path.realpath(Path(folder).expanduser()))
+        if not path.is_dir():
+            raise ValueError(f"--add-dir: {folder} is not a directory")
+        if path not in dirs:
+            dirs.append(path)
+    for source in sources:
+        perms = source.data.get("permissions")
+        if not isinstance(perms, dict):
+            continue
+        for entry in perms.get("additionalDirectories") or []:
+            base = cwd if source.scope in ("project", "local", "flag", "user") else source.base_dir
+            path = Path(os.path.realpath(base / Path(entry).expanduser()))
+            if not path.is_dir():
+                warnings.append(f"{source.label}: additionalDirectories entry {entry!r} is not a directory; skipped")
+            elif path not in dirs:
+                dirs.append(path)
+    return dirs
+
+
+def _mode(mode: str | None, sources: list[SettingsSource], warnings: list[str]) -> str:
+    if mode:
+        mode = MODE_ALIASES.get(mode, mode)
+        if mode not in MODES:
+            raise PermissionModeError(f"--permission-mode: unknown mode {mode!r} (use {', '.join(MODES)})")
+        return mode
+    for source in sources:
+        perms = source.data.get("permissions")
+        value = perms.get("defaultMode") if isinstance(perms, dict) else None
+        if value is None:
+            continue
+        value = MODE_ALIASES.get(value, value)
+        if value in MODES:
+            return value
+        warnings.append(f"{source.label}: unknown permissions.defaultMode {value!r}; using default")
+    return "default"
+
+
+def _sandbox(
+    merged: dict, cwd: Path, allow: list[PermissionRule], deny: list[PermissionRule], home: Path
+) -> SandboxSettings:
+    """The sandbox block plus what permission rules add to it, as in Claude Code: WebFetch domain allow rules
+    join the network allowlist, Read and Edit deny rules with plain paths join denyRead / denyWrite."""
+    base = SandboxSettings.from_settings(merged, cwd)
+    domains = [r.specifier[7:] for r in allow if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")]
+    denied_domains = [r.specifier[7:] for r in deny if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")]
+    deny_read: list[str] = []
+    deny_write: list[str] = []
+    for rule in deny:
+        path = _plain_rule_path(rule, cwd, home)
+        if path is None:
+            continue
+        if rule.tool == "Read":
+            deny_read.append(path)
+        elif rule.tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
+            deny_write.append(path)
+    return replace(
+        base,
+        allowed_domains=tuple(dict.fromkeys([*base.allowed_domains, *domains])),
+        denied_domains=tuple(dict.fromkeys([*base.denied_domains, *denied_domains])),
+        deny_read=tuple(dict.fromkeys([*base.deny_read, *deny_read])),
+        deny_write=tuple(dict.fromkeys([*base.deny_write, *deny_write])),
+    )
+
+
+def _plain_rule_path(rule: PermissionRule, cwd: Path, home: Path) -> str | None:
+    """An absolute path for a deny rule without wildcards (`Read(~/.aws)`, `Read(./.env)`), else None."""
+    spec = rule.specifier
+    if not spec or any(ch in spec for ch in "*?[") or "/" not in spec.rstrip("/"):
+        return None
+    if spec.startswith("//"):
+        return os.path.normpath(spec[1:])
+    if spec.startswith("~/"):
+        return os.path.normpath(str(home) + spec[1:])
+    if spec.startswith("/"):
+        return os.path.normpath(str(rule.base_dir) + spec)
+    return os.path.normpath(os.path.join(str(cwd), spec))

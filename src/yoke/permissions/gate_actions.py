@@ -1,0 +1,193 @@
+"""What happens after an ask: suggested rules, "allow for this session", saved rules, permission updates.
+
+Kept apart from the decision pipeline (`pipeline.py`); `PermissionGate` inherits these methods.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from yoke.permissions.bash_analysis import candidate_cwds
+from yoke.permissions.matching import CallFacts, call_facts
+from yoke.permissions.paths import is_protected, is_secret
+from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
+from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
+from yoke.permissions.trust import write_json_atomic
+from yoke.tools.base import SessionState, Tool, ToolContext
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
+
+_DESTINATIONS = ("session", "localSettings", "projectSettings", "userSettings")
+
+
+class GateActions:
+    settings_paths: dict[str, Path]
+
+    # ---- suggestions -------------------------------------------------------------------------------------
+
+    def suggest_rules(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> list[str]:
+        """Narrow allow rules that would approve this call next time ([] when none should)."""
+        facts = self._facts(tool, input)
+        if facts.kind in ("read", "edit") and any(is_protected(p.real) for p in facts.paths or []):
+            return []
+        if facts.kind == "bash" and self._safety(facts) is not None:
+            return []
+        return self._narrow_rules(facts)
+
+    def suggestions(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+        """Claude Code permission-update entries offered with an ask (shown to SDK clients and the UI)."""
+        facts = self._facts(tool, input)
+        rules = self.suggest_rules(tool, input)
+        if facts.kind == "edit":
+            if facts.paths and all(self._inside(p) for p in facts.paths):
+                protected = any(is_protected(p.real) or is_protected(p.logical) for p in facts.paths)
+                return [] if protected else [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]
+            return [self._add_dirs_update(facts)] if facts.paths else []
+        if facts.kind == "read":
+            secret = any(is_secret(p.real, self.home) or is_secret(p.logical, self.home) for p in facts.paths or [])
+            if facts.paths and not secret and not all(self._inside(p) for p in facts.paths):
+                return [self._add_dirs_update(facts)]
+            return [add_rules_update(rules, "session")] if rules else []
+        return [add_rules_update(rules, "localSettings")] if rules else []
+
+    def _add_dirs_update(self: PermissionGate, facts: CallFacts) -> dict[str, Any]:
+        dirs = []
+        for p in facts.paths or []:
+            folder = p.real if os.path.isdir(p.real) else os.path.dirname(p.real)
+            if folder not in dirs:
+                dirs.append(folder)
+        return {"type": "addDirectories", "directories": dirs, "destination": "session"}
+
+    def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
+        if facts.kind == "bash":
+            analysis = facts.bash
+            if analysis is None or not analysis.analysable:
+                return []
+            cwds = candidate_cwds(analysis, facts.shell_cwd or self.cwd, self.home)
+            pending = [inv for inv in analysis.invocations if self._approve_invocation(inv, cwds) is None]
+            return bash_rules(pending)
+        if facts.kind in ("read", "edit"):
+            family = "Edit" if facts.kind == "edit" else "Read"
+            rules = []
+            for p in facts.paths or []:
+                suffix = "/**" if facts.kind == "read" and os.path.isdir(p.logical) else ""
+                rules.append(f"{family}(/{_escape_glob(p.logical)}{suffix})")
+            return rules
+        if facts.kind == "web":
+            rule = web_rule(facts)
+            return [rule] if rule else []
+        return [facts.tool.name]
+
+    # ---- answers -----------------------------------------------------------------------------------------
+
+    def remember(self: PermissionGate, tool: Tool, input: dict[str, Any], scope: str = "session") -> list[str]:
+        """Record "allow, and don't ask again": narrow rules for this session, or saved to local settings
+        (`scope` "local"/"localSettings"; edits and reads are only ever remembered for the session)."""
+        facts = self._facts(tool, input)
+        rules = self._narrow_rules(facts)
+        persist = scope in ("local", "localSettings") and facts.kind not in ("read", "edit")
+        for text in rules:
+            if persist:
+                self.save_local_rule(text)
+            else:
+                self._add_rule(text, "allow", "session")
+        return rules
+
+    def save_local_rule(self: PermissionGate, rule: str, behavior: str = "allow") -> Path:
+        """Add `rule` to `.claude/settings.local.json` (atomically) and apply it now; returns the file."""
+        return self._save_rules([rule], behavior, "localSettings")
+
+    def apply_update(self: PermissionGate, update: dict[str, Any]) -> None:
+        """Apply one Claude Code permission-update entry (addRules, setMode, addDirectories, removeRules)."""
+        kind = update.get("type")
+        destination = update.get("destination", "session")
+        if destination not in _DESTINATIONS:
+            raise ValueError(f"unknown permission update destination {destination!r}")
+        if kind == "setMode":
+            self.set_mode(str(update.get("mode")))
+        elif kind == "addDirectories":
+            for folder in update.get("directories") or []:
+                self.add_working_dir(Path(folder))
+        elif kind in ("addRules", "removeRules"):
+            behavior = str(update.get("behavior", "allow"))
+            texts = [_rule_text(entry) for entry in update.get("rules") or []]
+            if kind == "removeRules":
+                self._remove_session_rules(texts, behavior)
+            elif destination == "session":
+                for text in texts:
+                    self._add_rule(text, behavior, "session")
+            else:
+                self._save_rules(texts, behavior, destination)
+        else:
+            raise ValueError(f"unsupported permission update type {kind!r}")
+
+    # ---- internals ---------------------------------------------------------------------------------------
+
+    def _facts(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> CallFacts:
+        ctx = getattr(self, "last_ctx", None)
+        if ctx is None:
+            ctx = ToolContext(cwd=self.cwd, session=SessionState("", self.cwd), working_dirs=self.working_dirs)
+        return call_facts(tool, input, ctx, self.home)
+
+    def _add_rule(self: PermissionGate, text: str, behavior: str, scope: str) -> PermissionRule:
+        try:
+            rule = parse_rule(text, behavior, scope, self.cwd)  # type: ignore[arg-type]
+        except RuleSyntaxError as exc:
+            raise ValueError(f"cannot add the rule: {exc}") from None
+        target = {"allow": self.session_rules if scope == "session" else self.allow, "ask": self.ask, "deny": self.deny}
+        bucket = target.get(behavior)
+        if bucket is None:
+            raise ValueError(f"unknown rule behavior {behavior!r}")
+        if all(r.text != rule.text or r.behavior != behavior for r in bucket):
+            bucket.append(rule)
+        return rule
+
+    def _remove_session_rules(self: PermissionGate, texts: list[str], behavior: str) -> None:
+        if behavior == "allow":
+            self.session_rules = [r for r in self.session_rules if r.text not in texts]
+
+    def _save_rules(self: PermissionGate, texts: list[str], behavior: str, destination: str) -> Path:
+        path = self.settings_paths.get(destination) if hasattr(self, "settings_paths") else None
+        if path is None:
+            path = self.local_settings_path
+        rules = [self._add_rule(text, behavior, _scope_of(destination)) for text in texts]
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            except (OSError, ValueError):
+                raise ValueError(f"cannot save the rule: {path} is not valid JSON; fix or remove it first") from None
+            if not isinstance(data, dict):
+                raise ValueError(f"cannot save the rule: {path} does not hold a JSON object")
+        perms = data.setdefault("permissions", {})
+        if not isinstance(perms, dict):
+            raise ValueError(f"cannot save the rule: `permissions` in {path} is not an object")
+        bucket = perms.setdefault(behavior, [])
+        if not isinstance(bucket, list):
+            raise ValueError(f"cannot save the rule: `permissions.{behavior}` in {path} is not a list")
+        for rule in rules:
+            if rule.text not in bucket:
+                bucket.append(rule.text)
+        write_json_atomic(path, data)
+        return path
+
+
+def _scope_of(destination: str) -> str:
+    return {"localSettings": "local", "projectSettings": "project", "userSettings": "user"}.get(destination, "session")
+
+
+def _rule_text(entry: dict[str, Any]) -> str:
+    name = str(entry.get("toolName", ""))
+    content = entry.get("ruleContent")
+    if content is None:
+        return name
+    return f"{name}({str(content).replace('(', chr(92) + '(').replace(')', chr(92) + ')')})"
+
+
+def _escape_glob(path: str) -> str:
+    return re.sub(r"([*?\[\]\\])", r"\\\1", path)

@@ -1,0 +1,402 @@
+"""The permission gate: one decision (allow / deny / ask) per tool call, and the record of who made it.
+
+Order, as in Claude Code: PreToolUse hook (a seam; hooks land later) → deny rules → mode (plan blocks
+changes; bypassPermissions allows what is left) → ask rules → safety checks (protected paths, critical
+`rm` targets) → a hook's allow → allow rules and session answers → the read-only fast path → acceptEdits →
+the sandbox's auto-allow → an optional classifier with a deadline → ask (denied in dontAsk mode). A
+decision's `source` names the rule or stage, e.g. `deny:Bash(rm *)`, `mode:plan`, `read-only`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from yoke.permissions.bash_analysis import Invocation, candidate_cwds, paths_of
+from yoke.permissions.gate import MODES, Decision
+from yoke.permissions.gate_actions import GateActions
+from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
+from yoke.permissions.patterns import bash_matches, tool_name_matches
+from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
+from yoke.permissions.rules import PermissionRule
+from yoke.sandbox.settings import SandboxSettings
+from yoke.tools.base import Tool, ToolContext
+
+HookFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
+ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
+MODE_ALIASES = {"manual": "default"}
+# Harness tools that need no permission: they only talk to the user or manage the session's own state.
+SAFE_TOOLS = frozenset(
+    {
+        "Agent",
+        "Task",
+        "TodoWrite",
+        "TaskCreate",
+        "TaskGet",
+        "TaskList",
+        "TaskUpdate",
+        "TaskOutput",
+        "BashOutput",
+        "TaskStop",
+        "KillShell",
+        "ExitPlanMode",
+        "EnterPlanMode",
+        "AskUserQuestion",
+    }
+)
+USER_INTERACTION_TOOLS = frozenset({"AskUserQuestion"})
+NO_FAST_PATH = frozenset({"WebFetch", "WebSearch"})  # read-only, but they reach the network
+
+
+class PermissionModeError(ValueError):
+    """A mode that does not exist or is not available; the message is one line for the user."""
+
+
+class PermissionGate(GateActions):
+    def __init__(
+        self,
+        *,
+        cwd: Path,
+        home: Path,
+        mode: str,
+        working_dirs: list[Path],
+        deny: list[PermissionRule],
+        ask: list[PermissionRule],
+        allow: list[PermissionRule],
+        sandbox: SandboxSettings | None = None,
+        local_settings_path: Path | None = None,
+        bypass_available: bool = False,
+        bypass_disabled: bool = False,
+        warnings: list[str] | None = None,
+        pre_tool_hook: HookFn | None = None,
+        classifier: ClassifierFn | None = None,
+        classifier_deadline_s: float = 2.0,
+    ) -> None:
+        self.cwd = Path(os.path.realpath(cwd))
+        self.home = home
+        self.working_dirs = [self.cwd, *[Path(os.path.realpath(d)) for d in working_dirs if d != cwd]]
+        self.deny, self.ask, self.allow = list(deny), list(ask), list(allow)
+        self.session_rules: list[PermissionRule] = []
+        self.sandbox = sandbox or SandboxSettings(base_dir=self.cwd)
+        self.local_settings_path = local_settings_path or self.cwd / ".claude" / "settings.local.json"
+        self.bypass_disabled = bypass_disabled
+        self.bypass_available = bypass_available or mode == "bypassPermissions"
+        self.warnings = list(warnings or [])
+        self.pre_tool_hook = pre_tool_hook
+        self.classifier = classifier
+        self.classifier_deadline_s = classifier_deadline_s
+        self.matcher = RuleMatcher(self.cwd, home)
+        self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
+        self.last_ctx: ToolContext | None = None  # the shell's cwd for suggestions made after an ask
+        self._mode = "default"
+        self.set_mode(mode)
+
+    # ---- mode ------------------------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: str) -> None:
+        self.set_mode(value)
+
+    def set_mode(self, mode: str) -> None:
+        mode = MODE_ALIASES.get(mode, mode)
+        if mode not in MODES:
+            raise PermissionModeError(f"unknown permission mode {mode!r} (use {', '.join(MODES)})")
+        if mode == "bypassPermissions":
+            if self.bypass_disabled:
+                raise PermissionModeError(
+                    "bypassPermissions mode is disabled by settings (permissions.disableBypassPermissionsMode)"
+                )
+            if not self.bypass_available:
+                raise PermissionModeError(
+                    "bypassPermissions mode can only be entered if the session started with it "
+                    "(--permission-mode bypassPermissions or --allow-dangerously-skip-permissions)"
+                )
+        self._mode = mode
+
+    def add_working_dir(self, path: Path) -> None:
+        real = Path(os.path.realpath(path))
+        if real not in self.working_dirs:
+            self.working_dirs.append(real)
+
+    # ---- the pipeline ----------------------------------------------------------------------------------
+
+    async def decide(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision:
+        self.last_ctx = ctx
+        hook: Decision | None = None
+        if self.pre_tool_hook is not None:
+            hook = await self.pre_tool_hook(tool, input, ctx)
+            if hook is not None and hook.updated_input is not None:
+                input = hook.updated_input
+            if hook is not None and hook.behavior == "deny":
+                return Decision("deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook")
+        facts = call_facts(tool, input, ctx, self.home)
+        decision = self.evaluate(facts, hook)
+        if decision is None and self.classifier is not None:
+            decision = await self._classify(tool, input, ctx)
+        if decision is None:
+            decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))
+        if hook is not None and hook.updated_input is not None and decision.updated_input is None:
+            decision = replace(decision, updated_input=input)
+        return decision
+
+    def evaluate(self, facts: CallFacts, hook: Decision | None = None) -> Decision | None:
+        """Every synchronous stage; None means nothing decided (classifier, then ask)."""
+        rule = self._first(self.deny, facts)
+        if rule is not None:
+            return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
+        if self.mode == "plan" and not self._plan_allows(facts):
+            reason = "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
+            return Decision("deny", reason, "mode:plan")
+        if self.mode == "dontAsk" and facts.names & USER_INTERACTION_TOOLS:
+            return Decision("deny", f"{facts.tool.name} is not available in dontAsk mode.", "mode:dontAsk")
+        rule = self._first(self.ask, facts)
+        if rule is not None:
+            return self._ask_or_deny(facts, f"ask-rule:{rule.text}", f"The rule {rule.text} requires approval.")
+        if hook is not None and hook.behavior == "ask":
+            return self._ask_or_deny(facts, hook.source or "hook", hook.reason or "A hook asked for approval.")
+        if self.mode == "bypassPermissions":
+            critical = self._critical_rm(facts)
+            if critical:
+                return self._ask_or_deny(facts, "critical-path", critical)
+            return Decision("allow", source="mode:bypassPermissions")
+        safety = self._safety(facts)
+        if safety is not None:
+            return self._ask_or_deny(facts, *safety)
+        if hook is not None and hook.behavior == "allow":
+            return Decision("allow", hook.reason, hook.source or "hook")
+        return self._approve(facts)
+
+    async def _classify(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
+        assert self.classifier is not None
+        try:
+            verdict = await asyncio.wait_for(self.classifier(tool, input, ctx), self.classifier_deadline_s)
+        except (TimeoutError, asyncio.TimeoutError):
+            return None
+        if verdict is not None and verdict.behavior == "allow":
+            return replace(verdict, source=verdict.source or "classifier")
+        return None
+
+    def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:
+        if self.mode == "dontAsk":
+            message = f"{reason} Yoke is in dontAsk mode, which denies anything not pre-approved."
+            return Decision("deny", message.strip(), "mode:dontAsk")
+        return Decision("ask", reason, source)
+
+    def _first(self, rules: list[PermissionRule], facts: CallFacts) -> PermissionRule | None:
+        for rule in rules:
+            if self.matcher.matches(rule, facts):
+                return rule
+        return None
+
+    def _plan_allows(self, facts: CallFacts) -> bool:
+        if facts.names & {"ExitPlanMode"}:
+            return True
+        if facts.kind == "bash":
+            assert facts.bash is not None
+            return facts.bash.commands_read_only()
+        return facts.read_only and facts.kind != "edit"
+
+    # ---- safety: protected paths and critical rm targets ------------------------------------------------
+
+    def _safety(self, facts: CallFacts) -> tuple[str, str] | None:
+        critical = self._critical_rm(facts)
+        if critical:
+            return "critical-path", critical
+        for path in self._written_paths(facts):
+            if (is_protected(path.logical) or is_protected(path.real)) and not self._session_allows_path(path):
+                return "protected-path", f"{path.logical} is a protected path: writing it always needs approval."
+        return None
+
+    def _written_paths(self, facts: CallFacts) -> list[ResolvedPath]:
+        if facts.kind == "edit":
+            return facts.paths or []
+        if facts.kind == "bash":
+            return self.matcher.bash_paths(facts, "edit")
+        return []
+
+    def _critical_rm(self, facts: CallFacts) -> str:
+        if facts.kind != "bash" or facts.bash is None:
+            return ""
+        cwds = candidate_cwds(facts.bash, facts.shell_cwd or self.cwd, self.home)
+        dirs = real_dirs(self.working_dirs)
+        for inv in facts.bash.invocations:
+            for word in inv.removes:
+                paths = paths_of([word], cwds, self.home)
+                if paths is None:
+                    return f"`{inv.text}` removes a path only known at run time."
+                for path in paths:
+                    if is_critical(path.real, self.cwd, self.home, dirs) or is_critical(
+                        path.logical, self.cwd, self.home, dirs
+                    ):
+                        return f"`{inv.text}` would remove {path.logical}, a critical directory."
+        return ""
+
+    def _session_allows_path(self, path: ResolvedPath) -> bool:
+        """A protected path the user approved earlier in this session ("allow for this session")."""
+        facts = CallFacts(_PATH_TOOL, {}, {"Edit"}, "edit", False, paths=[path])
+        return any(path_family(r) == "edit" and self.matcher.matches(r, facts) for r in self.session_rules)
+
+    # ---- approval stages --------------------------------------------------------------------------------
+
+    def _approve(self, facts: CallFacts) -> Decision | None:
+        if facts.kind == "bash":
+            return self._approve_bash(facts)
+        rule = self._allow_rule(facts)
+        if rule is not None:
+            return Decision("allow", source=f"allow:{rule.text}")
+        if facts.kind == "read":
+            if facts.paths is not None and all(self._read_in_bounds(p) for p in facts.paths):
+                return Decision("allow", source="read-only")
+            return None
+        if facts.kind == "edit":
+            if self.mode == "acceptEdits" and facts.paths and all(self._inside(p) for p in facts.paths):
+                return Decision("allow", source="mode:acceptEdits")
+            return None
+        if facts.names & SAFE_TOOLS:
+            return Decision("allow", source="safe-tool")
+        if facts.read_only and not facts.names & NO_FAST_PATH and not any(n.startswith("mcp__") for n in facts.names):
+            return Decision("allow", source="read-only")
+        return None
+
+    def _allow_rule(self, facts: CallFacts) -> PermissionRule | None:
+        for rule in [*self.allow, *self.session_rules]:
+            if facts.kind == "edit" and rule.whole_tool and rule.tool == "Edit":
+                return rule  # a bare Edit rule covers every file-editing tool
+            if self.matcher.matches(rule, facts):
+                return rule
+        return None
+
+    def _approve_bash(self, facts: CallFacts) -> Decision | None:
+        analysis = facts.bash
+        assert analysis is not None and facts.shell_cwd is not None
+        if not analysis.analysable:
+            return None
+        cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
+        whole = next((r for r in [*self.allow, *self.session_rules] if r.tool == "Bash" and r.whole_tool), None)
+        sources: list[str] = []
+        for inv in analysis.invocations:
+            source = f"allow:{whole.text}" if whole is not None else self._approve_invocation(inv, cwds)
+            if source is None:
+                return self._sandbox_auto_allow(facts)
+            sources.append(source)
+        for word in analysis.write_redirects:
+            paths = paths_of([word], cwds, self.home)
+            if paths is None or not all(self._write_approved(p) for p in paths):
+                return self._sandbox_auto_allow(facts)
+            sources.append("mode:acceptEdits" if self.mode == "acceptEdits" else "allow:Edit")
+        for word in analysis.read_redirects:
+            paths = paths_of([word], cwds, self.home)
+            if paths is None or not all(self._read_approved(p) for p in paths):
+                return self._sandbox_auto_allow(facts)
+        unique = list(dict.fromkeys(sources)) or ["read-only"]
+        return Decision("allow", source=",".join(unique))
+
+    def _approve_invocation(self, inv: Invocation, cwds: list[str] | None) -> str | None:
+        if inv.allow_text is not None:
+            for rule in [*self.allow, *self.session_rules]:
+                if rule.tool != "Bash" or rule.whole_tool or path_family(rule):
+                    continue
+                spec = rule.specifier or ""
+                if inv.allow_exact_only and "*" in spec:
+                    continue
+                if bash_matches(spec, inv.allow_text):
+                    return f"allow:{rule.text}"
+        if inv.read_only.read_only:
+            reads = paths_of(inv.read_only.reads, cwds, self.home)
+            if reads is not None and all(self._read_approved(p) for p in reads):
+                return "read-only"
+        if inv.fs_edit and self.mode == "acceptEdits":
+            writes = paths_of(inv.writes, cwds, self.home)
+            if writes and all(self._inside(p) for p in writes):
+                return "mode:acceptEdits"
+        return None
+
+    def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
+        from yoke.sandbox import command_excluded
+
+        sandbox = self.sandbox
+        if not (sandbox.enabled and sandbox.auto_allow_bash) or self.mode == "plan":
+            return None
+        if facts.input.get("dangerouslyDisableSandbox") and sandbox.allow_unsandboxed_commands:
+            return None
+        if command_excluded(facts.command, sandbox):
+            return None
+        return Decision("allow", source="sandbox:auto-allow")
+
+    # ---- path verdicts ----------------------------------------------------------------------------------
+
+    def _inside(self, path: ResolvedPath) -> bool:
+        dirs = real_dirs(self.working_dirs)
+        return is_inside(path.real, dirs) and is_inside(path.logical, [*dirs, *map(str, self.working_dirs)])
+
+    def _read_in_bounds(self, path: ResolvedPath) -> bool:
+        secret = is_secret(path.real, self.home) or is_secret(path.logical, self.home)
+        return self._inside(path) and not secret
+
+    def _read_approved(self, path: ResolvedPath) -> bool:
+        return self._read_in_bounds(path) or self._path_rule_allows("read", path)
+
+    def _write_approved(self, path: ResolvedPath) -> bool:
+        if self._path_rule_allows("edit", path):
+            return True
+        return self.mode == "acceptEdits" and self._inside(path)
+
+    def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool:
+        tool = _PATH_TOOL
+        facts = CallFacts(tool, {}, {"Read" if family == "read" else "Edit"}, family, family == "read", paths=[path])
+        for rule in [*self.allow, *self.session_rules]:
+            if family == "edit" and rule.whole_tool and rule.tool == "Edit":
+                return True
+            if path_family(rule) == family and self.matcher.matches(rule, facts):
+                return True
+        return False
+
+    # ---- messages ---------------------------------------------------------------------------------------
+
+    def _deny_reason(self, facts: CallFacts, rule: PermissionRule) -> str:
+        return f"Permission to use {facts.tool.name} has been denied by the rule {rule.text} ({rule.scope} settings)."
+
+    def _ask_reason(self, facts: CallFacts) -> str:
+        name = facts.tool.name
+        if facts.kind == "bash" and facts.bash is not None and not facts.bash.analysable:
+            detail = "; ".join(facts.bash.problems)
+            return f"Yoke requested permissions to use {name}, but you haven't granted it yet ({detail})."
+        if facts.kind in ("read", "edit") and facts.paths:
+            verb = "write to" if facts.kind == "edit" else "read from"
+            where = ", ".join(p.logical for p in facts.paths)
+            return f"Yoke requested permissions to {verb} {where}, but you haven't granted it yet."
+        return f"Yoke requested permissions to use {name}, but you haven't granted it yet."
+
+    # ---- helpers for other parts ------------------------------------------------------------------------
+
+    def hidden_tools(self, names: list[str]) -> set[str]:
+        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""
+        return {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+
+    def is_read_denied(self, path: str | Path) -> bool:
+        """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
+        from yoke.permissions.paths import resolve_path
+
+        resolved = resolve_path(str(path), self.cwd, self.home)
+        if resolved is None:
+            return True
+        facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
+        return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
+
+
+class _PathTool(Tool):
+    """A stand-in tool used when only a path needs to be checked against path rules."""
+
+    name = "Read"
+    description = ""
+
+
+_PATH_TOOL = _PathTool()

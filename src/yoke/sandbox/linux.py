@@ -1,0 +1,163 @@
+"""The Linux sandbox: bubblewrap.
+
+The whole filesystem is mounted read-only; the working directories (and `sandbox.filesystem.allowWrite`)
+are writable, except Claude Code's protected files inside them; /tmp is a private directory for the
+session; secret locations (`~/.ssh`, `~/.aws`, …, plus `denyRead` and Read deny rules) are hidden. The
+command gets fresh PID, IPC, UTS and network namespaces: no network at all, unless allowed domains exist,
+in which case `bridge.py` relays 127.0.0.1:3128 inside to the host's domain proxy over a Unix socket, and
+a seccomp filter stops the command creating Unix sockets of its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from yoke.sandbox.errors import SandboxUnavailable
+from yoke.sandbox.settings import SandboxSettings
+
+PROXY_PORT = 3128  # inside the sandbox's own network namespace, so any fixed port is free
+PROXY_SOCKET = "/tmp/.yoke-proxy.sock"
+SECRET_HOME_PATHS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
+    ".pypirc",
+    ".claude/.credentials.json",
+    ".yoke/credentials.json",
+)
+# Inside writable directories these stay read-only (Claude Code's sandbox list).
+PROTECTED_IN_WORKDIR = (
+    ".git/hooks",
+    ".git/config",
+    ".gitmodules",
+    ".claude",
+    ".yoke",
+    ".mcp.json",
+    ".vscode",
+    ".idea",
+    ".husky",
+    ".devcontainer",
+    ".envrc",
+    ".npmrc",
+    ".bashrc",
+    ".zshrc",
+    ".profile",
+    ".gitconfig",
+)
+
+
+def bwrap_command(
+    argv: list[str],
+    settings: SandboxSettings,
+    cwd: Path,
+    working_dirs: list[Path],
+    *,
+    home: Path,
+    writable: list[Path],
+    proxy_socket: str | None,
+) -> list[str]:
+    bwrap = settings.bwrap_path or shutil.which("bwrap")
+    if not bwrap or not os.access(bwrap, os.X_OK):
+        raise SandboxUnavailable(
+            "the sandbox is enabled but bubblewrap (bwrap) is not installed; install it "
+            "(apt-get install bubblewrap) or set sandbox.enabled to false"
+        )
+    _probe(bwrap)
+    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    args += ["--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += ["--bind", session_tmp(), "/tmp"]
+    writable_dirs = _existing([*working_dirs, *writable, *(settings.resolve(p, home) for p in settings.allow_write)])
+    for path in writable_dirs:
+        args += ["--bind", path, path]
+    for path in writable_dirs:
+        for name in PROTECTED_IN_WORKDIR:
+            target = os.path.join(path, name)
+            if os.path.lexists(target):
+                args += ["--ro-bind", target, target]
+    for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
+        args += ["--ro-bind", path, path]
+    args += _hide_secrets(settings, home)
+    env = {"TMPDIR": "/tmp"}
+    inner = list(argv)
+    bridge: list[str] = []
+    if proxy_socket is not None:
+        args += ["--bind", proxy_socket, PROXY_SOCKET]
+        url = f"http://127.0.0.1:{PROXY_PORT}"
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+            env[name] = url
+        env["NO_PROXY"] = env["no_proxy"] = ""
+        bridge += ["--port", str(PROXY_PORT), "--socket", PROXY_SOCKET]
+    if not settings.allow_all_unix_sockets:
+        bridge.append("--deny-unix-sockets")
+    if bridge:
+        inner = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), *bridge, "--", *argv]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", str(cwd), "--", *inner]
+    return args
+
+
+def _hide_secrets(settings: SandboxSettings, home: Path) -> list[str]:
+    hidden = [str(home / rel) for rel in SECRET_HOME_PATHS]
+    hidden += [settings.resolve(p, home) for p in settings.deny_read]
+    args: list[str] = []
+    for path in _existing(hidden):
+        if os.path.isdir(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    for path in _existing(settings.resolve(p, home) for p in settings.allow_read):
+        if any(path != h and path.startswith(h.rstrip("/") + "/") for h in hidden):
+            args += ["--ro-bind", path, path]  # a narrower allowRead re-opens part of a hidden directory
+    return args
+
+
+def _existing(paths) -> list[str]:  # type: ignore[no-untyped-def]
+    out: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if os.path.lexists(real) and real not in out:
+            out.append(real)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _probe(bwrap: str) -> None:
+    """Start one trivial sandbox to learn whether namespaces work here (once per process)."""
+    try:
+        result = subprocess.run(
+            [bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--dev", "/dev", "--", "true"],
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SandboxUnavailable(f"the sandbox is enabled but bubblewrap cannot start ({exc})") from None
+    if result.returncode != 0:
+        detail = (result.stderr.strip().splitlines() or ["unknown error"])[-1]
+        raise SandboxUnavailable(
+            f"the sandbox is enabled but bubblewrap cannot create namespaces here ({detail}); "
+            "allow unprivileged user namespaces or set sandbox.enabled to false"
+        )
+
+
+@functools.lru_cache(maxsize=1)
+def session_tmp() -> str:
+    """The sandbox's /tmp: one private directory per Yoke process, removed at exit."""
+    path = tempfile.mkdtemp(prefix="yoke-sandbox-tmp-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
