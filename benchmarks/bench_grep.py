@@ -19,13 +19,25 @@ from yoke.tools.base import SessionState, ToolContext
 from yoke.tools.builtin.grep import GrepInput, GrepTool
 from yoke.tools.ripgrep import rg_binary
 
-REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "9"))
+REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "15"))
 SEARCHES = [
     # (label, Grep input, the bare rg arguments for the same search)
     ("files: def __init__", {"pattern": "def __init__"}, ["--files-with-matches", "def __init__"]),
-    ("files: -i todo|fixme", {"pattern": "todo|fixme", "-i": True}, ["--files-with-matches", "-i", "todo|fixme"]),
-    ("files: type py, rare", {"pattern": "zlib\\.crc32", "type": "py"}, ["--files-with-matches", "--type", "py", "zlib\\.crc32"]),
-    ("count: import os", {"pattern": "^import os$", "output_mode": "count"}, ["--count-matches", "^import os$"]),
+    (
+        "files: -i todo|fixme",
+        {"pattern": "todo|fixme", "-i": True},
+        ["--files-with-matches", "-i", "todo|fixme"],
+    ),
+    (
+        "files: type py, rare",
+        {"pattern": "zlib\\.crc32", "type": "py"},
+        ["--files-with-matches", "--type", "py", "zlib\\.crc32"],
+    ),
+    (
+        "count: import os",
+        {"pattern": "^import os$", "output_mode": "count"},
+        ["--count-matches", "^import os$"],
+    ),
     (
         "content: raise ValueError, all",
         {"pattern": "raise ValueError\\(", "output_mode": "content", "head_limit": 0},
@@ -34,14 +46,19 @@ SEARCHES = [
 ]
 
 
-def median_seconds(run) -> float:
-    run()  # warm the page cache and the code paths
-    times = []
-    for _ in range(REPEATS):
-        began = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - began)
-    return statistics.median(times)
+def paired_medians(first, second) -> tuple[float, float]:
+    """Median wall times of two runs, interleaved (and alternating which goes first) so that load from
+    other processes on the machine falls on both alike."""
+    first()
+    second()  # warm the page cache and the code paths
+    times: tuple[list[float], list[float]] = ([], [])
+    for n in range(REPEATS):
+        order = ((0, first), (1, second)) if n % 2 == 0 else ((1, second), (0, first))
+        for slot, run in order:
+            began = time.perf_counter()
+            run()
+            times[slot].append(time.perf_counter() - began)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def main() -> None:
@@ -55,7 +72,7 @@ def main() -> None:
     tool = GrepTool()
     loop = asyncio.new_event_loop()
     ratios = []
-    print(f"{'search':<34} {'yoke Grep':>10} {'bare rg':>10} {'ratio':>7}  matches")
+    print(f"{'search':<34} {'yoke Grep':>10} {'bare rg':>10} {'ratio':>7}  found")
     for label, grep_input, rg_args in SEARCHES:
         parsed = GrepInput.model_validate(grep_input)
         outcome = {}
@@ -64,11 +81,19 @@ def main() -> None:
             outcome["result"] = loop.run_until_complete(tool.run(parsed, ctx))
 
         def rg_run(rg_args=rg_args) -> None:
-            subprocess.run([rg, *rg_args], cwd=stdlib, capture_output=True, check=False)
+            subprocess.run(
+                [rg, *rg_args], cwd=stdlib, capture_output=True, stdin=subprocess.DEVNULL, check=False
+            )
 
-        yoke_s, rg_s = median_seconds(yoke_run), median_seconds(rg_run)
-        data = outcome["result"].data
-        found = data.get("numMatches") or data.get("numLines") or data.get("numFiles")
+        yoke_s, rg_s = paired_medians(yoke_run, rg_run)
+        result = outcome["result"]
+        first_line = result.content.split("\n", 1)[0]
+        if result.data["mode"] == "count":
+            found = f"{result.data['numMatches']} matches in {result.data['numFiles']} files"
+        elif result.data["mode"] == "content":
+            found = f"{result.data['numLines']} lines"
+        else:
+            found = first_line
         ratios.append(yoke_s / rg_s)
         print(f"{label:<34} {yoke_s * 1000:>8.1f}ms {rg_s * 1000:>8.1f}ms {yoke_s / rg_s:>6.2f}x  {found}")
     loop.close()

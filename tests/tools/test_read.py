@@ -228,3 +228,22 @@ def test_parse_pages():
             parse_pages(bad, 10)
     with pytest.raises(ToolError, match="at most 20"):
         parse_pages("1-30", 40)
+
+
+async def test_large_files_are_streamed_with_the_same_result(ctx, monkeypatch):
+    path = ctx.cwd / "big.log"
+    path.write_bytes(b"".join(b"entry %d\r\n" % n for n in range(1, 5001)))
+    whole = await read(ctx, path, offset=4990, limit=5)
+    state = ctx.session.read_files[os.path.realpath(path)]
+    monkeypatch.setattr("yoke.tools.builtin.read.STREAM_ABOVE_BYTES", 0)
+    streamed = await read(ctx, path, offset=4990, limit=5)
+    assert streamed.content == whole.content and streamed.content.startswith("4990\tentry 4990\n")
+    assert ctx.session.read_files[os.path.realpath(path)] == state
+    assert streamed.data["file"]["totalLines"] == 5000
+
+
+async def test_special_files_refused(ctx):
+    fifo = ctx.cwd / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ToolError, match="not a regular file"):
+        await read(ctx, fifo)

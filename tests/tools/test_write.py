@@ -114,3 +114,10 @@ async def test_keeps_byte_order_mark(ctx):
 async def test_directory_refused(ctx):
     with pytest.raises(ToolError, match="directory"):
         await write(ctx, ctx.cwd, "x")
+
+
+async def test_special_file_refused_without_blocking(ctx):
+    fifo = ctx.cwd / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(ToolError, match="not a regular file"):
+        await write(ctx, fifo, "x")

@@ -136,7 +136,9 @@ def load_settings(
     return loaded
 
 
-def _file_sources(loaded: LoadedSettings, managed_paths: list[Path] | None) -> list[tuple[str, Path, Path, str]]:
+def _file_sources(
+    loaded: LoadedSettings, managed_paths: list[Path] | None
+) -> list[tuple[str, Path, Path, str]]:
     """(scope, path, base dir, origin) for every file location, highest precedence first."""
     cwd, local = loaded.cwd, loaded.local_settings_path
     assert local is not None
@@ -215,7 +217,9 @@ def _parse(text: str, label: str, warnings: list[str]) -> dict[str, Any] | None:
         warnings.append(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); ignored")
         return None
     if not isinstance(data, dict):
-        warnings.append(f"{label}: expected a JSON object at the top level, found {type(data).__name__}; ignored")
+        warnings.append(
+            f"{label}: expected a JSON object at the top level, found {type(data).__name__}; ignored"
+        )
         return None
     return _checked(data, label, warnings)
 
@@ -233,7 +237,9 @@ def _checked(data: dict[str, Any], label: str, warnings: list[str]) -> dict[str,
             if value is None:
                 continue
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                warnings.append(f"{label}: `permissions.{key}` must be a list of strings; that key is ignored")
+                warnings.append(
+                    f"{label}: `permissions.{key}` must be a list of strings; that key is ignored"
+                )
                 perms.pop(key)
         for key in ("defaultMode", "disableBypassPermissionsMode"):
             if key in perms and not isinstance(perms[key], str):

@@ -21,19 +21,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from yoke.permissions.bash_commands import (
+from yoke.permissions.bash_parse import Redirect, SimpleCommand, parse_bash
+from yoke.permissions.bash_readonly import (
     ACCEPT_EDITS_COMMANDS,
     REMOVE_COMMANDS,
-    SHELLS,
     ReadOnlyCheck,
-    Unwrapped,
     find_exec_commands,
     finds_changes,
     read_only_check,
-    safe_variable,
-    unwrap,
 )
-from yoke.permissions.bash_parse import Redirect, SimpleCommand, Word, parse_bash
+from yoke.permissions.bash_words import Word
+from yoke.permissions.bash_wrappers import SHELLS, Unwrapped, safe_variable, unwrap
 from yoke.permissions.paths import ResolvedPath, expand_user, is_inside, is_secret, real_dirs, resolve_path
 
 MAX_SCRIPT_DEPTH = 4
@@ -80,15 +78,23 @@ class BashAnalysis:
 
     @property
     def write_redirects(self) -> list[Word]:
-        return [r.target for r in self.redirects if r.writes and r.target is not None and not _device(r.target)]
+        return [
+            r.target for r in self.redirects if r.writes and r.target is not None and not _device(r.target)
+        ]
 
     @property
     def read_redirects(self) -> list[Word]:
-        return [r.target for r in self.redirects if r.reads and r.target is not None and not _device(r.target)]
+        return [
+            r.target for r in self.redirects if r.reads and r.target is not None and not _device(r.target)
+        ]
 
     def commands_read_only(self) -> bool:
         """Every command is in the read-only set and nothing is written (paths not yet checked)."""
-        return self.analysable and all(i.read_only.read_only for i in self.invocations) and not self.write_redirects
+        return (
+            self.analysable
+            and all(i.read_only.read_only for i in self.invocations)
+            and not self.write_redirects
+        )
 
 
 @functools.lru_cache(maxsize=512)
@@ -125,7 +131,9 @@ class _Analyzer:
         texts = [_assignments_text(cmd.assignments), cmd.text]
         text = " ".join(t for t in texts if t)
         read_only = self.builtin_read_only(cmd)
-        self.a.invocations.append(Invocation(cmd.words or [Word(text)], _deny_forms([text]), text, read_only=read_only))
+        self.a.invocations.append(
+            Invocation(cmd.words or [Word(text)], _deny_forms([text]), text, read_only=read_only)
+        )
 
     def builtin_read_only(self, cmd: SimpleCommand) -> ReadOnlyCheck:
         safe = all(safe_variable(name) for name, _ in cmd.assignments)
@@ -152,15 +160,17 @@ class _Analyzer:
         inner = unwrapped.layers[-1]
         assignments = cmd.assignments + unwrapped.assignments
         unsafe = [(n, v) for n, v in assignments if not safe_variable(n)]
-        if not inner[0].static:
+        if not inner[0].static or inner[0].brace or inner[0].glob:
             self.problem("a command name that is only known at run time")
         deny_texts = _deny_forms(_layer_texts(cmd, unwrapped.layers))
         exec_like = not unwrapped.transparent or finds_changes(inner) or bool(unwrapped.scripts)
         if exec_like:
-            allow_text: str | None = " ".join(t for t in (_assignments_text(cmd.assignments), _text(cmd.words)) if t)
+            allow_text: str | None = " ".join(
+                t for t in (_assignments_text(cmd.assignments), _text(cmd.words)) if t
+            )
         else:
             allow_text = " ".join(t for t in (_assignments_text(unsafe), _text(inner)) if t)
-        if not inner[0].static:
+        if not inner[0].static or inner[0].brace or inner[0].glob:
             allow_text = None
         container = _script_container(cmd.words, unwrapped)
         if container:
@@ -201,8 +211,12 @@ def _script_container(words: list[Word], unwrapped: Unwrapped) -> bool:
     """`bash -c 'static code'`, `eval 'static code'`, `trap 'static code' EXIT`: nothing but their code runs."""
     head = words[0].text
     shells = head in SHELLS or head in ("eval", "trap")
-    return shells and len(unwrapped.layers) == 1 and bool(unwrapped.scripts) and not unwrapped.problem and all(
-        s.static for s in unwrapped.scripts
+    return (
+        shells
+        and len(unwrapped.layers) == 1
+        and bool(unwrapped.scripts)
+        and not unwrapped.problem
+        and all(s.static for s in unwrapped.scripts)
     )
 
 
@@ -290,8 +304,11 @@ def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] |
     return cands
 
 
-def resolve_operand(word: Word, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
-    """The paths an operand names (globs expanded now, from every candidate directory); None if unknowable."""
+def resolve_operand(
+    word: Word, cwds: list[str] | None, home: Path, *, with_prefix: bool = True
+) -> list[ResolvedPath] | None:
+    """The paths an operand names (globs expanded now, from every candidate directory); None if unknowable.
+    A glob also names the directory it lists (its literal prefix) unless `with_prefix` is false."""
     if word.procsub:
         return []
     if not word.static or word.brace:
@@ -309,7 +326,7 @@ def resolve_operand(word: Word, cwds: list[str] | None, home: Path) -> list[Reso
     bases = ["/"] if text.startswith("/") else (cwds or [])
     out: list[ResolvedPath] = []
     for base in bases:
-        paths = _expand_glob(text, base) if word.glob else [text]
+        paths = _expand_glob(text, base, with_prefix) if word.glob else [text]
         if paths is None:
             return None
         for path in paths:
@@ -320,7 +337,7 @@ def resolve_operand(word: Word, cwds: list[str] | None, home: Path) -> list[Reso
     return out
 
 
-def _expand_glob(pattern: str, base: str) -> list[str] | None:
+def _expand_glob(pattern: str, base: str, with_prefix: bool = True) -> list[str] | None:
     parts = pattern.split("/")
     literal: list[str] = []
     for part in parts:
@@ -330,13 +347,30 @@ def _expand_glob(pattern: str, base: str) -> list[str] | None:
     if any(any(ch in p for ch in "*?[") and p.startswith((".", "[")) for p in parts):
         return None  # `.*` may match `..` in bash: the pattern could climb out of the directory
     prefix = "/".join(literal) or ("/" if pattern.startswith("/") else ".")
-    matches: list[str] = [prefix]
+    matches: list[str] = [prefix] if with_prefix else []
     root = base if not pattern.startswith("/") else "/"
     for i, match in enumerate(globlib.iglob(pattern, root_dir=root, include_hidden=True)):
-        if i >= MAX_GLOB_MATCHES:
-            return None
+        if i >= MAX_GLOB_MATCHES or os.path.basename(match).startswith("-"):
+            return None  # too many to check, or a file name that the command would take as an option
         matches.append(match)
     return matches
+
+
+def removal_targets(word: Word, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What `rm` would remove: the glob's matches, and for a bare `dir/*` the directory's whole content,
+    judged as the directory itself (so `rm -rf ~/*` counts as removing the home directory)."""
+    paths = resolve_operand(word, cwds, home, with_prefix=False)
+    if paths is None or not word.glob:
+        return paths
+    head, _, last = word.text.rpartition("/")
+    if last in ("*", "**"):
+        folder = resolve_operand(
+            Word(head or ("/" if word.text.startswith("/") else "."), tilde=word.tilde), cwds, home
+        )
+        if folder is None:
+            return None
+        paths = [*paths, *folder]
+    return paths
 
 
 def paths_of(words: Iterable[Word], cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
@@ -369,4 +403,7 @@ def is_read_only_command(
     if reads is None:
         return False
     dirs = real_dirs([cwd, *working_dirs])
-    return all(is_inside(p.real, dirs) and not is_secret(p.real, home) and not is_secret(p.logical, home) for p in reads)
+    return all(
+        is_inside(p.real, dirs) and not is_secret(p.real, home) and not is_secret(p.logical, home)
+        for p in reads
+    )

@@ -12,10 +12,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoke.permissions.bash_words import Word, ansi_c, plain_word, unescape_double
+
 MAX_COMMAND_CHARS = 10_000
 
 _STATEMENT_CONTAINERS = frozenset(
-    {
+    [
         "program",
         "list",
         "pipeline",
@@ -27,10 +29,10 @@ _STATEMENT_CONTAINERS = frozenset(
         "while_statement",
         "negated_command",
         "case_item",
-    }
+    ]
 )
 _WORDISH = frozenset(
-    {
+    [
         "word",
         "string",
         "raw_string",
@@ -44,24 +46,10 @@ _WORDISH = frozenset(
         "process_substitution",
         "arithmetic_expansion",
         "brace_expression",
-    }
+    ]
 )
 _WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
 _READ_OPS = frozenset({"<", "<&"})
-_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f"}
-_ANSI_ESCAPES |= {"v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-
-
-@dataclass(slots=True)
-class Word:
-    """One shell word: its literal value (dynamic parts kept as source text) and how the shell treats it."""
-
-    text: str
-    static: bool = True  # no parameter, command or arithmetic expansion
-    glob: bool = False  # an unquoted *, ? or [ (pathname expansion may apply)
-    brace: bool = False  # an unquoted brace expansion
-    tilde: bool = False  # an unquoted leading ~ (tilde expansion applies)
-    procsub: bool = False  # a process substitution: a /dev/fd path at run time
 
 
 @dataclass(slots=True)
@@ -172,6 +160,8 @@ class _Walker:
             self.case(node)
         elif kind == "function_definition":
             self.function(node)
+        elif kind in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+            self.redirect(node)  # `$(<file)`
         elif kind in _WORDISH:
             self.word(node)  # e.g. a bare `$(cmd)` statement
         else:
@@ -343,26 +333,28 @@ class _Walker:
         kind = node.type
         text = node.text.decode()
         if kind == "word":
-            return _plain_word(text, self)
+            if "`" in text:
+                self.problem("an escaped backquote")
+            if self.backtick_depth and "\\" in text:
+                self.problem("backslashes inside backquotes")
+            return plain_word(text)
         if kind == "number":
             return Word(text)
         if kind == "raw_string":
             return Word(text[1:-1])
         if kind == "ansi_c_string":
-            return Word(_ansi_c(text[2:-1]))
+            return Word(ansi_c(text[2:-1]))
         if kind in ("string", "translated_string"):
             return self.double_quoted(node)
         if kind == "concatenation":
             parts = [self.word(c) for c in node.named_children]
-            if text.startswith(("'", '"', "$'")) or not parts:
-                tilde = False
-            else:
-                tilde = parts[0].tilde
+            tilde = False if text.startswith(("'", '"', "$'")) or not parts else parts[0].tilde
             return Word(
                 "".join(p.text for p in parts),
                 static=all(p.static for p in parts),
                 glob=any(p.glob for p in parts),
-                brace=any(p.brace for p in parts) or ("{" in text and "}" in text and _has_unquoted_brace(node)),
+                brace=any(p.brace for p in parts)
+                or ("{" in text and "}" in text and _has_unquoted_brace(node)),
                 tilde=tilde,
             )
         if kind in ("simple_expansion", "expansion", "arithmetic_expansion"):
@@ -394,7 +386,7 @@ class _Walker:
                 content = child.text.decode()
                 if self.backtick_depth and "\\" in content:
                     self.problem("backslashes inside backquotes")
-                pieces.append(_unescape_double(content))
+                pieces.append(unescape_double(content))
             elif child.is_named:
                 pieces.append(self.word(child).text)
                 static = False
@@ -431,84 +423,7 @@ def _descendants(node: Any) -> list[Any]:
     return out
 
 
-def _plain_word(text: str, walker: _Walker) -> Word:
-    if "`" in text:
-        walker.problem("an escaped backquote")
-    if walker.backtick_depth and "\\" in text:
-        walker.problem("backslashes inside backquotes")
-    out: list[str] = []
-    glob = brace = False
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            if i + 1 < len(text) and text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        if ch in "*?[":
-            glob = True
-        elif ch == "{":
-            brace = True
-        out.append(ch)
-        i += 1
-    literal = "".join(out)
-    return Word(literal, glob=glob, brace=brace and "}" in text, tilde=text.startswith("~"))
-
-
 def _has_unquoted_brace(node: Any) -> bool:
-    return any(c.type == "word" and ("{" in c.text.decode() or "}" in c.text.decode()) for c in node.named_children)
-
-
-def _unescape_double(text: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
-            if text[i + 1] != "\n":
-                out.append(text[i + 1])
-            i += 2
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _ansi_c(body: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\" or i + 1 >= len(body):
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _ANSI_ESCAPES:
-            out.append(_ANSI_ESCAPES[nxt])
-            i += 2
-        elif nxt in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[nxt]
-            digits = ""
-            j = i + 2
-            while j < len(body) and len(digits) < width and body[j] in "0123456789abcdefABCDEF":
-                digits += body[j]
-                j += 1
-            out.append(chr(int(digits, 16)) if digits else "\\" + nxt)
-            i = j
-        elif nxt in "01234567":
-            digits = ""
-            j = i + 1
-            while j < len(body) and len(digits) < 3 and body[j] in "01234567":
-                digits += body[j]
-                j += 1
-            out.append(chr(int(digits, 8)))
-            i = j
-        elif nxt == "c" and i + 2 < len(body):
-            out.append(chr(ord(body[i + 2]) & 0x1F))
-            i += 3
-        else:
-            out.append("\\" + nxt)
-            i += 2
-    return "".join(out)
+    return any(
+        c.type == "word" and ("{" in c.text.decode() or "}" in c.text.decode()) for c in node.named_children
+    )

@@ -49,7 +49,8 @@ def build_gate(
         trusted = is_trusted(cwd, settings.yoke_home, home=home, claude_dir=settings.claude_dir)
     counted = [s for s in settings.sources if trusted or s.scope not in PROJECT_SCOPES]
     managed_only = any(
-        s.scope == "managed" and (s.data.get("permissions") or {}).get("allowManagedPermissionRulesOnly") is True
+        s.scope == "managed"
+        and (s.data.get("permissions") or {}).get("allowManagedPermissionRulesOnly") is True
         for s in settings.sources
     )
     deny, ask, allow = _rules(settings.sources, trusted, managed_only, warnings)
@@ -67,9 +68,13 @@ def build_gate(
     chosen = _mode(mode, counted, warnings)
     merged = merge_settings([s.data for s in counted])
     perms = merged.get("permissions") if isinstance(merged.get("permissions"), dict) else {}
-    bypass_disabled = any(
-        (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable" for s in settings.sources
-    ) or perms.get("disableBypassPermissionsMode") == "disable"
+    bypass_disabled = (
+        any(
+            (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable"
+            for s in settings.sources
+        )
+        or perms.get("disableBypassPermissionsMode") == "disable"
+    )
     sandbox = _sandbox(merged, cwd, allow, deny, home)
     try:
         gate = PermissionGate(
@@ -91,7 +96,10 @@ def build_gate(
     except PermissionModeError as exc:
         raise PermissionModeError(f"--permission-mode: {exc}") from None
     gate.settings_paths.update(
-        {"projectSettings": cwd / ".claude" / "settings.json", "userSettings": settings.claude_dir / "settings.json"}
+        {
+            "projectSettings": cwd / ".claude" / "settings.json",
+            "userSettings": settings.claude_dir / "settings.json",
+        }
     )
     return gate
 
@@ -112,7 +120,9 @@ def _rules(
         deny += parse_rules(perms.get("deny") or [], "deny", source.scope, base, source.label, warnings)
         ask += parse_rules(perms.get("ask") or [], "ask", source.scope, base, source.label, warnings)
         if trusted or source.scope not in PROJECT_SCOPES:
-            allow += parse_rules(perms.get("allow") or [], "allow", source.scope, base, source.label, warnings)
+            allow += parse_rules(
+                perms.get("allow") or [], "allow", source.scope, base, source.label, warnings
+            )
     return deny, ask, allow
 
 
@@ -139,7 +149,9 @@ def _untrusted_grants(sources: list[SettingsSource]) -> str:
     return ", ".join(parts)
 
 
-def _working_dirs(cwd: Path, add_dirs: list[Path], sources: list[SettingsSource], warnings: list[str]) -> list[Path]:
+def _working_dirs(
+    cwd: Path, add_dirs: list[Path], sources: list[SettingsSource], warnings: list[str]
+) -> list[Path]:
     dirs = [cwd]
     for folder in add_dirs:
         path = Path(os.path.realpath(Path(folder).expanduser()))
@@ -155,7 +167,9 @@ def _working_dirs(cwd: Path, add_dirs: list[Path], sources: list[SettingsSource]
             base = cwd if source.scope in ("project", "local", "flag", "user") else source.base_dir
             path = Path(os.path.realpath(base / Path(entry).expanduser()))
             if not path.is_dir():
-                warnings.append(f"{source.label}: additionalDirectories entry {entry!r} is not a directory; skipped")
+                warnings.append(
+                    f"{source.label}: additionalDirectories entry {entry!r} is not a directory; skipped"
+                )
             elif path not in dirs:
                 dirs.append(path)
     return dirs
@@ -185,8 +199,12 @@ def _sandbox(
     """The sandbox block plus what permission rules add to it, as in Claude Code: WebFetch domain allow rules
     join the network allowlist, Read and Edit deny rules with plain paths join denyRead / denyWrite."""
     base = SandboxSettings.from_settings(merged, cwd)
-    domains = [r.specifier[7:] for r in allow if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")]
-    denied_domains = [r.specifier[7:] for r in deny if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")]
+    domains = [
+        r.specifier[7:] for r in allow if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
+    ]
+    denied_domains = [
+        r.specifier[7:] for r in deny if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
+    ]
     deny_read: list[str] = []
     deny_write: list[str] = []
     for rule in deny:

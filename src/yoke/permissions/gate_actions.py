@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from yoke.permissions.bash_analysis import candidate_cwds
-from yoke.permissions.matching import CallFacts, call_facts
+from yoke.permissions.matching import CallFacts, call_facts, path_family
 from yoke.permissions.paths import is_protected, is_secret
+from yoke.permissions.patterns import tool_name_matches
 from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
 from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
 from yoke.permissions.trust import write_json_atomic
@@ -46,10 +47,16 @@ class GateActions:
         if facts.kind == "edit":
             if facts.paths and all(self._inside(p) for p in facts.paths):
                 protected = any(is_protected(p.real) or is_protected(p.logical) for p in facts.paths)
-                return [] if protected else [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]
+                return (
+                    []
+                    if protected
+                    else [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]
+                )
             return [self._add_dirs_update(facts)] if facts.paths else []
         if facts.kind == "read":
-            secret = any(is_secret(p.real, self.home) or is_secret(p.logical, self.home) for p in facts.paths or [])
+            secret = any(
+                is_secret(p.real, self.home) or is_secret(p.logical, self.home) for p in facts.paths or []
+            )
             if facts.paths and not secret and not all(self._inside(p) for p in facts.paths):
                 return [self._add_dirs_update(facts)]
             return [add_rules_update(rules, "session")] if rules else []
@@ -85,7 +92,9 @@ class GateActions:
 
     # ---- answers -----------------------------------------------------------------------------------------
 
-    def remember(self: PermissionGate, tool: Tool, input: dict[str, Any], scope: str = "session") -> list[str]:
+    def remember(
+        self: PermissionGate, tool: Tool, input: dict[str, Any], scope: str = "session"
+    ) -> list[str]:
         """Record "allow, and don't ask again": narrow rules for this session, or saved to local settings
         (`scope` "local"/"localSettings"; edits and reads are only ever remembered for the session)."""
         facts = self._facts(tool, input)
@@ -126,12 +135,32 @@ class GateActions:
         else:
             raise ValueError(f"unsupported permission update type {kind!r}")
 
+    # ---- helpers for other parts ------------------------------------------------------------------------
+
+    def hidden_tools(self: PermissionGate, names: list[str]) -> set[str]:
+        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""
+        return {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+
+    def is_read_denied(self: PermissionGate, path: str | Path) -> bool:
+        """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
+        from yoke.permissions.paths import resolve_path
+
+        resolved = resolve_path(str(path), self.cwd, self.home)
+        if resolved is None:
+            return True
+        from yoke.permissions.pipeline import _PATH_TOOL
+
+        facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
+        return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
+
     # ---- internals ---------------------------------------------------------------------------------------
 
     def _facts(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> CallFacts:
         ctx = getattr(self, "last_ctx", None)
         if ctx is None:
-            ctx = ToolContext(cwd=self.cwd, session=SessionState("", self.cwd), working_dirs=self.working_dirs)
+            ctx = ToolContext(
+                cwd=self.cwd, session=SessionState("", self.cwd), working_dirs=self.working_dirs
+            )
         return call_facts(tool, input, ctx, self.home)
 
     def _add_rule(self: PermissionGate, text: str, behavior: str, scope: str) -> PermissionRule:
@@ -139,7 +168,11 @@ class GateActions:
             rule = parse_rule(text, behavior, scope, self.cwd)  # type: ignore[arg-type]
         except RuleSyntaxError as exc:
             raise ValueError(f"cannot add the rule: {exc}") from None
-        target = {"allow": self.session_rules if scope == "session" else self.allow, "ask": self.ask, "deny": self.deny}
+        target = {
+            "allow": self.session_rules if scope == "session" else self.allow,
+            "ask": self.ask,
+            "deny": self.deny,
+        }
         bucket = target.get(behavior)
         if bucket is None:
             raise ValueError(f"unknown rule behavior {behavior!r}")
@@ -161,7 +194,9 @@ class GateActions:
             try:
                 data = json.loads(path.read_text(encoding="utf-8") or "{}")
             except (OSError, ValueError):
-                raise ValueError(f"cannot save the rule: {path} is not valid JSON; fix or remove it first") from None
+                raise ValueError(
+                    f"cannot save the rule: {path} is not valid JSON; fix or remove it first"
+                ) from None
             if not isinstance(data, dict):
                 raise ValueError(f"cannot save the rule: {path} does not hold a JSON object")
         perms = data.setdefault("permissions", {})
@@ -178,7 +213,9 @@ class GateActions:
 
 
 def _scope_of(destination: str) -> str:
-    return {"localSettings": "local", "projectSettings": "project", "userSettings": "user"}.get(destination, "session")
+    return {"localSettings": "local", "projectSettings": "project", "userSettings": "user"}.get(
+        destination, "session"
+    )
 
 
 def _rule_text(entry: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ by the gate.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from yoke.permissions.bash_analysis import BashAnalysis, analyze, candidate_cwds, paths_of
-from yoke.permissions.patterns import bash_matches, path_matches, path_pattern, tool_name_matches
 from yoke.permissions.paths import ResolvedPath, resolve_path
+from yoke.permissions.patterns import bash_matches, path_matches, path_pattern, tool_name_matches
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.domains import domain_matches
 from yoke.tools.base import Tool, ToolContext
@@ -27,9 +28,67 @@ PATH_KEYS = ("file_path", "notebook_path", "path")
 PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "url", "notebook_path"})
 # Bash commands whose operands are files they read (Read deny rules apply to them, best effort).
 FILE_READERS = frozenset(
-    "cat head tail less more sed awk gawk grep egrep fgrep rg wc sort uniq cut nl od xxd hexdump strings diff "
-    "cmp comm tac rev base64 file stat cp scp rsync tar zip gzip zcat bzcat xzcat jq yq source . vim vi nano "
-    "emacs code open python python3 node ruby perl php bat md5sum sha1sum sha256sum sha512sum".split()
+    [
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "sed",
+        "awk",
+        "gawk",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "wc",
+        "sort",
+        "uniq",
+        "cut",
+        "nl",
+        "od",
+        "xxd",
+        "hexdump",
+        "strings",
+        "diff",
+        "cmp",
+        "comm",
+        "tac",
+        "rev",
+        "base64",
+        "file",
+        "stat",
+        "cp",
+        "scp",
+        "rsync",
+        "tar",
+        "zip",
+        "gzip",
+        "zcat",
+        "bzcat",
+        "xzcat",
+        "jq",
+        "yq",
+        "source",
+        ".",
+        "vim",
+        "vi",
+        "nano",
+        "emacs",
+        "code",
+        "open",
+        "python",
+        "python3",
+        "node",
+        "ruby",
+        "perl",
+        "php",
+        "bat",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "sha512sum",
+    ]
 )
 _PARAM_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.DOTALL)
 
@@ -98,12 +157,12 @@ def _tool_read_only(tool: Tool, input: dict[str, Any]) -> bool:
 def _raw_paths(tool: Tool, input: dict[str, Any], cwd: Path) -> list[str]:
     paths = [str(input[k]) for k in PATH_KEYS if isinstance(input.get(k), str) and input.get(k)]
     pattern = input.get("pattern")
-    if "Glob" in (tool.name, *tool.aliases) and isinstance(pattern, str):
-        # An absolute or climbing glob reaches beyond `path`: its literal prefix is what gets listed.
-        if pattern.startswith(("/", "~")) or ".." in pattern.split("/"):
-            prefix = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
-            base = paths[0] if paths else str(cwd)
-            paths.append(prefix if prefix.startswith(("/", "~")) else f"{base}/{prefix}")
+    is_glob = "Glob" in (tool.name, *tool.aliases) and isinstance(pattern, str)
+    # An absolute or climbing glob reaches beyond `path`: its literal prefix is what gets listed.
+    if is_glob and (pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
+        prefix = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
+        base = paths[0] if paths else str(cwd)
+        paths.append(prefix if prefix.startswith(("/", "~")) else f"{base}/{prefix}")
     if not paths:
         paths.append(str(cwd))
     return paths
@@ -158,8 +217,18 @@ class RuleMatcher:
             if not applies or facts.paths is None:
                 return False
             if rule.behavior == "allow":
-                return all(path_matches(pattern, p.logical) and path_matches(pattern, p.real) for p in facts.paths)
-            return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in facts.paths)
+                return all(
+                    path_matches(pattern, p.logical) and path_matches(pattern, p.real) for p in facts.paths
+                )
+            paths = list(facts.paths)
+            if facts.kind == "read":
+                # A directory search (Glob, Grep) is caught by a deny on what is inside it (`src/**`).
+                paths += [
+                    ResolvedPath(p.logical + "/_", p.real + "/_")
+                    for p in facts.paths
+                    if os.path.isdir(p.real)
+                ]
+            return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         if facts.kind == "bash" and rule.behavior != "allow":
             paths = self.bash_paths(facts, family)
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
@@ -207,7 +276,7 @@ class RuleMatcher:
 
 
 def path_family(rule: PermissionRule) -> str | None:
-    """"read" or "edit" for path rules (Read(…), Edit(…), Write(…)…), None for everything else."""
+    """ "read" or "edit" for path rules (Read(…), Edit(…), Write(…)…), None for everything else."""
     if rule.whole_tool:
         return None
     if rule.tool in READ_TOOLS:

@@ -109,10 +109,7 @@ def real_dirs(dirs: Iterable[Path]) -> list[str]:
 
 def is_inside(path: str, dirs: Iterable[str]) -> bool:
     """Whether `path` (already resolved) is one of `dirs` (already resolved) or below one."""
-    for d in dirs:
-        if path == d or path.startswith(d.rstrip("/") + "/"):
-            return True
-    return False
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
 def is_secret(path: str, home: Path) -> bool:

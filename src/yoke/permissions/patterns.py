@@ -29,7 +29,9 @@ def bash_pattern(spec: str) -> re.Pattern[str]:
         spec = spec[:-2].rstrip() + " *"
     trailing = spec.endswith(" *") or spec == "*"
     body = spec[:-2] if spec.endswith(" *") else spec
-    regex = ".*".join(re.escape(piece.replace("\\*", "\0")).replace("\0", r"\*") for piece in _split_stars(body))
+    regex = ".*".join(
+        re.escape(piece.replace("\\*", "\0")).replace("\0", r"\*") for piece in _split_stars(body)
+    )
     if trailing and spec != "*":
         regex += "(?: .*)?"
     return re.compile(regex, re.DOTALL)
@@ -50,8 +52,10 @@ def tool_name_matches(rule_tool: str, names: set[str]) -> bool:
         if rule_tool in names:
             return True
         # `mcp__server` covers every tool of that server.
-        return rule_tool.startswith("mcp__") and rule_tool.count("__") == 1 and any(
-            n.startswith(rule_tool + "__") for n in names
+        return (
+            rule_tool.startswith("mcp__")
+            and rule_tool.count("__") == 1
+            and any(n.startswith(rule_tool + "__") for n in names)
         )
     regex = re.compile(".*".join(re.escape(p) for p in rule_tool.split("*")))
     return any(regex.fullmatch(n) for n in names)

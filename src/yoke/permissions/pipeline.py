@@ -16,12 +16,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from yoke.permissions.bash_analysis import Invocation, candidate_cwds, paths_of
+from yoke.permissions.bash_analysis import Invocation, candidate_cwds, paths_of, removal_targets
 from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
-from yoke.permissions.patterns import bash_matches, tool_name_matches
 from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
+from yoke.permissions.patterns import bash_matches
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import Tool, ToolContext
@@ -31,7 +31,7 @@ ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision 
 MODE_ALIASES = {"manual": "default"}
 # Harness tools that need no permission: they only talk to the user or manage the session's own state.
 SAFE_TOOLS = frozenset(
-    {
+    [
         "Agent",
         "Task",
         "TodoWrite",
@@ -46,7 +46,7 @@ SAFE_TOOLS = frozenset(
         "ExitPlanMode",
         "EnterPlanMode",
         "AskUserQuestion",
-    }
+    ]
 )
 USER_INTERACTION_TOOLS = frozenset({"AskUserQuestion"})
 NO_FAST_PATH = frozenset({"WebFetch", "WebSearch"})  # read-only, but they reach the network
@@ -136,7 +136,9 @@ class PermissionGate(GateActions):
             if hook is not None and hook.updated_input is not None:
                 input = hook.updated_input
             if hook is not None and hook.behavior == "deny":
-                return Decision("deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook")
+                return Decision(
+                    "deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook"
+                )
         facts = call_facts(tool, input, ctx, self.home)
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None:
@@ -153,15 +155,21 @@ class PermissionGate(GateActions):
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
         if self.mode == "plan" and not self._plan_allows(facts):
-            reason = "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
+            reason = (
+                "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
+            )
             return Decision("deny", reason, "mode:plan")
         if self.mode == "dontAsk" and facts.names & USER_INTERACTION_TOOLS:
             return Decision("deny", f"{facts.tool.name} is not available in dontAsk mode.", "mode:dontAsk")
         rule = self._first(self.ask, facts)
         if rule is not None:
-            return self._ask_or_deny(facts, f"ask-rule:{rule.text}", f"The rule {rule.text} requires approval.")
+            return self._ask_or_deny(
+                facts, f"ask-rule:{rule.text}", f"The rule {rule.text} requires approval."
+            )
         if hook is not None and hook.behavior == "ask":
-            return self._ask_or_deny(facts, hook.source or "hook", hook.reason or "A hook asked for approval.")
+            return self._ask_or_deny(
+                facts, hook.source or "hook", hook.reason or "A hook asked for approval."
+            )
         if self.mode == "bypassPermissions":
             critical = self._critical_rm(facts)
             if critical:
@@ -178,7 +186,7 @@ class PermissionGate(GateActions):
         assert self.classifier is not None
         try:
             verdict = await asyncio.wait_for(self.classifier(tool, input, ctx), self.classifier_deadline_s)
-        except (TimeoutError, asyncio.TimeoutError):
+        except TimeoutError:
             return None
         if verdict is not None and verdict.behavior == "allow":
             return replace(verdict, source=verdict.source or "classifier")
@@ -211,8 +219,13 @@ class PermissionGate(GateActions):
         if critical:
             return "critical-path", critical
         for path in self._written_paths(facts):
-            if (is_protected(path.logical) or is_protected(path.real)) and not self._session_allows_path(path):
-                return "protected-path", f"{path.logical} is a protected path: writing it always needs approval."
+            if (is_protected(path.logical) or is_protected(path.real)) and not self._session_allows_path(
+                path
+            ):
+                return (
+                    "protected-path",
+                    f"{path.logical} is a protected path: writing it always needs approval.",
+                )
         return None
 
     def _written_paths(self, facts: CallFacts) -> list[ResolvedPath]:
@@ -229,7 +242,7 @@ class PermissionGate(GateActions):
         dirs = real_dirs(self.working_dirs)
         for inv in facts.bash.invocations:
             for word in inv.removes:
-                paths = paths_of([word], cwds, self.home)
+                paths = removal_targets(word, cwds, self.home)
                 if paths is None:
                     return f"`{inv.text}` removes a path only known at run time."
                 for path in paths:
@@ -251,7 +264,7 @@ class PermissionGate(GateActions):
             return self._approve_bash(facts)
         rule = self._allow_rule(facts)
         if rule is not None:
-            return Decision("allow", source=f"allow:{rule.text}")
+            return Decision("allow", source=_rule_source(rule))
         if facts.kind == "read":
             if facts.paths is not None and all(self._read_in_bounds(p) for p in facts.paths):
                 return Decision("allow", source="read-only")
@@ -262,7 +275,11 @@ class PermissionGate(GateActions):
             return None
         if facts.names & SAFE_TOOLS:
             return Decision("allow", source="safe-tool")
-        if facts.read_only and not facts.names & NO_FAST_PATH and not any(n.startswith("mcp__") for n in facts.names):
+        if (
+            facts.read_only
+            and not facts.names & NO_FAST_PATH
+            and not any(n.startswith("mcp__") for n in facts.names)
+        ):
             return Decision("allow", source="read-only")
         return None
 
@@ -280,10 +297,12 @@ class PermissionGate(GateActions):
         if not analysis.analysable:
             return None
         cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
-        whole = next((r for r in [*self.allow, *self.session_rules] if r.tool == "Bash" and r.whole_tool), None)
+        whole = next(
+            (r for r in [*self.allow, *self.session_rules] if r.tool == "Bash" and r.whole_tool), None
+        )
         sources: list[str] = []
         for inv in analysis.invocations:
-            source = f"allow:{whole.text}" if whole is not None else self._approve_invocation(inv, cwds)
+            source = _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds)
             if source is None:
                 return self._sandbox_auto_allow(facts)
             sources.append(source)
@@ -308,14 +327,14 @@ class PermissionGate(GateActions):
                 if inv.allow_exact_only and "*" in spec:
                     continue
                 if bash_matches(spec, inv.allow_text):
-                    return f"allow:{rule.text}"
+                    return _rule_source(rule)
         if inv.read_only.read_only:
             reads = paths_of(inv.read_only.reads, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
         if inv.fs_edit and self.mode == "acceptEdits":
             writes = paths_of(inv.writes, cwds, self.home)
-            if writes and all(self._inside(p) for p in writes):
+            if writes and all(self._inside(p) and not self._secret(p) for p in writes):
                 return "mode:acceptEdits"
         return None
 
@@ -334,12 +353,14 @@ class PermissionGate(GateActions):
     # ---- path verdicts ----------------------------------------------------------------------------------
 
     def _inside(self, path: ResolvedPath) -> bool:
-        dirs = real_dirs(self.working_dirs)
-        return is_inside(path.real, dirs) and is_inside(path.logical, [*dirs, *map(str, self.working_dirs)])
+        """Where the bytes are decides: a link inside pointing out is outside (and vice versa)."""
+        return is_inside(path.real, real_dirs(self.working_dirs))
+
+    def _secret(self, path: ResolvedPath) -> bool:
+        return is_secret(path.real, self.home) or is_secret(path.logical, self.home)
 
     def _read_in_bounds(self, path: ResolvedPath) -> bool:
-        secret = is_secret(path.real, self.home) or is_secret(path.logical, self.home)
-        return self._inside(path) and not secret
+        return self._inside(path) and not self._secret(path)
 
     def _read_approved(self, path: ResolvedPath) -> bool:
         return self._read_in_bounds(path) or self._path_rule_allows("read", path)
@@ -351,7 +372,9 @@ class PermissionGate(GateActions):
 
     def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool:
         tool = _PATH_TOOL
-        facts = CallFacts(tool, {}, {"Read" if family == "read" else "Edit"}, family, family == "read", paths=[path])
+        facts = CallFacts(
+            tool, {}, {"Read" if family == "read" else "Edit"}, family, family == "read", paths=[path]
+        )
         for rule in [*self.allow, *self.session_rules]:
             if family == "edit" and rule.whole_tool and rule.tool == "Edit":
                 return True
@@ -375,21 +398,10 @@ class PermissionGate(GateActions):
             return f"Yoke requested permissions to {verb} {where}, but you haven't granted it yet."
         return f"Yoke requested permissions to use {name}, but you haven't granted it yet."
 
-    # ---- helpers for other parts ------------------------------------------------------------------------
 
-    def hidden_tools(self, names: list[str]) -> set[str]:
-        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""
-        return {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
-
-    def is_read_denied(self, path: str | Path) -> bool:
-        """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
-        from yoke.permissions.paths import resolve_path
-
-        resolved = resolve_path(str(path), self.cwd, self.home)
-        if resolved is None:
-            return True
-        facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
-        return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
+def _rule_source(rule: PermissionRule) -> str:
+    """`allow:<rule>` for configured rules, `session:<rule>` for answers given earlier in the session."""
+    return f"{'session' if rule.scope == 'session' else 'allow'}:{rule.text}"
 
 
 class _PathTool(Tool):

@@ -16,9 +16,51 @@ from yoke.permissions.rules import format_rule
 
 MAX_BASH_SUGGESTIONS = 5
 EXACT_ONLY = frozenset(
-    "rm rmdir dd mkfs shred sudo su doas chmod chown chgrp kill pkill killall shutdown reboot halt eval exec "
-    "bash sh zsh dash ksh fish python python3 node deno bun ruby perl php curl wget ssh scp rsync nc ncat "
-    "socat docker kubectl".split()
+    [
+        "rm",
+        "rmdir",
+        "dd",
+        "mkfs",
+        "shred",
+        "sudo",
+        "su",
+        "doas",
+        "chmod",
+        "chown",
+        "chgrp",
+        "kill",
+        "pkill",
+        "killall",
+        "shutdown",
+        "reboot",
+        "halt",
+        "eval",
+        "exec",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "python",
+        "python3",
+        "node",
+        "deno",
+        "bun",
+        "ruby",
+        "perl",
+        "php",
+        "curl",
+        "wget",
+        "ssh",
+        "scp",
+        "rsync",
+        "nc",
+        "ncat",
+        "socat",
+        "docker",
+        "kubectl",
+    ]
 )
 
 

@@ -18,7 +18,9 @@ from pathlib import Path
 TRUST_FILE = "trusted.json"
 
 
-def is_trusted(folder: Path, yoke_home: Path, *, home: Path | None = None, claude_dir: Path | None = None) -> bool:
+def is_trusted(
+    folder: Path, yoke_home: Path, *, home: Path | None = None, claude_dir: Path | None = None
+) -> bool:
     folder_text = os.path.realpath(folder)
     home_text = os.path.realpath(home or Path.home())
     entries = set(_yoke_entries(yoke_home)) | set(_claude_entries(home or Path.home(), claude_dir))

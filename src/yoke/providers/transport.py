@@ -99,7 +99,7 @@ class HttpxTransport:
         self._client_factory = client_factory
         self._client: httpx.AsyncClient | None = None
 
-    def _get_client(self) -> httpx.AsyncClient:
+    def _get_client(self, url: str) -> httpx.AsyncClient:
         if self._client is None:
             if self._client_factory is not None:
                 self._client = self._client_factory()
@@ -107,13 +107,16 @@ class HttpxTransport:
                 import httpx
 
                 timeout = httpx.Timeout(self._read_timeout, connect=self._connect_timeout)
-                self._client = httpx.AsyncClient(timeout=timeout)
+                # Building a TLS context (loading the CA bundle) costs tens of milliseconds; a plain-HTTP
+                # endpoint (a local model server) never needs one. A provider talks to one base URL.
+                verify = not url.startswith("http://")
+                self._client = httpx.AsyncClient(timeout=timeout, verify=verify)
         return self._client
 
     async def send(self, request: HttpRequest) -> HttpResponse:
         import httpx
 
-        client = self._get_client()
+        client = self._get_client(request.url)
         headers = dict(request.headers)
         headers.setdefault("accept", "text/event-stream" if request.stream else "application/json")
         try:

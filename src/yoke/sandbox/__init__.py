@@ -25,10 +25,13 @@ def wrap_command(
     working_dirs: list[Path],
     *,
     writable: list[Path] | None = None,
+    readable: list[Path] | None = None,
     home: Path | None = None,
 ) -> list[str]:
     """The sandboxed argv for `argv`. `writable` adds paths the caller itself needs to write from inside
-    (e.g. a file the shell reports its final directory to). Starts the domain proxy on first use."""
+    (e.g. the file the shell reports its final directory to); `readable` paths the command must be able to
+    read even under the host's /tmp, which the Linux sandbox replaces (e.g. a shell snapshot). Starts the
+    domain proxy on first use."""
     home = home or Path.home()
     writable = list(writable or [])
     platform = sys.platform
@@ -43,6 +46,7 @@ def wrap_command(
             working_dirs,
             home=home,
             writable=writable,
+            readable=list(readable or []),
             proxy_socket=proxy.unix_path if proxy else None,
         )
     if platform == "darwin":
@@ -60,7 +64,9 @@ def wrap_command(
             proxy_port=proxy.tcp_port if proxy else None,
             tmp_dir=tmp,
         )
-    raise SandboxUnavailable(f"the sandbox is enabled but not supported on {platform}; set sandbox.enabled to false")
+    raise SandboxUnavailable(
+        f"the sandbox is enabled but not supported on {platform}; set sandbox.enabled to false"
+    )
 
 
 def _proxy(settings: SandboxSettings):  # type: ignore[no-untyped-def]

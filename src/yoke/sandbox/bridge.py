@@ -141,7 +141,9 @@ def _deny_unix_sockets() -> None:
 
     machine = os.uname().machine
     if machine not in _ARCHES:
-        _fail(f"the Unix-socket filter is not available on {machine} (set sandbox.network.allowAllUnixSockets)")
+        _fail(
+            f"the Unix-socket filter is not available on {machine} (set sandbox.network.allowAllUnixSockets)"
+        )
     code = seccomp_program(machine)
     buffer = ctypes.create_string_buffer(code, len(code))
 

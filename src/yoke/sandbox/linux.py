@@ -68,6 +68,7 @@ def bwrap_command(
     *,
     home: Path,
     writable: list[Path],
+    readable: list[Path] | None = None,
     proxy_socket: str | None,
 ) -> list[str]:
     bwrap = settings.bwrap_path or shutil.which("bwrap")
@@ -80,7 +81,9 @@ def bwrap_command(
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     args += ["--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += ["--bind", session_tmp(), "/tmp"]
-    writable_dirs = _existing([*working_dirs, *writable, *(settings.resolve(p, home) for p in settings.allow_write)])
+    writable_dirs = _existing(
+        [*working_dirs, *writable, *(settings.resolve(p, home) for p in settings.allow_write)]
+    )
     for path in writable_dirs:
         args += ["--bind", path, path]
     for path in writable_dirs:
@@ -90,6 +93,8 @@ def bwrap_command(
                 args += ["--ro-bind", target, target]
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
+    for path in _existing(readable or []):
+        args += ["--ro-bind", path, path]  # e.g. a file under the host's /tmp, which the sandbox cannot see
     args += _hide_secrets(settings, home)
     env = {"TMPDIR": "/tmp"}
     inner = list(argv)
@@ -107,7 +112,7 @@ def bwrap_command(
         inner = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), *bridge, "--", *argv]
     for key, value in env.items():
         args += ["--setenv", key, value]
-    args += ["--chdir", str(cwd), "--", *inner]
+    args += ["--chdir", os.path.realpath(cwd), "--", *inner]
     return args
 
 

@@ -33,8 +33,12 @@ def seatbelt_command(
 ) -> list[str]:
     tool = shutil.which("sandbox-exec") or (SANDBOX_EXEC if os.path.exists(SANDBOX_EXEC) else None)
     if tool is None:
-        raise SandboxUnavailable("the sandbox is enabled but sandbox-exec was not found; set sandbox.enabled to false")
-    profile = seatbelt_profile(settings, working_dirs, home=home, writable=writable, proxy_port=proxy_port, tmp_dir=tmp_dir)
+        raise SandboxUnavailable(
+            "the sandbox is enabled but sandbox-exec was not found; set sandbox.enabled to false"
+        )
+    profile = seatbelt_profile(
+        settings, working_dirs, home=home, writable=writable, proxy_port=proxy_port, tmp_dir=tmp_dir
+    )
     env = [f"TMPDIR={tmp_dir}"]
     if proxy_port is not None:
         url = f"http://127.0.0.1:{proxy_port}"
@@ -62,7 +66,9 @@ def seatbelt_profile(
         lines.append('(allow network-bind (local ip "localhost:*"))')
         lines.append('(allow network-inbound (local ip "localhost:*"))')
     for sock in settings.allow_unix_sockets:
-        lines.append(f"(allow network-outbound (remote unix-socket (path-literal {_q(settings.resolve(sock, home))})))")
+        lines.append(
+            f"(allow network-outbound (remote unix-socket (path-literal {_q(settings.resolve(sock, home))})))"
+        )
     if settings.allow_all_unix_sockets:
         lines.append("(allow network-outbound (remote unix-socket))")
     lines.append("(deny file-write*)")
@@ -75,12 +81,16 @@ def seatbelt_profile(
     protected += [settings.resolve(p, home) for p in settings.deny_write]
     if protected:
         lines.append(f"(deny file-write* {' '.join(f'(subpath {_q(p)})' for p in protected)})")
-    hidden = [str(home / rel) for rel in SECRET_HOME_PATHS] + [settings.resolve(p, home) for p in settings.deny_read]
+    hidden = [str(home / rel) for rel in SECRET_HOME_PATHS] + [
+        settings.resolve(p, home) for p in settings.deny_read
+    ]
     lines.append(f"(deny file-read* {' '.join(f'(subpath {_q(p)})' for p in hidden)})")
     reopened = [
         path
         for path in (settings.resolve(p, home) for p in settings.allow_read)
-        if any(path != h and path.startswith(h.rstrip("/") + "/") for h in hidden)  # only narrower than a deny
+        if any(
+            path != h and path.startswith(h.rstrip("/") + "/") for h in hidden
+        )  # only narrower than a deny
     ]
     if reopened:
         lines.append(f"(allow file-read* {' '.join(f'(subpath {_q(p)})' for p in reopened)})")

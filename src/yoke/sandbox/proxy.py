@@ -138,14 +138,16 @@ class DomainProxy:
             host, port = url.hostname.lower(), url.port or 80
             path = (url.path or "/") + (f"?{url.query}" if url.query else "")
             headers = [h for h in lines[1:] if h and not h.lower().startswith(("proxy-", "connection:"))]
-            rest = "\r\n".join([f"{method} {path} {version}", *headers, "Connection: close", "", ""]).encode("latin-1")
+            rest = "\r\n".join([f"{method} {path} {version}", *headers, "Connection: close", "", ""]).encode(
+                "latin-1"
+            )
         address = self._admit(host, port)
         if isinstance(address, str) and address.startswith("!"):
             await _reply(writer, 403, "Forbidden", address[1:])
             return
         try:
             up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(address, port), 30)
-        except (OSError, TimeoutError, asyncio.TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:
             await _reply(writer, 502, "Bad Gateway", f"cannot reach {host}:{port} ({exc})")
             return
         if method.upper() == "CONNECT":

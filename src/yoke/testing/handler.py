@@ -33,6 +33,9 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        # Stream frames go out as many small writes: without NODELAY, Nagle holds each one back until the
+        # client's delayed ACK (~40 ms) on a kept-alive connection, which real API servers never show.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.server.track(self.connection, open_=True)
 
     def finish(self) -> None:

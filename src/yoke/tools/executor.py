@@ -176,9 +176,7 @@ class ToolExecutor:
             raise
         except Exception as exc:
             return await self._error(call, f"Error: {type(exc).__name__}: {exc}", emit)
-        content = result.content
-        if result.is_error and isinstance(content, str) and "<tool_use_error>" not in content:
-            content = error_text(content)
+        content = result.content  # a tool's own error result (e.g. a failing command) keeps its output as is
         content = self._cap(tool, call, content)
         if self.annotate is not None and not result.is_error:
             note = self.annotate(tool, call.input)

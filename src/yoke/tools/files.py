@@ -56,6 +56,10 @@ def file_state(st: os.stat_result, data: bytes, partial: bool = False) -> FileSt
 def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
     """The file's bytes and the stat taken from the same open file."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or device would block or never end
+            if path.is_dir():
+                raise IsADirectoryError
+            raise ToolError(f"{path} is not a regular file (a device, socket or pipe).")
         with open(path, "rb") as f:
             data = f.read()
             return data, os.fstat(f.fileno())
@@ -238,17 +242,21 @@ def structured_patch(old: str, new: str, context: int = 3) -> list[dict[str, Any
 
 
 def patch_snippet(new_text: str, hunks: list[dict[str, Any]], max_lines: int = 60) -> str:
-    """The changed regions of the new text with Read-style line numbers (what an edit returns)."""
+    """The changed regions of the new text with Read-style line numbers (what an edit returns), at most
+    max_lines of them; "…" marks the lines left out between and after regions."""
     lines = display_lines(new_text)
     parts: list[str] = []
-    shown = 0
+    budget = max_lines
     for hunk in hunks:
         start = max(hunk["newStart"], 1)
         chunk = lines[start - 1 : start - 1 + max(hunk["newLines"], 1)]
-        if shown + len(chunk) > max_lines:
-            chunk = chunk[: max(max_lines - shown, 0)]
-            parts.append(number_lines(chunk, start) + "\n…") if chunk else parts.append("…")
+        if not chunk:
+            continue
+        if len(chunk) > budget:
+            if budget:
+                parts.append(number_lines(chunk[:budget], start))
+            parts.append("…")
             break
         parts.append(number_lines(chunk, start))
-        shown += len(chunk)
-    return "\n…\n".join(p for p in parts if p)
+        budget -= len(chunk)
+    return "\n…\n".join(p for p in parts if p != "…") + ("\n…" if parts and parts[-1] == "…" else "")

@@ -6,7 +6,10 @@ import asyncio
 import functools
 import os
 import shutil
+import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,51 +48,70 @@ class RgOutput:
             raise ToolError(f"ripgrep failed: {first.removeprefix('rg: ')}")
 
 
+LineSink = Callable[[list[str]], None]
+
+
 async def run_rg(
-    args: list[str], cwd: Path, cancel: asyncio.Event, max_bytes: int = MAX_OUTPUT_BYTES
+    args: list[str],
+    cwd: Path,
+    cancel: asyncio.Event,
+    max_bytes: int = MAX_OUTPUT_BYTES,
+    on_lines: LineSink | None = None,
 ) -> RgOutput:
+    """Run ripgrep to completion, or until `cancel` is set (then it is killed).
+
+    The output is drained by a worker thread with plain blocking reads: ripgrep writes each result as it
+    finds it, and waking the event loop for thousands of small writes costs more than the search. `on_lines`
+    runs in that thread with each batch of complete lines, so a caller can work while ripgrep still searches.
+    """
     binary = rg_binary()
     if binary is None:
         raise RuntimeError("ripgrep is not available")  # callers check rg_binary() first
-    proc = await asyncio.create_subprocess_exec(
-        binary,
-        *args,
-        cwd=cwd,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    collector = asyncio.ensure_future(_collect(proc, max_bytes))
-    interrupted = asyncio.ensure_future(cancel.wait())
-    try:
-        done, _ = await asyncio.wait({collector, interrupted}, return_when=asyncio.FIRST_COMPLETED)
-        if collector not in done:
-            raise ToolError("The search was interrupted.")
-        return collector.result()
-    finally:
-        interrupted.cancel()
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-        if not collector.done():
-            collector.cancel()
-
-
-async def _collect(proc: asyncio.subprocess.Process, max_bytes: int) -> RgOutput:
-    assert proc.stdout is not None and proc.stderr is not None
-
-    async def read_stdout() -> tuple[bytes, bool]:
-        chunks, size = [], 0
-        while chunk := await proc.stdout.read(1 << 16):
-            chunks.append(chunk)
-            size += len(chunk)
-            if size >= max_bytes:
+    with tempfile.TemporaryFile() as stderr:
+        proc = subprocess.Popen(
+            [binary, *args],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,  # with no path given, rg would otherwise search a piped stdin
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
+        drained = asyncio.ensure_future(asyncio.to_thread(_drain, proc, max_bytes, on_lines))
+        interrupted = asyncio.ensure_future(cancel.wait())
+        try:
+            done, _ = await asyncio.wait({drained, interrupted}, return_when=asyncio.FIRST_COMPLETED)
+            if drained not in done:
+                raise ToolError("The search was interrupted.")
+            stdout, truncated, returncode = drained.result()
+            stderr.seek(0)
+            return RgOutput(stdout, stderr.read().decode("utf-8", errors="replace"), returncode, truncated)
+        finally:
+            interrupted.cancel()
+            if proc.poll() is None:
                 proc.kill()
-                return b"".join(chunks)[:max_bytes], True
-        return b"".join(chunks), False
+            await asyncio.wait({drained})  # the thread ends once the killed process closes the pipe
 
-    (stdout, truncated), stderr = await asyncio.gather(read_stdout(), proc.stderr.read())
-    returncode = await proc.wait()
+
+def _drain(
+    proc: subprocess.Popen[bytes], max_bytes: int, on_lines: LineSink | None
+) -> tuple[bytes, bool, int]:
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    chunks, size, partial, truncated = [], 0, b"", False
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+        size += len(chunk)
+        if on_lines is not None:
+            *complete, partial = (partial + chunk).split(b"\n")
+            on_lines([line.decode("utf-8", errors="replace") for line in complete])
+        if size >= max_bytes:
+            proc.kill()
+            truncated = True
+            break
+    proc.stdout.close()
+    returncode = proc.wait()
+    stdout = b"".join(chunks)
     if truncated:  # cut at a line boundary so no half line is reported
-        stdout = stdout[: stdout.rfind(b"\n") + 1]
-    return RgOutput(stdout, stderr.decode("utf-8", errors="replace"), returncode, truncated)
+        stdout = stdout[: stdout[:max_bytes].rfind(b"\n") + 1]
+    elif on_lines is not None and partial:
+        on_lines([partial.decode("utf-8", errors="replace")])
+    return stdout, truncated, returncode

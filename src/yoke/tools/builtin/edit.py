@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
-from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit
 from yoke.tools.files import (
     NOT_READ_MESSAGE,
     STALE_MESSAGE,
@@ -28,6 +27,9 @@ from yoke.tools.files import (
     write_text,
 )
 from yoke.tools.schema import ToolInput, inline_definitions
+
+if TYPE_CHECKING:
+    from yoke.tools.edit_match import MatchError
 
 _RULES = """\
 - Read the file first in this conversation; editing a file you have not read is refused.
@@ -156,6 +158,8 @@ class _Target:
 
 
 def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+    from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit  # only when editing
+
     many = len(edits) > 1
     for k, edit in enumerate(edits):
         if edit.old_string == edit.new_string:
@@ -178,9 +182,11 @@ def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcom
             raise ToolError(_failure(e, target.stale, k, len(edits))) from None
         if matches[0].detail:
             where = ", ".join(str(line_of(text, m.start)) for m in matches[:10])
+            lines = "lines" if len(matches) > 1 else "line"
             prefix = f"Edit {k + 1}: " if many else ""
             notes.append(
-                f"{prefix}Note: old_string did not match exactly; it was matched at line {where} {matches[0].detail}."
+                f"{prefix}Note: old_string did not match exactly; it was matched at {lines} {where} "
+                f"{matches[0].detail}."
             )
         text = apply_matches(text, matches)
     if text == target.original:

@@ -97,6 +97,8 @@ def _split_pattern(pattern: str, path: str | None, ctx: ToolContext) -> tuple[Pa
         root = Path(os.path.normpath(root.joinpath(*parts[:fixed])))
         rest = "/".join(parts[fixed:])
         pattern = rest if "/" in rest else "/" + rest
+    if not pattern.strip("/"):
+        raise ToolError('The pattern names a folder, not files: add a file pattern such as "**/*".')
     if not root.exists():
         raise ToolError(f"Directory does not exist: {root}")
     if not root.is_dir():

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import io
 import os
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import FileState, Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
     decode_text,
     display_lines,
@@ -27,6 +29,7 @@ from yoke.tools.schema import ToolInput
 DEFAULT_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000  # about 25k tokens: beyond this a read returns a first page and says so
+STREAM_ABOVE_BYTES = 32 * 1024 * 1024  # larger text files are read in one streaming pass
 MAX_IMAGE_BYTES = 3_750_000  # the API's 5 MB base64 ceiling
 MAX_PDF_BYTES = 32 * 1024 * 1024
 PDF_PAGES_WITHOUT_RANGE = 10
@@ -91,6 +94,8 @@ class ReadTool(Tool):
             raise ToolError(
                 f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash."
             )
+        if not path.is_file():
+            raise ToolError(f"{path} is not a regular file (a device, socket or pipe); Read cannot show it.")
         suffix = path.suffix.lower()
         if input.pages is not None and suffix != ".pdf":
             raise ToolError("pages applies only to PDF files; use offset and limit for other files.")
@@ -106,51 +111,79 @@ class ReadTool(Tool):
 
 
 def _read_text(path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
-    data, st = read_bytes(path)
-    if looks_binary(path, data[:8192]):
-        raise ToolError(
-            f"{path.name} looks like a binary file ({path.suffix or 'no extension'}), which Read cannot show. "
-            "Inspect it with a suitable command in Bash (e.g. `file`, `xxd | head`)."
-        )
-    text, _ = decode_text(data)
-    lines = display_lines(text)
     start = max(input.offset or 1, 1)
     limit = input.limit or DEFAULT_LINES
-    window = lines[start - 1 : start - 1 + limit]
+    loader = _stream_window if path.stat().st_size > STREAM_ABOVE_BYTES else _load_window
+    window, total, st, digest = loader(path, start, limit)
     shown, cut_by_budget = _fit_budget(window)
-    partial = start > 1 or start - 1 + len(shown) < len(lines)
-    remember(ctx, path, file_state(st, data, partial))
+    partial = start > 1 or start - 1 + len(shown) < total
+    remember(ctx, path, FileState(st.st_mtime_ns, st.st_size, digest, partial))
     file_data = {
         "filePath": str(path),
         "content": "\n".join(window[: len(shown)]),
         "numLines": len(shown),
         "startLine": start,
-        "totalLines": len(lines),
+        "totalLines": total,
     }
     if cut_by_budget:
         file_data["truncatedByTokenCap"] = True
     result = {"type": "text", "file": file_data}
-    if not lines:
+    if not total:
         return ToolResult(EMPTY_FILE_NOTE, data=result)
     if not window:
         return ToolResult(
             f"<system-reminder>Warning: the file exists but is shorter than the provided offset ({start}). "
-            f"The file has {len(lines)} lines.</system-reminder>",
+            f"The file has {total} lines.</system-reminder>",
             data=result,
         )
     text_out = number_lines(shown, start)
     end = start - 1 + len(shown)
     if cut_by_budget:
         text_out += (
-            f"\n\n<system-reminder>PARTIAL view: this output was cut at line {end} of {len(lines)} to stay "
+            f"\n\n<system-reminder>PARTIAL view: this output was cut at line {end} of {total} to stay "
             f"within the size limit. Read on with offset={end + 1} and a limit.</system-reminder>"
         )
-    elif end < len(lines):
+    elif end < total:
         text_out += (
-            f"\n\n<system-reminder>Showing lines {start}-{end} of {len(lines)}. "
+            f"\n\n<system-reminder>Showing lines {start}-{end} of {total}. "
             f"Read on with offset={end + 1}.</system-reminder>"
         )
     return ToolResult(text_out, data=result)
+
+
+def _refuse_binary(path: Path, head: bytes) -> None:
+    if looks_binary(path, head):
+        raise ToolError(
+            f"{path.name} looks like a binary file ({path.suffix or 'no extension'}), which Read cannot show. "
+            "Inspect it with a suitable command in Bash (e.g. `file`, `xxd | head`)."
+        )
+
+
+def _load_window(path: Path, start: int, limit: int) -> tuple[list[str], int, os.stat_result, str]:
+    """The requested lines, the file's line count, its stat and content hash."""
+    data, st = read_bytes(path)
+    _refuse_binary(path, data[:8192])
+    lines = display_lines(decode_text(data)[0])
+    return lines[start - 1 : start - 1 + limit], len(lines), st, hashlib.sha256(data).hexdigest()
+
+
+def _stream_window(path: Path, start: int, limit: int) -> tuple[list[str], int, os.stat_result, str]:
+    """As _load_window for very large files (logs, dumps): one pass, only the window kept in memory."""
+    digest, window, total = hashlib.sha256(), [], 0
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed by the with below; opened here to report permissions
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {path}.") from None
+    with f:
+        _refuse_binary(path, f.read(8192))
+        f.seek(0)
+        for raw in f:
+            digest.update(raw)
+            total += 1
+            if start <= total < start + limit:
+                window.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+        st = os.fstat(f.fileno())
+    return window, total, st, digest.hexdigest()
 
 
 def _fit_budget(window: list[str]) -> tuple[list[str], bool]:
@@ -207,7 +240,7 @@ def _read_pdf(path: Path, pages: str | None, ctx: ToolContext) -> ToolResult:
         ) from None
     data, st = read_bytes(path)
     try:
-        reader = PdfReader(path)
+        reader = PdfReader(io.BytesIO(data))
         total = len(reader.pages)
     except Exception as e:  # pypdf raises many kinds of errors for damaged files
         raise ToolError(f"Could not read {path.name} as a PDF: {e}") from None

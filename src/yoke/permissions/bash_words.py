@@ -1,0 +1,97 @@
+"""Shell words: what a word's literal value is once quotes and escapes are removed, and which expansions
+the shell will still apply to it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f"}
+_ANSI_ESCAPES |= {"v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+@dataclass(slots=True)
+class Word:
+    """One shell word: its literal value (dynamic parts kept as source text) and how the shell treats it."""
+
+    text: str
+    static: bool = True  # no parameter, command or arithmetic expansion
+    glob: bool = False  # an unquoted *, ? or [ (pathname expansion may apply)
+    brace: bool = False  # an unquoted brace expansion
+    tilde: bool = False  # an unquoted leading ~ (tilde expansion applies)
+    procsub: bool = False  # a process substitution: a /dev/fd path at run time
+
+
+def plain_word(text: str) -> Word:
+    """An unquoted word: backslash escapes removed, glob, brace and tilde expansion noted."""
+    out: list[str] = []
+    glob = brace = False
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 < len(text) and text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        if ch in "*?[":
+            glob = True
+        elif ch == "{":
+            brace = True
+        out.append(ch)
+        i += 1
+    literal = "".join(out)
+    return Word(literal, glob=glob, brace=brace and "}" in text, tilde=text.startswith("~"))
+
+
+def unescape_double(text: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] in '$`"\\\n':
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def ansi_c(body: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\" or i + 1 >= len(body):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ANSI_ESCAPES:
+            out.append(_ANSI_ESCAPES[nxt])
+            i += 2
+        elif nxt in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[nxt]
+            digits = ""
+            j = i + 2
+            while j < len(body) and len(digits) < width and body[j] in "0123456789abcdefABCDEF":
+                digits += body[j]
+                j += 1
+            out.append(chr(int(digits, 16)) if digits else "\\" + nxt)
+            i = j
+        elif nxt in "01234567":
+            digits = ""
+            j = i + 1
+            while j < len(body) and len(digits) < 3 and body[j] in "01234567":
+                digits += body[j]
+                j += 1
+            out.append(chr(int(digits, 8)))
+            i = j
+        elif nxt == "c" and i + 2 < len(body):
+            out.append(chr(ord(body[i + 2]) & 0x1F))
+            i += 3
+        else:
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out)
