@@ -26,8 +26,9 @@ REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
 def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of one child process."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
     _, status, rusage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
@@ -38,12 +39,22 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
 
 def session_turns(n: int, file_path: Path) -> list[dict]:
     turns = [
-        {"content": [{"type": "tool_use", "id": f"toolu_{i:04d}", "name": "Read",
-                      "input": {"file_path": str(file_path), "offset": i % 30 + 1, "limit": 5}}],
-         "usage": {"input_tokens": 100, "output_tokens": 10}}
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i:04d}",
+                    "name": "Read",
+                    "input": {"file_path": str(file_path), "offset": i % 30 + 1, "limit": 5},
+                }
+            ],
+            "usage": {"input_tokens": 100, "output_tokens": 10},
+        }
         for i in range(n - 1)
     ]
-    turns.append({"content": [{"type": "text", "text": "done"}], "usage": {"input_tokens": 100, "output_tokens": 2}})
+    turns.append(
+        {"content": [{"type": "text", "text": "done"}], "usage": {"input_tokens": 100, "output_tokens": 2}}
+    )
     return turns
 
 
@@ -53,8 +64,11 @@ def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tup
         with ScriptedServer(session_turns(turns, target), validate_requests=False) as srv:
             run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
             samples.append(
-                measure([YOKE, "-p", "go", "--max-turns", str(turns + 1), "--no-session-persistence"],
-                        run_env, cwd)
+                measure(
+                    [YOKE, "-p", "go", "--max-turns", str(turns + 1), "--no-session-persistence"],
+                    run_env,
+                    cwd,
+                )
             )
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
 
@@ -76,8 +90,10 @@ def main() -> None:
         env.update({"HOME": str(cwd), "YOKE_HOME": str(cwd / ".yoke")})
 
         version = [measure([YOKE, "--version"], env, cwd) for _ in range(REPEATS * 2)]
-        print(f"yoke --version            wall {statistics.median(v[0] for v in version) * 1000:7.1f} ms"
-              f"   peak RSS {statistics.median(v[1] for v in version):6.1f} MB")
+        print(
+            f"yoke --version            wall {statistics.median(v[0] for v in version) * 1000:7.1f} ms"
+            f"   peak RSS {statistics.median(v[1] for v in version):6.1f} MB"
+        )
 
         one_wall, one_rss = run_session(1, env, cwd, target)
         print(f"one-turn yoke -p          wall {one_wall * 1000:7.1f} ms   peak RSS {one_rss:6.1f} MB")
@@ -87,7 +103,9 @@ def main() -> None:
 
         two_hundred_wall, two_hundred_rss = run_session(200, env, cwd, target)
         per_trip = (two_hundred_wall - one_wall) / 199 * 1000
-        print(f"200-turn session          wall {two_hundred_wall * 1000:7.1f} ms   peak RSS {two_hundred_rss:6.1f} MB")
+        print(
+            f"200-turn session          wall {two_hundred_wall * 1000:7.1f} ms   peak RSS {two_hundred_rss:6.1f} MB"
+        )
         print(f"per tool round trip       {per_trip:7.2f} ms  (incl. local HTTP + Read; (T200 - T1) / 199)")
 
 

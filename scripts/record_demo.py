@@ -24,12 +24,29 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer(turns) as srv:
         project = Path(tmp) / "textstats"
         shutil.copytree(DEMO_DIR / "project", project)
-        env = dict(os.environ, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="recording", YOKE_HOME=str(Path(tmp) / "home"),
-                   ANTHROPIC_MODEL="claude-sonnet-4-5")
+        env = dict(
+            os.environ,
+            ANTHROPIC_BASE_URL=srv.url,
+            ANTHROPIC_API_KEY="recording",
+            YOKE_HOME=str(Path(tmp) / "home"),
+            ANTHROPIC_MODEL="claude-sonnet-4-5",
+        )
         env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
         proc = subprocess.run(
-            [sys.executable, "-m", "yoke", "-p", DEMO_PROMPT, "--record", str(cassette), "--verbose", *DEMO_FLAGS],
-            cwd=project, env=env, text=True,
+            [
+                sys.executable,
+                "-m",
+                "yoke",
+                "-p",
+                DEMO_PROMPT,
+                "--record",
+                str(cassette),
+                "--verbose",
+                *DEMO_FLAGS,
+            ],
+            cwd=project,
+            env=env,
+            text=True,
         )
         if proc.returncode != 0 or srv.remaining:
             print(f"recording failed (exit {proc.returncode}, {srv.remaining} turns unused)", file=sys.stderr)

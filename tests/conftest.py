@@ -66,8 +66,13 @@ def base_env(home: Path) -> dict[str, str]:
 def yoke(base_env: dict[str, str], project: Path):
     """Run the real `yoke` command: yoke(*args, env={...}, cwd=..., input=...) -> Run."""
 
-    def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, input: str | None = None,
-            timeout: float = 60) -> Run:
+    def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        input: str | None = None,
+        timeout: float = 60,
+    ) -> Run:
         full_env = dict(base_env)
         full_env.update(env or {})
         proc = subprocess.run(

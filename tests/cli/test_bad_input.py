@@ -47,8 +47,14 @@ def test_no_prompt(yoke):
 def test_unreadable_stdin(project, base_env):
     # stdin that is not text (invalid UTF-8) cannot be read as a prompt
     env = dict(base_env, PYTHONIOENCODING="utf-8:strict")
-    proc = subprocess.run([sys.executable, "-m", "yoke", "-p"], input=b"\xff\xfe\xfa binary", cwd=project,
-                          env=env, capture_output=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-m", "yoke", "-p"],
+        input=b"\xff\xfe\xfa binary",
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=30,
+    )
     proc.stderr = proc.stderr.decode()
     assert proc.returncode != 0
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
@@ -56,8 +62,13 @@ def test_unreadable_stdin(project, base_env):
 
 
 def test_version_is_fast_path(base_env):
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "yoke", "--version"], env=base_env,
-                          capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "yoke", "--version"],
+        env=base_env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == 0 and "(Yoke)" in proc.stdout
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     for heavy in ("yoke.loop", "yoke.providers", "pydantic", "httpx", "asyncio", "argparse"):

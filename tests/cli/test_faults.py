@@ -5,8 +5,8 @@ from __future__ import annotations
 import socket
 
 import pytest
-
 from tests.conftest import anthropic_env, openai_env
+
 from yoke.testing import ScriptedServer
 
 DONE = {"content": [{"type": "text", "text": "recovered"}]}
@@ -52,7 +52,13 @@ def test_retry_after_is_honoured(yoke):
 
 def test_idle_stream_is_retried_without_streaming(yoke):
     with ScriptedServer([dict(DONE, fault={"idle_after": 2, "idle_seconds": 5})]) as srv:
-        run = yoke("-p", "hi", "--output-format", "json", env=dict(anthropic_env(srv), YOKE_STREAM_IDLE_TIMEOUT="0.5"))
+        run = yoke(
+            "-p",
+            "hi",
+            "--output-format",
+            "json",
+            env=dict(anthropic_env(srv), YOKE_STREAM_IDLE_TIMEOUT="0.5"),
+        )
         streams = [r.stream for r in srv.requests]
     assert run.code == 0, run.stderr
     assert run.result()["result"] == "recovered"
@@ -75,7 +81,9 @@ def test_fatal_status_is_one_clear_line(yoke, status, needle):
 
 @pytest.mark.parametrize("wire", ["anthropic", "openai"])
 def test_prompt_too_long(yoke, wire):
-    with ScriptedServer([dict(DONE, fault={"status": 400, "prompt_too_long": True, "times": "always"})]) as srv:
+    with ScriptedServer(
+        [dict(DONE, fault={"status": 400, "prompt_too_long": True, "times": "always"})]
+    ) as srv:
         run = yoke("-p", "hi", "--output-format", "json", env=env_for(srv, wire))
     result = run.result()
     assert run.code == 1
@@ -96,8 +104,15 @@ def test_unreachable_base_url(yoke):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    run = yoke("-p", "hi", env={"ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}", "ANTHROPIC_API_KEY": "k",
-                                 "YOKE_MAX_RETRIES": "1"})
+    run = yoke(
+        "-p",
+        "hi",
+        env={
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+            "ANTHROPIC_API_KEY": "k",
+            "YOKE_MAX_RETRIES": "1",
+        },
+    )
     assert run.code == 1
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0], run.stderr
@@ -105,7 +120,11 @@ def test_unreachable_base_url(yoke):
 
 def test_malformed_tool_json_reaches_the_model(yoke, project):
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_bad", "name": "Read", "raw_input": '{"file_path": "/x"'}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_bad", "name": "Read", "raw_input": '{"file_path": "/x"'}
+            ]
+        },
         {"content": [{"type": "text", "text": "I will fix my JSON"}]},
     ]
     with ScriptedServer(turns) as srv:

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env, openai_env
+
 from yoke.testing import ScriptedServer
 
 
@@ -15,18 +15,32 @@ def fix_bug_script(project: Path) -> list[dict]:
     """The model reads a file, edits it, runs a command, then reports."""
     target = str(project / "greet.py")
     return [
-        {"content": [
-            {"type": "text", "text": "Let me look at the file."},
-            {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": target}},
-        ]},
-        {"content": [
-            {"type": "tool_use", "id": "toolu_edit", "name": "Edit",
-             "input": {"file_path": target, "old_string": "Helo", "new_string": "Hello"}},
-        ]},
-        {"content": [
-            {"type": "tool_use", "id": "toolu_bash", "name": "Bash",
-             "input": {"command": "python3 greet.py", "description": "Run the script"}},
-        ]},
+        {
+            "content": [
+                {"type": "text", "text": "Let me look at the file."},
+                {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": target}},
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_edit",
+                    "name": "Edit",
+                    "input": {"file_path": target, "old_string": "Helo", "new_string": "Hello"},
+                },
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_bash",
+                    "name": "Bash",
+                    "input": {"command": "python3 greet.py", "description": "Run the script"},
+                },
+            ]
+        },
         {"content": [{"type": "text", "text": "Fixed the greeting; the script prints Hello, world."}]},
     ]
 
@@ -52,7 +66,15 @@ def test_stream_json_multi_step(yoke, project, greet, wire):
     lines = run.lines()
     assert lines[0]["type"] == "system" and lines[0]["subtype"] == "init"
     init = lines[0]
-    for key in ("cwd", "session_id", "tools", "model", "permissionMode", "claude_code_version", "mcp_servers"):
+    for key in (
+        "cwd",
+        "session_id",
+        "tools",
+        "model",
+        "permissionMode",
+        "claude_code_version",
+        "mcp_servers",
+    ):
         assert key in init
     assert {"Read", "Edit", "Bash"} <= set(init["tools"])
     assistants = [o for o in lines if o["type"] == "assistant"]
@@ -61,7 +83,11 @@ def test_stream_json_multi_step(yoke, project, greet, wire):
     assert assistants[0]["message"]["id"] == assistants[1]["message"]["id"]
     assert [len(a["message"]["content"]) for a in assistants] == [1] * 5
     users = [o for o in lines if o["type"] == "user"]
-    assert [u["message"]["content"][0]["tool_use_id"] for u in users] == ["toolu_read", "toolu_edit", "toolu_bash"]
+    assert [u["message"]["content"][0]["tool_use_id"] for u in users] == [
+        "toolu_read",
+        "toolu_edit",
+        "toolu_bash",
+    ]
     assert all(u["message"]["content"][0]["is_error"] is False for u in users), users
     assert "Hello, world" in json.dumps(users[2]["message"]["content"][0]["content"])
     result = lines[-1]
@@ -69,7 +95,14 @@ def test_stream_json_multi_step(yoke, project, greet, wire):
     assert result["result"] == "Fixed the greeting; the script prints Hello, world."
     assert result["num_turns"] == 4
     assert result["session_id"] == init["session_id"]
-    for key in ("duration_ms", "duration_api_ms", "total_cost_usd", "usage", "permission_denials", "modelUsage"):
+    for key in (
+        "duration_ms",
+        "duration_api_ms",
+        "total_cost_usd",
+        "usage",
+        "permission_denials",
+        "modelUsage",
+    ):
         assert key in result
     assert len(requests) == 4
     assert all(r.format == wire for r in requests)
@@ -106,14 +139,24 @@ def test_prompt_from_stdin(yoke, project):
 
 def test_partial_messages_stream_raw_events(yoke, project):
     with ScriptedServer([{"content": [{"type": "text", "text": "streamed words"}]}]) as srv:
-        run = yoke("-p", "hi", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
-                   env=anthropic_env(srv))
+        run = yoke(
+            "-p",
+            "hi",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-partial-messages",
+            env=anthropic_env(srv),
+        )
     assert run.code == 0, run.stderr
     kinds = [o["event"]["type"] for o in run.lines() if o["type"] == "stream_event"]
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     assert "content_block_delta" in kinds
-    text = "".join(o["event"]["delta"].get("text", "") for o in run.lines()
-                   if o["type"] == "stream_event" and o["event"]["type"] == "content_block_delta")
+    text = "".join(
+        o["event"]["delta"].get("text", "")
+        for o in run.lines()
+        if o["type"] == "stream_event" and o["event"]["type"] == "content_block_delta"
+    )
     assert text == "streamed words"
 
 

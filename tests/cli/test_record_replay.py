@@ -6,23 +6,41 @@ import json
 from pathlib import Path
 
 from tests.conftest import anthropic_env, openai_env
+
 from yoke.testing import ScriptedServer
 
 
 def script(project: Path) -> list[dict]:
     return [
-        {"content": [
-            {"type": "text", "text": "Creating the file."},
-            {"type": "tool_use", "id": "toolu_w", "name": "Write",
-             "input": {"file_path": str(project / "out.txt"), "content": "hello\n"}},
-        ]},
-        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "cat out.txt"}}]},
+        {
+            "content": [
+                {"type": "text", "text": "Creating the file."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(project / "out.txt"), "content": "hello\n"},
+                },
+            ]
+        },
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "cat out.txt"}}
+            ]
+        },
         {"content": [{"type": "text", "text": "The file says hello."}]},
     ]
 
 
-FLAGS = ["--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits",
-         "--allowedTools", "Bash(cat:*)"]
+FLAGS = [
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--permission-mode",
+    "acceptEdits",
+    "--allowedTools",
+    "Bash(cat:*)",
+]
 
 
 def comparable(lines: list[dict]) -> list:

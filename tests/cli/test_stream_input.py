@@ -7,10 +7,23 @@ import subprocess
 import sys
 
 from tests.conftest import anthropic_env
+
 from yoke.testing import ScriptedServer
 
-SDK_ARGV = ["--output-format", "stream-json", "--verbose", "--system-prompt", "", "--max-turns", "5",
-            "--permission-prompt-tool", "stdio", "--setting-sources=project", "--input-format", "stream-json"]
+SDK_ARGV = [
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--system-prompt",
+    "",
+    "--max-turns",
+    "5",
+    "--permission-prompt-tool",
+    "stdio",
+    "--setting-sources=project",
+    "--input-format",
+    "stream-json",
+]
 
 
 def send(proc, obj):
@@ -32,33 +45,76 @@ def read_until(proc, predicate):
 def test_sdk_style_session_with_permission_prompt(project, base_env):
     target = project / "notes.txt"
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
-                      "input": {"file_path": str(target), "content": "from the sdk\n"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(target), "content": "from the sdk\n"},
+                }
+            ]
+        },
         {"content": [{"type": "text", "text": "written"}]},
         {"content": [{"type": "text", "text": "second answer"}]},
     ]
     with ScriptedServer(turns) as srv:
         env = dict(base_env, **anthropic_env(srv), CLAUDE_CODE_ENTRYPOINT="sdk-py")
-        proc = subprocess.Popen([sys.executable, "-m", "yoke", *SDK_ARGV], cwd=project, env=env, text=True,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", *SDK_ARGV],
+            cwd=project,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
-            send(proc, {"type": "control_request", "request_id": "req_1_ab", "request": {"subtype": "initialize",
-                                                                                           "hooks": None}})
+            send(
+                proc,
+                {
+                    "type": "control_request",
+                    "request_id": "req_1_ab",
+                    "request": {"subtype": "initialize", "hooks": None},
+                },
+            )
             init = read_until(proc, lambda o: o["type"] == "control_response")[-1]
             assert init["response"]["request_id"] == "req_1_ab" and init["response"]["subtype"] == "success"
-            send(proc, {"type": "user", "message": {"role": "user", "content": "write notes"},
-                        "parent_tool_use_id": None, "session_id": "default"})
+            send(
+                proc,
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": "write notes"},
+                    "parent_tool_use_id": None,
+                    "session_id": "default",
+                },
+            )
             ask = read_until(proc, lambda o: o["type"] == "control_request")[-1]
             assert ask["request"]["subtype"] == "can_use_tool" and ask["request"]["tool_name"] == "Write"
             assert ask["request"]["tool_use_id"] == "toolu_w"
-            send(proc, {"type": "control_response", "response": {
-                "subtype": "success", "request_id": ask["request_id"],
-                "response": {"behavior": "allow", "updatedInput": ask["request"]["input"]}}})
+            send(
+                proc,
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "success",
+                        "request_id": ask["request_id"],
+                        "response": {"behavior": "allow", "updatedInput": ask["request"]["input"]},
+                    },
+                },
+            )
             first = read_until(proc, lambda o: o["type"] == "result")
             assert first[-1]["subtype"] == "success" and first[-1]["result"] == "written"
             assert target.read_text() == "from the sdk\n"
-            send(proc, {"type": "user", "message": {"role": "user", "content": "again"},
-                        "parent_tool_use_id": None, "session_id": "default"})
+            send(
+                proc,
+                {
+                    "type": "user",
+                    "message": {"role": "user", "content": "again"},
+                    "parent_tool_use_id": None,
+                    "session_id": "default",
+                },
+            )
             second = read_until(proc, lambda o: o["type"] == "result")
             assert any(o.get("subtype") == "init" for o in second)  # init at the start of each query
             assert second[-1]["result"] == "second answer"
@@ -75,20 +131,43 @@ def test_sdk_style_session_with_permission_prompt(project, base_env):
 def test_permission_denied_over_stdio(project, base_env):
     target = project / "denied.txt"
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
-                      "input": {"file_path": str(target), "content": "x"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(target), "content": "x"},
+                }
+            ]
+        },
         {"content": [{"type": "text", "text": "ok, not writing"}]},
     ]
     with ScriptedServer(turns) as srv:
         env = dict(base_env, **anthropic_env(srv))
-        proc = subprocess.Popen([sys.executable, "-m", "yoke", *SDK_ARGV], cwd=project, env=env, text=True,
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", *SDK_ARGV],
+            cwd=project,
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         try:
             send(proc, {"type": "user", "message": {"role": "user", "content": "write"}})
             ask = read_until(proc, lambda o: o["type"] == "control_request")[-1]
-            send(proc, {"type": "control_response", "response": {
-                "subtype": "success", "request_id": ask["request_id"],
-                "response": {"behavior": "deny", "message": "not today"}}})
+            send(
+                proc,
+                {
+                    "type": "control_response",
+                    "response": {
+                        "subtype": "success",
+                        "request_id": ask["request_id"],
+                        "response": {"behavior": "deny", "message": "not today"},
+                    },
+                },
+            )
             lines = read_until(proc, lambda o: o["type"] == "result")
             proc.stdin.close()
             proc.wait(timeout=20)

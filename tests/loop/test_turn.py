@@ -6,7 +6,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
 from pydantic import BaseModel
 
 from yoke.loop import events as ev
@@ -50,10 +49,14 @@ class ScriptProvider:
                 block = {k: v for k, v in block.items() if k != "raw"} | {"input": {}}
             blocks.append(block)
             yield pb.BlockStop(i, block, errors.get(block.get("id")))
-        stop = turn.get("stop_reason") or ("tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn")
+        stop = turn.get("stop_reason") or (
+            "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        )
         usage = pb.Usage(10, turn.get("output_tokens", 5))
         yield pb.MessageDelta(stop, usage)
-        yield pb.MessageStop("msg_1", self.model, {"role": "assistant", "content": blocks}, stop, usage, errors)
+        yield pb.MessageStop(
+            "msg_1", self.model, {"role": "assistant", "content": blocks}, stop, usage, errors
+        )
 
     async def aclose(self):
         pass
@@ -125,7 +128,9 @@ def assert_history_valid(messages: list[dict]) -> None:
         if m["role"] == "assistant":
             uses = [b["id"] for b in m["content"] if b["type"] == "tool_use"]
             if uses:
-                answered = [b["tool_use_id"] for b in messages[i + 1]["content"] if b["type"] == "tool_result"]
+                answered = [
+                    b["tool_use_id"] for b in messages[i + 1]["content"] if b["type"] == "tool_result"
+                ]
                 assert sorted(answered) == sorted(uses)
 
 
@@ -135,11 +140,20 @@ def tool_use(id_: str, name: str, **input) -> dict:
 
 async def test_parallel_batch_results_in_requested_order(tmp_path):
     tool = RendezvousTool(expected=3)
-    agent = make_agent(tmp_path, [
-        {"content": [tool_use("t1", "Rendezvous", key="a"), tool_use("t2", "Rendezvous", key="b"),
-                     tool_use("t3", "Rendezvous", key="c")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ], [tool])
+    agent = make_agent(
+        tmp_path,
+        [
+            {
+                "content": [
+                    tool_use("t1", "Rendezvous", key="a"),
+                    tool_use("t2", "Rendezvous", key="b"),
+                    tool_use("t3", "Rendezvous", key="c"),
+                ]
+            },
+            {"content": [{"type": "text", "text": "ok"}]},
+        ],
+        [tool],
+    )
     events = await collect(agent)
     result = events[-1]
     assert isinstance(result, ev.Result) and result.reason == "completed"
@@ -162,21 +176,34 @@ async def test_unsafe_calls_split_batches(tmp_path):
             executor_calls.append(list(tool.started))
             return ToolResult("u")
 
-    agent = make_agent(tmp_path, [
-        {"content": [tool_use("t1", "Rendezvous", key="a"), tool_use("t2", "Rendezvous", key="b"),
-                     tool_use("t3", "Unsafe", key="x")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ], [tool, Unsafe()])
+    agent = make_agent(
+        tmp_path,
+        [
+            {
+                "content": [
+                    tool_use("t1", "Rendezvous", key="a"),
+                    tool_use("t2", "Rendezvous", key="b"),
+                    tool_use("t3", "Unsafe", key="x"),
+                ]
+            },
+            {"content": [{"type": "text", "text": "ok"}]},
+        ],
+        [tool, Unsafe()],
+    )
     events = await collect(agent)
     assert events[-1].reason == "completed"
     assert executor_calls == [["a", "b"]]  # the unsafe call ran after the safe batch finished
 
 
 async def test_malformed_tool_json_reaches_model_as_error(tmp_path):
-    agent = make_agent(tmp_path, [
-        {"content": [{"type": "tool_use", "id": "bad", "name": "Sleep", "input": {}, "raw": "{\"key\": "}]},
-        {"content": [{"type": "text", "text": "sorry"}]},
-    ], [SleepTool()])
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [{"type": "tool_use", "id": "bad", "name": "Sleep", "input": {}, "raw": '{"key": '}]},
+            {"content": [{"type": "text", "text": "sorry"}]},
+        ],
+        [SleepTool()],
+    )
     events = await collect(agent)
     assert events[-1].reason == "completed"
     second = agent.provider.requests[1].messages[-1]["content"][0]
@@ -185,9 +212,13 @@ async def test_malformed_tool_json_reaches_model_as_error(tmp_path):
 
 async def test_interrupt_during_tool_answers_dangling_calls(tmp_path):
     sleeper = SleepTool()
-    agent = make_agent(tmp_path, [
-        {"content": [tool_use("t1", "Sleep", key="a"), tool_use("t2", "Sleep", key="b")]},
-    ], [sleeper])
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [tool_use("t1", "Sleep", key="a"), tool_use("t2", "Sleep", key="b")]},
+        ],
+        [sleeper],
+    )
 
     async def interrupt_soon():
         await sleeper.started.wait()
@@ -235,8 +266,9 @@ async def test_max_tokens_recovery_can_complete(tmp_path):
 
 
 async def test_max_turns(tmp_path):
-    agent = make_agent(tmp_path, [{"content": [tool_use("t1", "Rendezvous", key="a")]}],
-                       [RendezvousTool(1)], max_turns=1)
+    agent = make_agent(
+        tmp_path, [{"content": [tool_use("t1", "Rendezvous", key="a")]}], [RendezvousTool(1)], max_turns=1
+    )
     events = await collect(agent)
     assert events[-1].reason == "max_turns" and events[-1].num_turns == 1
     assert_history_valid(agent.messages)
@@ -256,15 +288,21 @@ async def test_model_error_and_prompt_too_long(tmp_path):
     agent = make_agent(tmp_path, [{"content": [], "error": pb.ProviderError("server", "boom", 500)}], [])
     result = (await collect(agent))[-1]
     assert result.reason == "model_error" and result.api_error_status == 500 and "boom" in result.text
-    agent = make_agent(tmp_path, [{"content": [], "error": pb.ProviderError("prompt_too_long", "too long", 400)}], [])
+    agent = make_agent(
+        tmp_path, [{"content": [], "error": pb.ProviderError("prompt_too_long", "too long", 400)}], []
+    )
     assert (await collect(agent))[-1].reason == "prompt_too_long"
 
 
 async def test_prompt_too_long_triggers_one_reactive_compaction(tmp_path):
-    agent = make_agent(tmp_path, [
-        {"content": [], "error": pb.ProviderError("prompt_too_long", "too long", 400)},
-        {"content": [{"type": "text", "text": "fine now"}]},
-    ], [])
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [], "error": pb.ProviderError("prompt_too_long", "too long", 400)},
+            {"content": [{"type": "text", "text": "fine now"}]},
+        ],
+        [],
+    )
     calls = []
 
     async def compact(messages):
@@ -277,10 +315,15 @@ async def test_prompt_too_long_triggers_one_reactive_compaction(tmp_path):
 
 
 async def test_budget_exceeded(tmp_path):
-    agent = make_agent(tmp_path, [
-        {"content": [tool_use("t1", "Rendezvous", key="a")], "output_tokens": 1_000_000},
-        {"content": [{"type": "text", "text": "never"}]},
-    ], [RendezvousTool(1)], max_budget_usd=0.01)
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [tool_use("t1", "Rendezvous", key="a")], "output_tokens": 1_000_000},
+            {"content": [{"type": "text", "text": "never"}]},
+        ],
+        [RendezvousTool(1)],
+        max_budget_usd=0.01,
+    )
     agent.provider.model = "claude-sonnet-4-5"  # a priced model: a million output tokens cost dollars
     events = await collect(agent)
     assert events[-1].reason == "budget_exceeded"
@@ -295,8 +338,9 @@ class DenyAndStop:
 
 
 async def test_tool_denied_stop(tmp_path):
-    agent = make_agent(tmp_path, [{"content": [tool_use("t1", "Sleep", key="a")]}], [SleepTool()],
-                       gate=SimpleGate("default"))
+    agent = make_agent(
+        tmp_path, [{"content": [tool_use("t1", "Sleep", key="a")]}], [SleepTool()], gate=SimpleGate("default")
+    )
     agent.executor.ctx.asker = DenyAndStop()
 
     class NeedsAsk(SimpleGate):
@@ -311,10 +355,15 @@ async def test_tool_denied_stop(tmp_path):
 
 
 async def test_headless_denial_listed(tmp_path):
-    agent = make_agent(tmp_path, [
-        {"content": [tool_use("t1", "Unsafe", key="a")]},
-        {"content": [{"type": "text", "text": "ok"}]},
-    ], [], gate=SimpleGate("default"))
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [tool_use("t1", "Unsafe", key="a")]},
+            {"content": [{"type": "text", "text": "ok"}]},
+        ],
+        [],
+        gate=SimpleGate("default"),
+    )
 
     class Unsafe(Tool):
         name = "Unsafe"
@@ -327,7 +376,9 @@ async def test_headless_denial_listed(tmp_path):
     agent.executor.registry.register(Unsafe())
     events = await collect(agent)
     assert events[-1].reason == "completed"
-    assert events[-1].permission_denials == [{"tool_name": "Unsafe", "tool_use_id": "t1", "tool_input": {"key": "a"}}]
+    assert events[-1].permission_denials == [
+        {"tool_name": "Unsafe", "tool_use_id": "t1", "tool_input": {"key": "a"}}
+    ]
     decisions = [r for r in load_records(tmp_path / "t.jsonl") if r.get("subtype") == "permission_decision"]
     assert decisions and decisions[0]["behavior"] == "deny"
 
@@ -369,8 +420,11 @@ async def test_hook_stopped_on_prompt(tmp_path):
 
 
 async def test_stop_hook_can_keep_the_model_going_or_stop(tmp_path):
-    agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "first"}]},
-                                  {"content": [{"type": "text", "text": "second"}]}], [])
+    agent = make_agent(
+        tmp_path,
+        [{"content": [{"type": "text", "text": "first"}]}, {"content": [{"type": "text", "text": "second"}]}],
+        [],
+    )
 
     class BlockOnce:
         calls = 0

@@ -285,6 +285,20 @@ async def test_permission_updates(world: World) -> None:
         gate.apply_update({"type": "addRules", "rules": rules, "destination": "somewhere"})
 
 
+async def test_remembered_symlink_read_covers_link_and_target(world: World) -> None:
+    gate = world.gate()
+    read = {"file_path": "key_link"}
+    assert (await gate.decide(TOOLS["Read"], read, world.ctx())).behavior == "ask"
+    rules = gate.remember(TOOLS["Read"], read, "session")
+    assert rules == [
+        f"Read(/{world.project.resolve()}/key_link)",
+        f"Read(/{world.home.resolve()}/.ssh/id_rsa)",
+    ]
+    assert (await gate.decide(TOOLS["Read"], read, world.ctx())).behavior == "allow"
+    split = world.gate(allow=["Read(./key_link)", "Read(~/.ssh/id_rsa)"])
+    assert (await split.decide(TOOLS["Read"], read, world.ctx())).behavior == "allow"
+
+
 async def test_protected_path_needs_a_session_answer(world: World) -> None:
     gate = world.gate(mode="acceptEdits")
     edit = {"file_path": ".git/config"}

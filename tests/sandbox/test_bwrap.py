@@ -90,6 +90,27 @@ def test_writes_only_inside_the_project(box: Box) -> None:
     assert not Path("/tmp/t").exists()  # the sandbox's /tmp is private
 
 
+def test_no_capabilities_so_no_remounting(box: Box) -> None:
+    result = box.run(
+        "grep CapEff /proc/self/status; mount -o remount,rw / 2>/dev/null; touch /etc/yoke-remount"
+    )
+    assert result.stdout.split() == ["CapEff:", "0000000000000000"]
+    assert not Path("/etc/yoke-remount").exists()
+
+
+def test_relay_cannot_be_traced(box: Box, web: int) -> None:
+    settings = SandboxSettings(enabled=True, allowed_domains=("localhost",), base_dir=box.project)
+    script = (
+        "pat=bri; pat=${pat}dge.py; found=0; for p in /proc/[0-9]*; do "
+        'if grep -q "$pat" $p/cmdline 2>/dev/null && ! grep -q bwrap $p/comm; then '
+        "found=1; cat $p/environ >/dev/null 2>&1 && echo readable; fi; "
+        "done; echo found=$found"
+    )
+    result = box.run(script, settings)
+    assert "found=1" in result.stdout  # the relay is there…
+    assert "readable" not in result.stdout  # …but its memory and environment are off limits
+
+
 def test_protected_files_inside_the_project_stay_read_only(box: Box) -> None:
     result = box.run("echo evil > .git/hooks/pre-commit; echo ok > src.txt")
     assert "Read-only file system" in result.stderr

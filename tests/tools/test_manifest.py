@@ -10,8 +10,9 @@ from yoke.tools.lazy import LazyTool
 
 
 def test_manifest_is_current():
-    proc = subprocess.run([sys.executable, "-m", "yoke.tools.builtin.manifest", "--check"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "yoke.tools.builtin.manifest", "--check"], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
 
 

@@ -30,7 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-format", default="text", help="text | json | stream-json")
     p.add_argument("--input-format", default="text", help="text | stream-json")
     p.add_argument("--verbose", action="store_true", help="full turn-by-turn output (needed for stream-json)")
-    p.add_argument("--include-partial-messages", action="store_true", help="stream-json: emit stream_event lines")
+    p.add_argument(
+        "--include-partial-messages", action="store_true", help="stream-json: emit stream_event lines"
+    )
     p.add_argument("--max-turns", type=int, help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
     p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")
@@ -42,28 +44,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system-prompt-file", help="replace the system prompt with this file's text")
     p.add_argument("--append-system-prompt", help="append to the system prompt")
     p.add_argument("--append-system-prompt-file", help="append this file's text to the system prompt")
-    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="*", action="extend", default=[])
     p.add_argument(
-        "--disallowedTools", "--disallowed-tools", dest="disallowed_tools", nargs="*", action="extend", default=[]
+        "--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="*", action="extend", default=[]
+    )
+    p.add_argument(
+        "--disallowedTools",
+        "--disallowed-tools",
+        dest="disallowed_tools",
+        nargs="*",
+        action="extend",
+        default=[],
     )
     p.add_argument("--tools", help='restrict the built-in tools: "a,b", "" for none, "default"')
     p.add_argument("--permission-mode", help="default | acceptEdits | plan | dontAsk | bypassPermissions")
     p.add_argument("--permission-prompt-tool", help="who answers permission prompts headlessly (stdio)")
-    p.add_argument("--dangerously-skip-permissions", action="store_true", help="= --permission-mode bypassPermissions")
+    p.add_argument(
+        "--dangerously-skip-permissions", action="store_true", help="= --permission-mode bypassPermissions"
+    )
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="continue the latest session here")
+    p.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the latest session here",
+    )
     p.add_argument("-r", "--resume", nargs="?", const="", help="resume a session by id or path")
-    p.add_argument("--fork-session", action="store_true", help="with --resume/--continue: use a new session id")
+    p.add_argument(
+        "--fork-session", action="store_true", help="with --resume/--continue: use a new session id"
+    )
     p.add_argument("--session-id", help="use this session id (a UUID)")
     p.add_argument("--no-session-persistence", action="store_true", help="do not write a transcript")
-    p.add_argument("--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], help="extra working dirs")
+    p.add_argument(
+        "--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], help="extra working dirs"
+    )
     p.add_argument("--settings", help="a settings JSON file or string")
     p.add_argument("--setting-sources", help="comma-separated: user,project,local")
     p.add_argument("--mcp-config", nargs="*", action="extend", default=[], help=argparse.SUPPRESS)
     p.add_argument("--strict-mcp-config", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
-    p.add_argument("--print-context", action="store_true", help="show the assembled context and its token cost")
+    p.add_argument(
+        "--print-context", action="store_true", help="show the assembled context and its token cost"
+    )
     p.add_argument("--debug", nargs="?", const="all", help="print debug details and tracebacks to stderr")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
     return p
@@ -97,7 +120,9 @@ def validate(args: argparse.Namespace) -> None:
             f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
         )
     if args.input_format not in INPUT_FORMATS:
-        raise UsageError(f"--input-format must be one of {', '.join(INPUT_FORMATS)} (got {args.input_format!r})")
+        raise UsageError(
+            f"--input-format must be one of {', '.join(INPUT_FORMATS)} (got {args.input_format!r})"
+        )
     if args.permission_mode is not None and args.permission_mode not in PERMISSION_MODES:
         raise UsageError(
             f"--permission-mode must be one of {', '.join(PERMISSION_MODES)} (got {args.permission_mode!r})"

@@ -29,7 +29,10 @@ def run_headless(args: Namespace) -> int:
     except Exception as exc:  # a bug: one line, traceback only with --debug
         if debug:
             raise
-        print(f"yoke: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)", file=sys.stderr)
+        print(
+            f"yoke: internal error: {type(exc).__name__}: {exc} (rerun with --debug for details)",
+            file=sys.stderr,
+        )
         return 1
 
 
@@ -41,13 +44,14 @@ def _read_prompt(args: Namespace) -> str:
         return f"{piped.rstrip()}\n\n{args.prompt}" if piped.strip() else args.prompt
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         raise SetupError(
-            "no prompt: pass it as an argument (yoke -p \"fix the failing test\") or pipe it on stdin",
+            'no prompt: pass it as an argument (yoke -p "fix the failing test") or pipe it on stdin',
             usage=True,
         )
     prompt = _read_stdin()
     if not prompt.strip():
         raise SetupError(
-            "Input must be provided either through stdin or as a prompt argument when using --print", usage=True
+            "Input must be provided either through stdin or as a prompt argument when using --print",
+            usage=True,
         )
     return prompt
 

@@ -221,7 +221,15 @@ class StreamJsonPrinter(Printer):
                 )
         elif isinstance(event, ev.Notice):
             if event.kind == "api_retry":
-                self.emit({"type": "system", "subtype": "api_retry", **event.data, "session_id": sid, "uuid": new_uuid()})
+                self.emit(
+                    {
+                        "type": "system",
+                        "subtype": "api_retry",
+                        **event.data,
+                        "session_id": sid,
+                        "uuid": new_uuid(),
+                    }
+                )
             else:
                 level = "warning" if event.kind == "warning" else "info"
                 self.emit(

@@ -92,9 +92,13 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
 
     add_dirs = [Path(d).expanduser().resolve() for d in args.add_dirs]
     gate = _gate(args, settings, cwd, add_dirs, warnings, home)
+    # A bare deny rule (`Bash`, `mcp__*`) hides the tool from the model altogether, as in Claude Code.
+    for name in gate.hidden_tools(registry.names()):
+        registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
     state = SessionState(session_id=session_id, session_dir=session_dir)
+    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
     if loaded is not None and loaded.todos:
         state.extras["todos"] = list(loaded.todos)
     ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=NoAsker())
@@ -134,7 +138,9 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
     _attach_compactor(agent, model, session_dir, memory)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
-    printer = make_printer(args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)})
+    printer = make_printer(
+        args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)}
+    )
     warnings.extend(getattr(gate, "warnings", []) or [])
     for warning in warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
@@ -160,10 +166,8 @@ def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
 
 
 def _load_settings(args: Namespace, cwd: Path, warnings: list[str]) -> Any:
-    try:  # TEMP-INTEGRATION
-        from yoke.config.settings import load_settings
-    except ImportError:
-        return None
+    from yoke.config.settings import load_settings
+
     sources = None
     if args.setting_sources is not None:
         sources = [s.strip() for s in args.setting_sources.split(",") if s.strip()]
@@ -188,14 +192,18 @@ def _make_provider(args: Namespace, merged: dict[str, Any], env: Mapping[str, st
     flag_provider = args.provider
     if args.replay:
         if flag_provider not in (None, "replay"):
-            raise SetupError("--replay plays a cassette back; it cannot be combined with --provider", usage=True)
+            raise SetupError(
+                "--replay plays a cassette back; it cannot be combined with --provider", usage=True
+            )
         flag_provider = "replay"
     try:
         config = resolve_provider(flag_provider, args.model, merged, env)
         if config.provider == "replay":
             path = args.replay or env.get("YOKE_REPLAY")
             if not path:
-                raise SetupError("the replay provider needs a cassette: --replay FILE (or YOKE_REPLAY)", usage=True)
+                raise SetupError(
+                    "the replay provider needs a cassette: --replay FILE (or YOKE_REPLAY)", usage=True
+                )
             from yoke.providers.replay import ReplayProvider
 
             provider = ReplayProvider(Path(path))
@@ -229,23 +237,14 @@ def _tools(args: Namespace) -> Any:
         for name in registry.names():
             if name not in keep:
                 registry.remove(name)
-    # A bare tool name in --disallowedTools hides the tool from the model altogether, as in Claude Code.
-    for rule in split_tool_list(args.disallowed_tools):
-        if "(" not in rule and registry.get(rule) is not None:
-            registry.remove(rule)
     return registry
 
 
 def _gate(
     args: Namespace, settings: Any, cwd: Path, add_dirs: list[Path], warnings: list[str], home: Path
 ) -> Any:
-    mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
-    try:  # TEMP-INTEGRATION
-        from yoke.permissions import build_gate
-    except ImportError:
-        from yoke.permissions.gate import SimpleGate
+    from yoke.permissions import build_gate
 
-        return SimpleGate(mode or "default", split_tool_list(args.allowed_tools), split_tool_list(args.disallowed_tools))
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     try:
         return build_gate(
@@ -256,6 +255,7 @@ def _gate(
             disallowed_tools=split_tool_list(args.disallowed_tools),
             add_dirs=add_dirs,
             interactive=False,
+            allow_bypass=bool(args.allow_dangerously_skip_permissions or mode == "bypassPermissions"),
         )
     except ValueError as exc:
         raise SetupError(str(exc), usage=True) from None
@@ -290,7 +290,9 @@ def _session(args: Namespace, cwd: Path, home: Path) -> tuple[str, Any, Any, Any
         session_id = loaded.session_id if not (args.fork_session or args.session_id) else session_id
         parent_uuid = loaded.last_uuid
     transcript = Transcript(transcript_path(cwd, session_id, home), enabled=not args.no_session_persistence)
-    chain = RecordChain(session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint(), parent_uuid=parent_uuid)
+    chain = RecordChain(
+        session_id=session_id, cwd=str(cwd), entrypoint=_entrypoint(), parent_uuid=parent_uuid
+    )
     return session_id, transcript, chain, loaded
 
 

@@ -68,7 +68,9 @@ class StdioAsker(NoAsker):
         if reply.get("behavior") == "allow":
             updated = reply.get("updatedInput")
             return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
-        return Answer("deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt")))
+        return Answer(
+            "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
+        )
 
 
 async def serve_stream_json(session: Any) -> bool:

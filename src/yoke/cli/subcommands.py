@@ -34,8 +34,10 @@ def demo(argv: list[str]) -> int:
     """Copy the bundled example project to a temporary folder and replay a recorded run on it: real tools
     read, edit and test real files; only the model's words come from the cassette."""
     if argv and argv[0] in ("-h", "--help"):
-        print("usage: yoke demo [--keep]\n\nReplay a recorded multi-step coding run on a fresh copy of an example "
-              "project (no API key needed).")
+        print(
+            "usage: yoke demo [--keep]\n\nReplay a recorded multi-step coding run on a fresh copy of an example "
+            "project (no API key needed)."
+        )
         return 0
     workdir = Path(tempfile.mkdtemp(prefix="yoke-demo-"))
     project = workdir / "textstats"
@@ -50,8 +52,10 @@ def demo(argv: list[str]) -> int:
     from yoke.cli.main import main
 
     code = main(["-p", DEMO_PROMPT, "--replay", str(cassette), "--verbose", *DEMO_FLAGS])
-    print(f"\nThe project is left at {project}; run its tests yourself: "
-          f"cd {project} && python -m unittest discover -s tests")
+    print(
+        f"\nThe project is left at {project}; run its tests yourself: "
+        f"cd {project} && python -m unittest discover -s tests"
+    )
     return code
 
 
@@ -69,8 +73,10 @@ def sessions(argv: list[str]) -> int:
 def rewind(argv: list[str]) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="yoke rewind", description="Restore files and/or the conversation "
-                                     "to the state before a user message.")
+    parser = argparse.ArgumentParser(
+        prog="yoke rewind",
+        description="Restore files and/or the conversation to the state before a user message.",
+    )
     parser.add_argument("message_id", help="the uuid of the user message to rewind to")
     parser.add_argument("--session", "-r", help="session id or path (default: the latest session here)")
     parser.add_argument("--files-only", action="store_true", help="restore files, keep the conversation")

@@ -23,7 +23,9 @@ class Recorder:
     def session_id(self) -> str:
         return self.chain.session_id
 
-    def user(self, message: Message, *, prompt: bool = False, meta: bool = False, tool_use_result: Any = None) -> str:
+    def user(
+        self, message: Message, *, prompt: bool = False, meta: bool = False, tool_use_result: Any = None
+    ) -> str:
         kwargs: dict[str, Any] = {}
         if tool_use_result is not None:
             kwargs["tool_use_result"] = tool_use_result

@@ -159,7 +159,9 @@ class _Run:
                 if stop.stop_reason == "max_tokens":
                     if self.recoveries < MAX_TOKENS_RECOVERIES:
                         self.recoveries += 1
-                        yield ev.Notice("max_tokens_recovery", f"Output limit hit; continuing ({self.recoveries}/3).")
+                        yield ev.Notice(
+                            "max_tokens_recovery", f"Output limit hit; continuing ({self.recoveries}/3)."
+                        )
                         cont = user_message(CONTINUE_PROMPT)
                         agent.messages.append(cont)
                         agent.recorder.user(cont, meta=True)
@@ -196,7 +198,9 @@ class _Run:
                 return
             yield self._tool_results(report)
             if report.stop_turn:
-                yield self.result("tool_denied_stop", "Stopped: the user denied a tool call and asked to stop.")
+                yield self.result(
+                    "tool_denied_stop", "Stopped: the user denied a tool call and asked to stop."
+                )
                 return
 
     # ---- phases ---------------------------------------------------------------------------------------
@@ -278,7 +282,11 @@ class _Run:
                 agent.recorder.permission(event)
                 if event.behavior == "deny":
                     self.denials.append(
-                        {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id, "tool_input": event.input}
+                        {
+                            "tool_name": event.tool_name,
+                            "tool_use_id": event.tool_use_id,
+                            "tool_input": event.input,
+                        }
                     )
             queue.put_nowait(event)
 
@@ -418,7 +426,9 @@ class _InputPreviews:
         if isinstance(item, pb.BlockStop) and item.block.get("type") == "tool_use":
             return [
                 ev.ToolCallCompleted(
-                    item.block.get("id", ""), item.block.get("name", ""), item.block.get("input") or {},
+                    item.block.get("id", ""),
+                    item.block.get("name", ""),
+                    item.block.get("input") or {},
                     item.input_error,
                 )
             ]

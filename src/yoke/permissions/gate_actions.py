@@ -82,8 +82,9 @@ class GateActions:
             family = "Edit" if facts.kind == "edit" else "Read"
             rules = []
             for p in facts.paths or []:
-                suffix = "/**" if facts.kind == "read" and os.path.isdir(p.logical) else ""
-                rules.append(f"{family}(/{_escape_glob(p.logical)}{suffix})")
+                suffix = "/**" if facts.kind == "read" and os.path.isdir(p.real) else ""
+                for form in dict.fromkeys((p.logical, p.real)):  # a symlink needs its target allowed too
+                    rules.append(f"{family}(/{_escape_glob(form)}{suffix})")
             return rules
         if facts.kind == "web":
             rule = web_rule(facts)

@@ -21,7 +21,7 @@ from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
 from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
-from yoke.permissions.patterns import bash_matches
+from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import Tool, ToolContext
@@ -254,8 +254,7 @@ class PermissionGate(GateActions):
 
     def _session_allows_path(self, path: ResolvedPath) -> bool:
         """A protected path the user approved earlier in this session ("allow for this session")."""
-        facts = CallFacts(_PATH_TOOL, {}, {"Edit"}, "edit", False, paths=[path])
-        return any(path_family(r) == "edit" and self.matcher.matches(r, facts) for r in self.session_rules)
+        return self._path_allow_rule("edit", [path], self.session_rules) is not None
 
     # ---- approval stages --------------------------------------------------------------------------------
 
@@ -284,12 +283,30 @@ class PermissionGate(GateActions):
         return None
 
     def _allow_rule(self, facts: CallFacts) -> PermissionRule | None:
-        for rule in [*self.allow, *self.session_rules]:
+        rules = [*self.allow, *self.session_rules]
+        for rule in rules:
             if facts.kind == "edit" and rule.whole_tool and rule.tool == "Edit":
                 return rule  # a bare Edit rule covers every file-editing tool
-            if self.matcher.matches(rule, facts):
+            if path_family(rule) is None and self.matcher.matches(rule, facts):
                 return rule
+        if facts.kind in ("read", "edit") and facts.paths:
+            return self._path_allow_rule(facts.kind, facts.paths, rules)
         return None
+
+    def _path_allow_rule(
+        self, family: str, paths: list[ResolvedPath], rules: list[PermissionRule]
+    ) -> PermissionRule | None:
+        """Path allow rules must cover each path both as written and where it really is (a symlink and its
+        target), possibly by two different rules; returns the first rule used."""
+        compiled = [(r, path_pattern(r, self.cwd, self.home)) for r in rules if path_family(r) == family]
+        first: PermissionRule | None = None
+        for path in paths:
+            for form in dict.fromkeys((path.logical, path.real)):
+                hit = next((r for r, pat in compiled if pat is not None and path_matches(pat, form)), None)
+                if hit is None:
+                    return None
+                first = first or hit
+        return first
 
     def _approve_bash(self, facts: CallFacts) -> Decision | None:
         analysis = facts.bash
@@ -371,16 +388,10 @@ class PermissionGate(GateActions):
         return self.mode == "acceptEdits" and self._inside(path)
 
     def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool:
-        tool = _PATH_TOOL
-        facts = CallFacts(
-            tool, {}, {"Read" if family == "read" else "Edit"}, family, family == "read", paths=[path]
-        )
-        for rule in [*self.allow, *self.session_rules]:
-            if family == "edit" and rule.whole_tool and rule.tool == "Edit":
-                return True
-            if path_family(rule) == family and self.matcher.matches(rule, facts):
-                return True
-        return False
+        rules = [*self.allow, *self.session_rules]
+        if family == "edit" and any(r.whole_tool and r.tool == "Edit" for r in rules):
+            return True
+        return self._path_allow_rule(family, [path], rules) is not None
 
     # ---- messages ---------------------------------------------------------------------------------------
 

@@ -104,7 +104,9 @@ class Cassette:
             except ValueError:
                 raise ProviderError("config", f"cassette {path} line {n} is not valid JSON") from None
         if not records or records[0].get("type") != "cassette":
-            raise ProviderError("config", f"{path} is not a Yoke cassette (its first line has no cassette header)")
+            raise ProviderError(
+                "config", f"{path} is not a Yoke cassette (its first line has no cassette header)"
+            )
         self.path = path
         self.header: dict[str, Any] = records[0]
         self.exchanges: list[dict[str, Any]] = [r for r in records[1:] if r.get("type") == "exchange"]
@@ -138,7 +140,8 @@ class ReplayTransport:
         problem = diverges(recorded["request"].get("body") or {}, request.body)
         if problem:
             raise ProviderError(
-                "replay_mismatch", f"replay diverged at request {self.position}: {problem} ({self.cassette.path})"
+                "replay_mismatch",
+                f"replay diverged at request {self.position}: {problem} ({self.cassette.path})",
             )
         resp = recorded["response"]
         headers = dict(resp.get("headers") or {})

@@ -78,7 +78,10 @@ def bwrap_command(
             "(apt-get install bubblewrap) or set sandbox.enabled to false"
         )
     _probe(bwrap)
-    args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+    # --cap-drop ALL matters when Yoke runs as root: bwrap would otherwise keep every capability, and
+    # CAP_SYS_ADMIN could simply remount the read-only filesystem writable.
+    args = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
     args += ["--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += ["--bind", session_tmp(), "/tmp"]
     writable_dirs = _existing(
@@ -145,7 +148,20 @@ def _probe(bwrap: str) -> None:
     """Start one trivial sandbox to learn whether namespaces work here (once per process)."""
     try:
         result = subprocess.run(
-            [bwrap, "--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--dev", "/dev", "--", "true"],
+            [
+                bwrap,
+                "--cap-drop",
+                "ALL",
+                "--ro-bind",
+                "/",
+                "/",
+                "--unshare-net",
+                "--unshare-pid",
+                "--dev",
+                "/dev",
+                "--",
+                "true",
+            ],
             capture_output=True,
             text=True,
             timeout=15,

@@ -16,7 +16,7 @@ from typing import Any
 from yoke.loop.events import PermissionDecided, ToolResultEvent
 from yoke.messages import Block, tool_result_block
 from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError
 from yoke.tools.registry import ToolRegistry
 
 DEFAULT_TIMEOUT_S = 15 * 60.0  # ceiling for a tool without its own; Bash enforces its own shorter limits
@@ -152,7 +152,9 @@ class ToolExecutor:
         asker = self.ctx.asker or NoAsker()
         suggest = getattr(self.gate, "suggestions", None)
         suggestions = suggest(tool, call.input) if callable(suggest) else []
-        answer = await asker.ask(PermissionQuestion(tool.name, call.input, call.id, decision.reason, suggestions))
+        answer = await asker.ask(
+            PermissionQuestion(tool.name, call.input, call.id, decision.reason, suggestions)
+        )
         if answer.behavior == "allow" and answer.remember:
             remember = getattr(self.gate, "remember", None)
             if callable(remember):
@@ -181,7 +183,11 @@ class ToolExecutor:
         if self.annotate is not None and not result.is_error:
             note = self.annotate(tool, call.input)
             if note:
-                content = f"{content}\n\n{note}" if isinstance(content, str) else [*content, {"type": "text", "text": note}]
+                content = (
+                    f"{content}\n\n{note}"
+                    if isinstance(content, str)
+                    else [*content, {"type": "text", "text": note}]
+                )
         block = tool_result_block(call.id, content, result.is_error)
         await emit(ToolResultEvent(call.id, tool.name, block, result.data, result.is_error))
         return CallOutcome(call, block, result.data, result.is_error)

@@ -17,7 +17,7 @@ from yoke.tools.base import ToolError
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj", ".sl")
-VCS_EXCLUDES = tuple(arg for d in VCS_DIRS for arg in ("--glob", f"!{d}"))
+VCS_EXCLUDES = ("--glob", "!{" + ",".join(VCS_DIRS) + "}")  # one glob: cheaper to match than six
 
 
 @functools.cache

@@ -13,6 +13,7 @@ from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.schema import ToolInput
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
 from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_note, read_capped
+from yoke.tools.shell.process import Launcher
 from yoke.tools.shell.script import command_env, wrap_command
 from yoke.tools.shell.state import ShellState, shell_state
 
@@ -101,13 +102,16 @@ class BashTool(Tool):
         snapshot = await state.ensure_snapshot(env)
         env_file = env.get("CLAUDE_ENV_FILE") or None
         cwd = start_cwd(ctx)
+        readable = [p for p in (snapshot, env_file) if p]
         if input.run_in_background:
             script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=None)
-            return await self._start_background(input, state, script, cwd, env)
+            launcher = sandbox_launcher(input, ctx, writable=[], readable=readable)
+            return await self._start_background(input, state, script, cwd, env, launcher)
 
         output_path, cwd_file = state.next_command_files()
         cwd_file.parent.mkdir(parents=True, exist_ok=True)
         script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file)
+        launcher = sandbox_launcher(input, ctx, writable=[cwd_file.parent], readable=readable)
         timeout_ms = foreground_timeout_ms(input.timeout, env)
         outcome = await run_foreground(
             script,
@@ -117,6 +121,7 @@ class BashTool(Tool):
             timeout_s=timeout_ms / 1000,
             cancel=ctx.cancel,
             keep_on_timeout=lambda: may_move_to_background(input.command) and state.tasks.has_room(),
+            launcher=launcher,
         )
         limit = max_output_chars(env)
         if outcome.process is not None:
@@ -128,7 +133,13 @@ class BashTool(Tool):
         return finished_result(input.command, chunk, outcome, output_path, timeout_ms, cwd_note)
 
     async def _start_background(
-        self, input: BashInput, state: ShellState, script: str, cwd: Path, env: dict[str, str]
+        self,
+        input: BashInput,
+        state: ShellState,
+        script: str,
+        cwd: Path,
+        env: dict[str, str],
+        launcher: Launcher | None = None,
     ) -> ToolResult:
         lifetime_ms = min(input.timeout or DEFAULT_BACKGROUND_LIFETIME_MS, MAX_BACKGROUND_LIFETIME_MS)
         task = await state.tasks.start(
@@ -138,6 +149,7 @@ class BashTool(Tool):
             cwd=cwd,
             env=env,
             lifetime_s=lifetime_ms / 1000,
+            launcher=launcher,
         )
         text = (
             f"Command running in the background with ID: {task.id}. Its output is written to "
@@ -263,6 +275,37 @@ def may_move_to_background(command: str) -> bool:
 def start_cwd(ctx: ToolContext) -> Path:
     cwd = ctx.session.shell_cwd
     return cwd if cwd is not None and cwd.is_dir() else ctx.cwd
+
+
+def sandbox_launcher(
+    input: BashInput, ctx: ToolContext, *, writable: list[Path], readable: list[str | Path]
+) -> Launcher | None:
+    """When the session's sandbox covers this command, an argv rewriter that runs it inside; when the
+    sandbox is enabled but cannot start, refuse (fail closed) rather than run the command unprotected."""
+    settings = ctx.session.extras.get("sandbox")
+    if settings is None:
+        return None
+    from yoke.sandbox import SandboxUnavailable, should_sandbox
+    from yoke.sandbox import wrap_command as sandbox_wrap
+
+    disabled = bool(getattr(input, "dangerouslyDisableSandbox", False))
+    if not should_sandbox(input.command, settings, disabled):
+        return None
+
+    def launch(argv: list[str]) -> list[str]:
+        try:
+            return sandbox_wrap(
+                argv,
+                settings,
+                ctx.cwd,
+                ctx.all_dirs(),
+                writable=list(writable),
+                readable=[Path(p) for p in readable],
+            )
+        except SandboxUnavailable as exc:
+            raise ToolError(str(exc)) from None
+
+    return launch
 
 
 def carry_cwd(ctx: ToolContext, cwd_file: Path, env: dict[str, str]) -> str:

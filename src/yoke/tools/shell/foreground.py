@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from yoke.tools.shell.process import forget_group, kill_process_group, spawn_bash
+from yoke.tools.shell.process import Launcher, forget_group, kill_process_group, spawn_bash
 
 
 @dataclass(slots=True)
@@ -29,6 +29,7 @@ async def run_foreground(
     timeout_s: float,
     cancel: asyncio.Event,
     keep_on_timeout: Callable[[], bool],
+    launcher: Launcher | None = None,
 ) -> ForegroundOutcome:
     """Run `script`; on interrupt (the `cancel` event or task cancellation) kill its whole process group.
 
@@ -36,7 +37,7 @@ async def run_foreground(
     the background (returned in `process`), False kills it.
     """
     started_at = time.time()
-    proc = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path)
+    proc = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path, launcher=launcher)
     exited = asyncio.ensure_future(proc.wait())
     interrupted = asyncio.ensure_future(cancel.wait())
     try:

@@ -7,6 +7,7 @@ import atexit
 import os
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from yoke.tools.base import ToolError
@@ -26,18 +27,20 @@ def bash_path() -> str:
     return found
 
 
+Launcher = Callable[[list[str]], list[str]]  # rewrites the argv, e.g. to run it inside the sandbox
+
+
 async def spawn_bash(
-    script: str, *, cwd: Path, env: dict[str, str], output_path: Path
+    script: str, *, cwd: Path, env: dict[str, str], output_path: Path, launcher: Launcher | None = None
 ) -> asyncio.subprocess.Process:
     """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order."""
     output_path.parent.mkdir(parents=True, exist_ok=True)
+    argv = [bash_path(), "--noprofile", "--norc", "-c", script]
+    if launcher is not None:
+        argv = launcher(argv)
     with open(output_path, "ab") as out:
         proc = await asyncio.create_subprocess_exec(
-            bash_path(),
-            "--noprofile",
-            "--norc",
-            "-c",
-            script,
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out,
             stderr=asyncio.subprocess.STDOUT,

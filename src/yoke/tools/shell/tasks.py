@@ -16,7 +16,14 @@ from typing import Literal
 
 from yoke.tools.base import ToolError
 from yoke.tools.shell.output import OutputChunk, read_capped
-from yoke.tools.shell.process import forget_group, group_alive, kill_process_group, signal_group, spawn_bash
+from yoke.tools.shell.process import (
+    Launcher,
+    forget_group,
+    group_alive,
+    kill_process_group,
+    signal_group,
+    spawn_bash,
+)
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 
@@ -89,12 +96,13 @@ class ShellTaskManager:
         cwd: Path,
         env: dict[str, str],
         lifetime_s: float | None,
+        launcher: Launcher | None = None,
     ) -> ShellTask:
         """Spawn `script` as a new background task."""
         self._check_room()
         task_id = self._new_id()
         output_path = self.output_dir / f"{task_id}.output"
-        process = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path)
+        process = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path, launcher=launcher)
         return self._add(ShellTask(task_id, command, description, output_path, process), lifetime_s)
 
     def adopt(
