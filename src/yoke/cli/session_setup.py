@@ -109,6 +109,7 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
     recorder = Recorder(transcript, chain)
+    ctx.emit = _todo_recorder(recorder)
     executor = ToolExecutor(
         registry,
         gate,
@@ -358,6 +359,17 @@ def _checkpointer(session_dir: Path, recorder: Any) -> Any:
             pass  # a checkpoint that cannot be taken must not block the edit
 
     return snapshot
+
+
+def _todo_recorder(recorder: Any) -> Any:
+    """Tools publish events through ctx.emit; the todo list goes to the transcript so resume keeps it."""
+
+    def emit(event: Any) -> None:
+        todos = getattr(event, "todos", None)
+        if todos is not None:
+            recorder.todos(list(todos))
+
+    return emit
 
 
 def _nested_memory(memory: Any) -> Any:
