@@ -63,10 +63,16 @@ def snip_large_results(
 ) -> Reduction:
     out: list[Message] = []
     reduction = Reduction(out)
+    budgets = (result_budget, message_budget)
     for message in messages:
+        seen = _WITHIN_BUDGET.get(id(message))
+        if seen is not None and seen[0] is message and seen[1] == budgets:
+            out.append(message)  # checked on an earlier turn; history messages never change in place
+            continue
         blocks = blocks_of(message)
         if message["role"] != "user" or not any(b.get("type") == "tool_result" for b in blocks):
             out.append(message)
+            _remember_within_budget(message, budgets)
             continue
         sizes = [
             len(result_text(b.get("content", ""))) if b.get("type") == "tool_result" else 0 for b in blocks
@@ -87,8 +93,21 @@ def snip_large_results(
             reduction.saved_tokens += estimate_content(blocks[index].get("content", "")) - estimate_content(
                 new_blocks[index]["content"]
             )
-        out.append(message if new_blocks == blocks else {"role": "user", "content": new_blocks})
+        if new_blocks == blocks:
+            out.append(message)
+            _remember_within_budget(message, budgets)
+        else:
+            out.append({"role": "user", "content": new_blocks})
     return reduction
+
+
+_WITHIN_BUDGET: dict[int, tuple[Message, tuple[int, int]]] = {}
+
+
+def _remember_within_budget(message: Message, budgets: tuple[int, int]) -> None:
+    if len(_WITHIN_BUDGET) >= 20_000:
+        _WITHIN_BUDGET.clear()
+    _WITHIN_BUDGET[id(message)] = (message, budgets)
 
 
 def _already_reduced(block: Block) -> bool:
