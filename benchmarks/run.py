@@ -4,7 +4,8 @@ Prints, each as the median of several runs:
 - `yoke --version`: wall time and peak RSS;
 - a one-turn `yoke -p` against the local scripted server: wall time and peak RSS;
 - 50-turn and 200-turn scripted sessions (each turn one Read tool call): wall time, and the harness's
-  cost per tool round trip, (T200 - T1) / 199, which includes the local HTTP exchange and the tool itself.
+  cost per tool round trip, (T200 - T1) / 199, as wall time (which includes the scripted server's own work)
+  and as Yoke's own CPU time (HTTP client, loop, gate, transcript and the Read tool itself).
 Targets (not tests): --version <= 50 ms; one turn <= 0.3 s and <= 50 MB; 50 turns <= 1.2 s; <= 2 ms/round trip.
 """
 
@@ -23,8 +24,8 @@ from yoke.testing import ScriptedServer
 REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
 
 
-def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one child process."""
+def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one child process."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
@@ -34,7 +35,7 @@ def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
     if os.waitstatus_to_exitcode(status) != 0:
         err = proc.stderr.read().decode() if proc.stderr else ""
         raise SystemExit(f"benchmark command failed: {' '.join(argv)}\n{err}")
-    return wall, rusage.ru_maxrss / 1024
+    return wall, rusage.ru_maxrss / 1024, rusage.ru_utime + rusage.ru_stime
 
 
 def session_turns(n: int, file_path: Path) -> list[dict]:
@@ -58,7 +59,7 @@ def session_turns(n: int, file_path: Path) -> list[dict]:
     return turns
 
 
-def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tuple[float, float]:
+def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tuple[float, float, float]:
     samples = []
     for _ in range(REPEATS):
         with ScriptedServer(session_turns(turns, target), validate_requests=False) as srv:
@@ -70,7 +71,7 @@ def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tup
                     cwd,
                 )
             )
-    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+    return tuple(statistics.median(s[i] for s in samples) for i in range(3))  # type: ignore[return-value]
 
 
 def yoke_command() -> str:
@@ -95,18 +96,20 @@ def main() -> None:
             f"   peak RSS {statistics.median(v[1] for v in version):6.1f} MB"
         )
 
-        one_wall, one_rss = run_session(1, env, cwd, target)
+        one_wall, one_rss, one_cpu = run_session(1, env, cwd, target)
         print(f"one-turn yoke -p          wall {one_wall * 1000:7.1f} ms   peak RSS {one_rss:6.1f} MB")
 
-        fifty_wall, fifty_rss = run_session(50, env, cwd, target)
+        fifty_wall, fifty_rss, _ = run_session(50, env, cwd, target)
         print(f"50-turn session           wall {fifty_wall * 1000:7.1f} ms   peak RSS {fifty_rss:6.1f} MB")
 
-        two_hundred_wall, two_hundred_rss = run_session(200, env, cwd, target)
+        two_hundred_wall, two_hundred_rss, two_hundred_cpu = run_session(200, env, cwd, target)
         per_trip = (two_hundred_wall - one_wall) / 199 * 1000
+        per_trip_cpu = (two_hundred_cpu - one_cpu) / 199 * 1000
         print(
             f"200-turn session          wall {two_hundred_wall * 1000:7.1f} ms   peak RSS {two_hundred_rss:6.1f} MB"
         )
-        print(f"per tool round trip       {per_trip:7.2f} ms  (incl. local HTTP + Read; (T200 - T1) / 199)")
+        print(f"per tool round trip       {per_trip:7.2f} ms wall (incl. the local server's time)")
+        print(f"harness CPU per round trip {per_trip_cpu:6.2f} ms  (Yoke's own CPU incl. HTTP client + Read)")
 
 
 if __name__ == "__main__":

@@ -384,9 +384,9 @@ async def test_headless_denial_listed(tmp_path):
 
 
 async def test_input_preview_when_json_parses(tmp_path):
-    from yoke.loop.turn import _InputPreviews
+    from yoke.loop.translate import EventTranslator
 
-    p = _InputPreviews()
+    p = EventTranslator()
     p.translate(pb.BlockStart(0, {"type": "tool_use", "id": "t", "name": "Read", "input": {}}))
     assert p.translate(pb.ToolInputDelta(0, '{"file_path": "/a')) == []
     out = p.translate(pb.ToolInputDelta(0, '"}'))

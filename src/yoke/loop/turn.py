@@ -10,7 +10,6 @@ control and answers every dangling tool call, keeping the history valid.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from yoke.loop import events as ev
 from yoke.loop.accounting import CostLedger
 from yoke.loop.guard import RepeatGuard
 from yoke.loop.recorder import Recorder
+from yoke.loop.translate import EventTranslator
 from yoke.messages import Block, Message, text_of, tool_result_block, tool_uses, user_message
 from yoke.providers import base as pb
 from yoke.tools.executor import ToolCall, ToolExecutor, interrupted_block
@@ -99,109 +99,122 @@ class _Run:
         self.reactive_compaction_done = False
         self.last_stop_reason: str | None = None
         self.finished: dict[str, Block] = {}  # tool results already produced in the running batch
+        self.stop_hook_active = False
+        self.done = False  # set once the Result has been produced
 
     # ---- the loop -------------------------------------------------------------------------------------
 
     async def execute(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
+        """Run the query to its end. Every path finishes by yielding exactly one `Result` (see `result`)."""
+        async for event in self._begin(prompt):
+            yield event
+        while not self.done:
+            async for event in self._round_trip():
+                yield event
+
+    async def _begin(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         agent = self.agent
         agent._interrupted = False
         agent.executor.ctx.cancel.clear()
-        gate = await agent.hooks.fire("UserPromptSubmit", {"prompt": prompt})
-        if gate.stop or gate.block:
-            yield self.result("hook_stopped", gate.reason or "A UserPromptSubmit hook stopped this prompt.")
+        verdict = await agent.hooks.fire("UserPromptSubmit", {"prompt": prompt})
+        if verdict.stop or verdict.block:
+            yield self.result(
+                "hook_stopped", verdict.reason or "A UserPromptSubmit hook stopped this prompt."
+            )
             return
-        if gate.additional_context and isinstance(prompt, str):
-            prompt = f"{prompt}\n\n<system-reminder>\n{gate.additional_context}\n</system-reminder>"
+        if verdict.additional_context and isinstance(prompt, str):
+            prompt = f"{prompt}\n\n<system-reminder>\n{verdict.additional_context}\n</system-reminder>"
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
-        stop_hook_active = False
-        while True:
-            if agent.settings.max_turns is not None and self.turns >= agent.settings.max_turns:
-                yield self.result(
-                    "max_turns", f"Reached maximum number of turns ({agent.settings.max_turns})"
-                )
-                return
-            self.turns += 1
-            yield ev.TurnStarted(self.turns)
-            stop: pb.MessageStop | None = None
-            outcome: tuple[str, str, int | None] | None = None
-            async for item in self._stream_phase():
-                while agent.pending:
-                    yield agent.pending.pop(0)
-                if isinstance(item, pb.MessageStop):
-                    stop = item
-                elif isinstance(item, tuple):
-                    outcome = item
-                else:
-                    yield item
-            if outcome is not None:
-                reason, text, status = outcome
-                if reason == "retry":
-                    self.turns -= 1
-                    continue
+
+    async def _round_trip(self) -> AsyncIterator[ev.Event]:
+        """One model answer and, when it calls tools, their results."""
+        agent = self.agent
+        if agent.settings.max_turns is not None and self.turns >= agent.settings.max_turns:
+            yield self.result("max_turns", f"Reached maximum number of turns ({agent.settings.max_turns})")
+            return
+        self.turns += 1
+        yield ev.TurnStarted(self.turns)
+        stop: pb.MessageStop | None = None
+        outcome: tuple[str, str, int | None] | None = None
+        async for item in self._stream_phase():
+            while agent.pending:
+                yield agent.pending.pop(0)
+            if isinstance(item, pb.MessageStop):
+                stop = item
+            elif isinstance(item, tuple):
+                outcome = item
+            else:
+                yield item
+        if outcome is not None:
+            reason, text, status = outcome
+            if reason == "retry":  # reactive compaction made room: ask again, same turn number
+                self.turns -= 1
+            else:
                 yield self.result(reason, text, status)  # type: ignore[arg-type]
-                return
-            assert stop is not None
-            for event in self._accept(stop):
+            return
+        assert stop is not None
+        for event in self._accept(stop):
+            yield event
+        calls = self._calls(stop)
+        budget = agent.settings.max_budget_usd
+        if budget is not None and agent.ledger.total_cost_usd >= budget:
+            yield self._answer_dangling(calls, "Not run: the session's budget was exhausted.")
+            yield self.result("budget_exceeded", f"Reached maximum budget (${budget:g})")
+            return
+        if not calls:
+            async for event in self._final_answer(stop):
                 yield event
-            calls = self._calls(stop)
-            if self.agent.settings.max_budget_usd is not None and (
-                agent.ledger.total_cost_usd >= agent.settings.max_budget_usd
-            ):
-                yield self._answer_dangling(calls, "Not run: the session's budget was exhausted.")
-                yield self.result(
-                    "budget_exceeded",
-                    f"Reached maximum budget (${agent.settings.max_budget_usd:g})",
-                )
+            return
+        async for event in self._tools(calls):
+            yield event
+
+    async def _final_answer(self, stop: pb.MessageStop) -> AsyncIterator[ev.Event]:
+        """An answer without tool calls: recover from the output limit, consult Stop hooks, or finish."""
+        agent = self.agent
+        if stop.stop_reason == "max_tokens":
+            if self.recoveries >= MAX_TOKENS_RECOVERIES:
+                yield self.result("max_tokens", "The model kept hitting its output token limit.")
                 return
-            if not calls:
-                if stop.stop_reason == "max_tokens":
-                    if self.recoveries < MAX_TOKENS_RECOVERIES:
-                        self.recoveries += 1
-                        yield ev.Notice(
-                            "max_tokens_recovery", f"Output limit hit; continuing ({self.recoveries}/3)."
-                        )
-                        cont = user_message(CONTINUE_PROMPT)
-                        agent.messages.append(cont)
-                        agent.recorder.user(cont, meta=True)
-                        continue
-                    yield self.result("max_tokens", "The model kept hitting its output token limit.")
-                    return
-                verdict = await agent.hooks.fire("Stop", {"stop_hook_active": stop_hook_active})
-                if verdict.stop:
-                    yield self.result("hook_stopped", verdict.reason or "A Stop hook ended the session.")
-                    return
-                if verdict.block and verdict.reason:
-                    stop_hook_active = True  # a Stop hook asked to keep going, with its reason as feedback
-                    feedback = user_message(f"Stop hook feedback:\n{verdict.reason}")
-                    agent.messages.append(feedback)
-                    agent.recorder.user(feedback, meta=True)
-                    continue
-                yield self.result("completed", text_of(stop.message))
-                return
-            repeated = self.guard.check(calls)
-            if repeated:
-                yield self._answer_dangling(calls, f"Not run: {repeated}")
-                yield self.result("loop_detected", repeated)
-                return
-            report = None
-            self.finished = {}
-            async for item in self._tool_phase(calls):
-                if isinstance(item, tuple):
-                    report = item[0]
-                else:
-                    yield item
-            if report is None:  # interrupted while tools ran
-                yield self._answer_dangling(calls, None)
-                yield self.result("interrupted", "Interrupted by user.")
-                return
-            yield self._tool_results(report)
-            if report.stop_turn:
-                yield self.result(
-                    "tool_denied_stop", "Stopped: the user denied a tool call and asked to stop."
-                )
-                return
+            self.recoveries += 1
+            yield ev.Notice("max_tokens_recovery", f"Output limit hit; continuing ({self.recoveries}/3).")
+            self._add_meta(CONTINUE_PROMPT)
+            return
+        verdict = await agent.hooks.fire("Stop", {"stop_hook_active": self.stop_hook_active})
+        if verdict.stop:
+            yield self.result("hook_stopped", verdict.reason or "A Stop hook ended the session.")
+        elif verdict.block and verdict.reason:
+            self.stop_hook_active = True  # a Stop hook asked to keep going, with its reason as feedback
+            self._add_meta(f"Stop hook feedback:\n{verdict.reason}")
+        else:
+            yield self.result("completed", text_of(stop.message))
+
+    async def _tools(self, calls: list[ToolCall]) -> AsyncIterator[ev.Event]:
+        repeated = self.guard.check(calls)
+        if repeated:
+            yield self._answer_dangling(calls, f"Not run: {repeated}")
+            yield self.result("loop_detected", repeated)
+            return
+        report = None
+        self.finished = {}
+        async for item in self._tool_phase(calls):
+            if isinstance(item, tuple):
+                report = item[0]
+            else:
+                yield item
+        if report is None:  # interrupted while tools ran
+            yield self._answer_dangling(calls, None)
+            yield self.result("interrupted", "Interrupted by user.")
+            return
+        yield self._tool_results(report)
+        if report.stop_turn:
+            yield self.result("tool_denied_stop", "Stopped: the user denied a tool call and asked to stop.")
+
+    def _add_meta(self, text: str) -> None:
+        message = user_message(text)
+        self.agent.messages.append(message)
+        self.agent.recorder.user(message, meta=True)
 
     # ---- phases ---------------------------------------------------------------------------------------
 
@@ -238,7 +251,7 @@ class _Run:
         agent._producer = asyncio.get_running_loop().create_task(produce())
         if agent._interrupted:
             agent._producer.cancel()
-        previews = _InputPreviews()
+        previews = EventTranslator()
         try:
             while True:
                 item = await queue.get()
@@ -375,6 +388,7 @@ class _Run:
         return ev.ToolResultsMessage(message, uuid, [])
 
     def result(self, reason: ev.TerminationReason, text: str, status: int | None = None) -> ev.Result:
+        self.done = True
         agent = self.agent
         is_error = reason != "completed"
         result = ev.Result(
@@ -394,65 +408,3 @@ class _Run:
         )
         agent.recorder.result(result)
         return result
-
-
-class _InputPreviews:
-    """Turns provider events into loop events, including a preview of a tool's input once its JSON parses."""
-
-    def __init__(self) -> None:
-        self.tools: dict[int, tuple[str, str]] = {}
-        self.partial: dict[int, str] = {}
-
-    def translate(self, item: Any) -> list[ev.Event]:
-        if isinstance(item, pb.TextDelta):
-            return [ev.TextDelta(item.text)]
-        if isinstance(item, pb.ThinkingDelta):
-            return [ev.ThinkingDelta(item.thinking)]
-        if isinstance(item, pb.BlockStart) and item.block.get("type") == "tool_use":
-            self.tools[item.index] = (item.block.get("id", ""), item.block.get("name", ""))
-            self.partial[item.index] = ""
-            return [ev.ToolCallStarted(*self.tools[item.index])]
-        if isinstance(item, pb.ToolInputDelta) and item.index in self.tools:
-            text = self.partial[item.index] + item.partial_json
-            self.partial[item.index] = text
-            if text.rstrip().endswith("}"):  # only then can it parse; avoids a json.loads per fragment
-                try:
-                    parsed = json.loads(text)
-                except ValueError:
-                    return []
-                if isinstance(parsed, dict):
-                    return [ev.ToolCallInputPreview(*self.tools[item.index], parsed)]
-            return []
-        if isinstance(item, pb.BlockStop) and item.block.get("type") == "tool_use":
-            return [
-                ev.ToolCallCompleted(
-                    item.block.get("id", ""),
-                    item.block.get("name", ""),
-                    item.block.get("input") or {},
-                    item.input_error,
-                )
-            ]
-        if isinstance(item, pb.RetryNotice):
-            if item.discard_partial:  # the stream broke off: what was streamed so far is superseded
-                self.tools.clear()
-                self.partial.clear()
-                message = f"The response stream broke off ({item.error}); retrying once without streaming."
-            else:
-                message = (
-                    f"API error ({item.status or item.error}); retrying in {item.delay_s:.1f}s "
-                    f"(attempt {item.attempt}/{item.max_retries})"
-                )
-            return [
-                ev.Notice(
-                    "api_retry",
-                    message,
-                    {
-                        "attempt": item.attempt,
-                        "max_retries": item.max_retries,
-                        "retry_delay_ms": int(item.delay_s * 1000),
-                        "error_status": item.status,
-                        "error": item.error,
-                    },
-                )
-            ]
-        return []

@@ -1,0 +1,59 @@
+"""The unmodified Claude Agent SDK (Python) drives `yoke` as its CLI (`cli_path=`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from yoke.testing import ScriptedServer
+
+sdk = pytest.importorskip("claude_agent_sdk")
+
+YOKE = str(Path(sys.executable).parent / "yoke")
+
+
+def options(srv, project: Path, home: Path, **kwargs):
+    env = {"ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "sk-test", "YOKE_HOME": str(home / ".yoke"),
+           "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    return sdk.ClaudeAgentOptions(cli_path=YOKE, cwd=str(project), env=env, **kwargs)
+
+
+async def test_query_one_shot(project, home):
+    with ScriptedServer([{"content": [{"type": "text", "text": "4"}]}]) as srv:
+        messages = [m async for m in sdk.query(prompt="2+2?", options=options(srv, project, home,
+                                                                               system_prompt="Be terse."))]
+        system = srv.requests[0].body["system"]
+    kinds = [type(m).__name__ for m in messages]
+    assert kinds == ["SystemMessage", "AssistantMessage", "ResultMessage"]
+    assert messages[-1].result == "4" and messages[-1].is_error is False
+    assert system[0]["text"] == "Be terse."
+
+
+async def test_client_with_can_use_tool(project, home):
+    from claude_agent_sdk.types import PermissionResultAllow
+
+    target = project / "notes.txt"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
+                      "input": {"file_path": str(target), "content": "hi\n"}}]},
+        {"content": [{"type": "text", "text": "done writing"}]},
+    ]
+    asked = []
+
+    async def can_use_tool(tool, tool_input, context):
+        asked.append((tool, tool_input["file_path"]))
+        return PermissionResultAllow(updated_input=tool_input)
+
+    with ScriptedServer(turns) as srv:
+        opts = options(srv, project, home, can_use_tool=can_use_tool, max_turns=5)
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("write notes")
+            received = [m async for m in client.receive_response()]
+    assert asked == [("Write", str(target))]
+    assert target.read_text() == "hi\n"
+    result = received[-1]
+    assert type(result).__name__ == "ResultMessage" and result.result == "done writing"
+    tool_results = [b for m in received if type(m).__name__ == "UserMessage" for b in m.content]
+    assert tool_results[0].tool_use_id == "toolu_w" and not tool_results[0].is_error
