@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+
+from yoke.globs import compile_glob
 
 
 def expand_braces(pattern: str) -> list[str]:
@@ -18,27 +19,8 @@ def expand_braces(pattern: str) -> list[str]:
     ]
 
 
-@lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    return compile_glob(pattern)
 
 
 def glob_matches(patterns: Iterable[str], path: str) -> bool:
@@ -49,8 +31,8 @@ def glob_matches(patterns: Iterable[str], path: str) -> bool:
         if pattern.startswith("./"):
             pattern = pattern[2:]
         for expanded in expand_braces(pattern):
-            if "/" not in expanded and glob_regex("**/" + expanded).match(path):
+            if "/" not in expanded and glob_regex("**/" + expanded).fullmatch(path):
                 return True
-            if glob_regex(expanded).match(path):
+            if glob_regex(expanded).fullmatch(path):
                 return True
     return False

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from yoke.globs import compile_glob
 from yoke.permissions.rules import PermissionRule
 
 
@@ -116,40 +117,6 @@ def path_matches(pattern: PathPattern, path: str) -> bool:
     return pattern.regex.pattern == ""
 
 
-@functools.lru_cache(maxsize=2048)
 def _glob_regex(glob: str) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    n = len(glob)
-    while i < n:
-        ch = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif ch == "*":
-            out.append("[^/]*")
-            i += 1
-        elif ch == "?":
-            out.append("[^/]")
-            i += 1
-        elif ch == "[":
-            end = glob.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(ch))
-                i += 1
-            else:
-                inner = glob[i + 1 : end]
-                if inner.startswith("!"):
-                    inner = "^" + inner[1:]
-                out.append("[" + inner.replace("\\", "\\\\") + "]")
-                i = end + 1
-        elif ch == "\\" and i + 1 < n:
-            out.append(re.escape(glob[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    return re.compile("".join(out), re.DOTALL)
+    # gitignore-style rules have no {a,b} alternatives: a brace is a literal character here
+    return compile_glob(glob, braces=False)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
+
+from yoke.fsutil import replace_file
 
 TRUST_FILE = "trusted.json"
 
@@ -71,18 +72,4 @@ def _claude_entries(home: Path, claude_dir: Path | None) -> list[str]:
 
 def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON through a temporary file in the same folder and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-            handle.write("\n")
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_file(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))

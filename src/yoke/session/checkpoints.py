@@ -18,10 +18,11 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from yoke.fsutil import replace_file
 
 
 class CheckpointError(ValueError):
@@ -65,7 +66,7 @@ class Checkpoints:
         blob = self.blobs / digest
         if not blob.exists():
             self.blobs.mkdir(parents=True, exist_ok=True)
-            _atomic_write(blob, data)
+            replace_file(blob, data)
         return digest
 
     def _append(self, entry: dict[str, Any]) -> None:
@@ -134,21 +135,4 @@ class Checkpoints:
                 f"The checkpoint of {path} is missing ({blob}); it cannot be restored."
             ) from exc
         path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path, data, entry.get("mode"))
-
-
-def _atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write through a temporary file in the same folder and rename it over the target."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        replace_file(path, data, entry.get("mode"))

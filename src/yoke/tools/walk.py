@@ -9,39 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from yoke.globs import glob_to_regex
 from yoke.tools.ripgrep import VCS_DIRS
-
-
-def glob_regex(pattern: str) -> str:
-    """A glob as a regex over '/'-separated paths: `**` spans folders, `*` and `?` stay within one, plus
-    `[...]` classes and `{a,b}` alternatives."""
-    out, i = [], 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and (close := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : close]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-            i = close + 1
-        elif c == "{" and (close := pattern.find("}", i)) != -1:
-            options = pattern[i + 1 : close].split(",")
-            out.append("(?:" + "|".join(glob_regex(o) for o in options) + ")")
-            i = close + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
 
 
 def compile_glob(pattern: str) -> re.Pattern[str]:
@@ -49,7 +18,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     at any depth; one with a slash is anchored at the search root."""
     pattern = pattern.removeprefix("./")
     anchored = "/" in pattern.rstrip("/")
-    body = glob_regex(pattern.strip("/"))
+    body = glob_to_regex(pattern.strip("/"))
     return re.compile(f"^{body}$" if anchored else f"^(?:.*/)?{body}$")
 
 
