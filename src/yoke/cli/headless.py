@@ -43,6 +43,12 @@ def _read_prompt(args: Namespace) -> str:
         piped = _piped_input()
         return f"{piped.rstrip()}\n\n{args.prompt}" if piped.strip() else args.prompt
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+        if not args.print_mode:
+            raise SetupError(
+                "the interactive terminal UI is not part of Yoke yet; run a prompt headless: "
+                'yoke -p "fix the failing test"',
+                usage=True,
+            )
         raise SetupError(
             'no prompt: pass it as an argument (yoke -p "fix the failing test") or pipe it on stdin',
             usage=True,
