@@ -1,7 +1,5 @@
 """`python -m yoke` runs the command line."""
 
-import sys
+from yoke.cli.main import entry
 
-from yoke.cli.main import main
-
-sys.exit(main())
+entry()

@@ -58,5 +58,20 @@ def _headless(argv: list[str]) -> int:
     return run_headless(args)
 
 
+def entry() -> None:
+    """The `yoke` command. Runs the exit handlers, then leaves without tearing the interpreter down: freeing
+    every module and object one by one costs more than a short run itself, and the OS reclaims it all."""
+    code = main()
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

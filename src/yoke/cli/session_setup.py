@@ -78,6 +78,22 @@ class HeadlessSession:
 
 
 async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> HeadlessSession:
+    import asyncio
+
+    from yoke.context.git import git_context
+
+    git_pending = asyncio.ensure_future(git_context(cwd))  # git's subprocesses run while the rest is set up
+    for _ in range(3):  # let the task reach its subprocess spawns before the synchronous work below
+        await asyncio.sleep(0)
+    try:
+        return await _build_session(args, cwd, git_pending)
+    except BaseException:
+        # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
+        await asyncio.gather(git_pending, return_exceptions=True)
+        raise
+
+
+async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> HeadlessSession:
     warnings: list[str] = []
     settings = _load_settings(args, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
@@ -126,7 +142,7 @@ async def build_session(args: Namespace, cwd: Path, env: Mapping[str, str]) -> H
         thinking_budget=args.max_thinking_tokens,
         include_partial=args.include_partial_messages,
     )
-    system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs)
+    system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs, git_pending)
     agent = Agent(
         provider=provider,
         executor=executor,
@@ -303,7 +319,13 @@ def _entrypoint() -> str:
 
 
 async def _system_prompt(
-    args: Namespace, cwd: Path, model: str, tool_names: list[str], memory: Any, working_dirs: list[Path]
+    args: Namespace,
+    cwd: Path,
+    model: str,
+    tool_names: list[str],
+    memory: Any,
+    working_dirs: list[Path],
+    git_pending: Any = None,
 ) -> list:
     override = args.system_prompt
     if args.system_prompt_file:
@@ -322,6 +344,7 @@ async def _system_prompt(
         append=append,
         memory_index=memory,
         additional_dirs=[d for d in working_dirs if d != cwd],
+        git_pending=git_pending,
     )
 
 

@@ -35,20 +35,26 @@ async def build_system_prompt(
     output_style: str | None = None,
     additional_dirs: Sequence[Path] = (),
     today: date | None = None,
+    git_pending: asyncio.Future | None = None,
 ) -> list[Block]:
     """The system prompt blocks for a session.
 
     override: `--system-prompt` (replaces the static part and the environment sections; memory files still
     follow unless `memory=False`). append: `--append-system-prompt`. home: the user's home directory (for
     `~/.claude/CLAUDE.md` and `~` imports). memory_index: the session's index, when the caller keeps one for
-    loading nested memory files later (otherwise one is built here).
+    loading nested memory files later (otherwise one is built here). git_pending: `git_context(cwd)` already
+    started by a caller that had other start-up work to overlap with git's subprocesses.
     """
     env = os.environ if env is None else env
     cwd = Path(cwd)
     if env.get("YOKE_SIMPLE") or env.get("CLAUDE_CODE_SIMPLE"):
         return [text_block(f"Working directory: {cwd}\nToday's date: {(today or date.today()).isoformat()}")]
 
-    git_task = asyncio.ensure_future(git_context(cwd)) if override is None else None
+    git_task = None
+    if override is None:
+        git_task = git_pending if git_pending is not None else asyncio.ensure_future(git_context(cwd))
+    elif git_pending is not None:
+        git_pending.cancel()
     if memory and memory_index is None:
         memory_index = await asyncio.to_thread(MemoryIndex, cwd, home=home, env=env)
     git = await git_task if git_task is not None else None

@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from yoke.permissions.bash_analysis import candidate_cwds
 from yoke.permissions.matching import CallFacts, call_facts, path_family
 from yoke.permissions.paths import is_protected, is_secret
 from yoke.permissions.patterns import tool_name_matches
@@ -71,6 +70,8 @@ class GateActions:
         return {"type": "addDirectories", "directories": dirs, "destination": "session"}
 
     def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
+        from yoke.permissions.bash_analysis import candidate_cwds
+
         if facts.kind == "bash":
             analysis = facts.bash
             if analysis is None or not analysis.analysable:

@@ -12,10 +12,12 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from yoke.permissions.bash_analysis import BashAnalysis, analyze, candidate_cwds, paths_of
+if TYPE_CHECKING:
+    from yoke.permissions.bash_analysis import BashAnalysis
+
 from yoke.permissions.paths import ResolvedPath, resolve_path
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern, tool_name_matches
 from yoke.permissions.rules import PermissionRule
@@ -117,6 +119,8 @@ def call_facts(tool: Tool, input: dict[str, Any], ctx: ToolContext, home: Path) 
     read_only = _tool_read_only(tool, input)
     facts = CallFacts(tool, input, names, "other", read_only)
     if names & {"Bash"}:
+        from yoke.permissions.bash_analysis import analyze  # the parser loads only once Bash is called
+
         facts.kind = "bash"
         facts.read_only = False
         facts.bash = analyze(str(input.get("command", "")))
@@ -236,6 +240,8 @@ class RuleMatcher:
 
     def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath]:
         """Best effort: the files a command line reads (family "read") or writes (family "edit")."""
+        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
         cwds = candidate_cwds(analysis, facts.shell_cwd, self.home) or [str(facts.shell_cwd)]

@@ -14,9 +14,11 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yoke.permissions.bash_analysis import Invocation, candidate_cwds, paths_of, removal_targets
+if TYPE_CHECKING:
+    from yoke.permissions.bash_analysis import Invocation
+
 from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
@@ -236,6 +238,8 @@ class PermissionGate(GateActions):
         return []
 
     def _critical_rm(self, facts: CallFacts) -> str:
+        from yoke.permissions.bash_analysis import candidate_cwds, removal_targets
+
         if facts.kind != "bash" or facts.bash is None:
             return ""
         cwds = candidate_cwds(facts.bash, facts.shell_cwd or self.cwd, self.home)
@@ -309,6 +313,8 @@ class PermissionGate(GateActions):
         return first
 
     def _approve_bash(self, facts: CallFacts) -> Decision | None:
+        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
         if not analysis.analysable:
@@ -336,6 +342,8 @@ class PermissionGate(GateActions):
         return Decision("allow", source=",".join(unique))
 
     def _approve_invocation(self, inv: Invocation, cwds: list[str] | None) -> str | None:
+        from yoke.permissions.bash_analysis import paths_of
+
         if inv.allow_text is not None:
             for rule in [*self.allow, *self.session_rules]:
                 if rule.tool != "Bash" or rule.whole_tool or path_family(rule):

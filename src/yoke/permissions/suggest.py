@@ -8,9 +8,11 @@ command the analyser could not follow: such a command can never be approved by a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yoke.permissions.bash_analysis import Invocation
+if TYPE_CHECKING:
+    from yoke.permissions.bash_analysis import Invocation
+
 from yoke.permissions.matching import CallFacts
 from yoke.permissions.rules import format_rule
 
