@@ -15,15 +15,24 @@ YOKE = str(Path(sys.executable).parent / "yoke")
 
 
 def options(srv, project: Path, home: Path, **kwargs):
-    env = {"ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "sk-test", "YOKE_HOME": str(home / ".yoke"),
-           "HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    env = {
+        "ANTHROPIC_BASE_URL": srv.url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "YOKE_HOME": str(home / ".yoke"),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
     return sdk.ClaudeAgentOptions(cli_path=YOKE, cwd=str(project), env=env, **kwargs)
 
 
 async def test_query_one_shot(project, home):
     with ScriptedServer([{"content": [{"type": "text", "text": "4"}]}]) as srv:
-        messages = [m async for m in sdk.query(prompt="2+2?", options=options(srv, project, home,
-                                                                               system_prompt="Be terse."))]
+        messages = [
+            m
+            async for m in sdk.query(
+                prompt="2+2?", options=options(srv, project, home, system_prompt="Be terse.")
+            )
+        ]
         system = srv.requests[0].body["system"]
     kinds = [type(m).__name__ for m in messages]
     assert kinds == ["SystemMessage", "AssistantMessage", "ResultMessage"]
@@ -36,8 +45,16 @@ async def test_client_with_can_use_tool(project, home):
 
     target = project / "notes.txt"
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
-                      "input": {"file_path": str(target), "content": "hi\n"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(target), "content": "hi\n"},
+                }
+            ]
+        },
         {"content": [{"type": "text", "text": "done writing"}]},
     ]
     asked = []

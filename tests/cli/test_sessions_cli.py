@@ -91,3 +91,29 @@ def test_resume_unknown_session_is_one_line(yoke):
     run = yoke("-p", "x", "--resume", "00000000-0000-4000-8000-000000000000")
     assert run.code != 0
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+
+
+def test_manual_compact_then_continue(yoke):
+    with ScriptedServer([{"content": [{"type": "text", "text": "The parser lives in parse.py."}]}]) as srv:
+        assert yoke("-p", "where is the parser?", env=anthropic_env(srv)).code == 0
+    summary = "## Goal\nFind the parser.\n## State\nIt is in parse.py."
+    with ScriptedServer([{"content": [{"type": "text", "text": summary}]}]) as srv:
+        run = yoke(
+            "-p",
+            "/compact keep file names",
+            "-c",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            env=anthropic_env(srv),
+        )
+        asked = json.dumps(srv.requests[0].body["messages"])
+    assert run.code == 0, run.stderr
+    assert "keep file names" in asked
+    assert any(o.get("subtype") == "compact_boundary" for o in run.lines())
+    assert run.result()["subtype"] == "success"
+    with ScriptedServer([{"content": [{"type": "text", "text": "still parse.py"}]}]) as srv:
+        after = yoke("-p", "and now?", "-c", env=anthropic_env(srv))
+        history = json.dumps(srv.requests[0].body["messages"])
+    assert after.code == 0, after.stderr
+    assert "It is in parse.py." in history  # the summary replaced the old exchange

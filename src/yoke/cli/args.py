@@ -85,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
     p.add_argument(
+        "--compact",
+        nargs="?",
+        const="",
+        metavar="INSTRUCTIONS",
+        help="with -c/-r: summarize the conversation now (= the prompt /compact [instructions])",
+    )
+    p.add_argument(
         "--print-context", action="store_true", help="show the assembled context and its token cost"
     )
     p.add_argument("--debug", nargs="?", const="all", help="print debug details and tracebacks to stderr")

@@ -39,6 +39,8 @@ def run_headless(args: Namespace) -> int:
 def _read_prompt(args: Namespace) -> str:
     if args.input_format == "stream-json":
         return ""  # messages arrive on stdin as NDJSON
+    if args.compact is not None:
+        return f"/compact {args.compact}".strip()
     if args.prompt is not None and args.prompt.strip():
         piped = _piped_input()
         return f"{piped.rstrip()}\n\n{args.prompt}" if piped.strip() else args.prompt

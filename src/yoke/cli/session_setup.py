@@ -51,7 +51,9 @@ class HeadlessSession:
             self.printer.handle(ev.Notice("warning", warning))
         self.warnings = []
         self.printer.result = None
-        async for event in self.agent.query(prompt):
+        command = _compact_command(prompt)
+        events = self.agent.compact(command[1]) if command else self.agent.query(prompt)
+        async for event in events:
             if isinstance(event, ev.Notice) and event.kind != "api_retry":
                 self.agent.recorder.notice(event.kind, event.message)
             self.printer.handle(event)
@@ -165,6 +167,17 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     return HeadlessSession(
         agent, printer, started, args.input_format, provider, cwd, model, ctx, [], args.permission_prompt_tool
     )
+
+
+def _compact_command(prompt: Any) -> tuple[str, str | None] | None:
+    """`/compact [instructions]` sent as the prompt (as in Claude Code's headless mode)."""
+    if not isinstance(prompt, str):
+        return None
+    text = prompt.strip()
+    if text != "/compact" and not text.startswith("/compact "):
+        return None
+    instructions = text[len("/compact") :].strip()
+    return ("compact", instructions or None)
 
 
 # ---- pieces ------------------------------------------------------------------------------------------

@@ -108,5 +108,11 @@ def attach_compactor(agent: Agent, model: str, session_dir: Path, memory: Any) -
         record(result.boundaries, "auto")
         return result.messages
 
+    async def compact_now(messages: list, instructions: str | None) -> list:
+        result = await compactor.compact(messages, instructions)  # raises CompactionError (a RuntimeError)
+        record(result.boundaries, "manual")
+        return result.messages
+
     agent.prepare = prepare
     agent.on_prompt_too_long = on_prompt_too_long
+    agent.compact_now = compact_now

@@ -57,6 +57,7 @@ class Agent:
     hooks: HookRunner = field(default_factory=NoHooks)
     prepare: Callable[[list[Message]], Awaitable[list[Message]]] | None = None  # compaction hook
     on_prompt_too_long: Callable[[list[Message]], Awaitable[list[Message] | None]] | None = None
+    compact_now: Callable[[list[Message], str | None], Awaitable[list[Message]]] | None = None  # /compact
     last_usage: pb.Usage | None = None  # the latest response's usage: exact context size for compaction
     pending: list[ev.Event] = field(default_factory=list)  # events raised by hooks (e.g. Compacted)
     _producer: asyncio.Task | None = field(default=None, init=False, repr=False)
@@ -75,6 +76,22 @@ class Agent:
         run = _Run(self)
         async for event in run.execute(prompt):
             yield event
+
+    async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+        """`/compact [instructions]`: summarize the history now. Ends with a Result like a query does
+        (`completed`, or `model_error` with the reason when compaction cannot be done)."""
+        run = _Run(self)
+        if self.compact_now is None:
+            yield run.result("model_error", "Compaction is not available in this session.")
+            return
+        try:
+            self.messages[:] = await self.compact_now(self.messages, instructions)
+        except (RuntimeError, pb.ProviderError) as exc:
+            yield run.result("model_error", str(exc))
+            return
+        while self.pending:
+            yield self.pending.pop(0)
+        yield run.result("completed", "Compacted the conversation.")
 
 
 _END = object()
