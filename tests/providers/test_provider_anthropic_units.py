@@ -67,7 +67,7 @@ def breakpoints(body: dict) -> list[str]:
     return found
 
 
-def test_body_has_the_request_fields_and_three_breakpoints():
+def test_body_has_the_request_fields_and_four_breakpoints():
     req = request(thinking_budget=4000, stop_sequences=["STOP"], max_tokens=8000)
     body = build_request_body(req, stream=True)
     assert body["model"] == "claude-sonnet-4-5" and body["max_tokens"] == 8000 and body["stream"] is True
@@ -78,7 +78,8 @@ def test_body_has_the_request_fields_and_three_breakpoints():
         "description": "read a file",
         "input_schema": {"type": "object"},
     }
-    assert breakpoints(body) == ["system[1]", "tools[1]", "messages[2][0]"]
+    # the last two user turns, the system prompt and the tools
+    assert breakpoints(body) == ["system[1]", "tools[1]", "messages[0][0]", "messages[2][0]"]
     assert body["system"][1]["cache_control"] == EPHEMERAL
 
 
@@ -87,7 +88,7 @@ def test_building_the_body_does_not_touch_the_callers_request():
     before = copy.deepcopy((req.messages, req.system))
     body = build_request_body(req, stream=False)
     assert (req.messages, req.system) == before
-    assert body["messages"][0] is req.messages[0]  # older messages are shared, not copied
+    assert body["messages"][1] is req.messages[1]  # unmarked messages are shared, not copied
     assert body["stream"] is False
 
 
@@ -107,20 +108,20 @@ def test_string_content_becomes_a_marked_text_block():
     assert body["messages"][0]["content"] == [{"type": "text", "text": "hello", "cache_control": EPHEMERAL}]
 
 
-def test_breakpoint_skips_thinking_and_empty_text_at_the_end():
+def test_breakpoint_skips_empty_text_at_the_end_and_assistant_turns():
     messages = [
-        {"role": "user", "content": "hi"},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "  "}]},
         {
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "answer"},
-                {"type": "text", "text": "  "},
                 {"type": "thinking", "thinking": "x", "signature": "s"},
             ],
         },
+        {"role": "user", "content": "next"},
     ]
     body = build_request_body(request(messages=messages), True)
-    assert breakpoints(body) == ["system[1]", "tools[1]", "messages[1][0]"]
+    assert breakpoints(body) == ["system[1]", "tools[1]", "messages[0][0]", "messages[2][0]"]
 
 
 def test_empty_system_text_is_dropped_and_not_marked():

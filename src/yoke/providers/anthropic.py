@@ -155,34 +155,51 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     return body
 
 
+USER_TURN_BREAKPOINTS = 2  # the latest user turn and the one before: the next request then reads both
+
+
 def place_cache_breakpoints(
     system: list[Block], tools: list[dict[str, Any]], messages: list[Message]
 ) -> None:
-    """Mark the last content block of the latest message, the last system block and the last tool as cache
-    breakpoints, in that order of value, within the API's limit of four (counting any already present).
+    """Mark the last content block of the last two user messages, the last system block and the last tool as
+    cache breakpoints, in that order of value, within the API's limit of four (counting any already present).
 
-    `system` and `tools` must be fresh copies (they are edited in place); in `messages` only the latest
-    message is replaced, by a copy, so the caller's history is untouched.
+    `system` and `tools` must be fresh copies (they are edited in place); in `messages` only marked messages
+    are replaced, by copies, so the caller's history is untouched.
     """
     budget = MAX_CACHE_BREAKPOINTS - _count_breakpoints(system, tools, messages)
-    if budget > 0 and messages:
-        latest = messages[-1]
-        content = latest["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-        for i in range(len(blocks) - 1, -1, -1):
-            block = blocks[i]
-            if "cache_control" in block:
-                break  # the caller placed one already; it counts and stays
-            if block.get("type") in UNCACHEABLE_BLOCKS or _is_empty_text(block):
-                continue
-            blocks[i] = {**block, "cache_control": {"type": "ephemeral"}}
-            messages[-1] = {**latest, "content": blocks}  # type: ignore[typeddict-item]
-            budget -= 1
+    marked = 0
+    for index in range(len(messages) - 1, -1, -1):
+        if budget <= 0 or marked >= USER_TURN_BREAKPOINTS:
             break
+        if messages[index]["role"] != "user":
+            continue
+        outcome = _mark_last_block(messages, index)
+        if outcome != "none":
+            marked += 1
+            budget -= outcome == "added"
     for group in (system, tools):
         if budget > 0 and group and "cache_control" not in group[-1]:
             group[-1]["cache_control"] = {"type": "ephemeral"}
             budget -= 1
+
+
+def _mark_last_block(messages: list[Message], index: int) -> str:
+    """Put a breakpoint on the message's last cacheable block: "added", "present" (the caller placed one),
+    or "none" (nothing in it can carry one)."""
+    message = messages[index]
+    content = message["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    for i in range(len(blocks) - 1, -1, -1):
+        block = blocks[i]
+        if "cache_control" in block:
+            return "present"
+        if block.get("type") in UNCACHEABLE_BLOCKS or _is_empty_text(block):
+            continue
+        blocks[i] = {**block, "cache_control": {"type": "ephemeral"}}
+        messages[index] = {**message, "content": blocks}  # type: ignore[typeddict-item]
+        return "added"
+    return "none"
 
 
 def _count_breakpoints(system: list[Block], tools: list[dict[str, Any]], messages: list[Message]) -> int:
