@@ -162,6 +162,8 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)}
     )
     warnings.extend(getattr(gate, "warnings", []) or [])
+    if args.mcp_config:
+        warnings.append("MCP servers are not supported yet: --mcp-config is ignored")
     for warning in warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     return HeadlessSession(
