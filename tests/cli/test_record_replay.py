@@ -88,3 +88,19 @@ def test_replay_missing_cassette_is_one_line(yoke, tmp_path):
     assert run.code != 0
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "nope.jsonl" in lines[0]
+
+
+def test_a_prompt_sent_as_text_blocks_matches_the_same_prompt_as_a_string():
+    from yoke.providers.cassette import diverges
+
+    recorded = {"messages": [{"role": "user", "content": "fix it"}]}
+    as_blocks = {
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "fix it", "cache_control": {"type": "ephemeral"}}],
+            }
+        ]
+    }
+    assert diverges(recorded, as_blocks) is None
+    assert diverges(recorded, {"messages": [{"role": "user", "content": "break it"}]}) is not None

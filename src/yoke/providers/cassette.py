@@ -169,8 +169,9 @@ def conversation_shape(body: dict[str, Any]) -> list[str]:
     for message in body.get("messages") or []:
         role = message.get("role", "?")
         content = message.get("content")
-        if role == "user" and isinstance(content, str):
-            shape.append(f"user: {content.strip()[:200]!r}")
+        prompt = _prompt_text(content) if role == "user" else None
+        if prompt is not None:
+            shape.append(f"user: {prompt.strip()[:200]!r}")
             continue
         parts = [role]
         if isinstance(content, list):
@@ -187,6 +188,16 @@ def conversation_shape(body: dict[str, Any]) -> list[str]:
         if role != "system":
             shape.append(" ".join(parts))
     return shape
+
+
+def _prompt_text(content: Any) -> str | None:
+    """A user message's typed text: its string content, or its text blocks when it carries no tool results
+    (the same prompt may be sent either way, e.g. as a block list when it holds a cache breakpoint)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(b.get("type") == "text" for b in content):
+        return "".join(b.get("text", "") for b in content)
+    return None
 
 
 def diverges(recorded: dict[str, Any], actual: dict[str, Any]) -> str | None:
