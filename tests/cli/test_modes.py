@@ -112,3 +112,29 @@ def test_disallowed_tool_is_hidden_from_the_model(yoke):
         tools = [t["name"] for t in srv.requests[0].body["tools"]]
     assert run.code == 0
     assert "Bash" not in tools and "WebFetch" not in tools and "Read" in tools
+
+
+def test_project_allow_rules_apply_only_once_the_folder_is_trusted(yoke, project):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch made.txt)"]}})
+    )
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "touch made.txt"}}
+            ]
+        },
+        {"content": [{"type": "text", "text": "end"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        untrusted = yoke("-p", "go", "--output-format", "json", env=anthropic_env(srv))
+    assert not (project / "made.txt").exists()
+    assert "trust" in untrusted.stderr.lower()
+    assert json.loads(untrusted.stdout)["permission_denials"]
+
+    assert yoke("trust").code == 0
+    with ScriptedServer(turns) as srv:
+        trusted = yoke("-p", "go", "--output-format", "json", env=anthropic_env(srv))
+    assert (project / "made.txt").exists(), trusted.stderr
+    assert json.loads(trusted.stdout)["permission_denials"] == []

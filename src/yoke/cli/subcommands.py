@@ -27,6 +27,8 @@ def run(command: str, argv: list[str]) -> int:
         return sessions(argv)
     if command == "rewind":
         return rewind(argv)
+    if command == "trust":
+        return trust(argv)
     raise AssertionError(command)  # pragma: no cover
 
 
@@ -67,6 +69,27 @@ def sessions(argv: list[str]) -> int:
     from yoke.session.transcript import yoke_home
 
     print(sessions_list_text(Path.cwd(), yoke_home()))
+    return 0
+
+
+def trust(argv: list[str]) -> int:
+    """Trust a folder (default: this one), so its own `.claude/settings*.json` allow rules and additional
+    directories apply in headless runs, as they do once the trust question is answered in Claude Code."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            "usage: yoke trust [FOLDER]\n\nTrust FOLDER (default: the current directory): its project "
+            "settings may then grant permissions (allow rules, additionalDirectories)."
+        )
+        return 0
+    from yoke.permissions.trust import trust_folder
+    from yoke.session.transcript import yoke_home
+
+    folder = Path(argv[0]).expanduser() if argv else Path.cwd()
+    if not folder.is_dir():
+        print(f"yoke trust: {folder} is not a folder", file=sys.stderr)
+        return 2
+    trust_folder(folder.resolve(), yoke_home())
+    print(f"Trusted {folder.resolve()}: its project settings may now grant permissions.")
     return 0
 
 
