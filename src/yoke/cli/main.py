@@ -62,6 +62,8 @@ def entry() -> None:
     """The `yoke` command. Runs the exit handlers, then leaves without tearing the interpreter down: freeing
     every module and object one by one costs more than a short run itself, and the OS reclaims it all."""
     code = main()
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # a profiler or coverage tool writes its report at normal interpreter exit
     import atexit
 
     atexit._run_exitfuncs()
