@@ -180,3 +180,19 @@ def test_stream_json_requires_verbose(yoke):
     assert run.code != 0
     assert "requires --verbose" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def test_max_turns_result_matches_claude_code(yoke, project):
+    turns = [
+        {"content": [{"type": "tool_use", "id": f"toolu_{i}", "name": "Glob", "input": {"pattern": f"*{i}"}}]}
+        for i in range(3)
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "go", "--max-turns", "2", "--output-format", "json", env=anthropic_env(srv))
+        text = yoke("-p", "go", "--max-turns", "1", env=anthropic_env(srv))
+    assert run.code == 1
+    result = json.loads(run.stdout)
+    assert result["subtype"] == "error_max_turns" and result["is_error"] is True
+    assert result["num_turns"] == 3 and result["errors"] == ["Reached maximum number of turns (2)"]
+    assert "result" not in result
+    assert text.code == 1 and text.stderr.strip() == "Error: Reached max turns (1)"

@@ -270,7 +270,7 @@ async def test_max_turns(tmp_path):
         tmp_path, [{"content": [tool_use("t1", "Rendezvous", key="a")]}], [RendezvousTool(1)], max_turns=1
     )
     events = await collect(agent)
-    assert events[-1].reason == "max_turns" and events[-1].num_turns == 1
+    assert events[-1].reason == "max_turns" and events[-1].num_turns == 2  # as Claude Code: limit + 1
     assert_history_valid(agent.messages)
 
 

@@ -145,7 +145,7 @@ class TextPrinter(Printer):
     def on_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.Result):
             if event.reason == "max_turns":  # Claude Code's wording in text mode
-                print(f"Error: Reached max turns ({event.num_turns})", file=self.err, flush=True)
+                print(f"Error: Reached max turns ({event.num_turns - 1})", file=self.err, flush=True)
             elif event.is_error:
                 print(f"Error: {event.text}", file=self.err, flush=True)
             else:

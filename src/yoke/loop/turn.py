@@ -412,7 +412,8 @@ class _Run:
             reason=reason,
             is_error=is_error,
             text=text,
-            num_turns=self.turns,
+            # Claude Code counts the turn it refused to start when the limit stops a run (5 -> 6).
+            num_turns=self.turns + 1 if reason == "max_turns" else self.turns,
             duration_ms=int((time.monotonic() - self.started) * 1000),
             duration_api_ms=int(self.api_ms),
             total_cost_usd=agent.ledger.total_cost_usd,
