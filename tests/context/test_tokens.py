@@ -34,8 +34,10 @@ def test_windows():
     assert context_window("claude-sonnet-4-5", {}) == 200_000
     assert context_window("claude-sonnet-4-5[1m]", {}) == 1_000_000
     assert context_window("claude-sonnet-4-5[1m]", {"YOKE_MAX_CONTEXT_TOKENS": "50000"}) == 50_000
-    assert context_window("m", {"YOKE_MAX_CONTEXT_TOKENS": "junk"}) == 200_000
-    assert effective_window("m", {}) == 180_000
-    assert effective_window("m", {}, max_output=8_000) == 192_000
-    assert effective_window("m", {"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4000"}) == 196_000
+    assert context_window("claude-x", {"YOKE_MAX_CONTEXT_TOKENS": "junk"}) == 200_000
+    assert context_window("some-local-model", {}) == 128_000  # unknown, not Claude: the price table's default
+    assert context_window("gpt-4.1", {}) > 200_000
+    assert effective_window("claude-x", {}) == 180_000
+    assert effective_window("claude-x", {}, max_output=8_000) == 192_000
+    assert effective_window("claude-x", {"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4000"}) == 196_000
     assert tokens_from_usage(Usage(10, 5, 100, 1000)) == 1115

@@ -62,6 +62,7 @@ def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
                     "cacheCreationInputTokens": m.cache_creation_input_tokens,
                     "webSearchRequests": 0,
                     "costUSD": round(m.cost_usd, 8),
+                    "contextWindow": _context_window(model),
                 }
                 for model, m in result.model_usage.items()
             },
@@ -73,6 +74,12 @@ def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
     if subtype != "success":
         obj["errors"] = result.errors
     return obj
+
+
+def _context_window(model: str) -> int:
+    from yoke.context.tokens import context_window
+
+    return context_window(model)
 
 
 def raw_stream_event(event: pb.ProviderEvent) -> dict[str, Any] | None:

@@ -105,15 +105,17 @@ def _env_int(env: Mapping[str, str], names: Iterable[str]) -> int | None:
 
 
 def context_window(model: str, env: Mapping[str, str] | None = None) -> int:
-    """Tokens the model accepts: env override (YOKE_MAX_CONTEXT_TOKENS), then a `[1m]` model suffix,
-    then the 200K default."""
+    """Tokens the model accepts: env override (YOKE_MAX_CONTEXT_TOKENS), then a `[1m]` model suffix, then
+    the model's own window from the price table (200K for Claude, 128K for models it does not know)."""
     env = os.environ if env is None else env
     override = _env_int(env, _WINDOW_ENV_ALIASES)
     if override:
         return override
     if model.lower().endswith("[1m]"):
         return ONE_MILLION_WINDOW
-    return DEFAULT_CONTEXT_WINDOW
+    from yoke.providers.pricing import context_window as known_window
+
+    return known_window(model) if model else DEFAULT_CONTEXT_WINDOW
 
 
 def max_output_tokens(model: str, env: Mapping[str, str] | None = None) -> int:
