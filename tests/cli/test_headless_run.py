@@ -196,3 +196,25 @@ def test_max_turns_result_matches_claude_code(yoke, project):
     assert result["num_turns"] == 3 and result["errors"] == ["Reached maximum number of turns (2)"]
     assert "result" not in result
     assert text.code == 1 and text.stderr.strip() == "Error: Reached max turns (1)"
+
+
+def test_verbose_text_shows_steps_and_the_todo_list(yoke, project):
+    todos = [
+        {"content": "Write the parser", "status": "in_progress", "activeForm": "Writing the parser"},
+        {"content": "Test it", "status": "pending", "activeForm": "Testing it"},
+    ]
+    turns = [
+        {
+            "content": [
+                {"type": "text", "text": "Planning."},
+                {"type": "tool_use", "id": "toolu_t", "name": "TodoWrite", "input": {"todos": todos}},
+            ]
+        },
+        {"content": [{"type": "text", "text": "Planned."}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "plan", "--verbose", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert "● TodoWrite(" in run.stdout
+    assert "◐ Write the parser" in run.stdout and "☐ Test it" in run.stdout
+    assert "── done" in run.stdout

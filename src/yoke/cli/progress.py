@@ -40,6 +40,10 @@ class ProgressPrinter(Printer):
                 self._result(result)
         elif isinstance(event, ev.Notice):
             w(f"  ! {event.message}\n")
+        elif isinstance(event, ev.TodosChanged):
+            marks = {"completed": "☒", "in_progress": "◐"}
+            for todo in event.todos:
+                w(f"  {marks.get(todo.get('status', ''), '☐')} {todo.get('content', '')}\n")
         elif isinstance(event, ev.Result):
             if self._text_open:
                 w("\n")

@@ -128,7 +128,8 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
     recorder = Recorder(transcript, chain)
-    ctx.emit = todo_recorder(recorder)
+    pending: list = []  # events raised outside the loop's own steps, drained by the loop
+    ctx.emit = todo_recorder(recorder, pending)
     executor = ToolExecutor(
         registry,
         gate,
@@ -152,6 +153,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         recorder=recorder,
         system=system,
         messages=list(loaded.messages) if loaded is not None else [],
+        pending=pending,
     )
     if loaded is not None and loaded.model_usage:
         agent.ledger.restore(loaded.model_usage)

@@ -39,13 +39,15 @@ def checkpointer(session_dir: Path, recorder: Any) -> Any:
     return snapshot
 
 
-def todo_recorder(recorder: Any) -> Any:
-    """Tools publish events through ctx.emit; the todo list goes to the transcript so resume keeps it."""
+def todo_recorder(recorder: Any, pending: list) -> Any:
+    """Tools publish events through ctx.emit: the todo list goes to the transcript (so resume keeps it) and,
+    as a TodosChanged event, to the front-end."""
 
     def emit(event: Any) -> None:
         todos = getattr(event, "todos", None)
         if todos is not None:
             recorder.todos(list(todos))
+            pending.append(ev.TodosChanged(list(todos)))
 
     return emit
 

@@ -139,6 +139,13 @@ class Notice:
 
 
 @dataclass(slots=True, frozen=True)
+class TodosChanged:
+    """The session's todo list after a TodoWrite (front-ends show it; the transcript keeps it)."""
+
+    todos: list[dict[str, Any]]
+
+
+@dataclass(slots=True, frozen=True)
 class Compacted:
     trigger: Literal["manual", "auto"]
     pre_tokens: int
@@ -191,6 +198,7 @@ Event = (
     | PermissionDecided
     | UsageEvent
     | Notice
+    | TodosChanged
     | Compacted
     | TurnEnded
     | Result

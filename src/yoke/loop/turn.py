@@ -220,6 +220,8 @@ class _Run:
                 report = item[0]
             else:
                 yield item
+            while self.agent.pending:  # e.g. TodosChanged from a tool
+                yield self.agent.pending.pop(0)
         if report is None:  # interrupted while tools ran
             yield self._answer_dangling(calls, None)
             yield self.result("interrupted", "Interrupted by user.")
