@@ -218,3 +218,14 @@ def test_verbose_text_shows_steps_and_the_todo_list(yoke, project):
     assert "● TodoWrite(" in run.stdout
     assert "◐ Write the parser" in run.stdout and "☐ Test it" in run.stdout
     assert "── done" in run.stdout
+
+
+def test_debug_explains_each_step_on_stderr(yoke, project, greet):
+    with ScriptedServer(fix_bug_script(project)) as srv:
+        run = yoke("-p", "fix it", "--debug", *FLAGS, env=anthropic_env(srv))
+    assert run.code == 0
+    debug = [line for line in run.stderr.splitlines() if line.startswith("[debug]")]
+    assert any("turn 1: requesting" in line for line in debug)
+    assert any("permission Edit toolu_edit: allow" in line for line in debug)
+    assert any(line.startswith("[debug] result completed") for line in debug)
+    assert run.stdout.strip() == "Fixed the greeting; the script prints Hello, world."

@@ -43,6 +43,7 @@ class HeadlessSession:
     tool_ctx: Any
     warnings: list[str] = field(default_factory=list)
     permission_prompt_tool: str | None = None
+    debug: bool = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
@@ -56,6 +57,8 @@ class HeadlessSession:
         async for event in events:
             if isinstance(event, ev.Notice) and event.kind != "api_retry":
                 self.agent.recorder.notice(event.kind, event.message)
+            if self.debug:
+                _debug_line(event)
             self.printer.handle(event)
         return self.printer.result
 
@@ -169,8 +172,41 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     for warning in warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     return HeadlessSession(
-        agent, printer, started, args.input_format, provider, cwd, model, ctx, [], args.permission_prompt_tool
+        agent,
+        printer,
+        started,
+        args.input_format,
+        provider,
+        cwd,
+        model,
+        ctx,
+        [],
+        args.permission_prompt_tool,
+        bool(args.debug),
     )
+
+
+def _debug_line(event: ev.Event) -> None:
+    """--debug: one stderr line per step that explains what the loop is doing."""
+    line = None
+    if isinstance(event, ev.TurnStarted):
+        line = f"turn {event.turn}: requesting"
+    elif isinstance(event, ev.UsageEvent):
+        u = event.usage
+        line = (
+            f"usage {event.model}: in {u.input_tokens} out {u.output_tokens} cache read "
+            f"{u.cache_read_input_tokens} write {u.cache_creation_input_tokens} · ${event.cost_usd:.5f}"
+        )
+    elif isinstance(event, ev.PermissionDecided):
+        line = f"permission {event.tool_name} {event.tool_use_id}: {event.behavior} ({event.source})"
+    elif isinstance(event, ev.ToolResultEvent):
+        line = f"tool {event.name} {event.tool_use_id}: {'error' if event.is_error else 'ok'}"
+    elif isinstance(event, ev.Notice):
+        line = f"{event.kind}: {event.message}"
+    elif isinstance(event, ev.Result):
+        line = f"result {event.reason} after {event.num_turns} turns, {event.duration_ms} ms"
+    if line:
+        print(f"[debug] {line}", file=sys.stderr, flush=True)
 
 
 def _compact_command(prompt: Any) -> tuple[str, str | None] | None:
