@@ -6,6 +6,7 @@ This is the one place the layers meet; each piece is built by the package that o
 from __future__ import annotations
 
 import os
+import re
 import sys
 import uuid
 from argparse import Namespace
@@ -102,7 +103,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     warnings: list[str] = []
     settings = _load_settings(args, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
-    _apply_settings_env(merged)
+    _apply_settings_env(settings, cwd, warnings)
     env = os.environ
 
     provider, provider_name, model = _make_provider(args, merged, env)
@@ -250,11 +251,43 @@ def _load_settings(args: Namespace, cwd: Path, warnings: list[str]) -> Any:
     return loaded
 
 
-def _apply_settings_env(merged: dict[str, Any]) -> None:
-    """Settings' `env` block applies to the session, below variables the user set explicitly."""
-    for key, value in (merged.get("env") or {}).items():
-        if isinstance(key, str) and key not in os.environ and value is not None:
-            os.environ[key] = str(value)
+# Variables that point Yoke at an endpoint or carry a credential: an untrusted project must not set them
+# (a cloned repository could otherwise send the user's API key to a server of its choosing).
+_GUARDED_ENV = re.compile(r"(_BASE_URL|_API_KEY|_AUTH_TOKEN|_CUSTOM_HEADERS|_PROXY|^AWS_|^GOOGLE_)", re.I)
+
+
+def _apply_settings_env(settings: Any, cwd: Path, warnings: list[str]) -> None:
+    """Settings' `env` blocks apply to the session and, as in Claude Code, override the shell's exports
+    (an empty string unsets). Lowest precedence first, so higher sources win. A project's or local file's
+    endpoint and credential variables apply only once the folder is trusted."""
+    sources = list(getattr(settings, "sources", []) or [])
+    trusted = None
+    for source in reversed(sources):
+        block = source.data.get("env")
+        if not isinstance(block, dict):
+            continue
+        for key, value in block.items():
+            if not isinstance(key, str) or value is None:
+                continue
+            if source.scope in ("project", "local") and _GUARDED_ENV.search(key):
+                if trusted is None:
+                    trusted = _folder_trusted(cwd)
+                if not trusted:
+                    warnings.append(
+                        f"{source.label}: env {key} is ignored until this folder is trusted (yoke trust)"
+                    )
+                    continue
+            if value == "":
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = str(value)
+
+
+def _folder_trusted(cwd: Path) -> bool:
+    from yoke.permissions.trust import is_trusted
+    from yoke.session.transcript import yoke_home
+
+    return is_trusted(cwd, yoke_home())
 
 
 def _make_provider(args: Namespace, merged: dict[str, Any], env: Mapping[str, str]) -> tuple[Any, str, str]:
