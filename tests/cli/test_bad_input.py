@@ -73,3 +73,17 @@ def test_version_is_fast_path(base_env):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     for heavy in ("yoke.loop", "yoke.providers", "pydantic", "httpx", "asyncio", "argparse"):
         assert heavy not in imported, f"{heavy} imported by --version"
+
+
+def test_unwritable_yoke_home_warns_and_still_answers(yoke, tmp_path):
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the Yoke home should be")
+    with ScriptedServer([{"content": [{"type": "text", "text": "still here"}]}]) as srv:
+        run = yoke("-p", "hi", env=dict(anthropic_env(srv), YOKE_HOME=str(blocker)))
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip() == "still here"
+    assert "cannot write the transcript" in run.stderr

@@ -55,11 +55,23 @@ class Transcript:
     def append(self, record: dict[str, Any]) -> None:
         if not self.enabled:
             return
-        if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the session
-        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self._fh.flush()
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+        try:
+            if self._fh is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the session
+            self._fh.write(line)
+            self._fh.flush()
+        except OSError as exc:
+            # A full disk or read-only home must not kill the run the user is watching: say so once, go on.
+            self.enabled = False
+            import sys
+
+            print(
+                f"yoke: warning: cannot write the transcript {self.path} ({exc.strerror or exc}); "
+                "this session will not be resumable",
+                file=sys.stderr,
+            )
 
     def close(self) -> None:
         if self._fh is not None:
