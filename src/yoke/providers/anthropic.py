@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.http import RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
+from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
 from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -71,7 +71,11 @@ class AnthropicProvider:
             yield event
 
     def _headers(self) -> dict[str, str]:
-        headers = {"anthropic-version": API_VERSION, "content-type": "application/json"}
+        headers = {
+            "anthropic-version": API_VERSION,
+            "content-type": "application/json",
+            "user-agent": USER_AGENT,
+        }
         if self.api_key:
             headers["x-api-key"] = self.api_key
         elif self.auth_token:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from yoke import __version__
 from yoke.providers.base import ProviderError, ProviderEvent, RetryNotice
 from yoke.providers.sse import SSEEvent
 from yoke.providers.transport import (
@@ -27,6 +28,7 @@ from yoke.providers.transport import (
     Transport,
 )
 
+USER_AGENT = f"yoke/{__version__}"
 DEFAULT_MAX_RETRIES = 10
 DEFAULT_BASE_DELAY = 0.5
 DEFAULT_IDLE_TIMEOUT = 90.0

@@ -15,6 +15,7 @@ from yoke.messages import Block, Message, result_text
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.http import (
+    USER_AGENT,
     RetryPolicy,
     WireCall,
     is_retryable,
@@ -81,7 +82,7 @@ class OpenAIProvider:
             yield event
 
     def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json"}
+        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
         if self.api_key:
             headers["authorization"] = f"Bearer {self.api_key}"
         elif self.is_openai_api:
