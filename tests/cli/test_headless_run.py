@@ -229,3 +229,20 @@ def test_debug_explains_each_step_on_stderr(yoke, project, greet):
     assert any("permission Edit toolu_edit: allow" in line for line in debug)
     assert any(line.startswith("[debug] result completed") for line in debug)
     assert run.stdout.strip() == "Fixed the greeting; the script prints Hello, world."
+
+
+def test_local_model_text_tool_call_is_run(yoke, project):
+    from tests.conftest import openai_env
+
+    (project / "notes.txt").write_text("remember the milk\n")
+    call = {"name": "Read", "arguments": {"file_path": str(project / "notes.txt")}}
+    turns = [
+        {"content": [{"type": "text", "text": f"<tool_call>{json.dumps(call)}</tool_call>"}]},
+        {"content": [{"type": "text", "text": "It says: remember the milk."}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "what do my notes say?", env=openai_env(srv))
+        second = srv.requests[1].body["messages"]
+    assert run.code == 0, run.stderr
+    assert run.stdout.strip() == "It says: remember the milk."
+    assert second[-1]["role"] == "tool" and "remember the milk" in second[-1]["content"]

@@ -73,7 +73,7 @@ class OpenAIProvider:
             url=f"{self.base_url}/chat/completions",
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self.is_openai_api),
-            new_assembler=lambda: OpenAIAssembler(request.model),
+            new_assembler=lambda: OpenAIAssembler(request.model, frozenset(t.name for t in request.tools)),
             error_for=lambda response: openai_error(response, request.model, self.base_url),
             connection_hint="check OPENAI_BASE_URL and that the server is running",
             should_retry=_should_retry,

@@ -9,6 +9,7 @@ thinking block closes when another kind of output begins; tool calls (which may 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +51,8 @@ class _ToolCall:
 
 
 class OpenAIAssembler:
-    def __init__(self, model: str = "") -> None:
+    def __init__(self, model: str = "", tool_names: frozenset[str] = frozenset()) -> None:
+        self.tool_names = tool_names  # lets calls a local model wrote as text be recovered (see below)
         self.done = False
         self._id = ""
         self._model = model
@@ -189,6 +191,8 @@ class OpenAIAssembler:
             events += self.handle_chunk({})
         events += self._close_text()
         input_errors: dict[str, str] = {}
+        if self.tool_names and not any(c.block_index is not None for c in self._calls.values()):
+            events += self._recover_text_calls()
         for _, call in sorted(self._calls.items()):
             if call.block_index is None:
                 continue  # a call that never got a name cannot be run; drop it
@@ -207,6 +211,63 @@ class OpenAIAssembler:
         events.append(MessageStop(self._id, self._model, message, stop_reason, usage, input_errors))  # type: ignore[arg-type]
         self.done = True
         return events
+
+    def _recover_text_calls(self) -> list[ProviderEvent]:
+        """Small local models served without a working tool-call parser (a common Ollama/llama.cpp failure)
+        write their calls into the text as `<tool_call>{"name": …, "arguments": {…}}</tool_call>`. A call
+        to a tool the request offered is turned into a real tool_use block, and its markup is taken out of
+        the text; anything else stays text."""
+        events: list[ProviderEvent] = []
+        for block in [b for b in self._blocks if b["type"] == "text"]:
+            remaining, found = _extract_text_calls(block["text"], self.tool_names)
+            if not found:
+                continue
+            block["text"] = remaining.strip()
+            for name, arguments in found:
+                index = len(self._blocks)
+                call_id = f"call_{uuid.uuid4().hex[:24]}"
+                tool_block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+                self._blocks.append(tool_block)
+                self._calls[max(self._calls, default=-1) + 1] = _ToolCall(
+                    call_id, name, [json.dumps(arguments)], index
+                )
+                events.append(BlockStart(index, dict(tool_block)))
+        return events
+
+
+_TEXT_CALL = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.DOTALL)
+
+
+def _extract_text_calls(
+    text: str, tool_names: frozenset[str]
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """The text without its recognised `<tool_call>` blocks, and those calls in order."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def take(match: re.Match[str]) -> str:
+        call = _text_call(match.group(1), tool_names)
+        if call is None:
+            return match.group(0)
+        found.append(call)
+        return ""
+
+    return _TEXT_CALL.sub(take, text), found
+
+
+def _text_call(raw: str, tool_names: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
+    try:
+        call = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(call, dict) or call.get("name") not in tool_names:
+        return None
+    arguments = call.get("arguments", call.get("parameters", {}))
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return None
+    return (call["name"], arguments) if isinstance(arguments, dict) else None
 
 
 def usage_from_openai(raw: dict[str, Any]) -> Usage:
