@@ -127,7 +127,7 @@ async def test_task_stop_kills_the_whole_group(ctx, tmp_path):
     assert task_id in result.content
     assert result.data["task_id"] == task_id and result.data["command"].startswith("(trap")
     assert task.status == "killed"
-    assert group_gone(task.process.pid)
+    assert await eventually(lambda: group_gone(task.process.pid))
     status = await output(ctx, task_id=task_id)
     assert status.data["task"]["status"] == "killed"
     with pytest.raises(ToolError, match="not running"):
