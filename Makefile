@@ -34,3 +34,6 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/bench_prefix.py
+	$(PY) benchmarks/bench_edit.py
+	$(PY) benchmarks/bench_grep.py

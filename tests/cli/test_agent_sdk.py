@@ -74,3 +74,33 @@ async def test_client_with_can_use_tool(project, home):
     assert type(result).__name__ == "ResultMessage" and result.result == "done writing"
     tool_results = [b for m in received if type(m).__name__ == "UserMessage" for b in m.content]
     assert tool_results[0].tool_use_id == "toolu_w" and not tool_results[0].is_error
+
+
+async def test_client_interrupt_stops_a_running_tool(project, home):
+    import asyncio
+
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Bash",
+                      "input": {"command": "sleep 30; touch late.txt"}}]},
+        {"content": [{"type": "text", "text": "after the interrupt"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        opts = options(srv, project, home, permission_mode="bypassPermissions")
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("run the slow thing")
+            received = []
+            async for message in client.receive_response():
+                received.append(message)
+                if type(message).__name__ == "AssistantMessage" and any(
+                    type(b).__name__ == "ToolUseBlock" for b in message.content
+                ):
+                    await asyncio.sleep(0.3)
+                    await client.interrupt()
+            result = received[-1]
+            assert type(result).__name__ == "ResultMessage" and result.is_error
+            assert result.subtype == "error_during_execution"
+            # the session goes on: the next query answers normally
+            await client.query("and now?")
+            after = [m async for m in client.receive_response()]
+    assert after[-1].result == "after the interrupt"
+    assert not (project / "late.txt").exists()
