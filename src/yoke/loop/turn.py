@@ -356,7 +356,10 @@ class _Run:
         self.last_stop_reason = stop.stop_reason
         message = stop.message
         if not message["content"]:
-            message = {"role": "assistant", "content": [{"type": "text", "text": ""}]}
+            message = {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "(no content)"}],
+            }  # the API refuses empty text
         agent.messages.append(message)
         uuid = agent.recorder.assistant(stop, message)
         self.usage.add(stop.usage)

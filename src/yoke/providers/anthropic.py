@@ -140,7 +140,12 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     tools = [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
-    messages = list(request.messages)
+    # String content goes out as one text block, always: a prompt then has the same bytes whether or not it
+    # carries a cache breakpoint this turn, so each request's prefix is the previous request's.
+    messages = [
+        {**m, "content": [{"type": "text", "text": m["content"]}]} if isinstance(m["content"], str) else m
+        for m in request.messages
+    ]
     place_cache_breakpoints(system, tools, messages)
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
     if system:
