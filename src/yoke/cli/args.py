@@ -23,6 +23,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="yoke",
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
+        epilog=(
+            "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER]"
+        ),
         allow_abbrev=False,
     )
     p.add_argument("prompt", nargs="?", help="the prompt (or pipe it on stdin)")
