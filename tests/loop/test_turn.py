@@ -444,3 +444,16 @@ async def test_stop_hook_can_keep_the_model_going_or_stop(tmp_path):
     agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "x"}]}], [])
     agent.hooks = StopOnPrompt("Stop", stop=True, reason="enough")
     assert (await collect(agent))[-1].reason == "hook_stopped"
+
+
+async def test_interrupt_during_stream_is_recorded_for_the_model(tmp_path):
+    agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "x", "hang": True}]}], [])
+
+    async def interrupt_soon():
+        await asyncio.sleep(0.05)
+        agent.interrupt()
+
+    task = asyncio.create_task(interrupt_soon())
+    await collect(agent)
+    await task
+    assert agent.messages[-1] == {"role": "user", "content": "[Request interrupted by user]"}

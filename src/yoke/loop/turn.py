@@ -168,8 +168,10 @@ class _Run:
             reason, text, status = outcome
             if reason == "retry":  # reactive compaction made room: ask again, same turn number
                 self.turns -= 1
-            else:
-                yield self.result(reason, text, status)  # type: ignore[arg-type]
+                return
+            if reason == "interrupted":  # tell the model, as Claude Code does, why its answer stops short
+                self._add_meta("[Request interrupted by user]")
+            yield self.result(reason, text, status)  # type: ignore[arg-type]
             return
         assert stop is not None
         for event in self._accept(stop):
