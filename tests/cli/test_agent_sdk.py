@@ -80,8 +80,16 @@ async def test_client_interrupt_stops_a_running_tool(project, home):
     import asyncio
 
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Bash",
-                      "input": {"command": "sleep 30; touch late.txt"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_s",
+                    "name": "Bash",
+                    "input": {"command": "sleep 30; touch late.txt"},
+                }
+            ]
+        },
         {"content": [{"type": "text", "text": "after the interrupt"}]},
     ]
     with ScriptedServer(turns) as srv:
