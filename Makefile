@@ -29,8 +29,8 @@ test: $(VENV)/.installed system-deps
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/ruff format --check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks scripts
+	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
