@@ -121,6 +121,19 @@ def raw_stream_event(event: pb.ProviderEvent) -> dict[str, Any] | None:
     return None
 
 
+def _api_message(event: ev.AssistantMessage, block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": event.id,
+        "type": "message",
+        "role": "assistant",
+        "model": event.model,
+        "content": [block],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": event.usage.as_dict(),
+    }
+
+
 def _delta(index: int, delta: dict[str, Any]) -> dict[str, Any]:
     return {"type": "content_block_delta", "index": index, "delta": delta}
 
@@ -178,91 +191,66 @@ class StreamJsonPrinter(Printer):
         self.out.flush()
 
     def on_event(self, event: ev.Event) -> None:
-        sid = self.session_id
+        for obj in self._lines(event):
+            self.emit(obj)
+
+    def _lines(self, event: ev.Event) -> list[dict[str, Any]]:
+        """The stream-json objects for one event (most events print nothing)."""
         if isinstance(event, ev.SessionStarted):
-            self.emit(self._init(event))
-        elif isinstance(event, ev.AssistantMessage):
-            for block in event.message["content"]:  # one line per content block, sharing message.id
-                self.emit(
-                    {
-                        "type": "assistant",
-                        "message": {
-                            "id": event.id,
-                            "type": "message",
-                            "role": "assistant",
-                            "model": event.model,
-                            "content": [block],
-                            "stop_reason": None,
-                            "stop_sequence": None,
-                            "usage": event.usage.as_dict(),
-                        },
-                        "parent_tool_use_id": None,
-                        "session_id": sid,
-                        "uuid": new_uuid(),
-                    }
-                )
-        elif isinstance(event, ev.ToolResultsMessage):
-            content = event.message["content"]
-            data = {r.tool_use_id: r.data for r in event.results}
-            for block in content if isinstance(content, list) else []:
-                line: dict[str, Any] = {
-                    "type": "user",
-                    "message": {"role": "user", "content": [block]},
-                    "parent_tool_use_id": None,
-                    "session_id": sid,
-                    "uuid": new_uuid(),
-                }
-                result_data = data.get(block.get("tool_use_id"))
-                if result_data is not None:
-                    line["tool_use_result"] = result_data
-                self.emit(line)
-        elif isinstance(event, ev.StreamEvent):
+            return [self._init(event)]
+        if isinstance(event, ev.AssistantMessage):
+            # one line per content block, all sharing the API message's id, as Claude Code streams them
+            return [
+                self._envelope("assistant", message=_api_message(event, block))
+                for block in event.message["content"]
+            ]
+        if isinstance(event, ev.ToolResultsMessage):
+            return self._tool_results(event)
+        if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
-            if raw is not None:
-                self.emit(
-                    {
-                        "type": "stream_event",
-                        "event": raw,
-                        "parent_tool_use_id": None,
-                        "session_id": sid,
-                        "uuid": new_uuid(),
-                    }
-                )
-        elif isinstance(event, ev.Notice):
+            return [self._envelope("stream_event", event=raw)] if raw is not None else []
+        if isinstance(event, ev.Notice):
             if event.kind == "api_retry":
-                self.emit(
-                    {
-                        "type": "system",
-                        "subtype": "api_retry",
-                        **event.data,
-                        "session_id": sid,
-                        "uuid": new_uuid(),
-                    }
-                )
-            else:
-                level = "warning" if event.kind == "warning" else "info"
-                self.emit(
-                    {
-                        "type": "system",
-                        "subtype": "informational",
-                        "content": event.message,
-                        "level": level,
-                        "session_id": sid,
-                        "uuid": new_uuid(),
-                    }
-                )
-        elif isinstance(event, ev.Compacted):
-            self.emit(
-                {
-                    "type": "system",
-                    "subtype": "compact_boundary",
-                    "compact_metadata": {"trigger": event.trigger, "pre_tokens": event.pre_tokens},
-                    "session_id": sid,
-                    "uuid": new_uuid(),
-                }
-            )
-        elif isinstance(event, ev.Result):
-            self.emit(result_object(event, sid))
+                return [self._system("api_retry", **event.data)]
+            level = "warning" if event.kind == "warning" else "info"
+            return [self._system("informational", content=event.message, level=level)]
+        if isinstance(event, ev.Compacted):
+            meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
+            return [self._system("compact_boundary", compact_metadata=meta)]
+        if isinstance(event, ev.Result):
+            return [result_object(event, self.session_id)]
+        return []
+
+    def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:
+        """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""
+        content = event.message["content"]
+        data = {r.tool_use_id: r.data for r in event.results}
+        lines = []
+        for block in content if isinstance(content, list) else []:
+            line = self._envelope("user", message={"role": "user", "content": [block]})
+            result_data = data.get(block.get("tool_use_id"))
+            if result_data is not None:
+                line["tool_use_result"] = result_data
+            lines.append(line)
+        return lines
+
+    def _envelope(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "type": kind,
+            **fields,
+            "parent_tool_use_id": None,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }
+
+    def _system(self, subtype: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "type": "system",
+            "subtype": subtype,
+            **fields,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }
 
     def _init(self, event: ev.SessionStarted) -> dict[str, Any]:
         obj = {

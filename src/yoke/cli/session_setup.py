@@ -110,9 +110,6 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     registry = _tools(args)
     home = _home(env)
     session_id, transcript, chain, loaded = _session(args, cwd, home)
-
-    from yoke.tools.base import SessionState, ToolContext
-
     add_dirs = [Path(d).expanduser().resolve() for d in args.add_dirs]
     gate = _gate(args, settings, cwd, add_dirs, warnings, home)
     # A bare deny rule (`Bash`, `mcp__*`) hides the tool from the model altogether, as in Claude Code.
@@ -120,40 +117,19 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
-    state = SessionState(session_id=session_id, session_dir=session_dir)
-    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
-    if loaded is not None and loaded.todos:
-        state.extras["todos"] = list(loaded.todos)
-    ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=NoAsker())
 
     from yoke.loop.recorder import Recorder
     from yoke.memory import MemoryIndex
-    from yoke.tools.executor import ToolExecutor
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
     recorder = Recorder(transcript, chain)
     pending: list = []  # events raised outside the loop's own steps, drained by the loop
-    ctx.emit = todo_recorder(recorder, pending)
-    executor = ToolExecutor(
-        registry,
-        gate,
-        ctx,
-        before_change=checkpointer(session_dir, recorder),
-        annotate=nested_memory(memory),
-    )
-    loop_settings = LoopSettings(
-        model=model,
-        max_turns=args.max_turns,
-        max_budget_usd=args.max_budget_usd,
-        max_tokens=args.max_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
-        thinking_budget=args.max_thinking_tokens,
-        include_partial=args.include_partial_messages,
-    )
+    executor = _executor(registry, gate, cwd, working_dirs, session_dir, loaded, recorder, memory, pending)
     system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs, git_pending)
     agent = Agent(
         provider=provider,
         executor=executor,
-        settings=loop_settings,
+        settings=_loop_settings(args, model, env),
         recorder=recorder,
         system=system,
         messages=list(loaded.messages) if loaded is not None else [],
@@ -180,10 +156,51 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         provider,
         cwd,
         model,
-        ctx,
+        executor.ctx,
         [],
         args.permission_prompt_tool,
         bool(args.debug),
+    )
+
+
+def _executor(
+    registry: Any,
+    gate: Any,
+    cwd: Path,
+    working_dirs: list[Path],
+    session_dir: Path,
+    loaded: Any,
+    recorder: Any,
+    memory: Any,
+    pending: list,
+) -> Any:
+    """The tool executor and the context every tool call gets."""
+    from yoke.tools.base import SessionState, ToolContext
+    from yoke.tools.executor import ToolExecutor
+
+    state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
+    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
+    if loaded is not None and loaded.todos:
+        state.extras["todos"] = list(loaded.todos)
+    ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=NoAsker())
+    ctx.emit = todo_recorder(recorder, pending)
+    return ToolExecutor(
+        registry,
+        gate,
+        ctx,
+        before_change=checkpointer(session_dir, recorder),
+        annotate=nested_memory(memory),
+    )
+
+
+def _loop_settings(args: Namespace, model: str, env: Mapping[str, str]) -> LoopSettings:
+    return LoopSettings(
+        model=model,
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        max_tokens=args.max_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
+        thinking_budget=args.max_thinking_tokens,
+        include_partial=args.include_partial_messages,
     )
 
 
