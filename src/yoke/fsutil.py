@@ -3,28 +3,31 @@ flushed to disk, then renamed over the target."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
 
 def replace_file(path: Path, data: bytes, mode: int | None = None) -> None:
     """Atomically replace `path` with `data` (parents created). `mode` sets the permission bits; by default
-    an existing file keeps its own."""
+    an existing file keeps its own and a new one gets the usual 0o666 less the umask."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None and path.exists():
-        mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except FileNotFoundError:
+            mode = None
+    temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for any new file
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
+            os.chmod(temp, mode)
+        os.replace(temp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        temp.unlink(missing_ok=True)
         raise

@@ -457,3 +457,30 @@ async def test_interrupt_during_stream_is_recorded_for_the_model(tmp_path):
     await collect(agent)
     await task
     assert agent.messages[-1] == {"role": "user", "content": "[Request interrupted by user]"}
+
+
+class FloodTool(Tool):
+    name = "Flood"
+    description = "test"
+    input_model = WaitInput
+    read_only = True
+    max_result_chars = 1_000
+
+    async def run(self, input, ctx):
+        return ToolResult("".join(f"line {i}\n" for i in range(5_000)))
+
+
+async def test_oversized_result_is_saved_whole_and_previewed(tmp_path):
+    agent = make_agent(
+        tmp_path,
+        [
+            {"content": [tool_use("t1", "Flood", key="x")]},
+            {"content": [{"type": "text", "text": "ok"}]},
+        ],
+        [FloodTool()],
+    )
+    await collect(agent)
+    sent = agent.provider.requests[1].messages[-1]["content"][0]["content"]
+    saved = tmp_path / "session" / "tool-results" / "t1.txt"
+    assert saved.read_text() == "".join(f"line {i}\n" for i in range(5_000))
+    assert str(saved) in sent and len(sent) < 3_000 and sent.startswith("line 0\n")

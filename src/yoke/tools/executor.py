@@ -8,11 +8,11 @@ the model can read; only cancellation (an interrupt) escapes.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoke.fsutil import replace_file
 from yoke.loop.events import PermissionDecided, ToolResultEvent
 from yoke.messages import Block, tool_result_block
 from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
@@ -196,12 +196,8 @@ class ToolExecutor:
         """A result over the tool's cap is saved whole under the session folder; the model gets a preview."""
         if not isinstance(content, str) or len(content) <= tool.max_result_chars:
             return content
-        folder = self.ctx.session.session_dir / "tool-results"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{call.id}.txt"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(content, encoding="utf-8")
-        os.replace(tmp, path)
+        path = self.ctx.session.session_dir / "tool-results" / f"{call.id}.txt"
+        replace_file(path, content.encode("utf-8"))
         return (
             f"{content[:PREVIEW_CHARS]}\n\n… [output truncated: {len(content):,} characters in all; "
             f"the full output is saved at {path} — read it with Read using offset/limit, or Grep it]"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from yoke.fsutil import replace_file
 from yoke.tools.base import FileState, ToolContext, ToolError
 
 _BINARY_SUFFIXES = (
@@ -168,34 +168,17 @@ def number_lines(lines: list[str], first: int) -> str:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace the file's content in one step: a temporary file in the same folder, then a rename. Mode bits
-    of an existing file are kept; a symlink keeps pointing at its (rewritten) target; parents are created."""
+    """Replace the file's content in one step (see `yoke.fsutil.replace_file`): mode bits of an existing file
+    are kept; a symlink keeps pointing at its (rewritten) target; parents are created."""
     target = Path(os.path.realpath(path))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ToolError(f"Cannot create the folder {target.parent}: {e.strerror}.") from None
     try:
-        mode: int | None = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = None
-    temp = target.parent / f".{target.name}.{secrets.token_hex(4)}.yoke-tmp"
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for any new file
+        replace_file(target, data)
     except PermissionError:
         _write_in_place(target, data)  # the folder is read-only but the file may still be writable
-        return
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(temp, mode)
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
 
 
 def _write_in_place(target: Path, data: bytes) -> None:
