@@ -5,9 +5,15 @@ PY := $(VENV)/bin/python
 
 .PHONY: demo test lint bench system-deps
 
+# The package alone: all the demo needs.
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+# Plus what the tests, linters and benchmarks use (pytest, ruff, pypdf, the official Agent SDK).
+$(VENV)/.dev-installed: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $@
 
@@ -25,14 +31,14 @@ system-deps:
 			|| echo "warning: could not install$$missing; tests that need them will be skipped"; \
 	fi
 
-test: $(VENV)/.installed system-deps
+test: $(VENV)/.dev-installed system-deps
 	$(PY) -m pytest -q
 
-lint: $(VENV)/.installed
+lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
