@@ -18,6 +18,10 @@ import pytest
 from yoke.sandbox import SandboxSettings, SandboxUnavailable, wrap_command
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap is Linux only")
+
+# The interpreter itself (stdlib only in these probes): a virtualenv under the host's /tmp is out of sight in
+# the sandbox, whose /tmp is private.
+PYTHON = os.path.realpath(sys.executable) + " -I -S"
 if sys.platform.startswith("linux") and shutil.which("bwrap") is None and not os.environ.get("CI"):
     pytestmark = pytest.mark.skip(reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
@@ -140,7 +144,7 @@ def test_no_network_without_allowed_domains(box: Box, web: int) -> None:
 
 def test_allowed_domain_goes_through_the_proxy(box: Box, web: int) -> None:
     settings = SandboxSettings(enabled=True, allowed_domains=("localhost",), base_dir=box.project)
-    fetch = f'{sys.executable} -c "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())"'
+    fetch = f'{PYTHON} -c "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode().strip())"'
     result = box.run(
         f"{fetch} http://localhost:{web}/ok; {fetch} http://127.0.0.1:{web}/no; echo rc=$?", settings
     )
@@ -152,11 +156,11 @@ def test_allowed_domain_goes_through_the_proxy(box: Box, web: int) -> None:
 
 
 def test_unix_sockets_are_blocked_unless_allowed(box: Box) -> None:
-    probe = f"{sys.executable} -c 'import socket; socket.socket(socket.AF_UNIX); print(\"made\")'"
+    probe = f"{PYTHON} -c 'import socket; socket.socket(socket.AF_UNIX); print(\"made\")'"
     assert "made" not in box.run(probe).stdout
     open_settings = SandboxSettings(enabled=True, allow_all_unix_sockets=True, base_dir=box.project)
     assert "made" in box.run(probe, open_settings).stdout
-    pair = f"{sys.executable} -c 'import socket; socket.socketpair(); print(\"pair\")'"
+    pair = f"{PYTHON} -c 'import socket; socket.socketpair(); print(\"pair\")'"
     assert "pair" in box.run(pair).stdout  # socketpair (asyncio's self-pipe) still works
 
 

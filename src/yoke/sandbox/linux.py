@@ -112,7 +112,15 @@ def bwrap_command(
     if not settings.allow_all_unix_sockets:
         bridge.append("--deny-unix-sockets")
     if bridge:
-        inner = [sys.executable, "-I", "-S", str(Path(__file__).with_name("bridge.py")), *bridge, "--", *argv]
+        # The relay runs with the real interpreter and the standard library only (-I -S): no virtualenv is
+        # needed inside. Whatever of it lives under the host's /tmp (a checkout or a Python built there) is
+        # hidden by the private /tmp, so it is bound back read-only.
+        python = os.path.realpath(sys.executable)
+        relay = os.path.realpath(Path(__file__).with_name("bridge.py"))
+        for path in _existing([python, relay, sys.base_prefix]):
+            if path == "/tmp" or path.startswith("/tmp/"):
+                args += ["--ro-bind", path, path]
+        inner = [python, "-I", "-S", relay, *bridge, "--", *argv]
     for key, value in env.items():
         args += ["--setenv", key, value]
     args += ["--chdir", os.path.realpath(cwd), "--", *inner]
