@@ -112,3 +112,36 @@ async def test_client_interrupt_stops_a_running_tool(project, home):
             after = [m async for m in client.receive_response()]
     assert after[-1].result == "after the interrupt"
     assert not (project / "late.txt").exists()
+
+
+async def test_allow_with_a_session_rule_is_not_asked_again(project, home):
+    from claude_agent_sdk.types import PermissionResultAllow, PermissionRuleValue, PermissionUpdate
+
+    turns = [
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{i}",
+                    "name": "Bash",
+                    "input": {"command": f"touch f{i}.txt"},
+                }
+            ]
+        }
+        for i in range(2)
+    ] + [{"content": [{"type": "text", "text": "done"}]}]
+    asked = []
+
+    async def can_use_tool(tool, tool_input, context):
+        asked.append(tool_input["command"])
+        rule = PermissionRuleValue(tool_name="Bash", rule_content="touch:*")
+        update = PermissionUpdate(type="addRules", rules=[rule], behavior="allow", destination="session")
+        return PermissionResultAllow(updated_input=tool_input, updated_permissions=[update])
+
+    with ScriptedServer(turns) as srv:
+        opts = options(srv, project, home, can_use_tool=can_use_tool)
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("make two files")
+            [m async for m in client.receive_response()]
+    assert asked == ["touch f0.txt"]  # the second touch matched the session rule
+    assert (project / "f0.txt").exists() and (project / "f1.txt").exists()

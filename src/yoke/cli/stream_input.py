@@ -48,8 +48,9 @@ class ControlChannel:
 class StdioAsker(NoAsker):
     """Permission prompts go to the SDK client as `can_use_tool` control requests."""
 
-    def __init__(self, channel: ControlChannel):
+    def __init__(self, channel: ControlChannel, gate: Any = None):
         self.channel = channel
+        self.gate = gate  # applies the permission updates an answer carries ("always allow", mode changes)
 
     async def ask(self, question: PermissionQuestion) -> Answer:
         try:
@@ -66,11 +67,23 @@ class StdioAsker(NoAsker):
         except (RuntimeError, TimeoutError) as exc:
             return Answer("deny", f"Permission request failed: {exc}")
         if reply.get("behavior") == "allow":
+            self._apply_updates(reply.get("updatedPermissions"))
             updated = reply.get("updatedInput")
             return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
         return Answer(
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
         )
+
+
+    def _apply_updates(self, updates: Any) -> None:
+        apply = getattr(self.gate, "apply_update", None)
+        if not callable(apply) or not isinstance(updates, list):
+            return
+        for update in updates:
+            try:
+                apply(update)
+            except (ValueError, OSError) as exc:
+                print(f"yoke: warning: permission update not applied: {exc}", file=sys.stderr)
 
 
 async def serve_stream_json(session: Any) -> bool:
@@ -79,7 +92,7 @@ async def serve_stream_json(session: Any) -> bool:
     emit = printer.emit  # StreamJsonPrinter: one flushed line per object
     channel = ControlChannel(emit)
     if getattr(session, "permission_prompt_tool", None) == "stdio":
-        session.tool_ctx.asker = StdioAsker(channel)
+        session.tool_ctx.asker = StdioAsker(channel, session.agent.executor.gate)
     queue: asyncio.Queue = asyncio.Queue()
     reader = asyncio.get_running_loop().create_task(_read_stdin(queue, channel, session, emit))
     last_error = False
