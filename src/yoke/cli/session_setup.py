@@ -95,6 +95,11 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     warnings.extend(getattr(gate, "warnings", []) or [])
     if args.mcp_config:
         warnings.append("MCP servers are not supported yet: --mcp-config is ignored")
+    if args.permission_prompt_tool not in (None, "stdio"):
+        warnings.append(
+            f"--permission-prompt-tool {args.permission_prompt_tool}: only 'stdio' is supported yet; "
+            "permission questions are answered no"
+        )
     for warning in warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     return HeadlessSession(
