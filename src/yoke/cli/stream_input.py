@@ -74,7 +74,6 @@ class StdioAsker(NoAsker):
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
         )
 
-
     def _apply_updates(self, updates: Any) -> None:
         apply = getattr(self.gate, "apply_update", None)
         if not callable(apply) or not isinstance(updates, list):
