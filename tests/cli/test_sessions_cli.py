@@ -117,3 +117,57 @@ def test_manual_compact_then_continue(yoke):
         history = json.dumps(srv.requests[0].body["messages"])
     assert after.code == 0, after.stderr
     assert "It is in parse.py." in history  # the summary replaced the old exchange
+
+
+def test_rewind_restores_files_edited_by_a_run(yoke, home, project):
+    target = project / "config.txt"
+    target.write_text("mode = safe\n")
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": str(target)}}
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_e",
+                    "name": "Edit",
+                    "input": {"file_path": str(target), "old_string": "safe", "new_string": "fast"},
+                }
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(project / "new.txt"), "content": "created\n"},
+                }
+            ]
+        },
+        {"content": [{"type": "text", "text": "changed"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "switch to fast",
+            "--permission-mode",
+            "acceptEdits",
+            "--output-format",
+            "json",
+            env=anthropic_env(srv),
+        )
+    assert run.code == 0, run.stderr
+    assert target.read_text() == "mode = fast\n" and (project / "new.txt").exists()
+    from yoke.session.transcript import sanitize_project
+
+    session_id = json.loads(run.stdout)["session_id"]
+    transcript = home / ".yoke" / "projects" / sanitize_project(project) / f"{session_id}.jsonl"
+    prompt = next(json.loads(x) for x in transcript.read_text().splitlines() if '"type":"user"' in x)
+    rewound = yoke("rewind", prompt["uuid"], "--files-only")
+    assert rewound.code == 0, rewound.stderr
+    assert target.read_text() == "mode = safe\n"
+    assert not (project / "new.txt").exists()

@@ -26,6 +26,19 @@ SDK_ARGV = [
 ]
 
 
+def launch(project, env) -> subprocess.Popen:
+    """yoke started the way the Agent SDK starts it: NDJSON both ways over pipes."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "yoke", *SDK_ARGV],
+        cwd=project,
+        env=env,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
 def send(proc, obj):
     proc.stdin.write(json.dumps(obj) + "\n")
     proc.stdin.flush()
@@ -60,15 +73,7 @@ def test_sdk_style_session_with_permission_prompt(project, base_env):
     ]
     with ScriptedServer(turns) as srv:
         env = dict(base_env, **anthropic_env(srv), CLAUDE_CODE_ENTRYPOINT="sdk-py")
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "yoke", *SDK_ARGV],
-            cwd=project,
-            env=env,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        proc = launch(project, env)
         try:
             send(
                 proc,
@@ -145,15 +150,7 @@ def test_permission_denied_over_stdio(project, base_env):
     ]
     with ScriptedServer(turns) as srv:
         env = dict(base_env, **anthropic_env(srv))
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "yoke", *SDK_ARGV],
-            cwd=project,
-            env=env,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        proc = launch(project, env)
         try:
             send(proc, {"type": "user", "message": {"role": "user", "content": "write"}})
             ask = read_until(proc, lambda o: o["type"] == "control_request")[-1]

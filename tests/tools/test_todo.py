@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from yoke.loop.events import TodosChanged
 from yoke.tools.base import SessionState, ToolContext
-from yoke.tools.builtin.todo import TodosUpdated, TodoWriteInput, TodoWriteTool
+from yoke.tools.builtin.todo import TodoWriteInput, TodoWriteTool
 
 
 def make_ctx(tmp_path: Path, emit=None) -> ToolContext:
@@ -34,7 +35,7 @@ async def test_replaces_list_and_reports_old_and_new(tmp_path):
     second = [todo("Build", "completed"), todo("Test", "in_progress")]
     result = await write(ctx, second)
     assert result.data["oldTodos"] == first and result.data["newTodos"] == second
-    assert events == [TodosUpdated(first), TodosUpdated(second)]
+    assert events == [TodosChanged(first), TodosChanged(second)]
 
 
 async def test_all_completed_clears_stored_list(tmp_path):

@@ -44,12 +44,9 @@ class HeadlessSession:
         return self.printer.result
 
     async def context_report(self) -> str:
-        try:
-            from yoke.context.inspect import context_report
+        from yoke.context.inspect import context_report
 
-            return context_report(self.cwd, self.model)
-        except ImportError:  # pragma: no cover - context package not present
-            return "\n\n".join(b.get("text", "") for b in self.agent.system)
+        return context_report(self.cwd, self.model)
 
     async def close(self) -> None:
         if "shell" in self.tool_ctx.session.extras:

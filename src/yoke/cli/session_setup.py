@@ -142,7 +142,7 @@ def _executor(
         registry,
         gate,
         ctx,
-        before_change=checkpointer(session_dir, recorder),
+        before_change=checkpointer(session_dir, recorder, cwd),
         annotate=nested_memory(memory),
     )
 

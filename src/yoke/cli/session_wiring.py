@@ -21,14 +21,14 @@ def _input_path(ctx_cwd: Path, input: dict[str, Any]) -> Path | None:
     return None
 
 
-def checkpointer(session_dir: Path, recorder: Any) -> Any:
+def checkpointer(session_dir: Path, recorder: Any, cwd: Path) -> Any:
     """Before a file-changing call, keep the file's prior content so `yoke rewind` can restore it."""
     from yoke.session.checkpoints import Checkpoints
 
     checkpoints = Checkpoints(session_dir)
 
     def snapshot(tool: Any, input: dict[str, Any]) -> None:
-        path = _input_path(Path.cwd(), input)
+        path = _input_path(cwd, input)
         if path is None or recorder.last_prompt_uuid is None:
             return
         try:
@@ -44,10 +44,9 @@ def todo_recorder(recorder: Any, pending: list) -> Any:
     as a TodosChanged event, to the front-end."""
 
     def emit(event: Any) -> None:
-        todos = getattr(event, "todos", None)
-        if todos is not None:
-            recorder.todos(list(todos))
-            pending.append(ev.TodosChanged(list(todos)))
+        if isinstance(event, ev.TodosChanged):
+            recorder.todos(list(event.todos))
+        pending.append(event)
 
     return emit
 

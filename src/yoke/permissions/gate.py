@@ -116,5 +116,5 @@ class SimpleGate:
             return Decision("deny", f"{tool.name} is not pre-approved (dontAsk mode).", "mode:dontAsk")
         return Decision("ask", f"{tool.name} needs approval.", "default")
 
-    def remember(self, tool: Tool) -> None:
+    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
         self.session_allowed.add(tool.name)

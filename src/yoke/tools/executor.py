@@ -87,12 +87,14 @@ class ToolExecutor:
     def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
         """Group consecutive concurrency-safe calls; every other call is a batch of one."""
         batches: list[list[ToolCall]] = []
+        last_safe = False
         for call in calls:
             safe = self._is_safe(call)
-            if safe and batches and batches[-1] and self._is_safe(batches[-1][0]):
+            if safe and last_safe:
                 batches[-1].append(call)
             else:
                 batches.append([call])
+            last_safe = safe
         return batches
 
     def _is_safe(self, call: ToolCall) -> bool:
@@ -158,10 +160,7 @@ class ToolExecutor:
         if answer.behavior == "allow" and answer.remember:
             remember = getattr(self.gate, "remember", None)
             if callable(remember):
-                try:
-                    remember(tool, call.input, "session")
-                except TypeError:
-                    remember(tool)
+                remember(tool, call.input, "session")
         return answer
 
     async def _execute(self, tool: Tool, call: ToolCall, parsed: Any, emit: Emit) -> CallOutcome:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from yoke.loop.events import TodosChanged
 from yoke.tools.base import Tool, ToolContext, ToolResult
 from yoke.tools.schema import ToolInput
 
@@ -39,13 +39,6 @@ class TodoWriteInput(ToolInput):
     todos: list[TodoItem] = Field(description="The whole updated todo list")
 
 
-@dataclass(slots=True, frozen=True)
-class TodosUpdated:
-    """Published through `ctx.emit` after every TodoWrite so front-ends can show the list."""
-
-    todos: list[dict[str, Any]]
-
-
 class TodoWriteTool(Tool):
     name: ClassVar[str] = "TodoWrite"
     description: ClassVar[str] = DESCRIPTION
@@ -57,7 +50,7 @@ class TodoWriteTool(Tool):
         # A finished list is cleared, so the next piece of work starts from an empty one.
         ctx.session.extras[TODOS_KEY] = [] if new and all(t["status"] == "completed" for t in new) else new
         if ctx.emit is not None:
-            ctx.emit(TodosUpdated(todos=list(ctx.session.extras[TODOS_KEY])))
+            ctx.emit(TodosChanged(list(ctx.session.extras[TODOS_KEY])))  # front-ends show it
         text = (
             "Todos have been modified successfully. Keep using the todo list to track your progress, "
             "and go on with the current task if there is one."
