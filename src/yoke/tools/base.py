@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -33,6 +33,17 @@ class ToolResult:
 
 class ToolError(Exception):
     """A failure the model should read and correct (wrapped in <tool_use_error> for the model)."""
+
+
+class ToolInputError(ToolError):
+    """The input does not fit the tool's schema (reported to the model as an InputValidationError)."""
+
+
+# What a call does, in the Agent Client Protocol's words: permissions, checkpoints and front-ends read it
+# instead of keeping lists of tool names.
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
 
 
 @dataclass(slots=True)
@@ -80,6 +91,8 @@ class Tool:
     aliases: ClassVar[tuple[str, ...]] = ()  # legacy names accepted in calls, rules and matchers
     description: ClassVar[str]
     input_model: ClassVar[type[BaseModel]]
+    kind: ClassVar[ToolKind] = "other"
+    path_fields: ClassVar[tuple[str, ...]] = ()  # input fields that name a file or folder the call touches
     read_only: ClassVar[bool] = False
     destructive: ClassVar[bool] = False
     concurrency_safe: ClassVar[bool] = False
@@ -92,6 +105,18 @@ class Tool:
 
     def is_read_only(self, input: Any) -> bool:
         return self.read_only
+
+    def validate(self, input: dict[str, Any]) -> Any:
+        """The raw JSON input parsed into what `run` takes; `ToolInputError` says what does not fit.
+        Built-in tools parse with their pydantic model; tools described by a JSON schema (MCP) override."""
+        try:
+            return self.input_model.model_validate(input)
+        except Exception as exc:  # pydantic's ValidationError, imported only with the tool
+            raise ToolInputError(validation_summary(exc)) from None
+
+    def paths(self, input: dict[str, Any]) -> list[str]:
+        """The paths this call's input names, as written (resolution is the caller's business)."""
+        return [v for k in self.path_fields if isinstance(v := input.get(k), str) and v]
 
     def input_schema(self) -> dict[str, Any]:
         schema = self.input_model.model_json_schema()
@@ -107,3 +132,15 @@ class Tool:
     def summary(self, input: Any) -> str:
         """A short human-readable description of a call (for prompts and logs)."""
         return self.name
+
+
+def validation_summary(exc: Exception) -> str:
+    """A pydantic validation error as one line: `field: problem; field: problem`."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc)
+    parts = []
+    for err in errors():
+        loc = ".".join(str(p) for p in err.get("loc", ())) or "input"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)

@@ -18,7 +18,15 @@ from typing import Any
 
 from yoke.tools.base import Tool, ToolContext, ToolResult
 
-FLAGS = ("read_only", "destructive", "concurrency_safe", "timeout_s", "max_result_chars")
+FLAGS = (
+    "read_only",
+    "destructive",
+    "concurrency_safe",
+    "timeout_s",
+    "max_result_chars",
+    "kind",
+    "path_fields",
+)
 
 
 class LazyTool(Tool):
@@ -29,7 +37,8 @@ class LazyTool(Tool):
         self.aliases = tuple(entry.get("aliases", ()))  # type: ignore[misc]
         self.description = entry["description"]  # type: ignore[misc]
         for flag in FLAGS:
-            setattr(self, flag, entry[flag])
+            value = entry[flag]
+            setattr(self, flag, tuple(value) if isinstance(value, list) else value)
         self._schema: dict[str, Any] = entry["input_schema"]
         self._where = (entry["module"], entry["class"])
         self._real: Tool | None = None
@@ -47,6 +56,9 @@ class LazyTool(Tool):
 
     def input_schema(self) -> dict[str, Any]:
         return json.loads(json.dumps(self._schema))
+
+    def validate(self, input: dict[str, Any]) -> Any:
+        return self.real.validate(input)
 
     def is_concurrency_safe(self, input: Any) -> bool:
         return self.real.is_concurrency_safe(input)

@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 DESCRIPTION = """\
@@ -55,6 +55,7 @@ class AskUserQuestionInput(ToolInput):
 
 class AskUserQuestionTool(Tool):
     name: ClassVar[str] = "AskUserQuestion"
+    kind: ClassVar[ToolKind] = "other"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = AskUserQuestionInput
     read_only: ClassVar[bool] = True

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
 from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_note, read_capped
@@ -81,6 +81,7 @@ class BashInput(ToolInput):
 
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
+    kind: ClassVar[ToolKind] = "execute"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = BashInput
     timeout_s: ClassVar[float | None] = 3600.0  # the tool enforces its own, shorter timeouts

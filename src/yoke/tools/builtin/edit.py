@@ -77,6 +77,8 @@ class MultiEditInput(ToolInput):
 
 class EditTool(Tool):
     name = "Edit"
+    kind = "edit"
+    path_fields = ("file_path",)
     description = EDIT_DESCRIPTION
     input_model = EditInput
 
@@ -103,6 +105,8 @@ class EditTool(Tool):
 
 class MultiEditTool(Tool):
     name = "MultiEdit"
+    kind = "edit"
+    path_fields = ("file_path",)
     description = MULTI_EDIT_DESCRIPTION
     input_model = MultiEditInput
 

@@ -42,6 +42,8 @@ class GlobInput(ToolInput):
 
 class GlobTool(Tool):
     name = "Glob"
+    kind = "search"
+    path_fields = ("path",)
     description = DESCRIPTION
     input_model = GlobInput
     read_only = True

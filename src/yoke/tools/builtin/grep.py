@@ -74,6 +74,8 @@ class GrepInput(ToolInput):
 
 class GrepTool(Tool):
     name = "Grep"
+    kind = "search"
+    path_fields = ("path",)
     description = DESCRIPTION
     input_model = GrepInput
     read_only = True

@@ -57,6 +57,8 @@ class NotebookEditInput(ToolInput):
 
 class NotebookEditTool(Tool):
     name = "NotebookEdit"
+    kind = "edit"
+    path_fields = ("notebook_path",)
     description = DESCRIPTION
     input_model = NotebookEditInput
 

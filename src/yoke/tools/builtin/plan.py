@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 PLAN_KEY = "plan"  # SessionState.extras: the plan most recently presented
@@ -36,6 +36,7 @@ class ExitPlanModeInput(ToolInput):
 
 class ExitPlanModeTool(Tool):
     name: ClassVar[str] = "ExitPlanMode"
+    kind: ClassVar[ToolKind] = "switch_mode"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = ExitPlanModeInput
     read_only: ClassVar[bool] = True  # presenting a plan changes nothing; it must run in plan mode

@@ -74,6 +74,8 @@ class ReadInput(ToolInput):
 
 class ReadTool(Tool):
     name = "Read"
+    kind = "read"
+    path_fields = ("file_path",)
     description = DESCRIPTION
     input_model = ReadInput
     read_only = True

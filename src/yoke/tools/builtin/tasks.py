@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 from yoke.tools.shell.output import max_output_chars, persisted_note
 from yoke.tools.shell.script import settings_env
@@ -46,6 +46,7 @@ class TaskOutputInput(ToolInput):
 
 class TaskOutputTool(Tool):
     name: ClassVar[str] = "TaskOutput"
+    kind: ClassVar[ToolKind] = "read"
     aliases: ClassVar[tuple[str, ...]] = ("BashOutput",)
     description: ClassVar[str] = TASK_OUTPUT_DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = TaskOutputInput
@@ -148,6 +149,7 @@ class TaskStopInput(ToolInput):
 
 class TaskStopTool(Tool):
     name: ClassVar[str] = "TaskStop"
+    kind: ClassVar[ToolKind] = "execute"
     aliases: ClassVar[tuple[str, ...]] = ("KillShell", "KillBash")
     description: ClassVar[str] = TASK_STOP_DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = TaskStopInput

@@ -7,7 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from yoke.loop.events import TodosChanged
-from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 TODOS_KEY = "todos"  # SessionState.extras entry holding the current list (kept across compaction)
@@ -41,6 +41,7 @@ class TodoWriteInput(ToolInput):
 
 class TodoWriteTool(Tool):
     name: ClassVar[str] = "TodoWrite"
+    kind: ClassVar[ToolKind] = "think"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = TodoWriteInput
 

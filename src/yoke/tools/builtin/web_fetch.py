@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 MAX_MARKDOWN_CHARS = 90_000
@@ -37,6 +37,7 @@ class WebFetchInput(ToolInput):
 
 class WebFetchTool(Tool):
     name: ClassVar[str] = "WebFetch"
+    kind: ClassVar[ToolKind] = "fetch"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = WebFetchInput
     read_only: ClassVar[bool] = True  # as in Claude Code; the gate still asks per domain

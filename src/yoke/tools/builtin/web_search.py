@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 DESCRIPTION = """\
@@ -35,6 +35,7 @@ class WebSearchInput(ToolInput):
 
 class WebSearchTool(Tool):
     name: ClassVar[str] = "WebSearch"
+    kind: ClassVar[ToolKind] = "fetch"
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = WebSearchInput
     read_only: ClassVar[bool] = True

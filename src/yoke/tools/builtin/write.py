@@ -41,6 +41,8 @@ class WriteInput(ToolInput):
 
 class WriteTool(Tool):
     name = "Write"
+    kind = "edit"
+    path_fields = ("file_path",)
     description = DESCRIPTION
     input_model = WriteInput
 
