@@ -25,6 +25,7 @@ TerminationReason = Literal[
     "tool_denied_stop",
     "hook_stopped",
     "loop_detected",
+    "structured_output_retries",
 ]
 
 
@@ -196,6 +197,7 @@ class Result(AgentEvent):
     stop_reason: str | None = None
     errors: list[str] = field(default_factory=list)
     api_error_status: int | None = None
+    structured_output: Any = None  # --json-schema: the StructuredOutput tool's validated input
 
 
 Event = (

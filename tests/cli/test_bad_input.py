@@ -33,9 +33,11 @@ def test_bad_flags(yoke, args, needle):
 
 
 def test_missing_api_key(yoke):
+    """As in Claude Code, the failed model call is the result: text mode prints it on stdout, exit 1."""
     run = yoke("-p", "hi")
-    assert run.code != 0
-    assert "ANTHROPIC_API_KEY" in one_line(run)
+    assert run.code == 1
+    assert len(run.stdout.splitlines()) == 1 and "ANTHROPIC_API_KEY" in run.stdout
+    assert "Traceback" not in run.stderr
 
 
 def test_no_prompt(yoke):

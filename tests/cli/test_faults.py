@@ -73,8 +73,8 @@ def test_fatal_status_is_one_clear_line(yoke, status, needle):
     with ScriptedServer([dict(DONE, fault={"status": status, "times": "always"})]) as srv:
         run = yoke("-p", "hi", env=anthropic_env(srv))
     assert run.code == 1
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1, run.stderr
+    lines = run.stdout.strip().splitlines()  # the API error is the result: stdout, as Claude Code
+    assert len(lines) == 1, run.stdout
     assert needle in lines[0]
     assert "Traceback" not in run.stderr
 
@@ -114,8 +114,8 @@ def test_unreachable_base_url(yoke):
         },
     )
     assert run.code == 1
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0], run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0], run.stdout
 
 
 def test_malformed_tool_json_reaches_the_model(yoke, project):

@@ -195,7 +195,7 @@ def test_max_turns_result_matches_claude_code(yoke, project):
     assert result["subtype"] == "error_max_turns" and result["is_error"] is True
     assert result["num_turns"] == 3 and result["errors"] == ["Reached maximum number of turns (2)"]
     assert "result" not in result
-    assert text.code == 1 and text.stderr.strip() == "Error: Reached max turns (1)"
+    assert text.code == 1 and text.stdout == "Error: Reached max turns (1)\n"
 
 
 def test_verbose_text_shows_steps_and_the_todo_list(yoke, project):
@@ -215,9 +215,10 @@ def test_verbose_text_shows_steps_and_the_todo_list(yoke, project):
     with ScriptedServer(turns) as srv:
         run = yoke("-p", "plan", "--verbose", env=anthropic_env(srv))
     assert run.code == 0, run.stderr
-    assert "● TodoWrite(" in run.stdout
-    assert "◐ Write the parser" in run.stdout and "☐ Test it" in run.stdout
-    assert "── done" in run.stdout
+    assert run.stdout == "Planned.\n"  # the live view goes to stderr; stdout stays pipe-clean
+    assert "● TodoWrite(" in run.stderr
+    assert "◐ Write the parser" in run.stderr and "☐ Test it" in run.stderr
+    assert "── done" in run.stderr
 
 
 def test_debug_explains_each_step_on_stderr(yoke, project, greet):

@@ -1,106 +1,165 @@
-"""Command-line flags, Claude Code's names and forms (`--flag value` and `--flag=value`)."""
+"""Command-line flags, Claude Code's names and forms (`--flag value` and `--flag=value`).
+
+Every flag `claude --help` of the Claude Code release Yoke follows accepts is accepted here (hidden ones the
+Agent SDKs pass too); anything else is refused before any work with Claude Code's own line,
+`error: unknown option '--x'`, and exit code 1. Flags for features other parts bring (agents, MCP, plugins,
+worktrees) are parsed and mapped into `SessionOptions` (cli/options.py); the flags Yoke accepts only so
+scripts keep working are declared in `args_compat.py`.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 from typing import NoReturn
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
 class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit code 2."""
+    """Bad command-line input: one line on stderr, exit code 1 (as Claude Code's option parser)."""
+
+    def __init__(self, message: str, *, exact: bool = False):
+        super().__init__(message)
+        self.exact = exact  # print the message as it is (Claude Code's own wording), no "yoke:" prefix
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
+        raise UsageError(_commander_wording(message, self), exact=True)
+
+
+def _commander_wording(message: str, parser: argparse.ArgumentParser) -> str:
+    """argparse's complaint in the words of Claude Code's parser (commander), which scripts may match."""
+    missing = re.match(r"argument (\S+?)(?:/\S+)*: expected (?:one|at least one) argument", message)
+    if missing:
+        flag = missing.group(1).split("/")[0]
+        return f"error: option '{_flag_usage(parser, flag)}' argument missing"
+    unknown = re.match(r"unrecognized arguments: (.*)", message)
+    if unknown:
+        return unknown_option_message(unknown.group(1).split()[0], parser)
+    return f"error: {message}"
+
+
+def _flag_usage(parser: argparse.ArgumentParser, flag: str) -> str:
+    for action in parser._actions:
+        if flag in action.option_strings:
+            names = ", ".join(action.option_strings)
+            return f"{names} <{(action.metavar or action.dest).lower().replace('_', '-')}>"
+    return flag
+
+
+def unknown_option_message(option: str, parser: argparse.ArgumentParser) -> str:
+    line = f"error: unknown option '{option}'"
+    known = [s for a in parser._actions for s in a.option_strings if s.startswith("--")]
+    close = difflib.get_close_matches(option.split("=", 1)[0], known, n=1, cutoff=0.7)
+    return f"{line}\n(Did you mean {close[0]}?)" if close else line
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from yoke.cli.args_compat import add_compat_flags
+
     p = _Parser(
         prog="yoke",
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
-            "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER]"
+            "commands: yoke sessions list · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
+            "yoke mcp · yoke plugin · yoke agents · yoke hooks · yoke memory · yoke doctor"
         ),
         allow_abbrev=False,
     )
     p.add_argument("prompt", nargs="?", help="the prompt (or pipe it on stdin)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run, print, exit")
-    p.add_argument("--output-format", default="text", help="text | json | stream-json")
-    p.add_argument("--input-format", default="text", help="text | stream-json")
+    p.add_argument("--output-format", default="text", metavar="format", help="text | json | stream-json")
+    p.add_argument("--input-format", default="text", metavar="format", help="text | stream-json")
     p.add_argument("--verbose", action="store_true", help="full turn-by-turn output (needed for stream-json)")
     p.add_argument(
         "--include-partial-messages", action="store_true", help="stream-json: emit stream_event lines"
     )
-    p.add_argument("--max-turns", type=int, help="stop after N model round trips")
-    p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
-    p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")
-    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay")
-    p.add_argument("--fallback-model", help="accepted for compatibility")
-    p.add_argument("--max-tokens", type=int, help="output token limit per response")
-    p.add_argument("--max-thinking-tokens", type=int, help="enable extended thinking with this budget")
-    p.add_argument("--system-prompt", help="replace the default system prompt")
-    p.add_argument("--system-prompt-file", help="replace the system prompt with this file's text")
-    p.add_argument("--append-system-prompt", help="append to the system prompt")
-    p.add_argument("--append-system-prompt-file", help="append this file's text to the system prompt")
     p.add_argument(
-        "--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="*", action="extend", default=[]
+        "--include-hook-events", action="store_true", help="stream-json: emit hook_started/response lines"
     )
     p.add_argument(
-        "--disallowedTools",
-        "--disallowed-tools",
-        dest="disallowed_tools",
-        nargs="*",
-        action="extend",
-        default=[],
+        "--replay-user-messages", action="store_true", help="stream-json in and out: echo user messages"
     )
-    p.add_argument("--tools", help='restrict the built-in tools: "a,b", "" for none, "default"')
-    p.add_argument("--permission-mode", help="default | acceptEdits | plan | dontAsk | bypassPermissions")
-    p.add_argument("--permission-prompt-tool", help="who answers permission prompts headlessly (stdio)")
-    p.add_argument(
-        "--dangerously-skip-permissions", action="store_true", help="= --permission-mode bypassPermissions"
-    )
+    p.add_argument("--json-schema", metavar="schema", help="answer with JSON valid against this schema")
+    p.add_argument("--max-turns", type=_whole, metavar="turns", help="stop after N model round trips")
+    p.add_argument("--max-budget-usd", type=_amount, metavar="amount", help="stop once it has cost this")
+    p.add_argument("--model", metavar="model", help="model id or alias (sonnet, opus, haiku)")
+    p.add_argument("--fallback-model", metavar="model", help="models to try when the first is overloaded")
+    p.add_argument("--effort", metavar="level", help="reasoning effort: " + " | ".join(EFFORT_LEVELS))
+    p.add_argument("--betas", nargs="*", action="extend", default=[], metavar="betas", help="beta headers")
+    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay (Yoke's own)")
+    p.add_argument("--max-tokens", type=_whole, help="output token limit per response (Yoke's own)")
+    p.add_argument("--max-thinking-tokens", type=_whole, metavar="tokens", help="extended thinking budget")
+    p.add_argument("--system-prompt", metavar="prompt", help="replace the default system prompt")
+    p.add_argument("--system-prompt-file", metavar="file", help="replace the system prompt with a file")
+    p.add_argument("--append-system-prompt", metavar="prompt", help="append to the system prompt")
+    p.add_argument("--append-system-prompt-file", metavar="file", help="append a file to the system prompt")
+    for names, dest in ((("--allowedTools", "--allowed-tools"), "allowed_tools"),
+                        (("--disallowedTools", "--disallowed-tools"), "disallowed_tools")):  # fmt: skip
+        p.add_argument(*names, dest=dest, nargs="*", action="extend", default=[], metavar="tools")
+    p.add_argument("--tools", nargs="*", action="extend", metavar="tools", help='built-ins: "a b", "", default')
+    p.add_argument("--permission-mode", metavar="mode", help=" | ".join(PERMISSION_MODES))
+    p.add_argument("--permission-prompt-tool", metavar="tool", help="who answers permission prompts (stdio)")
+    p.add_argument("--dangerously-skip-permissions", action="store_true", help="= bypassPermissions mode")
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument(
-        "-c",
-        "--continue",
-        dest="continue_session",
-        action="store_true",
-        help="continue the latest session here",
-    )
-    p.add_argument("-r", "--resume", nargs="?", const="", help="resume a session by id or path")
-    p.add_argument(
-        "--fork-session", action="store_true", help="with --resume/--continue: use a new session id"
-    )
-    p.add_argument("--session-id", help="use this session id (a UUID)")
+    p.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="continue here")
+    p.add_argument("-r", "--resume", nargs="?", const="", metavar="value", help="resume a session by id")
+    p.add_argument("--fork-session", action="store_true", help="with --resume/--continue: a new session id")
+    p.add_argument("--session-id", metavar="uuid", help="use this session id (a UUID)")
     p.add_argument("--no-session-persistence", action="store_true", help="do not write a transcript")
-    p.add_argument(
-        "--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], help="extra working dirs"
-    )
-    p.add_argument("--settings", help="a settings JSON file or string")
-    p.add_argument("--setting-sources", help="comma-separated: user,project,local")
-    p.add_argument("--mcp-config", nargs="*", action="extend", default=[], help=argparse.SUPPRESS)
-    p.add_argument("--strict-mcp-config", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
-    p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
-    p.add_argument(
-        "--compact",
-        nargs="?",
-        const="",
-        metavar="INSTRUCTIONS",
-        help="with -c/-r: summarize the conversation now (= the prompt /compact [instructions])",
-    )
-    p.add_argument(
-        "--print-context", action="store_true", help="show the assembled context and its token cost"
-    )
-    p.add_argument("--debug", nargs="?", const="all", help="print debug details and tracebacks to stderr")
+    p.add_argument("--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], metavar="dirs")
+    p.add_argument("--settings", metavar="file-or-json", help="a settings JSON file or string")
+    p.add_argument("--setting-sources", metavar="sources", help="comma-separated: user,project,local")
+    p.add_argument("--mcp-config", nargs="*", action="extend", default=[], metavar="configs")
+    p.add_argument("--strict-mcp-config", action="store_true", help="only the servers of --mcp-config")
+    p.add_argument("--agents", metavar="json", help="define sub-agents: a JSON object")
+    p.add_argument("--agent", metavar="agent", help="run the session as this agent")
+    p.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="paths")
+    p.add_argument("-w", "--worktree", nargs="?", const="", metavar="name", help="work in a git worktree")
+    p.add_argument("-d", "--debug", nargs="?", const="all", metavar="filter", help="debug details on stderr")
+    p.add_argument("--debug-file", metavar="path", help="write debug details to this file")
+    p.add_argument("--record", help="record every model exchange to this cassette (Yoke's own)")
+    p.add_argument("--replay", help="answer from this cassette instead of a model (Yoke's own)")
+    p.add_argument("--compact", nargs="?", const="", metavar="INSTRUCTIONS", help="with -c/-r: /compact now")
+    p.add_argument("--print-context", action="store_true", help="show the assembled context and its cost")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
+    add_compat_flags(p)
     return p
+
+
+def _whole(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+
+
+def _amount(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an amount") from None
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """Parse and check the command line; UsageError for anything Claude Code would refuse."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    options = [u for u in unknown if u.startswith("-") and u != "-"]
+    if options:
+        raise UsageError(unknown_option_message(options[0], parser), exact=True)
+    if unknown:  # a second positional: Claude Code takes one prompt; say so rather than drop words
+        raise UsageError(
+            f"too many arguments: {' '.join(unknown)!r} (quote the prompt: yoke -p \"...\")"
+        )
+    validate(args)
+    return args
 
 
 def split_tool_list(values: list[str]) -> list[str]:
@@ -124,20 +183,20 @@ def split_tool_list(values: list[str]) -> list[str]:
     return [r.strip() for r in rules if r.strip()]
 
 
+def _choice(flag: str, value: str | None, allowed: tuple[str, ...]) -> None:
+    if value is not None and value not in allowed:
+        raise UsageError(
+            f"error: option '{flag}' argument '{value}' is invalid. Allowed choices are {', '.join(allowed)}.",
+            exact=True,
+        )
+
+
 def validate(args: argparse.Namespace) -> None:
     """Checks argparse cannot express, each failing with one line that says what to fix."""
-    if args.output_format not in OUTPUT_FORMATS:
-        raise UsageError(
-            f"--output-format must be one of {', '.join(OUTPUT_FORMATS)} (got {args.output_format!r})"
-        )
-    if args.input_format not in INPUT_FORMATS:
-        raise UsageError(
-            f"--input-format must be one of {', '.join(INPUT_FORMATS)} (got {args.input_format!r})"
-        )
-    if args.permission_mode is not None and args.permission_mode not in PERMISSION_MODES:
-        raise UsageError(
-            f"--permission-mode must be one of {', '.join(PERMISSION_MODES)} (got {args.permission_mode!r})"
-        )
+    _choice("--output-format <format>", args.output_format, OUTPUT_FORMATS)
+    _choice("--input-format <format>", args.input_format, INPUT_FORMATS)
+    _choice("--permission-mode <mode>", args.permission_mode, PERMISSION_MODES)
+    _choice("--effort <level>", args.effort, EFFORT_LEVELS)
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be a positive whole number")
     if args.max_budget_usd is not None and args.max_budget_usd <= 0:
@@ -145,7 +204,7 @@ def validate(args: argparse.Namespace) -> None:
     if args.system_prompt is not None and args.system_prompt_file:
         raise UsageError("use either --system-prompt or --system-prompt-file, not both")
     if args.print_mode and args.output_format == "stream-json" and not args.verbose:
-        raise UsageError("When using --print, --output-format=stream-json requires --verbose")
+        raise UsageError("Error: When using --print, --output-format=stream-json requires --verbose", exact=True)
     if args.session_id is not None and args.session_id:
         import uuid
 

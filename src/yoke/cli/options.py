@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from argparse import Namespace
 from pathlib import Path
@@ -14,8 +15,9 @@ from yoke.session.options import SessionOptions
 def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     tools = None
-    if args.tools is not None and args.tools.strip() != "default":
-        tools = split_tool_list([args.tools])
+    if args.tools is not None:
+        names = split_tool_list(args.tools)
+        tools = None if names == ["default"] else names
     return SessionOptions(
         cwd=cwd,
         model=args.model,
@@ -24,6 +26,10 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         record=Path(args.record) if args.record else None,
         max_output_tokens=args.max_tokens,
         max_thinking_tokens=args.max_thinking_tokens,
+        effort=args.effort,
+        fallback_models=[m for m in (args.fallback_model or "").replace(" ", ",").split(",") if m],
+        betas=[b for v in args.betas for b in v.replace(" ", ",").split(",") if b],
+        json_schema=_json_schema(args.json_schema),
         system_prompt=_prompt(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),
         append_system_prompt=_appended(args),
         tools=tools,
@@ -43,7 +49,39 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         session_id=args.session_id,
         persist=not args.no_session_persistence,
         entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
+        agent=args.agent,
+        agents=_json_object(args.agents, "--agents") if args.agents else {},
+        mcp_configs=list(args.mcp_config),
+        strict_mcp_config=args.strict_mcp_config,
+        plugin_dirs=[Path(d).expanduser() for d in args.plugin_dirs],
+        worktree=args.worktree,
+        include_hook_events=args.include_hook_events,
     )
+
+
+def _json_object(text: str, flag: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{flag}: not valid JSON ({exc.msg} at position {exc.pos})", usage=True) from None
+    if not isinstance(value, dict):
+        raise SessionError(f"{flag}: expected a JSON object, got {type(value).__name__}", usage=True)
+    return value
+
+
+def _json_schema(text: str | None) -> dict | None:
+    """--json-schema takes the schema itself (as Claude Code) or, as a convenience, a file holding it."""
+    if text is None:
+        return None
+    if not text.lstrip().startswith("{") and Path(text).expanduser().is_file():
+        text = _read_text(text, "--json-schema")
+    schema = _json_object(text, "--json-schema")
+    from yoke.session.structured import check_schema
+
+    problem = check_schema(schema)
+    if problem:
+        raise SessionError(f"--json-schema: invalid schema: {problem}", usage=True)
+    return schema
 
 
 def _sources(value: str | None) -> list[str] | None:

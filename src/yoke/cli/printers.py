@@ -25,6 +25,7 @@ RESULT_SUBTYPES = {
     "budget_exceeded": "error_max_budget_usd",
     "model_error": "success",  # Claude Code reports API errors as success + is_error, with the message
     "prompt_too_long": "success",
+    "structured_output_retries": "error_max_structured_output_retries",
 }
 
 
@@ -71,6 +72,8 @@ def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
             "uuid": new_uuid(),
         }
     )
+    if result.structured_output is not None:
+        obj["structured_output"] = result.structured_output
     if subtype != "success":
         obj["errors"] = result.errors
     return obj
@@ -167,14 +170,24 @@ class Printer:
 
 
 class TextPrinter(Printer):
+    """stdout carries what a pipe expects, as Claude Code prints it: the answer, or the error that is the
+    result (an API error's text, `Error: Reached max turns (N)`); other failures go to stderr."""
+
     def on_event(self, event: ev.Event) -> None:
         if isinstance(event, ev.Result):
-            if event.reason == "max_turns":  # Claude Code's wording in text mode
-                print(f"Error: Reached max turns ({event.num_turns - 1})", file=self.err, flush=True)
-            elif event.is_error:
-                print(f"Error: {event.text}", file=self.err, flush=True)
-            else:
-                print(event.text, file=self.out, flush=True)
+            print(text_mode_line(event), file=self.out if on_stdout(event) else self.err, flush=True)
+
+
+def text_mode_line(result: ev.Result) -> str:
+    if result.reason == "max_turns":  # Claude Code's wording in text mode
+        return f"Error: Reached max turns ({max(result.num_turns - 1, 0)})"
+    if result.is_error and result.reason not in ("model_error", "prompt_too_long"):
+        return f"Error: {result.text}"
+    return result.text
+
+
+def on_stdout(result: ev.Result) -> bool:
+    return not result.is_error or result.reason in ("max_turns", "model_error", "prompt_too_long")
 
 
 class JsonPrinter(Printer):

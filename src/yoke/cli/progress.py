@@ -6,21 +6,28 @@ import json
 from typing import Any
 
 from yoke import events as ev
-from yoke.cli.printers import Printer
+from yoke.cli.printers import Printer, on_stdout, text_mode_line
 from yoke.messages import result_text
 
 MAX_RESULT_LINES = 6
 
 
 class ProgressPrinter(Printer):
-    """Shows each step as it happens: the model's words, each tool call, a few lines of each result."""
+    """Shows each step as it happens on stderr (the model's words, each tool call, a few lines of each
+    result); stdout gets only the final answer, as in plain text mode, so pipes keep working."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._text_open = False
 
     def on_event(self, event: ev.Event) -> None:
-        w = self.out.write
+        self._show(event)
+        if isinstance(event, ev.Result):
+            stream = self.out if on_stdout(event) else self.err
+            print(text_mode_line(event), file=stream, flush=True)
+
+    def _show(self, event: ev.Event) -> None:
+        w = self.err.write
         if isinstance(event, ev.SessionStarted):
             w(f"· session {event.session_id} · model {event.model} · {event.cwd}\n")
         elif isinstance(event, ev.TextDelta):
@@ -52,20 +59,18 @@ class ProgressPrinter(Printer):
                 f"\n── {status} · {event.num_turns} turns · {event.duration_ms / 1000:.1f}s"
                 f" · ${event.total_cost_usd:.4f}\n"
             )
-            if event.is_error:
-                w(f"Error: {event.text}\n")
-        self.out.flush()
+        self.err.flush()
 
     def _result(self, result: ev.ToolResultEvent) -> None:
         text = result_text(result.block.get("content", "")).rstrip()
         lines = text.splitlines() or ["(no output)"]
         mark = "✗" if result.is_error else "⎿"
         shown = lines[:MAX_RESULT_LINES]
-        self.out.write(f"  {mark} {shown[0]}\n")
+        self.err.write(f"  {mark} {shown[0]}\n")
         for line in shown[1:]:
-            self.out.write(f"    {line}\n")
+            self.err.write(f"    {line}\n")
         if len(lines) > MAX_RESULT_LINES:
-            self.out.write(f"    … {len(lines) - MAX_RESULT_LINES} more lines\n")
+            self.err.write(f"    … {len(lines) - MAX_RESULT_LINES} more lines\n")
 
 
 def _brief(value: Any, limit: int = 90) -> str:

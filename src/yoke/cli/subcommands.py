@@ -20,18 +20,6 @@ DEMO_FLAGS = [
 ]
 
 
-def run(command: str, argv: list[str]) -> int:
-    if command == "demo":
-        return demo(argv)
-    if command == "sessions":
-        return sessions(argv)
-    if command == "rewind":
-        return rewind(argv)
-    if command == "trust":
-        return trust(argv)
-    raise AssertionError(command)  # pragma: no cover
-
-
 def demo(argv: list[str]) -> int:
     """Copy the bundled example project to a temporary folder and replay a recorded run on it: real tools
     read, edit and test real files; only the model's words come from the cassette."""
@@ -53,7 +41,10 @@ def demo(argv: list[str]) -> int:
     print(f"Prompt: {DEMO_PROMPT}\n")
     from yoke.cli.main import main
 
-    code = main(["-p", DEMO_PROMPT, "--replay", str(cassette), "--verbose", *DEMO_FLAGS])
+    import contextlib
+
+    with contextlib.redirect_stderr(sys.stdout):  # the live view is the show here: one stream, in order
+        code = main(["-p", DEMO_PROMPT, "--replay", str(cassette), "--verbose", *DEMO_FLAGS])
     print(
         f"\nThe project is left at {project}; run its tests yourself: "
         f"cd {project} && python -m unittest discover -s tests"

@@ -62,6 +62,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     provider, provider_name, model = _make_provider(options, merged, env)
     resources.add(provider, "provider")
     registry = _tools(options)
+    structured = _structured_output(options, registry)
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
@@ -82,6 +83,8 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     lifecycle = Lifecycle(_common_fields(recorder, cwd, gate))
     for listener in options.listeners:
         lifecycle.add(listener)
+    if structured is not None:
+        lifecycle.add(structured)
     executor = _executor(
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
@@ -118,8 +121,21 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         rebuild_model=_switch_model,
     )
     executor.ctx.set_permission_mode = session.set_permission_mode
+    if structured is not None:
+        session.result_shapers.append(structured.shape)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
+
+
+def _structured_output(options: SessionOptions, registry: Any) -> Any:
+    """--json-schema: the StructuredOutput tool, and its listener and result shaper (session/structured.py)."""
+    if options.json_schema is None:
+        return None
+    from yoke.session.structured import StructuredOutput
+
+    structured = StructuredOutput(options.json_schema)
+    registry.register(structured.tool)
+    return structured
 
 
 async def _announce_start(session: Session, source: str) -> None:
@@ -385,9 +401,17 @@ async def _system_prompt(
         model=model,
         tool_names=tool_names,
         override=options.system_prompt,
-        append=options.append_system_prompt,
+        append=_appended_prompt(options),
         memory_index=memory,
         env=env,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
     )
+
+
+def _appended_prompt(options: SessionOptions) -> str | None:
+    if options.json_schema is None:
+        return options.append_system_prompt
+    from yoke.session.structured import PROMPT
+
+    return f"{options.append_system_prompt}\n\n{PROMPT}" if options.append_system_prompt else PROMPT

@@ -67,6 +67,7 @@ class Session:
         self.parent = parent
         self.children: list[Session] = []
         self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
+        self.result_shapers: list[Any] = []  # callables(Result) -> Result, e.g. --json-schema's answer
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -111,6 +112,9 @@ class Session:
         command = _compact_command(prompt)
         events = self.agent.compact(command or None) if command is not None else self.agent.query(prompt)
         async for event in events:
+            if isinstance(event, ev.Result):
+                for shape in self.result_shapers:
+                    event = shape(event)
             yield event
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:

@@ -35,12 +35,22 @@ class SessionOptions:
     """Record every model exchange to this cassette."""
     max_output_tokens: int | None = None
     max_thinking_tokens: int | None = None
+    effort: str | None = None
+    """Reasoning effort (low, medium, high, xhigh, max) for models that take one (--effort)."""
+    fallback_models: list[str] = field(default_factory=list)
+    """Models to switch to when the first is overloaded (--fallback-model a,b); the providers issue acts on it."""
+    betas: list[str] = field(default_factory=list)
+    """Extra `anthropic-beta` header values (--betas)."""
 
     # ---- prompt -----------------------------------------------------------------------------------------
     system_prompt: str | None = None
     """Replaces Yoke's system prompt."""
     append_system_prompt: str | None = None
     """Appended to the system prompt."""
+
+    json_schema: dict[str, Any] | None = None
+    """--json-schema: the final answer must be JSON valid against this schema, given through the
+    StructuredOutput tool; the result carries it as `structured_output`."""
 
     # ---- tools and permissions --------------------------------------------------------------------------
     tools: list[str] | None = None
@@ -88,6 +98,20 @@ class SessionOptions:
     """Recorded in the transcript (cli, sdk-py, ...)."""
 
     # ---- extensions ---------------------------------------------------------------------------------
+    agent: str | None = None
+    """Run the main thread as this sub-agent definition (--agent); the agents issue acts on it."""
+    agents: dict[str, Any] = field(default_factory=dict)
+    """Sub-agent definitions given on the command line (--agents JSON: name -> {description, prompt, ...})."""
+    mcp_configs: list[str] = field(default_factory=list)
+    """--mcp-config values, each a file path or a JSON string ({"mcpServers": {...}}); the MCP issue acts on it."""
+    strict_mcp_config: bool = False
+    """Use only the servers of `mcp_configs`, none from settings or .mcp.json."""
+    plugin_dirs: list[Path] = field(default_factory=list)
+    """Session plugins loaded from these folders (--plugin-dir); the plugins issue acts on it."""
+    worktree: str | None = None
+    """--worktree [name]: work in a git worktree ("" = a generated name); None: in cwd."""
+    include_hook_events: bool = False
+    """Emit hook_started / hook_progress / hook_response system lines for every hook (stream-json)."""
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     extras: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,70 @@
+"""Claude Code's subcommands Yoke does not have yet: one line on stderr, exit 1, never a prompt.
+
+Each is a stub its developer replaces (point its entry in `cli/main.py` SUBCOMMANDS at the real one).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _not_yet(name: str, hint: str = "") -> int:
+    line = f"yoke {name}: not available in this version of Yoke yet"
+    print(f"{line}; {hint}" if hint else line, file=sys.stderr)
+    return 1
+
+
+def mcp(argv: list[str]) -> int:  # coming: cli/mcp_command.py (MCP issue)
+    return _not_yet("mcp", "MCP servers in .mcp.json and --mcp-config are coming")
+
+
+def plugin(argv: list[str]) -> int:  # coming: the plugins issue
+    return _not_yet("plugin")
+
+
+def hooks(argv: list[str]) -> int:  # coming: the hooks issue
+    return _not_yet("hooks")
+
+
+def memory(argv: list[str]) -> int:  # coming: the memory issue
+    return _not_yet("memory")
+
+
+def agents(argv: list[str]) -> int:  # coming: the agents issue
+    return _not_yet("agents")
+
+
+def config(argv: list[str]) -> int:
+    return _not_yet("config", "edit .claude/settings.json (or ~/.claude/settings.json) instead")
+
+
+def doctor(argv: list[str]) -> int:
+    return _not_yet("doctor")
+
+
+def update(argv: list[str]) -> int:
+    return _not_yet("update", "upgrade with pip: pip install -U yoke")
+
+
+def install(argv: list[str]) -> int:
+    return _not_yet("install", "install with pip: pip install yoke")
+
+
+def setup_token(argv: list[str]) -> int:
+    return _not_yet("setup-token", "set ANTHROPIC_API_KEY (or OPENAI_API_KEY) instead")
+
+
+def migrate_installer(argv: list[str]) -> int:
+    return _not_yet("migrate-installer", "Yoke is installed with pip")
+
+
+def auth(argv: list[str]) -> int:
+    return _not_yet("auth", "Yoke reads ANTHROPIC_API_KEY / OPENAI_API_KEY from the environment")
+
+
+def auto_mode(argv: list[str]) -> int:
+    return _not_yet("auto-mode")
+
+
+def remote_control(argv: list[str]) -> int:
+    return _not_yet("remote-control")
