@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from yoke.tools.base import Tool, ToolContext
 
 Behavior = Literal["allow", "deny", "ask"]
-MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
 
 @dataclass(slots=True, frozen=True)

@@ -1,0 +1,129 @@
+"""`yoke` as a drop-in for `claude -p`: every Claude Code flag accepted, anything else refused before any
+work with Claude Code's own line, subcommands never sent to the model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.conftest import anthropic_env
+
+from yoke.testing import ScriptedServer
+
+DONE = {"content": [{"type": "text", "text": "hi there"}]}
+
+
+def test_effort_takes_its_value_and_leaves_the_prompt_alone(yoke):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke("--effort", "high", "-p", "say hi", env=anthropic_env(srv))
+        prompts = [r.body["messages"][-1] for r in srv.requests]
+    assert run.code == 0, run.stderr
+    assert run.stdout == "hi there\n"
+    assert "say hi" in json.dumps(prompts) and '"high"' not in json.dumps(prompts)
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["--disalowedTools", "Bash", "-p", "hi"], "error: unknown option '--disalowedTools'"),
+        (["-p", "hi", "--no-such-flag"], "error: unknown option '--no-such-flag'"),
+        (["-p", "hi", "--frobnicate=3"], "error: unknown option '--frobnicate=3'"),
+        (["-p", "--model"], "error: option '--model <model>' argument missing"),
+    ],
+)
+def test_unknown_option_is_refused_before_any_work(yoke, argv, line):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke(*argv, env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 1
+    assert run.stderr.splitlines()[0] == line
+    assert run.stdout == "" and requests == []
+
+
+def test_a_typo_gets_a_suggestion(yoke):
+    run = yoke("--disalowedTools", "Bash", "-p", "hi")
+    assert run.stderr.splitlines()[1] == "(Did you mean --disallowedTools?)"
+
+
+CLAUDE_FLAGS = [
+    ["--effort", "max"],
+    ["--agent", "reviewer"],
+    ["--agents", '{"reviewer": {"description": "Reviews", "prompt": "Review."}}'],
+    ["--strict-mcp-config"],
+    ["--plugin-dir", "/tmp/no-plugins-here"],
+    ["--fallback-model", "claude-haiku-4-5"],
+    ["--include-hook-events"],
+    ["--ide"],
+    ["--betas", "interleaved-thinking-2025-05-14"],
+    ["--debug-file", "/dev/null"],
+    ["--permission-mode", "auto"],
+    ["-n", "my session"],
+    ["--bare"],
+    ["--thinking", "adaptive"],
+    ["--thinking-display", "summarized"],
+    ["--exclude-dynamic-system-prompt-sections"],
+    ["--disable-slash-commands"],
+    ["--setting-sources="],
+    ["--task-budget", "1000"],
+    ["--chrome"],
+    ["--session-mirror"],
+]
+
+
+@pytest.mark.parametrize("flags", CLAUDE_FLAGS, ids=lambda f: f[0])
+def test_claude_code_flag_is_accepted(yoke, flags):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke("-p", *flags, "--output-format", "json", "--", "say hi", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["result"] == "hi there"
+
+
+def test_tools_space_separated_enables_each(yoke):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke(
+            "-p", "--output-format", "stream-json", "--verbose", "--tools", "Read", "Write", "--", "hi",
+            env=anthropic_env(srv),
+        )  # fmt: skip
+        sent = [t["name"] for t in srv.requests[0].body["tools"]]
+    assert run.code == 0, run.stderr
+    assert run.lines()[0]["tools"] == ["Read", "Write"]
+    assert sent == ["Read", "Write"]
+
+
+SUBCOMMANDS = [
+    ["mcp", "list"],
+    ["plugin", "list"],
+    ["agents"],
+    ["config", "list"],
+    ["doctor"],
+    ["update"],
+    ["install"],
+    ["setup-token"],
+    ["migrate-installer"],
+    ["hooks"],
+    ["memory"],
+]
+
+
+@pytest.mark.parametrize("argv", SUBCOMMANDS, ids=lambda a: a[0])
+def test_subcommand_never_reaches_the_model(yoke, argv):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke(*argv, env=anthropic_env(srv))
+        requests = srv.requests
+    assert requests == []
+    assert run.code != 0
+    assert run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1 and "not available" in run.stderr
+
+
+def test_verbose_text_keeps_stdout_to_the_answer(yoke, project):
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Glob", "input": {"pattern": "*"}}]},
+        DONE,
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "look", "--verbose", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert run.stdout == "hi there\n"
+    assert "Glob" in run.stderr
