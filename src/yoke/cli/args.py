@@ -151,6 +151,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     """Parse and check the command line; UsageError for anything Claude Code would refuse."""
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
+    unknown = [u for u in unknown if u != "--"]
     options = [u for u in unknown if u.startswith("-") and u != "-"]
     if options:
         raise UsageError(unknown_option_message(options[0], parser), exact=True)

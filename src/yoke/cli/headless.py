@@ -111,7 +111,7 @@ async def _start(args: Namespace, prompt: str) -> int:
         channel = ControlChannel(printer.emit)
         if args.permission_prompt_tool == "stdio":
             options.asker = StdioAsker(channel)
-    if args.mcp_config:
+    if args.mcp_config:  # until the MCP issue lands and reads options.mcp_configs
         print("yoke: warning: MCP servers are not supported yet: --mcp-config is ignored", file=sys.stderr)
     if args.permission_prompt_tool not in (None, "stdio"):
         print(
@@ -125,6 +125,7 @@ async def _start(args: Namespace, prompt: str) -> int:
     if channel is not None and options.asker is not None:
         options.asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
     run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, bool(args.debug))
+    run.replay_user_messages = bool(args.replay_user_messages)
     if args.print_context:
         print(await session.context_report())
         await session.close()

@@ -17,6 +17,7 @@ class HeadlessRun:
     input_format: str = "text"
     permission_prompt_tool: str | None = None
     debug: bool = False
+    replay_user_messages: bool = False
     _introduced: bool = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:

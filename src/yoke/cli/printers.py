@@ -16,8 +16,10 @@ from yoke import __version__
 from yoke import events as ev
 from yoke.providers import base as pb
 
-# The Agent SDKs check that the CLI they drive is at least Claude Code 2.0.0; Yoke speaks that protocol.
-COMPAT_VERSION = "2.1.0"
+# The Claude Code release whose headless protocol Yoke speaks (the Agent SDKs check it is at least 2.0.0).
+COMPAT_VERSION = "2.1.330"
+# Claude Code writes `is_error: false` on a successful tool result only for these tools; the rest leave it out.
+KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
 RESULT_SUBTYPES = {
     "completed": "success",
@@ -201,8 +203,11 @@ class StreamJsonPrinter(Printer):
     """One JSON object per line, written and flushed as each event happens."""
 
     def __init__(self, *args: Any, init_extra: dict[str, Any] | None = None, **kwargs: Any):
+        from yoke.cli.partial_blocks import BlockAssembler
+
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
+        self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
 
     def on_event(self, event: ev.Event) -> None:
         for obj in self._lines(event):
@@ -213,16 +218,32 @@ class StreamJsonPrinter(Printer):
         if isinstance(event, ev.SessionStarted):
             return [self._init(event)]
         if isinstance(event, ev.AssistantMessage):
-            # one line per content block, all sharing the API message's id, as Claude Code streams them
+            # one line per content block, all sharing the API message's id, as Claude Code streams them;
+            # with partial messages on, those whose block already ended were written then
+            skip = self.blocks.already_written(event.id)
             return [
                 self._envelope("assistant", event, message=_api_message(event, block))
-                for block in event.message["content"]
+                for block in event.message["content"][skip:]
             ]
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
-            return [self._envelope("stream_event", event, event=raw)] if raw is not None else []
+            lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
+            block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
+            if block is not None:
+                message = {
+                    "id": self.blocks.message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": self.blocks.model,
+                    "content": [block],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": self.blocks.usage,
+                }
+                lines.append(self._envelope("assistant", event, message=message))
+            return lines
         if isinstance(event, ev.Notice):
             if event.kind == "api_retry":
                 return [self._system("api_retry", **event.data)]
@@ -230,7 +251,11 @@ class StreamJsonPrinter(Printer):
             return [self._system("informational", content=event.message, level=level)]
         if isinstance(event, ev.Compacted):
             meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
-            return [self._system("compact_boundary", compact_metadata=meta)]
+            return [
+                self._system("status", status="compacting"),
+                self._system("compact_boundary", compact_metadata=meta),
+                self._system("status", status=None, compact_result="success"),
+            ]
         if isinstance(event, ev.Result):
             return [result_object(event, self.session_id)]
         return []
@@ -239,8 +264,11 @@ class StreamJsonPrinter(Printer):
         """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""
         content = event.message["content"]
         data = {r.tool_use_id: r.data for r in event.results}
+        names = {r.tool_use_id: r.name for r in event.results}
         lines = []
         for block in content if isinstance(content, list) else []:
+            if block.get("is_error") is False and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE:
+                block = {k: v for k, v in block.items() if k != "is_error"}
             line = self._envelope("user", event, message={"role": "user", "content": [block]})
             result_data = data.get(block.get("tool_use_id"))
             if result_data is not None:

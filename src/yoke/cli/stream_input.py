@@ -15,7 +15,7 @@ from typing import Any
 
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
-SERVER_MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+SERVER_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
 
 class ControlChannel:
@@ -135,6 +135,8 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         if content is None:
             emit(_input_error(run, "ignored a user message without content (expected message.content)"))
         elif content:
+            if getattr(run, "replay_user_messages", False):
+                emit(_replay(frame, run))
             queue.put_nowait(content)
     elif kind == "control_response":
         response = frame.get("response")
@@ -159,6 +161,18 @@ def _user_content(frame: dict[str, Any]) -> Any:
     if isinstance(content, (str, list)):
         return content
     return None
+
+
+def _replay(frame: dict[str, Any], run: Any) -> dict[str, Any]:
+    """--replay-user-messages: the user message echoed back on stdout, marked as a replay."""
+    return {
+        "type": "user",
+        "message": frame.get("message"),
+        "parent_tool_use_id": frame.get("parent_tool_use_id"),
+        "session_id": run.session.id,
+        "uuid": frame.get("uuid") or str(uuid.uuid4()),
+        "isReplay": True,
+    }
 
 
 def _input_error(run: Any, text: str) -> dict[str, Any]:

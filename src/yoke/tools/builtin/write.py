@@ -70,6 +70,7 @@ def _write(path: Path, content: str, ctx: ToolContext) -> ToolResult:
         "content": content,
         "structuredPatch": structured_patch(original or "", content),
         "originalFile": original,
+        "userModified": False,  # Claude Code: true when the user edited the proposed content before accepting
     }
     if original is None:
         return ToolResult(f"File created successfully at: {path}", data=result)
