@@ -375,6 +375,8 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
                 raise SessionError("--resume needs a session id or path in headless mode", usage=True)
             path = store.find_session(options.resume, cwd, home)
         forked = options.fork_session or options.session_id
+        if not forked:
+            path = _adopted(path, cwd, home)  # a Claude Code session goes on in Yoke's own copy
         if forked:
             # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
             session_id, path = store.fork_session(path, cwd, home, options.session_id or None)
@@ -382,6 +384,14 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
     except (FileNotFoundError, LookupError, ValueError) as exc:
         raise SessionError(str(exc)) from None
     return conversation, (session_id if forked else conversation.session_id)
+
+
+def _adopted(path: Path, cwd: Path, home: Path) -> Path:
+    from yoke.session.claude_transcripts import adopt, is_under
+
+    if is_under(path, home):
+        return path
+    return adopt(path, cwd, home)
 
 
 async def _system_prompt(

@@ -18,6 +18,7 @@ from typing import Any
 
 from yoke.context.history import repair_tagged
 from yoke.messages import Message
+from yoke.session.claude_transcripts import conversation_records, is_claude_code_transcript, session_roots
 from yoke.session.records import new_uuid
 from yoke.session.transcript import load_records, project_dir, transcript_path, yoke_home
 
@@ -71,13 +72,25 @@ def _home(home: Path | None) -> Path:
 # ---- finding ---------------------------------------------------------------------------------------
 
 
+def _transcripts(cwd: str | Path, home: Path | None) -> list[Path]:
+    """This directory's transcripts in Yoke's store and Claude Code's, newest first; a session Yoke
+    adopted from Claude Code is listed once (Yoke's copy)."""
+    seen: set[str] = set()
+    paths: list[Path] = []
+    for root in session_roots(_home(home)):
+        directory = project_dir(cwd, root)
+        if directory.is_dir():
+            for path in directory.glob("*.jsonl"):
+                if path.stem not in seen:
+                    seen.add(path.stem)
+                    paths.append(path)
+    return sorted(paths, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
 def latest_session(cwd: str | Path, home: Path | None = None) -> Path | None:
-    """The most recently written session of this directory that holds a conversation."""
-    directory = project_dir(cwd, _home(home))
-    if not directory.is_dir():
-        return None
-    candidates = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for path in candidates:
+    """The most recently written session of this directory that holds a conversation (Yoke's or Claude
+    Code's)."""
+    for path in _transcripts(cwd, home):
         if _has_conversation(path):
             return path
     return None
@@ -103,8 +116,16 @@ def find_session(id_or_path: str, cwd: str | Path, home: Path | None = None) -> 
         if as_path.is_file():
             return as_path
         raise SessionError(f"No transcript at {as_path}.")
-    root = _home(home) / "projects"
-    local = project_dir(cwd, _home(home))
+    for base in session_roots(_home(home)):
+        found = _find_in(ref, cwd, base)
+        if found is not None:
+            return found
+    raise SessionError(f"No session {ref!r} found (yoke sessions list shows this directory's sessions).")
+
+
+def _find_in(ref: str, cwd: str | Path, base: Path) -> Path | None:
+    root = base / "projects"
+    local = project_dir(cwd, base)
     for scope in (local, None):
         exact = [local / f"{ref}.jsonl"] if scope else sorted(root.glob(f"*/{ref}.jsonl"))
         exact = [p for p in exact if p.is_file()]
@@ -115,14 +136,14 @@ def find_session(id_or_path: str, cwd: str | Path, home: Path | None = None) -> 
                 f"Session {ref} exists in several projects; pass the transcript path: {exact[0]}"
             )
     if len(ref) >= MIN_PREFIX:
-        for pattern in ((local, f"{ref}*.jsonl"), (root, f"*/{ref}*.jsonl")):
-            matches = sorted(pattern[0].glob(pattern[1])) if pattern[0].is_dir() else []
+        for folder, pattern in ((local, f"{ref}*.jsonl"), (root, f"*/{ref}*.jsonl")):
+            matches = sorted(folder.glob(pattern)) if folder.is_dir() else []
             if len(matches) == 1:
                 return matches[0]
             if len(matches) > 1:
                 ids = ", ".join(p.stem for p in matches[:5])
                 raise SessionError(f"Session id prefix {ref!r} is ambiguous ({ids}); give more characters.")
-    raise SessionError(f"No session {ref!r} found (yoke sessions list shows this directory's sessions).")
+    return None
 
 
 # ---- loading ---------------------------------------------------------------------------------------
@@ -135,7 +156,10 @@ def load_conversation(path: Path) -> LoadedSession:
     loaded = LoadedSession(path=path, session_id=path.stem, messages=[], uuids=[], last_uuid=None)
     pairs: list[tuple[Message, str | None]] = []
     session_id: str | None = None
-    for record in _effective_records(path):
+    records = _effective_records(path)
+    if is_claude_code_transcript(records):
+        records = conversation_records(records)
+    for record in records:
         kind = record.get("type")
         if kind in ("user", "assistant", "system") and not record.get("isSidechain"):
             session_id = session_id or record.get("sessionId")
@@ -267,11 +291,8 @@ def session_info(path: Path) -> SessionInfo:
 
 
 def list_sessions(cwd: str | Path, home: Path | None = None, limit: int | None = None) -> list[SessionInfo]:
-    """This directory's sessions, newest first."""
-    directory = project_dir(cwd, _home(home))
-    if not directory.is_dir():
-        return []
-    paths = sorted(directory.glob("*.jsonl"), key=lambda p: p.stat().st_mtime, reverse=True)
+    """This directory's sessions (Yoke's and Claude Code's), newest first."""
+    paths = _transcripts(cwd, home)
     infos = [session_info(p) for p in paths[: limit or None]]
     return [i for i in infos if i.messages]
 
