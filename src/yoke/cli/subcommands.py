@@ -91,11 +91,16 @@ def rewind(argv: list[str]) -> int:
         prog="yoke rewind",
         description="Restore files and/or the conversation to the state before a user message.",
     )
-    parser.add_argument("message_id", help="the uuid of the user message to rewind to")
+    parser.add_argument(
+        "message_id", nargs="?", help="the uuid of the user message to rewind to (none: list them)"
+    )
     parser.add_argument("--session", "-r", help="session id or path (default: the latest session here)")
     parser.add_argument("--files-only", action="store_true", help="restore files, keep the conversation")
     parser.add_argument("--conversation-only", action="store_true", help="truncate the conversation only")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse printed its usage line; keep its exit code for --help
+        return int(exc.code or 0)
     from yoke.session.commands import rewind_command
     from yoke.session.transcript import yoke_home
 

@@ -246,6 +246,10 @@ def _checked(data: dict[str, Any], label: str, warnings: list[str]) -> dict[str,
                 warnings.append(f"{label}: `permissions.{key}` must be a string; that key is ignored")
                 perms.pop(key)
         data = {**data, "permissions": perms}
+    for key, kind, what in (("model", str, "a string"), ("env", dict, "an object of strings")):
+        if key in data and not isinstance(data[key], kind):
+            warnings.append(f"{label}: `{key}` must be {what}, found {type(data[key]).__name__}; ignored")
+            data = {k: v for k, v in data.items() if k != key}
     sandbox = data.get("sandbox")
     if sandbox is not None and not isinstance(sandbox, dict):
         warnings.append(f"{label}: `sandbox` must be an object; that key is ignored")

@@ -61,7 +61,7 @@ def build_gate(
         if skipped:
             warnings.append(
                 f"this workspace ({cwd}) has not been trusted: ignoring {skipped} from its project settings; "
-                "run yoke interactively here once to trust it"
+                "run `yoke trust` in it to trust it"
             )
     dirs = _working_dirs(cwd, add_dirs, counted, warnings)
     chosen = _mode(mode, counted, warnings)

@@ -248,8 +248,21 @@ def _load_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> A
         )
     except (OSError, ValueError) as exc:
         raise SessionError(f"--settings: {exc}") from None
-    warnings.extend(getattr(loaded, "warnings", []) or [])
+    found = list(getattr(loaded, "warnings", []) or [])
+    if options.settings is not None:
+        # a file named on the command line must be usable: a problem with it is fatal, not a warning
+        fatal = [w for w in found if w.startswith(("--settings", *_flag_file_labels(options.settings, cwd)))]
+        if fatal:
+            raise SessionError(fatal[0].removesuffix("; ignored"))
+    warnings.extend(found)
     return loaded
+
+
+def _flag_file_labels(value: str, cwd: Path) -> tuple[str, ...]:
+    if value.strip().startswith("{"):
+        return ()
+    path = Path(value.strip()).expanduser()
+    return (f"{path if path.is_absolute() else cwd / path}:",)
 
 
 def _session_env(
