@@ -107,6 +107,7 @@ class AssistantMessage(AgentEvent):
     stop_reason: str | None
     usage: Usage
     uuid: str
+    error: str | None = None  # a synthetic message standing for a failed call: the error kind
 
 
 @dataclass(slots=True, frozen=True)

@@ -162,6 +162,11 @@ class Printer:
     def on_event(self, event: ev.Event) -> None:  # pragma: no cover - overridden
         pass
 
+    def retry_line(self, event: ev.Event) -> None:
+        """Text and json modes: a retry is said on stderr as it happens (stdout keeps only the result)."""
+        if isinstance(event, ev.Notice) and event.kind == "api_retry":
+            print(f"yoke: {event.message}", file=self.err, flush=True)
+
     def warn(self, message: str) -> None:
         print(message, file=self.err, flush=True)
 
@@ -176,6 +181,7 @@ class TextPrinter(Printer):
     result (an API error's text, `Error: Reached max turns (N)`); other failures go to stderr."""
 
     def on_event(self, event: ev.Event) -> None:
+        self.retry_line(event)
         if isinstance(event, ev.Result):
             print(text_mode_line(event), file=self.out if on_stdout(event) else self.err, flush=True)
 
@@ -194,6 +200,7 @@ def on_stdout(result: ev.Result) -> bool:
 
 class JsonPrinter(Printer):
     def on_event(self, event: ev.Event) -> None:
+        self.retry_line(event)
         if isinstance(event, ev.Result):
             self.out.write(json.dumps(result_object(event, self.session_id)) + "\n")
             self.out.flush()
@@ -221,10 +228,15 @@ class StreamJsonPrinter(Printer):
             # one line per content block, all sharing the API message's id, as Claude Code streams them;
             # with partial messages on, those whose block already ended were written then
             skip = self.blocks.already_written(event.id)
-            return [
+            lines = [
                 self._envelope("assistant", event, message=_api_message(event, block))
                 for block in event.message["content"][skip:]
             ]
+            if event.error:  # a synthetic message standing for a failed model call
+                for line in lines:
+                    line["message"]["stop_reason"] = event.stop_reason
+                    line["error"] = event.error
+            return lines
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
         if isinstance(event, ev.StreamEvent):

@@ -12,6 +12,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
+from yoke.loop.api_errors import SYNTHETIC_STOP_REASON, result_text, synthetic_message
 from yoke.loop.executor import ExecutionReport, ToolCall, interrupted_block
 from yoke.loop.guard import RepeatGuard
 from yoke.loop.pump import Pump
@@ -137,6 +138,8 @@ class Run:
         )
         if out.system_message:
             yield ev.Notice("hook", out.system_message)
+        yield synthetic_message(text, status)  # as Claude Code: the error stands as the model's answer
+        self.last_stop_reason = SYNTHETIC_STOP_REASON
         yield self.result(reason, text, status)  # type: ignore[arg-type]
 
     async def _final_answer(self, stop: pb.MessageStop) -> AsyncIterator[ev.Event]:
@@ -240,7 +243,7 @@ class Run:
             self.streaming = False
             error = pb.ProviderError("connection", "the stream ended without an answer")
         if error.kind != "prompt_too_long":
-            yield ("model_error", f"API Error: {error}", error.status)
+            yield ("model_error", result_text(error), error.status)
             return
         if not self.reactive_compaction_done and agent.keeper is not None:
             self.reactive_compaction_done = True  # one reactive compaction, then the error stands
@@ -250,7 +253,7 @@ class Run:
                     yield event
                 yield ("retry", "", None)
                 return
-        yield ("prompt_too_long", f"Prompt is too long: {error}", error.status)
+        yield ("prompt_too_long", result_text(error), error.status)
 
     def _reshape(self, reshaped: Reshaped, trigger: str) -> list[ev.Event]:
         """Adopt a compactor's history; its boundaries go to the transcript and out as Compacted events."""

@@ -52,10 +52,8 @@ class EventTranslator:
                 self.partial.clear()
                 message = f"The response stream broke off ({item.error}); retrying once without streaming."
             else:
-                message = (
-                    f"API error ({item.status or item.error}); retrying in {item.delay_s:.1f}s "
-                    f"(attempt {item.attempt}/{item.max_retries})"
-                )
+                what = f"API error {item.status}" if item.status else f"cannot reach the API ({item.error})"
+                message = f"{what}; retrying in {item.delay_s:.1f}s (attempt {item.attempt}/{item.max_retries})"
             return [
                 ev.Notice(
                     "api_retry",

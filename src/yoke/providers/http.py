@@ -44,6 +44,24 @@ async def _asyncio_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
+REFUSED_MAX_RETRIES = 2  # a refused connection (not 429/529/5xx) is retried this often at most
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether the failure is a refused connection, however deep the HTTP stack wrapped it."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        error = stack.pop()
+        if error is None or id(error) in seen:
+            continue
+        seen.add(id(error))
+        if isinstance(error, ConnectionRefusedError):
+            return True
+        stack += [error.__cause__, error.__context__, *getattr(error, "exceptions", ())]
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     max_retries: int = DEFAULT_MAX_RETRIES  # retries after the first try
@@ -321,9 +339,13 @@ async def send_with_retries(
         except ConnectionFailure as exc:
             status: int | None = None
             reason = str(exc)
+            refused = _refused(exc)
+            if refused:
+                reason = f"connection refused ({reason})"
             hint = f" · {call.connection_hint}" if call.connection_hint else ""
             error = ProviderError("connection", f"cannot reach {request.url}: {reason}{hint}")
         else:
+            refused = False
             if response.ok:
                 yield response
                 return
@@ -334,7 +356,10 @@ async def send_with_retries(
                 raise error
             reason = str(error)
             retry_after = parse_retry_after(response.headers)
-        if retry >= policy.max_retries:
+        limit = policy.max_retries
+        if refused:
+            limit = min(limit, REFUSED_MAX_RETRIES)  # nothing listens there: a few quick tries, not minutes
+        if retry >= limit:
             if status is not None:
                 error = ProviderError(exhausted_kind(status), str(error), status)
             if retry:
@@ -342,7 +367,5 @@ async def send_with_retries(
             raise error
         retry += 1
         delay = policy.delay(retry, retry_after)
-        yield RetryNotice(
-            attempt=retry, max_retries=policy.max_retries, delay_s=delay, status=status, error=reason
-        )
+        yield RetryNotice(attempt=retry, max_retries=limit, delay_s=delay, status=status, error=reason)
         await policy.sleep(delay)
