@@ -188,7 +188,7 @@ class PermissionGate(GateActions):
             verdict = await asyncio.wait_for(self.classifier(tool, input, ctx), self.classifier_deadline_s)
         except TimeoutError:
             return None
-        if verdict is not None and verdict.behavior == "allow":
+        if verdict is not None and verdict.behavior in ("allow", "deny"):
             return replace(verdict, source=verdict.source or "classifier")
         return None
 

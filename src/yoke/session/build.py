@@ -103,6 +103,10 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     )
     if loaded.conversation is not None and loaded.conversation.model_usage:
         agent.ledger.restore(loaded.conversation.model_usage)
+    if hasattr(gate, "classifier"):  # auto mode's classifier, active while the mode is auto
+        from yoke.permissions.auto_mode import install
+
+        install(gate, provider, model, agent.messages, settings, agent.ledger, env)
 
     from yoke.session.collaborators import make_compactor
 
