@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from yoke.events import ModelUsage
 from yoke.providers.base import Usage
@@ -13,6 +14,7 @@ class CostLedger:
     per_model: dict[str, Usage] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
     unknown_models: set[str] = field(default_factory=set)
+    prices: dict[str, Any] = field(default_factory=dict)  # model -> pricing.Price the user gave (settings)
 
     @property
     def total_cost_usd(self) -> float:
@@ -20,14 +22,27 @@ class CostLedger:
 
     def add(self, model: str, usage: Usage) -> float:
         """Add one response's usage; returns its cost (0 for a model missing from the price table)."""
-        from yoke.providers.pricing import cost_usd, known_model
+        from yoke.providers.pricing import cost_usd
 
         self.per_model.setdefault(model, Usage()).add(usage)
-        if not known_model(model):
+        if not self.knows(model):
             self.unknown_models.add(model)
-        cost = cost_usd(model, usage)
+        given = self._given_price(model)
+        cost = _priced(given, usage) if given is not None else cost_usd(model, usage)
         self.cost[model] = self.cost.get(model, 0.0) + cost
         return cost
+
+    def knows(self, model: str) -> bool:
+        from yoke.providers.pricing import known_model
+
+        return self._given_price(model) is not None or known_model(model)
+
+    def _given_price(self, model: str) -> Any:
+        if not self.prices:
+            return None
+        from yoke.providers.pricing import normalize_model
+
+        return self.prices.get(model) or self.prices.get(normalize_model(model))
 
     def model_usage(self) -> dict[str, ModelUsage]:
         return {
@@ -51,3 +66,40 @@ class CostLedger:
                 int(m.get("cacheCreationInputTokens", 0)),
             )
             self.cost[model] = float(m.get("costUSD", 0.0))
+
+
+def _priced(price: Any, usage: Usage) -> float:
+    total = (
+        usage.input_tokens * price.input
+        + usage.output_tokens * price.output
+        + usage.cache_creation_input_tokens * price.cache_write
+        + usage.cache_read_input_tokens * price.cache_read
+    )
+    return total / 1_000_000
+
+
+def prices_from_settings(value: Any, warnings: list[str]) -> dict[str, Any]:
+    """The `modelPrices` setting (Yoke's own): {"model": {"input": 3, "output": 15, "cacheRead": 0.3,
+    "cacheWrite": 3.75}} in USD per million tokens; cache prices default to the input price."""
+    from yoke.providers.pricing import Price
+
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        warnings.append("settings: `modelPrices` must be an object of model -> prices; ignored")
+        return {}
+    prices: dict[str, Any] = {}
+    for model, entry in value.items():
+        numbers = entry if isinstance(entry, dict) else {}
+        try:
+            given = {k: float(numbers[k]) for k in ("input", "output")}
+            cache_read = float(numbers.get("cacheRead", given["input"]))
+            cache_write = float(numbers.get("cacheWrite", given["input"]))
+        except (KeyError, TypeError, ValueError):
+            warnings.append(
+                f"settings: `modelPrices.{model}` needs numeric `input` and `output` (USD per million tokens); "
+                "ignored"
+            )
+            continue
+        prices[str(model)] = Price(given["input"], given["output"], cache_write, cache_read)
+    return prices

@@ -47,6 +47,7 @@ class OpenAIProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self._windows: dict[str, int] = {}  # model -> context window learnt from a rejection
 
     @classmethod
     def from_env(
@@ -69,6 +70,42 @@ class OpenAIProvider:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        from yoke.providers.openai_budget import after_rejection, fitted, is_budget_rejection, window_in_error
+
+        request = fitted(request, self._windows.get(request.model))  # a window learnt earlier
+        try:
+            async for event in self._call(request):
+                yield event
+        except ProviderError as exc:
+            # "prompt plus max_tokens exceed the window": learn the window (from the error, else from the
+            # server's /models listing) and ask once more with a budget that fits
+            if not is_budget_rejection(exc):
+                raise
+            window = window_in_error(exc) or await self._window(request.model)
+            if window:
+                self._windows[request.model] = window
+            smaller = after_rejection(request, exc, window)
+            if smaller is None:
+                raise
+            async for event in self._call(smaller):  # the 400 came before any output
+                yield event
+
+    async def _window(self, model: str) -> int | None:
+        """The model's context window as the server's /models listing gives it (None: it does not say)."""
+        if self.is_openai_api:
+            return None
+        from yoke.providers.openai_budget import window_from_models
+        from yoke.providers.transport import ConnectionFailure, HttpRequest
+
+        try:
+            response = await self.transport.send(
+                HttpRequest(f"{self.base_url}/models", self._headers(), {}, False, method="GET")
+            )
+        except (ConnectionFailure, ProviderError, OSError):
+            return None
+        return window_from_models(response.json(), model) if response.ok else None
+
+    async def _call(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         call = WireCall(
             url=f"{self.base_url}/chat/completions",
             headers=self._headers(),

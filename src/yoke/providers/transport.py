@@ -120,7 +120,8 @@ class HttpxTransport:
         headers = dict(request.headers)
         headers.setdefault("accept", "text/event-stream" if request.stream else "application/json")
         try:
-            built = client.build_request(request.method, request.url, headers=headers, json=request.body)
+            body = request.body if request.method != "GET" else None  # a GET carries no body
+            built = client.build_request(request.method, request.url, headers=headers, json=body)
             response = await client.send(built, stream=True)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             # A malformed base URL will not get better by retrying.

@@ -61,6 +61,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     resources = ResourceStack()
     provider, provider_name, model = _make_provider(options, merged, env)
     resources.add(provider, "provider")
+    prices = _prices(options, merged, model, warnings)
     registry = _tools(options)
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
@@ -101,6 +102,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         system=system,
         messages=list(loaded.conversation.messages) if loaded.conversation is not None else [],
     )
+    agent.ledger.prices = prices
     if loaded.conversation is not None and loaded.conversation.model_usage:
         agent.ledger.restore(loaded.conversation.model_usage)
     if hasattr(gate, "classifier"):  # auto mode's classifier, active while the mode is auto
@@ -129,6 +131,21 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         session.result_shapers.append(structured.shape)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
+
+
+def _prices(options: SessionOptions, merged: dict[str, Any], model: str, warnings: list[str]) -> dict:
+    """Prices given in settings; with --max-budget-usd, a model whose price nobody knows cannot start: its
+    spending could not be measured, so the budget would never stop it."""
+    from yoke.loop.accounting import CostLedger, prices_from_settings
+
+    prices = prices_from_settings(merged.get("modelPrices"), warnings)
+    if options.max_budget_usd is not None and not CostLedger(prices=prices).knows(model):
+        raise SessionError(
+            f"--max-budget-usd: no price is known for model {model}, so its spending cannot be measured; "
+            f'give it in settings: "modelPrices": {{"{model}": {{"input": 1.0, "output": 2.0}}}} '
+            "(USD per million tokens)"
+        )
+    return prices
 
 
 def _structured_output(options: SessionOptions, registry: Any) -> Any:
