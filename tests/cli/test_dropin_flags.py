@@ -127,3 +127,19 @@ def test_verbose_text_keeps_stdout_to_the_answer(yoke, project):
     assert run.code == 0, run.stderr
     assert run.stdout == "hi there\n"
     assert "Glob" in run.stderr
+
+
+def test_betas_reach_the_api_header(yoke):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke("-p", "--betas", "a-2025-01-01", "b-2026-02-02", "--", "hi", env=anthropic_env(srv))
+        header = srv.requests[0].headers.get("anthropic-beta", "")
+    assert run.code == 0, run.stderr
+    assert "a-2025-01-01" in header and "b-2026-02-02" in header
+
+
+def test_debug_file_gets_the_debug_lines(yoke, project):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke("-p", "hi", "--debug-file", str(project / "debug.log"), env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert "[debug]" not in run.stderr
+    assert "turn 1: requesting" in (project / "debug.log").read_text()

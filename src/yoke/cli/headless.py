@@ -124,7 +124,9 @@ async def _start(args: Namespace, prompt: str) -> int:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     if channel is not None and options.asker is not None:
         options.asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
-    run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, bool(args.debug))
+    debug = bool(args.debug or args.debug_file)
+    run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, debug)
+    run.debug_file = args.debug_file
     run.replay_user_messages = bool(args.replay_user_messages)
     if args.print_context:
         print(await session.context_report())

@@ -18,6 +18,7 @@ class HeadlessRun:
     permission_prompt_tool: str | None = None
     debug: bool = False
     replay_user_messages: bool = False
+    debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
     _introduced: bool = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:
@@ -30,12 +31,12 @@ class HeadlessRun:
         self.printer.result = None
         async for event in self.session.query(prompt):
             if self.debug:
-                _debug_line(event)
+                _debug_line(event, self.debug_file)
             self.printer.handle(event)
         return self.printer.result
 
 
-def _debug_line(event: ev.Event) -> None:
+def _debug_line(event: ev.Event, path: str | None = None) -> None:
     """--debug: one stderr line per step that explains what the loop is doing."""
     line = None
     if isinstance(event, ev.TurnStarted):
@@ -54,5 +55,12 @@ def _debug_line(event: ev.Event) -> None:
         line = f"{event.kind}: {event.message}"
     elif isinstance(event, ev.Result):
         line = f"result {event.reason} after {event.num_turns} turns, {event.duration_ms} ms"
+    if line and path:
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"[debug] {line}\n")
+            return
+        except OSError:
+            pass  # an unwritable debug file must not break the run: fall back to stderr
     if line:
         print(f"[debug] {line}", file=sys.stderr, flush=True)

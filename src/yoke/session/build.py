@@ -335,6 +335,9 @@ def _make_provider(
             record_provider(provider, Path(options.record), model)
     except ProviderError as exc:
         raise SessionError(str(exc), usage=exc.kind == "config") from None
+    headers = getattr(provider, "extra_headers", None)
+    if options.betas and isinstance(headers, dict):  # --betas: Anthropic's beta header, as Claude Code sends it
+        headers["anthropic-beta"] = ",".join(filter(None, [headers.get("anthropic-beta"), *options.betas]))
     return provider, config.provider, model
 
 
