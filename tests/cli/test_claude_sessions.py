@@ -35,20 +35,42 @@ def write_claude_transcript(home: Path, project: Path) -> Path:
         _record("user", "u1", None, {"role": "user", "content": "edit notes please"}, project, promptId="p1"),
         _record("assistant", "a1", "u1", {**api, "content": [{"type": "text", "text": "Reading."}]}, project),
         _record(
-            "assistant", "a2", "a1",
-            {**api, "content": [{"type": "tool_use", "id": "toolu_1", "name": "Read",
-                                 "input": {"file_path": "notes.txt"}}]},
+            "assistant",
+            "a2",
+            "a1",
+            {
+                **api,
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "notes.txt"}}
+                ],
+            },
             project,
         ),  # fmt: skip
         _record(
-            "user", "u2", "a2",
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "old"}]},
-            project, toolUseResult={"type": "text"},
+            "user",
+            "u2",
+            "a2",
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "old"}],
+            },
+            project,
+            toolUseResult={"type": "text"},
         ),  # fmt: skip
-        _record("assistant", "x1", "u2", {**api, "id": "msg_x", "content": [{"type": "text", "text": "DEAD"}]},
-                project),  # fmt: skip
-        _record("assistant", "a3", "u2", {**api, "id": "msg_2", "content": [{"type": "text", "text": "Done."}]},
-                project),  # fmt: skip
+        _record(
+            "assistant",
+            "x1",
+            "u2",
+            {**api, "id": "msg_x", "content": [{"type": "text", "text": "DEAD"}]},
+            project,
+        ),  # fmt: skip
+        _record(
+            "assistant",
+            "a3",
+            "u2",
+            {**api, "id": "msg_2", "content": [{"type": "text", "text": "Done."}]},
+            project,
+        ),  # fmt: skip
         {"type": "last-prompt", "lastPrompt": "edit notes please", "sessionId": SID},
     ]
     path = folder / f"{SID}.jsonl"

@@ -14,7 +14,12 @@ from yoke.testing import ScriptedServer
 TWO_BLOCKS = {
     "content": [
         {"type": "text", "text": "Writing it."},
-        {"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {"file_path": "PLACEHOLDER", "content": "x\n"}},
+        {
+            "type": "tool_use",
+            "id": "toolu_w",
+            "name": "Write",
+            "input": {"file_path": "PLACEHOLDER", "content": "x\n"},
+        },
     ]
 }
 
@@ -49,7 +54,11 @@ def test_partial_messages_write_each_assistant_line_when_its_block_ends(yoke, pr
 
 def test_bash_success_keeps_is_error_false(yoke):
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "echo hello"}}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "echo hello"}}
+            ]
+        },
         {"content": [{"type": "text", "text": "done"}]},
     ]
     with ScriptedServer(turns) as srv:
@@ -87,6 +96,8 @@ def test_replay_user_messages_echoes_them(base_env, project):
 def test_stream_json_input_with_json_output(base_env, project):
     frame = {"type": "user", "message": {"role": "user", "content": "hello"}}
     with ScriptedServer([{"content": [{"type": "text", "text": "hi"}]}]) as srv:
-        out = _stream_session(dict(base_env, **anthropic_env(srv)), project, ["--output-format", "json"], [frame])
+        out = _stream_session(
+            dict(base_env, **anthropic_env(srv)), project, ["--output-format", "json"], [frame]
+        )
     result = json.loads(out.strip().splitlines()[-1])
     assert result["type"] == "result" and result["result"] == "hi"

@@ -84,7 +84,9 @@ def test_risky_allow_rule_is_suspended_in_auto_mode(yoke, project):
 
 
 def test_rules_still_settle_calls_without_the_classifier(yoke, project):
-    run, requests = run_auto(yoke, [bash("touch ruled.txt"), text("Done.")], "--allowedTools", "Bash(touch:*)")
+    run, requests = run_auto(
+        yoke, [bash("touch ruled.txt"), text("Done.")], "--allowedTools", "Bash(touch:*)"
+    )
     assert run.code == 0, run.stderr
     assert (project / "ruled.txt").exists() and len(requests) == 2
 

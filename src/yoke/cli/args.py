@@ -103,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     for names, dest in ((("--allowedTools", "--allowed-tools"), "allowed_tools"),
                         (("--disallowedTools", "--disallowed-tools"), "disallowed_tools")):  # fmt: skip
         p.add_argument(*names, dest=dest, nargs="*", action="extend", default=[], metavar="tools")
-    p.add_argument("--tools", nargs="*", action="extend", metavar="tools", help='built-ins: "a b", "", default')
+    p.add_argument(
+        "--tools", nargs="*", action="extend", metavar="tools", help='built-ins: "a b", "", default'
+    )
     p.add_argument("--permission-mode", metavar="mode", help=" | ".join(PERMISSION_MODES))
     p.add_argument("--permission-prompt-tool", metavar="tool", help="who answers permission prompts (stdio)")
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="= bypassPermissions mode")
@@ -156,9 +158,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     if options:
         raise UsageError(unknown_option_message(options[0], parser), exact=True)
     if unknown:  # a second positional: Claude Code takes one prompt; say so rather than drop words
-        raise UsageError(
-            f"too many arguments: {' '.join(unknown)!r} (quote the prompt: yoke -p \"...\")"
-        )
+        raise UsageError(f'too many arguments: {" ".join(unknown)!r} (quote the prompt: yoke -p "...")')
     validate(args)
     return args
 
@@ -205,7 +205,9 @@ def validate(args: argparse.Namespace) -> None:
     if args.system_prompt is not None and args.system_prompt_file:
         raise UsageError("use either --system-prompt or --system-prompt-file, not both")
     if args.print_mode and args.output_format == "stream-json" and not args.verbose:
-        raise UsageError("Error: When using --print, --output-format=stream-json requires --verbose", exact=True)
+        raise UsageError(
+            "Error: When using --print, --output-format=stream-json requires --verbose", exact=True
+        )
     if args.session_id is not None and args.session_id:
         import uuid
 

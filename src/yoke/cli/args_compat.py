@@ -60,7 +60,9 @@ def add_compat_flags(parser: argparse.ArgumentParser) -> None:
     for names, metavar in FLAG_VALUES.items():
         group.add_argument(*names, dest=_dest(names), metavar=metavar, help=argparse.SUPPRESS)
     for names, metavar in FLAG_OPTIONAL_VALUES.items():
-        group.add_argument(*names, dest=_dest(names), nargs="?", const="", metavar=metavar, help=argparse.SUPPRESS)
+        group.add_argument(
+            *names, dest=_dest(names), nargs="?", const="", metavar=metavar, help=argparse.SUPPRESS
+        )
     for names, metavar in FLAG_LISTS.items():
         group.add_argument(
             *names, dest=_dest(names), nargs="*", action="extend", default=[], metavar=metavar,

@@ -279,7 +279,10 @@ class StreamJsonPrinter(Printer):
         names = {r.tool_use_id: r.name for r in event.results}
         lines = []
         for block in content if isinstance(content, list) else []:
-            if block.get("is_error") is False and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE:
+            if (
+                block.get("is_error") is False
+                and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE
+            ):
                 block = {k: v for k, v in block.items() if k != "is_error"}
             line = self._envelope("user", event, message={"role": "user", "content": [block]})
             result_data = data.get(block.get("tool_use_id"))

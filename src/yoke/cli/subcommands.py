@@ -39,9 +39,9 @@ def demo(argv: list[str]) -> int:
     os.chdir(project)
     print(f"Yoke demo: replaying a recorded run on a fresh copy of an example project in {project}")
     print(f"Prompt: {DEMO_PROMPT}\n")
-    from yoke.cli.main import main
-
     import contextlib
+
+    from yoke.cli.main import main
 
     with contextlib.redirect_stderr(sys.stdout):  # the live view is the show here: one stream, in order
         code = main(["-p", DEMO_PROMPT, "--replay", str(cassette), "--verbose", *DEMO_FLAGS])

@@ -53,7 +53,9 @@ class EventTranslator:
                 message = f"The response stream broke off ({item.error}); retrying once without streaming."
             else:
                 what = f"API error {item.status}" if item.status else f"cannot reach the API ({item.error})"
-                message = f"{what}; retrying in {item.delay_s:.1f}s (attempt {item.attempt}/{item.max_retries})"
+                message = (
+                    f"{what}; retrying in {item.delay_s:.1f}s (attempt {item.attempt}/{item.max_retries})"
+                )
             return [
                 ev.Notice(
                     "api_retry",

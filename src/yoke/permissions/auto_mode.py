@@ -37,8 +37,40 @@ DEFAULT_TIMEOUT_S = 60.0
 CONTEXT_CHARS = 12_000
 
 RISKY_COMMANDS = frozenset(
-    "python python3 python2 node nodejs deno bun ruby perl php lua pwsh powershell bash sh zsh fish dash "
-    "ksh csh tcsh sudo su doas eval exec env xargs npx uvx pipx osascript".split()
+    [
+        "python",
+        "python3",
+        "python2",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "ruby",
+        "perl",
+        "php",
+        "lua",
+        "pwsh",
+        "powershell",
+        "bash",
+        "sh",
+        "zsh",
+        "fish",
+        "dash",
+        "ksh",
+        "csh",
+        "tcsh",
+        "sudo",
+        "su",
+        "doas",
+        "eval",
+        "exec",
+        "env",
+        "xargs",
+        "npx",
+        "uvx",
+        "pipx",
+        "osascript",
+    ]
 )
 
 SYSTEM = """You review one action an AI coding agent wants to take on the user's machine, in place of the \
@@ -89,7 +121,9 @@ class AutoMode:
         if verdict == "block":
             self.consecutive += 1
             self.total += 1
-            text = f"Auto mode blocked this {tool.name} call: {reason or 'not clearly what the user asked for'}"
+            text = (
+                f"Auto mode blocked this {tool.name} call: {reason or 'not clearly what the user asked for'}"
+            )
             return Decision("deny", text, "classifier")
         return None
 

@@ -58,7 +58,9 @@ def fitted(request: ModelRequest, window: int | None) -> ModelRequest:
 
 
 _MAX_CONTEXT = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
-_PROMPT_TOKENS = re.compile(r"(\d+) (?:tokens )?in the messages|(\d+) input tokens|prompt contains (\d+)", re.I)
+_PROMPT_TOKENS = re.compile(
+    r"(\d+) (?:tokens )?in the messages|(\d+) input tokens|prompt contains (\d+)", re.I
+)
 
 
 def is_budget_rejection(error: ProviderError) -> bool:

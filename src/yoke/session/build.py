@@ -336,7 +336,9 @@ def _make_provider(
     except ProviderError as exc:
         raise SessionError(str(exc), usage=exc.kind == "config") from None
     headers = getattr(provider, "extra_headers", None)
-    if options.betas and isinstance(headers, dict):  # --betas: Anthropic's beta header, as Claude Code sends it
+    if options.betas and isinstance(
+        headers, dict
+    ):  # --betas: Anthropic's beta header, as Claude Code sends it
         headers["anthropic-beta"] = ",".join(filter(None, [headers.get("anthropic-beta"), *options.betas]))
     return provider, config.provider, model
 

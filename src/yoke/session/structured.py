@@ -119,7 +119,9 @@ class StructuredOutput:
 
     def shape(self, result: ev.Result) -> ev.Result:
         if self.given and not result.is_error:
-            return replace(result, text=json.dumps(self.value, ensure_ascii=False), structured_output=self.value)
+            return replace(
+                result, text=json.dumps(self.value, ensure_ascii=False), structured_output=self.value
+            )
         if self.exhausted:
             return replace(
                 result, reason="structured_output_retries", is_error=True, errors=[self._gave_up()]
