@@ -25,6 +25,7 @@ class HeadlessSession:
     warnings: list[str] = field(default_factory=list)
     permission_prompt_tool: str | None = None
     debug: bool = False
+    auto_memory: Any = None  # yoke.memory.session.AutoMemory, when auto memory is on
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
@@ -49,6 +50,9 @@ class HeadlessSession:
         return context_report(self.cwd, self.model)
 
     async def close(self) -> None:
+        if self.auto_memory is not None:  # end-of-session extraction starts in the background
+            self.auto_memory.session_ended(self.agent, self.started.provider)
+            self.auto_memory.close()
         if "shell" in self.tool_ctx.session.extras:
             from yoke.tools.shell.state import shutdown_shell
 

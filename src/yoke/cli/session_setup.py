@@ -65,6 +65,11 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     for name in gate.hidden_tools(registry.names()):
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    from yoke.memory.session import start_auto_memory
+
+    auto_memory = start_auto_memory(cwd, settings, env)  # None when turned off
+    if auto_memory is not None:
+        auto_memory.allow_writes(gate)  # writes into the memory directory need no question
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
 
     from yoke.loop.recorder import Recorder
@@ -74,7 +79,10 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     recorder = Recorder(transcript, chain)
     pending: list = []  # events raised outside the loop's own steps, drained by the loop
     executor = _executor(registry, gate, cwd, working_dirs, session_dir, loaded, recorder, memory, pending)
-    system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs, git_pending)
+    section = auto_memory.prompt_section() if auto_memory is not None else None
+    system = await _system_prompt(
+        args, cwd, model, registry.names(), memory, working_dirs, git_pending, section
+    )
     agent = Agent(
         provider=provider,
         executor=executor,
@@ -87,6 +95,9 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     if loaded is not None and loaded.model_usage:
         agent.ledger.restore(loaded.model_usage)
     attach_compactor(agent, model, session_dir, memory)
+    if auto_memory is not None:
+        agent.hooks = auto_memory.hooks(agent.hooks)  # recall adds context to each prompt
+        auto_memory.start_messages = len(agent.messages)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
     printer = make_printer(
@@ -114,6 +125,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         [],
         args.permission_prompt_tool,
         bool(args.debug),
+        auto_memory=auto_memory,
     )
 
 
@@ -346,6 +358,7 @@ async def _system_prompt(
     memory: Any,
     working_dirs: list[Path],
     git_pending: Any = None,
+    auto_memory: str | None = None,
 ) -> list:
     override = args.system_prompt
     if args.system_prompt_file:
@@ -365,6 +378,7 @@ async def _system_prompt(
         memory_index=memory,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        auto_memory=auto_memory,
     )
 
 

@@ -1,0 +1,141 @@
+"""Auto memory in one session: the prompt section, the write allowance, recall per prompt, extraction at
+the end. Built once by the session setup; everything here fails soft (a memory problem never stops a run).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from yoke.memory.auto import AutoMemoryConfig, resolve_auto_memory
+from yoke.memory.recall import RecallIndex, format_recall
+from yoke.memory.section import IGNORE_NOTICE, memory_section
+from yoke.memory.store import load_index
+
+_IGNORE = re.compile(
+    r"\b(?:ignore|disregard|do\s+not\s+use|don'?t\s+use|without(?:\s+using)?|forget\s+about)\s+"
+    r"(?:(?:your|the|my|any|all|auto|saved|stored)[\s-]+){0,3}memor(?:y|ies)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_ignore_memory(prompt: str) -> bool:
+    return _IGNORE.search(prompt) is not None
+
+
+def index_db_path(yoke_home: Path, directory: Path) -> Path:
+    from yoke.memory.auto import sanitize_path
+
+    return yoke_home / "memory-index" / (sanitize_path(directory)[:200] + ".sqlite3")
+
+
+@dataclass
+class AutoMemory:
+    config: AutoMemoryConfig
+    yoke_home: Path
+    seen: set[str] = field(default_factory=set)  # memories already surfaced in this session
+    start_messages: int = 0  # history length when the session started: extraction reads what follows
+    _index: RecallIndex | None = None
+
+    @property
+    def directory(self) -> Path:
+        return self.config.directory
+
+    @property
+    def index(self) -> RecallIndex:
+        if self._index is None:
+            self._index = RecallIndex(self.directory, index_db_path(self.yoke_home, self.directory))
+        return self._index
+
+    def prompt_section(self) -> str:
+        return memory_section(self.directory, load_index(self.directory))
+
+    def recall_for_prompt(self, prompt: str, seen: set[str] | None = None) -> str | None:
+        """Context for this prompt: the relevant memories not yet surfaced (recorded in `seen`), the
+        ignore-memory notice, or None."""
+        seen = self.seen if seen is None else seen
+        if asks_to_ignore_memory(prompt):
+            return IGNORE_NOTICE
+        try:
+            hits = self.index.search(prompt, exclude=seen)
+        except Exception:  # a locked or broken index costs this prompt its recall, nothing more
+            return None
+        if not hits:
+            return None
+        seen.update(str(h.path) for h in hits)
+        return format_recall(hits, self.directory)
+
+    def hooks(self, inner: Any) -> Any:
+        """The session's hook runner with recall added to UserPromptSubmit's additional context."""
+        return RecallHooks(inner, self.recall_for_prompt)
+
+    def allow_writes(self, gate: Any) -> bool:
+        from yoke.memory.allowance import allow_memory_directory
+
+        return allow_memory_directory(gate, self.directory, custom=self.config.custom)
+
+    def session_ended(self, agent: Any, provider_name: str) -> bool:
+        """Start the background extraction pass over this session's new messages (when turned on)."""
+        if not self.config.extraction:
+            return False
+        from yoke.memory.extract import start_extraction
+
+        messages = list(agent.messages[self.start_messages :])
+        return start_extraction(messages, self.directory, agent.settings.model, provider_name, self.yoke_home)
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+
+
+class RecallHooks:
+    """Wraps the session's hook runner: after the wrapped UserPromptSubmit hooks, adds recalled memories
+    as additional context (the loop places it in a <system-reminder> after the prompt)."""
+
+    def __init__(self, inner: Any, recall: Callable[[str, set[str] | None], str | None]):
+        self.inner = inner
+        self.recall = recall
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def fire(self, event: str, payload: dict[str, Any]) -> Any:
+        outcome = await self.inner.fire(event, payload)
+        if event != "UserPromptSubmit" or outcome.stop or outcome.block:
+            return outcome
+        prompt = payload.get("prompt")
+        text = prompt if isinstance(prompt, str) else _text_of(prompt)
+        extra = self.recall(text, None) if text.strip() else None
+        if not extra:
+            return outcome
+        joined = "\n\n".join(p for p in (outcome.additional_context, extra) if p)
+        return replace(outcome, additional_context=joined)
+
+
+def _text_of(content: Any) -> str:
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def start_auto_memory(
+    cwd: Path, settings: Any, env: Mapping[str, str] | None = None, yoke_home: Path | None = None
+) -> AutoMemory | None:
+    """The session's auto memory, or None when it is turned off."""
+    env = os.environ if env is None else env
+    config = resolve_auto_memory(cwd, settings=settings, env=env)
+    if not config.enabled:
+        return None
+    if yoke_home is None:
+        from yoke.session.transcript import yoke_home as default_home
+
+        yoke_home = default_home(dict(env))
+    try:
+        config.directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        pass  # reading still works if it exists; writing will say why it cannot
+    return AutoMemory(config, yoke_home)
