@@ -340,7 +340,7 @@ class RecallIndex:
             )
             .fetchall()
         )
-        hits = [Hit(Path(r[0]), r[1], r[2], r[3], r[4], r[5]) for r in rows if r[0] not in skip]
+        hits = [Hit(Path(r[0]), r[1], r[2], r[4], r[3], r[5]) for r in rows if r[0] not in skip]
         if not hits:
             return []
         best = hits[0].score
@@ -351,13 +351,17 @@ def format_recall(hits: list[Hit], directory: Path) -> str:
     parts = []
     for hit in hits:
         body = hit.body if len(hit.body) <= MAX_BODY_CHARS else hit.body[:MAX_BODY_CHARS] + "\n[... cut]"
-        attrs = f'path="{hit.path}" name="{hit.name}"' + (f' type="{hit.type}"' if hit.type else "")
+        attrs = f'path="{_attr(str(hit.path))}" name="{_attr(hit.name)}"' + (f' type="{hit.type}"' if hit.type else "")
         description = f"{hit.description}\n\n" if hit.description else ""
         parts.append(f"<memory {attrs}>\n{description}{body}\n</memory>")
     return (
         f"Memories from earlier sessions that may bear on this request (from {directory}). They record what "
         "was true when written: check anything about the code before relying on it.\n\n" + "\n\n".join(parts)
     )
+
+
+def _attr(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 def memory_of(hit: Hit) -> Memory:

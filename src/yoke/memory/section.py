@@ -26,7 +26,7 @@ look at the repository answers. Never save secrets.
 ## How to write a memory
 1. Check the index below (and the file, if one looks related): update an existing memory rather than \
 adding a second one on the same topic; fix or delete one that turned out wrong.
-2. Write one file per memory in the directory, named for its topic (e.g. `feedback_db_tests.md`):
+2. Write one file per memory in the directory, named for its topic (e.g. `feedback_code_review.md`):
 ```
 ---
 name: short title
