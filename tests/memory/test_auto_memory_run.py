@@ -26,7 +26,12 @@ DONE = {"content": [{"type": "text", "text": "done"}]}
 
 
 def write_call(id: str, path: Path, content: str) -> dict:
-    return {"type": "tool_use", "id": id, "name": "Write", "input": {"file_path": str(path), "content": content}}
+    return {
+        "type": "tool_use",
+        "id": id,
+        "name": "Write",
+        "input": {"file_path": str(path), "content": content},
+    }
 
 
 def test_a_session_writes_memories_and_the_next_recalls_only_the_relevant_one(yoke, project, home, tmp_path):
@@ -65,7 +70,10 @@ def test_a_session_writes_memories_and_the_next_recalls_only_the_relevant_one(yo
     prompt = first_user_text(body)
     assert prompt.startswith(DB_PROMPT)
     assert "never mocked connections" in prompt and "<system-reminder>" in prompt
-    assert f'<memory path="{mem / "feedback_db_tests.md"}" name="Integration tests hit a real database" type="feedback">' in prompt
+    assert (
+        f'<memory path="{mem / "feedback_db_tests.md"}" name="Integration tests hit a real database" type="feedback">'
+        in prompt
+    )
     assert "frozen from Dec 15" not in prompt and "grafana.internal" not in prompt
     assert "- [Release freeze in December](project_release_freeze.md)" in system_text(body)  # the index
 
@@ -170,7 +178,9 @@ def test_the_index_is_cut_at_200_lines_and_25_kb(yoke, project, home):
         system = system_text(srv.requests[0].body)
     section = system.split("## MEMORY.md\n", 1)[1]
     loaded = [line for line in section.splitlines() if line.startswith("- [Long]")]
-    assert 40 <= len(loaded) < 50 and all(line == long_line.rstrip("\n") for line in loaded)  # whole lines only
+    assert 40 <= len(loaded) < 50 and all(
+        line == long_line.rstrip("\n") for line in loaded
+    )  # whole lines only
     assert sum(len(line) + 1 for line in loaded) <= 25_000
 
 

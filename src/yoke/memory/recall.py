@@ -351,7 +351,9 @@ def format_recall(hits: list[Hit], directory: Path) -> str:
     parts = []
     for hit in hits:
         body = hit.body if len(hit.body) <= MAX_BODY_CHARS else hit.body[:MAX_BODY_CHARS] + "\n[... cut]"
-        attrs = f'path="{_attr(str(hit.path))}" name="{_attr(hit.name)}"' + (f' type="{hit.type}"' if hit.type else "")
+        attrs = f'path="{_attr(str(hit.path))}" name="{_attr(hit.name)}"' + (
+            f' type="{hit.type}"' if hit.type else ""
+        )
         description = f"{hit.description}\n\n" if hit.description else ""
         parts.append(f"<memory {attrs}>\n{description}{body}\n</memory>")
     return (
