@@ -100,12 +100,15 @@ def test_recall_ranks_filters_and_catches_up_with_edits(tmp_path):
 
 
 def test_query_terms_and_ignore_memory():
-    assert query_terms("Please fix the DB migration, then run the DB tests!") == [
+    assert query_terms("Please fix the DB migration, then run the db tests!") == [
         "fix",
+        "db",
         "migration",
         "run",
         "tests",
     ]
+    assert query_terms("why didn't CI run on my branch?") == ["ci", "run", "branch"]
+    assert query_terms("Erklär den Fehler") == ["erklär", "den", "fehler"]
     assert asks_to_ignore_memory("fix it and ignore memory")
     assert asks_to_ignore_memory("Don't use your saved memories for this")
     assert asks_to_ignore_memory("do it without memory")

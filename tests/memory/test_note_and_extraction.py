@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+
 from tests.conftest import anthropic_env
 
 from yoke.testing import ScriptedServer

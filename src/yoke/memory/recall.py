@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from yoke.memory.store import Memory, memory_paths, parse_memory
+from yoke.memory.store import INDEX_NAME, Memory, parse_memory
 
 SCHEMA_VERSION = 2
 MAX_RESULTS = 5
 MAX_QUERY_TERMS = 40
 RELATIVE_CUTOFF = 0.3  # keep results scoring at least this fraction of the best
 MAX_BODY_CHARS = 4000  # per recalled memory, in the prompt
-_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_'-]*")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script; `don't` gives `don` (a stop word)
 STOP_WORDS = frozenset(
     [
         "a",
@@ -201,11 +201,40 @@ class Hit:
     score: float
 
 
+def scan(directory: str) -> dict[str, tuple[int, int]]:
+    """path -> (mtime_ns, size) of every memory file (what `store.memory_paths` lists), with plain strings and
+    scandir: this runs before every prompt's search, so it must stay well under a millisecond."""
+    found: dict[str, tuple[int, int]] = {}
+    pending = [directory]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir():
+                    pending.append(entry.path)
+                elif name.endswith(".md") and not (folder == directory and name == INDEX_NAME):
+                    st = entry.stat()
+                    found[entry.path] = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                continue
+    return found
+
+
 def query_terms(prompt: str) -> list[str]:
+    """The prompt's search words: lower-cased, stop words and numbers dropped; two-letter words only when
+    written in capitals (CI, DB, QA)."""
     seen: dict[str, None] = {}
     for match in _WORD.finditer(prompt):
-        word = match.group(0).strip("'-").lower()
-        if len(word) < 3 or word in STOP_WORDS or word.isdigit():
+        raw = match.group(0)
+        word = raw.lower()
+        if word in STOP_WORDS or word.isdigit() or len(word) < 2 or (len(word) == 2 and not raw.isupper()):
             continue
         seen.setdefault(word, None)
         if len(seen) >= MAX_QUERY_TERMS:
@@ -220,6 +249,7 @@ class RecallIndex:
         self.directory = Path(directory)
         self.db_path = Path(db_path)
         self._db: sqlite3.Connection | None = None
+        self._known: dict[str, tuple[int, int]] | None = None  # what the index holds: path -> (mtime, size)
 
     # ---- connection ---------------------------------------------------------------------------------
 
@@ -264,20 +294,17 @@ class RecallIndex:
         if self._db is not None:
             self._db.close()
             self._db = None
+        self._known = None
 
     # ---- keeping up with the files ------------------------------------------------------------------
 
     def refresh(self) -> int:
         """Bring the index up to date with the files; returns how many files were (re)indexed or dropped."""
         db = self._connect()
-        on_disk: dict[str, tuple[int, int]] = {}
-        for path in memory_paths(self.directory) if self.directory.is_dir() else []:
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            on_disk[str(path)] = (st.st_mtime_ns, st.st_size)
-        known = {row[0]: (row[1], row[2]) for row in db.execute("SELECT path, mtime_ns, size FROM files")}
+        on_disk = scan(str(self.directory))
+        if self._known is None:
+            self._known = {r[0]: (r[1], r[2]) for r in db.execute("SELECT path, mtime_ns, size FROM files")}
+        known = self._known
         changed = [p for p, sig in on_disk.items() if known.get(p) != sig]
         gone = [p for p in known if p not in on_disk]
         if not changed and not gone:
@@ -292,7 +319,11 @@ class RecallIndex:
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
+            self._known = None  # reread what is really committed next time
             raise
+        for path in gone:
+            known.pop(path, None)
+        known.update((path, on_disk[path]) for path in changed)
         return len(changed) + len(gone)
 
     def _drop(self, db: sqlite3.Connection, path: str) -> None:
