@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.memory.auto import AutoMemoryConfig, resolve_auto_memory
-from yoke.memory.recall import RecallIndex, format_recall
+from yoke.memory.recall import RecallIndex, format_recall, scan
 from yoke.memory.section import IGNORE_NOTICE, memory_section
 from yoke.memory.store import load_index
 
@@ -61,6 +61,8 @@ class AutoMemory:
         if asks_to_ignore_memory(prompt):
             return IGNORE_NOTICE
         try:
+            if self._index is None and not scan(str(self.directory)):
+                return None  # no memories yet: no index to build
             hits = self.index.search(prompt, exclude=seen)
         except Exception:  # a locked or broken index costs this prompt its recall, nothing more
             return None
