@@ -225,3 +225,26 @@ def test_turned_off_by_env_and_by_settings(yoke, project, home):
         env = {**anthropic_env(srv), "CLAUDE_CODE_DISABLE_AUTO_MEMORY": "0"}
         assert yoke("-p", DB_PROMPT, env=env).code == 0
         assert "never mocked" in first_user_text(srv.requests[0].body)
+
+
+def test_recall_by_side_query_when_chosen(yoke, project, home):
+    make_repo(project)
+    mem = memory_dir(home, project)
+    seed(mem)
+    (home / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryRecall": "model"}))
+    pick = {"content": [{"type": "text", "text": '{"memories": ["reference_dashboards.md", "made_up.md"]}'}]}
+    prompt = "checkout feels sluggish lately, where should I look?"  # shares no word with the memory
+    with ScriptedServer([pick, DONE]) as srv:
+        run = yoke("-p", prompt, "--output-format", "json", env=anthropic_env(srv))
+        assert run.code == 0, run.stderr
+        side, main = srv.requests[0].body, srv.requests[1].body
+    assert "You select memories" in system_text(side) and not side.get("tools") and side["max_tokens"] == 256
+    offered = first_user_text(side)
+    assert prompt in offered and '"file": "feedback_db_tests.md"' in offered
+    recalled = first_user_text(main)
+    assert "grafana.internal/d/pay" in recalled and "never mocked" not in recalled
+
+    garbage = {"content": [{"type": "text", "text": "I think the dashboards one"}]}
+    with ScriptedServer([garbage, DONE]) as srv:  # an unusable answer falls back to the index
+        assert yoke("-p", DB_PROMPT, env=anthropic_env(srv)).code == 0
+        assert "never mocked connections" in first_user_text(srv.requests[1].body)

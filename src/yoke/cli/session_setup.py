@@ -96,7 +96,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         agent.ledger.restore(loaded.model_usage)
     attach_compactor(agent, model, session_dir, memory)
     if auto_memory is not None:
-        agent.hooks = auto_memory.hooks(agent.hooks)  # recall adds context to each prompt
+        agent.hooks = auto_memory.hooks(agent.hooks, agent)  # recall adds context to each prompt
         auto_memory.start_messages = len(agent.messages)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)

@@ -35,6 +35,8 @@ class AutoMemoryConfig:
     custom: bool  # moved by autoMemoryDirectory
     why_off: str = ""  # what turned it off, for `yoke memory` and --debug
     extraction: bool = False  # autoMemoryExtraction: propose memories at session end
+    recall: str = "index"  # autoMemoryRecall: "index" (full-text, no model call) or "model" (a side query)
+    recall_model: str | None = None  # autoMemoryRecallModel: the side query's model (default: the session's)
 
 
 def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
@@ -160,4 +162,10 @@ def resolve_auto_memory(
         custom=custom is not None,
         why_off=why,
         extraction=merged.get("autoMemoryExtraction") is True,
+        recall="model" if merged.get("autoMemoryRecall") == "model" else "index",
+        recall_model=_text(merged.get("autoMemoryRecallModel")),
     )
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ class AutoMemory:
     yoke_home: Path
     seen: set[str] = field(default_factory=set)  # memories already surfaced in this session
     start_messages: int = 0  # history length when the session started: extraction reads what follows
+    agent: Any = None  # the session's Agent, for the side-query recall
     _index: RecallIndex | None = None
 
     @property
@@ -55,8 +56,8 @@ class AutoMemory:
         return memory_section(self.directory, load_index(self.directory))
 
     def recall_for_prompt(self, prompt: str, seen: set[str] | None = None) -> str | None:
-        """Context for this prompt: the relevant memories not yet surfaced (recorded in `seen`), the
-        ignore-memory notice, or None."""
+        """Context for this prompt from the full-text index: the relevant memories not yet surfaced
+        (recorded in `seen`), the ignore-memory notice, or None. No model call."""
         seen = self.seen if seen is None else seen
         if asks_to_ignore_memory(prompt):
             return IGNORE_NOTICE
@@ -66,14 +67,37 @@ class AutoMemory:
             hits = self.index.search(prompt, exclude=seen)
         except Exception:  # a locked or broken index costs this prompt its recall, nothing more
             return None
+        return self._surface(hits, seen)
+
+    async def recall_async(self, prompt: str, seen: set[str] | None = None) -> str | None:
+        """What the session calls per prompt: the side query when `autoMemoryRecall` is "model" (falling
+        back to the index when it fails), else `recall_for_prompt`."""
+        seen = self.seen if seen is None else seen
+        if self.config.recall != "model" or self.agent is None or asks_to_ignore_memory(prompt):
+            return self.recall_for_prompt(prompt, seen)
+        from yoke.memory.side_query import model_recall
+        from yoke.memory.store import list_memories
+
+        root = self.directory.as_posix()
+        memories = [
+            m for m in list_memories(self.directory, include_expired=False) if str(m.path) not in seen
+        ]
+        hits = await model_recall(self.agent, self.config.recall_model, prompt, memories, root)
+        if hits is None:
+            return self.recall_for_prompt(prompt, seen)
+        return self._surface(hits, seen)
+
+    def _surface(self, hits: list, seen: set[str]) -> str | None:
         if not hits:
             return None
         seen.update(str(h.path) for h in hits)
         return format_recall(hits, self.directory)
 
-    def hooks(self, inner: Any) -> Any:
-        """The session's hook runner with recall added to UserPromptSubmit's additional context."""
-        return RecallHooks(inner, self.recall_for_prompt)
+    def hooks(self, inner: Any, agent: Any = None) -> Any:
+        """The session's hook runner with recall added to UserPromptSubmit's additional context. `agent`
+        (its provider, model and cost ledger) is needed for recall by side query."""
+        self.agent = agent
+        return RecallHooks(inner, self.recall_async)
 
     def allow_writes(self, gate: Any) -> bool:
         from yoke.memory.allowance import allow_memory_directory
@@ -98,7 +122,7 @@ class RecallHooks:
     """Wraps the session's hook runner: after the wrapped UserPromptSubmit hooks, adds recalled memories
     as additional context (the loop places it in a <system-reminder> after the prompt)."""
 
-    def __init__(self, inner: Any, recall: Callable[[str, set[str] | None], str | None]):
+    def __init__(self, inner: Any, recall: Callable[[str], Awaitable[str | None]]):
         self.inner = inner
         self.recall = recall
 
@@ -111,7 +135,7 @@ class RecallHooks:
             return outcome
         prompt = payload.get("prompt")
         text = prompt if isinstance(prompt, str) else _text_of(prompt)
-        extra = self.recall(text, None) if text.strip() else None
+        extra = await self.recall(text) if text.strip() else None
         if not extra:
             return outcome
         joined = "\n\n".join(p for p in (outcome.additional_context, extra) if p)
