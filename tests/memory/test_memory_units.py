@@ -15,6 +15,7 @@ from yoke.memory.auto import canonical_git_root, resolve_auto_memory
 from yoke.memory.recall import RecallIndex, query_terms
 from yoke.memory.session import asks_to_ignore_memory
 from yoke.memory.store import forget, load_index, write_memory
+from yoke.permissions.trust import trust_folder
 
 from .helpers import DB_MEMORY, git, make_repo, memory_dir, memory_text, seed
 
@@ -42,10 +43,22 @@ def test_autoMemoryDirectory_only_from_user_local_managed_or_flag_settings(tmp_p
     config = resolve_auto_memory(repo, settings=settings, env=env, home=home)
     assert config.directory == memory_dir(home, repo) and not config.custom
 
+    # A local file can be committed by a repository too: it counts only once the folder is trusted.
     (repo / ".claude" / "settings.local.json").write_text('{"autoMemoryDirectory": "~/notes/mem"}')
     settings = load_settings(repo, home=home, managed_paths=[])
     config = resolve_auto_memory(repo, settings=settings, env=env, home=home)
-    assert config.directory == home / "notes" / "mem" and config.custom
+    assert config.directory == memory_dir(home, repo)
+    assert config.warnings and "ignored until this folder is trusted" in config.warnings[0]
+    trust_folder(repo.resolve(), settings.yoke_home)
+    config = resolve_auto_memory(repo, settings=settings, env=env, home=home)
+    assert config.directory == home / "notes" / "mem" and config.custom and not config.warnings
+
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (repo / ".claude" / "settings.local.json").unlink()
+    (home / ".claude" / "settings.json").write_text('{"autoMemoryDirectory": "/srv/mem"}')
+    settings = load_settings(repo, home=home, managed_paths=[])
+    config = resolve_auto_memory(repo, settings=settings, env=env, home=home)
+    assert config.directory == Path("/srv/mem") and config.custom
 
 
 def test_unsafe_custom_directories_get_no_allowance(tmp_path):

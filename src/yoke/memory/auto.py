@@ -2,9 +2,9 @@
 
 The git root is the main checkout of the repository (the parent of `git rev-parse --git-common-dir`), so
 every worktree of one repository shares one memory directory; outside git it is the working directory.
-`autoMemoryDirectory` moves it, but only when set in managed, `--settings`, local or user settings: a
-repository's own `.claude/settings.json` must never point the model's no-questions-asked writes at a
-folder of its choosing (`~/.ssh`, say).
+`autoMemoryDirectory` moves it, but only when set in managed, `--settings`, local (once the folder is
+trusted) or user settings: a repository's own files must never point the model's no-questions-asked writes
+at a folder of its choosing (`~/.ssh`, say).
 
 On/off, first match wins: `CLAUDE_CODE_DISABLE_AUTO_MEMORY` (1/true/yes/on turns it off, 0/false/no/off on),
 `CLAUDE_CODE_SIMPLE`/`YOKE_SIMPLE` (off), the `autoMemoryEnabled` setting, else on.
@@ -37,6 +37,7 @@ class AutoMemoryConfig:
     extraction: bool = False  # autoMemoryExtraction: propose memories at session end
     recall: str = "index"  # autoMemoryRecall: "index" (full-text, no model call) or "model" (a side query)
     recall_model: str | None = None  # autoMemoryRecallModel: the side query's model (default: the session's)
+    warnings: tuple[str, ...] = ()  # settings that were ignored, one line each
 
 
 def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:
@@ -125,20 +126,32 @@ def _long_name(projects: Path, name: str) -> str:
     return prefix + hashlib.sha256(name.encode()).hexdigest()[:8]
 
 
-def configured_directory(sources: list[Any], home: Path) -> Path | None:
-    """`autoMemoryDirectory` from the highest-precedence source allowed to set it (never project files)."""
+def configured_directory(
+    sources: list[Any], home: Path, trusted: Any = None, warnings: list[str] | None = None
+) -> Path | None:
+    """`autoMemoryDirectory` from the highest-precedence source allowed to set it: never a project file,
+    and a local file (`.claude/settings.local.json`, which a cloned repository can carry) only once the
+    folder is trusted. `trusted` is a function asked when a local file sets it."""
     for source in sources:  # highest precedence first
-        if getattr(source, "scope", None) not in DIRECTORY_SCOPES:
+        scope = getattr(source, "scope", None)
+        if scope not in DIRECTORY_SCOPES:
             continue
         value = (getattr(source, "data", None) or {}).get("autoMemoryDirectory")
-        if isinstance(value, str) and value.strip():
-            text = value.strip()
-            if text == "~" or text.startswith("~/"):
-                text = str(home) + text[1:]
-            path = Path(text)
-            if not path.is_absolute():
-                path = Path(getattr(source, "base_dir", home)) / path
-            return Path(os.path.normpath(path))
+        if not isinstance(value, str) or not value.strip():
+            continue
+        if scope == "local" and not (trusted is not None and trusted()):
+            if warnings is not None:
+                warnings.append(
+                    f"{source.label}: autoMemoryDirectory is ignored until this folder is trusted (yoke trust)"
+                )
+            continue
+        text = value.strip()
+        if text == "~" or text.startswith("~/"):
+            text = str(home) + text[1:]
+        path = Path(text)
+        if not path.is_absolute():
+            path = Path(getattr(source, "base_dir", home)) / path
+        return Path(os.path.normpath(path))
     return None
 
 
@@ -154,7 +167,10 @@ def resolve_auto_memory(
     home = home or Path(env.get("HOME") or Path.home())
     merged: Mapping[str, Any] = getattr(settings, "merged", None) or {}
     enabled, why = memory_enabled(merged, env)
-    custom = configured_directory(list(getattr(settings, "sources", None) or []), home)
+    warnings: list[str] = []
+    custom = configured_directory(
+        list(getattr(settings, "sources", None) or []), home, lambda: _trusted(cwd, settings), warnings
+    )
     directory = custom if custom is not None else default_directory(Path(cwd), env, home)
     return AutoMemoryConfig(
         enabled=enabled,
@@ -164,7 +180,22 @@ def resolve_auto_memory(
         extraction=merged.get("autoMemoryExtraction") is True,
         recall="model" if merged.get("autoMemoryRecall") == "model" else "index",
         recall_model=_text(merged.get("autoMemoryRecallModel")),
+        warnings=tuple(warnings),
     )
+
+
+def _trusted(cwd: Path, settings: Any) -> bool:
+    from yoke.permissions.trust import is_trusted
+
+    try:
+        return is_trusted(
+            Path(cwd),
+            settings.yoke_home,
+            home=settings.home,
+            claude_dir=getattr(settings, "claude_dir", None),
+        )
+    except (AttributeError, OSError):
+        return False
 
 
 def _text(value: object) -> str | None:

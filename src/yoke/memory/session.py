@@ -102,6 +102,9 @@ class AutoMemory:
     def allow_writes(self, gate: Any) -> bool:
         from yoke.memory.allowance import allow_memory_directory
 
+        warnings = getattr(gate, "warnings", None)
+        if isinstance(warnings, list):
+            warnings.extend(self.config.warnings)  # printed with the gate's own
         return allow_memory_directory(gate, self.directory, custom=self.config.custom)
 
     def session_ended(self, agent: Any, provider_name: str) -> bool:
