@@ -64,10 +64,11 @@ def parse_memory(path: Path, text: str) -> Memory:
     except ValueError:
         confidence = None
     kind = meta.get("type")
+    description = meta.get("description")
     return Memory(
         path=path,
         name=name if isinstance(name, str) and name else path.stem,
-        description=meta.get("description") if isinstance(meta.get("description"), str) else "",  # type: ignore[arg-type]
+        description=description if isinstance(description, str) else "",
         type=kind if isinstance(kind, str) and kind in TYPES else "",
         body=body.strip(),
         expires_at=parse_time(meta.get("expiresAt")),
