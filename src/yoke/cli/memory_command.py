@@ -175,8 +175,8 @@ def save_note_headless(args: Namespace, note: str) -> int:
     if args.output_format == "text":
         print(message)
         return 0
-    from yoke.cli.printers import result_object
     from yoke import events as ev
+    from yoke.cli.printers import result_object
     from yoke.providers.base import Usage
 
     result = ev.Result("completed", False, message, 0, 0, 0, 0.0, Usage(), {}, [])
