@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--provider",
         help="anthropic | openai | openai-responses | gemini | grok | bedrock | vertex | foundry | replay",
     )
-    p.add_argument("--fallback-model", help="accepted for compatibility")
+    p.add_argument("--fallback-model", help="switch to this model when the main one stays overloaded (529)")
     p.add_argument("--max-tokens", type=int, help="output token limit per response")
     p.add_argument("--max-thinking-tokens", type=int, help="enable extended thinking with this budget")
     p.add_argument("--system-prompt", help="replace the default system prompt")

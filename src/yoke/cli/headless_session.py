@@ -37,7 +37,7 @@ class HeadlessSession:
         events = self.agent.compact(command[1]) if command else self.agent.query(prompt)
         async for event in events:
             if isinstance(event, ev.Notice) and event.kind != "api_retry":
-                self.agent.recorder.notice(event.kind, event.message)
+                self.agent.recorder.notice(event.kind, event.message, event.data)
             if self.debug:
                 _debug_line(event)
             self.printer.handle(event)

@@ -59,6 +59,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     registry = _tools(args)
     home = _home(env)
     session_id, transcript, chain, loaded = _session(args, cwd, home)
+    provider = _with_fallback(provider, provider_name, model, args, merged, loaded)
     add_dirs = [Path(d).expanduser().resolve() for d in args.add_dirs]
     gate = _gate(args, settings, cwd, add_dirs, warnings, home)
     # A bare deny rule (`Bash`, `mcp__*`) hides the tool from the model altogether, as in Claude Code.
@@ -256,6 +257,20 @@ def _make_provider(args: Namespace, merged: dict[str, Any], env: Mapping[str, st
     except ProviderError as exc:
         raise SetupError(str(exc), usage=exc.kind == "config") from None
     return provider, config.provider, model
+
+
+def _with_fallback(provider: Any, name: str, model: str, args: Namespace, merged: dict, loaded: Any) -> Any:
+    """--fallback-model (or the fallbackModel setting): switch models on repeated overload."""
+    from yoke.providers.fallback import with_fallback
+
+    setting = merged.get("fallbackModel")
+    fallback = args.fallback_model or (setting if isinstance(setting, str) else None)
+    try:
+        return with_fallback(
+            provider, name, model, fallback, dict(os.environ), resumed=getattr(loaded, "fallback", None)
+        )
+    except ProviderError as exc:
+        raise SetupError(str(exc), usage=True) from None
 
 
 def _tools(args: Namespace) -> Any:

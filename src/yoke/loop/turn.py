@@ -371,6 +371,7 @@ class _Run:
         out: list[ev.Event] = [
             ev.AssistantMessage(message, stop.id, model, stop.stop_reason, stop.usage, uuid),
             ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd),
+            *(ev.Notice("warning", text) for text in agent.ledger.take_notices()),
             ev.TurnEnded(self.turns, stop.stop_reason),
         ]
         return out

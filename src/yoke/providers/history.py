@@ -17,6 +17,7 @@ and says what was dropped.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,11 +83,14 @@ class Conversion:
         return "dropped " + ", ".join(parts)
 
 
-def convert_history(messages: list[Message], target: str, *, strip_signatures: bool = False) -> Conversion:
+def convert_history(
+    messages: list[Message], target: str, *, strip_signatures: bool | Collection[str] = False
+) -> Conversion:
     """A copy of `messages` holding only what `target` (a provider or family name) can read.
 
     `strip_signatures` also drops the target's own model-bound material (a different model of the same
-    provider cannot verify it). Messages that need no change are passed through as the same objects.
+    provider cannot verify it): True drops all of it, a collection only those signatures. Messages that need
+    no change are passed through as the same objects.
     """
     family = family_of(target)
     conversion = Conversion([])
@@ -107,10 +111,11 @@ def convert_history(messages: list[Message], target: str, *, strip_signatures: b
     return conversion
 
 
-def _convert_block(block: Block, family: str, strip: bool, dropped: Counter) -> Block | None:
+def _convert_block(block: Block, family: str, strip_all: bool | Collection[str], dropped: Counter) -> Block | None:
     kind = block.get("type")
+    signature = str(block.get("signature") or block.get("data") or "")
+    strip = strip_all is True or (not isinstance(strip_all, bool) and signature in strip_all)
     if kind == "thinking":
-        signature = str(block.get("signature") or "")
         if family == "openai" or strip or signature_origin(signature) != family:
             dropped["thinking"] += 1
             return None
@@ -122,7 +127,7 @@ def _convert_block(block: Block, family: str, strip: bool, dropped: Counter) -> 
         dropped["redacted_thinking"] += 1
         return None
     if "signature" in block:  # a Gemini function call's or text part's thought signature
-        if strip or family != "gemini" or signature_origin(str(block["signature"])) != "gemini":
+        if strip or family != "gemini" or signature_origin(signature) != "gemini":
             dropped["signature"] += 1
             return {k: v for k, v in block.items() if k != "signature"}
     return block
@@ -213,3 +218,17 @@ def _foreign_to_anthropic(block: Block) -> bool:
     if block.get("type") == "thinking":
         return signature_origin(str(block.get("signature") or "")) != "anthropic"
     return "signature" in block
+
+
+def signatures_in(messages: list[Message]) -> set[str]:
+    """Every model-bound signature (thinking, redacted thinking, Gemini parts) in a history."""
+    found: set[str] = set()
+    for message in messages:
+        content = message["content"]
+        if message["role"] != "assistant" or isinstance(content, str):
+            continue
+        for block in content:
+            value = block.get("signature") or (block.get("data") if block.get("type") == "redacted_thinking" else None)
+            if value:
+                found.add(str(value))
+    return found
