@@ -13,6 +13,7 @@ One model request consumes one turn, rendered in whichever wire format the reque
                "cache_creation_input_tokens": 0},                 # defaults estimated from sizes
      "delay": 0.0,                     # seconds between stream frames (once, for non-streaming)
      "interleave_tool_calls": False,   # OpenAI streams: alternate argument fragments between calls
+     "block_reason": "SAFETY",         # Gemini: the prompt is blocked (no candidates)
      "fault": {...}}
 
 A fault holds the turn back for its first `times` requests (default 1, or "always"), then the turn is
@@ -39,6 +40,7 @@ STREAM_FAULT_KEYS = ("cut_after", "idle_after", "stream_error_after")
 FAULT_KEYS = {"status", "retry_after", "times", "prompt_too_long", "type", "message", "should_retry"}
 FAULT_KEYS |= set(STREAM_FAULT_KEYS) | {"idle_seconds"}
 TURN_KEYS = {"content", "stop_reason", "stop_sequence", "usage", "fault", "delay", "interleave_tool_calls"}
+TURN_KEYS |= {"block_reason"}
 
 
 class ScriptError(ValueError):
@@ -78,6 +80,7 @@ class Turn:
     fault: Fault | None = None
     delay: float = 0.0
     interleave_tool_calls: bool = False
+    block_reason: str | None = None  # Gemini: the prompt itself is blocked (promptFeedback.blockReason)
 
     @property
     def tool_uses(self) -> list[dict[str, Any]]:
@@ -114,6 +117,7 @@ def parse_turn(raw: dict[str, Any], where: str = "turn") -> Turn:
         fault=fault,
         delay=float(delay),
         interleave_tool_calls=bool(raw.get("interleave_tool_calls", False)),
+        block_reason=raw.get("block_reason"),
     )
 
 
