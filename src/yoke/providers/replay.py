@@ -31,12 +31,20 @@ def _wire_provider(kind: str, transport: ReplayTransport):
     from yoke.providers.http import RetryPolicy
 
     no_retries = RetryPolicy(max_retries=0)
-    if kind in ("anthropic", "bedrock", "vertex"):
+    if kind in ("anthropic", "bedrock", "vertex", "foundry"):
         from yoke.providers.anthropic import AnthropicProvider
 
         return AnthropicProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
-    if kind == "openai":
+    if kind in ("openai", "grok"):
         from yoke.providers.openai import OpenAIProvider
 
         return OpenAIProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    if kind == "openai-responses":
+        from yoke.providers.responses import ResponsesProvider
+
+        return ResponsesProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    if kind == "gemini":
+        from yoke.providers.gemini import GeminiProvider
+
+        return GeminiProvider(api_key="replay", base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
     raise ProviderError("config", f"cassette was recorded with an unknown provider {kind!r}")
