@@ -183,12 +183,8 @@ class ScriptedServer:
             if not on_default:
                 self._queue[0] = turn  # a retry after a fault replays the same resolved turn
             served = self._default_faults if on_default else self._head_faults
-            fault = turn.fault
-            if (
-                fault
-                and (fault.times is None or served < fault.times)
-                and (streaming or not fault.streaming_only)
-            ):
+            fault = turn.fault_for(served)
+            if fault and (streaming or not fault.streaming_only):
                 if on_default:
                     self._default_faults += 1
                 else:
