@@ -156,7 +156,7 @@ class GeminiAssembler:
         index = len(self._blocks)
         block: Block = {
             "type": "tool_use",
-            "id": str(call.get("id") or f"gemini_{uuid.uuid4().hex[:24]}"),
+            "id": str(call.get("id") or self._call_id(index)),
             "name": str(call.get("name") or ""),
             "input": args,
         }
@@ -167,6 +167,13 @@ class GeminiAssembler:
         events.append(ToolInputDelta(index, json.dumps(args, ensure_ascii=False)))
         events.append(BlockStop(index, block))
         return events
+
+    def _call_id(self, index: int) -> str:
+        """A made-up id, derived from the response id so a replayed cassette yields the same ids."""
+        import hashlib
+
+        digest = hashlib.sha256(f"{self._id}/{index}".encode()).hexdigest()[:24]
+        return f"gemini_{digest}"
 
     # ---- the end ------------------------------------------------------------------------------------
 
