@@ -8,11 +8,19 @@ from tests.conftest import anthropic_env
 
 from yoke.testing import ScriptedServer
 
-OVERLOADED = [{"stream_error_after": 3}, {"status": 529, "times": 3}]  # a broken stream, then 529 on every retry
+OVERLOADED = [
+    {"stream_error_after": 3},
+    {"status": 529, "times": 3},
+]  # a broken stream, then 529 on every retry
 
 
 def turns() -> list[dict]:
-    call = {"type": "tool_use", "id": "toolu_echo", "name": "Bash", "input": {"command": "echo from-fallback"}}
+    call = {
+        "type": "tool_use",
+        "id": "toolu_echo",
+        "name": "Bash",
+        "input": {"command": "echo from-fallback"},
+    }
     return [
         {"content": [{"type": "text", "text": "I will run it."}, call], "fault": OVERLOADED},
         {"content": "All done on the fallback."},
@@ -33,7 +41,9 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     assert run.code == 0, run.stderr
     lines = run.lines()
     notices = [o for o in lines if o.get("subtype") == "informational"]
-    assert [n["content"] for n in notices] == ["Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"]
+    assert [n["content"] for n in notices] == [
+        "Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"
+    ]
     assert models == ["claude-sonnet-4-6"] * 4 + ["claude-haiku-4-5"] * 2
     result = run.result()
     assert result["subtype"] == "success" and result["result"] == "All done on the fallback."
@@ -44,11 +54,17 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     transcript = next(home.rglob(f"{result['session_id']}.jsonl"))
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     switch = [r for r in records if r.get("subtype") == "notice" and r.get("level") == "model_fallback"]
-    assert switch and switch[0]["fromModel"] == "claude-sonnet-4-6" and switch[0]["toModel"] == "claude-haiku-4-5"
+    assert (
+        switch
+        and switch[0]["fromModel"] == "claude-sonnet-4-6"
+        and switch[0]["toModel"] == "claude-haiku-4-5"
+    )
 
     # resuming the session continues on the fallback model, which the transcript says it switched to
     with ScriptedServer([{"content": "Still on haiku."}]) as srv:
-        again = yoke("-p", "again", "--resume", result["session_id"], "--fallback-model", "haiku", *FLAGS, env=env(srv))
+        again = yoke(
+            "-p", "again", "--resume", result["session_id"], "--fallback-model", "haiku", *FLAGS, env=env(srv)
+        )
         resumed_models = [r.body["model"] for r in srv.requests]
     assert again.code == 0, again.stderr
     assert resumed_models == ["claude-haiku-4-5"] and again.result()["result"] == "Still on haiku."

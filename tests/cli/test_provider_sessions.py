@@ -37,7 +37,11 @@ def script(image_path: str) -> list[dict]:
     return [
         {
             "content": [
-                {"type": "thinking", "thinking": "The user wants the picture described.", "signature": "sig-one"},
+                {
+                    "type": "thinking",
+                    "thinking": "The user wants the picture described.",
+                    "signature": "sig-one",
+                },
                 {"type": "text", "text": "Let me look at the image."},
                 {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": image_path}},
             ],
@@ -51,7 +55,10 @@ def script(image_path: str) -> list[dict]:
             ],
             "usage": {"input_tokens": 1200, "output_tokens": 30},
         },
-        {"content": "It is a single green pixel, and the folder holds 1 file.", "usage": {"input_tokens": 1300, "output_tokens": 20}},
+        {
+            "content": "It is a single green pixel, and the folder holds 1 file.",
+            "usage": {"input_tokens": 1300, "output_tokens": 20},
+        },
     ]
 
 
@@ -62,14 +69,22 @@ PROVIDERS = {
         "ANTHROPIC_FOUNDRY_BASE_URL": srv.url,
         "ANTHROPIC_FOUNDRY_API_KEY": "azure-key",
     },
-    "gemini": lambda srv: {"CLAUDE_CODE_USE_GEMINI": "1", "GEMINI_BASE_URL": srv.gemini_url, "GEMINI_API_KEY": "g"},
+    "gemini": lambda srv: {
+        "CLAUDE_CODE_USE_GEMINI": "1",
+        "GEMINI_BASE_URL": srv.gemini_url,
+        "GEMINI_API_KEY": "g",
+    },
     "openai-responses": lambda srv: {
         "YOKE_PROVIDER": "openai-responses",
         "OPENAI_BASE_URL": srv.openai_url,
         "OPENAI_API_KEY": "o",
     },
     "grok": lambda srv: {"CLAUDE_CODE_USE_GROK": "1", "XAI_BASE_URL": srv.openai_url, "XAI_API_KEY": "x"},
-    "openai": lambda srv: {"OPENAI_BASE_URL": srv.openai_url, "OPENAI_API_KEY": "o", "YOKE_PROVIDER": "openai"},
+    "openai": lambda srv: {
+        "OPENAI_BASE_URL": srv.openai_url,
+        "OPENAI_API_KEY": "o",
+        "YOKE_PROVIDER": "openai",
+    },
 }
 MODELS = {"gemini": "gemini-2.5-pro", "openai-responses": "gpt-5.1", "grok": "grok-4", "openai": "gpt-5.1"}
 
@@ -103,14 +118,22 @@ def check_wire(provider: str, requests) -> None:
         if provider == "foundry":
             assert requests[0].headers["api-key"] == "azure-key"
         thinking = [b for b in second["messages"][1]["content"] if b["type"] == "thinking"]
-        assert thinking == [{"type": "thinking", "thinking": "The user wants the picture described.", "signature": "sig-one"}]
+        assert thinking == [
+            {"type": "thinking", "thinking": "The user wants the picture described.", "signature": "sig-one"}
+        ]
         result = second["messages"][2]["content"][0]
         assert result["type"] == "tool_result" and result["content"][0]["source"]["data"] == image
     elif provider == "gemini":
-        assert requests[0].path.endswith(":streamGenerateContent") and requests[1].path.endswith(":generateContent")
+        assert requests[0].path.endswith(":streamGenerateContent") and requests[1].path.endswith(
+            ":generateContent"
+        )
         model_turn, user_turn = second["contents"][1], second["contents"][2]
         assert model_turn["role"] == "model"
-        assert model_turn["parts"][0] == {"text": "The user wants the picture described.", "thought": True, "thoughtSignature": "sig-one"}
+        assert model_turn["parts"][0] == {
+            "text": "The user wants the picture described.",
+            "thought": True,
+            "thoughtSignature": "sig-one",
+        }
         call = next(p for p in model_turn["parts"] if "functionCall" in p)
         assert call["functionCall"]["name"] == "Read" and call["thoughtSignature"]
         assert user_turn["parts"][0]["functionResponse"]["name"] == "Read"
@@ -128,7 +151,13 @@ def check_wire(provider: str, requests) -> None:
         ]
         output = next(i for i in second["input"] if i.get("type") == "function_call_output")
         assert output["call_id"] == "toolu_read"
-        images = [p for i in second["input"] if i.get("role") == "user" for p in i["content"] if p["type"] == "input_image"]
+        images = [
+            p
+            for i in second["input"]
+            if i.get("role") == "user"
+            for p in i["content"]
+            if p["type"] == "input_image"
+        ]
         assert images == [{"type": "input_image", "image_url": f"data:image/png;base64,{image}"}]
         assert len([i for i in third["input"] if i.get("type") == "reasoning"]) == 2
     else:  # Chat Completions: reasoning is not sent back; the image follows the tool message

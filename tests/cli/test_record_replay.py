@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env, openai_env
 
 from yoke.testing import ScriptedServer
@@ -76,14 +75,22 @@ def test_record_then_replay(yoke, project, tmp_path):
 
 
 NEW_WIRES = {
-    "gemini": lambda srv: {"CLAUDE_CODE_USE_GEMINI": "1", "GEMINI_BASE_URL": srv.gemini_url, "GEMINI_API_KEY": "sk-test"},
+    "gemini": lambda srv: {
+        "CLAUDE_CODE_USE_GEMINI": "1",
+        "GEMINI_BASE_URL": srv.gemini_url,
+        "GEMINI_API_KEY": "sk-test",
+    },
     "openai-responses": lambda srv: {
         "YOKE_PROVIDER": "openai-responses",
         "OPENAI_BASE_URL": srv.openai_url,
         "OPENAI_API_KEY": "sk-test",
         "OPENAI_MODEL": "gpt-5.1",
     },
-    "grok": lambda srv: {"CLAUDE_CODE_USE_GROK": "1", "XAI_BASE_URL": srv.openai_url, "XAI_API_KEY": "sk-test"},
+    "grok": lambda srv: {
+        "CLAUDE_CODE_USE_GROK": "1",
+        "XAI_BASE_URL": srv.openai_url,
+        "XAI_API_KEY": "sk-test",
+    },
     "foundry": lambda srv: {
         "CLAUDE_CODE_USE_FOUNDRY": "1",
         "ANTHROPIC_FOUNDRY_BASE_URL": srv.url,
@@ -107,7 +114,9 @@ def test_record_then_replay_every_other_wire(wire, yoke, project, tmp_path):
     assert replayed.code == 0, replayed.stderr
     assert (project / "out.txt").read_text() == "hello\n"
     assert comparable(replayed.lines()) == comparable(recorded.lines())
-    assert len(comparable(recorded.lines())) == 8  # one line per block: thinking, text, 2 calls, 2 results, answer, result
+    assert (
+        len(comparable(recorded.lines())) == 8
+    )  # one line per block: thinking, text, 2 calls, 2 results, answer, result
 
 
 def test_replay_divergence_fails_loudly(yoke, project, tmp_path):

@@ -32,7 +32,9 @@ def request(messages, **kw) -> ModelRequest:
 
 
 async def answer(srv, req) -> MessageStop:
-    provider = GeminiProvider(api_key="g", base_url=srv.gemini_url, retry=RetryPolicy(max_retries=1, base_delay=0.001))
+    provider = GeminiProvider(
+        api_key="g", base_url=srv.gemini_url, retry=RetryPolicy(max_retries=1, base_delay=0.001)
+    )
     try:
         events = [e async for e in provider.stream(req)]
     finally:
@@ -41,11 +43,17 @@ async def answer(srv, req) -> MessageStop:
 
 
 def test_request_body_is_gemini_shaped():
-    body = build_request_body(request([{"role": "user", "content": "hi"}], thinking_budget=4000, temperature=0.2))
+    body = build_request_body(
+        request([{"role": "user", "content": "hi"}], thinking_budget=4000, temperature=0.2)
+    )
     assert body["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
     assert body["systemInstruction"] == {"parts": [{"text": "Be brief."}]}
     params = body["tools"][0]["functionDeclarations"][0]["parameters"]
-    assert "$schema" not in params and "additionalProperties" not in params and params["required"] == ["file_path"]
+    assert (
+        "$schema" not in params
+        and "additionalProperties" not in params
+        and params["required"] == ["file_path"]
+    )
     assert body["generationConfig"] == {
         "maxOutputTokens": 2048,
         "temperature": 0.2,
@@ -69,8 +77,15 @@ async def test_parallel_calls_round_trip_with_their_signature():
         assert first.stop_reason == "tool_use" and len(uses) == 2
         assert uses[0]["id"] != uses[1]["id"] and uses[0]["signature"].startswith("gemini:")
         assert "signature" not in uses[1]  # only the first of parallel calls is signed
-        assert first.message["content"][0] == {"type": "thinking", "thinking": "Both files.", "signature": "gemini:t-sig"}
-        results = [{"type": "tool_result", "tool_use_id": u["id"], "content": f"text of {u['input']['file_path']}"} for u in uses]
+        assert first.message["content"][0] == {
+            "type": "thinking",
+            "thinking": "Both files.",
+            "signature": "gemini:t-sig",
+        }
+        results = [
+            {"type": "tool_result", "tool_use_id": u["id"], "content": f"text of {u['input']['file_path']}"}
+            for u in uses
+        ]
         messages += [first.message, {"role": "user", "content": results}]
         second = await answer(srv, request(messages))
         sent = srv.requests[-1].body
@@ -102,7 +117,12 @@ def test_history_from_another_provider_is_readable():
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_9",
-                    "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}}],
+                    "content": [
+                        {
+                            "type": "image",
+                            "source": {"type": "base64", "media_type": "image/png", "data": "AAA"},
+                        }
+                    ],
                     "is_error": True,
                 }
             ],
@@ -111,7 +131,12 @@ def test_history_from_another_provider_is_readable():
     contents = build_request_body(request(messages))["contents"]
     assert contents[1] == {
         "role": "model",
-        "parts": [{"functionCall": {"name": "Read", "args": {"file_path": "/x"}, "id": "toolu_9"}, "thoughtSignature": SKIP_SIGNATURE}],
+        "parts": [
+            {
+                "functionCall": {"name": "Read", "args": {"file_path": "/x"}, "id": "toolu_9"},
+                "thoughtSignature": SKIP_SIGNATURE,
+            }
+        ],
     }
     assert contents[2]["parts"] == [
         {"functionResponse": {"name": "Read", "response": {"error": "[image]"}, "id": "toolu_9"}},
@@ -129,9 +154,14 @@ async def test_finish_reasons_and_safety_blocks_map_to_stop_reasons():
     with ScriptedServer(turns) as srv:
         stops = [await answer(srv, request([{"role": "user", "content": "x"}])) for _ in turns]
     assert stops[0].stop_reason == "max_tokens" and stops[0].message["content"][0]["text"] == "cut sh"
-    assert stops[1].stop_reason == "refusal" and "finishReason SAFETY" in stops[1].message["content"][0]["text"]
+    assert (
+        stops[1].stop_reason == "refusal" and "finishReason SAFETY" in stops[1].message["content"][0]["text"]
+    )
     assert stops[2].stop_reason == "refusal"
-    assert stops[2].message["content"][0]["text"] == "Gemini blocked the prompt (blockReason PROHIBITED_CONTENT)."
+    assert (
+        stops[2].message["content"][0]["text"]
+        == "Gemini blocked the prompt (blockReason PROHIBITED_CONTENT)."
+    )
     assert stops[3].stop_reason == "end_turn"
     assert "MALFORMED_FUNCTION_CALL" in stops[3].message["content"][0]["text"]
 
@@ -141,8 +171,15 @@ async def test_usage_counts_cached_and_thinking_tokens():
     with ScriptedServer([{"content": "ok", "usage": usage}]) as srv:
         stop = await answer(srv, request([{"role": "user", "content": "x"}]))
         sent = srv.requests[0]
-    assert (stop.usage.input_tokens, stop.usage.cache_read_input_tokens, stop.usage.output_tokens) == (700, 300, 90)
-    assert sent.headers["x-goog-api-key"] == "g" and sent.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent"
+    assert (stop.usage.input_tokens, stop.usage.cache_read_input_tokens, stop.usage.output_tokens) == (
+        700,
+        300,
+        90,
+    )
+    assert (
+        sent.headers["x-goog-api-key"] == "g"
+        and sent.path == "/v1beta/models/gemini-2.5-pro:streamGenerateContent"
+    )
 
 
 async def test_a_signature_from_another_model_is_refused_by_the_server():
@@ -150,7 +187,10 @@ async def test_a_signature_from_another_model_is_refused_by_the_server():
     # history carried one the request fails with a clear one-line error.
     messages = [
         {"role": "user", "content": "go"},
-        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "gemini:made-elsewhere"}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "thinking", "thinking": "t", "signature": "gemini:made-elsewhere"}],
+        },
         {"role": "user", "content": "again"},
     ]
     with ScriptedServer([{"content": "never"}]) as srv:

@@ -17,8 +17,8 @@ from yoke.providers.base import (
     TextDelta,
     ToolSpec,
 )
-from yoke.providers.http import RetryPolicy
 from yoke.providers.gemini import GeminiProvider
+from yoke.providers.http import RetryPolicy
 from yoke.providers.openai import OpenAIProvider
 from yoke.providers.responses import ResponsesProvider
 from yoke.testing import ScriptedServer
@@ -245,7 +245,14 @@ async def test_429_with_retry_after_is_retried_after_the_servers_wait(wire):
 
 @pytest.mark.parametrize(
     ("wire", "status"),
-    [("anthropic", 529), ("anthropic", 500), ("openai", 500), ("openai", 503), ("gemini", 503), ("responses", 500)],
+    [
+        ("anthropic", 529),
+        ("anthropic", 500),
+        ("openai", 500),
+        ("openai", 503),
+        ("gemini", 503),
+        ("responses", 500),
+    ],
 )
 async def test_overloaded_and_server_errors_are_retried(wire, status):
     turn = {"content": "recovered", "fault": {"status": status, "times": 1}}

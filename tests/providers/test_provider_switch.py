@@ -67,11 +67,26 @@ def result_of(events: list) -> ev.Result:
 
 async def test_anthropic_to_gemini_and_back(tmp_path):
     turns = [
-        {"content": [{"type": "thinking", "thinking": "Echo first.", "signature": "sig-claude-1"}, echo("toolu_1", "one")]},
+        {
+            "content": [
+                {"type": "thinking", "thinking": "Echo first.", "signature": "sig-claude-1"},
+                echo("toolu_1", "one"),
+            ]
+        },
         {"content": "first done"},
-        {"content": [{"type": "thinking", "thinking": "Gemini echoes.", "signature": "sig-gemini-1"}, echo(None, "two")]},
+        {
+            "content": [
+                {"type": "thinking", "thinking": "Gemini echoes.", "signature": "sig-gemini-1"},
+                echo(None, "two"),
+            ]
+        },
         {"content": "second done"},
-        {"content": [{"type": "thinking", "thinking": "Back again.", "signature": "sig-claude-2"}, {"type": "text", "text": "third done"}]},
+        {
+            "content": [
+                {"type": "thinking", "thinking": "Back again.", "signature": "sig-claude-2"},
+                {"type": "text", "text": "third done"},
+            ]
+        },
     ]
     with ScriptedServer(turns) as srv:
         claude = AnthropicProvider(api_key="k", base_url=srv.url, retry=POLICY)
@@ -80,7 +95,11 @@ async def test_anthropic_to_gemini_and_back(tmp_path):
         assert result_of(await run(agent, "echo one")).text == "first done"
 
         to_gemini = switch_provider(
-            agent.messages, from_model="claude-sonnet-4-6", to_model="gemini-2.5-pro", from_provider="anthropic", to_provider="gemini"
+            agent.messages,
+            from_model="claude-sonnet-4-6",
+            to_model="gemini-2.5-pro",
+            from_provider="anthropic",
+            to_provider="gemini",
         )
         assert to_gemini.dropped == {"thinking": 1}
         assert to_gemini.notice == (
@@ -90,11 +109,17 @@ async def test_anthropic_to_gemini_and_back(tmp_path):
         agent.provider, agent.settings.model = gemini, "gemini-2.5-pro"
         assert result_of(await run(agent, "echo two")).text == "second done"
         gemini_first = srv.requests[2].body["contents"]
-        assert all("thought" not in p for c in gemini_first for p in c["parts"]), "Claude's thinking is not sent"
+        assert all("thought" not in p for c in gemini_first for p in c["parts"]), (
+            "Claude's thinking is not sent"
+        )
         assert gemini_first[1]["parts"][0]["thoughtSignature"] == SKIP_SIGNATURE
 
         back = switch_provider(
-            agent.messages, from_model="gemini-2.5-pro", to_model="claude-sonnet-4-6", from_provider="gemini", to_provider="anthropic"
+            agent.messages,
+            from_model="gemini-2.5-pro",
+            to_model="claude-sonnet-4-6",
+            from_provider="gemini",
+            to_provider="anthropic",
         )
         assert back.dropped == {"thinking": 1, "signature": 1}
         agent.messages[:] = back.messages
@@ -118,7 +143,11 @@ def test_conversion_keeps_each_providers_own_material_and_drops_the_rest():
             "content": [
                 {"type": "thinking", "thinking": "a", "signature": "anthropic-sig"},
                 {"type": "thinking", "thinking": "g", "signature": "gemini:gsig"},
-                {"type": "thinking", "thinking": "r", "signature": 'openai-responses:{"encrypted_content":"e"}'},
+                {
+                    "type": "thinking",
+                    "thinking": "r",
+                    "signature": 'openai-responses:{"encrypted_content":"e"}',
+                },
                 {"type": "thinking", "thinking": "chat reasoning", "signature": ""},
                 {"type": "tool_use", "id": "t1", "name": "Echo", "input": {}, "signature": "gemini:call-sig"},
             ],
@@ -134,7 +163,10 @@ def test_conversion_keeps_each_providers_own_material_and_drops_the_rest():
     assert kept("gemini") == ["gemini:gsig", "gemini:call-sig"]
     assert kept("openai-responses") == ['openai-responses:{"encrypted_content":"e"}', None]
     assert kept("openai") == [None]
-    unchanged = [{"role": "user", "content": "x"}, {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}]
+    unchanged = [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+    ]
     converted = convert_history(unchanged, "gemini").messages
     assert converted[1] is unchanged[1], "untouched messages are passed through as they are"
 
@@ -151,7 +183,9 @@ def test_dangling_calls_are_answered_where_they_stand():
     assert [b["tool_use_id"] for b in repaired[2]["content"]] == ["b", "a"]
     assert repaired[4] == {
         "role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": "c", "content": FALLBACK_RESULT, "is_error": True}],
+        "content": [
+            {"type": "tool_result", "tool_use_id": "c", "content": FALLBACK_RESULT, "is_error": True}
+        ],
     }
 
 
@@ -159,9 +193,17 @@ async def test_fallback_after_repeated_overload_with_a_dangling_call(tmp_path):
     """A stream that breaks off mid tool call, then 529s on every retry: the fallback model answers a history
     without the main model's signatures and with the dangling call answered."""
     turns = [
-        {"content": [{"type": "thinking", "thinking": "Start.", "signature": "sig-main"}, {"type": "text", "text": "Hello."}]},
         {
-            "content": [{"type": "thinking", "thinking": "Fallback thinks.", "signature": "sig-fallback"}, echo("toolu_f", "from fallback")],
+            "content": [
+                {"type": "thinking", "thinking": "Start.", "signature": "sig-main"},
+                {"type": "text", "text": "Hello."},
+            ]
+        },
+        {
+            "content": [
+                {"type": "thinking", "thinking": "Fallback thinks.", "signature": "sig-fallback"},
+                echo("toolu_f", "from fallback"),
+            ],
             # the main model: a stream cut mid tool call, then overloaded three times (the retry budget)
             "fault": [{"stream_error_after": 4}, {"status": 529, "times": 3}],
         },
@@ -171,20 +213,36 @@ async def test_fallback_after_repeated_overload_with_a_dangling_call(tmp_path):
         inner = AnthropicProvider(api_key="k", base_url=srv.url, retry=POLICY)
         provider = FallbackProvider(inner, "claude-haiku-4-5")
         # the main model's earlier turn, its thinking signed for it
-        first = [e async for e in provider.stream(ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": "hi"}]))]
+        first = [
+            e
+            async for e in provider.stream(
+                ModelRequest("claude-sonnet-4-6", [{"role": "user", "content": "hi"}])
+            )
+        ]
         history = [
             {"role": "user", "content": "hi"},
             first[-1].message,
             {"role": "user", "content": "now echo"},
-            {"role": "assistant", "content": [echo("toolu_dangling", "never ran")]},  # e.g. a resumed, cut-off turn
+            {
+                "role": "assistant",
+                "content": [echo("toolu_dangling", "never ran")],
+            },  # e.g. a resumed, cut-off turn
         ]
         events = [e async for e in provider.stream(ModelRequest("claude-sonnet-4-6", history))]
         fallback_request = srv.requests[-1]
         follow_up = [
             *history,
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_dangling", "content": "late"}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_dangling", "content": "late"}],
+            },
             events[-1].message,
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_f", "content": "echo: from fallback"}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_f", "content": "echo: from fallback"}
+                ],
+            },
         ]
         follow = [e async for e in provider.stream(ModelRequest("claude-sonnet-4-6", follow_up))]
         last_request = srv.requests[-1]
@@ -193,16 +251,34 @@ async def test_fallback_after_repeated_overload_with_a_dangling_call(tmp_path):
     switch = next(e for e in events if isinstance(e, ModelFallback))
     assert switch.message == "Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"
     # what streamed from the main model is dropped before the switch
-    assert kinds.index("ModelFallback") > max(i for i, e in enumerate(events) if isinstance(e, RetryNotice) and e.discard_partial)
+    assert kinds.index("ModelFallback") > max(
+        i for i, e in enumerate(events) if isinstance(e, RetryNotice) and e.discard_partial
+    )
     assert events[-1].model == "claude-haiku-4-5" and events[-1].message["content"][1]["id"] == "toolu_f"
     sent = fallback_request.body
     assert sent["model"] == "claude-haiku-4-5"
-    assert sent["messages"][1]["content"] == [{"type": "text", "text": "Hello."}], "the main model's thinking is dropped"
+    assert sent["messages"][1]["content"] == [{"type": "text", "text": "Hello."}], (
+        "the main model's thinking is dropped"
+    )
     answered = {k: v for k, v in sent["messages"][-1]["content"][0].items() if k != "cache_control"}
-    assert answered == {"type": "tool_result", "tool_use_id": "toolu_dangling", "content": FALLBACK_RESULT, "is_error": True}
+    assert answered == {
+        "type": "tool_result",
+        "tool_use_id": "toolu_dangling",
+        "content": FALLBACK_RESULT,
+        "is_error": True,
+    }
     # later requests stay on the fallback and keep the fallback's own signatures
-    assert last_request.body["model"] == "claude-haiku-4-5" and follow[-1].message["content"][0]["text"] == "Done on the fallback."
-    kept = [b for m in last_request.body["messages"] if isinstance(m["content"], list) for b in m["content"] if b["type"] == "thinking"]
+    assert (
+        last_request.body["model"] == "claude-haiku-4-5"
+        and follow[-1].message["content"][0]["text"] == "Done on the fallback."
+    )
+    kept = [
+        b
+        for m in last_request.body["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "thinking"
+    ]
     assert kept == [{"type": "thinking", "thinking": "Fallback thinks.", "signature": "sig-fallback"}]
 
 

@@ -219,7 +219,9 @@ def _responses_shape(items: list[Any]) -> list[str]:
     for item in items:
         kind = item.get("type") or "message"
         if kind == "message" and item.get("role") == "user":
-            prompt = _prompt_text([{"type": "text", "text": p.get("text", "")} for p in item.get("content") or []])
+            prompt = _prompt_text(
+                [{"type": "text", "text": p.get("text", "")} for p in item.get("content") or []]
+            )
             shape.append(f"user: {(prompt or '').strip()[:200]!r}")
         elif kind == "function_call":
             shape.append(f"assistant tool_use {item.get('name')} {item.get('call_id')}")

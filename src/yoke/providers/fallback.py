@@ -35,7 +35,9 @@ class FallbackProvider:
         self.inner = inner
         self.name = getattr(inner, "name", "anthropic")
         self.fallback_model = fallback_model
-        self.switched_from: str | None = active_from  # set once switched (or when resuming a switched session)
+        self.switched_from: str | None = (
+            active_from  # set once switched (or when resuming a switched session)
+        )
         self._stale: set[str] | None = None  # signatures made before the switch
 
     @property

@@ -72,8 +72,20 @@ def entra_token() -> str:
     hint = "set ANTHROPIC_FOUNDRY_API_KEY, or sign in to Azure with `az login`"
     az = shutil.which("az")
     if az is None:
-        raise ProviderError("authentication", f"No Foundry credentials · {hint} (the Azure CLI is not installed)")
-    command = [az, "account", "get-access-token", "--resource", ENTRA_SCOPE, "--query", "accessToken", "-o", "tsv"]
+        raise ProviderError(
+            "authentication", f"No Foundry credentials · {hint} (the Azure CLI is not installed)"
+        )
+    command = [
+        az,
+        "account",
+        "get-access-token",
+        "--resource",
+        ENTRA_SCOPE,
+        "--query",
+        "accessToken",
+        "-o",
+        "tsv",
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=AZ_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -1,4 +1,4 @@
-"""Google's Gemini API, natively (`generateContent` / `streamGenerateContent?alt=sse`), over Yoke's HTTP layer.
+"""Google's Gemini API natively (`generateContent`, `streamGenerateContent?alt=sse`) over Yoke's HTTP layer.
 
 Configured with GEMINI_API_KEY (sent as `x-goog-api-key`), GEMINI_BASE_URL (default
 `https://generativelanguage.googleapis.com/v1beta`) and GEMINI_MODEL. The Anthropic-shaped history is
@@ -27,7 +27,9 @@ DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 # Google's documented stand-in for function calls whose signature was lost (history from another model).
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 # JSON Schema keywords Gemini's OpenAPI-subset schema rejects.
-UNSUPPORTED_SCHEMA_KEYS = frozenset({"$schema", "additionalProperties", "$defs", "definitions", "$ref", "$id"})
+UNSUPPORTED_SCHEMA_KEYS = frozenset(
+    {"$schema", "additionalProperties", "$defs", "definitions", "$ref", "$id"}
+)
 
 
 class GeminiProvider:
@@ -106,7 +108,9 @@ def gemini_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
         return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
     if status == 404:
         return ProviderError(
-            "not_found", f"model '{model}' not found at {base_url} ({message}) · choose another with --model", status
+            "not_found",
+            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
+            status,
         )
     if "exceeds the maximum number of tokens" in lowered or "input token count" in lowered:
         return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
@@ -124,7 +128,9 @@ def gemini_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
 
 def build_request_body(request: ModelRequest) -> dict[str, Any]:
     body: dict[str, Any] = {"contents": to_gemini_contents(request.messages)}
-    system = "\n\n".join(b.get("text", "") for b in request.system if b.get("type") == "text" and b.get("text"))
+    system = "\n\n".join(
+        b.get("text", "") for b in request.system if b.get("type") == "text" and b.get("text")
+    )
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
     if request.tools:
@@ -218,9 +224,13 @@ def _user_parts(blocks: list[Block], names: dict[str, str]) -> list[dict[str, An
 def _inline(block: Block) -> dict[str, Any]:
     source = block.get("source") or {}
     if source.get("type") == "base64":
-        return {"inlineData": {"mimeType": source.get("media_type", "image/png"), "data": source.get("data", "")}}
+        return {
+            "inlineData": {"mimeType": source.get("media_type", "image/png"), "data": source.get("data", "")}
+        }
     if source.get("type") == "url":
-        return {"fileData": {"fileUri": source.get("url", ""), "mimeType": source.get("media_type", "image/png")}}
+        return {
+            "fileData": {"fileUri": source.get("url", ""), "mimeType": source.get("media_type", "image/png")}
+        }
     if source.get("type") == "text":
         return {"text": str(source.get("data", ""))}
     return {}

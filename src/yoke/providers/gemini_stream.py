@@ -196,7 +196,8 @@ class GeminiAssembler:
         events.append(MessageDelta(stop_reason, replace(self._usage)))
         content = [b for b in self._blocks if not (b["type"] == "text" and not b["text"])]
         message = {"role": "assistant", "content": content}
-        events.append(MessageStop(self._id, self._model, message, stop_reason, replace(self._usage)))  # type: ignore[arg-type]
+        usage = replace(self._usage)
+        events.append(MessageStop(self._id, self._model, message, stop_reason, usage))  # type: ignore[arg-type]
         self.done = True
         return events
 
@@ -229,4 +230,6 @@ def stream_error(error: Any) -> MidStreamError:
     code = error.get("code")
     kind = "rate_limit" if status == "RESOURCE_EXHAUSTED" else "overloaded" if code == 503 else "server"
     retryable = status in RETRYABLE_STATUSES or (isinstance(code, int) and code >= 500)
-    return MidStreamError(ProviderError(kind, f"API error mid-stream ({status or code}): {message}"), retryable)  # type: ignore[arg-type]
+    return MidStreamError(
+        ProviderError(kind, f"API error mid-stream ({status or code}): {message}"), retryable
+    )  # type: ignore[arg-type]

@@ -35,7 +35,12 @@ FAMILIES = {
     "openai": "openai",
     "grok": "openai",
 }
-ANTHROPIC_ONLY_BLOCKS = ("redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result")
+ANTHROPIC_ONLY_BLOCKS = (
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+)
 
 
 def family_of(provider: str) -> str:
@@ -111,7 +116,9 @@ def convert_history(
     return conversion
 
 
-def _convert_block(block: Block, family: str, strip_all: bool | Collection[str], dropped: Counter) -> Block | None:
+def _convert_block(
+    block: Block, family: str, strip_all: bool | Collection[str], dropped: Counter
+) -> Block | None:
     kind = block.get("type")
     signature = str(block.get("signature") or block.get("data") or "")
     strip = strip_all is True or (not isinstance(strip_all, bool) and signature in strip_all)
@@ -126,10 +133,10 @@ def _convert_block(block: Block, family: str, strip_all: bool | Collection[str],
     if kind == "redacted_thinking" and strip:
         dropped["redacted_thinking"] += 1
         return None
-    if "signature" in block:  # a Gemini function call's or text part's thought signature
-        if strip or family != "gemini" or signature_origin(signature) != "gemini":
-            dropped["signature"] += 1
-            return {k: v for k, v in block.items() if k != "signature"}
+    foreign = strip or family != "gemini" or signature_origin(signature) != "gemini"
+    if "signature" in block and foreign:  # a Gemini function call's or text part's thought signature
+        dropped["signature"] += 1
+        return {k: v for k, v in block.items() if k != "signature"}
     return block
 
 
@@ -207,8 +214,10 @@ def sanitize_for_anthropic(messages: list[Any]) -> list[Any]:
     Returns `messages` itself when there is nothing foreign (the common case, checked cheaply)."""
     for message in messages:
         content = message.get("content")
-        if message.get("role") == "assistant" and isinstance(content, list) and any(
-            _foreign_to_anthropic(b) for b in content
+        if (
+            message.get("role") == "assistant"
+            and isinstance(content, list)
+            and any(_foreign_to_anthropic(b) for b in content)
         ):
             return convert_history(messages, "anthropic").messages
     return messages
@@ -228,7 +237,9 @@ def signatures_in(messages: list[Message]) -> set[str]:
         if message["role"] != "assistant" or isinstance(content, str):
             continue
         for block in content:
-            value = block.get("signature") or (block.get("data") if block.get("type") == "redacted_thinking" else None)
+            value = block.get("signature") or (
+                block.get("data") if block.get("type") == "redacted_thinking" else None
+            )
             if value:
                 found.add(str(value))
     return found

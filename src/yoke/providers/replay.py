@@ -46,5 +46,7 @@ def _wire_provider(kind: str, transport: ReplayTransport):
     if kind == "gemini":
         from yoke.providers.gemini import GeminiProvider
 
-        return GeminiProvider(api_key="replay", base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+        return GeminiProvider(
+            api_key="replay", base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries
+        )
     raise ProviderError("config", f"cassette was recorded with an unknown provider {kind!r}")

@@ -20,7 +20,13 @@ from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.history import untagged
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, run_call
-from yoke.providers.openai import DEFAULT_BASE_URL, OPENAI_HOST, REASONING_MODEL_PREFIXES, _should_retry, openai_error
+from yoke.providers.openai import (
+    DEFAULT_BASE_URL,
+    OPENAI_HOST,
+    REASONING_MODEL_PREFIXES,
+    _should_retry,
+    openai_error,
+)
 from yoke.providers.responses_stream import ORIGIN, ResponsesAssembler
 from yoke.providers.transport import HttpxTransport, Transport
 
@@ -76,7 +82,8 @@ class ResponsesProvider:
             headers["authorization"] = f"Bearer {self.api_key}"
         elif urlsplit(self.base_url).hostname == OPENAI_HOST:
             raise ProviderError(
-                "authentication", "No OpenAI API key · set OPENAI_API_KEY, or choose another provider with --provider"
+                "authentication",
+                "No OpenAI API key · set OPENAI_API_KEY, or choose another provider with --provider",
             )
         return headers
 
@@ -148,11 +155,22 @@ def _assistant_items(blocks: list[Block]) -> list[dict[str, Any]]:
             items.append(item)
         elif kind == "text" and block.get("text"):
             items.append(
-                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": block["text"]}]}
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": block["text"]}],
+                }
             )
         elif kind == "tool_use":
             arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
-            items.append({"type": "function_call", "call_id": block["id"], "name": block["name"], "arguments": arguments})
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": block["id"],
+                    "name": block["name"],
+                    "arguments": arguments,
+                }
+            )
     return items
 
 
@@ -163,7 +181,9 @@ def _user_items(blocks: list[Block]) -> list[dict[str, Any]]:
         kind = block.get("type")
         if kind == "tool_result":
             text = result_text(block.get("content", ""))
-            outputs.append({"type": "function_call_output", "call_id": block.get("tool_use_id", ""), "output": text})
+            outputs.append(
+                {"type": "function_call_output", "call_id": block.get("tool_use_id", ""), "output": text}
+            )
             content = block.get("content")
             if isinstance(content, list):
                 parts.extend(_image(b) for b in content if b.get("type") == "image")

@@ -68,7 +68,9 @@ class ResponsesAssembler:
         if kind in ("response.created", "response.in_progress"):
             return self._start(data.get("response") or {})
         if kind == "response.output_item.added":
-            return self._item_added(int(data.get("output_index", len(self._by_output))), data.get("item") or {})
+            return self._item_added(
+                int(data.get("output_index", len(self._by_output))), data.get("item") or {}
+            )
         if kind in ("response.output_text.delta", "response.refusal.delta"):
             return self._text(data, "text")
         if kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -201,7 +203,9 @@ class ResponsesAssembler:
         content = [b for b in self._blocks if not (b["type"] == "text" and not b["text"])]
         message = {"role": "assistant", "content": content}
         events.append(
-            MessageStop(self._id, self._model, message, stop_reason, replace(self._usage), dict(self._input_errors))  # type: ignore[arg-type]
+            MessageStop(
+                self._id, self._model, message, stop_reason, replace(self._usage), dict(self._input_errors)
+            )  # type: ignore[arg-type]
         )
         self.done = True
         return events
@@ -228,5 +232,13 @@ def _failure(error: dict[str, Any]) -> MidStreamError:
     if code == "context_length_exceeded" or "context window" in message.lower():
         return MidStreamError(ProviderError("prompt_too_long", prompt_too_long_message(message)), False)
     retryable = code in ("server_error", "rate_limit_exceeded", "") or "overloaded" in message.lower()
-    kind = "rate_limit" if code == "rate_limit_exceeded" else "overloaded" if "overloaded" in message.lower() else "server"
-    return MidStreamError(ProviderError(kind, f"API error mid-stream ({code or 'error'}): {message}"), retryable)  # type: ignore[arg-type]
+    kind = (
+        "rate_limit"
+        if code == "rate_limit_exceeded"
+        else "overloaded"
+        if "overloaded" in message.lower()
+        else "server"
+    )
+    return MidStreamError(
+        ProviderError(kind, f"API error mid-stream ({code or 'error'}): {message}"), retryable
+    )  # type: ignore[arg-type]

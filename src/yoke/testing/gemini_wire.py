@@ -43,12 +43,18 @@ def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | N
     parts, finish = _parts(turn, model, signatures)
     body = _envelope(model)
     if turn.block_reason:
-        return {**body, "promptFeedback": {"blockReason": turn.block_reason}, "usageMetadata": usage_body(turn, request)}
+        return {
+            **body,
+            "promptFeedback": {"blockReason": turn.block_reason},
+            "usageMetadata": usage_body(turn, request),
+        }
     candidate = {"content": {"role": "model", "parts": parts}, "finishReason": finish, "index": 0}
     return {**body, "candidates": [candidate], "usageMetadata": usage_body(turn, request)}
 
 
-def stream_frames(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None) -> list[bytes]:
+def stream_frames(
+    turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None
+) -> list[bytes]:
     model = str(request.get("model", "scripted-model"))
     envelope = _envelope(model)
     if turn.block_reason:
@@ -136,7 +142,9 @@ def _parts(turn: Turn, model: str, signatures: dict[str, str] | None) -> tuple[l
                     return [p for p in parts if "functionCall" not in p], "MALFORMED_FUNCTION_CALL"
             part = {"functionCall": {"name": block["name"], "args": args or {}}}
             if first_call:
-                part["thoughtSignature"] = _issue(block.get("signature") or new_id("gsig_"), model, signatures)
+                part["thoughtSignature"] = _issue(
+                    block.get("signature") or new_id("gsig_"), model, signatures
+                )
             first_call = False
             parts.append(part)
     return parts, FINISH_REASONS.get(turn.stop_reason, "STOP")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
-
-import re
 
 from yoke.testing import anthropic_wire, gemini_wire, openai_wire, responses_wire
 from yoke.testing.script import Fault, ScriptError, Turn
@@ -33,7 +32,12 @@ MODEL_PATHS: dict[str, WireFormat] = {
 }
 # Gemini names the model and the method in the path: /v1beta/models/gemini-2.5-pro:streamGenerateContent
 GEMINI_PATH = re.compile(r"^(?:/v1beta|/v1)?/models/([^/:]+):(streamGenerateContent|generateContent)$")
-WIRES = {"anthropic": anthropic_wire, "openai": openai_wire, "gemini": gemini_wire, "responses": responses_wire}
+WIRES = {
+    "anthropic": anthropic_wire,
+    "openai": openai_wire,
+    "gemini": gemini_wire,
+    "responses": responses_wire,
+}
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 MODELS_PATHS = ("/v1/models", "/models")
 ANTHROPIC_ERROR_KINDS = {400: "invalid_request_error", 404: "not_found_error"}
@@ -243,7 +247,9 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _id_header(self, fmt: WireFormat) -> dict[str, str]:
-        return {"request-id" if fmt == "anthropic" else "x-request-id": new_id("req_")}  # Gemini sends neither
+        return {
+            "request-id" if fmt == "anthropic" else "x-request-id": new_id("req_")
+        }  # Gemini sends neither
 
     def _send_error(
         self, fmt: WireFormat, status: int, message: str, headers: dict[str, str] | None = None

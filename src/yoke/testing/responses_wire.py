@@ -28,7 +28,9 @@ def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | N
     return body
 
 
-def stream_frames(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None) -> list[bytes]:
+def stream_frames(
+    turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None
+) -> list[bytes]:
     counter = iter(range(1_000_000))
     shell = _shell(turn, request)
     items = _items(turn, request, signatures)
@@ -111,7 +113,13 @@ def _items(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | Non
         elif kind == "text":
             part = {"type": "output_text", "text": block["text"], "annotations": []}
             items.append(
-                {"type": "message", "id": new_id("msg_"), "status": "completed", "role": "assistant", "content": [part]}
+                {
+                    "type": "message",
+                    "id": new_id("msg_"),
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [part],
+                }
             )
         elif kind == "tool_use":
             items.append(
@@ -134,24 +142,50 @@ def _item_frames(index: int, item: dict[str, Any], event: Any) -> list[bytes]:
         opening = {**item, "status": "in_progress", "content": []}
         text = item["content"][0]["text"]
         frames = [event("response.output_item.added", output_index=index, item=opening)]
-        frames.append(event("response.content_part.added", **base, content_index=0, part={"type": "output_text", "text": "", "annotations": []}))
-        frames += [event("response.output_text.delta", **base, content_index=0, delta=p) for p in pieces(text)]
+        frames.append(
+            event(
+                "response.content_part.added",
+                **base,
+                content_index=0,
+                part={"type": "output_text", "text": "", "annotations": []},
+            )
+        )
+        frames += [
+            event("response.output_text.delta", **base, content_index=0, delta=p) for p in pieces(text)
+        ]
         frames.append(event("response.output_text.done", **base, content_index=0, text=text))
         frames.append(event("response.content_part.done", **base, content_index=0, part=item["content"][0]))
     elif kind == "reasoning":
         opening = {"type": "reasoning", "id": item["id"], "summary": []}
         frames = [event("response.output_item.added", output_index=index, item=opening)]
         for s_index, summary in enumerate(item["summary"]):
-            frames.append(event("response.reasoning_summary_part.added", **base, summary_index=s_index, part={"type": "summary_text", "text": ""}))
+            frames.append(
+                event(
+                    "response.reasoning_summary_part.added",
+                    **base,
+                    summary_index=s_index,
+                    part={"type": "summary_text", "text": ""},
+                )
+            )
             frames += [
                 event("response.reasoning_summary_text.delta", **base, summary_index=s_index, delta=p)
                 for p in pieces(summary["text"])
             ]
-            frames.append(event("response.reasoning_summary_text.done", **base, summary_index=s_index, text=summary["text"]))
+            frames.append(
+                event(
+                    "response.reasoning_summary_text.done",
+                    **base,
+                    summary_index=s_index,
+                    text=summary["text"],
+                )
+            )
     else:
         opening = {**item, "arguments": "", "status": "in_progress"}
         frames = [event("response.output_item.added", output_index=index, item=opening)]
-        frames += [event("response.function_call_arguments.delta", **base, delta=p) for p in pieces(item["arguments"])]
+        frames += [
+            event("response.function_call_arguments.delta", **base, delta=p)
+            for p in pieces(item["arguments"])
+        ]
         frames.append(event("response.function_call_arguments.done", **base, arguments=item["arguments"]))
     frames.append(event("response.output_item.done", output_index=index, item=item))
     return frames

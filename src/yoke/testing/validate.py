@@ -133,7 +133,7 @@ def gemini_request_problem(body: dict[str, Any], model: str, issued: dict[str, s
     contents = body.get("contents")
     if not isinstance(contents, list) or not contents:
         return "* GenerateContentRequest.contents: contents is not specified"
-    for i, content in enumerate(contents):
+    for i in range(len(contents)):
         problem = _gemini_content_problem(contents, i, model, issued)
         if problem:
             return problem
@@ -150,7 +150,8 @@ def _gemini_content_problem(contents: list[Any], i: int, model: str, issued: dic
     for j, part in enumerate(parts):
         unknown = set(part) - GEMINI_PART_KEYS if isinstance(part, dict) else {"?"}
         if unknown:
-            return f'Invalid JSON payload received. Unknown name "{sorted(unknown)[0]}" at \'contents[{i}].parts[{j}]\''
+            name = sorted(unknown)[0]
+            return f"Invalid JSON payload received. Unknown name \"{name}\" at 'contents[{i}].parts[{j}]'"
         signature = part.get("thoughtSignature")
         if signature and signature != SKIP_SIGNATURE and issued.get(signature) != model:
             return f"Corrupted thought signature in contents[{i}].parts[{j}]."
@@ -176,7 +177,9 @@ def _gemini_content_problem(contents: list[Any], i: int, model: str, issued: dic
     responses = [p for p in parts if "functionResponse" in p]
     if responses:
         previous = contents[i - 1] if i else {}
-        if previous.get("role") != "model" or not any("functionCall" in p for p in previous.get("parts") or []):
+        if previous.get("role") != "model" or not any(
+            "functionCall" in p for p in previous.get("parts") or []
+        ):
             return (
                 "Please ensure that function response turn comes immediately after a function call turn "
                 f"(contents[{i}])."
