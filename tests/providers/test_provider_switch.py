@@ -306,3 +306,49 @@ async def test_an_unpriced_model_gets_one_notice(tmp_path):
         "No price is known for model 'claude-experimental-9': its cost is not counted in total_cost_usd "
         "(token counts still are). Add it to yoke/providers/models.json to count it."
     ]
+
+
+async def test_a_planned_switch_builds_the_new_vendor_and_converts_the_history(tmp_path):
+    from yoke.providers.switch import plan_model_switch
+
+    turns = [
+        {"content": [{"type": "thinking", "thinking": "Hm.", "signature": "sig-c"}, echo("toolu_1", "one")]},
+        {"content": "claude done"},
+        {"content": "gemini done"},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = {
+            "ANTHROPIC_API_KEY": "k",
+            "ANTHROPIC_BASE_URL": srv.url,
+            "GEMINI_API_KEY": "g",
+            "GEMINI_BASE_URL": srv.gemini_url,
+        }
+        claude = AnthropicProvider.from_env(env)
+        agent = make_agent(tmp_path, claude, "claude-sonnet-4-6")
+        await run(agent, "echo one")
+        plan = plan_model_switch(
+            "opus", current_provider="gemini", current_model="gemini-2.5-pro", messages=[], env=env
+        )
+        assert (plan.provider_name, plan.model, plan.provider) == ("gemini", "gemini-3-pro-preview", None)
+        plan = plan_model_switch(
+            "gemini-2.5-pro",
+            current_provider="anthropic",
+            current_model="claude-sonnet-4-6",
+            messages=agent.messages,
+            env=env,
+        )
+        assert plan.provider_name == "gemini" and isinstance(plan.provider, GeminiProvider)
+        assert plan.context_window == 1_048_576 and "dropped 1 thinking block" in plan.notice
+        agent.provider, agent.settings.model, agent.messages[:] = plan.provider, plan.model, plan.messages
+        result = result_of(await run(agent, "and?"))
+        await claude.aclose()
+        await plan.provider.aclose()
+    assert result.text == "gemini done"
+    explicit = plan_model_switch(
+        "anthropic:sonnet", current_provider="gemini", current_model="x", messages=[], env=env
+    )
+    assert (explicit.provider_name, explicit.model) == ("anthropic", "claude-sonnet-4-6")
+    on_bedrock = plan_model_switch(
+        "claude-opus-4-7", current_provider="bedrock", current_model="x", messages=[], env={}
+    )
+    assert on_bedrock.provider_name == "bedrock" and on_bedrock.provider is None

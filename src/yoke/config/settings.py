@@ -251,7 +251,9 @@ def _checked(data: dict[str, Any], label: str, warnings: list[str]) -> dict[str,
     for key in MODEL_KEYS:  # the model-related strings: a mistyped one must not silently pick a default
         value = data.get(key)
         if value is not None and not (isinstance(value, str) and value.strip()):
-            warnings.append(f"{label}: `{key}` must be a model name (a non-empty string); that key is ignored")
+            warnings.append(
+                f"{label}: `{key}` must be a model name (a non-empty string); that key is ignored"
+            )
             data = {k: v for k, v in data.items() if k != key}
     sandbox = data.get("sandbox")
     if sandbox is not None and not isinstance(sandbox, dict):
