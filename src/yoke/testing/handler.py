@@ -40,6 +40,7 @@ WIRES = {
 }
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 MODELS_PATHS = ("/v1/models", "/models")
+GEMINI_MODELS_PATH = "/v1beta/models"
 ANTHROPIC_ERROR_KINDS = {400: "invalid_request_error", 404: "not_found_error"}
 OPENAI_ERROR_KINDS = {400: "invalid_request_error", 404: "invalid_request_error"}
 
@@ -73,8 +74,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self._send_json(200, [r.as_dict() for r in scripted.requests])
         elif path == "/_yoke/status":
             self._send_json(200, {"remaining": scripted.remaining, "requests": len(scripted.requests)})
-        elif path in MODELS_PATHS:
-            fmt = self._guess_format()
+        elif path in MODELS_PATHS or path == GEMINI_MODELS_PATH:
+            fmt = "gemini" if path == GEMINI_MODELS_PATH else self._guess_format()
             self._record(path, None, fmt)
             self._send_json(200, WIRES[fmt].models_body())
         else:
