@@ -89,3 +89,17 @@ def test_without_a_fallback_overload_is_an_error_result(yoke):
         run = yoke("-p", "hi", "--output-format", "json", env=env(srv))
     result = json.loads(run.stdout)
     assert run.code == 1 and result["is_error"] and "overloaded" in result["result"].lower()
+
+
+def test_a_run_that_fell_back_replays(yoke, project, tmp_path):
+    cassette = tmp_path / "fallback.cassette.jsonl"
+    with ScriptedServer(turns()) as srv:
+        recorded = yoke(
+            "-p", "run echo", "--fallback-model", "haiku", "--record", str(cassette), *FLAGS, env=env(srv)
+        )
+    assert recorded.code == 0, recorded.stderr
+    replayed = yoke("-p", "run echo", "--fallback-model", "haiku", "--replay", str(cassette), *FLAGS)
+    assert replayed.code == 0, replayed.stderr
+    assert replayed.result()["result"] == "All done on the fallback."
+    notices = [o["content"] for o in replayed.lines() if o.get("subtype") == "informational"]
+    assert notices == ["Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"]

@@ -29,11 +29,14 @@ KEPT_HEADERS = ("content-type", "retry-after", "request-id", "x-request-id")
 class RecordingTransport:
     """Passes every exchange through to the real transport and appends it to the cassette."""
 
-    def __init__(self, inner: Transport, path: Path, provider: str, model: str = ""):
+    def __init__(
+        self, inner: Transport, path: Path, provider: str, model: str = "", max_retries: int | None = None
+    ):
         self.inner = inner
         self.path = path
         self.provider = provider
         self.model = model
+        self.max_retries = max_retries  # replay retries as often as the recorded run did
         self._fh: Any = None
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -47,6 +50,8 @@ class RecordingTransport:
                 "model": self.model,
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
             }
+            if self.max_retries is not None:
+                header["max_retries"] = self.max_retries
             self._fh.write(json.dumps(header) + "\n")
         self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._fh.flush()
