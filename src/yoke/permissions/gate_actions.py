@@ -70,14 +70,14 @@ class GateActions:
         return {"type": "addDirectories", "directories": dirs, "destination": "session"}
 
     def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
-        from yoke.permissions.bash_analysis import candidate_cwds
+        from yoke.permissions.bash_analysis import candidate_cwds, fast_path_applies
 
         if facts.kind == "bash":
             analysis = facts.bash
             if analysis is None or not analysis.analysable:
                 return []
             cwds = candidate_cwds(analysis, facts.shell_cwd or self.cwd, self.home)
-            pending = [inv for inv in analysis.invocations if self._approve_invocation(inv, cwds) is None]
+            pending = [inv for inv in analysis.invocations if self._approve_invocation(inv, cwds, fast_path_applies(inv, analysis)) is None]
             return bash_rules(pending)
         if facts.kind in ("read", "edit"):
             family = "Edit" if facts.kind == "edit" else "Read"

@@ -235,29 +235,40 @@ class RuleMatcher:
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         if facts.kind == "bash" and rule.behavior != "allow":
             paths = self.bash_paths(facts, family)
+            if paths is None:
+                return True  # a path only known at run time fails closed against deny and ask rules
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         return False
 
-    def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath]:
-        """Best effort: the files a command line reads (family "read") or writes (family "edit")."""
-        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+    def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath] | None:
+        """The files a command line reads (family "read", directory trees included for commands that may
+        recurse) or writes (family "edit"); None when one of them cannot be resolved statically."""
+        from yoke.permissions.bash_analysis import candidate_cwds, paths_of, tree_paths
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
-        cwds = candidate_cwds(analysis, facts.shell_cwd, self.home) or [str(facts.shell_cwd)]
+        cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
         words = list(analysis.write_redirects)
         for inv in analysis.invocations:
             words += inv.writes + inv.removes
+        out: list[ResolvedPath] = []
         if family == "read":
             words += analysis.read_redirects
             for inv in analysis.invocations:
-                words += inv.read_only.reads
-                if inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS:
-                    words += [w for w in inv.words[1:] if not w.text.startswith("-")]
-        out: list[ResolvedPath] = []
-        for word in words:
-            out += paths_of([word], cwds, self.home) or []
-        return out
+                reader = inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS
+                operands = [w for w in inv.words[1:] if not (w.static and w.text.startswith("-"))]
+                found = paths_of(inv.read_only.reads + (operands if reader else []), cwds, self.home)
+                if found is None:
+                    return None
+                out += found
+                if reader or inv.read_only.recursive:
+                    follows = inv.read_only.follows_links or not inv.read_only.read_only
+                    tree = tree_paths(found, follows)
+                    if tree is None:
+                        return None
+                    out += tree
+        found = paths_of(words, cwds, self.home)
+        return None if found is None else out + found
 
     def _web_rule(self, rule: PermissionRule, spec: str, facts: CallFacts) -> bool:
         if spec.startswith("domain:"):

@@ -220,7 +220,10 @@ class PermissionGate(GateActions):
         critical = self._critical_rm(facts)
         if critical:
             return "critical-path", critical
-        for path in self._written_paths(facts):
+        written = self._written_paths(facts)
+        if written is None:
+            return "protected-path", "The command writes to a path only known at run time."
+        for path in written:
             if (is_protected(path.logical) or is_protected(path.real)) and not self._session_allows_path(
                 path
             ):
@@ -230,9 +233,9 @@ class PermissionGate(GateActions):
                 )
         return None
 
-    def _written_paths(self, facts: CallFacts) -> list[ResolvedPath]:
+    def _written_paths(self, facts: CallFacts) -> list[ResolvedPath] | None:
         if facts.kind == "edit":
-            return facts.paths or []
+            return facts.paths
         if facts.kind == "bash":
             return self.matcher.bash_paths(facts, "edit")
         return []
@@ -313,7 +316,7 @@ class PermissionGate(GateActions):
         return first
 
     def _approve_bash(self, facts: CallFacts) -> Decision | None:
-        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+        from yoke.permissions.bash_analysis import candidate_cwds, fast_path_applies, paths_of
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
@@ -325,7 +328,8 @@ class PermissionGate(GateActions):
         )
         sources: list[str] = []
         for inv in analysis.invocations:
-            source = _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds)
+            literal = fast_path_applies(inv, analysis)
+            source = _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds, literal)
             if source is None:
                 return self._sandbox_auto_allow(facts)
             sources.append(source)
@@ -341,10 +345,15 @@ class PermissionGate(GateActions):
         unique = list(dict.fromkeys(sources)) or ["read-only"]
         return Decision("allow", source=",".join(unique))
 
-    def _approve_invocation(self, inv: Invocation, cwds: list[str] | None) -> str | None:
-        from yoke.permissions.bash_analysis import paths_of
+    def _approve_invocation(self, inv: Invocation, cwds: list[str] | None, literal_line: bool) -> str | None:
+        """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
+        or acceptEdits approves one command of the line."""
+        from yoke.permissions.bash_analysis import paths_of, read_only_reads
 
-        if inv.allow_text is not None:
+        chdir_ok = not inv.chdir or (
+            (dirs := paths_of(inv.chdir, cwds, self.home)) is not None and all(self._inside(p) for p in dirs)
+        )
+        if inv.allow_text is not None and chdir_ok:
             for rule in [*self.allow, *self.session_rules]:
                 if rule.tool != "Bash" or rule.whole_tool or path_family(rule):
                     continue
@@ -353,8 +362,8 @@ class PermissionGate(GateActions):
                     continue
                 if bash_matches(spec, inv.allow_text):
                     return _rule_source(rule)
-        if inv.read_only.read_only:
-            reads = paths_of(inv.read_only.reads, cwds, self.home)
+        if inv.read_only.read_only and literal_line:
+            reads = read_only_reads(inv, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
         if inv.fs_edit and self.mode == "acceptEdits":
