@@ -6,7 +6,6 @@ This is the one place the layers meet; each piece is built by the package that o
 from __future__ import annotations
 
 import os
-import re
 import sys
 import uuid
 from argparse import Namespace
@@ -185,43 +184,18 @@ def _load_settings(args: Namespace, cwd: Path, warnings: list[str]) -> Any:
     return loaded
 
 
-# Variables that point Yoke at an endpoint or carry a credential: an untrusted project must not set them
-# (a cloned repository could otherwise send the user's API key to a server of its choosing).
-_GUARDED_ENV = re.compile(r"(_BASE_URL|_API_KEY|_AUTH_TOKEN|_CUSTOM_HEADERS|_PROXY|^AWS_|^GOOGLE_)", re.I)
-
-
 def _apply_settings_env(settings: Any, cwd: Path, warnings: list[str]) -> None:
     """Settings' `env` blocks apply to the session and, as in Claude Code, override the shell's exports
-    (an empty string unsets). Lowest precedence first, so higher sources win. A project's or local file's
-    endpoint and credential variables apply only once the folder is trusted."""
-    sources = list(getattr(settings, "sources", []) or [])
-    trusted = None
-    for source in reversed(sources):
-        block = source.data.get("env")
-        if not isinstance(block, dict):
-            continue
-        for key, value in block.items():
-            if not isinstance(key, str) or value is None:
-                continue
-            if source.scope in ("project", "local") and _GUARDED_ENV.search(key):
-                if trusted is None:
-                    trusted = _folder_trusted(cwd)
-                if not trusted:
-                    warnings.append(
-                        f"{source.label}: env {key} is ignored until this folder is trusted (yoke trust)"
-                    )
-                    continue
-            if value == "":
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = str(value)
-
-
-def _folder_trusted(cwd: Path) -> bool:
+    (an empty string unsets). Trust is decided first, from the Yoke home as it was before any settings
+    were applied; see `yoke.config.env_policy` for what a project may set."""
+    from yoke.config.env_policy import apply_env, settings_env
     from yoke.permissions.trust import is_trusted
-    from yoke.session.transcript import yoke_home
 
-    return is_trusted(cwd, yoke_home())
+    sources = list(getattr(settings, "sources", []) or [])
+    trusted = not any(s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources)
+    if not trusted:
+        trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
+    apply_env(settings_env(sources, trusted, warnings))
 
 
 def _make_provider(args: Namespace, merged: dict[str, Any], env: Mapping[str, str]) -> tuple[Any, str, str]:

@@ -114,6 +114,18 @@ class CallFacts:
         return str(self.input.get("command", ""))
 
 
+def canonical_input(tool: Tool, input: dict[str, Any]) -> dict[str, Any]:
+    """The one reading of a call's input that is judged and then executed: path fields and a Glob pattern
+    without surrounding whitespace (the file tools strip it too, so `" ~/.aws/credentials"` is judged as
+    the file it opens)."""
+    out = dict(input)
+    for key in (*PATH_KEYS, "pattern"):
+        value = out.get(key)
+        if isinstance(value, str) and (key != "pattern" or tool.name == "Glob") and value != value.strip():
+            out[key] = value.strip()
+    return out
+
+
 def call_facts(tool: Tool, input: dict[str, Any], ctx: ToolContext, home: Path) -> CallFacts:
     names = {tool.name, *tool.aliases}
     read_only = _tool_read_only(tool, input)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
-from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
+from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
 from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
@@ -141,14 +141,18 @@ class PermissionGate(GateActions):
                 return Decision(
                     "deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook"
                 )
+        canonical = canonical_input(tool, input)
+        changed = canonical != input
+        input = canonical
         facts = call_facts(tool, input, ctx, self.home)
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None:
             decision = await self._classify(tool, input, ctx)
         if decision is None:
             decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))
-        if hook is not None and hook.updated_input is not None and decision.updated_input is None:
-            decision = replace(decision, updated_input=input)
+        rewritten = changed or (hook is not None and hook.updated_input is not None)
+        if rewritten and decision.updated_input is None:
+            decision = replace(decision, updated_input=input)  # the tool runs exactly what was judged
         return decision
 
     def evaluate(self, facts: CallFacts, hook: Decision | None = None) -> Decision | None:
