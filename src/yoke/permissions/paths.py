@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Reads of these need approval unless a rule allows them.
-_SECRET_NAME = re.compile(r"^(\.env.*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass|\.git-credentials)$")
+# `.env.example` and friends are templates committed on purpose (no values): readable like any file.
+_SECRET_NAME = re.compile(
+    r"^(\.env(?!\.(example|sample|template|dist|defaults)$).*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass"
+    r"|\.git-credentials)$"
+)
 _SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
