@@ -98,10 +98,17 @@ def check_shape(name: str, shape: Shape, args: list[Word]) -> ReadOnlyCheck:
         return not_read_only(f"`{name}` with {len(operands)} operands writes a file")
     if name == "date" and any(not op.text.startswith("+") for op in operands):
         return not_read_only("`date` with an operand sets the clock")
+    check.recursive = check.recursive or shape.recursive_always
     if shape.operands == "paths":
         check.reads.extend(operands)
-    check.recursive = check.recursive or shape.recursive_always
+        if name in _PATTERN_FIRST and check.recursive:
+            given = any(a.text.startswith(("-e", "-f", "--regexp", "--file")) for a in args)
+            if len(operands) <= (0 if given else 1):
+                check.reads.append(Word("."))  # a recursive search without a path searches here
     return check
+
+
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg"})
 
 
 def _long(shape: Shape, args: list[Word], i: int, check: ReadOnlyCheck) -> int | None:

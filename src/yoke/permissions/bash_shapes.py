@@ -143,7 +143,7 @@ SHAPES: dict[str, Shape] = {
         recursive_long=_s("--recursive"),
     ),
     "rg": Shape(
-        flags="iIsSvwxFcClnNopqUHhbz0.u",
+        flags="iIsSvwxFcClnNopqUHhb0.u",  # not -z: it runs decompressors
         valued="eEgtTABCMmjd",
         path_valued="f",
         long_flags=_s(
