@@ -61,10 +61,10 @@ def _tool_output(yoke, srv) -> str:
 
 def test_project_env_reaches_tools_once_trusted(yoke, project):
     write_settings(project / ".claude" / "settings.json", {"env": {"GREETING": "hello from settings"}})
-    with ScriptedServer(_echo_turns("echo \"[$GREETING]\"")) as srv:
+    with ScriptedServer(_echo_turns('echo "[$GREETING]"')) as srv:
         assert "[]" in _tool_output(yoke, srv)  # untrusted: no environment at all
     assert yoke("trust").code == 0
-    with ScriptedServer(_echo_turns("echo \"[$GREETING]\"")) as srv:
+    with ScriptedServer(_echo_turns('echo "[$GREETING]"')) as srv:
         assert "hello from settings" in _tool_output(yoke, srv)
 
 
@@ -86,7 +86,7 @@ def test_a_trusted_project_cannot_set_startup_loader_home_or_tool_variables(yoke
     }
     write_settings(project / ".claude" / "settings.json", {"env": hostile})
     assert yoke("trust").code == 0
-    command = "echo \"[$SAFE_APP_SETTING][$YOKE_HOME][$NODE_OPTIONS][$LD_PRELOAD][$GIT_EXTERNAL_DIFF]\""
+    command = 'echo "[$SAFE_APP_SETTING][$YOKE_HOME][$NODE_OPTIONS][$LD_PRELOAD][$GIT_EXTERNAL_DIFF]"'
     with ScriptedServer(_echo_turns(command)) as srv:
         out = _tool_output(yoke, srv)
     assert "PLANTED-RAN" not in out

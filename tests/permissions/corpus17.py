@@ -61,7 +61,7 @@ WRAPPERS = [
     B("w-bash-c-env-rule", "bash -c 'cat README.md'", "ask", allow=["Bash(cat *)"]),
     B("w-alias-then-use-deny", "alias k='rm -rf'\nk x", "deny", deny=RM),
     B("w-alias-then-use-ask", "alias cat='rm -f'\ncat README.md", "ask"),
-    B("w-function-shadow", "cat() { rm -f \"$@\"; }; cat README.md", "ask"),
+    B("w-function-shadow", 'cat() { rm -f "$@"; }; cat README.md', "ask"),
     B("w-function-keyword", "function ls { touch x; }; ls", "ask"),
     B("w-xargs-I-sh", "echo x | xargs -I% sh -c 'rm %'", "deny", deny=RM),
     B("w-nohup-env", "nohup env PATH=/tmp ls", "ask"),
@@ -106,12 +106,27 @@ OPTIONS = [
 # 2. the gate and the tool must read the same input
 CANONICAL = [
     T("c-read-leading-space-home", "Read", {"file_path": " {H}/.aws/credentials"}, "ask"),
-    T("c-write-trailing-space-envrc", "Write", {"file_path": "{P}/.envrc ", "content": "x"}, "ask",
-      mode="acceptEdits"),
-    T("c-edit-spaces-bashrc", "Edit", {"file_path": " ~/.bashrc ", "old_string": "a", "new_string": "b"},
-      "ask", mode="acceptEdits"),
-    T("c-write-tab-git-config", "Write", {"file_path": "\t{P}/.git/config", "content": "x"}, "ask",
-      mode="acceptEdits"),
+    T(
+        "c-write-trailing-space-envrc",
+        "Write",
+        {"file_path": "{P}/.envrc ", "content": "x"},
+        "ask",
+        mode="acceptEdits",
+    ),
+    T(
+        "c-edit-spaces-bashrc",
+        "Edit",
+        {"file_path": " ~/.bashrc ", "old_string": "a", "new_string": "b"},
+        "ask",
+        mode="acceptEdits",
+    ),
+    T(
+        "c-write-tab-git-config",
+        "Write",
+        {"file_path": "\t{P}/.git/config", "content": "x"},
+        "ask",
+        mode="acceptEdits",
+    ),
     B("c-cp-glued-target", "cp -t{O} README.md", "ask", mode="acceptEdits"),
     B("c-mv-long-target", "mv --target-directory={O} README.md", "ask", mode="acceptEdits"),
     B("c-cp-S-suffix", "cp -S.bak README.md src/", "ask", mode="acceptEdits"),
@@ -124,7 +139,7 @@ CANONICAL = [
 EFFECTS = [
     B("d-glob-env", "cat .e*v", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
     B("d-bracket-env", "cat .[e]nv", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
-    B("d-pwd-env", "cat \"$PWD/.env\"", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
+    B("d-pwd-env", 'cat "$PWD/.env"', "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
     B("d-tilde-cwd", "cat ~+/.env", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
     B("d-grep-r-dot", "grep -r TOKEN .", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
     B("d-rg-default", "rg TOKEN", "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
@@ -147,9 +162,18 @@ EFFECTS = [
 
 # Clear grants the user gave must keep working.
 GRANTS = [
-    B("g-find-xargs-wc", "find src -name '*.py' -print0 | xargs -0 wc -l", "allow",
-      allow=["Bash(find:*)", "Bash(wc:*)"]),
-    B("g-find-xargs-r-wc", "find src -type f | xargs -r wc -c", "allow", allow=["Bash(find:*)", "Bash(wc:*)"]),
+    B(
+        "g-find-xargs-wc",
+        "find src -name '*.py' -print0 | xargs -0 wc -l",
+        "allow",
+        allow=["Bash(find:*)", "Bash(wc:*)"],
+    ),
+    B(
+        "g-find-xargs-r-wc",
+        "find src -type f | xargs -r wc -c",
+        "allow",
+        allow=["Bash(find:*)", "Bash(wc:*)"],
+    ),
     B("g-git-C-log", "git -C src log", "allow", allow=["Bash(git log:*)"]),
     B("g-git-C-outside", "git -C {O} log", "ask", allow=["Bash(git log:*)"]),
     B("g-git-C-push-denied", "git -C src push", "deny", deny=["Bash(git push:*)"]),

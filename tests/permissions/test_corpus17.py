@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from permissions.corpus17 import CORPUS17
 from permissions.corpus import Case
+from permissions.corpus17 import CORPUS17
 from permissions.helpers import TOOLS, make_world
 
 

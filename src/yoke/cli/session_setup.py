@@ -192,7 +192,9 @@ def _apply_settings_env(settings: Any, cwd: Path, warnings: list[str]) -> None:
     from yoke.permissions.trust import is_trusted
 
     sources = list(getattr(settings, "sources", []) or [])
-    trusted = not any(s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources)
+    trusted = not any(
+        s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources
+    )
     if not trusted:
         trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
     apply_env(settings_env(sources, trusted, warnings))

@@ -12,8 +12,14 @@ import os
 import re
 from pathlib import Path
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# fmt: off
 _GLOBAL = frozenset({"--no-pager", "-P", "--no-optional-locks", "--no-replace-objects", "--literal-pathspecs"})
-_FLAGS = frozenset(
+_FLAGS = _words(
     """--oneline --stat --shortstat --numstat --name-only --name-status --graph --all --decorate
     --no-decorate --patch --no-patch --cached --staged --color --no-color --reverse --first-parent
     --no-merges --merges --abbrev-commit --no-abbrev-commit --follow --full-history --summary --raw
@@ -30,21 +36,22 @@ _FLAGS = frozenset(
     --full-name --recursive --long --always --dirty --first-parent --show-current --verbose --list
     --no-column --null --name-only --show-origin --show-scope --get --get-all --get-regexp --local
     --global --bool --int --path --exact-match --contains --merged --no-merged --ignore-submodules
-    --stage --abbrev""".split()
+    --stage --abbrev"""
 )
-_VALUED = frozenset(
+_VALUED = _words(
     """--format --pretty --date --since --until --after --before --author --committer --grep --max-count
     --skip --diff-filter --unified --stat --abbrev --untracked-files --ignore-submodules --word-diff
     --color --decorate --sort --points-at --contains --merged --no-merged --type --default --max-depth
     --relative --find-renames --dirstat --exclude --candidates --match --max-parents --min-parents
-    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column""".split()
+    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column"""
 )
+# fmt: on
 _SHORT_FLAGS = "pusqwbMrtahlicvEFHzPIkRBDWT0123456789"
 _SHORT_VALUED = "nUSGLABCefm"
-_SUBCOMMANDS = frozenset(
+_SUBCOMMANDS = _words(
     """status diff log show blame shortlog describe rev-parse ls-files ls-tree cat-file rev-list merge-base
     name-rev count-objects grep whatchanged version diff-tree diff-files diff-index for-each-ref show-ref
-    check-ignore""".split()
+    check-ignore"""
 )
 # Options that write, run programs or read files outside the repository, whatever the list above says.
 _NEVER = re.compile(
@@ -100,7 +107,12 @@ def _list_form(sub: str, rest: list[str]) -> bool:
     harmless = {"-v", "-vv", "--verbose", "--no-color", "--color", "-n", "--column", "--no-column"}
     for arg in rest:
         key = arg.split("=", 1)[0]
-        if arg.startswith("-") and key not in listing and key not in harmless and not re.fullmatch(r"-n\d+", arg):
+        if (
+            arg.startswith("-")
+            and key not in listing
+            and key not in harmless
+            and not re.fullmatch(r"-n\d+", arg)
+        ):
             return False
     names = [a for a in rest if not a.startswith("-")]
     return not names or any(a.split("=", 1)[0] in listing for a in rest)

@@ -234,7 +234,9 @@ def _jq(args: list[Word]) -> ReadOnlyCheck:
     if not filters and not any(a.text in ("-n", "--null-input") for a in args):
         return check
     program = filters[0].text if filters else ""
-    if re.search(r"\$ENV|\benv\b|\binput_filename\b|\bimport\b|\binclude\b|\$__loc__|\bmodulemeta\b", program):
+    if re.search(
+        r"\$ENV|\benv\b|\binput_filename\b|\bimport\b|\binclude\b|\$__loc__|\bmodulemeta\b", program
+    ):
         return not_read_only("a jq program that reads the environment or modules")
     if filters:
         check.reads = [w for w in check.reads if w is not filters[0]]

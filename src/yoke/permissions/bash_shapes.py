@@ -35,6 +35,7 @@ def _s(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
+# fmt: off
 _HELP = ("--help", "--version")
 _CHECKSUM = Shape(flags="btz", long_flags=_s("--binary", "--text", "--tag", "--zero", *_HELP))
 
@@ -230,3 +231,4 @@ FIND_VALUED = frozenset(
 )
 FIND_PATH_VALUED = frozenset({"-newer", "-samefile"})
 FIND_GLOBAL = frozenset({"-H", "-P"})  # -L follows symlinks out of the tree: not listed
+# fmt: on

@@ -191,8 +191,10 @@ def _take_assignments(words: list[Word], result: Unwrapped) -> list[Word]:
 
 _XARGS_VALUE_FLAGS = frozenset({"-n", "-P", "-L", "-d", "-I", "-E", "-s", "-a", "--max-args", "--max-procs"})
 # Flags that only batch or separate the appended arguments: allow rules still see the command they run.
-_XARGS_PLAIN = re.compile(r"^(-0|-r|-t|-x|--null|--no-run-if-empty|--verbose|--exit|-[nPLs]\d*|--max-args(=\d+)?"
-                          r"|--max-procs(=\d+)?)$")
+_XARGS_PLAIN = re.compile(
+    r"^(-0|-r|-t|-x|--null|--no-run-if-empty|--verbose|--exit|-[nPLs]\d*|--max-args(=\d+)?"
+    r"|--max-procs(=\d+)?)$"
+)
 _XARGS_FLAGS = frozenset({"-0", "-r", "-t", "-x", "--null", "--no-run-if-empty", "--verbose", "--exit"})
 
 

@@ -77,7 +77,11 @@ class GateActions:
             if analysis is None or not analysis.analysable:
                 return []
             cwds = candidate_cwds(analysis, facts.shell_cwd or self.cwd, self.home)
-            pending = [inv for inv in analysis.invocations if self._approve_invocation(inv, cwds, fast_path_applies(inv, analysis)) is None]
+            pending = [
+                inv
+                for inv in analysis.invocations
+                if self._approve_invocation(inv, cwds, fast_path_applies(inv, analysis)) is None
+            ]
             return bash_rules(pending)
         if facts.kind in ("read", "edit"):
             family = "Edit" if facts.kind == "edit" else "Read"

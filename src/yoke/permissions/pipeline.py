@@ -22,7 +22,15 @@ if TYPE_CHECKING:
 from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
-from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
+from yoke.permissions.paths import (
+    ResolvedPath,
+    is_critical,
+    is_inside,
+    is_protected,
+    is_secret,
+    real_dirs,
+    remember_judged,
+)
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
@@ -145,6 +153,8 @@ class PermissionGate(GateActions):
         changed = canonical != input
         input = canonical
         facts = call_facts(tool, input, ctx, self.home)
+        if facts.kind in ("read", "edit") and facts.paths:
+            remember_judged(facts.paths)  # the file tools re-check these when they open them
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None:
             decision = await self._classify(tool, input, ctx)
@@ -333,7 +343,9 @@ class PermissionGate(GateActions):
         sources: list[str] = []
         for inv in analysis.invocations:
             literal = fast_path_applies(inv, analysis)
-            source = _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds, literal)
+            source = (
+                _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds, literal)
+            )
             if source is None:
                 return self._sandbox_auto_allow(facts)
             sources.append(source)
