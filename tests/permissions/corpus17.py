@@ -190,3 +190,14 @@ GRANTS = [
 ]
 
 CORPUS17 = [*EVALUATION, *SETTERS, *WRAPPERS, *OPTIONS, *CANONICAL, *EFFECTS, *GRANTS]
+
+CORPUS17 += [
+    B(
+        "c-ln-then-cp-accept",
+        "ln -s {H}/.ssh k; cp k/id_rsa leak.txt",
+        "ask",
+        mode="acceptEdits",
+        allow=["Bash(ln *)"],
+    ),
+    B("g-mkdir-cp-accept", "mkdir -p build && cp README.md build/", "allow", mode="acceptEdits"),
+]

@@ -288,6 +288,14 @@ def fast_path_applies(inv: Invocation, analysis: BashAnalysis) -> bool:
     return all(other.read_only.read_only for other in analysis.invocations)
 
 
+def edits_are_stable(analysis: BashAnalysis) -> bool:
+    """acceptEdits may approve `mkdir`/`touch`/`mv`/`cp` only on a line of literals where every other
+    command is read-only or one of them: anything else may link or move what their operands name first."""
+    if analysis.expansions or analysis.defines:
+        return False
+    return all(inv.read_only.read_only or inv.fs_edit for inv in analysis.invocations)
+
+
 def _script_container(words: list[Word], unwrapped: Unwrapped) -> bool:
     """`bash -c 'static code'`, `eval 'static code'`, `trap 'static code' EXIT`: nothing but their code runs."""
     head = words[0].text

@@ -70,7 +70,7 @@ class GateActions:
         return {"type": "addDirectories", "directories": dirs, "destination": "session"}
 
     def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
-        from yoke.permissions.bash_analysis import candidate_cwds, fast_path_applies
+        from yoke.permissions.bash_analysis import candidate_cwds, edits_are_stable, fast_path_applies
 
         if facts.kind == "bash":
             analysis = facts.bash
@@ -80,7 +80,10 @@ class GateActions:
             pending = [
                 inv
                 for inv in analysis.invocations
-                if self._approve_invocation(inv, cwds, fast_path_applies(inv, analysis)) is None
+                if self._approve_invocation(
+                    inv, cwds, fast_path_applies(inv, analysis), edits_are_stable(analysis)
+                )
+                is None
             ]
             return bash_rules(pending)
         if facts.kind in ("read", "edit"):

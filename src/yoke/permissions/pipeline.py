@@ -330,7 +330,12 @@ class PermissionGate(GateActions):
         return first
 
     def _approve_bash(self, facts: CallFacts) -> Decision | None:
-        from yoke.permissions.bash_analysis import candidate_cwds, fast_path_applies, paths_of
+        from yoke.permissions.bash_analysis import (
+            candidate_cwds,
+            edits_are_stable,
+            fast_path_applies,
+            paths_of,
+        )
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
@@ -342,9 +347,11 @@ class PermissionGate(GateActions):
         )
         sources: list[str] = []
         for inv in analysis.invocations:
-            literal = fast_path_applies(inv, analysis)
+            literal, edits = fast_path_applies(inv, analysis), edits_are_stable(analysis)
             source = (
-                _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds, literal)
+                _rule_source(whole)
+                if whole is not None
+                else self._approve_invocation(inv, cwds, literal, edits)
             )
             if source is None:
                 return self._sandbox_auto_allow(facts)
@@ -361,7 +368,9 @@ class PermissionGate(GateActions):
         unique = list(dict.fromkeys(sources)) or ["read-only"]
         return Decision("allow", source=",".join(unique))
 
-    def _approve_invocation(self, inv: Invocation, cwds: list[str] | None, literal_line: bool) -> str | None:
+    def _approve_invocation(
+        self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
+    ) -> str | None:
         """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
         or acceptEdits approves one command of the line."""
         from yoke.permissions.bash_analysis import paths_of, read_only_reads
@@ -382,7 +391,7 @@ class PermissionGate(GateActions):
             reads = read_only_reads(inv, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
-        if inv.fs_edit and self.mode == "acceptEdits":
+        if inv.fs_edit and self.mode == "acceptEdits" and edits_ok:
             writes = paths_of(inv.writes, cwds, self.home)
             if writes and all(self._inside(p) and not self._secret(p) for p in writes):
                 return "mode:acceptEdits"
