@@ -201,3 +201,8 @@ CORPUS17 += [
     ),
     B("g-mkdir-cp-accept", "mkdir -p build && cp README.md build/", "allow", mode="acceptEdits"),
 ]
+CORPUS17 += [
+    # Fail-closed deny rules judge file operands, not a search pattern or an awk program.
+    B("d-pattern-var-not-a-path", 'grep "$PAT" src/app.py', "allow", allow=BASH_ALL, deny=READ_ENV_DENY),
+    B("d-file-var-fails-closed", 'grep x "$F"', "deny", allow=BASH_ALL, deny=READ_ENV_DENY),
+]

@@ -268,7 +268,7 @@ class RuleMatcher:
             words += analysis.read_redirects
             for inv in analysis.invocations:
                 reader = inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS
-                operands = [w for w in inv.words[1:] if not (w.static and w.text.startswith("-"))]
+                operands = _reader_operands(inv.words)
                 found = paths_of(inv.read_only.reads + (operands if reader else []), cwds, self.home)
                 if found is None:
                     return None
@@ -302,6 +302,22 @@ class RuleMatcher:
             return False
         # Unknown specifier forms in deny/ask: match any top-level string in the input.
         return any(_glob(spec, v) for v in facts.input.values() if isinstance(v, str))
+
+
+_PROGRAM_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq", "yq"})
+
+
+def _reader_operands(words: list[Any]) -> list[Any]:
+    """The operands of a file-reading command that may name files: not its options, and not the pattern or
+    program that grep, sed, awk and jq take first (unless given with -e/-f)."""
+    operands = [w for w in words[1:] if not (w.static and w.text.startswith("-"))]
+    name = words[0].text.rsplit("/", 1)[-1] if words else ""
+    given = any(
+        w.static and w.text.startswith(("-e", "-f", "--regexp", "--file", "--expression")) for w in words
+    )
+    if name in _PROGRAM_FIRST and operands and not given:
+        operands = operands[1:]
+    return operands
 
 
 def path_family(rule: PermissionRule) -> str | None:
