@@ -283,17 +283,21 @@ def _load_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> A
 def _session_env(
     settings: Any, cwd: Path, base: Mapping[str, str] | None, warnings: list[str]
 ) -> dict[str, str]:
-    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied."""
-    from yoke.config.env import settings_env
+    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied, as in
+    Claude Code overriding the shell's exports (an empty string unsets). Trust is decided first, from the
+    Yoke home as it was before any settings applied; `config.env_policy` says what a project may set."""
+    from yoke.config.env_policy import apply_env, settings_env
+    from yoke.permissions.trust import is_trusted
 
     env = dict(os.environ if base is None else base)
-
-    def trusted() -> bool:
-        from yoke.permissions.trust import is_trusted
-
-        return is_trusted(cwd, _yoke_home(env))
-
-    return settings_env(settings, env, trusted, warnings)
+    sources = list(getattr(settings, "sources", []) or [])
+    trusted = not any(
+        s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources
+    )
+    if not trusted:
+        trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
+    apply_env(settings_env(sources, trusted, warnings), env)
+    return env
 
 
 def _make_provider(
