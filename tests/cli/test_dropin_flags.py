@@ -47,8 +47,7 @@ def test_a_typo_gets_a_suggestion(yoke):
 
 CLAUDE_FLAGS = [
     ["--effort", "max"],
-    ["--agent", "reviewer"],
-    ["--agents", '{"reviewer": {"description": "Reviews", "prompt": "Review."}}'],
+    ["--agents", '{"reviewer": {"description": "Reviews", "prompt": "Review."}}', "--agent", "reviewer"],
     ["--strict-mcp-config"],
     ["--plugin-dir", "/tmp/no-plugins-here"],
     ["--fallback-model", "claude-haiku-4-5"],
@@ -94,7 +93,6 @@ def test_tools_space_separated_enables_each(yoke):
 SUBCOMMANDS = [
     ["mcp", "list"],
     ["plugin", "list"],
-    ["agents"],
     ["config", "list"],
     ["doctor"],
     ["update"],
@@ -102,7 +100,6 @@ SUBCOMMANDS = [
     ["setup-token"],
     ["migrate-installer"],
     ["hooks"],
-    ["memory"],
 ]
 
 

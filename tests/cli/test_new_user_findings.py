@@ -34,7 +34,7 @@ def test_mistyped_model_and_env_are_reported(yoke, project):
     with ScriptedServer([DONE]) as srv:
         run = yoke("-p", "hi", env=anthropic_env(srv))
     assert run.code == 0, run.stderr
-    assert "`model` must be a string" in run.stderr and "`env` must be an object" in run.stderr
+    assert "`model` must be a model name" in run.stderr and "`env` must be an object" in run.stderr
 
 
 def test_untrusted_folder_warning_names_yoke_trust(yoke, project):

@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "commands: yoke sessions list · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
-            "yoke mcp · yoke plugin · yoke agents · yoke hooks · yoke memory · yoke doctor"
+            "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks"
         ),
         allow_abbrev=False,
     )
@@ -93,7 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fallback-model", metavar="model", help="models to try when the first is overloaded")
     p.add_argument("--effort", metavar="level", help="reasoning effort: " + " | ".join(EFFORT_LEVELS))
     p.add_argument("--betas", nargs="*", action="extend", default=[], metavar="betas", help="beta headers")
-    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay (Yoke's own)")
+    p.add_argument(
+        "--provider",
+        help="anthropic | openai | openai-responses | gemini | grok | bedrock | vertex | foundry | replay "
+        "(Yoke's own)",
+    )
     p.add_argument("--max-tokens", type=_whole, help="output token limit per response (Yoke's own)")
     p.add_argument("--max-thinking-tokens", type=_whole, metavar="tokens", help="extended thinking budget")
     p.add_argument("--system-prompt", metavar="prompt", help="replace the default system prompt")
@@ -120,8 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting-sources", metavar="sources", help="comma-separated: user,project,local")
     p.add_argument("--mcp-config", nargs="*", action="extend", default=[], metavar="configs")
     p.add_argument("--strict-mcp-config", action="store_true", help="only the servers of --mcp-config")
-    p.add_argument("--agents", metavar="json", help="define sub-agents: a JSON object")
-    p.add_argument("--agent", metavar="agent", help="run the session as this agent")
+    p.add_argument("--agents", metavar="json", help="extra sub-agents as JSON: {name: {description, prompt}}")
+    p.add_argument(
+        "--agent", metavar="agent", help="run the session as this agent (.claude/agents, --agents)"
+    )
     p.add_argument("--plugin-dir", dest="plugin_dirs", action="append", default=[], metavar="paths")
     p.add_argument("-w", "--worktree", nargs="?", const="", metavar="name", help="work in a git worktree")
     p.add_argument("-d", "--debug", nargs="?", const="all", metavar="filter", help="debug details on stderr")
@@ -129,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--record", help="record every model exchange to this cassette (Yoke's own)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (Yoke's own)")
     p.add_argument("--compact", nargs="?", const="", metavar="INSTRUCTIONS", help="with -c/-r: /compact now")
+    p.add_argument(
+        "--memory-target",
+        choices=("project", "user", "local"),
+        help="where a `# note` prompt is saved: project (./CLAUDE.md), user (~/.claude/CLAUDE.md), local",
+    )
     p.add_argument("--print-context", action="store_true", help="show the assembled context and its cost")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
     add_compat_flags(p)

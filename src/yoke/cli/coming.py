@@ -26,14 +26,6 @@ def hooks(argv: list[str]) -> int:  # coming: the hooks issue
     return _not_yet("hooks")
 
 
-def memory(argv: list[str]) -> int:  # coming: the memory issue
-    return _not_yet("memory")
-
-
-def agents(argv: list[str]) -> int:  # coming: the agents issue
-    return _not_yet("agents")
-
-
 def config(argv: list[str]) -> int:
     return _not_yet("config", "edit .claude/settings.json (or ~/.claude/settings.json) instead")
 

@@ -7,9 +7,9 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.cli.args import split_tool_list
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
+from yoke.tools.registry import split_tool_list
 
 
 def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
@@ -24,10 +24,10 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         provider=args.provider,
         replay=Path(args.replay) if args.replay else None,
         record=Path(args.record) if args.record else None,
+        fallback_model=args.fallback_model,
         max_output_tokens=args.max_tokens,
         max_thinking_tokens=args.max_thinking_tokens,
         effort=args.effort,
-        fallback_models=[m for m in (args.fallback_model or "").replace(" ", ",").split(",") if m],
         betas=[b for v in args.betas for b in v.replace(" ", ",").split(",") if b],
         json_schema=_json_schema(args.json_schema),
         system_prompt=_prompt(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),
@@ -49,8 +49,8 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         session_id=args.session_id,
         persist=not args.no_session_persistence,
         entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
+        agents=args.agents,  # the agents package parses and reports a bad --agents
         agent=args.agent,
-        agents=_json_object(args.agents, "--agents") if args.agents else {},
         mcp_configs=list(args.mcp_config),
         strict_mcp_config=args.strict_mcp_config,
         plugin_dirs=[Path(d).expanduser() for d in args.plugin_dirs],

@@ -15,6 +15,7 @@ class CostLedger:
     cost: dict[str, float] = field(default_factory=dict)
     unknown_models: set[str] = field(default_factory=set)
     prices: dict[str, Any] = field(default_factory=dict)  # model -> pricing.Price the user gave (settings)
+    notices: list[str] = field(default_factory=list)  # said once per unpriced model, taken by the loop
 
     @property
     def total_cost_usd(self) -> float:
@@ -22,15 +23,20 @@ class CostLedger:
 
     def add(self, model: str, usage: Usage) -> float:
         """Add one response's usage; returns its cost (0 for a model missing from the price table)."""
-        from yoke.providers.pricing import cost_usd
+        from yoke.providers.pricing import cost_usd, unpriced_notice
 
         self.per_model.setdefault(model, Usage()).add(usage)
-        if not self.knows(model):
+        if not self.knows(model) and model not in self.unknown_models:
             self.unknown_models.add(model)
+            self.notices.append(unpriced_notice(model))
         given = self._given_price(model)
         cost = _priced(given, usage) if given is not None else cost_usd(model, usage)
         self.cost[model] = self.cost.get(model, 0.0) + cost
         return cost
+
+    def take_notices(self) -> list[str]:
+        taken, self.notices = self.notices, []
+        return taken
 
     def knows(self, model: str) -> bool:
         from yoke.providers.pricing import known_model

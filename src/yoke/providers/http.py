@@ -56,7 +56,7 @@ def _refused(exc: BaseException) -> bool:
         if error is None or id(error) in seen:
             continue
         seen.add(id(error))
-        if isinstance(error, ConnectionRefusedError):
+        if isinstance(error, ConnectionRefusedError) or "connection refused" in str(error).lower():
             return True
         stack += [error.__cause__, error.__context__, *getattr(error, "exceptions", ())]
     return False
@@ -210,6 +210,7 @@ class WireCall:
     error_for: Callable[[HttpResponse], ProviderError]  # a failed response -> one clear error
     connection_hint: str = ""  # appended to "cannot reach <url>", e.g. "check ANTHROPIC_BASE_URL"
     should_retry: Callable[[HttpResponse], bool] | None = None  # default: `is_retryable`
+    unstreamed_url: str | None = None  # where the non-streaming request goes when it differs (Gemini)
 
 
 class _Restart(Exception):
@@ -289,7 +290,7 @@ async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 1.0) -> None:
 async def _unstreamed(
     transport: Transport, policy: RetryPolicy, call: WireCall
 ) -> AsyncIterator[ProviderEvent]:
-    request = HttpRequest(call.url, call.headers, call.body_for(False), stream=False)
+    request = HttpRequest(call.unstreamed_url or call.url, call.headers, call.body_for(False), stream=False)
     async for item in send_with_retries(transport, policy, request, call):
         if isinstance(item, HttpResponse):
             for event in call.new_assembler().from_body(_json_body(item)):
@@ -360,7 +361,7 @@ async def send_with_retries(
         if refused:
             limit = min(limit, REFUSED_MAX_RETRIES)  # nothing listens there: a few quick tries, not minutes
         if retry >= limit:
-            if status is not None:
+            if status is not None and error.kind not in ("overloaded", "rate_limit"):
                 error = ProviderError(exhausted_kind(status), str(error), status)
             if retry:
                 raise ProviderError(error.kind, f"{error} (gave up after {retry} retries)", error.status)

@@ -33,12 +33,12 @@ class SessionOptions:
     """Answer from this recorded cassette instead of a model."""
     record: Path | None = None
     """Record every model exchange to this cassette."""
+    fallback_model: str | None = None
+    """Switch to this model when the main one stays overloaded (529) after the retries."""
     max_output_tokens: int | None = None
     max_thinking_tokens: int | None = None
     effort: str | None = None
     """Reasoning effort (low, medium, high, xhigh, max) for models that take one (--effort)."""
-    fallback_models: list[str] = field(default_factory=list)
-    """Models to switch to when the first is overloaded (--fallback-model a,b); the providers issue acts on it."""
     betas: list[str] = field(default_factory=list)
     """Extra `anthropic-beta` header values (--betas)."""
 
@@ -71,6 +71,12 @@ class SessionOptions:
     """The front-end's `Asker` (permissions.gate): permission prompts, questions, plan approval. None: nobody
     is there, so questions are answered no."""
 
+    # ---- sub-agents ---------------------------------------------------------------------------------
+    agents: str | dict[str, Any] | None = None
+    """Extra agent definitions: `--agents` JSON or the SDK's dict ({name: {description, prompt, ...}})."""
+    agent: str | None = None
+    """Run the main session as this agent (`--agent NAME`): its prompt, tools, model and mode."""
+
     # ---- settings -----------------------------------------------------------------------------------
     settings: str | None = None
     """A settings file path or JSON string given explicitly (highest precedence after managed)."""
@@ -98,10 +104,6 @@ class SessionOptions:
     """Recorded in the transcript (cli, sdk-py, ...)."""
 
     # ---- extensions ---------------------------------------------------------------------------------
-    agent: str | None = None
-    """Run the main thread as this sub-agent definition (--agent); the agents issue acts on it."""
-    agents: dict[str, Any] = field(default_factory=dict)
-    """Sub-agent definitions given on the command line (--agents JSON: name -> {description, prompt, ...})."""
     mcp_configs: list[str] = field(default_factory=list)
     """--mcp-config values, each a file path or a JSON string ({"mcpServers": {...}}); the MCP issue acts on it."""
     strict_mcp_config: bool = False
