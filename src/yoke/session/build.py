@@ -446,7 +446,10 @@ def _agents(
         raise SessionError(str(exc), usage=True) from None
     warnings.extend(catalog.warnings)
     for tool in agent_tools(catalog):
-        registry.register(tool)
+        if options.tools is None or {tool.name, *tool.aliases} & set(
+            options.tools
+        ):  # --tools restricts these too
+            registry.register(tool)
     if options.agent:
         definition = catalog.get(options.agent)
         if definition is None:
