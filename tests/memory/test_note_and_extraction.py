@@ -34,7 +34,7 @@ def test_hash_note_is_saved_without_a_model_call(yoke, project, home):
     assert (project / "CLAUDE.local.md").read_text() == "- My sandbox is at http://localhost:9000\n"
 
     bad = yoke("-p", "# x", "--memory-target", "team")
-    assert bad.code == 2 and "--memory-target" in bad.stderr and "Traceback" not in bad.stderr
+    assert bad.code == 1 and "--memory-target" in bad.stderr and "Traceback" not in bad.stderr  # as commander
 
 
 def test_a_markdown_prompt_that_opens_with_a_heading_goes_to_the_model(yoke, project):

@@ -39,6 +39,13 @@ def _commander_wording(message: str, parser: argparse.ArgumentParser) -> str:
     if missing:
         flag = missing.group(1).split("/")[0]
         return f"error: option '{_flag_usage(parser, flag)}' argument missing"
+    choice = re.match(r"argument (\S+?)(?:/\S+)*: invalid choice: '(.*)' \(choose from (.*)\)", message)
+    if choice:
+        allowed = choice.group(3).replace("'", "")
+        return (
+            f"error: option '{_flag_usage(parser, choice.group(1))}' argument '{choice.group(2)}' is invalid. "
+            f"Allowed choices are {allowed}."
+        )
     unknown = re.match(r"unrecognized arguments: (.*)", message)
     if unknown:
         return unknown_option_message(unknown.group(1).split()[0], parser)
