@@ -140,3 +140,11 @@ def test_debug_file_gets_the_debug_lines(yoke, project):
     assert run.code == 0, run.stderr
     assert "[debug]" not in run.stderr
     assert "turn 1: requesting" in (project / "debug.log").read_text()
+
+
+def test_no_input_is_claude_codes_line(yoke):
+    run = yoke("-p", input="")
+    assert run.code == 1
+    assert run.stderr == (
+        "Error: Input must be provided either through stdin or as a prompt argument when using --print\n"
+    )

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from yoke.session.engine import SessionError as SetupError
 
+NO_INPUT = "Input must be provided either through stdin or as a prompt argument when using --print"
+
 
 def run_headless(args: Namespace) -> int:
     debug = bool(args.debug)
@@ -22,6 +24,9 @@ def run_headless(args: Namespace) -> int:
         prompt = "" if args.print_context else _read_prompt(args)
         return asyncio.run(_start(args, prompt))
     except SetupError as exc:
+        if str(exc).startswith(NO_INPUT):  # Claude Code's own line, which scripts may match
+            print(f"Error: {exc}", file=sys.stderr)
+            return 1
         print(f"yoke: {exc}", file=sys.stderr)
         return 2 if exc.usage else 1
     except KeyboardInterrupt:
@@ -57,10 +62,7 @@ def _read_prompt(args: Namespace) -> str:
         )
     prompt = _read_stdin()
     if not prompt.strip():
-        raise SetupError(
-            "Input must be provided either through stdin or as a prompt argument when using --print",
-            usage=True,
-        )
+        raise SetupError(NO_INPUT, usage=True)
     return prompt
 
 
