@@ -148,3 +148,13 @@ def test_no_input_is_claude_codes_line(yoke):
     assert run.stderr == (
         "Error: Input must be provided either through stdin or as a prompt argument when using --print\n"
     )
+
+
+def test_tools_may_name_the_agent_tool(yoke):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke(
+            "-p", "--output-format", "stream-json", "--verbose", "--tools", "Read,Agent", "--", "hi",
+            env=anthropic_env(srv),
+        )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert sorted(run.lines()[0]["tools"]) == ["Agent", "Read"]

@@ -413,17 +413,23 @@ def _with_fallback(
         raise SessionError(str(exc), usage=True) from None
 
 
+AGENT_TOOL_NAMES = frozenset(
+    {"Agent", "Task", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+)
+
+
 def _tools(options: SessionOptions) -> Any:
     from yoke.tools.builtin import builtin_tools
     from yoke.tools.registry import ToolRegistry
 
     registry = ToolRegistry(builtin_tools())
     if options.tools is not None:
-        wanted = list(options.tools)
+        wanted = [n for n in options.tools if n not in AGENT_TOOL_NAMES]  # those come with _agents
         unknown = [n for n in wanted if registry.get(n) is None]
         if unknown:
+            available = [*registry.names(), *sorted(AGENT_TOOL_NAMES - {"Task"})]
             raise SessionError(
-                f"--tools: unknown tool(s) {', '.join(unknown)} (available: {', '.join(registry.names())})",
+                f"--tools: unknown tool(s) {', '.join(unknown)} (available: {', '.join(available)})",
                 usage=True,
             )
         keep = {registry.get(n).name for n in wanted}  # type: ignore[union-attr]
