@@ -34,7 +34,9 @@ class HeadlessSession:
         self.warnings = []
         self.printer.result = None
         command = _compact_command(prompt)
-        events = self.agent.compact(command[1]) if command else self.agent.query(prompt)
+        from yoke.skills.session import prompt_events  # `/name args`: skills, commands, built-ins
+
+        events = self.agent.compact(command[1]) if command else prompt_events(self, prompt)
         async for event in events:
             if isinstance(event, ev.Notice) and event.kind != "api_retry":
                 self.agent.recorder.notice(event.kind, event.message)

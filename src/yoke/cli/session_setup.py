@@ -74,7 +74,25 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     recorder = Recorder(transcript, chain)
     pending: list = []  # events raised outside the loop's own steps, drained by the loop
     executor = _executor(registry, gate, cwd, working_dirs, session_dir, loaded, recorder, memory, pending)
-    system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs, git_pending)
+    from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
+
+    extensions = prepare_extensions(
+        cwd=cwd,
+        env=env,
+        settings=settings,
+        add_dirs=add_dirs,
+        plugin_dirs=args.plugin_dirs,
+        registry=registry,
+        gate=gate,
+        executor=executor,
+        session_id=session_id,
+        model=model,
+        provider_name=provider_name,
+        warnings=warnings,
+    )
+    system = await _system_prompt(
+        args, cwd, model, registry.names(), memory, working_dirs, git_pending, extensions
+    )
     agent = Agent(
         provider=provider,
         executor=executor,
@@ -86,6 +104,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     )
     if loaded is not None and loaded.model_usage:
         agent.ledger.restore(loaded.model_usage)
+    extensions.runtime.agent = agent
     attach_compactor(agent, model, session_dir, memory)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
@@ -346,6 +365,7 @@ async def _system_prompt(
     memory: Any,
     working_dirs: list[Path],
     git_pending: Any = None,
+    extensions: Any = None,
 ) -> list:
     override = args.system_prompt
     if args.system_prompt_file:
@@ -365,6 +385,8 @@ async def _system_prompt(
         memory_index=memory,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        output_style=extensions.style_prompt if extensions is not None else None,
+        keep_coding_instructions=extensions.keep_coding_instructions if extensions is not None else True,
     )
 
 

@@ -1,4 +1,4 @@
-"""`yoke demo`, `yoke sessions list`, `yoke rewind`."""
+"""`yoke demo`, `yoke sessions list`, `yoke rewind`, `yoke trust`, `yoke plugin`."""
 
 from __future__ import annotations
 
@@ -29,6 +29,10 @@ def run(command: str, argv: list[str]) -> int:
         return rewind(argv)
     if command == "trust":
         return trust(argv)
+    if command == "plugin":
+        from yoke.plugins.cli import run as plugin_command
+
+        return plugin_command(argv)
     raise AssertionError(command)  # pragma: no cover
 
 

@@ -1,0 +1,156 @@
+"""A session's skills at run time: the catalog plus what invoking one needs from the session.
+
+The session hands in its tool registry, permission gate and tool context; from them this builds the
+`Permit` (may this `!`cmd`` / `@file` run?) and `RunShell` (run it as the Bash tool does, sandbox included)
+that expansion uses, and it keeps the grants of the skills invoked in the current query (`allowed-tools`
+pre-approves, `disallowed-tools` removes) so they end with the query.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke.skills.catalog import Catalog
+from yoke.skills.inline import Verdict
+from yoke.skills.model import Skill
+
+EXTRAS_KEY = "skills"  # SessionState.extras: the session's SkillRuntime
+
+
+@dataclass
+class SkillRuntime:
+    catalog: Catalog
+    cwd: Path
+    session_id: str
+    env: Mapping[str, str]
+    registry: Any = None
+    gate: Any = None
+    ctx: Any = None  # the session's ToolContext
+    agent: Any = None  # for per-skill model overrides
+    provider_name: str = "anthropic"
+    invoked: list[str] = field(default_factory=list)  # skills invoked this session (for compaction)
+    _granted: list[Any] = field(default_factory=list)
+    _removed: list[Any] = field(default_factory=list)
+    _model: str | None = None
+    notices: list[str] = field(default_factory=list)
+
+    # ---- permission and shell, for expansion ---------------------------------------------------------
+
+    def permit_for(self, skill: Skill | None):
+        """A Permit that asks the gate (and, on ask, the front-end) with the skill's `allowed-tools`."""
+
+        async def permit(tool_name: str, input: dict) -> Verdict:
+            tool = self.registry.get(tool_name) if self.registry is not None else None
+            if tool is None and tool_name == "Read":
+                tool = _read_stand_in()
+            if tool is None or self.gate is None or self.ctx is None:
+                return Verdict(False, f"{tool_name} is not available in this session")
+            added = self._grant(skill.allowed_tools) if skill is not None else []
+            try:
+                decision = await self.gate.decide(tool, input, self.ctx)
+                if decision.behavior == "ask":
+                    from yoke.permissions.gate import NoAsker, PermissionQuestion
+
+                    asker = self.ctx.asker or NoAsker()
+                    answer = await asker.ask(PermissionQuestion(tool.name, input, "", decision.reason))
+                    return Verdict(answer.behavior == "allow", answer.message or decision.reason)
+                return Verdict(decision.behavior == "allow", decision.reason)
+            finally:
+                self._revoke(added)
+
+        return permit
+
+    async def run_shell(self, command: str) -> str:
+        tool = self.registry.get("Bash")
+        parsed = tool.input_model.model_validate({"command": command, "description": "skill context"})
+        result = await tool.run(parsed, self.ctx)
+        content = result.content
+        if isinstance(content, list):
+            content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+        return str(content)
+
+    # ---- grants for the running query ----------------------------------------------------------------
+
+    def activate(self, skill: Skill) -> list[str]:
+        """Apply what invoking `skill` changes until the query ends; returns notices for the user."""
+        self.invoked.append(skill.name)
+        notices = []
+        self._granted.extend(self._grant(skill.allowed_tools))
+        for name in skill.disallowed_tools:
+            tool = self.registry.get(name) if self.registry is not None else None
+            if tool is not None:
+                self.registry.remove(tool.name)
+                self._removed.append(tool)
+        if skill.model and self.agent is not None and skill.model != "inherit":
+            if self._model is None:
+                self._model = self.agent.settings.model
+            self.agent.settings.model = _resolve_model(self.provider_name, skill.model, self.env)
+        if skill.context == "fork":
+            notices.append(
+                f"/{skill.name} asks to run as a sub-agent (context: fork); sub-agents are not part of Yoke "
+                "yet, so it runs in this conversation"
+            )
+        return notices
+
+    def end_query(self) -> None:
+        """Undo every grant, removal and model override of the query that just ended."""
+        self._revoke(self._granted)
+        self._granted = []
+        for tool in self._removed:
+            self.registry.register(tool)
+        self._removed = []
+        if self._model is not None and self.agent is not None:
+            self.agent.settings.model = self._model
+        self._model = None
+
+    def _grant(self, rules: list[str]) -> list[Any]:
+        if not rules or self.gate is None or not hasattr(self.gate, "session_rules"):
+            return []
+        from yoke.permissions.rules import RuleSyntaxError, parse_rule
+
+        added = []
+        for text in rules:
+            try:
+                rule = parse_rule(text, "allow", "session", self.cwd)
+            except RuleSyntaxError:
+                continue
+            self.gate.session_rules.append(rule)
+            added.append(rule)
+        return added
+
+    def _revoke(self, rules: list[Any]) -> None:
+        for rule in rules:
+            try:
+                self.gate.session_rules.remove(rule)
+            except ValueError:
+                pass
+
+
+def _resolve_model(provider: str, name: str, env: Mapping[str, str]) -> str:
+    from yoke.providers.select import resolve_model_alias
+
+    try:
+        return resolve_model_alias(provider, name, env)
+    except Exception:
+        return name
+
+
+def _read_stand_in() -> Any:
+    from yoke.permissions.pipeline import _PathTool  # the gate's own stand-in for path checks
+
+    return _PathTool()
+
+
+def runtime_of(ctx: Any) -> SkillRuntime | None:
+    session = getattr(ctx, "session", None)
+    extras = getattr(session, "extras", None) or {}
+    runtime = extras.get(EXTRAS_KEY)
+    return runtime if isinstance(runtime, SkillRuntime) else None
+
+
+def project_dir(cwd: Path, env: Mapping[str, str]) -> Path:
+    return Path(env.get("CLAUDE_PROJECT_DIR") or os.path.realpath(cwd))
