@@ -109,7 +109,9 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
     printer = make_printer(
-        args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)}
+        args.output_format,
+        args.verbose,
+        init_extra={"apiKeySource": _api_key_source(env), **extensions.init_fields()},
     )
     warnings.extend(getattr(gate, "warnings", []) or [])
     if args.mcp_config:

@@ -33,6 +33,18 @@ class Extensions:
     def keep_coding_instructions(self) -> bool:
         return self.style is None or self.style.keep_coding_instructions
 
+    def init_fields(self) -> dict[str, Any]:
+        """What the stream-json `system/init` message reports about commands, skills, style and plugins."""
+        from yoke.skills.expand import BUILTINS
+
+        catalog = self.runtime.catalog
+        return {
+            "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
+            "skills": sorted(s.name for s in catalog.all() if s.kind == "skill"),
+            "output_style": self.style.name if self.style is not None else "default",
+            "plugins": [p.summary() for p in self.plugins],
+        }
+
 
 def prepare_extensions(
     *,

@@ -54,7 +54,11 @@ def substitute(skill: Skill, values: Substitution) -> str:
     words = split_args(values.args)
     body = skill.body
     had_placeholder = bool(
-        _ALL.search(body) or _POSITIONAL.search(body) or any(_named(n).search(body) for n in skill.arguments)
+        _ALL.search(body)
+        or _POSITIONAL.search(body)
+        or _INDEXED.search(body)
+        or (skill.parameters and _PARAM.search(body))
+        or any(_named(n).search(body) for n in skill.arguments)
     )
     body = _INDEXED.sub(lambda m: _word(words, int(m.group(1))), body)
     body = _ALL.sub(lambda m: values.args, body)

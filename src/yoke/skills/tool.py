@@ -51,7 +51,7 @@ def listing(skills: list[Skill], budget_chars: int) -> str:
     lines = [f"- {name}" for name, _ in entries]
     kept: list[str] = []
     for line in lines:
-        if _size([*kept, line]) > budget_chars - 40:
+        if _size([*kept, line]) > budget_chars - 70:  # room for the note below
             kept.append(f"({len(lines) - len(kept)} more skills not listed; ask the user for their names)")
             break
         kept.append(line)
