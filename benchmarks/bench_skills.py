@@ -45,7 +45,11 @@ def make_skills(project: Path, count: int) -> None:
 def one_turn(env: dict[str, str], cwd: Path) -> float:
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "yoke", "-p", "hi"], env=env, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "yoke", "-p", "hi"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
     )
     if proc.returncode != 0:
         raise SystemExit(f"benchmark run failed: {proc.stderr.decode()}")

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import anthropic_env
+
 from yoke.testing import ScriptedServer
 
 TEXT = {"content": [{"type": "text", "text": "done"}]}
@@ -27,16 +28,37 @@ def marketplace_repo(tmp: Path) -> Path:
     work = tmp / "market-src"
     write(
         work / ".claude-plugin/marketplace.json",
-        json.dumps({"name": "team-tools", "owner": {"name": "Team"},
-                    "plugins": [{"name": "reviewer", "source": "./plugins/reviewer", "description": "Reviews"}]}),
+        json.dumps(
+            {
+                "name": "team-tools",
+                "owner": {"name": "Team"},
+                "plugins": [{"name": "reviewer", "source": "./plugins/reviewer", "description": "Reviews"}],
+            }
+        ),
     )
     root = work / "plugins/reviewer"
     write(root / ".claude-plugin/plugin.json", json.dumps({"name": "reviewer", "version": "1.2.0"}))
-    write(root / "commands/review.md", "---\ndescription: Review the change\n---\nReview $ARGUMENTS using "
-          "${CLAUDE_PLUGIN_ROOT}/checklist.md; notes in ${CLAUDE_PLUGIN_DATA}.\n")
+    write(
+        root / "commands/review.md",
+        "---\ndescription: Review the change\n---\nReview $ARGUMENTS using "
+        "${CLAUDE_PLUGIN_ROOT}/checklist.md; notes in ${CLAUDE_PLUGIN_DATA}.\n",
+    )
     write(root / "skills/style/SKILL.md", "---\ndescription: House style rules\n---\nUse the house style.\n")
-    write(root / "hooks/hooks.json", json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/guard.sh"}]}]}}))
+    write(
+        root / "hooks/hooks.json",
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Bash",
+                            "hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/guard.sh"}],
+                        }
+                    ]
+                }
+            }
+        ),
+    )
     write(root / "agents/critic.md", "---\nname: critic\ndescription: Critiques\n---\nBe critical.\n")
     write(root / ".mcp.json", json.dumps({"mcpServers": {"notes": {"command": "${CLAUDE_PLUGIN_ROOT}/srv"}}}))
     write(root / "checklist.md", "- tests\n")
@@ -70,8 +92,15 @@ def test_install_from_a_local_marketplace_and_use_the_plugin(yoke, project, home
     assert settings["enabledPlugins"] == {"reviewer@team-tools": True}
     assert "reviewer@team-tools  1.2.0  user  enabled" in yoke("plugin", "list").stdout
 
-    turns = [TEXT, {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Skill",
-                                 "input": {"skill": "reviewer:style"}}]}, TEXT]
+    turns = [
+        TEXT,
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_s", "name": "Skill", "input": {"skill": "reviewer:style"}}
+            ]
+        },
+        TEXT,
+    ]
     with ScriptedServer(turns) as srv:
         command = yoke("-p", "/reviewer:review the diff", env=anthropic_env(srv))
         skill = yoke("-p", "check the style", env=anthropic_env(srv))
@@ -81,18 +110,25 @@ def test_install_from_a_local_marketplace_and_use_the_plugin(yoke, project, home
     data_dir = plugins_dir / "data/reviewer-team-tools"
     assert text == f"Review the diff using {cache}/checklist.md; notes in {data_dir}."
     listing = next(t for t in bodies[1]["tools"] if t["name"] == "Skill")["description"]
-    assert "- reviewer:style: House style rules" in listing and "- reviewer:review: Review the change" in listing
+    assert (
+        "- reviewer:style: House style rules" in listing and "- reviewer:review: Review the change" in listing
+    )
     assert "Use the house style." in json.dumps(bodies[2]["messages"][-1])
 
     disabled = yoke("plugin", "disable", "reviewer@team-tools")
     assert disabled.code == 0
     with ScriptedServer([TEXT]) as srv:
         yoke("-p", "/reviewer:review x", env=anthropic_env(srv))
-        assert srv.requests[0].body["messages"][0]["content"] in ("/reviewer:review x", [
-            {"type": "text", "text": "/reviewer:review x", "cache_control": {"type": "ephemeral"}}])
+        assert srv.requests[0].body["messages"][0]["content"] in (
+            "/reviewer:review x",
+            [{"type": "text", "text": "/reviewer:review x", "cache_control": {"type": "ephemeral"}}],
+        )
     removed = yoke("plugin", "uninstall", "reviewer@team-tools")
     assert removed.code == 0 and not cache.exists()
-    assert "reviewer@team-tools" not in json.loads((plugins_dir / "installed_plugins.json").read_text())["plugins"]
+    assert (
+        "reviewer@team-tools"
+        not in json.loads((plugins_dir / "installed_plugins.json").read_text())["plugins"]
+    )
 
 
 def test_plugin_components_for_hooks_agents_and_mcp(tmp_path, home, project, monkeypatch):

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import anthropic_env
+
 from yoke.testing import ScriptedServer
 
 TEXT = {"content": [{"type": "text", "text": "done"}]}
@@ -18,7 +19,9 @@ def write(path: Path, text: str) -> None:
 
 
 def touch(name: str, tid: str) -> dict:
-    return {"content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": f"touch {name}"}}]}
+    return {
+        "content": [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": f"touch {name}"}}]
+    }
 
 
 def user(text: str) -> str:
@@ -34,8 +37,14 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
     turns = [touch("granted.txt", "toolu_1"), TEXT, touch("later.txt", "toolu_2"), TEXT]
     stream = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", *stream, "--model", "claude-sonnet-4-5", input=user("/mk") + user("again"),
-                   env=anthropic_env(srv))
+        run = yoke(
+            "-p",
+            *stream,
+            "--model",
+            "claude-sonnet-4-5",
+            input=user("/mk") + user("again"),
+            env=anthropic_env(srv),
+        )
         bodies = [r.body for r in srv.requests]
     assert run.code in (0, 1), run.stderr
     assert (project / "granted.txt").exists()
@@ -50,8 +59,14 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
 
 
 def test_model_invoked_skill_with_grants_needs_approval(yoke, project):
-    write(project / ".claude/skills/ship/SKILL.md", "---\ndescription: Ships\nallowed-tools: Bash(touch:*)\n---\nShip.\n")
-    turns = [{"content": [{"type": "tool_use", "id": "toolu_s", "name": "Skill", "input": {"skill": "ship"}}]}, TEXT]
+    write(
+        project / ".claude/skills/ship/SKILL.md",
+        "---\ndescription: Ships\nallowed-tools: Bash(touch:*)\n---\nShip.\n",
+    )
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Skill", "input": {"skill": "ship"}}]},
+        TEXT,
+    ]
     with ScriptedServer(turns * 2) as srv:
         denied = yoke("-p", "ship it", "--output-format", "json", env=anthropic_env(srv))
         allowed = yoke("-p", "ship it", "--allowedTools", "Skill", env=anthropic_env(srv))

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tests.conftest import anthropic_env
+
 from yoke.testing import ScriptedServer
 
 TEXT = {"content": [{"type": "text", "text": "done"}]}
@@ -104,11 +105,26 @@ def test_unknown_slash_word_goes_to_the_model_as_text(yoke, project):
 def test_model_invokes_a_skill_through_the_skill_tool(yoke, project, home):
     sample_claude_folder(project, home)
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Skill",
-                      "input": {"skill": "release-notes", "args": "2.0"}}]},
-        {"content": [{"type": "tool_use", "id": "toolu_c", "name": "SlashCommand",
-                      "input": {"command": "/hello"}}]},
-        {"content": [{"type": "tool_use", "id": "toolu_d", "name": "Skill", "input": {"skill": "secret-deploy"}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_s",
+                    "name": "Skill",
+                    "input": {"skill": "release-notes", "args": "2.0"},
+                }
+            ]
+        },
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_c", "name": "SlashCommand", "input": {"command": "/hello"}}
+            ]
+        },
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_d", "name": "Skill", "input": {"skill": "secret-deploy"}}
+            ]
+        },
         TEXT,
     ]
     with ScriptedServer(turns) as srv:
@@ -122,7 +138,9 @@ def test_model_invokes_a_skill_through_the_skill_tool(yoke, project, home):
     assert "- hello: Say hello to the user." in listing
     assert "secret-deploy" not in listing  # disable-model-invocation
     results = [b for b in bodies[1]["messages"][-1]["content"] if b["type"] == "tool_result"]
-    text = results[0]["content"] if isinstance(results[0]["content"], str) else results[0]["content"][0]["text"]
+    text = (
+        results[0]["content"] if isinstance(results[0]["content"], str) else results[0]["content"][0]["text"]
+    )
     assert text.startswith("Launching skill: release-notes") and "Write notes for 2.0 on main" in text
     legacy = [b for b in bodies[2]["messages"][-1]["content"] if b["type"] == "tool_result"][0]
     assert "Say hello to the user." in json.dumps(legacy)
@@ -131,11 +149,22 @@ def test_model_invokes_a_skill_through_the_skill_tool(yoke, project, home):
 
 
 def test_nested_skills_come_into_play_when_a_file_under_them_is_read(yoke, project):
-    write(project / "apps/web/.claude/skills/web-deploy/SKILL.md", "---\ndescription: Deploy the web app\n---\nGo.\n")
+    write(
+        project / "apps/web/.claude/skills/web-deploy/SKILL.md",
+        "---\ndescription: Deploy the web app\n---\nGo.\n",
+    )
     write(project / "apps/web/index.js", "console.log(1)\n")
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read",
-                      "input": {"file_path": str(project / "apps/web/index.js")}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_r",
+                    "name": "Read",
+                    "input": {"file_path": str(project / "apps/web/index.js")},
+                }
+            ]
+        },
         TEXT,
     ]
     with ScriptedServer(turns) as srv:
@@ -155,7 +184,9 @@ def test_headless_builtins_cost_context_memory(yoke, project):
         memory = yoke("-p", "/memory", env=anthropic_env(srv))
         assert srv.requests == []
     assert cost.code == 0 and "Total cost:" in cost.stdout
-    assert context.code == 0 and "System prompt:" in context.stdout and "Conversation so far" in context.stdout
+    assert (
+        context.code == 0 and "System prompt:" in context.stdout and "Conversation so far" in context.stdout
+    )
     assert memory.code == 0 and str(project.resolve() / "CLAUDE.md") in memory.stdout
 
 
@@ -190,3 +221,13 @@ def test_output_style_changes_the_system_prompt(yoke, project):
     assert "# How to work" in systems[0] and "pirate" not in systems[0]
     assert "Answer like a pirate." in systems[1] and "# How to work" not in systems[1]
     assert "Explanatory output style" in systems[2] and "# How to work" in systems[2]
+
+
+def test_setting_sources_without_project_leaves_project_skills_out(yoke, project, home):
+    sample_claude_folder(project, home)
+    with ScriptedServer([TEXT, TEXT]) as srv:
+        yoke("-p", "/release-notes 1", "--setting-sources", "user", env=anthropic_env(srv))
+        yoke("-p", "/hello", "--setting-sources", "user", env=anthropic_env(srv))
+        first, second = (r.body["messages"][0]["content"] for r in srv.requests)
+    assert json.dumps(first).count("/release-notes 1") == 1 and "command-name" not in json.dumps(first)
+    assert "<command-name>/hello</command-name>" in json.dumps(second)

@@ -48,7 +48,9 @@ def test_flat_reader_agrees_with_yaml(head):
 
 def test_flat_frontmatter_does_not_import_yaml():
     sys.modules.pop("yaml", None)
-    fields, _ = parse_frontmatter("---\nname: a\ndescription: 'quoted'\nuser-invocable: false\npaths: [a, b]\n---\n")
+    fields, _ = parse_frontmatter(
+        "---\nname: a\ndescription: 'quoted'\nuser-invocable: false\npaths: [a, b]\n---\n"
+    )
     assert fields == {"name": "a", "description": "quoted", "user-invocable": False, "paths": ["a", "b"]}
     assert "yaml" not in sys.modules
 
@@ -79,10 +81,11 @@ def test_substitutions():
     )
     env = {"HOME_X": "/h", "MY_API_KEY": "sk-secret", "BRANCH_X": ""}
     out = substitute(s, Substitution(args='"Ann Lee" two', session_id="sid", env=env))
-    assert out == (
-        'a=Ann Lee b=two name=Ann Lee all="Ann Lee" two esc=$1 dir=/s/x p=main e=/h k=hidden'
+    assert out == ('a=Ann Lee b=two name=Ann Lee all="Ann Lee" two esc=$1 dir=/s/x p=main e=/h k=hidden')
+    assert (
+        substitute(skill("No placeholders."), Substitution(args="x y"))
+        == "No placeholders.\n\nARGUMENTS: x y"
     )
-    assert substitute(skill("No placeholders."), Substitution(args="x y")) == "No placeholders.\n\nARGUMENTS: x y"
     given = skill("${param.branch}", parameters={"branch": "${param.branch|main}"})
     assert substitute(given, Substitution(args="branch=dev")) == "dev"
 

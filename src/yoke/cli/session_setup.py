@@ -89,6 +89,7 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         model=model,
         provider_name=provider_name,
         warnings=warnings,
+        setting_sources=args.setting_sources,
     )
     system = await _system_prompt(
         args, cwd, model, registry.names(), memory, working_dirs, git_pending, extensions

@@ -123,8 +123,11 @@ def load_catalog(
     plugins: Iterable[Any] = (),
     managed_dir: Path | None = None,
     include_project: bool = True,
+    include_user: bool = True,
 ) -> Catalog:
-    """The catalog for a session started in `cwd`. `plugins` are `yoke.plugins.Plugin`s (enabled ones)."""
+    """The catalog for a session started in `cwd`. `plugins` are `yoke.plugins.Plugin`s (enabled ones).
+    `include_project` / `include_user` follow `--setting-sources` (the Agent SDK loads a project's skills
+    only when `project` is among them, and personal ones only with `user`)."""
     from yoke.config.settings import claude_config_dir, git_root, yoke_home_dir
 
     env = os.environ if env is None else env
@@ -141,10 +144,10 @@ def load_catalog(
     project_dirs = list(_folders_between(cwd, root)) if include_project else []
     # Each (folder, source, label); precedence is settled by rank, so the order only matters within a rank
     # (the first found wins: the closest project folder).
+    user_dirs = [(claude_dir / "skills", "user"), (yoke_home_dir(home, env) / "skills", "yoke")]
     skill_dirs: list[tuple[Path, str]] = [
         (managed_dir / ".claude" / "skills", "managed"),
-        (claude_dir / "skills", "user"),
-        (yoke_home_dir(home, env) / "skills", "yoke"),
+        *(user_dirs if include_user else []),
         *[(folder / ".claude" / "skills", "project") for folder in project_dirs],
         *[(Path(d) / ".claude" / "skills", "add-dir") for d in add_dirs],
     ]
@@ -153,7 +156,7 @@ def load_catalog(
         for skill in _skills_in(folder, source, warnings):
             catalog.add(skill)
     command_dirs: list[tuple[Path, str]] = [
-        (claude_dir / "commands", "user"),
+        *([(claude_dir / "commands", "user")] if include_user else []),
         *[(folder / ".claude" / "commands", "project") for folder in project_dirs],
     ]
     for folder, source in command_dirs:

@@ -37,6 +37,9 @@ class SkillRuntime:
     _removed: list[Any] = field(default_factory=list)
     _model: str | None = None
     notices: list[str] = field(default_factory=list)
+    # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers the
+    # skill's `hooks` frontmatter here, for the rest of the session.
+    on_invoke: list[Any] = field(default_factory=list)
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 
@@ -78,6 +81,8 @@ class SkillRuntime:
     def activate(self, skill: Skill) -> list[str]:
         """Apply what invoking `skill` changes until the query ends; returns notices for the user."""
         self.invoked.append(skill.name)
+        for listener in self.on_invoke:
+            listener(skill)
         notices = []
         self._granted.extend(self._grant(skill.allowed_tools))
         for name in skill.disallowed_tools:

@@ -60,6 +60,7 @@ def prepare_extensions(
     model: str,
     provider_name: str,
     warnings: list[str],
+    setting_sources: str | None = None,
 ) -> Extensions:
     from yoke.plugins import enabled_plugins
     from yoke.skills.catalog import load_catalog
@@ -67,7 +68,15 @@ def prepare_extensions(
 
     merged = getattr(settings, "merged", {}) or {}
     plugins = enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings)
-    catalog = load_catalog(cwd, env=env, add_dirs=add_dirs, plugins=plugins)
+    sources = None if setting_sources is None else {s.strip() for s in setting_sources.split(",")}
+    catalog = load_catalog(
+        cwd,
+        env=env,
+        add_dirs=add_dirs,
+        plugins=plugins,
+        include_project=sources is None or "project" in sources,
+        include_user=sources is None or "user" in sources,
+    )
     warnings.extend(catalog.warnings)
     catalog.warnings.clear()
     ctx = executor.ctx
