@@ -34,9 +34,16 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
         "---\nallowed-tools: Bash(touch:*)\ndisallowed-tools: WebFetch\nmodel: claude-haiku-4-5\n"
         "context: fork\n---\nMake the file.\n",
     )
-    turns = [touch("granted.txt", "toolu_1"), TEXT, touch("later.txt", "toolu_2"), TEXT]
+    turns = [touch("untrusted.txt", "toolu_0"), TEXT]
+    turns += [touch("granted.txt", "toolu_1"), TEXT, touch("later.txt", "toolu_2"), TEXT]
     stream = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
     with ScriptedServer(turns) as srv:
+        # a project's command grants nothing until the folder is trusted, and says so
+        untrusted = yoke("-p", "/mk", env=anthropic_env(srv))
+        assert not (project / "untrusted.txt").exists()
+        assert "ignored until this folder is trusted" in untrusted.stderr
+        assert yoke("trust").code == 0
+        skip = len(srv.requests)
         run = yoke(
             "-p",
             *stream,
@@ -45,7 +52,7 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
             input=user("/mk") + user("again"),
             env=anthropic_env(srv),
         )
-        bodies = [r.body for r in srv.requests]
+        bodies = [r.body for r in srv.requests][skip:]
     assert run.code in (0, 1), run.stderr
     assert (project / "granted.txt").exists()
     assert not (project / "later.txt").exists()  # the grant ended with the first query

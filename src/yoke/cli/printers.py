@@ -161,8 +161,15 @@ class Printer:
         print(message, file=self.err, flush=True)
 
 
+def _warn_notice(printer: Printer, event: ev.Event) -> None:
+    """Text and json output have no place for warnings on stdout: they go to stderr."""
+    if isinstance(event, ev.Notice) and event.kind == "warning":
+        printer.warn(f"yoke: warning: {event.message}")
+
+
 class TextPrinter(Printer):
     def on_event(self, event: ev.Event) -> None:
+        _warn_notice(self, event)
         if isinstance(event, ev.Result):
             if event.reason == "max_turns":  # Claude Code's wording in text mode
                 print(f"Error: Reached max turns ({event.num_turns - 1})", file=self.err, flush=True)
@@ -174,6 +181,7 @@ class TextPrinter(Printer):
 
 class JsonPrinter(Printer):
     def on_event(self, event: ev.Event) -> None:
+        _warn_notice(self, event)
         if isinstance(event, ev.Result):
             self.out.write(json.dumps(result_object(event, self.session_id)) + "\n")
             self.out.flush()

@@ -4,6 +4,10 @@ The session hands in its tool registry, permission gate and tool context; from t
 `Permit` (may this `!`cmd`` / `@file` run?) and `RunShell` (run it as the Bash tool does, sandbox included)
 that expansion uses, and it keeps the grants of the skills invoked in the current query (`allowed-tools`
 pre-approves, `disallowed-tools` removes) so they end with the query.
+
+A skill that comes with the project (its `.claude/`, a nested one, an `--add-dir` folder) is the project's
+word, like the project's allow rules: its `allowed-tools` pre-approve nothing until the folder is trusted
+(`yoke trust`). Personal, managed and installed plugins' skills are the user's own.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill
 
 EXTRAS_KEY = "skills"  # SessionState.extras: the session's SkillRuntime
+PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
 
 
 @dataclass
@@ -40,6 +45,7 @@ class SkillRuntime:
     # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers the
     # skill's `hooks` frontmatter here, for the rest of the session.
     on_invoke: list[Any] = field(default_factory=list)
+    trusted: bool | None = None  # whether the project folder is trusted (looked up when first needed)
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 
@@ -52,7 +58,7 @@ class SkillRuntime:
                 tool = _read_stand_in()
             if tool is None or self.gate is None or self.ctx is None:
                 return Verdict(False, f"{tool_name} is not available in this session")
-            added = self._grant(skill.allowed_tools) if skill is not None else []
+            added = self._grant(self._grants_of(skill)) if skill is not None else []
             try:
                 decision = await self.gate.decide(tool, input, self.ctx)
                 if decision.behavior == "ask":
@@ -84,7 +90,12 @@ class SkillRuntime:
         for listener in self.on_invoke:
             listener(skill)
         notices = []
-        self._granted.extend(self._grant(skill.allowed_tools))
+        grants = self._grants_of(skill)
+        if skill.allowed_tools and not grants:
+            notices.append(
+                f"/{skill.name}: its allowed-tools are ignored until this folder is trusted (yoke trust)"
+            )
+        self._granted.extend(self._grant(grants))
         for name in skill.disallowed_tools:
             tool = self.registry.get(name) if self.registry is not None else None
             if tool is not None:
@@ -111,6 +122,16 @@ class SkillRuntime:
         if self._model is not None and self.agent is not None:
             self.agent.settings.model = self._model
         self._model = None
+
+    def _grants_of(self, skill: Skill) -> list[str]:
+        if not skill.allowed_tools or skill.source not in PROJECT_SOURCES:
+            return skill.allowed_tools
+        if self.trusted is None:
+            from yoke.permissions.trust import is_trusted
+            from yoke.session.transcript import yoke_home
+
+            self.trusted = is_trusted(self.cwd, yoke_home(dict(self.env)))
+        return skill.allowed_tools if self.trusted else []
 
     def _grant(self, rules: list[str]) -> list[Any]:
         if not rules or self.gate is None or not hasattr(self.gate, "session_rules"):
