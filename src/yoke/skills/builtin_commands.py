@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from yoke.loop import events as ev
+from yoke import events as ev
 
 INIT_PROMPT = """\
 Study this repository and write a CLAUDE.md file for it: the instructions a coding agent will read at the \

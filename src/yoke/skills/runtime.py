@@ -75,8 +75,8 @@ class SkillRuntime:
 
     async def run_shell(self, command: str) -> str:
         tool = self.registry.get("Bash")
-        parsed = tool.input_model.model_validate({"command": command, "description": "skill context"})
-        result = await tool.run(parsed, self.ctx)
+        parsed = tool.validate({"command": command, "description": "skill context"})
+        result = await tool.run(parsed, self.ctx.for_call(f"skill-shell-{len(self.invoked)}"))
         content = result.content
         if isinstance(content, list):
             content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))

@@ -1,7 +1,8 @@
 """Connecting skills, commands, output styles and plugins to a session.
 
-`prepare_extensions` is called once while a session is assembled; `prompt_events` runs one prompt through
-command expansion (every front-end's prompts go through it) and then the agent.
+`prepare_extensions` is called once while a session is assembled (`yoke.session.build`); `prompt_events`
+runs one prompt through command expansion and then the agent (`Session.query` calls it, so every
+front-end's prompts go through it).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from yoke.loop import events as ev
+from yoke import events as ev
 from yoke.skills.runtime import EXTRAS_KEY, SkillRuntime, runtime_of
 
-FILE_TOOLS = ("Read", "Edit", "MultiEdit", "Write", "NotebookEdit")
+EXTENSIONS_KEY = "extensions"  # SessionState.extras: the session's Extensions
 
 
 @dataclass
@@ -60,7 +61,7 @@ def prepare_extensions(
     model: str,
     provider_name: str,
     warnings: list[str],
-    setting_sources: str | None = None,
+    setting_sources: Sequence[str] | None = None,
 ) -> Extensions:
     from yoke.plugins import enabled_plugins
     from yoke.skills.catalog import load_catalog
@@ -68,7 +69,7 @@ def prepare_extensions(
 
     merged = getattr(settings, "merged", {}) or {}
     plugins = enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings)
-    sources = None if setting_sources is None else {s.strip() for s in setting_sources.split(",")}
+    sources = None if setting_sources is None else set(setting_sources)
     catalog = load_catalog(
         cwd,
         env=env,
@@ -93,14 +94,22 @@ def prepare_extensions(
     ctx.session.extras[EXTRAS_KEY] = runtime
     if catalog.model_invocable():
         _register_tool(runtime, model, env)
-    executor.annotate = _with_skill_activation(executor.annotate, runtime, model, env)
+    executor.observers.append(SkillActivation(runtime, model, env))
     style = None
     if merged.get("outputStyle"):
         styles = find_styles(
             cwd, env=env, plugin_dirs=[d for p in plugins for d in p.output_style_dirs()], warnings=warnings
         )
         style = select_style(merged, styles, warnings)
-    return Extensions(runtime, plugins, style)
+    extensions = Extensions(runtime, plugins, style)
+    ctx.session.extras[EXTENSIONS_KEY] = extensions
+    return extensions
+
+
+def init_fields(session: Any) -> dict[str, Any]:
+    """The `system/init` fields for a session built with extensions (none otherwise)."""
+    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+    return extensions.init_fields() if isinstance(extensions, Extensions) else {}
 
 
 def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> None:
@@ -110,30 +119,34 @@ def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) ->
     runtime.registry.register(SkillTool(runtime, context_window(model, env)))
 
 
-def _with_skill_activation(annotate: Any, runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> Any:
-    """After a file tool touches a path, skills that path brings into play are announced to the model."""
+class SkillActivation:
+    """A tool observer: after a file tool touches a path, the skills that path brings into play (nested
+    `.claude/skills`, `paths` skills) are announced to the model next to the result."""
 
-    def combined(tool: Any, input: dict[str, Any]) -> str | None:
-        note = annotate(tool, input) if annotate is not None else None
-        if tool.name not in FILE_TOOLS:
-            return note
-        path = next((v for k in ("file_path", "notebook_path") if isinstance(v := input.get(k), str)), None)
-        if not path:
-            return note
-        added = runtime.catalog.skills_for_path(path if os.path.isabs(path) else runtime.cwd / path)
-        added = [s for s in added if s.model_invocable]
+    def __init__(self, runtime: SkillRuntime, model: str, env: Mapping[str, str]):
+        self.runtime, self.model, self.env = runtime, model, env
+
+    def before_change(self, tool: Any, input: dict[str, Any], ctx: Any) -> None:
+        return None
+
+    def after_success(self, tool: Any, input: dict[str, Any], ctx: Any) -> str | None:
+        if tool.kind not in ("read", "edit"):
+            return None
+        paths = [p for p in tool.paths(input) if p]
+        if not paths:
+            return None
+        runtime = self.runtime
+        path = paths[0] if os.path.isabs(paths[0]) else str(runtime.cwd / paths[0])
+        added = [s for s in runtime.catalog.skills_for_path(path) if s.model_invocable]
         if not added:
-            return note
+            return None
         if runtime.registry.get("Skill") is None:
-            _register_tool(runtime, model, env)
+            _register_tool(runtime, self.model, self.env)
         lines = "\n".join(f"- {s.name}: {s.listing_text()[:250]}" for s in added)
-        reminder = (
+        return (
             "<system-reminder>\nThe following skills are now available for use with the Skill tool:\n"
             f"{lines}\n</system-reminder>"
         )
-        return f"{note}\n\n{reminder}" if note else reminder
-
-    return combined
 
 
 async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
@@ -141,7 +154,7 @@ async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
     from yoke.skills.expand import expand_prompt, parse_command
 
     agent = session.agent
-    runtime = runtime_of(session.tool_ctx)
+    runtime = runtime_of(session.agent.executor.ctx)
     if runtime is None or parse_command(prompt) is None:
         async for event in agent.query(prompt):
             yield event
