@@ -39,9 +39,10 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
     stream = ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"]
     with ScriptedServer(turns) as srv:
         # a project's command grants nothing until the folder is trusted, and says so
-        untrusted = yoke("-p", "/mk", env=anthropic_env(srv))
+        untrusted = yoke("-p", "/mk", *stream[2:], env=anthropic_env(srv))
         assert not (project / "untrusted.txt").exists()
-        assert "ignored until this folder is trusted" in untrusted.stderr
+        notices = [o for o in untrusted.lines() if o.get("subtype") == "informational"]
+        assert any("ignored until this folder is trusted" in o["content"] for o in notices)
         assert yoke("trust").code == 0
         skip = len(srv.requests)
         run = yoke(
