@@ -163,3 +163,14 @@ def test_plugin_dir_flag_and_bad_input(yoke, project, tmp_path):
     assert "Traceback" not in missing.stderr
     bad = yoke("plugin", "marketplace", "add", str(project))
     assert bad.code == 1 and "has no .claude-plugin/marketplace.json" in bad.stderr
+
+
+def test_validate(yoke, project, tmp_path):
+    marketplace_repo(tmp_path)
+    good = yoke("plugin", "validate", str(tmp_path / "market-src/plugins/reviewer"))
+    assert good.code == 0 and "Plugin reviewer: 2 command(s)/skill(s), 1 agent(s), valid" in good.stdout
+    market = yoke("plugin", "validate", str(tmp_path / "market-src"))
+    assert market.code == 0 and "Marketplace team-tools: 1 plugin(s), valid" in market.stdout
+    write(project / ".claude-plugin/plugin.json", "{not json")
+    bad = yoke("plugin", "validate", str(project))
+    assert bad.code == 1 and "invalid JSON at line 1" in bad.stderr and "Traceback" not in bad.stderr

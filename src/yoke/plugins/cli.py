@@ -142,6 +142,16 @@ def _validate(path: Path) -> str:
                 read_json(file, None)
             except PluginError as exc:
                 problems.append(str(exc))
+    empty = not (
+        len(catalog)
+        or plugin.agent_files()
+        or plugin.hooks_files()
+        or plugin.mcp_files()
+        or plugin.output_style_dirs()
+        or plugin.manifest
+    )
+    if empty:
+        problems.append(f"{path} has no .claude-plugin/plugin.json and no plugin components")
     if problems:
         raise PluginError("; ".join(problems))
     return f"Plugin {plugin.name}: {len(catalog)} command(s)/skill(s), {len(plugin.agent_files())} agent(s), valid"
