@@ -43,4 +43,5 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
+	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_skills.py

@@ -6,9 +6,9 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.cli.args import split_tool_list
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
+from yoke.tools.registry import split_tool_list
 
 
 def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
@@ -44,6 +44,8 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         session_id=args.session_id,
         persist=not args.no_session_persistence,
         entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
+        agents=args.agents,
+        agent=args.agent,
     )
 
 

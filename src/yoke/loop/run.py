@@ -98,6 +98,8 @@ class Run:
             yield self.result("max_turns", f"Reached maximum number of turns ({agent.settings.max_turns})")
             return
         self.turns += 1
+        while agent.inbox:  # messages that arrived while the model worked (SendMessage, notifications)
+            self._add_meta(agent.inbox.pop(0))
         yield ev.TurnStarted(self.turns)
         stop: pb.MessageStop | None = None
         outcome: tuple[str, str, int | None] | None = None

@@ -11,7 +11,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +59,10 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = _session_env(settings, cwd, options.env, warnings)
     resources = ResourceStack()
+    registry = _tools(options)
+    options, catalog = _agents(options, cwd, env, registry, warnings)
     provider, provider_name, model = _make_provider(options, merged, env)
     resources.add(provider, "provider")
-    registry = _tools(options)
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
@@ -136,6 +137,9 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         rebuild_model=_switch_model,
     )
     executor.ctx.set_permission_mode = session.set_permission_mode
+    from yoke.agents import attach_runner
+
+    attach_runner(session, catalog)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
 
@@ -324,6 +328,39 @@ def _tools(options: SessionOptions) -> Any:
             if name not in keep:
                 registry.remove(name)
     return registry
+
+
+def _agents(
+    options: SessionOptions, cwd: Path, env: Mapping[str, str], registry: Any, warnings: list[str]
+) -> tuple[SessionOptions, Any]:
+    """The agent definitions this session can start, their tools registered; with `--agent NAME` the main
+    session takes that agent's prompt, tools, model and mode."""
+    from yoke.agents import agent_tools, catalog_for
+
+    try:
+        catalog = catalog_for(cwd, env, options.agents)
+    except ValueError as exc:
+        raise SessionError(str(exc), usage=True) from None
+    warnings.extend(catalog.warnings)
+    for tool in agent_tools(catalog):
+        registry.register(tool)
+    if options.agent:
+        definition = catalog.get(options.agent)
+        if definition is None:
+            raise SessionError(
+                f"--agent: no agent called {options.agent!r} (agents: {', '.join(catalog.names())})"
+            )
+        options = replace(
+            options,
+            system_prompt=options.system_prompt or definition.prompt or None,
+            model=options.model or (definition.model if definition.model != "inherit" else None),
+            permission_mode=options.permission_mode or definition.permission_mode,
+        )
+        keep = set(definition.tools) if definition.tools is not None else None
+        for name in registry.names():
+            if (keep is not None and name not in keep) or name in definition.disallowed_tools:
+                registry.remove(name)
+    return options, catalog
 
 
 def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:

@@ -61,6 +61,12 @@ class SessionOptions:
     """The front-end's `Asker` (permissions.gate): permission prompts, questions, plan approval. None: nobody
     is there, so questions are answered no."""
 
+    # ---- sub-agents ---------------------------------------------------------------------------------
+    agents: str | dict[str, Any] | None = None
+    """Extra agent definitions: `--agents` JSON or the SDK's dict ({name: {description, prompt, ...}})."""
+    agent: str | None = None
+    """Run the main session as this agent (`--agent NAME`): its prompt, tools, model and mode."""
+
     # ---- settings -----------------------------------------------------------------------------------
     settings: str | None = None
     """A settings file path or JSON string given explicitly (highest precedence after managed)."""

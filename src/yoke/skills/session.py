@@ -106,6 +106,13 @@ def prepare_extensions(
     return extensions
 
 
+def session_plugins(session: Any) -> list[Any]:
+    """The plugins a built session loaded (`yoke.plugins.Plugin`): for the hooks, MCP and sub-agents
+    packages to read `hooks_configs()`, `mcp_configs()`, `agent_files()` from."""
+    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+    return list(extensions.plugins) if isinstance(extensions, Extensions) else []
+
+
 def init_fields(session: Any) -> dict[str, Any]:
     """The `system/init` fields for a session built with extensions (none otherwise)."""
     extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
