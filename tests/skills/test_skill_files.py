@@ -124,3 +124,30 @@ def test_listing_stays_within_budget():
     assert listing(skills, 1000).splitlines()[0] == "- skill-00"  # names only
     names_only = listing(skills, 500)
     assert len(names_only) <= 500 and "more skills not listed" in names_only
+
+
+def test_yaml_results_are_cached_by_content(tmp_path):
+    import subprocess
+
+    write(
+        tmp_path / "repo/.claude/skills/h/SKILL.md",
+        "---\ndescription: d\nhooks:\n  Stop:\n    - hooks: []\n---\nB",
+    )
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "home/.claude"),
+        "YOKE_HOME": str(tmp_path / "home/.yoke"),
+    }
+    code = (
+        "import sys; from pathlib import Path; from yoke.skills.catalog import load_catalog; "
+        f"c = load_catalog(Path({str(tmp_path / 'repo')!r}), env={env!r}, managed_dir=Path('/nonexistent')); "
+        "print(c.get('h').hooks, c.get('h').description, 'yaml' in sys.modules)"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True) for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == [
+        "{'Stop': [{'hooks': []}]} d True",
+        "{'Stop': [{'hooks': []}]} d False",
+    ], runs[0].stderr
+    write(tmp_path / "repo/.claude/skills/h/SKILL.md", "---\ndescription: e\nhooks:\n  Stop: []\n---\nB")
+    changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+    assert changed == "{'Stop': []} e True"

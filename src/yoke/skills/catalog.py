@@ -129,6 +129,7 @@ def load_catalog(
     `include_project` / `include_user` follow `--setting-sources` (the Agent SDK loads a project's skills
     only when `project` is among them, and personal ones only with `user`)."""
     from yoke.config.settings import claude_config_dir, git_root, yoke_home_dir
+    from yoke.skills.frontmatter import yaml_cache
 
     env = os.environ if env is None else env
     home = home or Path(env.get("HOME") or Path.home())
@@ -136,6 +137,7 @@ def load_catalog(
     root = git_root(cwd) or cwd
     catalog = Catalog(cwd=cwd, root=root)
     warnings = catalog.warnings
+    yaml_cache.use(yoke_home_dir(home, env) / "cache" / "frontmatter.json")
     claude_dir = claude_config_dir(home, env)
     if managed_dir is None:
         from yoke.memory.files import default_managed_dir
@@ -165,6 +167,7 @@ def load_catalog(
                 catalog.aliases[f"{skill.label.split(':', 1)[1].replace('/', ':')}:{skill.name}"] = skill.name
     for plugin in plugins:
         add_plugin(catalog, plugin)
+    yaml_cache.flush()
     return catalog
 
 

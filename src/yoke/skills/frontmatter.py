@@ -2,12 +2,17 @@
 
 Most frontmatter is flat (`key: value`, `key: [a, b]`, `- item` lists); that is read by a small parser so a
 session with many skills does not pay for importing a YAML library. Anything else (nested mappings such as
-`hooks`, block scalars, anchors) goes to PyYAML, which is also the judge of what is malformed.
+`hooks`, block scalars, anchors) goes to PyYAML, which is also the judge of what is malformed. What PyYAML
+made of a frontmatter is kept in a small content-addressed cache (`~/.yoke/cache/frontmatter.json`, keyed
+by the text's hash), so later sessions skip the import and the parse; a changed file is a new key.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 
@@ -128,7 +133,78 @@ def _plain(text: str) -> Any:
     return text
 
 
+class _YamlCache:
+    """sha256(frontmatter text) -> the mapping PyYAML made of it; only JSON-exact values are kept."""
+
+    MAX_ENTRIES = 1000
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.entries: dict[str, Any] | None = None
+        self.dirty = False
+
+    def use(self, path: Path | None) -> None:
+        if path != self.path:
+            self.path, self.entries, self.dirty = path, None, False
+
+    def _load(self) -> dict[str, Any]:
+        if self.entries is None:
+            self.entries = {}
+            if self.path is not None:
+                try:
+                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    if isinstance(data, dict):
+                        self.entries = data
+                except (OSError, ValueError):
+                    pass  # a missing or damaged cache is only slower
+        return self.entries
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self.path is None:
+            return None
+        value = self._load().get(key)
+        return value if isinstance(value, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        if self.path is None:
+            return
+        try:
+            if json.loads(json.dumps(value)) != value:
+                return  # dates and other non-JSON values: parse again next time
+        except (TypeError, ValueError):
+            return
+        entries = self._load()
+        entries[key] = value
+        while len(entries) > self.MAX_ENTRIES:
+            entries.pop(next(iter(entries)))
+        self.dirty = True
+
+    def flush(self) -> None:
+        if not self.dirty or self.path is None or self.entries is None:
+            return
+        from yoke.fsutil import replace_file
+
+        try:
+            replace_file(self.path, json.dumps(self.entries).encode("utf-8"))
+        except OSError:
+            pass
+        self.dirty = False
+
+
+yaml_cache = _YamlCache()
+
+
 def _parse_yaml(head: str) -> dict[str, Any]:
+    key = hashlib.sha256(head.encode("utf-8")).hexdigest()
+    cached = yaml_cache.get(key)
+    if cached is not None:
+        return cached
+    parsed = _parse_yaml_now(head)
+    yaml_cache.put(key, parsed)
+    return parsed
+
+
+def _parse_yaml_now(head: str) -> dict[str, Any]:
     import yaml
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
