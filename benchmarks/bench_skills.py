@@ -2,7 +2,8 @@
 
 Run: `python benchmarks/bench_skills.py` (part of `make bench`). Prints the median of several alternating runs
 of each and the difference. Target (not a test): with 50 skills, within 10% of none. Half the skills use
-flat frontmatter, half nested YAML (`hooks`), so both frontmatter readers are exercised.
+flat frontmatter, half nested YAML (`hooks`), so both frontmatter readers are exercised; the warm-up run
+fills the frontmatter cache (`~/.yoke/cache/frontmatter.json`), as a user's first session does.
 """
 
 from __future__ import annotations
