@@ -29,6 +29,7 @@ class InlineError(Exception):
 class Verdict:
     allowed: bool
     reason: str = ""
+    updated_input: dict | None = None  # a hook or the person rewrote the call: run this instead
 
 
 # (tool name, tool input) -> may it run; the session asks its gate (and asker) with the skill's grants.
@@ -54,6 +55,8 @@ async def run_shell_blocks(body: str, permit: Permit | None, run: RunShell | Non
         if not verdict.allowed:
             reason = f": {verdict.reason}" if verdict.reason else ""
             raise InlineError(f"the command !`{command}` was not allowed{reason}")
+        if verdict.updated_input and isinstance(verdict.updated_input.get("command"), str):
+            command = verdict.updated_input["command"]
         return (await run(command)).rstrip("\n")
 
     out: list[str] = []

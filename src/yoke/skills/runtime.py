@@ -41,6 +41,7 @@ class SkillRuntime:
     _granted: list[Any] = field(default_factory=list)
     _removed: list[Any] = field(default_factory=list)
     _model: str | None = None
+    _calls: int = 0
     notices: list[str] = field(default_factory=list)
     # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers the
     # skill's `hooks` frontmatter here, for the rest of the session.
@@ -50,7 +51,8 @@ class SkillRuntime:
     # ---- permission and shell, for expansion ---------------------------------------------------------
 
     def permit_for(self, skill: Skill | None):
-        """A Permit that asks the gate (and, on ask, the front-end) with the skill's `allowed-tools`."""
+        """A Permit that asks as a tool call is asked: PreToolUse listeners (hooks), then the gate with the
+        skill's `allowed-tools`, then on ask the front-end."""
 
         async def permit(tool_name: str, input: dict) -> Verdict:
             tool = self.registry.get(tool_name) if self.registry is not None else None
@@ -58,20 +60,47 @@ class SkillRuntime:
                 tool = _read_stand_in()
             if tool is None or self.gate is None or self.ctx is None:
                 return Verdict(False, f"{tool_name} is not available in this session")
+            hook, updated = await self._pre_tool_use(tool.name, input)
+            if hook is not None and hook.behavior == "deny":
+                return Verdict(False, hook.reason or "a PreToolUse hook blocked it")
+            input = updated or input
             added = self._grant(self._grants_of(skill)) if skill is not None else []
             try:
-                decision = await self.gate.decide(tool, input, self.ctx)
+                decision = await self.gate.decide(tool, input, self.ctx, hook=hook)
                 if decision.behavior == "ask":
                     from yoke.permissions.gate import NoAsker, PermissionQuestion
 
                     asker = self.ctx.asker or NoAsker()
                     answer = await asker.ask(PermissionQuestion(tool.name, input, "", decision.reason))
-                    return Verdict(answer.behavior == "allow", answer.message or decision.reason)
-                return Verdict(decision.behavior == "allow", decision.reason)
+                    allowed = answer.behavior == "allow"
+                    return Verdict(
+                        allowed, answer.message or decision.reason, answer.updated_input or updated
+                    )
+                allowed = decision.behavior == "allow"
+                return Verdict(allowed, decision.reason, decision.updated_input or updated)
             finally:
                 self._revoke(added)
 
         return permit
+
+    async def _pre_tool_use(self, tool_name: str, input: dict) -> tuple[Any, dict | None]:
+        """What PreToolUse listeners say about a skill's own command or file read: (a gate hook Decision or
+        None, a rewritten input or None)."""
+        lifecycle = getattr(self.agent, "lifecycle", None) if self.agent is not None else None
+        if lifecycle is None:
+            return None, None
+        self._calls += 1
+        out = await lifecycle.announce(
+            "PreToolUse", tool_name=tool_name, tool_input=input, tool_use_id=f"skill_{self._calls}"
+        )
+        from yoke.permissions.gate import Decision
+
+        if out.stop:
+            return Decision("deny", out.stop_reason or out.reason, "hook"), None
+        hook = None
+        if out.decision in ("allow", "deny", "ask", "defer"):
+            hook = Decision("ask" if out.decision == "defer" else out.decision, out.reason, "hook")
+        return hook, out.updated_input
 
     async def run_shell(self, command: str) -> str:
         tool = self.registry.get("Bash")
