@@ -44,4 +44,5 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
+	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_skills.py

@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke plugin --help"
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search · "
+            "yoke plugin --help"
         ),
         allow_abbrev=False,
     )
@@ -40,8 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
     p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")
-    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay")
-    p.add_argument("--fallback-model", help="accepted for compatibility")
+    p.add_argument(
+        "--provider",
+        help="anthropic | openai | openai-responses | gemini | grok | bedrock | vertex | foundry | replay",
+    )
+    p.add_argument("--fallback-model", help="switch to this model when the main one stays overloaded (529)")
     p.add_argument("--max-tokens", type=int, help="output token limit per response")
     p.add_argument("--max-thinking-tokens", type=int, help="enable extended thinking with this budget")
     p.add_argument("--system-prompt", help="replace the default system prompt")
@@ -103,6 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         metavar="INSTRUCTIONS",
         help="with -c/-r: summarize the conversation now (= the prompt /compact [instructions])",
+    )
+    p.add_argument(
+        "--memory-target",
+        choices=("project", "user", "local"),
+        help="where a `# note` prompt is saved: project (./CLAUDE.md), user (~/.claude/CLAUDE.md), local",
     )
     p.add_argument(
         "--print-context", action="store_true", help="show the assembled context and its token cost"
