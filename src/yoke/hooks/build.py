@@ -1,0 +1,54 @@
+"""The session's hook listener from its loaded settings (and optional plugin/SDK hooks)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from yoke.hooks.config import HookGroup, HookSet, load_settings_hooks
+from yoke.hooks.listener import HookListener, ReportFn
+from yoke.hooks.runners import PromptModel
+
+if TYPE_CHECKING:
+    from yoke.config.settings import LoadedSettings
+
+
+def settings_hooks(settings: LoadedSettings, trusted: bool | None = None) -> HookSet:
+    """Hooks from every settings source; `trusted` defaults to the folder's recorded trust."""
+    if trusted is None:
+        from yoke.permissions.trust import is_trusted
+
+        trusted = is_trusted(
+            settings.cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir
+        )
+    return load_settings_hooks(settings, trusted)
+
+
+def build_hook_listener(
+    settings: LoadedSettings,
+    *,
+    trusted: bool | None = None,
+    extra_groups: list[HookGroup] | None = None,
+    work_dir: Path | None = None,
+    prompt_model: PromptModel | None = None,
+    agent_model: PromptModel | None = None,
+    tool_lookup: Callable[[str], Any] | None = None,
+    on_report: ReportFn | None = None,
+) -> HookListener | None:
+    """The listener, or None when nothing is configured (so the seam skips payload building entirely).
+    Its `warnings` (untrusted folder, malformed entries) are for the front-end to print once."""
+    hooks = settings_hooks(settings, trusted)
+    hooks.groups += extra_groups or []
+    if not hooks.groups and not hooks.warnings:
+        return None
+    return HookListener(
+        hooks,
+        project_dir=settings.cwd,
+        home=settings.home,
+        work_dir=work_dir,
+        prompt_model=prompt_model,
+        agent_model=agent_model,
+        tool_lookup=tool_lookup,
+        on_report=on_report,
+    )
