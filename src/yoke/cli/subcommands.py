@@ -29,6 +29,10 @@ def run(command: str, argv: list[str]) -> int:
         return rewind(argv)
     if command == "trust":
         return trust(argv)
+    if command == "hooks":
+        from yoke.cli.hooks_command import hooks_command
+
+        return hooks_command(argv)
     raise AssertionError(command)  # pragma: no cover
 
 
