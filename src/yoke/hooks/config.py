@@ -137,6 +137,11 @@ def _parse_group(entry: Any, event: str, where: str, warnings: list[str]) -> tup
     if not isinstance(matcher, str):
         warnings.append(f"{where}: `matcher` must be a string; group skipped")
         return None
+    from yoke.hooks.matching import matcher_problem
+
+    problem = matcher_problem(matcher)
+    if problem:
+        warnings.append(f"{where}: {problem}")
     raw = entry.get("hooks")
     if not isinstance(raw, list):
         warnings.append(f"{where}: `hooks` must be a list of handlers; group skipped")
