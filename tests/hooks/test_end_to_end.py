@@ -1,0 +1,127 @@
+"""Hooks in `.claude/settings.json` driving the real `yoke -p` against the scripted server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tests.conftest import anthropic_env
+from tests.hooks.conftest import needs_jq, script
+
+from yoke.testing import ScriptedServer
+
+pytestmark = pytest.mark.skip(reason="needs the session engine wiring")
+
+
+def configure(project: Path, home: Path, hooks: dict, trusted: bool = True) -> None:
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"hooks": hooks}))
+    if trusted:
+        from yoke.permissions.trust import trust_folder
+
+        trust_folder(project, home / ".yoke")
+
+
+def bash_turn(command: str, id: str = "toolu_bash") -> dict:
+    return {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command, "description": "x"}}]}
+
+
+def tool_result_text(request) -> str:
+    """The text of every tool_result in a recorded request's last user message."""
+    last = request.body["messages"][-1]
+    parts = []
+    for block in last["content"] if isinstance(last["content"], list) else []:
+        if block.get("type") == "tool_result":
+            content = block.get("content")
+            parts.append(content if isinstance(content, str) else json.dumps(content))
+    return "\n".join(parts)
+
+
+def guard_hooks() -> dict:
+    return {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": script("guard_rm_rf.sh")}]}]}
+
+
+@needs_jq
+def test_guard_hook_stops_rm_rf(yoke, project: Path, home: Path):
+    (project / "build").mkdir()
+    (project / "build" / "keep.txt").write_text("precious")
+    configure(project, home, guard_hooks())
+    turns = [bash_turn("rm -rf build"), {"content": "I could not delete it."}]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "clean up", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert (project / "build" / "keep.txt").read_text() == "precious"
+    assert "Blocked: rm -rf is not allowed in this project" in tool_result_text(requests[1])
+    got = json.loads((project / ".hook-input-guard.json").read_text())
+    session_id = run.result()["session_id"]
+    assert got["session_id"] == session_id and got["hook_event_name"] == "PreToolUse"
+    assert got["cwd"] == str(project) and got["permission_mode"] == "bypassPermissions"
+    assert got["transcript_path"].endswith(f"{session_id}.jsonl")
+    assert got["tool_input"]["command"] == "rm -rf build" and got["tool_use_id"] == "toolu_bash"
+
+
+@needs_jq
+def test_untrusted_folder_hooks_are_skipped_with_one_line(yoke, project: Path, home: Path):
+    configure(project, home, guard_hooks(), trusted=False)
+    with ScriptedServer([{"content": "hello"}]) as srv:
+        run = yoke("-p", "hi", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert run.stderr.count("has not been trusted: skipping 1 hook") == 1
+    assert not (project / ".hook-input-guard.json").exists()
+
+
+def test_stop_hook_forces_one_more_turn(yoke, project: Path, home: Path):
+    configure(project, home, {"Stop": [{"hooks": [{"type": "command", "command": script("stop_until_tests.py")}]}]})
+    turns = [{"content": "Done."}, {"content": "Ran the tests: all green."}]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "finish up", "--output-format", "json", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert len(requests) == 2
+    assert "Run the test suite once more before finishing." in json.dumps(requests[1].body["messages"][-1])
+    assert json.loads(run.stdout)["result"] == "Ran the tests: all green."
+    inputs = [json.loads(line) for line in (project / ".hook-input-stop.jsonl").read_text().splitlines()]
+    assert [i["stop_hook_active"] for i in inputs] == [False, True]
+    assert inputs[0]["last_assistant_message"] == "Done."
+
+
+def test_user_prompt_submit_context_reaches_the_model(yoke, project: Path, home: Path):
+    configure(project, home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": script("prompt_context.sh")}]}]})
+    with ScriptedServer([{"content": "ok"}]) as srv:
+        run = yoke("-p", "fix the build", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert "Project conventions: tabs, never spaces." in json.dumps(requests[0].body["messages"])
+    assert json.loads((project / ".hook-input-prompt.json").read_text())["prompt"] == "fix the build"
+
+
+def test_session_start_env_file_reaches_later_bash_calls(yoke, project: Path, home: Path):
+    configure(project, home, {"SessionStart": [{"hooks": [{"type": "command", "command": script("session_env.sh")}]}]})
+    turns = [bash_turn("echo target=$DEPLOY_TARGET"), {"content": "done"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "where do we deploy", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert "target=staging" in tool_result_text(requests[1])
+    assert "Loaded staging environment." in json.dumps(requests[0].body)
+    assert json.loads((project / ".hook-input-session.json").read_text())["source"] == "startup"
+
+
+def test_include_hook_events_lines(yoke, project: Path, home: Path):
+    configure(project, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat > /dev/null; echo checked"}]}]})
+    turns = [bash_turn("echo hi"), {"content": "done"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p", "say hi", "--output-format", "stream-json", "--verbose", "--include-hook-events",
+            "--permission-mode", "bypassPermissions", env=anthropic_env(srv),
+        )
+    assert run.code == 0, run.stderr
+    hook_lines = [o for o in run.lines() if o.get("subtype") in ("hook_started", "hook_response")]
+    assert [(o["subtype"], o["hook_name"]) for o in hook_lines] == [
+        ("hook_started", "PreToolUse:Bash"),
+        ("hook_response", "PreToolUse:Bash"),
+    ]
+    assert hook_lines[1]["stdout"] == "checked\n" and hook_lines[1]["outcome"] == "success"
