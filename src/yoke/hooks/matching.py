@@ -57,18 +57,27 @@ def match_value(event: str, payload: dict[str, Any]) -> str | None:
 
 def matcher_matches(matcher: str, event: str, value: str | None, aliases: tuple[str, ...] = ()) -> bool:
     """Whether a group's matcher selects this announcement. `aliases` are other names of the same tool."""
+    if value is None:
+        return True  # the event takes no matcher: one written there is silently ignored
+    kind, names, pattern = _parsed(matcher, event == "FileChanged")
+    if kind == "all":
+        return True
+    if kind == "exact":
+        return value in names or any(a in names for a in aliases)
+    return pattern is not None and (pattern.search(value) is not None or any(pattern.search(a) for a in aliases))
+
+
+@lru_cache(maxsize=512)
+def _parsed(matcher: str, literal_names: bool) -> tuple[str, frozenset[str], re.Pattern[str] | None]:
+    """("all" | "exact" | "regex", exact names, compiled regex), worked out once per matcher text."""
     text = matcher.strip()
-    if value is None or text in ("", "*"):
-        return True  # no matcher support for the event (silently ignored) or a match-all matcher
-    candidates = (value, *aliases)
-    if event == "FileChanged":
-        names = {n.strip() for n in text.split("|") if n.strip()}
-        return value in names
+    if text in ("", "*"):
+        return "all", frozenset(), None
+    if literal_names:  # FileChanged: literal file names separated by `|`
+        return "exact", frozenset(n.strip() for n in text.split("|") if n.strip()), None
     if _EXACT.match(text):
-        names = {n.strip() for n in re.split(r"[|,]", text) if n.strip()}
-        return any(c in names for c in candidates)
-    pattern = _compiled(text)
-    return pattern is not None and any(pattern.search(c) for c in candidates)
+        return "exact", frozenset(n.strip() for n in re.split(r"[|,]", text) if n.strip()), None
+    return "regex", frozenset(), _compiled(text)
 
 
 @lru_cache(maxsize=256)
