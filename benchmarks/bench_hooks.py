@@ -27,10 +27,17 @@ REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "15"))
 
 def settings_with_hooks(folder: Path, matcher: str) -> None:
     groups = [
-        {"matcher": f"{matcher}{i}" if matcher != "Bash" else "Bash", "hooks": [{"type": "command", "command": "true"}]}
+        {
+            "matcher": f"{matcher}{i}" if matcher != "Bash" else "Bash",
+            "hooks": [{"type": "command", "command": "true"}],
+        }
         for i in range(20)
     ]
-    hooks = {"PreToolUse": [dict(g, hooks=[{"type": "command", "command": f"true {i}"}]) for i, g in enumerate(groups)]}
+    hooks = {
+        "PreToolUse": [
+            dict(g, hooks=[{"type": "command", "command": f"true {i}"}]) for i, g in enumerate(groups)
+        ]
+    }
     (folder / ".claude").mkdir(parents=True, exist_ok=True)
     (folder / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
 
@@ -43,7 +50,9 @@ async def announce_times(lifecycle: Lifecycle, n: int) -> list[float]:
     out = []
     for _ in range(n):
         start = time.perf_counter()
-        await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t")
+        await lifecycle.announce(
+            "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t"
+        )
         out.append(time.perf_counter() - start)
     return out
 
@@ -68,13 +77,21 @@ def main() -> None:
         one_folder = root / "one"
         (one_folder / ".claude").mkdir(parents=True)
         (one_folder / ".claude" / "settings.json").write_text(
-            json.dumps({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}})
+            json.dumps(
+                {
+                    "hooks": {
+                        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]
+                    }
+                }
+            )
         )
         one = Lifecycle(lambda: {"session_id": "bench", "cwd": tmp})
         one.add(build_hook_listener(load_settings(one_folder, home=root, managed_paths=[]), trusted=True))
         single = asyncio.run(announce_times(one, REPEATS))
         many = Lifecycle(lambda: {"session_id": "bench", "cwd": tmp})
-        many.add(build_hook_listener(load_settings(root / "match", home=root, managed_paths=[]), trusted=True))
+        many.add(
+            build_hook_listener(load_settings(root / "match", home=root, managed_paths=[]), trusted=True)
+        )
         twenty = asyncio.run(announce_times(many, REPEATS))
     print(f"load 20 hooks + build listener:        {median_ms(loads)}")
     print(f"announcement, none of 20 hooks match:  {statistics.median(idle) * 1e6:.1f} us")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.hooks.conftest import common, script
+
 from yoke.config.settings import load_settings
 from yoke.hooks.build import build_hook_listener, settings_hooks
 from yoke.hooks.config import load_plugin_hooks, parse_hooks
@@ -32,7 +33,12 @@ def test_every_source_contributes_highest_first(project: Path, home: Path):
     write(project / ".claude" / "settings.local.json", {"hooks": hook("echo local")})
     loaded = settings_in(project, home, flag_settings=json.dumps({"hooks": hook("echo flag")}))
     hooks = settings_hooks(loaded, trusted=True)
-    assert [g.handlers[0].command for g in hooks.groups] == ["echo flag", "echo local", "echo project", "echo user"]
+    assert [g.handlers[0].command for g in hooks.groups] == [
+        "echo flag",
+        "echo local",
+        "echo project",
+        "echo user",
+    ]
     assert [g.scope for g in hooks.groups] == ["flag", "local", "project", "user"]
     assert hooks.warnings == []
 
@@ -46,7 +52,9 @@ async def test_untrusted_folder_skips_project_hooks_with_one_line(project: Path,
     listener = build_hook_listener(loaded, trusted=False)
     assert listener is not None
     assert len(listener.warnings) == 1
-    assert listener.warnings[0].startswith(f"this workspace ({project}) has not been trusted: skipping 2 hooks from")
+    assert listener.warnings[0].startswith(
+        f"this workspace ({project}) has not been trusted: skipping 2 hooks from"
+    )
     assert [g.scope for g in listener.groups] == ["user"]
     lifecycle = Lifecycle(lambda: common(project))
     lifecycle.add(listener)
@@ -90,13 +98,23 @@ def test_malformed_entries_are_skipped_with_a_warning_each():
             ],
             "NoSuchEvent": [],
             "Stop": {"hooks": []},
-            "PostToolUse": [{"hooks": [{"type": "telepathy", "command": "x"}, {"type": "command", "command": "y", "timeout": -1}]}],
+            "PostToolUse": [
+                {
+                    "hooks": [
+                        {"type": "telepathy", "command": "x"},
+                        {"type": "command", "command": "y", "timeout": -1},
+                    ]
+                }
+            ],
         },
         scope="user",
         source="/h/.claude/settings.json",
         warnings=warnings,
     )
-    assert [(g.event, [h.command for h in g.handlers]) for g in groups] == [("PreToolUse", ["ok"]), ("PostToolUse", ["y"])]
+    assert [(g.event, [h.command for h in g.handlers]) for g in groups] == [
+        ("PreToolUse", ["ok"]),
+        ("PostToolUse", ["y"]),
+    ]
     assert groups[1].handlers[0].timeout is None
     assert len(warnings) == 6
     assert all(w.startswith("/h/.claude/settings.json: ") for w in warnings)
@@ -127,7 +145,9 @@ async def test_plugin_hooks_get_their_root_and_data(tmp_path: Path, project: Pat
     )
     fmt = plugin / "scripts" / "fmt.sh"
     fmt.parent.mkdir()
-    fmt.write_text('#!/usr/bin/env bash\ncat > /dev/null\necho "$CLAUDE_PLUGIN_ROOT|$CLAUDE_PLUGIN_DATA" > "$CLAUDE_PROJECT_DIR/plugin.out"\n')
+    fmt.write_text(
+        '#!/usr/bin/env bash\ncat > /dev/null\necho "$CLAUDE_PLUGIN_ROOT|$CLAUDE_PLUGIN_DATA" > "$CLAUDE_PROJECT_DIR/plugin.out"\n'
+    )
     fmt.chmod(0o755)
     loaded = load_plugin_hooks(plugin, plugin_name="formatter", plugin_data=data)
     assert loaded.warnings == []
@@ -136,7 +156,9 @@ async def test_plugin_hooks_get_their_root_and_data(tmp_path: Path, project: Pat
     listener = HookListener(loaded, project_dir=project)
     lifecycle = Lifecycle(lambda: common(project))
     lifecycle.add(listener)
-    await lifecycle.announce("PostToolUse", tool_name="Write", tool_input={}, tool_response={}, tool_use_id="t")
+    await lifecycle.announce(
+        "PostToolUse", tool_name="Write", tool_input={}, tool_response={}, tool_use_id="t"
+    )
     assert (project / "plugin.out").read_text() == f"{plugin}|{data}\n"
     listener.remove_tag("plugin formatter")
     assert not listener.wants("PostToolUse")
@@ -144,7 +166,10 @@ async def test_plugin_hooks_get_their_root_and_data(tmp_path: Path, project: Pat
 
 def test_yoke_hooks_lists_what_is_configured_where(yoke, project: Path, home: Path):
     write(home / ".claude" / "settings.json", {"hooks": hook(script("guard_rm_rf.sh"))})
-    write(project / ".claude" / "settings.json", {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done", "timeout": 5}]}]}})
+    write(
+        project / ".claude" / "settings.json",
+        {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done", "timeout": 5}]}]}},
+    )
     run = yoke("hooks")
     assert run.code == 0, run.stderr
     assert "PreToolUse\n  [Bash] command: " in run.stdout and "guard_rm_rf.sh" in run.stdout
@@ -152,5 +177,8 @@ def test_yoke_hooks_lists_what_is_configured_where(yoke, project: Path, home: Pa
     assert "  [*] command: echo done (timeout 5 s) [skipped]" in run.stdout
     assert run.stderr.count("has not been trusted") == 1
     rows = json.loads(yoke("hooks", "--json").stdout)
-    assert [(r["event"], r["scope"], r["state"]) for r in rows] == [("PreToolUse", "user", "active"), ("Stop", "project", "skipped")]
+    assert [(r["event"], r["scope"], r["state"]) for r in rows] == [
+        ("PreToolUse", "user", "active"),
+        ("Stop", "project", "skipped"),
+    ]
     assert yoke("hooks", "--bogus").code == 2

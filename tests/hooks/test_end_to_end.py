@@ -25,7 +25,11 @@ def configure(project: Path, home: Path, hooks: dict, trusted: bool = True) -> N
 
 
 def bash_turn(command: str, id: str = "toolu_bash") -> dict:
-    return {"content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command, "description": "x"}}]}
+    return {
+        "content": [
+            {"type": "tool_use", "id": id, "name": "Bash", "input": {"command": command, "description": "x"}}
+        ]
+    }
 
 
 def tool_result_text(request) -> str:
@@ -40,7 +44,11 @@ def tool_result_text(request) -> str:
 
 
 def guard_hooks() -> dict:
-    return {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": script("guard_rm_rf.sh")}]}]}
+    return {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": script("guard_rm_rf.sh")}]}
+        ]
+    }
 
 
 @needs_jq
@@ -50,7 +58,16 @@ def test_guard_hook_stops_rm_rf(yoke, project: Path, home: Path):
     configure(project, home, guard_hooks())
     turns = [bash_turn("rm -rf build"), {"content": "I could not delete it."}]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "clean up", "--output-format", "stream-json", "--verbose", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        run = yoke(
+            "-p",
+            "clean up",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "bypassPermissions",
+            env=anthropic_env(srv),
+        )
         requests = srv.requests
     assert run.code == 0, run.stderr
     assert (project / "build" / "keep.txt").read_text() == "precious"
@@ -74,7 +91,9 @@ def test_untrusted_folder_hooks_are_skipped_with_one_line(yoke, project: Path, h
 
 
 def test_stop_hook_forces_one_more_turn(yoke, project: Path, home: Path):
-    configure(project, home, {"Stop": [{"hooks": [{"type": "command", "command": script("stop_until_tests.py")}]}]})
+    configure(
+        project, home, {"Stop": [{"hooks": [{"type": "command", "command": script("stop_until_tests.py")}]}]}
+    )
     turns = [{"content": "Done."}, {"content": "Ran the tests: all green."}]
     with ScriptedServer(turns) as srv:
         run = yoke("-p", "finish up", "--output-format", "json", env=anthropic_env(srv))
@@ -89,7 +108,11 @@ def test_stop_hook_forces_one_more_turn(yoke, project: Path, home: Path):
 
 
 def test_user_prompt_submit_context_reaches_the_model(yoke, project: Path, home: Path):
-    configure(project, home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": script("prompt_context.sh")}]}]})
+    configure(
+        project,
+        home,
+        {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": script("prompt_context.sh")}]}]},
+    )
     with ScriptedServer([{"content": "ok"}]) as srv:
         run = yoke("-p", "fix the build", env=anthropic_env(srv))
         requests = srv.requests
@@ -99,10 +122,16 @@ def test_user_prompt_submit_context_reaches_the_model(yoke, project: Path, home:
 
 
 def test_session_start_env_file_reaches_later_bash_calls(yoke, project: Path, home: Path):
-    configure(project, home, {"SessionStart": [{"hooks": [{"type": "command", "command": script("session_env.sh")}]}]})
+    configure(
+        project,
+        home,
+        {"SessionStart": [{"hooks": [{"type": "command", "command": script("session_env.sh")}]}]},
+    )
     turns = [bash_turn("echo target=$DEPLOY_TARGET"), {"content": "done"}]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "where do we deploy", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "where do we deploy", "--permission-mode", "bypassPermissions", env=anthropic_env(srv)
+        )
         requests = srv.requests
     assert run.code == 0, run.stderr
     assert "target=staging" in tool_result_text(requests[1])
@@ -111,12 +140,30 @@ def test_session_start_env_file_reaches_later_bash_calls(yoke, project: Path, ho
 
 
 def test_include_hook_events_lines(yoke, project: Path, home: Path):
-    configure(project, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat > /dev/null; echo checked"}]}]})
+    configure(
+        project,
+        home,
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": "cat > /dev/null; echo checked"}],
+                }
+            ]
+        },
+    )
     turns = [bash_turn("echo hi"), {"content": "done"}]
     with ScriptedServer(turns) as srv:
         run = yoke(
-            "-p", "say hi", "--output-format", "stream-json", "--verbose", "--include-hook-events",
-            "--permission-mode", "bypassPermissions", env=anthropic_env(srv),
+            "-p",
+            "say hi",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+            "--permission-mode",
+            "bypassPermissions",
+            env=anthropic_env(srv),
         )
     assert run.code == 0, run.stderr
     hook_lines = [o for o in run.lines() if o.get("subtype") in ("hook_started", "hook_response")]

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.hooks.conftest import make
+
 from yoke.hooks.matching import IfCondition, match_value, matcher_matches
 
 
@@ -65,7 +65,11 @@ def test_if_condition_uses_permission_rules(tmp_path: Path, rule: str, command: 
 
 def test_if_condition_on_paths_and_non_tool_events(tmp_path: Path):
     cond = IfCondition(tmp_path, tmp_path)
-    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(tmp_path / "src" / "a.ts")}, "cwd": str(tmp_path)}
+    edit = {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(tmp_path / "src" / "a.ts")},
+        "cwd": str(tmp_path),
+    }
     assert cond.holds("Edit(*.ts)", "PostToolUse", edit)
     assert not cond.holds("Edit(*.py)", "PostToolUse", edit)
     assert not cond.holds("Bash", "UserPromptSubmit", {"prompt": "x"})  # `if` never runs off tool events
@@ -81,9 +85,13 @@ async def test_if_gates_the_handler(project: Path):
         ]
     }
     lifecycle, _ = make(project, hooks)
-    await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "git status"}, tool_use_id="a")
+    await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "git status"}, tool_use_id="a"
+    )
     assert not (project / "ran.log").exists()
-    await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "git push"}, tool_use_id="b")
+    await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "git push"}, tool_use_id="b"
+    )
     assert (project / "ran.log").read_text() == "ran\n"
 
 
@@ -93,7 +101,10 @@ async def test_matching_hooks_run_in_parallel_and_identical_ones_once(project: P
         "PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": slow.format("a")}]},
             {"matcher": "*", "hooks": [{"type": "command", "command": slow.format("b")}]},
-            {"matcher": "Bash|Read", "hooks": [{"type": "command", "command": slow.format("a")}]},  # duplicate
+            {
+                "matcher": "Bash|Read",
+                "hooks": [{"type": "command", "command": slow.format("a")}],
+            },  # duplicate
         ]
     }
     lifecycle, _ = make(project, hooks)
@@ -108,11 +119,17 @@ async def test_matching_hooks_run_in_parallel_and_identical_ones_once(project: P
 async def test_strictest_decision_wins(project: Path):
     def answer(verdict: str) -> str:
         return (
-            "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
-            f"\"permissionDecision\": \"{verdict}\", \"permissionDecisionReason\": \"{verdict} says so\"}}}}'"
+            'echo \'{"hookSpecificOutput": {"hookEventName": "PreToolUse", '
+            f'"permissionDecision": "{verdict}", "permissionDecisionReason": "{verdict} says so"}}}}\''
         )
 
-    hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": answer(v)} for v in ("allow", "ask", "deny")]}]}
+    hooks = {
+        "PreToolUse": [
+            {"hooks": [{"type": "command", "command": answer(v)} for v in ("allow", "ask", "deny")]}
+        ]
+    }
     lifecycle, _ = make(project, hooks)
-    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="a")
+    out = await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="a"
+    )
     assert (out.decision, out.reason) == ("deny", "deny says so")

@@ -10,8 +10,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from tests.hooks.conftest import make
+
 from yoke.hooks.outcome import from_json
 from yoke.hooks.stream import hook_event_line, should_emit
 
@@ -43,10 +43,14 @@ def test_json_output_fields():
     assert out.suppress_output and out.system_message == "careful"
     assert out.additional_context == "lint found 2 warnings"
     assert out.updated_output == {"stdout": "redacted"}
-    mcp = from_json({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": [1]}}, "PostToolUse")
+    mcp = from_json(
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": [1]}}, "PostToolUse"
+    )
     assert mcp.updated_output == [1]
     # A hookSpecificOutput for another event is not applied.
-    assert from_json({"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "x"}}, "PostToolUse").empty
+    assert from_json(
+        {"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "x"}}, "PostToolUse"
+    ).empty
 
 
 def test_event_specific_extras_and_deprecated_decisions():
@@ -62,12 +66,18 @@ def test_event_specific_extras_and_deprecated_decisions():
         },
         "SessionStart",
     )
-    assert start.extras == {"initialUserMessage": "run the tests", "sessionTitle": "Release prep", "watchPaths": [".envrc"]}
+    assert start.extras == {
+        "initialUserMessage": "run the tests",
+        "sessionTitle": "Release prep",
+        "watchPaths": [".envrc"],
+    }
     assert from_json({"decision": "approve", "reason": "ok"}, "PreToolUse").decision == "allow"
     assert from_json({"decision": "block", "reason": "no"}, "PreToolUse").decision == "deny"
     blocked = from_json({"decision": "block", "reason": "tests fail"}, "Stop")
     assert blocked.block and blocked.reason == "tests fail"
-    deferred = from_json({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}, "PreToolUse")
+    deferred = from_json(
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}, "PreToolUse"
+    )
     assert deferred.decision == "defer"
 
 
@@ -79,7 +89,9 @@ def test_permission_request_decision_object():
                 "decision": {
                     "behavior": "allow",
                     "updatedInput": {"command": "ls"},
-                    "updatedPermissions": [{"type": "setMode", "mode": "acceptEdits", "destination": "session"}],
+                    "updatedPermissions": [
+                        {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+                    ],
                 },
             }
         },
@@ -88,7 +100,12 @@ def test_permission_request_decision_object():
     assert allow.decision == "allow" and allow.updated_input == {"command": "ls"}
     assert allow.extras["updatedPermissions"][0]["mode"] == "acceptEdits"
     deny = from_json(
-        {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "no", "interrupt": True}}},
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": "no", "interrupt": True},
+            }
+        },
         "PermissionRequest",
     )
     assert (deny.decision, deny.reason, deny.stop) == ("deny", "no", True)
@@ -97,14 +114,26 @@ def test_permission_request_decision_object():
 @pytest.mark.parametrize(
     ("event", "fields", "check"),
     [
-        ("PreToolUse", {"tool_name": "Bash", "tool_input": {}, "tool_use_id": "t"}, lambda o: o.decision == "deny"),
+        (
+            "PreToolUse",
+            {"tool_name": "Bash", "tool_input": {}, "tool_use_id": "t"},
+            lambda o: o.decision == "deny",
+        ),
         ("UserPromptSubmit", {"prompt": "p"}, lambda o: o.block and o.reason == "nope"),
-        ("PostToolUse", {"tool_name": "Bash", "tool_input": {}, "tool_response": {}, "tool_use_id": "t"}, lambda o: o.block),
+        (
+            "PostToolUse",
+            {"tool_name": "Bash", "tool_input": {}, "tool_response": {}, "tool_use_id": "t"},
+            lambda o: o.block,
+        ),
         ("Stop", {"stop_hook_active": False}, lambda o: o.block and o.reason == "nope"),
         ("PreCompact", {"trigger": "manual", "custom_instructions": ""}, lambda o: o.block),
         # Events that cannot block: stderr is shown to the user and the moment goes ahead.
         ("SessionStart", {"source": "startup"}, lambda o: not o.block and "nope" in o.system_message),
-        ("Notification", {"message": "m", "notification_type": "idle_prompt"}, lambda o: not o.block and "nope" in o.system_message),
+        (
+            "Notification",
+            {"message": "m", "notification_type": "idle_prompt"},
+            lambda o: not o.block and "nope" in o.system_message,
+        ),
     ],
 )
 async def test_exit_2_per_event(project: Path, event: str, fields: dict, check):
@@ -119,14 +148,22 @@ async def test_exit_2_cannot_be_overridden_by_json_and_other_codes_with_json_dec
     lifecycle, _ = make(project, printing("PreToolUse", allow, code=2, stderr="still no"))
     out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={}, tool_use_id="t")
     assert (out.decision, out.reason) == ("deny", "still no")
-    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "json says no"}}
+    deny = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": "json says no",
+        }
+    }
     lifecycle, _ = make(project, printing("PreToolUse", deny, code=1))
     out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={}, tool_use_id="t")
     assert (out.decision, out.reason, out.system_message) == ("deny", "json says no", "")
 
 
 async def test_worktree_create_path_and_failure(project: Path):
-    lifecycle, _ = make(project, {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "echo /tmp/wt-1"}]}]})
+    lifecycle, _ = make(
+        project, {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "echo /tmp/wt-1"}]}]}
+    )
     out = await lifecycle.announce("WorktreeCreate", name="feature")
     assert out.extras == {"worktreePath": "/tmp/wt-1"}
     lifecycle, _ = make(project, {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "exit 1"}]}]})
@@ -137,20 +174,31 @@ async def test_async_hook_runs_in_background_and_exit_2_wakes_the_model(project:
     cmd = "cat > /dev/null; echo '{\"async\": true}'; sleep 1; echo 'tests failed: 3' >&2; exit 2"
     lifecycle, listener = make(project, {"PostToolUse": [{"hooks": [{"type": "command", "command": cmd}]}]})
     start = time.monotonic()
-    out = await lifecycle.announce("PostToolUse", tool_name="Bash", tool_input={}, tool_response={}, tool_use_id="t")
+    out = await lifecycle.announce(
+        "PostToolUse", tool_name="Bash", tool_input={}, tool_response={}, tool_use_id="t"
+    )
     assert time.monotonic() - start < 0.9 and out.empty
     assert listener.take_async_messages() == []
     await asyncio.wait_for(listener.async_ready.wait(), 10)
     [message] = listener.take_async_messages()
-    assert (message.kind, message.text, message.hook_name) == ("rewake", "tests failed: 3", "PostToolUse:Bash")
+    assert (message.kind, message.text, message.hook_name) == (
+        "rewake",
+        "tests failed: 3",
+        "PostToolUse:Bash",
+    )
 
 
 async def test_configured_async_hook_delivers_context_next_turn(project: Path):
-    answer = {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "coverage 91%"}, "systemMessage": "coverage done"}
+    answer = {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "coverage 91%"},
+        "systemMessage": "coverage done",
+    }
     cmd = f"cat > /dev/null; sleep 0.5; echo '{json.dumps(answer)}'"
     hooks = {"PostToolUse": [{"hooks": [{"type": "command", "command": cmd, "async": True}]}]}
     lifecycle, listener = make(project, hooks)
-    out = await lifecycle.announce("PostToolUse", tool_name="Bash", tool_input={}, tool_response={}, tool_use_id="t")
+    out = await lifecycle.announce(
+        "PostToolUse", tool_name="Bash", tool_input={}, tool_response={}, tool_use_id="t"
+    )
     assert out.empty
     await listener.wait_background(10)
     assert [(m.kind, m.text) for m in listener.take_async_messages()] == [
@@ -163,7 +211,9 @@ async def test_background_hooks_are_cancelled_at_close(project: Path):
     reports: list[tuple[str, str]] = []
     cmd = "cat > /dev/null; echo '{\"async\": true}'; sleep 30"
     lifecycle, listener = make(
-        project, {"Stop": [{"hooks": [{"type": "command", "command": cmd}]}]}, on_report=lambda p, r: reports.append((p, r.outcome))
+        project,
+        {"Stop": [{"hooks": [{"type": "command", "command": cmd}]}]},
+        on_report=lambda p, r: reports.append((p, r.outcome)),
     )
     await lifecycle.announce("Stop", stop_hook_active=False)
     start = time.monotonic()
@@ -202,7 +252,13 @@ def http_hook_server():
 
 async def test_http_hook_posts_the_input_and_its_answer_counts(project: Path, http_hook_server, monkeypatch):
     _Recorder.answer = json.dumps(
-        {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "policy server says no"}}
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "policy server says no",
+            }
+        }
     ).encode()
     monkeypatch.setenv("HOOK_TOKEN", "s3cret")
     monkeypatch.setenv("OTHER_SECRET", "leak")
@@ -223,7 +279,9 @@ async def test_http_hook_posts_the_input_and_its_answer_counts(project: Path, ht
         ]
     }
     lifecycle, _ = make(project, hooks)
-    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "curl x"}, tool_use_id="t")
+    out = await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "curl x"}, tool_use_id="t"
+    )
     assert (out.decision, out.reason) == ("deny", "policy server says no")
     [body] = _Recorder.bodies
     assert body["hook_event_name"] == "PreToolUse" and body["tool_input"] == {"command": "curl x"}
@@ -237,7 +295,9 @@ async def test_http_hook_unreachable_is_a_non_blocking_error(project: Path):
     hooks = {"Stop": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook", "timeout": 2}]}]}
     lifecycle, _ = make(project, hooks)
     out = await lifecycle.announce("Stop", stop_hook_active=False)
-    assert not out.block and out.system_message.startswith("Stop hook error: request to http://127.0.0.1:9/hook failed")
+    assert not out.block and out.system_message.startswith(
+        "Stop hook error: request to http://127.0.0.1:9/hook failed"
+    )
 
 
 async def test_prompt_hook_asks_the_small_model(project: Path):
@@ -247,7 +307,15 @@ async def test_prompt_hook_asks_the_small_model(project: Path):
         asked.append((prompt, model))
         return 'Looking at it... {"ok": false, "reason": "The tests were not run."}'
 
-    hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did Claude finish? Input: $ARGUMENTS", "model": "haiku"}]}]}
+    hooks = {
+        "Stop": [
+            {
+                "hooks": [
+                    {"type": "prompt", "prompt": "Did Claude finish? Input: $ARGUMENTS", "model": "haiku"}
+                ]
+            }
+        ]
+    }
     lifecycle, _ = make(project, hooks, prompt_model=model)
     out = await lifecycle.announce("Stop", stop_hook_active=False, last_assistant_message="all done")
     assert out.block and out.reason == "The tests were not run."
@@ -266,7 +334,13 @@ async def test_python_callbacks_for_the_sdk(project: Path):
 
     async def guard(data, tool_use_id, context):
         seen.append((data, tool_use_id))
-        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "sdk says no"}}
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": "sdk says no",
+            }
+        }
 
     def broken(data, tool_use_id, context):
         raise ValueError("bug in the callback")
@@ -274,7 +348,9 @@ async def test_python_callbacks_for_the_sdk(project: Path):
     lifecycle, listener = make(project, {})
     listener.register_callback("PreToolUse", guard, matcher="Bash")
     listener.register_callback("PreToolUse", broken)
-    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_7")
+    out = await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="toolu_7"
+    )
     assert (out.decision, out.reason) == ("deny", "sdk says no")
     assert "raised ValueError: bug in the callback" in out.system_message
     assert seen[0][1] == "toolu_7" and seen[0][0]["tool_name"] == "Bash"

@@ -81,10 +81,14 @@ async def test_stop_hook_forces_one_more_turn(project: Path):
 
     lifecycle, _ = make(project, on("Stop", script("stop_until_tests.py")))
     guard = StopBlockGuard()
-    first = await lifecycle.announce("Stop", stop_hook_active=guard.stop_hook_active, last_assistant_message="Done.")
+    first = await lifecycle.announce(
+        "Stop", stop_hook_active=guard.stop_hook_active, last_assistant_message="Done."
+    )
     assert first.block and first.reason == "Run the test suite once more before finishing."
     assert guard.honour(first.block)
-    second = await lifecycle.announce("Stop", stop_hook_active=guard.stop_hook_active, last_assistant_message="Ran.")
+    second = await lifecycle.announce(
+        "Stop", stop_hook_active=guard.stop_hook_active, last_assistant_message="Ran."
+    )
     assert not second.block
     assert not guard.honour(second.block)
     lines = (project / ".hook-input-stop.jsonl").read_text().splitlines()
@@ -115,7 +119,7 @@ async def test_session_start_writes_the_env_file(project: Path):
     out = await lifecycle.announce("SessionStart", source="startup", model="claude-sonnet-4-5")
     assert out.additional_context == "Loaded staging environment."
     assert listener.env_exports == {"DEPLOY_TARGET": "staging", "GREETING": "hello world"}
-    assert "export GREETING=\"hello world\"" in listener.env_script
+    assert 'export GREETING="hello world"' in listener.env_script
     assert received(project, "session")["source"] == "startup"
     # A resumed session does not match the `startup` matcher.
     (project / ".hook-input-session.json").unlink()
@@ -139,7 +143,9 @@ async def test_env_file_only_for_its_events_and_project_dir_always(project: Path
 async def test_hanging_hook_is_killed_with_its_children_and_reported(project: Path):
     lifecycle, _ = make(project, on("PreToolUse", script("hang.sh"), timeout=1))
     start = time.monotonic()
-    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t")
+    out = await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t"
+    )
     assert time.monotonic() - start < 5
     assert out.decision is None  # a timed-out hook renders no decision: normal permissions apply
     assert "PreToolUse:Bash hook error: timed out after 1 s and was killed" in out.system_message
@@ -162,11 +168,15 @@ async def test_crashing_hooks_never_crash_yoke(project: Path):
         ]
     }
     lifecycle, _ = make(project, hooks)
-    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t")
+    out = await lifecycle.announce(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t"
+    )
     assert out.decision is None and not out.block  # exit 1 and 127 do not block
     lines = out.system_message.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("PreToolUse:Bash hook error: failed with non-blocking status code 1: Traceback")
+    assert lines[0].startswith(
+        "PreToolUse:Bash hook error: failed with non-blocking status code 1: Traceback"
+    )
     assert "status code 127" in lines[1] and "/no/such/hook-binary" in lines[1]
 
 
@@ -177,3 +187,31 @@ async def test_huge_output_is_capped(project: Path):
     # 1 MiB captured is not a JSON object any more; what reaches the model is cut to 10,000 characters.
     assert len(out.additional_context) < 10_200
     assert "cut:" in out.additional_context and "the whole text is in" in out.additional_context
+
+
+async def test_interrupted_hook_is_killed(project: Path):
+    import asyncio
+
+    lifecycle, listener = make(project, on("PreToolUse", script("hang.sh")))
+    task = asyncio.ensure_future(
+        lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t")
+    )
+    pid_file = project / ".hang-child.pid"
+    for _ in range(100):
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    child = int(pid_file.read_text())
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the interrupted hook's child survived")

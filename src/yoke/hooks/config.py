@@ -111,7 +111,9 @@ def parse_hooks(
     groups: list[HookGroup] = []
     for event, entries in data.items():
         if event not in KNOWN_EVENTS:
-            warnings.append(f"{source}: unknown hook event {event!r} skipped (events: {', '.join(HOOK_EVENTS)})")
+            warnings.append(
+                f"{source}: unknown hook event {event!r} skipped (events: {', '.join(HOOK_EVENTS)})"
+            )
             continue
         if not isinstance(entries, list):
             warnings.append(f"{source}: hooks.{event} must be a list of matcher groups; skipped")
@@ -127,7 +129,9 @@ def parse_hooks(
     return groups
 
 
-def _parse_group(entry: Any, event: str, where: str, warnings: list[str]) -> tuple[str, list[HookHandler]] | None:
+def _parse_group(
+    entry: Any, event: str, where: str, warnings: list[str]
+) -> tuple[str, list[HookHandler]] | None:
     if not isinstance(entry, dict):
         warnings.append(f"{where} must be an object with `hooks`; skipped")
         return None
@@ -173,12 +177,18 @@ def parse_handler(item: Any, where: str, warnings: list[str]) -> HookHandler | N
     cond = item.get("if")
     if cond is not None:
         if not isinstance(cond, str) or not cond.strip():
-            warnings.append(f"{where}: `if` must be one permission rule like \"Bash(git *)\"; skipped")
+            warnings.append(f'{where}: `if` must be one permission rule like "Bash(git *)"; skipped')
             return None
         handler.if_rule = cond.strip()
     handler.status_message = str(item.get("statusMessage") or "")
     handler.once = item.get("once") is True
-    required = {"command": "command", "http": "url", "prompt": "prompt", "agent": "prompt", "mcp_tool": "tool"}
+    required = {
+        "command": "command",
+        "http": "url",
+        "prompt": "prompt",
+        "agent": "prompt",
+        "mcp_tool": "tool",
+    }
     value = item.get(required[kind])
     if not isinstance(value, str) or not value.strip():
         warnings.append(f"{where}: a {kind} hook needs a non-empty `{required[kind]}` string; skipped")
@@ -224,7 +234,9 @@ def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
     for source in sources:
         if "hooks" not in source.data:
             continue
-        groups = parse_hooks(source.data.get("hooks"), scope=source.scope, source=source.label, warnings=out.warnings)
+        groups = parse_hooks(
+            source.data.get("hooks"), scope=source.scope, source=source.label, warnings=out.warnings
+        )
         if source.scope in PROJECT_SCOPES and not trusted:
             if groups:
                 untrusted_files.append(source.label)
@@ -245,7 +257,11 @@ def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
 
 
 def load_plugin_hooks(
-    plugin_root: Path, *, plugin_name: str | None = None, plugin_data: Path | None = None, manifest: Any = None
+    plugin_root: Path,
+    *,
+    plugin_name: str | None = None,
+    plugin_data: Path | None = None,
+    manifest: Any = None,
 ) -> HookSet:
     """A plugin's hooks: `hooks/hooks.json` (an optional top-level `description` beside `hooks`) and any
     inline `hooks` object in its `.claude-plugin/plugin.json` (pass the parsed manifest as `manifest`, or
@@ -261,17 +277,26 @@ def load_plugin_hooks(
             out.warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
             data = None
         if isinstance(data, dict):
-            hooks = data.get("hooks") if "hooks" in data else {k: v for k, v in data.items() if k in KNOWN_EVENTS}
+            hooks = (
+                data.get("hooks") if "hooks" in data else {k: v for k, v in data.items() if k in KNOWN_EVENTS}
+            )
             out.groups += parse_hooks(
-                hooks, scope="plugin", source=str(path), warnings=out.warnings,
-                plugin_root=plugin_root, plugin_data=plugin_data, tag=label,
+                hooks,
+                scope="plugin",
+                source=str(path),
+                warnings=out.warnings,
+                plugin_root=plugin_root,
+                plugin_data=plugin_data,
+                tag=label,
             )
         elif data is not None:
             out.warnings.append(f"{path}: expected a JSON object; its hooks are ignored")
     if manifest is None:
         manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
         try:
-            manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+            manifest = (
+                json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+            )
         except (OSError, ValueError):
             manifest = None  # the plugins loader reports a bad manifest; not repeated here
     inline = manifest.get("hooks") if isinstance(manifest, dict) else None
@@ -288,7 +313,12 @@ def load_plugin_hooks(
             inline = None
     if isinstance(inline, dict):
         out.groups += parse_hooks(
-            inline, scope="plugin", source=f"{label} (plugin.json)", warnings=out.warnings,
-            plugin_root=plugin_root, plugin_data=plugin_data, tag=label,
+            inline,
+            scope="plugin",
+            source=f"{label} (plugin.json)",
+            warnings=out.warnings,
+            plugin_root=plugin_root,
+            plugin_data=plugin_data,
+            tag=label,
         )
     return out

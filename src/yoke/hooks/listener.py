@@ -30,6 +30,7 @@ from yoke.hooks.runners import (
     PromptModel,
     handler_timeout,
     is_async_answer,
+    kill_group,
     run_callback,
     run_http,
     run_prompt,
@@ -134,8 +135,9 @@ class HookListener:
         data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
         runs = await asyncio.gather(*(self._run(name, event, payload, data, g, h) for g, h in chosen))
         outcomes = [translate(run, self._cap) for run in runs]
-        for (group, handler), _ in zip(chosen, runs, strict=True):
-            if handler.once and handler in group.handlers:
+        for group, handler in chosen:
+            # `once` is honoured only in skill frontmatter, as in Claude Code.
+            if handler.once and group.scope == "skill" and handler in group.handlers:
                 group.handlers.remove(handler)
         merged = outcomes[0] if len(outcomes) == 1 else merge_outcomes(outcomes)
         watch = merged.extras.get("watchPaths")
@@ -169,7 +171,13 @@ class HookListener:
     # -- running ---------------------------------------------------------------------------------------
 
     async def _run(
-        self, name: str, event: str, payload: dict[str, Any], data: str, group: HookGroup, handler: HookHandler
+        self,
+        name: str,
+        event: str,
+        payload: dict[str, Any],
+        data: str,
+        group: HookGroup,
+        handler: HookHandler,
     ) -> HookRun:
         run = HookRun(f"hook_{next(self._ids)}", name, event, handler, group)
         self._report("started", run)
@@ -204,14 +212,20 @@ class HookListener:
         group, handler = run.group, run.handler
         env_file = self._env_file_for(run) if run.event in ENV_FILE_EVENTS else None
         env = self._env(group, payload, env_file)
-        subst = {k: env[k] for k in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA") if k in env}
+        subst = {
+            k: env[k] for k in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA") if k in env
+        }
         cwd = Path(str(payload.get("cwd") or self.project_dir))
         job = await start_command(run, data.encode("utf-8"), env, cwd, subst)
         if job is None:
             return
         deadline = time.monotonic() + timeout
         if not handler.run_async:
-            first = await wait_first_line(job, deadline)
+            try:
+                first = await wait_first_line(job, deadline)
+            except asyncio.CancelledError:  # the user interrupted: nothing the hook started survives
+                kill_group(job.proc)
+                raise
             if not is_async_answer(first):
                 await job.finish(run, deadline)
                 return
@@ -233,13 +247,21 @@ class HookListener:
         if run.outcome == "success":
             self._queue_async_answer(run)
         elif run.outcome == "error":
-            self._queue(AsyncHookMessage("system", f"{run.hook_name} hook error: {run.error}", run.hook_name, run.event))
+            self._queue(
+                AsyncHookMessage(
+                    "system", f"{run.hook_name} hook error: {run.error}", run.hook_name, run.event
+                )
+            )
 
     def _queue_async_answer(self, run: HookRun) -> None:
         stdout = _without_async_marker(run.stdout)
         if run.exit_code == 2:
             text = self._cap(run.stderr.strip() or stdout.strip(), f"{run.hook_name} hook message")
-            self._queue(AsyncHookMessage("rewake", text or f"{run.hook_name} hook exited with status 2", run.hook_name, run.event))
+            self._queue(
+                AsyncHookMessage(
+                    "rewake", text or f"{run.hook_name} hook exited with status 2", run.hook_name, run.event
+                )
+            )
             return
         output = _last_json_object(stdout)
         if output is None:

@@ -64,7 +64,9 @@ def matcher_matches(matcher: str, event: str, value: str | None, aliases: tuple[
         return True
     if kind == "exact":
         return value in names or any(a in names for a in aliases)
-    return pattern is not None and (pattern.search(value) is not None or any(pattern.search(a) for a in aliases))
+    return pattern is not None and (
+        pattern.search(value) is not None or any(pattern.search(a) for a in aliases)
+    )
 
 
 @lru_cache(maxsize=512)

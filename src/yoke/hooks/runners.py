@@ -129,7 +129,7 @@ def _argv(handler: HookHandler, subst: dict[str, str]) -> list[str]:
     return [shutil.which("bash") or "/bin/sh", "-c", command]
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
+def kill_group(proc: asyncio.subprocess.Process) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -157,12 +157,12 @@ class CommandJob:
                 await asyncio.gather(*self.tasks)
                 run.exit_code = await self.proc.wait()
         except TimeoutError:
-            _kill_group(self.proc)
+            kill_group(self.proc)
             run.outcome = "error"
             run.error = f"timed out after {run_timeout(run):g} s and was killed"
             await _settle(self)
         except asyncio.CancelledError:
-            _kill_group(self.proc)
+            kill_group(self.proc)
             run.outcome = "cancelled"
             run.error = "cancelled"
             await _settle(self)
@@ -174,7 +174,9 @@ class CommandJob:
             if run.exit_code not in (0, 2) and run.output is None:
                 run.outcome = "error"
                 first = (run.stderr.strip().splitlines() or [""])[0]
-                run.error = f"failed with non-blocking status code {run.exit_code}" + (f": {first}" if first else "")
+                run.error = f"failed with non-blocking status code {run.exit_code}" + (
+                    f": {first}" if first else ""
+                )
         return run
 
 
@@ -306,7 +308,9 @@ def prompt_text(template: str, payload_json: str) -> str:
     return text.replace(marker, "$") + PROMPT_SUFFIX
 
 
-async def run_prompt(run: HookRun, model_call: PromptModel | None, payload_json: str, timeout: float) -> HookRun:
+async def run_prompt(
+    run: HookRun, model_call: PromptModel | None, payload_json: str, timeout: float
+) -> HookRun:
     """A prompt (or agent) hook: ask the model, expect {ok, reason, impossible?}."""
     if model_call is None:
         run.outcome = "error"
@@ -318,7 +322,9 @@ async def run_prompt(run: HookRun, model_call: PromptModel | None, payload_json:
         return run
     try:
         async with asyncio.timeout(timeout):
-            answer = await model_call(prompt_text(run.handler.prompt, payload_json), run.handler.model, timeout)
+            answer = await model_call(
+                prompt_text(run.handler.prompt, payload_json), run.handler.model, timeout
+            )
     except TimeoutError:
         run.outcome, run.error = "error", f"timed out after {timeout:g} s"
         return run
