@@ -14,8 +14,6 @@ import asyncio
 import itertools
 import json
 import os
-import shlex
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.hooks.config import HookGroup, HookHandler, HookSet
+from yoke.hooks.envfile import EnvFiles
 from yoke.hooks.matching import IfCondition, match_value, matcher_matches
 from yoke.hooks.outcome import MAX_TEXT, from_json, translate
 from yoke.hooks.runners import (
@@ -81,7 +80,6 @@ class HookListener:
         self.add_groups(hook_set.groups)
         self.project_dir = project_dir
         self.home = home or Path.home()
-        self._work_dir = work_dir  # where env files and cut output go; a temporary folder if None
         self.prompt_model = prompt_model
         self.agent_model = agent_model
         self.tool_lookup = tool_lookup
@@ -92,8 +90,7 @@ class HookListener:
         self._async_messages: list[AsyncHookMessage] = []
         self.async_ready = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
-        self.env_exports: dict[str, str] = {}
-        self._env_lines: list[str] = []
+        self._env = EnvFiles(work_dir)
         self.watch_paths: list[str] = []
 
     # -- configuration ---------------------------------------------------------------------------------
@@ -187,7 +184,7 @@ class HookListener:
             if handler.type == "command":
                 await self._command(run, payload, data, timeout)
             elif handler.type == "http":
-                await run_http(run, data.encode("utf-8"), timeout, self._env(group, payload, None))
+                await run_http(run, data.encode("utf-8"), timeout, self._environment(group, payload, None))
             elif handler.type == "prompt":
                 await run_prompt(run, self.prompt_model, data, timeout)
             elif handler.type == "agent":
@@ -204,14 +201,15 @@ class HookListener:
         finally:
             run.duration_ms = int((time.monotonic() - started) * 1000)
             if not run.backgrounded:
-                self._collect_env_file(run)
+                self._env.collect(run.env_file)
                 self._report("response", run)
         return run
 
     async def _command(self, run: HookRun, payload: dict[str, Any], data: str, timeout: float) -> None:
         group, handler = run.group, run.handler
-        env_file = self._env_file_for(run) if run.event in ENV_FILE_EVENTS else None
-        env = self._env(group, payload, env_file)
+        env_file = self._env.new_file(run.event, run.hook_id) if run.event in ENV_FILE_EVENTS else None
+        run.env_file = env_file
+        env = self._environment(group, payload, env_file)
         subst = {
             k: env[k] for k in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA") if k in env
         }
@@ -242,7 +240,7 @@ class HookListener:
             run.outcome = "cancelled"
         finally:
             run.duration_ms += int((time.monotonic() - started) * 1000)
-            self._collect_env_file(run)
+            self._env.collect(run.env_file)
             self._report("response", run)
         if run.outcome == "success":
             self._queue_async_answer(run)
@@ -298,7 +296,19 @@ class HookListener:
 
     # -- environment -----------------------------------------------------------------------------------
 
-    def _env(self, group: HookGroup, payload: dict[str, Any], env_file: Path | None) -> dict[str, str]:
+    @property
+    def env_exports(self) -> dict[str, str]:
+        """Variables hooks exported through CLAUDE_ENV_FILE (parsed; the script itself is `env_script`)."""
+        return self._env.exports
+
+    @property
+    def env_script(self) -> str:
+        """Everything hooks wrote to CLAUDE_ENV_FILE, in order: source it before a Bash command."""
+        return self._env.script
+
+    def _environment(
+        self, group: HookGroup, payload: dict[str, Any], env_file: Path | None
+    ) -> dict[str, str]:
         env = dict(os.environ if self.base_env is None else self.base_env)
         for key in [k for k in env if k.startswith("OTEL_EXPORTER")]:
             env.pop(key)
@@ -315,33 +325,7 @@ class HookListener:
         return env
 
     def _work(self) -> Path:
-        if self._work_dir is None:
-            self._work_dir = Path(tempfile.mkdtemp(prefix="yoke-hooks-"))
-        path = self._work_dir / "hooks"
-        path.mkdir(parents=True, exist_ok=True)
-        return path
-
-    def _env_file_for(self, run: HookRun) -> Path:
-        path = self._work() / f"env-{run.event}-{run.hook_id}.sh"
-        path.write_text("", encoding="utf-8")
-        run.env_file = path
-        return path
-
-    def _collect_env_file(self, run: HookRun) -> None:
-        if run.env_file is None:
-            return
-        try:
-            text = run.env_file.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return
-        if text.strip():
-            self._env_lines.append(text.rstrip("\n"))
-            self.env_exports.update(parse_env_exports(text))
-
-    @property
-    def env_script(self) -> str:
-        """Everything hooks wrote to CLAUDE_ENV_FILE, in order: source it before a Bash command."""
-        return "\n".join(self._env_lines) + ("\n" if self._env_lines else "")
+        return self._env.work()
 
     def _cap(self, text: str, what: str) -> str:
         if len(text) <= MAX_TEXT:
@@ -394,23 +378,3 @@ def _last_json_object(text: str) -> dict[str, Any] | None:
         if isinstance(value, dict):
             return value
     return None
-
-
-def parse_env_exports(text: str) -> dict[str, str]:
-    """`export NAME=value` (and bare `NAME=value`) lines of an env file, values unquoted as a shell would."""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            words = shlex.split(line, comments=True)
-        except ValueError:
-            continue
-        if words and words[0] == "export":
-            words = words[1:]
-        for word in words:
-            name, sep, value = word.partition("=")
-            if sep and name.isidentifier():
-                out[name] = value
-    return out
