@@ -380,3 +380,33 @@ async def test_stream_json_hook_lines(project: Path):
         "success",
     )
     assert should_emit("SessionStart", False) and not should_emit("PreToolUse", False)
+
+
+async def test_sdk_initialize_hooks_forward_to_the_client(project: Path):
+    from yoke.hooks.sdk import register_sdk_hooks
+
+    sent: list[tuple[str, str | None]] = []
+
+    async def call(callback_id, data, tool_use_id):
+        sent.append((callback_id, tool_use_id))
+        if callback_id == "hook_1":
+            return None  # a client that answered nothing
+        return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "from the sdk"}}
+
+    lifecycle, listener = make(project, {})
+    warnings = register_sdk_hooks(
+        listener,
+        {
+            "PreToolUse": [
+                {"matcher": "Bash", "hookCallbackIds": ["hook_0"]},
+                {"matcher": None, "hookCallbackIds": ["hook_1"], "onFailure": "block"},
+            ],
+            "Bogus": [],
+        },
+        call,
+    )
+    assert warnings == ["initialize: hooks for 'Bogus' skipped (unknown event or not a list)"]
+    out = await lifecycle.announce("PreToolUse", tool_name="Bash", tool_input={}, tool_use_id="toolu_5")
+    assert sorted(sent) == [("hook_0", "toolu_5"), ("hook_1", "toolu_5")]
+    assert out.additional_context == "from the sdk"
+    assert out.decision == "deny" and "returned nothing" in out.reason  # onFailure: block fails closed

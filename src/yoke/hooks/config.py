@@ -49,6 +49,7 @@ class HookHandler:
     once: bool = False
     continue_on_block: bool = False
     callback: Callable[..., Any] | None = None  # SDK hooks: fn(input, tool_use_id, context) -> dict
+    fail_closed: bool = False  # SDK `onFailure: "block"`: a callback that fails blocks the action
 
     def describe(self) -> str:
         """A short human label: the command, URL or prompt."""

@@ -108,10 +108,16 @@ class HookListener:
             self._by_event.setdefault(group.event, []).append(group)
 
     def register_callback(
-        self, event: str, fn: Callable[..., Any], matcher: str = "", timeout: float | None = None
+        self,
+        event: str,
+        fn: Callable[..., Any],
+        matcher: str = "",
+        timeout: float | None = None,
+        fail_closed: bool = False,
     ) -> None:
-        """An SDK hook: `fn(input, tool_use_id, context)` returns Claude Code's hook JSON output as a dict."""
-        handler = HookHandler(type="callback", callback=fn, timeout=timeout)
+        """An SDK hook: `fn(input, tool_use_id, context)` returns Claude Code's hook JSON output as a dict.
+        `fail_closed` is the SDK's `onFailure: "block"`."""
+        handler = HookHandler(type="callback", callback=fn, timeout=timeout, fail_closed=fail_closed)
         self.add_groups([HookGroup(event, matcher or "", [handler], "sdk", "sdk")])
 
     @property

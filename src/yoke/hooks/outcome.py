@@ -83,14 +83,14 @@ def translate(run: HookRun, cap: Capper = cap_text) -> LifecycleOutcome:
 def _failure(run: HookRun) -> LifecycleOutcome:
     """A hook that failed to give an answer: reported to the user, the action proceeds, except where Claude
     Code fails closed (WorktreeCreate on any failure; an SDK callback timing out on PreToolUse or
-    UserPromptSubmit)."""
+    UserPromptSubmit, or failing in any way with `onFailure: "block"`)."""
     message = f"{run.hook_name} hook error: {run.error}"
     if run.event == "WorktreeCreate":
         return LifecycleOutcome(block=True, reason=message, system_message=message)
-    if run.handler.type == "callback" and "timed out" in run.error:
+    if run.handler.type == "callback" and (run.handler.fail_closed or "timed out" in run.error):
         if run.event == "PreToolUse":
             return LifecycleOutcome(decision="deny", reason=message, system_message=message)
-        if run.event == "UserPromptSubmit":
+        if run.event == "UserPromptSubmit" or (run.handler.fail_closed and run.event in BLOCKING_EVENTS):
             return LifecycleOutcome(block=True, reason=message, system_message=message)
     return LifecycleOutcome(system_message=message)
 

@@ -357,6 +357,9 @@ async def run_callback(run: HookRun, payload: dict[str, Any], timeout: float) ->
     except Exception as exc:
         run.outcome, run.error = "error", f"raised {type(exc).__name__}: {exc}"
         return run
+    if result is None and run.handler.fail_closed:
+        run.outcome, run.error = "error", "returned nothing"
+        return run
     if result is None:
         result = {}
     if not isinstance(result, dict):
