@@ -133,3 +133,16 @@ async def test_strictest_decision_wins(project: Path):
         "PreToolUse", tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="a"
     )
     assert (out.decision, out.reason) == ("deny", "deny says so")
+
+
+async def test_a_legacy_name_in_a_matcher_reaches_the_tool(project: Path):
+    class Agent:
+        name = "Agent"
+        aliases = ("Task",)
+
+    hooks = {
+        "PreToolUse": [{"matcher": "Task", "hooks": [{"type": "command", "command": "echo ran > task.log"}]}]
+    }
+    lifecycle, _ = make(project, hooks, tool_lookup=lambda name: Agent() if name == "Agent" else None)
+    await lifecycle.announce("PreToolUse", tool_name="Agent", tool_input={"prompt": "x"}, tool_use_id="a")
+    assert (project / "task.log").read_text() == "ran\n"

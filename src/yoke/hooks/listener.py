@@ -22,7 +22,7 @@ from typing import Any
 
 from yoke.hooks.config import HookGroup, HookHandler, HookSet
 from yoke.hooks.envfile import EnvFiles
-from yoke.hooks.matching import IfCondition, match_value, matcher_matches
+from yoke.hooks.matching import TOOL_EVENTS, IfCondition, match_value, matcher_matches
 from yoke.hooks.outcome import MAX_TEXT, from_json, translate
 from yoke.hooks.runners import (
     HookRun,
@@ -151,7 +151,7 @@ class HookListener:
     def _select(self, event: str, payload: dict[str, Any]) -> list[tuple[HookGroup, HookHandler]]:
         value = match_value(event, payload)
         aliases: tuple[str, ...] = ()
-        if value and self.tool_lookup is not None and event in ("PreToolUse", "PostToolUse"):
+        if value and self.tool_lookup is not None and event in TOOL_EVENTS:
             tool = self.tool_lookup(value)
             aliases = tuple(getattr(tool, "aliases", ()) or ()) if tool is not None else ()
         chosen: list[tuple[HookGroup, HookHandler]] = []
