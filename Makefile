@@ -44,3 +44,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
+	$(PY) benchmarks/bench_agents.py

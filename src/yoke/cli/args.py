@@ -89,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--setting-sources", help="comma-separated: user,project,local")
     p.add_argument("--mcp-config", nargs="*", action="extend", default=[], help=argparse.SUPPRESS)
     p.add_argument("--strict-mcp-config", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--agents", help="extra sub-agent definitions as JSON: {name: {description, prompt, ...}}")
+    p.add_argument("--agent", help="run the session as this agent (from .claude/agents or --agents)")
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
     p.add_argument(
@@ -104,27 +106,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", nargs="?", const="all", help="print debug details and tracebacks to stderr")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
     return p
-
-
-def split_tool_list(values: list[str]) -> list[str]:
-    """Split `--allowedTools "Bash(git log:*) Edit,Read"` into rules: on commas and spaces outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, []
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and ch in ", ":
-                if current:
-                    rules.append("".join(current))
-                current = []
-            else:
-                current.append(ch)
-        if current:
-            rules.append("".join(current))
-    return [r.strip() for r in rules if r.strip()]
 
 
 def validate(args: argparse.Namespace) -> None:

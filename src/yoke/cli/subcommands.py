@@ -29,6 +29,10 @@ def run(command: str, argv: list[str]) -> int:
         return rewind(argv)
     if command == "trust":
         return trust(argv)
+    if command == "agents":
+        from yoke.agents.command import agents_command
+
+        return agents_command(argv)
     if command == "hooks":
         from yoke.cli.hooks_command import hooks_command
 
