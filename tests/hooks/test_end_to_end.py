@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from tests.conftest import anthropic_env
 from tests.hooks.conftest import needs_jq, script
 
 from yoke.testing import ScriptedServer
-
-pytestmark = pytest.mark.skip(reason="needs the session engine wiring")
 
 
 def configure(project: Path, home: Path, hooks: dict, trusted: bool = True) -> None:
@@ -172,3 +169,129 @@ def test_include_hook_events_lines(yoke, project: Path, home: Path):
         ("hook_response", "PreToolUse:Bash"),
     ]
     assert hook_lines[1]["stdout"] == "checked\n" and hook_lines[1]["outcome"] == "success"
+
+
+def test_rewrite_hook_changes_the_command_that_runs(yoke, project: Path, home: Path):
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": script("rewrite_command.py")}]}
+        ]
+    }
+    configure(project, home, hooks)
+    fake = project / "bin" / "pytest"
+    fake.parent.mkdir()
+    fake.write_text('#!/usr/bin/env bash\necho "pytest called with: $*"\n')
+    fake.chmod(0o755)
+    turns = [bash_turn("pytest tests"), {"content": "done"}]
+    with ScriptedServer(turns) as srv:
+        env = {**anthropic_env(srv), "PATH": f"{fake.parent}:/usr/bin:/bin"}
+        run = yoke("-p", "run the tests", env=env)
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    # allow from the hook skips the question (headless would deny it), and the rewritten input runs
+    assert "pytest called with: -q tests" in tool_result_text(requests[1])
+    assert (
+        json.loads((project / ".hook-input-rewrite.json").read_text())["tool_input"]["command"]
+        == "pytest tests"
+    )
+
+
+@needs_jq
+def test_post_tool_use_formatter_runs_after_write(yoke, project: Path, home: Path):
+    hooks = {
+        "PostToolUse": [
+            {
+                "matcher": "Write|Edit",
+                "hooks": [{"type": "command", "command": script("format_after_edit.sh")}],
+            }
+        ]
+    }
+    configure(project, home, hooks)
+    target = project / "app.py"
+    write = {
+        "type": "tool_use",
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": str(target), "content": "x = 1   \n"},
+    }
+    with ScriptedServer([{"content": [write]}, {"content": "written"}]) as srv:
+        run = yoke("-p", "write app.py", "--permission-mode", "acceptEdits", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert target.read_text() == "x = 1\n"
+    got = json.loads((project / ".hook-input-format.json").read_text())
+    assert got["tool_name"] == "Write" and got["tool_use_id"] == "toolu_w" and "tool_response" in got
+
+
+def test_hanging_and_crashing_hooks_do_not_stall_or_crash_the_run(yoke, project: Path, home: Path):
+    hooks = {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": script("hang.sh"), "timeout": 1}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": script("crash.py")}]},
+        ]
+    }
+    configure(project, home, hooks)
+    turns = [bash_turn("echo still-ran"), {"content": "done"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "bypassPermissions",
+            env=anthropic_env(srv),
+            timeout=30,
+        )
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert "still-ran" in tool_result_text(requests[1])
+    notes = [o["content"] for o in run.lines() if o.get("subtype") == "informational"]
+    assert any("timed out after 1 s and was killed" in n for n in notes), notes
+    assert any("failed with non-blocking status code 1: Traceback" in n for n in notes), notes
+
+
+def test_http_hook_denies_through_a_local_server(yoke, project: Path, home: Path):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    bodies: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            answer = {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "the policy server refuses",
+                }
+            }
+            data = json.dumps(answer).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+        configure(
+            project, home, {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http", "url": url}]}]}
+        )
+        turns = [bash_turn("touch made-it"), {"content": "ok"}]
+        with ScriptedServer(turns) as srv:
+            run = yoke("-p", "go", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+            requests = srv.requests
+    finally:
+        server.shutdown()
+    assert run.code == 0, run.stderr
+    assert not (project / "made-it").exists()
+    assert "the policy server refuses" in tool_result_text(requests[1])
+    assert (
+        bodies[0]["tool_input"]["command"] == "touch made-it" and bodies[0]["hook_event_name"] == "PreToolUse"
+    )

@@ -52,3 +52,30 @@ def build_hook_listener(
         tool_lookup=tool_lookup,
         on_report=on_report,
     )
+
+
+def attach_hooks(
+    lifecycle: Any,
+    settings: LoadedSettings,
+    *,
+    tool_lookup: Callable[[str], Any] | None,
+    work_dir: Path,
+    env: dict[str, str] | None,
+    resources: Any,
+    warnings: list[str],
+    extras: dict[str, Any],
+) -> HookListener | None:
+    """Put the settings' hooks on a session's lifecycle: the listener sees the session's environment (and
+    writes CLAUDE_ENV_FILE exports back into it for later Bash commands), its warnings join the session's,
+    and it is closed with the session. `extras["hook_report"]` (an `on_report`) lets a front-end show runs."""
+    listener = build_hook_listener(
+        settings, work_dir=work_dir, tool_lookup=tool_lookup, on_report=extras.get("hook_report")
+    )
+    if listener is None:
+        return None
+    listener.base_env = env
+    listener.set_export_target(env)
+    warnings.extend(listener.warnings)
+    lifecycle.add(listener)
+    resources.add(listener, "hooks")
+    return listener

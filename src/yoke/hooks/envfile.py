@@ -11,10 +11,11 @@ from pathlib import Path
 class EnvFiles:
     """One empty file per hook run under the session's work folder; what the hooks wrote, collected."""
 
-    def __init__(self, work_dir: Path | None):
+    def __init__(self, work_dir: Path | None, export_to: dict[str, str] | None = None):
         self._work_dir = work_dir  # a temporary folder is made on first use when None
         self._scripts: list[str] = []
         self.exports: dict[str, str] = {}
+        self.export_to = export_to  # the session's environment, which later Bash commands are run with
 
     def work(self) -> Path:
         if self._work_dir is None:
@@ -37,7 +38,10 @@ class EnvFiles:
             return
         if text.strip():
             self._scripts.append(text.rstrip("\n"))
-            self.exports.update(parse_env_exports(text))
+            found = parse_env_exports(text)
+            self.exports.update(found)
+            if self.export_to is not None:
+                self.export_to.update(found)
 
     @property
     def script(self) -> str:

@@ -38,6 +38,12 @@ from yoke.hooks.runners import (
 )
 from yoke.loop.lifecycle import LifecycleOutcome, merge_outcomes
 
+# Where a background hook's later message can reach the session (see `_deliver_async`).
+DELIVERED_AT: dict[str, frozenset[str]] = {
+    "context": frozenset({"UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}),
+    "rewake": frozenset({"PostToolUse", "PostToolUseFailure", "Stop"}),
+    "system": frozenset({"UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}),
+}
 ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 # Events whose hooks only command (and mcp_tool) handlers may answer, as in Claude Code.
 COMMAND_ONLY_EVENTS = frozenset({"SessionStart"})
@@ -72,6 +78,7 @@ class HookListener:
         tool_lookup: Callable[[str], Any] | None = None,
         on_report: ReportFn | None = None,
         base_env: dict[str, str] | None = None,
+        export_to: dict[str, str] | None = None,
     ):
         hook_set = hooks if isinstance(hooks, HookSet) else HookSet(groups=list(hooks or []))
         self.warnings: list[str] = list(hook_set.warnings)
@@ -90,7 +97,7 @@ class HookListener:
         self._async_messages: list[AsyncHookMessage] = []
         self.async_ready = asyncio.Event()
         self._background: set[asyncio.Task[Any]] = set()
-        self._env = EnvFiles(work_dir)
+        self._env = EnvFiles(work_dir, export_to)
         self.watch_paths: list[str] = []
 
     # -- configuration ---------------------------------------------------------------------------------
@@ -127,9 +134,16 @@ class HookListener:
     # -- the listener protocol -------------------------------------------------------------------------
 
     def wants(self, event: str) -> bool:
-        return bool(self._by_event.get(event))
+        if self._by_event.get(event):
+            return True
+        return any(event in DELIVERED_AT[m.kind] for m in self._async_messages)
 
     async def announce(self, event: str, payload: dict[str, Any]) -> LifecycleOutcome:
+        merged = await self._answer(event, payload)
+        late = self._deliver_async(event)
+        return merged if late is None else merge_outcomes([merged, late])
+
+    async def _answer(self, event: str, payload: dict[str, Any]) -> LifecycleOutcome:
         chosen = self._select(event, payload)
         if not chosen:
             return LifecycleOutcome()
@@ -182,7 +196,9 @@ class HookListener:
         group: HookGroup,
         handler: HookHandler,
     ) -> HookRun:
-        run = HookRun(f"hook_{next(self._ids)}", name, event, handler, group)
+        run = HookRun(
+            f"hook_{next(self._ids)}", name, event, handler, group, str(payload.get("session_id", ""))
+        )
         self._report("started", run)
         started = time.monotonic()
         timeout = handler_timeout(handler, event)
@@ -280,6 +296,27 @@ class HookListener:
         self._async_messages.append(message)
         self.async_ready.set()
 
+    def _deliver_async(self, event: str) -> LifecycleOutcome | None:
+        """Background hooks' messages not taken by the front-end ride on the next announcement that can
+        carry them: context on the next prompt or tool result, a wake-up on the next tool result or Stop
+        (where it keeps the model going, as a blocking Stop hook does), user lines on any of those."""
+        ready = [m for m in self._async_messages if event in DELIVERED_AT[m.kind]]
+        if not ready:
+            return None
+        self._async_messages = [m for m in self._async_messages if m not in ready]
+        if not self._async_messages:
+            self.async_ready.clear()
+        out = LifecycleOutcome()
+        wake = [m.text for m in ready if m.kind == "rewake"]
+        context = [m.text for m in ready if m.kind == "context"]
+        if wake and event == "Stop":
+            out.block, out.reason = True, "\n".join(wake)
+        else:
+            context = wake + context
+        out.additional_context = "\n".join(context)
+        out.system_message = "\n".join(m.text for m in ready if m.kind == "system")
+        return out
+
     def take_async_messages(self) -> list[AsyncHookMessage]:
         """What background hooks have said since the last call (the session delivers it next turn; a
         "rewake" message is a reason to start a turn now)."""
@@ -301,6 +338,10 @@ class HookListener:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     # -- environment -----------------------------------------------------------------------------------
+
+    def set_export_target(self, env: dict[str, str] | None) -> None:
+        """Where CLAUDE_ENV_FILE exports go as hooks write them (the session's environment)."""
+        self._env.export_to = env
 
     @property
     def env_exports(self) -> dict[str, str]:

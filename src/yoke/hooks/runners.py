@@ -39,6 +39,7 @@ class HookRun:
     event: str
     handler: HookHandler
     group: HookGroup
+    session_id: str = ""
     stdout: str = ""
     stderr: str = ""
     exit_code: int | None = None

@@ -9,9 +9,12 @@ Claude Code does.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from yoke.hooks.runners import HookRun
+
+ReportFn = Callable[[str, HookRun], None]
 
 ALWAYS_EMITTED = frozenset({"SessionStart", "Setup"})
 
@@ -20,7 +23,17 @@ def should_emit(event: str, include_hook_events: bool) -> bool:
     return include_hook_events or event in ALWAYS_EMITTED
 
 
-def hook_event_line(phase: str, run: HookRun, session_id: str) -> dict[str, Any]:
+def stream_reporter(emit: Callable[[dict[str, Any]], None], include_hook_events: bool) -> ReportFn:
+    """An `on_report` for the hook listener that prints Claude Code's lines through `emit`."""
+
+    def report(phase: str, run: HookRun) -> None:
+        if should_emit(run.event, include_hook_events):
+            emit(hook_event_line(phase, run))
+
+    return report
+
+
+def hook_event_line(phase: str, run: HookRun, session_id: str | None = None) -> dict[str, Any]:
     """The stream-json line for a runner report (`phase` is "started" or "response")."""
     line: dict[str, Any] = {
         "type": "system",
@@ -43,5 +56,5 @@ def hook_event_line(phase: str, run: HookRun, session_id: str) -> dict[str, Any]
         if run.exit_code is None:
             line.pop("exit_code")
     line["uuid"] = str(uuid.uuid4())
-    line["session_id"] = session_id
+    line["session_id"] = session_id if session_id is not None else run.session_id
     return line

@@ -86,6 +86,18 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     executor = _executor(
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
+    from yoke.hooks.build import attach_hooks  # settings' hooks (`hooks` key): docs/hooks.md
+
+    attach_hooks(
+        lifecycle,
+        settings,
+        tool_lookup=registry.get,
+        work_dir=session_dir,
+        env=executor.ctx.env,
+        resources=resources,
+        warnings=warnings,
+        extras=options.extras,
+    )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
     system = await _system_prompt(
