@@ -295,3 +295,17 @@ def test_http_hook_denies_through_a_local_server(yoke, project: Path, home: Path
     assert (
         bodies[0]["tool_input"]["command"] == "touch made-it" and bodies[0]["hook_event_name"] == "PreToolUse"
     )
+
+
+def test_async_hook_exiting_2_reaches_the_model(yoke, project: Path, home: Path):
+    cmd = "cat > /dev/null; echo '{\"async\": true}'; sleep 0.5; echo 'lint: 2 errors in app.py' >&2; exit 2"
+    hooks = {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd, "if": "Bash(echo *)"}]}]}
+    configure(project, home, hooks)
+    turns = [bash_turn("echo saved", "toolu_1"), bash_turn("sleep 1.5", "toolu_2"), {"content": "fixed"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "go", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert len(requests) == 3
+    assert "lint: 2 errors in app.py" not in json.dumps(requests[1].body["messages"])
+    assert "lint: 2 errors in app.py" in json.dumps(requests[2].body["messages"][-1])
