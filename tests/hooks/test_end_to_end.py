@@ -299,7 +299,11 @@ def test_http_hook_denies_through_a_local_server(yoke, project: Path, home: Path
 
 def test_async_hook_exiting_2_reaches_the_model(yoke, project: Path, home: Path):
     cmd = "cat > /dev/null; echo '{\"async\": true}'; sleep 0.5; echo 'lint: 2 errors in app.py' >&2; exit 2"
-    hooks = {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": cmd, "if": "Bash(echo *)"}]}]}
+    hooks = {
+        "PostToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": cmd, "if": "Bash(echo *)"}]}
+        ]
+    }
     configure(project, home, hooks)
     turns = [bash_turn("echo saved", "toolu_1"), bash_turn("sleep 1.5", "toolu_2"), {"content": "fixed"}]
     with ScriptedServer(turns) as srv:
