@@ -313,3 +313,25 @@ def test_async_hook_exiting_2_reaches_the_model(yoke, project: Path, home: Path)
     assert len(requests) == 3
     assert "lint: 2 errors in app.py" not in json.dumps(requests[1].body["messages"])
     assert "lint: 2 errors in app.py" in json.dumps(requests[2].body["messages"][-1])
+
+
+def test_prompt_hook_asks_a_small_model_through_the_session_provider(yoke, project: Path, home: Path):
+    hooks = {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Did the agent run the tests? $ARGUMENTS"}]}]}
+    configure(project, home, hooks)
+    turns = [
+        {"content": "Done."},
+        {"content": '{"ok": false, "reason": "The tests were not run."}'},
+        {"content": "Ran the tests: green."},
+        {"content": '{"ok": true}'},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "finish", "--output-format", "json", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "Ran the tests: green."
+    judge = requests[1].body
+    assert "haiku" in judge["model"] and not judge.get("tools")
+    content = judge["messages"][0]["content"]
+    text = content if isinstance(content, str) else content[0]["text"]
+    assert text.startswith("Did the agent run the tests? {") and '"last_assistant_message":"Done."' in text
+    assert "The tests were not run." in json.dumps(requests[2].body["messages"][-1])

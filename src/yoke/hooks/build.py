@@ -64,12 +64,17 @@ def attach_hooks(
     resources: Any,
     warnings: list[str],
     extras: dict[str, Any],
+    prompt_model: PromptModel | None = None,
 ) -> HookListener | None:
     """Put the settings' hooks on a session's lifecycle: the listener sees the session's environment (and
     writes CLAUDE_ENV_FILE exports back into it for later Bash commands), its warnings join the session's,
     and it is closed with the session. `extras["hook_report"]` (an `on_report`) lets a front-end show runs."""
     listener = build_hook_listener(
-        settings, work_dir=work_dir, tool_lookup=tool_lookup, on_report=extras.get("hook_report")
+        settings,
+        work_dir=work_dir,
+        tool_lookup=tool_lookup,
+        on_report=extras.get("hook_report"),
+        prompt_model=prompt_model,
     )
     if listener is None:
         return None

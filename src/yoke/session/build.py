@@ -87,6 +87,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
     from yoke.hooks.build import attach_hooks  # settings' hooks (`hooks` key): docs/hooks.md
+    from yoke.hooks.model_call import provider_prompt_model
 
     attach_hooks(
         lifecycle,
@@ -97,6 +98,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         resources=resources,
         warnings=warnings,
         extras=options.extras,
+        prompt_model=provider_prompt_model(provider, provider_name, model, env),
     )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
