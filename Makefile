@@ -45,3 +45,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
+	$(PY) benchmarks/bench_recall.py

@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER]"
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search"
         ),
         allow_abbrev=False,
     )
@@ -101,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
         const="",
         metavar="INSTRUCTIONS",
         help="with -c/-r: summarize the conversation now (= the prompt /compact [instructions])",
+    )
+    p.add_argument(
+        "--memory-target",
+        choices=("project", "user", "local"),
+        help="where a `# note` prompt is saved: project (./CLAUDE.md), user (~/.claude/CLAUDE.md), local",
     )
     p.add_argument(
         "--print-context", action="store_true", help="show the assembled context and its token cost"

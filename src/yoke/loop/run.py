@@ -85,11 +85,16 @@ class Run:
             reason = verdict.stop_reason or verdict.reason or "A UserPromptSubmit hook stopped this prompt."
             yield self.result("hook_stopped", reason)
             return
+        if verdict.additional_context:  # in the prompt's own message, after it, as Claude Code sends it
+            reminder = {
+                "type": "text",
+                "text": f"<system-reminder>\n{verdict.additional_context}\n</system-reminder>",
+            }
+            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+            prompt = [*blocks, reminder]
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
-        if verdict.additional_context:
-            self._add_meta(f"<system-reminder>\n{verdict.additional_context}\n</system-reminder>")
 
     async def _round_trip(self) -> AsyncIterator[ev.Event]:
         """One model answer and, when it calls tools, their results."""

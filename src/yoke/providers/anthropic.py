@@ -10,7 +10,7 @@ from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
-from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -36,7 +36,7 @@ class AnthropicProvider:
         self.auth_token = auth_token or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod

@@ -24,7 +24,7 @@ from yoke.providers.http import (
     run_call,
 )
 from yoke.providers.openai_stream import OpenAIAssembler
-from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
@@ -46,7 +46,7 @@ class OpenAIProvider:
         self.api_key = api_key or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
 
     @classmethod
     def from_env(

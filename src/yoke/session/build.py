@@ -71,6 +71,12 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    from yoke.memory.session import start_auto_memory
+
+    auto_memory = start_auto_memory(cwd, settings, env)  # None when turned off
+    if auto_memory is not None:
+        auto_memory.allow_writes(gate)  # writes into the memory directory need no question
+        warnings.extend(auto_memory.config.warnings)
     transcript = loaded.transcript
     resources.add(transcript, "transcript")
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
@@ -102,8 +108,9 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
+    section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
-        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env
+        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section
     )
     agent = Agent(
         provider=provider,
@@ -119,6 +126,9 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     from yoke.session.collaborators import make_compactor
 
     agent.keeper = make_compactor(agent, model, session_dir, memory, env)
+    if auto_memory is not None:
+        lifecycle.add(auto_memory.listener(agent))  # recall adds memories to each prompt
+        auto_memory.start_messages = len(agent.messages)
     started = ev.SessionStarted(
         loaded.session_id, model, str(cwd), registry.names(), getattr(gate, "mode", "default"), provider_name
     )
@@ -133,6 +143,8 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         rebuild_model=_switch_model,
     )
     executor.ctx.set_permission_mode = session.set_permission_mode
+    if auto_memory is not None:
+        resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")
     from yoke.agents import attach_runner
 
     attach_runner(session, catalog)
@@ -150,6 +162,12 @@ async def _announce_start(session: Session, source: str) -> None:
         message = user_message(f"<system-reminder>\n{out.additional_context}\n</system-reminder>")
         session.agent.messages.append(message)
         session.agent.recorder.user(message, meta=True)
+
+
+def _end_auto_memory(auto_memory: Any, session: Session) -> None:
+    """The session is closing: start the background extraction pass (when on) and close the index."""
+    auto_memory.session_ended(session.agent, session.provider_name)
+    auto_memory.close()
 
 
 def _common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
@@ -428,6 +446,7 @@ async def _system_prompt(
     working_dirs: list[Path],
     git_pending: Any,
     env: Mapping[str, str],
+    auto_memory: str | None = None,
 ) -> list:
     from yoke.context.prompt import build_system_prompt
 
@@ -441,4 +460,5 @@ async def _system_prompt(
         env=env,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        auto_memory=auto_memory,
     )

@@ -101,6 +101,14 @@ class Session:
     def tool_names(self) -> list[str]:
         return self.agent.executor.registry.names()
 
+    def describe_call(self, tool_name: str, input: dict[str, Any]) -> tuple[str, list[str]]:
+        """What a call does (the tool's kind: read, edit, execute, ...) and the paths it names, for
+        front-ends that show calls (ACP locations, the terminal UI)."""
+        tool = self.agent.executor.registry.get(tool_name)
+        if tool is None:
+            return "other", []
+        return str(tool.kind), tool.paths(input)
+
     @property
     def transcript_path(self) -> Path:
         return self.agent.recorder.transcript.path
