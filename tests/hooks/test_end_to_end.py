@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.conftest import anthropic_env
 from tests.hooks.conftest import needs_jq, script
 
@@ -335,3 +336,47 @@ def test_prompt_hook_asks_a_small_model_through_the_session_provider(yoke, proje
     text = content if isinstance(content, str) else content[0]["text"]
     assert text.startswith("Did the agent run the tests? {") and '"last_assistant_message":"Done."' in text
     assert "The tests were not run." in json.dumps(requests[2].body["messages"][-1])
+
+
+async def test_agent_sdk_hook_callbacks(project: Path, home: Path):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    import sys
+
+    seen: list[dict] = []
+
+    async def guard(data, tool_use_id, context):
+        seen.append(data)
+        if "rm -rf" in data["tool_input"].get("command", ""):
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "the SDK guard refuses rm -rf",
+                }
+            }
+        return {}
+
+    (project / "build").mkdir()
+    turns = [bash_turn("rm -rf build"), {"content": "could not"}]
+    with ScriptedServer(turns) as srv:
+        env = {
+            **anthropic_env(srv),
+            "YOKE_HOME": str(home / ".yoke"),
+            "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        }
+        opts = sdk.ClaudeAgentOptions(
+            cli_path=str(Path(sys.executable).parent / "yoke"),
+            cwd=str(project),
+            env=env,
+            permission_mode="bypassPermissions",
+            hooks={"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[guard])]},
+        )
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("clean")
+            received = [m async for m in client.receive_response()]
+        requests = srv.requests
+    assert (project / "build").is_dir()
+    assert received[-1].result == "could not"
+    assert "the SDK guard refuses rm -rf" in tool_result_text(requests[1])
+    assert seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_use_id"] == "toolu_bash"
