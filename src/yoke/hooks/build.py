@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from yoke.hooks.config import HookGroup, HookSet, load_settings_hooks
-from yoke.hooks.listener import HookListener, ReportFn
-from yoke.hooks.runners import PromptModel
 
 if TYPE_CHECKING:
     from yoke.config.settings import LoadedSettings
+    from yoke.hooks.listener import HookListener, ReportFn
+    from yoke.hooks.runners import PromptModel
 
 
 def settings_hooks(settings: LoadedSettings, trusted: bool | None = None) -> HookSet:
@@ -42,6 +42,8 @@ def build_hook_listener(
     hooks.groups += extra_groups or []
     if not hooks.groups and not hooks.warnings:
         return None
+    from yoke.hooks.listener import HookListener  # loaded only when some hook is configured
+
     return HookListener(
         hooks,
         project_dir=settings.cwd,
@@ -64,20 +66,22 @@ def attach_hooks(
     resources: Any,
     warnings: list[str],
     extras: dict[str, Any],
-    prompt_model: PromptModel | None = None,
+    prompt_model: PromptModel | tuple[Any, str, str] | None = None,
 ) -> HookListener | None:
     """Put the settings' hooks on a session's lifecycle: the listener sees the session's environment (and
     writes CLAUDE_ENV_FILE exports back into it for later Bash commands), its warnings join the session's,
-    and it is closed with the session. `extras["hook_report"]` (an `on_report`) lets a front-end show runs."""
+    and it is closed with the session. `extras["hook_report"]` (an `on_report`) lets a front-end show runs.
+    `prompt_model` is a PromptModel or the session's (provider, provider name, model) to build one from."""
     listener = build_hook_listener(
-        settings,
-        work_dir=work_dir,
-        tool_lookup=tool_lookup,
-        on_report=extras.get("hook_report"),
-        prompt_model=prompt_model,
+        settings, work_dir=work_dir, tool_lookup=tool_lookup, on_report=extras.get("hook_report")
     )
     if listener is None:
         return None
+    if isinstance(prompt_model, tuple):
+        from yoke.hooks.model_call import provider_prompt_model
+
+        prompt_model = provider_prompt_model(*prompt_model, env or {})
+    listener.prompt_model = prompt_model
     listener.base_env = env
     listener.set_export_target(env)
     warnings.extend(listener.warnings)

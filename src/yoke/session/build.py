@@ -93,7 +93,6 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
     from yoke.hooks.build import attach_hooks  # settings' hooks (`hooks` key): docs/hooks.md
-    from yoke.hooks.model_call import provider_prompt_model
 
     attach_hooks(
         lifecycle,
@@ -104,7 +103,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         resources=resources,
         warnings=warnings,
         extras=options.extras,
-        prompt_model=provider_prompt_model(provider, provider_name, model, env),
+        prompt_model=(provider, provider_name, model),
     )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
