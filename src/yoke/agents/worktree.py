@@ -15,14 +15,12 @@ from yoke.tools.base import ToolError
 
 
 async def git(cwd: Path, *args: str) -> tuple[int, str]:
+    from yoke.context.git import hardened_git_argv, hardened_git_env
+
     proc = await asyncio.create_subprocess_exec(
-        "git",
-        "-c",
-        "core.hooksPath=/dev/null",
-        "-c",
-        "core.fsmonitor=false",
-        *args,
+        *hardened_git_argv(*args),
         cwd=str(cwd),
+        env=hardened_git_env(),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

@@ -45,8 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
     p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")
-    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay")
-    p.add_argument("--fallback-model", help="accepted for compatibility")
+    p.add_argument(
+        "--provider",
+        help="anthropic | openai | openai-responses | gemini | grok | bedrock | vertex | foundry | replay",
+    )
+    p.add_argument("--fallback-model", help="switch to this model when the main one stays overloaded (529)")
     p.add_argument("--max-tokens", type=int, help="output token limit per response")
     p.add_argument("--max-thinking-tokens", type=int, help="enable extended thinking with this budget")
     p.add_argument("--system-prompt", help="replace the default system prompt")

@@ -22,6 +22,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         provider=args.provider,
         replay=Path(args.replay) if args.replay else None,
         record=Path(args.record) if args.record else None,
+        fallback_model=args.fallback_model,
         max_output_tokens=args.max_tokens,
         max_thinking_tokens=args.max_thinking_tokens,
         system_prompt=_prompt(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),

@@ -77,6 +77,8 @@ class Run:
 
     async def _begin(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         agent = self.agent
+        while agent.notices:  # e.g. a model switch made between queries
+            yield ev.Notice("info", agent.notices.pop(0))
         text = prompt if isinstance(prompt, str) else text_of(user_message(prompt))
         verdict = await agent.lifecycle.announce("UserPromptSubmit", prompt=text)
         if verdict.system_message:
@@ -291,6 +293,7 @@ class Run:
         return [
             ev.AssistantMessage(message, stop.id, model, stop.stop_reason, stop.usage, uuid),
             ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd),
+            *(ev.Notice("warning", text) for text in agent.ledger.take_notices()),
             ev.TurnEnded(self.turns, stop.stop_reason),
         ]
 

@@ -57,10 +57,13 @@ def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple
 def canonical_git_root(cwd: Path) -> Path | None:
     """The main checkout's root for `cwd` (the same for every worktree of a repository), or None outside
     git. A bare repository's worktrees use the bare repository's folder."""
+    from yoke.context.git import hardened_git_argv, hardened_git_env
+
     try:
         proc = subprocess.run(
-            ["git", "rev-parse", "--git-common-dir"],
+            hardened_git_argv("rev-parse", "--git-common-dir"),
             cwd=cwd,
+            env=hardened_git_env(),
             capture_output=True,
             text=True,
             timeout=5,

@@ -62,9 +62,10 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     registry = _tools(options)
     options, catalog = _agents(options, cwd, env, registry, warnings)
     provider, provider_name, model = _make_provider(options, merged, env)
-    resources.add(provider, "provider")
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
+    provider = _with_fallback(provider, provider_name, model, options, merged, env, loaded)
+    resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
     warnings.extend(getattr(gate, "warnings", []) or [])
@@ -181,17 +182,38 @@ def _common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
     return common
 
 
-def _switch_model(session: Session, model: str) -> None:
-    """`set_model`: the next request goes to `model`, with the output budget and compaction thresholds of
-    its context window."""
-    from yoke.providers.select import resolve_model_alias
+def _switch_model(session: Session, spec: str) -> None:
+    """`set_model`: the next request goes to `spec` (an alias, a model id, or `provider:model`), with the
+    output budget and compaction thresholds of its context window. Across vendors the history is converted
+    (what the other side cannot read is dropped) and a notice says so. Raises ValueError, one line."""
+    from yoke.providers.base import ProviderError
+    from yoke.providers.switch import plan_model_switch
 
     agent = session.agent
-    model = resolve_model_alias(session.provider_name, model, agent.executor.ctx.env or os.environ)
-    agent.settings.model = model
+    env = agent.executor.ctx.env or os.environ
+    try:
+        plan = plan_model_switch(
+            spec,
+            current_provider=session.provider_name,
+            current_model=agent.settings.model,
+            messages=agent.messages,
+            env=env,
+        )
+    except ProviderError as exc:
+        raise ValueError(str(exc)) from None
+    if plan.provider is not None:
+        agent.provider = plan.provider
+        session.resources.add(plan.provider, "provider")  # the old one closes with the session too
+        session.provider_name = plan.provider_name
+    if plan.messages is not agent.messages:
+        agent.messages[:] = plan.messages
+    agent.settings.model = plan.model
+    agent.settings.max_tokens = min(agent.settings.max_tokens, max(1024, plan.context_window // 4))
     keeper = agent.keeper
     if keeper is not None and hasattr(keeper, "retarget"):
-        keeper.retarget(model)
+        keeper.retarget(plan.model)
+    if plan.notice:
+        agent.notices.append(plan.notice)
 
 
 def _executor(
@@ -274,17 +296,21 @@ def _load_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> A
 def _session_env(
     settings: Any, cwd: Path, base: Mapping[str, str] | None, warnings: list[str]
 ) -> dict[str, str]:
-    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied."""
-    from yoke.config.env import settings_env
+    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied, as in
+    Claude Code overriding the shell's exports (an empty string unsets). Trust is decided first, from the
+    Yoke home as it was before any settings applied; `config.env_policy` says what a project may set."""
+    from yoke.config.env_policy import apply_env, settings_env
+    from yoke.permissions.trust import is_trusted
 
     env = dict(os.environ if base is None else base)
-
-    def trusted() -> bool:
-        from yoke.permissions.trust import is_trusted
-
-        return is_trusted(cwd, _yoke_home(env))
-
-    return settings_env(settings, env, trusted, warnings)
+    sources = list(getattr(settings, "sources", []) or [])
+    trusted = not any(
+        s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources
+    )
+    if not trusted:
+        trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
+    apply_env(settings_env(sources, trusted, warnings), env)
+    return env
 
 
 def _make_provider(
@@ -321,6 +347,28 @@ def _make_provider(
     except ProviderError as exc:
         raise SessionError(str(exc), usage=exc.kind == "config") from None
     return provider, config.provider, model
+
+
+def _with_fallback(
+    provider: Any,
+    name: str,
+    model: str,
+    options: SessionOptions,
+    merged: dict,
+    env: Mapping[str, str],
+    loaded: Any,
+) -> Any:
+    """--fallback-model (or the fallbackModel setting): switch models on repeated overload; a resumed
+    session that had switched goes on with the fallback."""
+    from yoke.providers.fallback import with_fallback
+
+    setting = merged.get("fallbackModel")
+    fallback = options.fallback_model or (setting if isinstance(setting, str) else None)
+    resumed = getattr(loaded.conversation, "fallback", None) if loaded.conversation is not None else None
+    try:
+        return with_fallback(provider, name, model, fallback, dict(env), resumed=resumed)
+    except ProviderError as exc:
+        raise SessionError(str(exc), usage=True) from None
 
 
 def _tools(options: SessionOptions) -> Any:

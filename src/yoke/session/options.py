@@ -33,6 +33,8 @@ class SessionOptions:
     """Answer from this recorded cassette instead of a model."""
     record: Path | None = None
     """Record every model exchange to this cassette."""
+    fallback_model: str | None = None
+    """Switch to this model when the main one stays overloaded (529) after the retries."""
     max_output_tokens: int | None = None
     max_thinking_tokens: int | None = None
 
