@@ -46,3 +46,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_recall.py
+	$(PY) benchmarks/bench_skills.py

@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search"
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search · "
+            "yoke plugin --help"
         ),
         allow_abbrev=False,
     )
@@ -91,6 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], help="extra working dirs"
     )
     p.add_argument("--settings", help="a settings JSON file or string")
+    p.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        help="load a plugin folder (session only)",
+    )
     p.add_argument("--setting-sources", help="comma-separated: user,project,local")
     p.add_argument("--mcp-config", nargs="*", action="extend", default=[], help=argparse.SUPPRESS)
     p.add_argument("--strict-mcp-config", action="store_true", help=argparse.SUPPRESS)
