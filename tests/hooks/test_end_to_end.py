@@ -380,3 +380,57 @@ async def test_agent_sdk_hook_callbacks(project: Path, home: Path):
     assert received[-1].result == "could not"
     assert "the SDK guard refuses rm -rf" in tool_result_text(requests[1])
     assert seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_use_id"] == "toolu_bash"
+
+
+def test_plugin_hooks_run_with_their_root_and_data(yoke, project: Path, home: Path, tmp_path: Path):
+    plugin = tmp_path / "guard-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "guard"}))
+    (plugin / "hooks").mkdir()
+    hook = {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/scripts/guard.sh"}
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"description": "guard", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}})
+    )
+    guard = plugin / "scripts" / "guard.sh"
+    guard.parent.mkdir()
+    guard.write_text(
+        '#!/usr/bin/env bash\ncat > /dev/null\necho "$CLAUDE_PLUGIN_ROOT|$CLAUDE_PLUGIN_DATA" > '
+        '"$CLAUDE_PROJECT_DIR/plugin-env.txt"\necho "the guard plugin says no" >&2\nexit 2\n'
+    )
+    guard.chmod(0o755)
+    turns = [bash_turn("touch made-it"), {"content": "ok"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "go",
+            "--plugin-dir",
+            str(plugin),
+            "--permission-mode",
+            "bypassPermissions",
+            env=anthropic_env(srv),
+        )
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert not (project / "made-it").exists()
+    assert "the guard plugin says no" in tool_result_text(requests[1])
+    root, data = (project / "plugin-env.txt").read_text().strip().split("|")
+    assert root == str(plugin) and data and Path(data).is_dir()
+
+
+def test_skill_frontmatter_hooks_apply_once_the_skill_is_invoked(yoke, project: Path, home: Path):
+    configure(project, home, {})
+    skill = project / ".claude" / "skills" / "deploy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(
+        "---\nname: deploy\ndescription: Deploy the app\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+        "      hooks:\n        - type: command\n          command: \"cat > /dev/null; echo 'deploys need a "
+        "ticket' >&2; exit 2\"\n---\nDeploy the app now.\n"
+    )
+    turns = [bash_turn("touch deployed"), {"content": "blocked"}]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "/deploy", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert "Deploy the app now." in json.dumps(requests[0].body["messages"])
+    assert not (project / "deployed").exists()
+    assert "deploys need a ticket" in tool_result_text(requests[1])

@@ -317,6 +317,11 @@ class HookListener:
         out.system_message = "\n".join(m.text for m in ready if m.kind == "system")
         return out
 
+    def notify(self, text: str) -> None:
+        """A line for the user, shown at the next announcement that can carry it (e.g. a skill's hooks
+        skipped when it is invoked)."""
+        self._queue(AsyncHookMessage("system", text, "", ""))
+
     def take_async_messages(self) -> list[AsyncHookMessage]:
         """What background hooks have said since the last call (the session delivers it next turn; a
         "rewake" message is a reason to start a turn now)."""
@@ -367,6 +372,10 @@ class HookListener:
             env["CLAUDE_PLUGIN_ROOT"] = str(group.plugin_root)
         if group.plugin_data is not None:
             env["CLAUDE_PLUGIN_DATA"] = str(group.plugin_data)
+            try:
+                group.plugin_data.mkdir(parents=True, exist_ok=True)  # created on first use
+            except OSError:
+                pass
         if env_file is not None:
             env["CLAUDE_ENV_FILE"] = str(env_file)
         return env

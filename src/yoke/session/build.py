@@ -93,19 +93,6 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     executor = _executor(
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
-    from yoke.hooks.build import attach_hooks  # settings' hooks (`hooks` key): docs/hooks.md
-
-    attach_hooks(
-        lifecycle,
-        settings,
-        tool_lookup=registry.get,
-        work_dir=session_dir,
-        env=executor.ctx.env,
-        resources=resources,
-        warnings=warnings,
-        extras=options.extras,
-        prompt_model=(provider, provider_name, model),
-    )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
     from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
@@ -124,6 +111,20 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         provider_name=provider_name,
         warnings=warnings,
         setting_sources=options.setting_sources,
+    )
+    from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+
+    attach_hooks(
+        lifecycle,
+        settings,
+        tool_lookup=registry.get,
+        work_dir=session_dir,
+        env=executor.ctx.env,
+        resources=resources,
+        warnings=warnings,
+        extras=options.extras,
+        prompt_model=(provider, provider_name, model),
+        extensions=extensions,
     )
     section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
