@@ -9,7 +9,7 @@ from pathlib import Path
 USAGE = """usage: yoke hooks [--json] [--settings FILE_OR_JSON]
 
 List the hooks configured for sessions started in this folder: every settings file (managed, --settings,
-local, project, user), grouped by event, with the file each comes from. Project hooks of a folder that has
+local, project, user) and enabled plugin, grouped by event, with the file each comes from. Project hooks of a folder that has
 not been trusted are listed as skipped (`yoke trust` lets them run)."""
 
 
@@ -30,6 +30,12 @@ def hooks_command(argv: list[str]) -> int:
 
     settings = load_settings(Path.cwd(), flag_settings=flag_settings)
     hooks = settings_hooks(settings)
+    from yoke.hooks.build import plugin_hook_groups
+    from yoke.plugins import enabled_plugins
+
+    hooks.groups += plugin_hook_groups(
+        enabled_plugins(settings, settings.cwd, warnings=hooks.warnings), hooks.warnings
+    )
     for warning in settings.warnings + hooks.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     rows = [_row(g, h, "active") for g in hooks.groups for h in g.handlers]
