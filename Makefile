@@ -25,6 +25,7 @@ system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
+	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing:$$missing"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null \
@@ -45,3 +46,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_recall.py
+	$(PY) benchmarks/bench_skills.py

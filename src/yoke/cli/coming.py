@@ -18,14 +18,6 @@ def mcp(argv: list[str]) -> int:  # coming: cli/mcp_command.py (MCP issue)
     return _not_yet("mcp", "MCP servers in .mcp.json and --mcp-config are coming")
 
 
-def plugin(argv: list[str]) -> int:  # coming: the plugins issue
-    return _not_yet("plugin")
-
-
-def hooks(argv: list[str]) -> int:  # coming: the hooks issue
-    return _not_yet("hooks")
-
-
 def config(argv: list[str]) -> int:
     return _not_yet("config", "edit .claude/settings.json (or ~/.claude/settings.json) instead")
 

@@ -113,6 +113,10 @@ async def _start(args: Namespace, prompt: str) -> int:
     printer = make_printer(
         args.output_format, args.verbose, init_extra={"apiKeySource": api_key_source(os.environ)}
     )
+    if args.output_format == "stream-json":
+        from yoke.hooks.stream import stream_reporter
+
+        options.extras["hook_report"] = stream_reporter(printer.emit, args.include_hook_events)
     channel = None
     if args.input_format == "stream-json":
         from yoke.cli.stream_input import ControlChannel, StdioAsker
@@ -129,6 +133,10 @@ async def _start(args: Namespace, prompt: str) -> int:
             file=sys.stderr,
         )
     session = await open_session(options)
+    from yoke.skills.session import init_fields
+
+    if isinstance(getattr(printer, "init_extra", None), dict):
+        printer.init_extra.update(init_fields(session))  # slash_commands, skills, output_style, plugins
     for warning in session.warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     if channel is not None and options.asker is not None:

@@ -38,6 +38,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         permission_mode=mode,
         allow_bypass=bool(args.allow_dangerously_skip_permissions),
         add_dirs=[Path(d) for d in args.add_dirs],
+        plugin_dirs=[Path(d) for d in args.plugin_dirs],
         settings=args.settings,
         setting_sources=_sources(args.setting_sources),
         max_turns=args.max_turns,
@@ -53,9 +54,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         agent=args.agent,
         mcp_configs=list(args.mcp_config),
         strict_mcp_config=args.strict_mcp_config,
-        plugin_dirs=[Path(d).expanduser() for d in args.plugin_dirs],
         worktree=args.worktree,
-        include_hook_events=args.include_hook_events,
     )
 
 

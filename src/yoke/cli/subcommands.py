@@ -1,4 +1,4 @@
-"""`yoke demo`, `yoke sessions list`, `yoke rewind`."""
+"""`yoke demo`, `yoke sessions list`, `yoke rewind`, `yoke trust`, `yoke plugin`."""
 
 from __future__ import annotations
 

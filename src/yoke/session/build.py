@@ -99,9 +99,40 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     )
     executor.lifecycle = lifecycle
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
+    from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
+
+    extensions = prepare_extensions(
+        cwd=cwd,
+        env=env,
+        settings=settings,
+        add_dirs=add_dirs,
+        plugin_dirs=options.plugin_dirs,
+        registry=registry,
+        gate=gate,
+        executor=executor,
+        session_id=loaded.session_id,
+        model=model,
+        provider_name=provider_name,
+        warnings=warnings,
+        setting_sources=options.setting_sources,
+    )
+    from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+
+    attach_hooks(
+        lifecycle,
+        settings,
+        tool_lookup=registry.get,
+        work_dir=session_dir,
+        env=executor.ctx.env,
+        resources=resources,
+        warnings=warnings,
+        extras=options.extras,
+        prompt_model=(provider, provider_name, model),
+        extensions=extensions,
+    )
     section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
-        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section
+        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section, extensions
     )
     agent = Agent(
         provider=provider,
@@ -114,6 +145,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     agent.ledger.prices = prices
     if loaded.conversation is not None and loaded.conversation.model_usage:
         agent.ledger.restore(loaded.conversation.model_usage)
+    extensions.runtime.agent = agent
     if hasattr(gate, "classifier"):  # auto mode's classifier, active while the mode is auto
         from yoke.permissions.auto_mode import install
 
@@ -555,6 +587,7 @@ async def _system_prompt(
     git_pending: Any,
     env: Mapping[str, str],
     auto_memory: str | None = None,
+    extensions: Any = None,
 ) -> list:
     from yoke.context.prompt import build_system_prompt
 
@@ -568,6 +601,8 @@ async def _system_prompt(
         env=env,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        output_style=extensions.style_prompt if extensions is not None else None,
+        keep_coding_instructions=extensions.keep_coding_instructions if extensions is not None else True,
         auto_memory=auto_memory,
     )
 

@@ -118,9 +118,12 @@ class Session:
 
     async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
-        as the prompt compacts instead (as in Claude Code's headless mode)."""
+        as the prompt compacts instead (as in Claude Code's headless mode); other `/name args` prompts run
+        skills, custom commands and built-ins (`yoke.skills.session.prompt_events`)."""
+        from yoke.skills.session import prompt_events
+
         command = _compact_command(prompt)
-        events = self.agent.compact(command or None) if command is not None else self.agent.query(prompt)
+        events = self.agent.compact(command or None) if command is not None else prompt_events(self, prompt)
         async for event in events:
             if isinstance(event, ev.Result):
                 for shape in self.result_shapers:

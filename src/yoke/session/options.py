@@ -109,11 +109,9 @@ class SessionOptions:
     strict_mcp_config: bool = False
     """Use only the servers of `mcp_configs`, none from settings or .mcp.json."""
     plugin_dirs: list[Path] = field(default_factory=list)
-    """Session plugins loaded from these folders (--plugin-dir); the plugins issue acts on it."""
+    """Plugin folders loaded for this session only (--plugin-dir), besides the enabled installed plugins."""
     worktree: str | None = None
     """--worktree [name]: work in a git worktree ("" = a generated name); None: in cwd."""
-    include_hook_events: bool = False
-    """Emit hook_started / hook_progress / hook_response system lines for every hook (stream-json)."""
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     extras: dict[str, Any] = field(default_factory=dict)
