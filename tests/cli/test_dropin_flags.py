@@ -92,14 +92,12 @@ def test_tools_space_separated_enables_each(yoke):
 
 SUBCOMMANDS = [
     ["mcp", "list"],
-    ["plugin", "list"],
     ["config", "list"],
     ["doctor"],
     ["update"],
     ["install"],
     ["setup-token"],
     ["migrate-installer"],
-    ["hooks"],
 ]
 
 
