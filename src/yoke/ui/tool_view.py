@@ -48,6 +48,7 @@ def result_lines(name: str, input: dict[str, Any], content: Any, data: Any, is_e
     """What to show under a call, and whether some output was left out (Ctrl+O shows it)."""
     text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
     if is_error:
+        text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()
         first = text.splitlines()[0] if text else "failed"
         return [_under(Text(first, style="red"))], len(text.splitlines()) > 1
     if name in EDIT_TOOLS and isinstance(data, dict) and isinstance(data.get("structuredPatch"), list):

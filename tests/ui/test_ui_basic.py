@@ -1,0 +1,71 @@
+"""The terminal UI end to end: the real `yoke` in tmux against the scripted server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import anthropic_env
+from tests.ui.tmux import Pane, needs_tmux, trusted_home_env, wait_prompt
+from yoke.testing import ScriptedServer
+
+pytestmark = needs_tmux
+
+
+@pytest.fixture
+def pane_factory(base_env, project):
+    panes: list[Pane] = []
+
+    def start(srv, *args: str, trusted: bool = True, env: dict | None = None, **kw) -> Pane:
+        full = dict(base_env)
+        if trusted:
+            trusted_home_env(full, project)
+        full.update(anthropic_env(srv))
+        full.update(env or {})
+        pane = Pane(list(args), full, project, **kw)
+        panes.append(pane)
+        return pane
+
+    yield start
+    for pane in panes:
+        pane.close()
+
+
+def test_trust_question_then_remembered(pane_factory, base_env, project):
+    with ScriptedServer([{"content": "hi"}]) as srv:
+        pane = pane_factory(srv, trusted=False)
+        pane.wait_for("Do you trust the files in this folder?")
+        pane.keys("Enter")
+        wait_prompt(pane)
+        trusted = json.loads((Path(base_env["YOKE_HOME"]) / "trusted.json").read_text())
+        assert str(project.resolve()) in trusted["trusted"]
+        pane.keys("C-d")
+        pane.wait_exit()
+        again = pane_factory(srv, trusted=False)
+        wait_prompt(again)
+        assert "Do you trust" not in again.screen()
+
+
+def test_declining_trust_exits(pane_factory, base_env):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, trusted=False)
+        pane.wait_for("Do you trust the files in this folder?")
+        pane.keys("2")
+        pane.wait_exit()
+        assert not (Path(base_env["YOKE_HOME"]) / "trusted.json").exists()
+
+
+def test_streamed_markdown_is_rendered(pane_factory):
+    answer = "Here is **bold text** and `code`.\n\n## A heading\n\n- first item\n- second item\n\nThe end."
+    with ScriptedServer([{"content": answer, "delay": 0.01}]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("hello there")
+        pane.keys("Enter")
+        screen = pane.wait_for("The end.")
+        assert "> hello there" in screen
+        assert "bold text" in screen and "**" not in screen
+        assert "A heading" in screen and "##" not in screen
+        assert "• first item" in screen or "- first item" not in screen

@@ -1,0 +1,124 @@
+"""Tool calls, diffs and permission prompts in the terminal UI (real `yoke` in tmux)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.ui.test_ui_basic import pane_factory  # noqa: F401 - the fixture
+from tests.ui.tmux import needs_tmux, pick, wait_prompt
+from yoke.testing import ScriptedServer
+
+pytestmark = needs_tmux
+
+
+def edit_turns(project):
+    path = str(project / "app.py")
+    return [
+        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": path}}]},
+        {
+            "content": [
+                {"type": "text", "text": "Changing it."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_e",
+                    "name": "Edit",
+                    "input": {"file_path": path, "old_string": "return 1", "new_string": "return 2"},
+                },
+            ]
+        },
+        {"content": "All done."},
+    ]
+
+
+def test_edit_shown_with_its_diff_after_allowing(pane_factory, project):
+    (project / "app.py").write_text("def f():\n    return 1\n")
+    with ScriptedServer(edit_turns(project)) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("change f")
+        pane.keys("Enter")
+        screen = pane.wait_for("Do you want to proceed?")
+        assert "- " in screen and "return 1" in screen and "return 2" in screen
+        pick(pane, "Yes")
+        screen = pane.wait_for("All done.")
+        assert "● Read(app.py)" in screen
+        assert "● Edit(app.py)" in screen
+        assert "Updated app.py with 1 addition and 1 removal" in screen
+        assert "2 +     return 2" in screen
+        assert (project / "app.py").read_text() == "def f():\n    return 2\n"
+
+
+def bash_turns(commands):
+    turns = []
+    for i, command in enumerate(commands):
+        call = {"type": "tool_use", "id": f"toolu_b{i}", "name": "Bash", "input": {"command": command}}
+        turns.append({"content": [call]})
+        turns.append({"content": f"finished {i}."})
+    return turns
+
+
+@pytest.mark.parametrize(
+    ("key", "ran", "expect"),
+    [
+        ("1", True, "finished 0."),
+        ("2", True, "finished 0."),
+    ],
+)
+def test_bash_permission_allowed(pane_factory, project, key, ran, expect):
+    with ScriptedServer(bash_turns(["touch made.txt"])) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("make a file")
+        pane.keys("Enter")
+        screen = pane.wait_for("Do you want to proceed?")
+        assert "Bash command" in screen and "touch made.txt" in screen
+        pane.keys(key)
+        pane.wait_for(expect)
+        assert (project / "made.txt").exists() == ran
+
+
+def test_always_allow_writes_the_narrowest_rule(pane_factory, project):
+    with ScriptedServer(bash_turns(["touch one.txt", "touch two.txt"])) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("make a file")
+        pane.keys("Enter")
+        screen = pane.wait_for("Do you want to proceed?")
+        assert "settings.local.json" in screen
+        pick(pane, "settings.local.json")
+        pane.wait_for("finished 0.")
+        settings = json.loads((project / ".claude" / "settings.local.json").read_text())
+        rules = settings["permissions"]["allow"]
+        assert rules and all(r.startswith("Bash(touch") for r in rules), rules
+        assert (project / "one.txt").exists()
+
+
+def test_deny_with_a_message_reaches_the_model(pane_factory, project):
+    with ScriptedServer(bash_turns(["touch nope.txt"])) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("make a file")
+        pane.keys("Enter")
+        pane.wait_for("Do you want to proceed?")
+        pick(pane, "No, and tell Yoke")
+        pane.wait_for("tell Yoke what to do instead")
+        pane.type("use echo instead")
+        pane.keys("Enter")
+        pane.wait_for("finished 0.")
+        assert not (project / "nope.txt").exists()
+        sent = json.dumps(srv.requests[-1].body)
+        assert "use echo instead" in sent
+
+
+def test_escape_on_a_permission_prompt_denies_and_interrupts(pane_factory, project):
+    with ScriptedServer(bash_turns(["touch nope.txt"])) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("make a file")
+        pane.keys("Enter")
+        pane.wait_for("Do you want to proceed?")
+        pane.keys("Escape")
+        pane.wait_for("Interrupted")
+        assert not (project / "nope.txt").exists()
