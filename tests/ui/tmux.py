@@ -100,7 +100,8 @@ def trusted_home_env(base_env: dict[str, str], project: Path) -> dict[str, str]:
 
 
 def wait_prompt(pane: Pane, timeout: float = 30.0) -> str:
-    return pane.wait_for("/help for commands · shift+tab", timeout)
+    """Wait until the session is open and the prompt takes input (the footer shows the mode hint)."""
+    return pane.wait_for("shift+tab to cycle", timeout)
 
 
 os.environ.setdefault("YOKE_UI_TESTS", "1")
@@ -108,7 +109,7 @@ os.environ.setdefault("YOKE_UI_TESTS", "1")
 
 def pick(pane: Pane, label: str, timeout: float = 30.0) -> None:
     """Choose the option whose text contains `label` in the question on screen (by its number)."""
-    screen = pane.wait_for(label, timeout)
+    screen = pane.wait_for(r"(?m)^\s*❯?\s*\d\. .*" + re.escape(label), timeout, regex=True)
     for line in reversed(screen.splitlines()):
         match = re.match(r"\s*❯?\s*(\d)\. (.*)", line)
         if match and label in match.group(2):

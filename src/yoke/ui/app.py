@@ -180,6 +180,8 @@ class TerminalUI:
     def _footer_text(self) -> Any:
         if self.hint and time.monotonic() < self._hint_until:
             return FormattedText([("ansigray", f"  {self.hint}")])
+        if self.session is None:
+            return FormattedText([("ansigray", "  starting…")])
         if self.feedback is not None:
             return FormattedText([("ansigray", "  tell Yoke what to do instead · enter to send · esc to cancel")])
         mode = self.session.permission_mode if self.session is not None else "default"
@@ -477,6 +479,7 @@ class TerminalUI:
         if self.statusline is None:
             self.statusline = StatusLine.from_settings(self)
         self._refresh_status()
+        self.app.invalidate()
 
     def _refresh_status(self) -> None:
         if self.statusline is not None and self.session is not None:

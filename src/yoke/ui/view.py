@@ -148,7 +148,7 @@ class ConversationView:
             self.emit(self.painter.ansi(Text(f"     sub-agent stopped: {event.reason}", style="dim")))
 
     def _result_line(self, event: ev.Result) -> None:
-        if event.reason == "interrupted":
+        if event.reason in ("interrupted", "tool_denied_stop"):
             self.emit(self.painter.ansi(Text("  ⎿  Interrupted · What should Yoke do instead?", style="red")))
         elif event.is_error:
             self.emit(self.painter.ansi(Text(f"  ⎿  {event.reason}: {event.text}", style="red")))
