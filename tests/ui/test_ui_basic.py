@@ -5,32 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from tests.ui.tmux import needs_tmux, wait_prompt
 
-from tests.conftest import anthropic_env
-from tests.ui.tmux import Pane, needs_tmux, trusted_home_env, wait_prompt
 from yoke.testing import ScriptedServer
 
 pytestmark = needs_tmux
-
-
-@pytest.fixture
-def pane_factory(base_env, project):
-    panes: list[Pane] = []
-
-    def start(srv, *args: str, trusted: bool = True, env: dict | None = None, **kw) -> Pane:
-        full = dict(base_env)
-        if trusted:
-            trusted_home_env(full, project)
-        full.update(anthropic_env(srv))
-        full.update(env or {})
-        pane = Pane(list(args), full, project, **kw)
-        panes.append(pane)
-        return pane
-
-    yield start
-    for pane in panes:
-        pane.close()
 
 
 def test_trust_question_then_remembered(pane_factory, base_env, project):

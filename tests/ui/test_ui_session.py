@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from tests.ui.test_ui_basic import pane_factory  # noqa: F401 - the fixture
 from tests.ui.tmux import needs_tmux, pick, wait_prompt
+
 from yoke.testing import ScriptedServer
 
 pytestmark = needs_tmux
@@ -63,7 +63,10 @@ def test_queued_message_is_sent_after_the_turn(pane_factory):
 
 
 def test_cost_context_and_compact(pane_factory):
-    turns = [{"content": "An answer.", "usage": {"input_tokens": 1200, "output_tokens": 30}}, {"content": "Summary of it all."}]
+    turns = [
+        {"content": "An answer.", "usage": {"input_tokens": 1200, "output_tokens": 30}},
+        {"content": "Summary of it all."},
+    ]
     with ScriptedServer(turns) as srv:
         pane = pane_factory(srv)
         wait_prompt(pane)
@@ -117,8 +120,21 @@ def test_rewind_restores_code_and_conversation(pane_factory, project):
     path = project / "notes.txt"
     path.write_text("original\n")
     turns = [
-        {"content": [{"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": str(path)}}]},
-        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write", "input": {"file_path": str(path), "content": "changed\n"}}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": str(path)}}
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(path), "content": "changed\n"},
+                }
+            ]
+        },
         {"content": "Rewrote it."},
         {"content": "Fresh start."},
     ]

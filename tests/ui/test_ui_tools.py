@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.ui.test_ui_basic import pane_factory  # noqa: F401 - the fixture
 from tests.ui.tmux import needs_tmux, pick, wait_prompt
+
 from yoke.testing import ScriptedServer
 
 pytestmark = needs_tmux

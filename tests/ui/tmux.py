@@ -39,7 +39,11 @@ class Pane:
 
     def _tmux(self, *args: str) -> str:
         proc = subprocess.run(
-            [TMUX or "tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=20
+            [TMUX or "tmux", "-L", self.socket, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=20,
         )
         return proc.stdout
 
@@ -61,7 +65,7 @@ class Pane:
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
-            if (re.search(pattern, screen) if regex else pattern in screen):
+            if re.search(pattern, screen) if regex else pattern in screen:
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"{pattern!r} did not appear within {timeout}s; the screen:\n{screen}")

@@ -67,7 +67,16 @@ class Stats:
 
 
 class TerminalUI:
-    def __init__(self, opener: Callable[..., Any], cwd: str, first_prompt: str | None, env: dict[str, str]):
+    def __init__(
+        self,
+        opener: Callable[..., Any],
+        cwd: str,
+        first_prompt: str | None,
+        env: dict[str, str],
+        *,
+        terminal: tuple[Any, Any] | None = None,  # (input, output) instead of the real terminal
+    ):
+        self._terminal = terminal
         self.opener = opener  # async (**overrides) -> Session: opens a session with the UI's asker
         self.cwd = cwd
         self.env = env
@@ -118,7 +127,10 @@ class TerminalUI:
             [
                 live,
                 ConditionalContainer(spinner, Condition(lambda: self.stats.busy and self.choice is None)),
-                ConditionalContainer(Window(FormattedTextControl(self._queue_text), dont_extend_height=True), Condition(lambda: bool(self.stats.queue))),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self._queue_text), dont_extend_height=True),
+                    Condition(lambda: bool(self.stats.queue)),
+                ),
                 ConditionalContainer(question, has_choice),
                 ConditionalContainer(HSplit([rule, prompt, rule]), ~has_choice),
                 CompletionsMenu(max_height=8, scroll_offset=1),
@@ -133,6 +145,8 @@ class TerminalUI:
             min_redraw_interval=0.04,
             erase_when_done=False,
             color_depth=None,
+            input=self._terminal[0] if self._terminal else None,
+            output=self._terminal[1] if self._terminal else None,
         )
         app.ttimeoutlen = 0.05
         app.timeoutlen = 0.4
@@ -153,7 +167,9 @@ class TerminalUI:
         return FormattedText([("ansiyellow", f"{frame} Working… "), ("ansigray", f"({detail})")])
 
     def _queue_text(self) -> Any:
-        return FormattedText([("ansigray", f"  ⏵ queued: {' '.join(q.split())[:70]}\n") for q in self.stats.queue])
+        return FormattedText(
+            [("ansigray", f"  ⏵ queued: {' '.join(q.split())[:70]}\n") for q in self.stats.queue]
+        )
 
     def _choice_text(self) -> Any:
         choice = self.choice
@@ -183,7 +199,9 @@ class TerminalUI:
         if self.session is None:
             return FormattedText([("ansigray", "  starting…")])
         if self.feedback is not None:
-            return FormattedText([("ansigray", "  tell Yoke what to do instead · enter to send · esc to cancel")])
+            return FormattedText(
+                [("ansigray", "  tell Yoke what to do instead · enter to send · esc to cancel")]
+            )
         mode = self.session.permission_mode if self.session is not None else "default"
         parts: list[tuple[str, str]] = []
         label = MODE_LABELS.get(mode)
@@ -516,7 +534,9 @@ class TerminalUI:
         self.view.reset_turn()
         self.app.invalidate()
         try:
-            events = self.session.compact(compact or None) if compact is not None else self.session.query(prompt)
+            events = (
+                self.session.compact(compact or None) if compact is not None else self.session.query(prompt)
+            )
             async for event in events:
                 self.view.on_event(event)
                 self.app.invalidate()

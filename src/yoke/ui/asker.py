@@ -58,9 +58,16 @@ class UIAsker:
         for question in questions:
             text = str(question.get("question", ""))
             labels = [str(o.get("label", "")) for o in question.get("options") or [] if isinstance(o, dict)]
-            descriptions = [str(o.get("description", "")) for o in question.get("options") or [] if isinstance(o, dict)]
-            shown = [f"{label} — {desc}" if desc else label for label, desc in zip(labels, descriptions, strict=False)]
-            header = Text(str(question.get("header", "")) + "\n", style="bold cyan") + Text(text, style="bold")
+            descriptions = [
+                str(o.get("description", "")) for o in question.get("options") or [] if isinstance(o, dict)
+            ]
+            shown = [
+                f"{label} — {desc}" if desc else label
+                for label, desc in zip(labels, descriptions, strict=False)
+            ]
+            header = Text(str(question.get("header", "")) + "\n", style="bold cyan") + Text(
+                text, style="bold"
+            )
             index = await ui.choose(ui.painter.ansi(header), [*shown, "Other (type an answer)"])
             if index is None:
                 return None

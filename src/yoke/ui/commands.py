@@ -38,7 +38,9 @@ def later(name: str, description: str) -> None:
 def command_table(cwd: str) -> list[tuple[str, str]]:
     """(name, description) of every command `/` completes: built-ins, then custom commands."""
     rows = [(name, description) for name, (description, _) in BUILTINS.items()]
-    rows += [(name, description) for name, description in custom_commands(cwd).items() if name not in BUILTINS]
+    rows += [
+        (name, description) for name, description in custom_commands(cwd).items() if name not in BUILTINS
+    ]
     return rows
 
 
@@ -358,7 +360,9 @@ async def _rewind(ui: Any, args: str) -> None:
     if how in (0, 1):
         from prompt_toolkit.document import Document
 
-        ui.input.document = Document(text, len(text))  # the message comes back to the prompt, to edit and send again
+        ui.input.document = Document(
+            text, len(text)
+        )  # the message comes back to the prompt, to edit and send again
 
 
 def _home(ui: Any) -> Path:

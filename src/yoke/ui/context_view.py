@@ -33,7 +33,9 @@ def context_grid(session: Any, report: str) -> list[Any]:
         if i % 10 == 9:
             grid.append("\n")
     legend = Text()
-    legend.append(f"{session.model} · {sum(used):,}/{window:,} tokens ({100 * sum(used) / window:.0f}%)\n", style="bold")
+    legend.append(
+        f"{session.model} · {sum(used):,}/{window:,} tokens ({100 * sum(used) / window:.0f}%)\n", style="bold"
+    )
     for (label, style), tokens in zip(CATEGORIES, sizes, strict=True):
         legend.append("⛁ ", style=style)
         legend.append(f"{label}: {tokens:,} tokens ({100 * tokens / window:.1f}%)\n")

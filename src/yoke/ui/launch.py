@@ -59,5 +59,7 @@ def _banner(ui: Any) -> None:
     text.append("Yoke", style="bold")
     text.append(f" {__version__}  ", style="dim")
     text.append(f"{ui.cwd}\n", style="dim")
-    text.append("  /help for commands · esc to interrupt · shift+tab to change the permission mode\n", style="dim")
+    text.append(
+        "  /help for commands · esc to interrupt · shift+tab to change the permission mode\n", style="dim"
+    )
     ui.emit(ui.painter.ansi(text))

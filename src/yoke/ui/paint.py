@@ -22,7 +22,11 @@ class Painter:
             file=self._buffer,
             force_terminal=not self.dumb,
             no_color=self.no_color,
-            color_system=None if self.dumb else "truecolor" if "truecolor" in env.get("COLORTERM", "") else "256",
+            color_system=None
+            if self.dumb
+            else "truecolor"
+            if "truecolor" in env.get("COLORTERM", "")
+            else "256",
             width=max(20, width),
             highlight=False,
             emoji=False,

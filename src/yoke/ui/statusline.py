@@ -49,7 +49,11 @@ class StatusLine:
     async def _run(self) -> None:
         await asyncio.sleep(DEBOUNCE_S)
         payload = json.dumps(status_payload(self.ui)).encode()
-        env = dict(self.ui.session.agent.executor.ctx.env or os.environ) if self.ui.session else dict(os.environ)
+        env = (
+            dict(self.ui.session.agent.executor.ctx.env or os.environ)
+            if self.ui.session
+            else dict(os.environ)
+        )
         columns = str(self.ui.painter.width)
         env.update({"COLUMNS": columns})
         try:
@@ -82,7 +86,9 @@ def _setting(ui: Any) -> Any:
     from yoke.config.settings import load_settings
 
     try:
-        return load_settings(Path(ui.cwd), flag_settings=getattr(ui, "settings_flag", None)).merged.get("statusLine")
+        return load_settings(Path(ui.cwd), flag_settings=getattr(ui, "settings_flag", None)).merged.get(
+            "statusLine"
+        )
     except (OSError, ValueError):
         return None
 
@@ -92,7 +98,9 @@ def status_payload(ui: Any) -> dict[str, Any]:
 
     session = ui.session
     usage = session.agent.ledger.model_usage() if session is not None else {}
-    total_in = sum(u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens for u in usage.values())
+    total_in = sum(
+        u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens for u in usage.values()
+    )
     total_out = sum(u.output_tokens for u in usage.values())
     model = session.model if session is not None else ""
     return {

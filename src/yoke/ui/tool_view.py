@@ -44,7 +44,9 @@ def call_line(name: str, input: dict[str, Any], cwd: str, nested: bool = False) 
     return line
 
 
-def result_lines(name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool) -> tuple[list[Text], bool]:
+def result_lines(
+    name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool
+) -> tuple[list[Text], bool]:
     """What to show under a call, and whether some output was left out (Ctrl+O shows it)."""
     text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
     if is_error:
@@ -74,7 +76,9 @@ def _under(text: Text, first: bool = True) -> Text:
 def diff_lines(hunks: list[dict[str, Any]], path: str) -> list[Text]:
     added = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("+"))
     removed = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("-"))
-    summary = f"Updated {os.path.basename(str(path)) or 'file'} with {added} addition{'s' if added != 1 else ''}"
+    summary = (
+        f"Updated {os.path.basename(str(path)) or 'file'} with {added} addition{'s' if added != 1 else ''}"
+    )
     summary += f" and {removed} removal{'s' if removed != 1 else ''}"
     out = [_under(Text(summary))]
     out += diff_body(hunks)

@@ -101,10 +101,18 @@ class ConversationView:
             self.emit(self.painter.ansi(*todo_lines(event.todos)))
         elif isinstance(event, ev.Notice):
             style = "yellow" if event.kind in ("warning", "api_retry") else "dim"
-            self.emit(self.painter.ansi(Text(f"  ⚠ {event.message}" if style == "yellow" else f"  {event.message}", style=style)))
+            self.emit(
+                self.painter.ansi(
+                    Text(f"  ⚠ {event.message}" if style == "yellow" else f"  {event.message}", style=style)
+                )
+            )
         elif isinstance(event, ev.Compacted):
             self.finish_text()
-            self.emit(self.painter.ansi(Text(f"✻ Conversation compacted ({event.pre_tokens:,} tokens before)", style="dim")))
+            self.emit(
+                self.painter.ansi(
+                    Text(f"✻ Conversation compacted ({event.pre_tokens:,} tokens before)", style="dim")
+                )
+            )
         elif isinstance(event, ev.Result):
             self.finish_text()
             self._result_line(event)
