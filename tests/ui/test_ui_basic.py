@@ -48,3 +48,35 @@ def test_streamed_markdown_is_rendered(pane_factory):
         assert "bold text" in screen and "**" not in screen
         assert "A heading" in screen and "##" not in screen
         assert "• first item" in screen or "- first item" not in screen
+
+
+def test_narrow_terminal_without_colour(pane_factory):
+    answer = "A **narrow** answer with a list:\n\n- one item that is long enough to wrap at sixty columns for sure\n- two\n"
+    with ScriptedServer([{"content": answer}]) as srv:
+        pane = pane_factory(srv, env={"NO_COLOR": "1"}, width=60, height=30)
+        wait_prompt(pane)
+        pane.type("hi")
+        pane.keys("Enter")
+        screen = pane.wait_for("• two")
+        assert "**" not in screen
+        assert all(len(line) <= 60 for line in screen.splitlines())
+        escaped = pane._tmux("capture-pane", "-p", "-e", "-t", "t")
+        assert "\x1b[3" not in escaped.replace("\x1b[39m", "")  # no foreground colours
+
+
+def test_history_search_and_multiline(pane_factory):
+    with ScriptedServer([{"content": "first answer"}, {"content": "second answer"}]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("line one\\")
+        pane.keys("Enter")
+        pane.type("line two")
+        pane.keys("Enter")
+        pane.wait_for("first answer")
+        assert "line one\\nline two" in json.dumps(srv.requests[-1].body)
+        pane.keys("C-r")
+        pane.type("line one")
+        pane.keys("Enter")
+        pane.keys("Enter")
+        pane.wait_for("second answer")
+        assert json.dumps(srv.requests[-1].body).count("line two") == 2

@@ -19,7 +19,7 @@ from typing import Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, is_searching
 from prompt_toolkit.formatted_text import ANSI, FormattedText
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
@@ -29,6 +29,7 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.widgets import SearchToolbar
 from rich.text import Text
 
 from yoke.ui.paint import Painter
@@ -115,11 +116,16 @@ class TerminalUI:
             FormattedTextControl(self._live_text), dont_extend_height=True, wrap_lines=False, height=None
         )
         spinner = Window(FormattedTextControl(self._spinner_text), height=1)
+        search = SearchToolbar()
         question = Window(FormattedTextControl(self._choice_text), dont_extend_height=True, wrap_lines=True)
         prompt = VSplit(
             [
                 Window(FormattedTextControl(self._prompt_mark), width=2, dont_extend_width=True),
-                Window(BufferControl(self.input), wrap_lines=True, dont_extend_height=True),
+                Window(
+                    BufferControl(self.input, search_buffer_control=search.control),
+                    wrap_lines=True,
+                    dont_extend_height=True,
+                ),
             ]
         )
         rule = Window(char="─", height=1, style="class:rule")
@@ -132,7 +138,7 @@ class TerminalUI:
                     Condition(lambda: bool(self.stats.queue)),
                 ),
                 ConditionalContainer(question, has_choice),
-                ConditionalContainer(HSplit([rule, prompt, rule]), ~has_choice),
+                ConditionalContainer(HSplit([rule, prompt, search, rule]), ~has_choice),
                 CompletionsMenu(max_height=8, scroll_offset=1),
                 Window(FormattedTextControl(self._footer_text), height=1),
             ]
@@ -314,7 +320,7 @@ class TerminalUI:
         def _dismiss(event: Any) -> None:
             self._answer_choice(None)
 
-        @kb.add("enter", filter=no_choice)
+        @kb.add("enter", filter=no_choice & ~is_searching)
         def _enter(event: Any) -> None:
             buffer = self.input
             state = buffer.complete_state
@@ -437,6 +443,7 @@ class TerminalUI:
         def start() -> None:
             nonlocal task
             task = asyncio.get_running_loop().create_task(self._main())
+            self.input.load_history_if_not_yet_loaded()
 
         try:
             await self.app.run_async(pre_run=start)
