@@ -121,3 +121,22 @@ def test_escape_on_a_permission_prompt_denies_and_interrupts(pane_factory, proje
         pane.keys("Escape")
         pane.wait_for("Interrupted")
         assert not (project / "nope.txt").exists()
+
+
+def test_exit_plan_mode_shows_the_plan_and_asks(pane_factory, project):
+    plan = "## Plan\n\n1. Read **app.py**\n2. Fix it"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode", "input": {"plan": plan}}]},
+        {"content": "Starting now."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--permission-mode", "plan")
+        pane.wait_for("plan mode on")
+        pane.type("plan the fix")
+        pane.keys("Enter")
+        screen = pane.wait_for("Would you like to proceed with this plan?")
+        assert "Read app.py" in screen and "**" not in screen
+        pick(pane, "auto-accept edits")
+        pane.wait_for("Starting now.")
+        pane.wait_for("accept edits on")
+        assert "approved your plan" in json.dumps(srv.requests[-1].body)
