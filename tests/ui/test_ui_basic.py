@@ -80,3 +80,29 @@ def test_history_search_and_multiline(pane_factory):
         pane.keys("Enter")
         pane.wait_for("second answer")
         assert json.dumps(srv.requests[-1].body).count("line two") == 2
+
+
+def test_dumb_terminal_gets_a_plain_line_mode(pane_factory, project):
+    turns = [
+        {"content": "Plain **answer** here.\n\n- a point"},
+        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "touch dumb.txt"}}]},
+        {"content": "made it."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, inner_env={"TERM": "dumb"})
+        pane.wait_for(r"(?m)^>$", regex=True)
+        pane.type("hello")
+        pane.keys("Enter")
+        screen = pane.wait_for("Plain answer here.")
+        assert "**" not in screen
+        escaped = pane._tmux("capture-pane", "-p", "-e", "-t", "t")
+        assert "\x1b[" not in escaped
+        pane.type("make a file")
+        pane.keys("Enter")
+        pane.wait_for("choose 1-")
+        pane.type("1")
+        pane.keys("Enter")
+        pane.wait_for("made it.")
+        assert (project / "dumb.txt").exists()
+        pane.keys("C-d")
+        pane.wait_exit()

@@ -23,7 +23,15 @@ CONF = "set -g remain-on-exit on\nset -sg escape-time 0\nset -g history-limit 50
 
 
 class Pane:
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path, width: int = 100, height: int = 40):
+    def __init__(
+        self,
+        args: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        width: int = 100,
+        height: int = 40,
+        inner_env: dict[str, str] | None = None,  # set inside the pane (tmux sets TERM there itself)
+    ):
         self.socket = f"yoke-test-{uuid.uuid4().hex[:10]}"
         conf = cwd.parent / f"{self.socket}.conf"
         conf.write_text(CONF)
@@ -32,6 +40,8 @@ class Pane:
         self.env.setdefault("TERM", "xterm-256color")
         self.env.pop("NO_COLOR", None) if "NO_COLOR" not in env else None
         command = [sys.executable, "-m", "yoke", *args]
+        if inner_env:
+            command = ["env", *(f"{k}={v}" for k, v in inner_env.items()), *command]
         self._tmux(
             "-f", str(conf), "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
             "-c", str(cwd), *command,

@@ -281,6 +281,12 @@ class TerminalUI:
             self.feedback = None
             self.app.invalidate()
 
+    def prefill(self, text: str) -> None:
+        """Put text in the prompt, cursor at its end (a rewound message, to edit and send again)."""
+        from prompt_toolkit.document import Document
+
+        self.input.document = Document(text, len(text))
+
     def _answer_choice(self, index: int | None) -> None:
         choice = self.choice
         if choice is not None and not choice.future.done():

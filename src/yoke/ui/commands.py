@@ -358,11 +358,7 @@ async def _rewind(ui: Any, args: str) -> None:
     await ui.open_session(resume=session_id)
     ui.say("  " + summary.replace("\n", "\n  "), "dim")
     if how in (0, 1):
-        from prompt_toolkit.document import Document
-
-        ui.input.document = Document(
-            text, len(text)
-        )  # the message comes back to the prompt, to edit and send again
+        ui.prefill(text)  # the message comes back to the prompt, to edit and send again
 
 
 def _home(ui: Any) -> Path:

@@ -43,7 +43,12 @@ async def _run(base: Any, args: Namespace, first_prompt: str | None) -> int:
         options = dataclasses.replace(base, interactive=True, asker=UIAsker(ui), **changes)
         return await open_session(options)
 
-    ui = TerminalUI(opener, str(Path(base.cwd).resolve()), first_prompt, env)
+    kind = TerminalUI
+    if env.get("TERM") == "dumb":
+        from yoke.ui.plain import PlainUI
+
+        kind = PlainUI
+    ui = kind(opener, str(Path(base.cwd).resolve()), first_prompt, env)
     ui.settings_flag = args.settings
     _banner(ui)
     return await ui.run()
