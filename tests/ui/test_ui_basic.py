@@ -85,7 +85,11 @@ def test_history_search_and_multiline(pane_factory):
 def test_dumb_terminal_gets_a_plain_line_mode(pane_factory, project):
     turns = [
         {"content": "Plain **answer** here.\n\n- a point"},
-        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "touch dumb.txt"}}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "touch dumb.txt"}}
+            ]
+        },
         {"content": "made it."},
     ]
     with ScriptedServer(turns) as srv:

@@ -106,6 +106,9 @@ class TerminalUI:
             complete_while_typing=True,
             history=_history(env),
         )
+        from yoke.ui.prompt_input import Pastes
+
+        self.pastes = Pastes()
         self.app: Application = self._application()
 
     # ---- layout -----------------------------------------------------------------------------------------
@@ -395,6 +398,10 @@ class TerminalUI:
             else:
                 self.input.delete()
 
+        @kb.add(Keys.BracketedPaste)
+        def _paste(event: Any) -> None:
+            self.input.insert_text(self.pastes.collapse(event.data))
+
         @kb.add("c-o")
         def _expand(event: Any) -> None:
             self.view.show_hidden_output()
@@ -412,6 +419,7 @@ class TerminalUI:
             return
         self.input.append_to_history()
         self.input.reset()
+        text = self.pastes.expand(text)
         if self.stats.busy or not self.inbox.empty():
             self.stats.queue.append(text)
         self.inbox.put_nowait(text)
@@ -533,22 +541,30 @@ class TerminalUI:
         if stripped.startswith("!"):
             await run_shell(self, stripped[1:].strip())
             return
+        if stripped.startswith("#") and not stripped.startswith("##") and "\n" not in stripped:
+            from yoke.ui.commands import save_memory_note
+
+            await save_memory_note(self, stripped[1:].strip())
+            return
         await self.turn(text)
 
     async def turn(self, prompt: str, echo: bool = True, compact: str | None = None) -> None:
         """One query (or a compaction), rendered as it streams; Esc interrupts it."""
         from yoke.ui.commands import pending_shell_context
+        from yoke.ui.prompt_input import with_images
 
         if echo:
             self.emit(self.painter.ansi(_echo(prompt, self.painter.no_color)))
-        prompt = pending_shell_context(self) + prompt if compact is None else prompt
+        message: Any = prompt
+        if compact is None:
+            message = with_images(pending_shell_context(self) + prompt, self.cwd)
         self.stats.busy = True
         self.stats.started = time.monotonic()
         self.view.reset_turn()
         self.app.invalidate()
         try:
             events = (
-                self.session.compact(compact or None) if compact is not None else self.session.query(prompt)
+                self.session.compact(compact or None) if compact is not None else self.session.query(message)
             )
             async for event in events:
                 self.view.on_event(event)

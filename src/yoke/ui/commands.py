@@ -272,33 +272,48 @@ def _bundled_rg() -> str | None:
 # ---- sessions: resume, rewind ------------------------------------------------------------------------------
 
 
-@command("resume", "Pick an earlier conversation to continue")
+@command("resume", "Pick an earlier conversation to continue (Yoke's and Claude Code's)")
 async def _resume(ui: Any, args: str) -> None:
-    from yoke.session.store import list_sessions
-    from yoke.session.transcript import yoke_home
-
     if args:
         await _reopen(ui, args)
         return
-    sessions = [s for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
-    if not sessions:
+    choices = _resumable(ui)
+    if not choices:
         ui.say("  No other conversations in this folder yet.", "dim")
         return
     options = [
-        f"{s.modified:%m-%d %H:%M}  {s.messages:>3} msgs  {' '.join(s.first_prompt.split())[:50] or '(no prompt)'}"
-        for s in sessions[:9]
+        f"{info.modified:%m-%d %H:%M}  {info.messages:>3} msgs  "
+        f"{' '.join(info.first_prompt.split())[:48] or '(no prompt)'}{'  (Claude Code)' if claude else ''}"
+        for info, claude in choices
     ]
     index = await ui.choose(ui.painter.line("Resume which conversation?", "bold"), options)
     if index is None:
         return
-    await _reopen(ui, sessions[index].id)
+    info, claude = choices[index]
+    # A Claude Code transcript is copied into Yoke's store (a fork): Claude Code's file is never written.
+    await _reopen(ui, str(info.path) if claude else info.id, fork=claude)
 
 
-async def _reopen(ui: Any, session_id: str) -> None:
+def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
+    """This folder's sessions, newest first: Yoke's, then Claude Code's (from its own projects folder)."""
+    from yoke.memory.files import config_dir
+    from yoke.session.store import list_sessions
+    from yoke.session.transcript import yoke_home
+
+    ours = [(s, False) for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
+    try:
+        theirs = [(s, True) for s in list_sessions(ui.cwd, config_dir(ui.env), limit=30)]
+    except OSError:
+        theirs = []
+    both = sorted(ours + theirs, key=lambda pair: pair[0].modified, reverse=True)
+    return both[:limit]
+
+
+async def _reopen(ui: Any, session_id: str, fork: bool = False) -> None:
     from yoke.session.engine import SessionError
 
     try:
-        await ui.open_session(resume=session_id)
+        await ui.open_session(resume=session_id, fork_session=fork)
     except SessionError as exc:
         ui.say(f"  {exc}", "red")
         await ui.open_session()
@@ -417,3 +432,35 @@ for _name, _description_text in (
     ("statusline", "Set up the status line"),
 ):
     later(_name, _description_text)
+
+
+# ---- `#` memory notes ------------------------------------------------------------------------------------
+
+
+async def save_memory_note(ui: Any, note: str) -> None:
+    """`#note`: append a line to the memory file the user picks (project, local or user CLAUDE.md)."""
+    from yoke.fsutil import replace_file
+    from yoke.memory.files import config_dir
+
+    if not note:
+        return
+    targets = [
+        ("Project memory (./CLAUDE.md, shared)", Path(ui.cwd) / "CLAUDE.md"),
+        ("Project memory, just me (./CLAUDE.local.md)", Path(ui.cwd) / "CLAUDE.local.md"),
+        ("User memory (~/.claude/CLAUDE.md, all projects)", config_dir(ui.env) / "CLAUDE.md"),
+    ]
+    index = await ui.choose(
+        ui.painter.line(f"Save to which memory? “{note}”", "bold"), [t for t, _ in targets]
+    )
+    if index is None:
+        return
+    path = targets[index][1]
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        joined = old + ("" if not old or old.endswith("\n") else "\n") + f"- {note}\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, joined.encode("utf-8"))
+    except OSError as exc:
+        ui.say(f"  could not save the note: {exc}", "red")
+        return
+    ui.say(f"  Saved to {path}", "dim")

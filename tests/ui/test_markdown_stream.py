@@ -1,0 +1,57 @@
+"""Splitting a streamed answer into finished blocks (printed once) and the live tail (redrawn)."""
+
+from __future__ import annotations
+
+import random
+
+from yoke.ui.markdown_stream import MarkdownStream
+
+ANSWER = (
+    "Intro paragraph with **bold**.\n\n"
+    "```python\ndef f():\n\n    return 1\n```\n"
+    "- item one\n- item two\n\n"
+    "Closing words."
+)
+
+
+def test_blocks_finish_at_blank_lines_and_closing_fences():
+    stream = MarkdownStream()
+    done = [stream.feed(ch) for ch in ANSWER]
+    finished = [d for d in done if d]
+    assert finished[0] == "Intro paragraph with **bold**.\n\n"
+    assert finished[1] == "```python\ndef f():\n\n    return 1\n```\n"  # the blank line inside stays inside
+    assert finished[2] == "- item one\n- item two\n\n"
+    assert stream.text == "Closing words."
+    assert stream.finish() == "Closing words." and stream.text == ""
+
+
+def test_any_chunking_gives_the_same_text_back():
+    rng = random.Random(3)
+    for _ in range(50):
+        stream = MarkdownStream()
+        out, i = [], 0
+        while i < len(ANSWER):
+            step = rng.randint(1, 12)
+            out.append(stream.feed(ANSWER[i : i + step]))
+            i += step
+        out.append(stream.finish())
+        assert "".join(out) == ANSWER
+
+
+def test_open_fence_is_known_while_streaming():
+    stream = MarkdownStream()
+    stream.feed("```sh\nls\n")
+    assert stream.in_code and stream.text.startswith("```sh")
+    stream.feed("```\n")
+    assert not stream.in_code and stream.text == ""
+
+
+def test_the_tail_stays_small_however_long_the_answer():
+    stream = MarkdownStream()
+    longest = 0
+    for n in range(2000):
+        stream.feed(f"word{n} ")
+        if n % 30 == 29:
+            stream.feed("\n\n")
+        longest = max(longest, len(stream.text))
+    assert longest < 400
