@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -19,11 +18,10 @@ from typing import Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.filters import Condition, is_searching
-from prompt_toolkit.formatted_text import ANSI, FormattedText
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
-from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+from prompt_toolkit.key_binding import merge_key_bindings
 from prompt_toolkit.key_binding.defaults import load_key_bindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, Window
@@ -32,22 +30,17 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import SearchToolbar
 from rich.text import Text
 
+from yoke.ui.keys import EXIT_WINDOW_S, build_bindings
 from yoke.ui.paint import Painter
+from yoke.ui.screen import ScreenParts, columns_of
 from yoke.ui.view import ConversationView
 
 # Alt+Enter and the Shift+Enter sequences of terminals that report modifiers insert a newline (Ctrl+J).
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
     ANSI_SEQUENCES[_sequence] = Keys.ControlJ
 
-SPINNER = "·✢✳✶✻✽✻✶✳✢"
 MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions")
-MODE_LABELS = {
-    "acceptEdits": "⏵⏵ accept edits on",
-    "plan": "⏸ plan mode on",
-    "bypassPermissions": "⏵⏵ bypass permissions on",
-    "dontAsk": "⏵⏵ don't ask mode on",
-}
-EXIT_WINDOW_S = 2.0
+LONG_TURN_S = 20.0  # a turn this long rings the bell when it ends or asks something
 
 
 @dataclass
@@ -67,7 +60,7 @@ class Stats:
     queue: list[str] = field(default_factory=list)
 
 
-class TerminalUI:
+class TerminalUI(ScreenParts):
     def __init__(
         self,
         opener: Callable[..., Any],
@@ -83,7 +76,7 @@ class TerminalUI:
         self.env = env
         self.first_prompt = first_prompt
         self.session: Any = None
-        columns = _columns()
+        columns = columns_of()
         self.painter = Painter(columns, env)
         self.view = ConversationView(self.painter, self.emit, cwd)
         self.stats = Stats()
@@ -93,8 +86,8 @@ class TerminalUI:
         self.status_text = ""  # the statusLine command's output
         self.hint = ""  # a transient footer message ("Press Ctrl+C again to exit")
         self._hint_until = 0.0
-        self._last_ctrl_c = 0.0
-        self._last_escape = 0.0
+        self.last_ctrl_c = 0.0
+        self.last_escape = 0.0
         self._out: list[str] = []
         self._flushing = False
         self._turn_task: asyncio.Task | None = None
@@ -148,7 +141,7 @@ class TerminalUI:
         )
         app: Application = Application(
             layout=Layout(body, focused_element=self.input),
-            key_bindings=merge_key_bindings([load_key_bindings(), self._bindings(has_choice)]),
+            key_bindings=merge_key_bindings([load_key_bindings(), build_bindings(self, has_choice)]),
             full_screen=False,
             mouse_support=False,
             min_redraw_interval=0.04,
@@ -160,68 +153,6 @@ class TerminalUI:
         app.ttimeoutlen = 0.05
         app.timeoutlen = 0.4
         return app
-
-    def _live_text(self) -> Any:
-        columns = _columns(self.app)
-        if columns != self.painter.width:
-            self.painter.resize(columns)
-        rows = _rows(self.app)
-        return ANSI(self.view.live_ansi(columns, max(3, rows - 8)))
-
-    def _spinner_text(self) -> Any:
-        elapsed = time.monotonic() - self.stats.started
-        frame = SPINNER[int(elapsed * 8) % len(SPINNER)]
-        tokens = self.view.tokens
-        detail = f"{int(elapsed)}s · ↓ {tokens:,} tokens · esc to interrupt"
-        return FormattedText([("ansiyellow", f"{frame} Working… "), ("ansigray", f"({detail})")])
-
-    def _queue_text(self) -> Any:
-        return FormattedText(
-            [("ansigray", f"  ⏵ queued: {' '.join(q.split())[:70]}\n") for q in self.stats.queue]
-        )
-
-    def _choice_text(self) -> Any:
-        choice = self.choice
-        if choice is None:
-            return ""
-        lines = [choice.header.rstrip("\n") + "\n"]
-        for i, option in enumerate(choice.options):
-            mark = "❯" if i == choice.index else " "
-            style = "\x1b[36m" if i == choice.index and not self.painter.no_color else ""
-            reset = "\x1b[0m" if style else ""
-            lines.append(f"{style}{mark} {i + 1}. {option}{reset}\n")
-        return ANSI("".join(lines))
-
-    def _prompt_mark(self) -> Any:
-        if self.feedback is not None:
-            return FormattedText([("ansired", "✎ ")])
-        text = self.input.text
-        if text.startswith("!"):
-            return FormattedText([("ansimagenta", "! ")])
-        if text.startswith("#"):
-            return FormattedText([("ansiblue", "# ")])
-        return "> "
-
-    def _footer_text(self) -> Any:
-        if self.hint and time.monotonic() < self._hint_until:
-            return FormattedText([("ansigray", f"  {self.hint}")])
-        if self.session is None:
-            return FormattedText([("ansigray", "  starting…")])
-        if self.feedback is not None:
-            return FormattedText(
-                [("ansigray", "  tell Yoke what to do instead · enter to send · esc to cancel")]
-            )
-        mode = self.session.permission_mode if self.session is not None else "default"
-        parts: list[tuple[str, str]] = []
-        label = MODE_LABELS.get(mode)
-        if label:
-            parts.append(("ansimagenta" if mode != "plan" else "ansicyan", f"  {label} (shift+tab to cycle)"))
-        else:
-            parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
-        if self.status_text:
-            parts.append(("", "  "))
-            return FormattedText(parts) + ANSI(self.status_text.split("\n")[0]).__pt_formatted_text__()
-        return FormattedText(parts)
 
     # ---- scrollback ---------------------------------------------------------------------------------------
 
@@ -266,6 +197,8 @@ class TerminalUI:
             await self.choice.future
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.choice = Choice(header, options, future, default)
+        if self.stats.busy and time.monotonic() - self.stats.started > LONG_TURN_S:
+            _write_bell()  # a question waits after a long stretch of work: call the user back
         self.app.invalidate()
         try:
             return await future
@@ -290,125 +223,14 @@ class TerminalUI:
 
         self.input.document = Document(text, len(text))
 
-    def _answer_choice(self, index: int | None) -> None:
+    def answer_choice(self, index: int | None) -> None:
         choice = self.choice
         if choice is not None and not choice.future.done():
             choice.future.set_result(index)
 
     # ---- keys ---------------------------------------------------------------------------------------------
 
-    def _bindings(self, has_choice: Any) -> KeyBindings:
-        kb = KeyBindings()
-        no_choice = ~has_choice
-
-        @kb.add("up", filter=has_choice)
-        def _up(event: Any) -> None:
-            assert self.choice is not None
-            self.choice.index = (self.choice.index - 1) % len(self.choice.options)
-
-        @kb.add("down", filter=has_choice)
-        @kb.add("tab", filter=has_choice)
-        def _down(event: Any) -> None:
-            assert self.choice is not None
-            self.choice.index = (self.choice.index + 1) % len(self.choice.options)
-
-        @kb.add("enter", filter=has_choice)
-        def _pick(event: Any) -> None:
-            assert self.choice is not None
-            self._answer_choice(self.choice.index)
-
-        for digit in "123456789":
-
-            @kb.add(digit, filter=has_choice)
-            def _number(event: Any, digit: str = digit) -> None:
-                assert self.choice is not None
-                if int(digit) <= len(self.choice.options):
-                    self._answer_choice(int(digit) - 1)
-
-        @kb.add("escape", filter=has_choice, eager=True)
-        def _dismiss(event: Any) -> None:
-            self._answer_choice(None)
-
-        @kb.add("enter", filter=no_choice & ~is_searching)
-        def _enter(event: Any) -> None:
-            buffer = self.input
-            state = buffer.complete_state
-            if state is not None and state.current_completion is not None:
-                buffer.apply_completion(state.current_completion)
-                if not buffer.text.startswith("/"):
-                    return
-            if buffer.document.text_before_cursor.endswith("\\"):
-                buffer.delete_before_cursor(1)
-                buffer.insert_text("\n")
-                return
-            self._submit()
-
-        @kb.add("c-j", filter=no_choice)
-        def _newline(event: Any) -> None:
-            self.input.insert_text("\n")
-
-        @kb.add("escape", filter=no_choice, eager=True)
-        def _escape(event: Any) -> None:
-            if self.feedback is not None:
-                if not self.feedback.done():
-                    self.feedback.set_result(None)
-                return
-            if self.input.complete_state is not None:
-                self.input.cancel_completion()
-                return
-            if self.stats.busy:
-                self.interrupt()
-                return
-            now = time.monotonic()
-            if not self.input.text and now - self._last_escape < 0.8:
-                self._last_escape = 0.0
-                self.inbox.put_nowait("/rewind")
-                return
-            self._last_escape = now
-
-        @kb.add("s-tab")
-        def _cycle(event: Any) -> None:
-            self.cycle_mode()
-
-        @kb.add("c-c")
-        def _ctrl_c(event: Any) -> None:
-            if self.choice is not None:
-                self._answer_choice(None)
-                return
-            if self.feedback is not None:
-                if not self.feedback.done():
-                    self.feedback.set_result(None)
-                return
-            if self.input.text:
-                self.input.reset()
-                return
-            if self.stats.busy:
-                self.interrupt()
-            now = time.monotonic()
-            if now - self._last_ctrl_c < EXIT_WINDOW_S:
-                self.exit()
-                return
-            self._last_ctrl_c = now
-            self.flash("Press Ctrl+C again to exit")
-
-        @kb.add("c-d", filter=no_choice)
-        def _ctrl_d(event: Any) -> None:
-            if not self.input.text:
-                self.exit()
-            else:
-                self.input.delete()
-
-        @kb.add(Keys.BracketedPaste)
-        def _paste(event: Any) -> None:
-            self.input.insert_text(self.pastes.collapse(event.data))
-
-        @kb.add("c-o")
-        def _expand(event: Any) -> None:
-            self.view.show_hidden_output()
-
-        return kb
-
-    def _submit(self) -> None:
+    def submit(self) -> None:
         text = self.input.text
         if self.feedback is not None:
             self.input.reset()
@@ -531,7 +353,8 @@ class TerminalUI:
                 self.app.invalidate()
 
     async def handle(self, text: str) -> None:
-        from yoke.ui.commands import run_command, run_shell
+        from yoke.ui.commands import run_command
+        from yoke.ui.local_actions import run_shell
 
         stripped = text.strip()
         if stripped.startswith("/") and not stripped.startswith("//"):
@@ -542,7 +365,7 @@ class TerminalUI:
             await run_shell(self, stripped[1:].strip())
             return
         if stripped.startswith("#") and not stripped.startswith("##") and "\n" not in stripped:
-            from yoke.ui.commands import save_memory_note
+            from yoke.ui.local_actions import save_memory_note
 
             await save_memory_note(self, stripped[1:].strip())
             return
@@ -550,7 +373,7 @@ class TerminalUI:
 
     async def turn(self, prompt: str, echo: bool = True, compact: str | None = None) -> None:
         """One query (or a compaction), rendered as it streams; Esc interrupts it."""
-        from yoke.ui.commands import pending_shell_context
+        from yoke.ui.local_actions import pending_shell_context
         from yoke.ui.prompt_input import with_images
 
         if echo:
@@ -574,7 +397,7 @@ class TerminalUI:
             self.stats.busy = False
             self._refresh_status()
             self.app.invalidate()
-            if time.monotonic() - self.stats.started > 20:
+            if time.monotonic() - self.stats.started > LONG_TURN_S:
                 _write_bell()
 
 
@@ -593,23 +416,6 @@ def _write_bell() -> None:
     with contextlib.suppress(Exception):
         sys.stdout.write("\a")
         sys.stdout.flush()
-
-
-def _columns(app: Application | None = None) -> int:
-    if app is not None:
-        with contextlib.suppress(Exception):
-            return max(20, app.output.get_size().columns)
-    try:
-        return max(20, os.get_terminal_size().columns)
-    except OSError:
-        return 80
-
-
-def _rows(app: Application) -> int:
-    try:
-        return app.output.get_size().rows
-    except Exception:
-        return 24
 
 
 def _history(env: dict[str, str]) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 from collections.abc import Awaitable, Callable
@@ -15,7 +14,6 @@ from rich.text import Text
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
 ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume"}
-SHELL_CONTEXT_KEY = "_shell_context"
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file in its root with what a coding agent working "
     "here needs: the commands to build, lint and test (and to run a single test), and the high-level "
@@ -269,159 +267,6 @@ def _bundled_rg() -> str | None:
     return f"bundled ({Path(rg).parent})"
 
 
-# ---- sessions: resume, rewind ------------------------------------------------------------------------------
-
-
-@command("resume", "Pick an earlier conversation to continue (Yoke's and Claude Code's)")
-async def _resume(ui: Any, args: str) -> None:
-    if args:
-        await _reopen(ui, args)
-        return
-    choices = _resumable(ui)
-    if not choices:
-        ui.say("  No other conversations in this folder yet.", "dim")
-        return
-    options = [
-        f"{info.modified:%m-%d %H:%M}  {info.messages:>3} msgs  "
-        f"{' '.join(info.first_prompt.split())[:48] or '(no prompt)'}{'  (Claude Code)' if claude else ''}"
-        for info, claude in choices
-    ]
-    index = await ui.choose(ui.painter.line("Resume which conversation?", "bold"), options)
-    if index is None:
-        return
-    info, claude = choices[index]
-    # A Claude Code transcript is copied into Yoke's store (a fork): Claude Code's file is never written.
-    await _reopen(ui, str(info.path) if claude else info.id, fork=claude)
-
-
-def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
-    """This folder's sessions, newest first: Yoke's, then Claude Code's (from its own projects folder)."""
-    from yoke.memory.files import config_dir
-    from yoke.session.store import list_sessions
-    from yoke.session.transcript import yoke_home
-
-    ours = [(s, False) for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
-    try:
-        theirs = [(s, True) for s in list_sessions(ui.cwd, config_dir(ui.env), limit=30)]
-    except OSError:
-        theirs = []
-    both = sorted(ours + theirs, key=lambda pair: pair[0].modified, reverse=True)
-    return both[:limit]
-
-
-async def _reopen(ui: Any, session_id: str, fork: bool = False) -> None:
-    from yoke.session.engine import SessionError
-
-    try:
-        await ui.open_session(resume=session_id, fork_session=fork)
-    except SessionError as exc:
-        ui.say(f"  {exc}", "red")
-        await ui.open_session()
-        return
-    _replay_tail(ui)
-    ui.say(f"  Resumed session {ui.session.id}", "dim")
-
-
-def _replay_tail(ui: Any, count: int = 6) -> None:
-    """The last exchanges of a resumed conversation, so the screen shows where it stands."""
-    for message in ui.session.messages[-count:]:
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
-        text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-        if not text.strip():
-            continue
-        if message.get("role") == "user":
-            ui.emit(ui.painter.ansi(Text(f"> {' '.join(text.split())[:200]}", style="bold")))
-        else:
-            ui.emit(ui.painter.markdown(text))
-
-
-@command("rewind", "Go back to an earlier message (code, conversation or both)")
-async def _rewind(ui: Any, args: str) -> None:
-    from yoke.session.commands import _prompts_of, rewind_command
-
-    session = ui.session
-    path = session.transcript_path
-    prompts = _prompts_of(path) if path.exists() else []
-    if not prompts:
-        ui.say("  Nothing to rewind yet.", "dim")
-        return
-    recent = list(reversed(prompts))[:9]
-    options = [" ".join(text.split())[:70] for _, text in recent]
-    index = await ui.choose(ui.painter.line("Rewind to before which message?", "bold"), options)
-    if index is None:
-        return
-    uuid, text = recent[index]
-    modes = ["Restore code and conversation", "Restore conversation", "Restore code", "Never mind"]
-    how = await ui.choose(ui.painter.line(f"Rewind to before: {options[index]}", "bold"), modes)
-    if how is None or how == 3:
-        return
-    session_id = session.id
-    await session.close("other")
-    ui.session = None
-    try:
-        summary = rewind_command(
-            uuid,
-            cwd=ui.cwd,
-            home=_home(ui),
-            session=str(path),
-            restore_files=how in (0, 2),
-            restore_conversation=how in (0, 1),
-        )
-    except (LookupError, ValueError, OSError) as exc:
-        summary = f"Could not rewind: {exc}"
-    await ui.open_session(resume=session_id)
-    ui.say("  " + summary.replace("\n", "\n  "), "dim")
-    if how in (0, 1):
-        ui.prefill(text)  # the message comes back to the prompt, to edit and send again
-
-
-def _home(ui: Any) -> Path:
-    from yoke.session.transcript import yoke_home
-
-    return yoke_home(ui.env)
-
-
-# ---- `!` shell commands --------------------------------------------------------------------------------
-
-
-async def run_shell(ui: Any, command_line: str) -> None:
-    """Run a shell command directly; its output goes to the next prompt as context, as in Claude Code."""
-    if not command_line:
-        return
-    ui.emit(ui.painter.ansi(Text(f"! {command_line}", style="magenta")))
-    env = dict(ui.session.agent.executor.ctx.env or os.environ) if ui.session else None
-    try:
-        proc = await asyncio.create_subprocess_shell(
-            command_line,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
-            cwd=ui.cwd,
-            env=env,
-            start_new_session=True,
-        )
-        out, _ = await proc.communicate()
-    except OSError as exc:
-        ui.say(f"  ⎿  {exc}", "red")
-        return
-    text = out.decode("utf-8", "replace").rstrip()
-    lines = text.splitlines() or ["(no output)"]
-    shown = "\n".join(("  ⎿  " if i == 0 else "     ") + line for i, line in enumerate(lines[:20]))
-    if len(lines) > 20:
-        shown += f"\n     … +{len(lines) - 20} lines"
-    ui.say(shown, "" if proc.returncode == 0 else "red")
-    context = getattr(ui, SHELL_CONTEXT_KEY, [])
-    context.append(f"<bash-input>{command_line}</bash-input>\n<bash-stdout>{text[-8000:]}</bash-stdout>\n")
-    setattr(ui, SHELL_CONTEXT_KEY, context)
-
-
-def pending_shell_context(ui: Any) -> str:
-    context = getattr(ui, SHELL_CONTEXT_KEY, [])
-    setattr(ui, SHELL_CONTEXT_KEY, [])
-    return "".join(context) + "\n" if context else ""
-
-
 for _name, _description_text in (
     ("agents", "Manage sub-agent definitions"),
     ("config", "Open the settings"),
@@ -433,34 +278,4 @@ for _name, _description_text in (
 ):
     later(_name, _description_text)
 
-
-# ---- `#` memory notes ------------------------------------------------------------------------------------
-
-
-async def save_memory_note(ui: Any, note: str) -> None:
-    """`#note`: append a line to the memory file the user picks (project, local or user CLAUDE.md)."""
-    from yoke.fsutil import replace_file
-    from yoke.memory.files import config_dir
-
-    if not note:
-        return
-    targets = [
-        ("Project memory (./CLAUDE.md, shared)", Path(ui.cwd) / "CLAUDE.md"),
-        ("Project memory, just me (./CLAUDE.local.md)", Path(ui.cwd) / "CLAUDE.local.md"),
-        ("User memory (~/.claude/CLAUDE.md, all projects)", config_dir(ui.env) / "CLAUDE.md"),
-    ]
-    index = await ui.choose(
-        ui.painter.line(f"Save to which memory? “{note}”", "bold"), [t for t, _ in targets]
-    )
-    if index is None:
-        return
-    path = targets[index][1]
-    try:
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
-        joined = old + ("" if not old or old.endswith("\n") else "\n") + f"- {note}\n"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(path, joined.encode("utf-8"))
-    except OSError as exc:
-        ui.say(f"  could not save the note: {exc}", "red")
-        return
-    ui.say(f"  Saved to {path}", "dim")
+from yoke.ui import session_commands  # noqa: E402,F401 - registers /resume and /rewind

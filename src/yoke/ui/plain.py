@@ -14,7 +14,8 @@ import sys
 import time
 from typing import Any
 
-from yoke.ui.app import EXIT_WINDOW_S, TerminalUI
+from yoke.ui.app import TerminalUI
+from yoke.ui.keys import EXIT_WINDOW_S
 
 
 class _NoApp:
@@ -114,9 +115,9 @@ class PlainUI(TerminalUI):
             self.interrupt()
             return
         now = time.monotonic()
-        if now - self._last_ctrl_c < EXIT_WINDOW_S:
+        if now - self.last_ctrl_c < EXIT_WINDOW_S:
             import os
 
             os._exit(self.exit_code)  # the input thread cannot be woken; nothing is left to save
-        self._last_ctrl_c = now
+        self.last_ctrl_c = now
         self.say("\n(press Ctrl+C again to exit)")
