@@ -82,6 +82,9 @@ class StandInSession:
             )
         yield ev.Result("completed", False, "", 1, 1, 1, 0.0, Usage(), {}, [])
 
+    def background_tasks(self) -> list[dict[str, Any]]:
+        return []
+
     def set_permission_mode(self, mode: str) -> None:
         self.permission_mode = mode
 

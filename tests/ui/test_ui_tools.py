@@ -140,3 +140,21 @@ def test_exit_plan_mode_shows_the_plan_and_asks(pane_factory, project):
         pane.wait_for("Starting now.")
         pane.wait_for("accept edits on")
         assert "approved your plan" in json.dumps(srv.requests[-1].body)
+
+
+def test_background_task_listed_in_the_footer(pane_factory, project):
+    call = {"command": "sleep 30", "run_in_background": True, "description": "wait a while"}
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_bg", "name": "Bash", "input": call}]},
+        {"content": "Started it."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--allowedTools", "Bash")
+        wait_prompt(pane)
+        pane.type("start a background job")
+        pane.keys("Enter")
+        pane.wait_for("Started it.")
+        pane.wait_for("1 background task")
+        pane.type("/tasks")
+        pane.keys("Enter")
+        pane.wait_for("wait a while")

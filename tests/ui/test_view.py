@@ -50,3 +50,16 @@ def test_finished_blocks_go_to_scrollback_once(tmp_path):
     assert "Second para" in view.live_ansi(80, 10)
     view.finish_text()
     assert "".join(out).count("Second para") == 1 and view.md.text == ""
+
+
+def test_todo_list_updates_in_place_and_is_printed_once_at_the_end(tmp_path):
+    from yoke.providers.base import Usage
+
+    view, out = make_view(tmp_path)
+    view.on_event(ev.TodosChanged([{"content": "write code", "status": "in_progress"}]))
+    assert "write code" in view.live_ansi(80, 20) and not out
+    view.on_event(ev.TodosChanged([{"content": "write code", "status": "completed"}]))
+    assert "☒ write code" in view.live_ansi(80, 20) and not out
+    view.on_event(ev.Result("completed", False, "", 1, 1, 1, 0.0, Usage(), {}, []))
+    assert "".join(out).count("write code") == 1
+    assert "write code" not in view.live_ansi(80, 20)

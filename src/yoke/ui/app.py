@@ -347,9 +347,13 @@ class TerminalUI(ScreenParts):
             self.statusline.trigger()
 
     async def _tick(self) -> None:
+        ticks = 0
         while True:
             await asyncio.sleep(0.1)
-            if self.stats.busy or self.hint:
+            ticks += 1
+            if (
+                self.stats.busy or self.hint or ticks % 10 == 0
+            ):  # idle: the footer (background tasks) each second
                 self.app.invalidate()
 
     async def handle(self, text: str) -> None:

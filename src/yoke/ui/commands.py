@@ -185,6 +185,18 @@ async def _status(ui: Any, args: str) -> None:
     ui.emit(ui.painter.ansi(table))
 
 
+@command("tasks", "Background tasks still running")
+async def _tasks(ui: Any, args: str) -> None:
+    tasks = ui.session.background_tasks()
+    if not tasks:
+        ui.say("  No background tasks are running.", "dim")
+        return
+    table = Table.grid(padding=(0, 2))
+    for task in tasks:
+        table.add_row(Text(task["id"], style="bold"), task["description"] or task["command"])
+    ui.emit(ui.painter.ansi(table))
+
+
 @command("init", "Write a CLAUDE.md describing this project")
 async def _init(ui: Any, args: str) -> None:
     await ui.turn(INIT_PROMPT, echo=False)

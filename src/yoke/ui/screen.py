@@ -88,6 +88,9 @@ class ScreenParts:
             parts.append(("ansimagenta" if mode != "plan" else "ansicyan", f"  {label} (shift+tab to cycle)"))
         else:
             parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
+        tasks = self.session.background_tasks()
+        if tasks:
+            parts.append(("ansicyan", f"  · {len(tasks)} background task{'s' if len(tasks) != 1 else ''}"))
         if self.status_text:
             parts.append(("", "  "))
             return FormattedText(parts) + ANSI(self.status_text.split("\n")[0]).__pt_formatted_text__()

@@ -35,13 +35,16 @@ class ConversationView:
         self._live_key: tuple[str, int] | None = None
         self._live_ansi = ""
         self.version = 0  # bumped whenever the live part changes
+        self.todos: list[dict[str, Any]] | None = None  # shown live while the turn runs, printed at its end
 
     # ---- the live part ----------------------------------------------------------------------------------
 
     def live_ansi(self, width: int, max_lines: int) -> str:
-        key = (self.md.text + "\0" + self.thinking[-200:], width)
+        key = (self.md.text + "\0" + self.thinking[-200:] + "\0" + str(self.version), width)
         if key != self._live_key:
             parts = []
+            if self.todos:
+                parts.append(self.painter.ansi(*todo_lines(self.todos), width=width))
             if self.thinking:
                 last = " ".join(self.thinking.split())[-(width - 4) :]
                 parts.append(self.painter.ansi(Text(f"✻ {last}", style="dim italic"), width=width))
@@ -98,7 +101,8 @@ class ConversationView:
             for result in event.results:
                 self._result(result)
         elif isinstance(event, ev.TodosChanged):
-            self.emit(self.painter.ansi(*todo_lines(event.todos)))
+            self.todos = list(event.todos)  # updated in place in the live area
+            self.version += 1
         elif isinstance(event, ev.Notice):
             style = "yellow" if event.kind in ("warning", "api_retry") else "dim"
             self.emit(
@@ -115,7 +119,13 @@ class ConversationView:
             )
         elif isinstance(event, ev.Result):
             self.finish_text()
+            if self.todos:
+                self.emit(self.painter.ansi(*todo_lines(self.todos)))
+            self.todos = None
             self._result_line(event)
+            # what was kept to pair calls with results is not needed past the turn: memory stays bounded
+            self.calls.clear()
+            self.shown_results.clear()
 
     def finish_text(self) -> None:
         self._flush_thinking()
