@@ -55,3 +55,30 @@ def test_the_tail_stays_small_however_long_the_answer():
             stream.feed("\n\n")
         longest = max(longest, len(stream.text))
     assert longest < 400
+
+
+def test_a_long_code_block_is_cut_into_closed_pieces():
+    from yoke.ui.markdown_stream import MAX_TAIL
+
+    stream = MarkdownStream()
+    done = [stream.feed("```python\n")]
+    for i in range(600):
+        done.append(stream.feed(f"value_{i} = {i}\n"))
+        assert len(stream.text) <= MAX_TAIL + 40
+    pieces = [d for d in done if d]
+    assert pieces and all(p.startswith("```python\n") and p.endswith("```\n") for p in pieces)
+    body = "".join(p[len("```python\n") : -len("```\n")] for p in pieces) + stream.text[len("```python\n") :]
+    assert body == "".join(f"value_{i} = {i}\n" for i in range(600))
+
+
+def test_a_long_paragraph_is_cut_at_sentence_ends():
+    from yoke.ui.markdown_stream import MAX_TAIL
+
+    stream = MarkdownStream()
+    out = []
+    for i in range(2000):
+        out.append(stream.feed(f"Sentence {i} is here. "))
+        assert len(stream.text) <= MAX_TAIL + 40
+    out.append(stream.finish())
+    joined = "".join(out)
+    assert all(f"Sentence {i} is here." in joined for i in range(2000))

@@ -406,7 +406,7 @@ class TerminalUI(ScreenParts):
 
 
 def _echo(prompt: str, plain: bool) -> Text:
-    text = Text("> ", style="bold")
+    text = Text("\n> ", style="bold")  # a blank line between exchanges
     text.append(prompt.rstrip(), style="" if plain else "bold")
     return text
 

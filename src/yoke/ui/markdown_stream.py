@@ -8,6 +8,7 @@ streamed token depends on the size of the current block, never on the length of 
 from __future__ import annotations
 
 FENCES = ("```", "~~~")
+MAX_TAIL = 3000  # a block longer than this is cut (a long code block or paragraph), so redraws stay cheap
 
 
 class MarkdownStream:
@@ -15,6 +16,7 @@ class MarkdownStream:
         self.text = ""  # the unfinished tail
         self._scanned = 0  # where the first unscanned line of `text` starts
         self._fence: str | None = None  # the open fence marker, when inside a code block
+        self._opener = ""  # the line that opened the current code block (```python)
 
     def feed(self, chunk: str) -> str:
         """Add streamed text; returns the Markdown of blocks it finished ("" for none)."""
@@ -32,17 +34,43 @@ class MarkdownStream:
                     boundary = self._scanned
             elif line.startswith(FENCES):
                 self._fence = line[:3]
+                self._opener = line
             elif not line:
                 boundary = self._scanned
-        if not boundary:
-            return ""
-        done, self.text = self.text[:boundary], self.text[boundary:]
-        self._scanned -= boundary
+        done = ""
+        if boundary:
+            done, self.text = self.text[:boundary], self.text[boundary:]
+            self._scanned -= boundary
+        if len(self.text) > MAX_TAIL:
+            done += self._cut_long_block()
+        return done
+
+    def _cut_long_block(self) -> str:
+        """Finish the first part of an over-long block: code up to its last full line (the fence closed
+        there and reopened), prose up to its last line break or sentence end."""
+        if self._fence is not None:
+            cut = self.text.rfind("\n", 0, self._scanned) + 1
+            first_line_end = self.text.find("\n") + 1
+            if cut <= first_line_end:
+                return ""
+            done = self.text[:cut] + self._fence + "\n"
+            reopened = self._opener + "\n"
+            self.text = reopened + self.text[cut:]
+            self._scanned = len(reopened) + (self._scanned - cut)
+            return done
+        cut = self.text.rfind("\n", 0, self._scanned) + 1
+        if cut < len(self.text) // 2:
+            cut = max(self.text.rfind(". "), self.text.rfind("? "), self.text.rfind("! ")) + 2
+        if cut < len(self.text) // 2:
+            return ""  # no good place yet: keep streaming into the live part
+        done = self.text[:cut].rstrip() + "\n\n"
+        self.text = self.text[cut:].lstrip(" ")
+        self._scanned = max(0, self.text.rfind("\n") + 1) if "\n" in self.text else 0
         return done
 
     def finish(self) -> str:
         """The rest, at the end of the message."""
-        rest, self.text, self._scanned, self._fence = self.text, "", 0, None
+        rest, self.text, self._scanned, self._fence, self._opener = self.text, "", 0, None, ""
         return rest
 
     @property

@@ -46,9 +46,8 @@ class ScreenParts:
         return FormattedText([("ansiyellow", f"{frame} Working… "), ("ansigray", f"({detail})")])
 
     def _queue_text(self) -> Any:
-        return FormattedText(
-            [("ansigray", f"  ⏵ queued: {' '.join(q.split())[:70]}\n") for q in self.stats.queue]
-        )
+        lines = [f"  ⏵ queued: {' '.join(q.split())[:70]}" for q in self.stats.queue]
+        return FormattedText([("ansigray", "\n".join(lines))])
 
     def _choice_text(self) -> Any:
         choice = self.choice
