@@ -33,6 +33,7 @@ def test_declining_trust_exits(pane_factory, base_env):
         pane.wait_for("Do you trust the files in this folder?")
         pane.keys("2")
         pane.wait_exit()
+        assert pane.exit_status() == 1
         assert not (Path(base_env["YOKE_HOME"]) / "trusted.json").exists()
 
 
@@ -110,3 +111,13 @@ def test_dumb_terminal_gets_a_plain_line_mode(pane_factory, project):
         assert (project / "dumb.txt").exists()
         pane.keys("C-d")
         pane.wait_exit()
+
+
+def test_setup_error_is_one_line_and_exits(pane_factory):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, "--permission-mode", "nonsense")
+        pane.wait_exit()
+        screen = pane.screen()
+        assert "yoke:" in screen and "nonsense" in screen
+        assert "Traceback" not in screen
+        assert pane.exit_status() == 2

@@ -93,6 +93,9 @@ class Pane:
     def dead(self) -> bool:
         return self._tmux("display-message", "-p", "-t", "t", "#{pane_dead}").strip() == "1"
 
+    def exit_status(self) -> int:
+        return int(self._tmux("display-message", "-p", "-t", "t", "#{pane_dead_status}").strip() or -1)
+
     def wait_exit(self, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -284,6 +284,9 @@ class TerminalUI(ScreenParts):
         try:
             await self.app.run_async(pre_run=start)
         finally:
+            if self._out:  # what was still on its way to the scrollback (a set-up error, say)
+                _write("".join(self._out))
+                self._out.clear()
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(BaseException):
