@@ -158,3 +158,18 @@ def test_background_task_listed_in_the_footer(pane_factory, project):
         pane.type("/tasks")
         pane.keys("Enter")
         pane.wait_for("wait a while")
+
+
+def test_always_allow_in_all_projects_writes_user_settings(pane_factory, project, base_env):
+    from pathlib import Path
+
+    with ScriptedServer(bash_turns(["touch three.txt"])) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("make a file")
+        pane.keys("Enter")
+        pick(pane, "all projects")
+        pane.wait_for("finished 0.")
+    user = json.loads((Path(base_env["CLAUDE_CONFIG_DIR"]) / "settings.json").read_text())
+    assert any(r.startswith("Bash(touch") for r in user["permissions"]["allow"])
+    assert not (project / ".claude" / "settings.local.json").exists()
