@@ -5,42 +5,39 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
-import sys
 from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
 
 def run(args: Namespace, first_prompt: str | None) -> int:
-    from yoke.cli.options import options_from_args
-    from yoke.session.engine import SessionError
-
     try:
-        base = options_from_args(args, Path.cwd())
-    except SessionError as exc:
-        print(f"yoke: {exc}", file=sys.stderr)
-        return 2 if exc.usage else 1
-    try:
-        return asyncio.run(_run(base, args, first_prompt))
+        return asyncio.run(_run(args, first_prompt))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(base: Any, args: Namespace, first_prompt: str | None) -> int:
-    from yoke.session.build import open_session
+async def _run(args: Namespace, first_prompt: str | None) -> int:
+    # The prompt is drawn first; the session engine is imported and the session opened behind it (keys
+    # typed meanwhile wait in the prompt). A bad flag is reported on screen as the session opens.
     from yoke.ui.app import TerminalUI
-    from yoke.ui.asker import UIAsker
 
     env = dict(os.environ)
+    cwd = Path.cwd()
     ui: TerminalUI
-    opened = [0]
+    base: list[Any] = []
 
     async def opener(**overrides: Any) -> Any:
+        from yoke.cli.options import options_from_args
+        from yoke.session.build import open_session
+        from yoke.ui.asker import UIAsker
+
         # The first session follows the flags (--resume, -c, ...); /clear, /resume and /rewind open others.
         fresh = {"resume": None, "continue_session": False, "fork_session": False, "session_id": None}
-        changes = {**fresh, **overrides} if opened[0] else {}
-        opened[0] += 1
-        options = dataclasses.replace(base, interactive=True, asker=UIAsker(ui), **changes)
+        changes = {**fresh, **overrides} if base else {}
+        if not base:
+            base.append(options_from_args(args, cwd))
+        options = dataclasses.replace(base[0], interactive=True, asker=UIAsker(ui), **changes)
         return await open_session(options)
 
     kind = TerminalUI
@@ -48,7 +45,7 @@ async def _run(base: Any, args: Namespace, first_prompt: str | None) -> int:
         from yoke.ui.plain import PlainUI
 
         kind = PlainUI
-    ui = kind(opener, str(Path(base.cwd).resolve()), first_prompt, env)
+    ui = kind(opener, str(cwd.resolve()), first_prompt, env)
     ui.settings_flag = args.settings
     _banner(ui)
     return await ui.run()

@@ -7,8 +7,6 @@ from typing import Any
 
 from rich.text import Text
 
-from yoke.messages import result_text
-
 PREVIEW_LINES = 4
 MAX_DIFF_LINES = 40
 BRIEF_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description")
@@ -48,6 +46,8 @@ def result_lines(
     name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool
 ) -> tuple[list[Text], bool]:
     """What to show under a call, and whether some output was left out (Ctrl+O shows it)."""
+    from yoke.messages import result_text
+
     text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
     if is_error:
         text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()

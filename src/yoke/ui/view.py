@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from yoke import events as ev
 from yoke.ui.markdown_stream import MarkdownStream
 from yoke.ui.paint import Painter
 from yoke.ui.tool_view import call_line, result_lines, todo_lines
+
+if TYPE_CHECKING:
+    from yoke import events as ev
 
 
 class ConversationView:
@@ -68,6 +70,8 @@ class ConversationView:
     # ---- events -----------------------------------------------------------------------------------------
 
     def on_event(self, event: ev.Event) -> None:
+        from yoke import events as ev  # loaded with the session, after the prompt is on screen
+
         nested = event.agent_id != "main"
         if nested:
             self._nested(event)
@@ -160,6 +164,8 @@ class ConversationView:
 
     def _nested(self, event: ev.Event) -> None:
         """A sub-agent's progress, indented under the Agent call that started it."""
+        from yoke import events as ev
+
         if isinstance(event, ev.ToolCallCompleted):
             self.emit(self.painter.ansi(call_line(event.name, event.input, self.cwd, nested=True)))
         elif isinstance(event, ev.Result) and event.is_error:
