@@ -107,9 +107,9 @@ def test_continue_with_no_earlier_session_starts_a_new_one(yoke):
     assert run.code == 0 and run.stdout.strip() == "fresh"
 
 
-def test_settings_env_reaches_tools_without_touching_the_process(yoke, project):
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(
+def test_settings_env_reaches_tools_without_touching_the_process(yoke, project, home):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(
         json.dumps({"env": {"YOKE_TEST_MARKER": "from-settings"}})
     )
     out = project / "marker.txt"
@@ -136,11 +136,12 @@ async def test_open_session_uses_the_env_it_is_given_and_leaves_the_process_alon
     from yoke.session import SessionOptions, open_session
 
     before = dict(os.environ)
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({"env": {"YOKE_ONLY_IN_SESSION": "1"}}))
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"env": {"YOKE_ONLY_IN_SESSION": "1"}}))
     with ScriptedServer([{"content": [{"type": "text", "text": "from the given env"}]}]) as srv:
         env = {
             "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "YOKE_HOME": str(home / ".yoke"),
             "PATH": os.environ["PATH"],
             **anthropic_env(srv),
@@ -202,3 +203,31 @@ def test_commands_die_with_yoke_even_on_sigkill(project, base_env):
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert left == []
+
+
+def test_sigint_while_compaction_summarizes_ends_within_a_second(yoke, project, base_env):
+    turns = [
+        {"content": [{"type": "text", "text": "first answer"}]},
+        {"content": [{"type": "text", "text": "<summary>slow</summary>"}], "delay": 30},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(base_env, **anthropic_env(srv))
+        assert yoke("-p", "hello", env=anthropic_env(srv)).code == 0
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", "-p", "/compact", "-c"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while len(srv.requests) < 2 and time.monotonic() < deadline:  # the summary request is under way
+            time.sleep(0.02)
+        assert len(srv.requests) == 2
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 1.5, took  # a second for the interrupt, a little for the process to exit
