@@ -173,3 +173,38 @@ def test_always_allow_in_all_projects_writes_user_settings(pane_factory, project
     user = json.loads((Path(base_env["CLAUDE_CONFIG_DIR"]) / "settings.json").read_text())
     assert any(r.startswith("Bash(touch") for r in user["permissions"]["allow"])
     assert not (project / ".claude" / "settings.local.json").exists()
+
+
+def test_sub_agent_progress_is_nested_under_its_agent_call(pane_factory, project):
+    (project / "notes.md").write_text("hello\n")
+
+    def route(body):
+        first = body["messages"][0]["content"]
+        first = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first)
+        step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if "CHILD job" in first:
+            read = {
+                "type": "tool_use",
+                "id": "toolu_cr",
+                "name": "Read",
+                "input": {"file_path": str(project / "notes.md")},
+            }
+            return {"content": [read]} if step == 0 else {"content": "child done"}
+        agent = {
+            "type": "tool_use",
+            "id": "toolu_ag",
+            "name": "Agent",
+            "input": {"description": "look at notes", "prompt": "CHILD job"},
+        }
+        return {"content": [agent]} if step == 0 else {"content": "All delegated."}
+
+    with ScriptedServer(default_turn=route) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("delegate it")
+        pane.keys("Enter")
+        screen = pane.wait_for("All delegated.")
+        assert "⎿  Read(notes.md)" in screen, screen
+        agent_line = screen.index("● Agent(look at notes)")
+        nested = screen.index("⎿  Read(notes.md)")
+        assert agent_line < nested < screen.index("All delegated.")

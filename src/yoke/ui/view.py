@@ -163,13 +163,26 @@ class ConversationView:
             self.emit(self.painter.ansi(*lines))
 
     def _nested(self, event: ev.Event) -> None:
-        """A sub-agent's progress, indented under the Agent call that started it."""
+        """A sub-agent's progress, indented under the Agent call that started it: its tool calls (from its
+        finished messages or, where streamed, its calls), its errors and notices."""
         from yoke import events as ev
 
         if isinstance(event, ev.ToolCallCompleted):
-            self.emit(self.painter.ansi(call_line(event.name, event.input, self.cwd, nested=True)))
+            self._nested_call(event.tool_use_id, event.name, event.input)
+        elif isinstance(event, ev.AssistantMessage):
+            for block in event.message.get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self._nested_call(str(block.get("id")), str(block.get("name")), block.get("input") or {})
+        elif isinstance(event, ev.Notice):
+            self.emit(self.painter.ansi(Text(f"     {event.message}", style="dim")))
         elif isinstance(event, ev.Result) and event.is_error:
             self.emit(self.painter.ansi(Text(f"     sub-agent stopped: {event.reason}", style="dim")))
+
+    def _nested_call(self, tool_use_id: str, name: str, input: dict[str, Any]) -> None:
+        if tool_use_id in self.shown_results:  # seen already (streamed, then in the finished message)
+            return
+        self.shown_results.add(tool_use_id)
+        self.emit(self.painter.ansi(call_line(name, input, self.cwd, nested=True)))
 
     def _result_line(self, event: ev.Result) -> None:
         if event.reason in ("interrupted", "tool_denied_stop"):
