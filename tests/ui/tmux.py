@@ -42,6 +42,8 @@ class Pane:
         command = [sys.executable, "-m", "yoke", *args]
         if inner_env:
             command = ["env", *(f"{k}={v}" for k, v in inner_env.items()), *command]
+        # tmux does not always keep a dead pane's exit status: the shell prints it instead
+        command = ["sh", "-c", '"$@"; echo "[yoke exited $?]"', "sh", *command]
         self._tmux(
             "-f", str(conf), "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height),
             "-c", str(cwd), *command,
@@ -94,7 +96,10 @@ class Pane:
         return self._tmux("display-message", "-p", "-t", "t", "#{pane_dead}").strip() == "1"
 
     def exit_status(self) -> int:
-        return int(self._tmux("display-message", "-p", "-t", "t", "#{pane_dead_status}").strip() or -1)
+        """The exit code of `yoke`, once it has exited."""
+        match = re.search(r"\[yoke exited (\d+)\]", self.wait_for("[yoke exited ", 10))
+        assert match is not None
+        return int(match.group(1))
 
     def wait_exit(self, timeout: float = 20.0) -> None:
         deadline = time.monotonic() + timeout
