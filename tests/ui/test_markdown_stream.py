@@ -82,3 +82,15 @@ def test_a_long_paragraph_is_cut_at_sentence_ends():
     out.append(stream.finish())
     joined = "".join(out)
     assert all(f"Sentence {i} is here." in joined for i in range(2000))
+
+
+def test_a_paragraph_without_sentence_ends_is_cut_at_words():
+    from yoke.ui.markdown_stream import MAX_TAIL
+
+    stream = MarkdownStream()
+    out = []
+    for i in range(3000):
+        out.append(stream.feed(f"word{i} "))
+        assert len(stream.text) <= MAX_TAIL + 40
+    out.append(stream.finish())
+    assert "".join(out).split() == [f"word{i}" for i in range(3000)]

@@ -62,7 +62,9 @@ class MarkdownStream:
         if cut < len(self.text) // 2:
             cut = max(self.text.rfind(". "), self.text.rfind("? "), self.text.rfind("! ")) + 2
         if cut < len(self.text) // 2:
-            return ""  # no good place yet: keep streaming into the live part
+            cut = self.text.rfind(" ") + 1  # no sentence end: a word boundary still keeps the tail bounded
+        if cut < len(self.text) // 2:
+            return ""  # one enormous word: keep streaming into the live part
         done = self.text[:cut].rstrip() + "\n\n"
         self.text = self.text[cut:].lstrip(" ")
         self._scanned = max(0, self.text.rfind("\n") + 1) if "\n" in self.text else 0
