@@ -20,12 +20,13 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/yoke demo
 
-# Debian packages the test suite drives for real (bubblewrap for the sandbox, git); installed when missing and root.
+# Debian packages the test suite drives for real (bubblewrap for the sandbox, git, tmux for the terminal UI); installed when missing and root.
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing:$$missing"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null \
@@ -47,3 +48,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_skills.py
+	$(PY) benchmarks/bench_ui.py

@@ -52,8 +52,8 @@ def _read_prompt(args: Namespace) -> str:
     if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
         if not args.print_mode:
             raise SetupError(
-                "the interactive terminal UI is not part of Yoke yet; run a prompt headless: "
-                'yoke -p "fix the failing test"',
+                "the interactive terminal needs a terminal on both stdin and stdout; run a prompt "
+                'headless instead: yoke -p "fix the failing test"',
                 usage=True,
             )
         raise SetupError(

@@ -81,9 +81,23 @@ def _headless(argv: list[str]) -> int:
 
         print(f"{__version__} (Yoke)")
         return 0
+    if _interactive(args):
+        from yoke.ui import run_interactive
+
+        return run_interactive(args, args.prompt)
     from yoke.cli.headless import run_headless
 
     return run_headless(args)
+
+
+def _interactive(args) -> bool:
+    """`yoke` or `yoke "prompt"` in a terminal starts the terminal UI; -p, pipes and stream-json don't."""
+    if args.print_mode or args.print_context or args.input_format != "text" or args.output_format != "text":
+        return False
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def entry() -> None:

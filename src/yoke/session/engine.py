@@ -166,6 +166,19 @@ class Session:
         if callable(apply):
             apply(update)
 
+    def background_tasks(self) -> list[dict[str, Any]]:
+        """Background shell tasks still running ({id, command, description, started_at}), for front-ends
+        to list."""
+        shell = self.agent.executor.ctx.session.extras.get("shell")
+        manager = getattr(shell, "tasks", None)
+        if manager is None:
+            return []
+        return [
+            {"id": t.id, "command": t.command, "description": t.description, "started_at": t.started_at}
+            for t in manager.tasks()
+            if t.running
+        ]
+
     async def context_report(self) -> str:
         from yoke.context.inspect import context_report
 

@@ -1,0 +1,293 @@
+"""Built-in `/` commands of the terminal, `!` shell commands, and the table `/` completion shows."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+Handler = Callable[[Any, str], Awaitable[None]]
+BUILTINS: dict[str, tuple[str, Handler | None]] = {}
+ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume"}
+INIT_PROMPT = (
+    "Please analyse this codebase and create a CLAUDE.md file in its root with what a coding agent working "
+    "here needs: the commands to build, lint and test (and to run a single test), and the high-level "
+    "architecture that takes reading several files to understand. If a CLAUDE.md exists, improve it."
+)
+
+
+def command(name: str, description: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        BUILTINS[name] = (description, handler)
+        return handler
+
+    return register
+
+
+def later(name: str, description: str) -> None:
+    BUILTINS[name] = (description, None)
+
+
+def command_table(cwd: str) -> list[tuple[str, str]]:
+    """(name, description) of every command `/` completes: built-ins, then custom commands."""
+    rows = [(name, description) for name, (description, _) in BUILTINS.items()]
+    rows += [
+        (name, description) for name, description in custom_commands(cwd).items() if name not in BUILTINS
+    ]
+    return rows
+
+
+def custom_commands(cwd: str) -> dict[str, str]:
+    """`.claude/commands/*.md` of the project and the user: name -> description (first line)."""
+    found: dict[str, str] = {}
+    home = Path(os.environ.get("HOME") or Path.home())
+    config = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    for folder, label in ((Path(cwd) / ".claude" / "commands", "project"), (config / "commands", "user")):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            found.setdefault(path.stem, f"{_description(path)} ({label})")
+    return found
+
+
+def _description(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")[:2000]
+    except OSError:
+        return ""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for line in lines[1:]:
+            if line.strip() == "---":
+                break
+            if line.startswith("description:"):
+                return line.split(":", 1)[1].strip().strip("\"'")
+        lines = lines[lines[1:].index("---") + 2 :] if "---" in lines[1:] else []
+    return next((line.strip() for line in lines if line.strip()), "")[:80]
+
+
+async def run_command(ui: Any, text: str) -> bool:
+    """Run a built-in command; False when `text` is not one (it then goes to the session as a prompt)."""
+    name, _, args = text[1:].partition(" ")
+    name = ALIASES.get(name, name)
+    if name not in BUILTINS:
+        if name in custom_commands(ui.cwd):
+            return False
+        ui.say(f"Unknown command: /{name} (type / to see the commands)", "yellow")
+        return True
+    ui.emit(ui.painter.ansi(Text(f"> {text}", style="dim")))
+    handler = BUILTINS[name][1]
+    if handler is None:
+        ui.say(f"  /{name} is not available in Yoke's terminal yet.", "dim")
+        return True
+    await handler(ui, args.strip())
+    return True
+
+
+# ---- conversation ----------------------------------------------------------------------------------------
+
+
+@command("help", "Show the commands and keys")
+async def _help(ui: Any, args: str) -> None:
+    table = Table.grid(padding=(0, 2))
+    for name, description in command_table(ui.cwd):
+        table.add_row(Text("/" + name, style="bold"), Text(description, style="dim"))
+    keys = Text(
+        "\nenter send · shift+enter, alt+enter or \\ then enter: new line · esc interrupt · esc esc rewind\n"
+        "shift+tab cycle permission modes · ctrl+o expand output · ctrl+r search history · "
+        "ctrl+c twice or ctrl+d exit\n!cmd run a shell command · @path mention a file",
+        style="dim",
+    )
+    ui.emit(ui.painter.ansi(table, keys))
+
+
+@command("clear", "Start a new conversation (the old one stays saved)")
+async def _clear(ui: Any, args: str) -> None:
+    await ui.open_session()
+    ui.say("  (conversation cleared: a new session)", "dim")
+
+
+@command("compact", "Summarise the conversation to free context [instructions]")
+async def _compact(ui: Any, args: str) -> None:
+    await ui.turn("", echo=False, compact=args)
+
+
+@command("exit", "Leave Yoke")
+async def _exit(ui: Any, args: str) -> None:
+    ui.exit(0)
+
+
+@command("cost", "Tokens and cost of this session")
+async def _cost(ui: Any, args: str) -> None:
+    session = ui.session
+    usage = session.agent.ledger.model_usage()
+    lines = [f"  Total cost:  ${session.total_cost_usd:.4f}"]
+    for model, u in usage.items():
+        lines.append(
+            f"  {model}:  {u.input_tokens:,} input, {u.output_tokens:,} output, "
+            f"{u.cache_read_input_tokens:,} cache read, {u.cache_creation_input_tokens:,} cache write "
+            f"(${u.cost_usd:.4f})"
+        )
+    if not usage:
+        lines.append("  No model requests yet.")
+    ui.say("\n".join(lines))
+
+
+@command("context", "What fills the context window")
+async def _context(ui: Any, args: str) -> None:
+    from yoke.ui.context_view import context_grid
+
+    report = await ui.session.context_report()
+    ui.emit(ui.painter.ansi(*context_grid(ui.session, report)))
+
+
+@command("model", "Show or change the model [name]")
+async def _model(ui: Any, args: str) -> None:
+    session = ui.session
+    if not args:
+        choices = ["sonnet", "opus", "haiku"]
+        header = ui.painter.line(f"Model: {session.model}. Switch to:", "bold")
+        index = await ui.choose(header, [*choices, f"Keep {session.model}"])
+        if index is None or index >= len(choices):
+            return
+        args = choices[index]
+    try:
+        session.set_model(args)
+    except ValueError as exc:
+        ui.say(f"  {exc}", "red")
+        return
+    ui.say(f"  Model set to {session.model}")
+
+
+@command("status", "Version, session, model, mode and working folder")
+async def _status(ui: Any, args: str) -> None:
+    from yoke import __version__
+
+    s = ui.session
+    rows = [
+        ("Version", __version__),
+        ("Session", s.id),
+        ("Folder", str(s.cwd)),
+        ("Provider", s.provider_name),
+        ("Model", s.model),
+        ("Permission mode", s.permission_mode),
+        ("Transcript", str(s.transcript_path)),
+        ("Cost", f"${s.total_cost_usd:.4f}"),
+    ]
+    table = Table.grid(padding=(0, 2))
+    for key, value in rows:
+        table.add_row(Text(key, style="bold"), value)
+    ui.emit(ui.painter.ansi(table))
+
+
+@command("tasks", "Background tasks still running")
+async def _tasks(ui: Any, args: str) -> None:
+    tasks = ui.session.background_tasks()
+    if not tasks:
+        ui.say("  No background tasks are running.", "dim")
+        return
+    table = Table.grid(padding=(0, 2))
+    for task in tasks:
+        table.add_row(Text(task["id"], style="bold"), task["description"] or task["command"])
+    ui.emit(ui.painter.ansi(table))
+
+
+@command("init", "Write a CLAUDE.md describing this project")
+async def _init(ui: Any, args: str) -> None:
+    await ui.turn(INIT_PROMPT, echo=False)
+
+
+@command("add-dir", "Let the tools work in another folder for this session <path>")
+async def _add_dir(ui: Any, args: str) -> None:
+    folder = Path(args).expanduser() if args else None
+    if folder is None or not folder.is_dir():
+        ui.say("  usage: /add-dir <existing folder>", "yellow")
+        return
+    folder = folder if folder.is_absolute() else Path(ui.cwd) / folder
+    try:
+        ui.session.apply_permission_update(
+            {"type": "addDirectories", "directories": [str(folder.resolve())], "destination": "session"}
+        )
+    except ValueError as exc:
+        ui.say(f"  {exc}", "red")
+        return
+    ui.say(f"  Added {folder.resolve()} for this session.")
+
+
+@command("export", "Write the conversation to a text file [file]")
+async def _export(ui: Any, args: str) -> None:
+    from yoke.messages import result_text
+
+    target = Path(args or f"yoke-conversation-{ui.session.id[:8]}.txt").expanduser()
+    target = target if target.is_absolute() else Path(ui.cwd) / target
+    parts = []
+    for message in ui.session.messages:
+        content = message.get("content")
+        text = content if isinstance(content, str) else result_text(content)
+        parts.append(f"{'>' if message.get('role') == 'user' else '●'} {text.strip()}\n")
+    from yoke.fsutil import replace_file
+
+    replace_file(target, "\n".join(parts).encode("utf-8"))
+    ui.say(f"  Conversation exported to {target}")
+
+
+@command("memory", "Open CLAUDE.md in $EDITOR")
+async def _memory(ui: Any, args: str) -> None:
+    from prompt_toolkit.application import run_in_terminal
+
+    path = Path(ui.cwd) / "CLAUDE.md"
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+    def edit() -> None:
+        import shlex
+        import subprocess
+
+        subprocess.call([*shlex.split(editor), str(path)])
+
+    await run_in_terminal(edit)
+    ui.say(f"  Edited {path}", "dim")
+
+
+@command("doctor", "Check keys, providers and the tools Yoke uses")
+async def _doctor(ui: Any, args: str) -> None:
+    env = ui.session.agent.executor.ctx.env or os.environ
+    checks = [
+        ("Provider", f"{ui.session.provider_name} · model {ui.session.model}"),
+        ("API key", "set" if env.get("ANTHROPIC_API_KEY") or env.get("OPENAI_API_KEY") else "not set"),
+        ("ripgrep", shutil.which("rg") or _bundled_rg() or "missing (Grep/Glob are slower)"),
+        ("bubblewrap", shutil.which("bwrap") or "missing (the Bash sandbox is unavailable)"),
+        ("git", shutil.which("git") or "missing"),
+    ]
+    for warning in ui.session.warnings:
+        checks.append(("Settings", warning))
+    table = Table.grid(padding=(0, 2))
+    for key, value in checks:
+        table.add_row(Text(key, style="bold"), value)
+    ui.emit(ui.painter.ansi(table))
+
+
+def _bundled_rg() -> str | None:
+    try:
+        from ripgrep import __file__ as rg  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return f"bundled ({Path(rg).parent})"
+
+
+for _name, _description_text in (
+    ("agents", "Manage sub-agent definitions"),
+    ("config", "Open the settings"),
+    ("hooks", "Show the configured hooks"),
+    ("mcp", "MCP servers: states, tools, reconnect"),
+    ("output-style", "Choose an output style"),
+    ("permissions", "Show and edit permission rules"),
+    ("statusline", "Set up the status line"),
+):
+    later(_name, _description_text)
+
+from yoke.ui import session_commands  # noqa: E402,F401 - registers /resume and /rewind

@@ -1,0 +1,67 @@
+"""Starting the terminal UI from the command line: flags to session options, the UI's asker, the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+from argparse import Namespace
+from pathlib import Path
+from typing import Any
+
+
+def run(args: Namespace, first_prompt: str | None) -> int:
+    try:
+        return asyncio.run(_run(args, first_prompt))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _run(args: Namespace, first_prompt: str | None) -> int:
+    # The prompt is drawn first; the session engine is imported and the session opened behind it (keys
+    # typed meanwhile wait in the prompt). A bad flag is reported on screen as the session opens.
+    from yoke.ui.app import TerminalUI
+
+    env = dict(os.environ)
+    cwd = Path.cwd()
+    ui: TerminalUI
+    base: list[Any] = []
+
+    async def opener(**overrides: Any) -> Any:
+        from yoke.cli.options import options_from_args
+        from yoke.session.build import open_session
+        from yoke.ui.asker import UIAsker
+
+        # The first session follows the flags (--resume, -c, ...); /clear, /resume and /rewind open others.
+        fresh = {"resume": None, "continue_session": False, "fork_session": False, "session_id": None}
+        changes = {**fresh, **overrides} if base else {}
+        if not base:
+            base.append(options_from_args(args, cwd))
+        options = dataclasses.replace(base[0], interactive=True, asker=UIAsker(ui), **changes)
+        return await open_session(options)
+
+    kind = TerminalUI
+    if env.get("TERM") == "dumb":
+        from yoke.ui.plain import PlainUI
+
+        kind = PlainUI
+    ui = kind(opener, str(cwd.resolve()), first_prompt, env)
+    ui.settings_flag = args.settings
+    _banner(ui)
+    return await ui.run()
+
+
+def _banner(ui: Any) -> None:
+    from rich.text import Text
+
+    from yoke import __version__
+
+    text = Text()
+    text.append("✻ ", style="bold magenta")
+    text.append("Yoke", style="bold")
+    text.append(f" {__version__}  ", style="dim")
+    text.append(f"{ui.cwd}\n", style="dim")
+    text.append(
+        "  /help for commands · esc to interrupt · shift+tab to change the permission mode\n", style="dim"
+    )
+    ui.emit(ui.painter.ansi(text))

@@ -1,0 +1,84 @@
+"""What the prompt does without the model: `!cmd` shell commands and `#note` memory lines."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+SHELL_CONTEXT_KEY = "_shell_context"
+
+
+# ---- `!` shell commands --------------------------------------------------------------------------------
+
+
+async def run_shell(ui: Any, command_line: str) -> None:
+    """Run a shell command directly; its output goes to the next prompt as context, as in Claude Code."""
+    if not command_line:
+        return
+    ui.emit(ui.painter.ansi(Text(f"! {command_line}", style="magenta")))
+    env = dict(ui.session.agent.executor.ctx.env or os.environ) if ui.session else None
+    try:
+        proc = await asyncio.create_subprocess_shell(
+            command_line,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+            cwd=ui.cwd,
+            env=env,
+            start_new_session=True,
+        )
+        out, _ = await proc.communicate()
+    except OSError as exc:
+        ui.say(f"  ⎿  {exc}", "red")
+        return
+    text = out.decode("utf-8", "replace").rstrip()
+    lines = text.splitlines() or ["(no output)"]
+    shown = "\n".join(("  ⎿  " if i == 0 else "     ") + line for i, line in enumerate(lines[:20]))
+    if len(lines) > 20:
+        shown += f"\n     … +{len(lines) - 20} lines"
+    ui.say(shown, "" if proc.returncode == 0 else "red")
+    context = getattr(ui, SHELL_CONTEXT_KEY, [])
+    context.append(f"<bash-input>{command_line}</bash-input>\n<bash-stdout>{text[-8000:]}</bash-stdout>\n")
+    setattr(ui, SHELL_CONTEXT_KEY, context)
+
+
+def pending_shell_context(ui: Any) -> str:
+    context = getattr(ui, SHELL_CONTEXT_KEY, [])
+    setattr(ui, SHELL_CONTEXT_KEY, [])
+    return "".join(context) + "\n" if context else ""
+
+
+# ---- `#` memory notes ------------------------------------------------------------------------------------
+
+
+async def save_memory_note(ui: Any, note: str) -> None:
+    """`#note`: append a line to the memory file the user picks (project, local or user CLAUDE.md)."""
+    from yoke.fsutil import replace_file
+    from yoke.memory.files import config_dir
+
+    if not note:
+        return
+    targets = [
+        ("Project memory (./CLAUDE.md, shared)", Path(ui.cwd) / "CLAUDE.md"),
+        ("Project memory, just me (./CLAUDE.local.md)", Path(ui.cwd) / "CLAUDE.local.md"),
+        ("User memory (~/.claude/CLAUDE.md, all projects)", config_dir(ui.env) / "CLAUDE.md"),
+    ]
+    index = await ui.choose(
+        ui.painter.line(f"Save to which memory? “{note}”", "bold"), [t for t, _ in targets]
+    )
+    if index is None:
+        return
+    path = targets[index][1]
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        joined = old + ("" if not old or old.endswith("\n") else "\n") + f"- {note}\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        replace_file(path, joined.encode("utf-8"))
+    except OSError as exc:
+        ui.say(f"  could not save the note: {exc}", "red")
+        return
+    ui.say(f"  Saved to {path}", "dim")

@@ -1,0 +1,123 @@
+"""`/resume` and `/rewind`: reopening the session on another conversation, or on an earlier point of this
+one (files restored through the session's checkpoints)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from yoke.ui.commands import command
+
+# ---- sessions: resume, rewind ------------------------------------------------------------------------------
+
+
+@command("resume", "Pick an earlier conversation to continue (Yoke's and Claude Code's)")
+async def _resume(ui: Any, args: str) -> None:
+    if args:
+        await _reopen(ui, args)
+        return
+    choices = _resumable(ui)
+    if not choices:
+        ui.say("  No other conversations in this folder yet.", "dim")
+        return
+    options = [
+        f"{info.modified:%m-%d %H:%M}  {info.messages:>3} msgs  "
+        f"{' '.join(info.first_prompt.split())[:48] or '(no prompt)'}{'  (Claude Code)' if claude else ''}"
+        for info, claude in choices
+    ]
+    index = await ui.choose(ui.painter.line("Resume which conversation?", "bold"), options)
+    if index is None:
+        return
+    info, claude = choices[index]
+    # A Claude Code transcript is copied into Yoke's store (a fork): Claude Code's file is never written.
+    await _reopen(ui, str(info.path) if claude else info.id, fork=claude)
+
+
+def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
+    """This folder's sessions, newest first: Yoke's, then Claude Code's (from its own projects folder)."""
+    from yoke.memory.files import config_dir
+    from yoke.session.store import list_sessions
+    from yoke.session.transcript import yoke_home
+
+    ours = [(s, False) for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
+    try:
+        theirs = [(s, True) for s in list_sessions(ui.cwd, config_dir(ui.env), limit=30)]
+    except OSError:
+        theirs = []
+    both = sorted(ours + theirs, key=lambda pair: pair[0].modified, reverse=True)
+    return both[:limit]
+
+
+async def _reopen(ui: Any, session_id: str, fork: bool = False) -> None:
+    from yoke.session.engine import SessionError
+
+    try:
+        await ui.open_session(resume=session_id, fork_session=fork)
+    except SessionError as exc:
+        ui.say(f"  {exc}", "red")
+        await ui.open_session()
+        return
+    _replay_tail(ui)
+    ui.say(f"  Resumed session {ui.session.id}", "dim")
+
+
+def _replay_tail(ui: Any, count: int = 6) -> None:
+    """The last exchanges of a resumed conversation, so the screen shows where it stands."""
+    for message in ui.session.messages[-count:]:
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+        text = "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        if not text.strip():
+            continue
+        if message.get("role") == "user":
+            ui.emit(ui.painter.ansi(Text(f"> {' '.join(text.split())[:200]}", style="bold")))
+        else:
+            ui.emit(ui.painter.markdown(text))
+
+
+@command("rewind", "Go back to an earlier message (code, conversation or both)")
+async def _rewind(ui: Any, args: str) -> None:
+    from yoke.session.commands import _prompts_of, rewind_command
+
+    session = ui.session
+    path = session.transcript_path
+    prompts = _prompts_of(path) if path.exists() else []
+    if not prompts:
+        ui.say("  Nothing to rewind yet.", "dim")
+        return
+    recent = list(reversed(prompts))[:9]
+    options = [" ".join(text.split())[:70] for _, text in recent]
+    index = await ui.choose(ui.painter.line("Rewind to before which message?", "bold"), options)
+    if index is None:
+        return
+    uuid, text = recent[index]
+    modes = ["Restore code and conversation", "Restore conversation", "Restore code", "Never mind"]
+    how = await ui.choose(ui.painter.line(f"Rewind to before: {options[index]}", "bold"), modes)
+    if how is None or how == 3:
+        return
+    session_id = session.id
+    await session.close("other")
+    ui.session = None
+    try:
+        summary = rewind_command(
+            uuid,
+            cwd=ui.cwd,
+            home=_home(ui),
+            session=str(path),
+            restore_files=how in (0, 2),
+            restore_conversation=how in (0, 1),
+        )
+    except (LookupError, ValueError, OSError) as exc:
+        summary = f"Could not rewind: {exc}"
+    await ui.open_session(resume=session_id)
+    ui.say("  " + summary.replace("\n", "\n  "), "dim")
+    if how in (0, 1):
+        ui.prefill(text)  # the message comes back to the prompt, to edit and send again
+
+
+def _home(ui: Any) -> Path:
+    from yoke.session.transcript import yoke_home
+
+    return yoke_home(ui.env)

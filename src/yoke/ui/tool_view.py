@@ -1,0 +1,144 @@
+"""How tool calls and their results look: `● Read(src/app.py)`, a few lines of output, coloured diffs."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rich.text import Text
+
+PREVIEW_LINES = 4
+MAX_DIFF_LINES = 40
+BRIEF_KEYS = ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description")
+EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
+
+
+def short_path(value: str, cwd: str) -> str:
+    if value.startswith(cwd.rstrip("/") + "/"):
+        return os.path.relpath(value, cwd)
+    return value
+
+
+def brief(name: str, input: dict[str, Any], cwd: str, limit: int = 80) -> str:
+    """The argument shown in `Name(argument)`."""
+    text = ""
+    for key in BRIEF_KEYS:
+        if isinstance(input.get(key), str):
+            text = short_path(input[key], cwd) if key.endswith("path") else input[key]
+            break
+    if name == "Grep" and isinstance(input.get("path"), str) and text == input.get("pattern"):
+        text = f'pattern: "{text}", path: {short_path(input["path"], cwd)}'
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def call_line(name: str, input: dict[str, Any], cwd: str, nested: bool = False) -> Text:
+    line = Text()
+    line.append("  ⎿  " if nested else "● ", style="dim" if nested else "bold green")
+    line.append(name, style="bold")
+    arg = brief(name, input, cwd)
+    if arg:
+        line.append(f"({arg})")
+    return line
+
+
+def result_lines(
+    name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool
+) -> tuple[list[Text], bool]:
+    """What to show under a call, and whether some output was left out (Ctrl+O shows it)."""
+    from yoke.messages import result_text
+
+    text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
+    if is_error:
+        text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()
+        first = text.splitlines()[0] if text else "failed"
+        return [_under(Text(first, style="red"))], len(text.splitlines()) > 1
+    if name in EDIT_TOOLS and isinstance(data, dict) and isinstance(data.get("structuredPatch"), list):
+        return diff_lines(data["structuredPatch"], data.get("filePath") or input.get("file_path", "")), False
+    if name == "Read":
+        count = len(text.splitlines())
+        return [_under(Text(f"Read {count} line{'s' if count != 1 else ''}"))], False
+    if name == "TodoWrite":
+        return [], False
+    lines = text.splitlines() or ["(no output)"]
+    shown = [_under(Text(line), first=i == 0) for i, line in enumerate(lines[:PREVIEW_LINES])]
+    more = len(lines) - PREVIEW_LINES
+    if more > 0:
+        shown.append(Text(f"     … +{more} lines (ctrl+o to expand)", style="dim"))
+    return shown, more > 0
+
+
+def _under(text: Text, first: bool = True) -> Text:
+    prefix = Text("  ⎿  " if first else "     ", style="dim")
+    return prefix + text
+
+
+def diff_lines(hunks: list[dict[str, Any]], path: str) -> list[Text]:
+    added = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("+"))
+    removed = sum(1 for h in hunks for line in h.get("lines", []) if line.startswith("-"))
+    summary = (
+        f"Updated {os.path.basename(str(path)) or 'file'} with {added} addition{'s' if added != 1 else ''}"
+    )
+    summary += f" and {removed} removal{'s' if removed != 1 else ''}"
+    out = [_under(Text(summary))]
+    out += diff_body(hunks)
+    return out
+
+
+def diff_body(hunks: list[dict[str, Any]], limit: int = MAX_DIFF_LINES) -> list[Text]:
+    out: list[Text] = []
+    for hunk in hunks:
+        old_no, new_no = int(hunk.get("oldStart", 1)), int(hunk.get("newStart", 1))
+        for line in hunk.get("lines", []):
+            mark, body = line[:1], line[1:]
+            if mark == "-":
+                out.append(Text(f"     {old_no:>4} - {body}", style="red"))
+                old_no += 1
+            elif mark == "+":
+                out.append(Text(f"     {new_no:>4} + {body}", style="green"))
+                new_no += 1
+            else:
+                out.append(Text(f"     {new_no:>4}   {body}", style="dim"))
+                old_no += 1
+                new_no += 1
+            if len(out) >= limit:
+                out.append(Text("     …", style="dim"))
+                return out
+    return out
+
+
+def preview_patch(name: str, input: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
+    """The diff an edit would make, for its permission prompt ([] when it cannot be worked out)."""
+    from yoke.tools.files import structured_patch
+
+    path = input.get("file_path")
+    if not isinstance(path, str):
+        return []
+    full = path if os.path.isabs(path) else os.path.join(cwd, path)
+    try:
+        with open(full, encoding="utf-8", errors="replace") as handle:
+            old = handle.read()
+    except OSError:
+        old = ""
+    if name == "Write" and isinstance(input.get("content"), str):
+        return structured_patch(old, input["content"])
+    edits = input.get("edits") if name == "MultiEdit" else [input]
+    new = old
+    for edit in edits or []:
+        if not isinstance(edit, dict):
+            return []
+        before, after = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
+        if before and before in new:
+            new = new.replace(before, after) if edit.get("replace_all") else new.replace(before, after, 1)
+    return structured_patch(old, new) if new != old else []
+
+
+def todo_lines(todos: list[dict[str, Any]]) -> list[Text]:
+    out = [Text("● ", style="bold green") + Text("Update Todos", style="bold")]
+    for i, todo in enumerate(todos):
+        status = todo.get("status", "")
+        mark = {"completed": "☒", "in_progress": "◼"}.get(status, "☐")
+        style = "strike dim" if status == "completed" else "bold" if status == "in_progress" else ""
+        prefix = Text("  ⎿  " if i == 0 else "     ", style="dim")
+        out.append(prefix + Text(f"{mark} {todo.get('content', '')}", style=style))
+    return out

@@ -1,0 +1,173 @@
+"""Interrupting, modes, queued input and the session commands in the terminal UI (real `yoke` in tmux)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from tests.ui.tmux import needs_tmux, pick, wait_prompt
+
+from yoke.testing import ScriptedServer
+
+pytestmark = needs_tmux
+
+LONG = " ".join(f"word{i}" for i in range(3000))
+
+
+def test_escape_interrupts_a_long_stream_within_a_second(pane_factory):
+    with ScriptedServer([{"content": LONG, "delay": 0.05}, {"content": "after"}]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("talk a lot")
+        pane.keys("Enter")
+        pane.wait_for("esc to interrupt)")
+        pane.wait_for("word3", regex=False)
+        started = time.monotonic()
+        pane.keys("Escape")
+        pane.wait_for("Interrupted", timeout=10)
+        assert time.monotonic() - started < 1.5  # a second, plus tmux's polling
+        assert "word2999" not in pane.screen()
+
+
+def test_shift_tab_cycles_modes(pane_factory):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.keys("BTab")
+        pane.wait_for("accept edits on")
+        pane.keys("BTab")
+        pane.wait_for("plan mode on")
+        pane.keys("BTab")
+        pane.wait_for("/help for commands · shift+tab")
+        pane.type("/status")
+        pane.keys("Enter")
+        pane.wait_for("Permission mode")
+
+
+def test_queued_message_is_sent_after_the_turn(pane_factory):
+    turns = [{"content": LONG[:3000], "delay": 0.05}, {"content": "Second answer here."}]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("first")
+        pane.keys("Enter")
+        pane.wait_for("esc to interrupt)")
+        pane.type("second question")
+        pane.keys("Enter")
+        pane.wait_for("queued: second question")
+        pane.wait_for("Second answer here.", timeout=60)
+        screen = pane.screen()
+        assert screen.index("> first") < screen.index("> second question") < screen.index("Second answer")
+        last = json.dumps(srv.requests[-1].body)
+        assert "second question" in last
+
+
+def test_cost_context_and_compact(pane_factory):
+    turns = [
+        {"content": "An answer.", "usage": {"input_tokens": 1200, "output_tokens": 30}},
+        {"content": "Summary of it all."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("hello")
+        pane.keys("Enter")
+        pane.wait_for("An answer.")
+        pane.type("/cost")
+        pane.keys("Enter")
+        screen = pane.wait_for("Total cost:")
+        assert "1,200 input" in screen
+        pane.type("/context")
+        pane.keys("Enter")
+        screen = pane.wait_for("Free space:")
+        assert "Messages:" in screen and "System prompt:" in screen
+        pane.type("/compact keep it short")
+        pane.keys("Enter")
+        pane.wait_for("Conversation compacted")
+        assert "keep it short" in json.dumps(srv.requests[-1].body)
+
+
+def test_slash_completion_shows_descriptions(pane_factory):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("/co")
+        screen = pane.wait_for("Tokens and cost of this session")
+        assert "/compact" in screen and "/context" in screen
+
+
+def test_resume_picks_an_earlier_conversation(pane_factory):
+    with ScriptedServer([{"content": "First session answer."}, {"content": "Resumed answer."}]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("remember the word pineapple")
+        pane.keys("Enter")
+        pane.wait_for("First session answer.")
+        pane.type("/clear")
+        pane.keys("Enter")
+        pane.wait_for("conversation cleared")
+        pane.type("/resume")
+        pane.keys("Enter")
+        pick(pane, "remember the word pineapple")
+        pane.wait_for("Resumed session")
+        pane.type("what was the word?")
+        pane.keys("Enter")
+        pane.wait_for("Resumed answer.")
+        assert "pineapple" in json.dumps(srv.requests[-1].body)
+
+
+def test_rewind_restores_code_and_conversation(pane_factory, project):
+    path = project / "notes.txt"
+    path.write_text("original\n")
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": str(path)}}
+            ]
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_w",
+                    "name": "Write",
+                    "input": {"file_path": str(path), "content": "changed\n"},
+                }
+            ]
+        },
+        {"content": "Rewrote it."},
+        {"content": "Fresh start."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--permission-mode", "acceptEdits")
+        pane.wait_for("accept edits on")
+        pane.type("rewrite notes")
+        pane.keys("Enter")
+        pane.wait_for("Rewrote it.")
+        assert path.read_text() == "changed\n"
+        pane.type("/rewind")
+        pane.keys("Enter")
+        pick(pane, "rewrite notes")
+        pick(pane, "Restore code and conversation")
+        pane.wait_for("Restored 1 file")
+        assert path.read_text() == "original\n"
+        pane.wait_for("> rewrite notes\n", regex=False)
+        pane.keys("C-c")  # clears the prompt the rewound message came back to
+        pane.type("something else")
+        pane.keys("Enter")
+        pane.wait_for("Fresh start.")
+        sent = json.dumps(srv.requests[-1].body)
+        assert "rewrite notes" not in sent and "something else" in sent
+
+
+def test_shell_command_and_exit_keys(pane_factory, project):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("!echo from-the-shell")
+        pane.keys("Enter")
+        pane.wait_for("⎿  from-the-shell")
+        pane.keys("C-c")
+        pane.wait_for("Press Ctrl+C again to exit")
+        pane.keys("C-c")
+        pane.wait_exit()
