@@ -373,3 +373,42 @@ def test_agent_tool_is_listed_with_its_legacy_name(yoke, project):
         body = srv.requests[0].body
     assert "Agent" in tool_names(body)
     assert run.code == 0
+
+
+def test_a_plugin_brings_an_agent(yoke, project, tmp_path):
+    plugin = tmp_path / "kit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit", "version": "1.0.0"}))
+    (plugin / "agents").mkdir()
+    (plugin / "agents" / "helper.md").write_text(
+        "---\nname: helper\ndescription: Helps\n---\nYou are the kit helper.\n"
+    )
+    router = Router(
+        {
+            "use the kit": [
+                {
+                    "content": [
+                        call("a1", "Agent", description="d", prompt="KIT job", subagent_type="kit:helper")
+                    ]
+                },
+                text("kit done"),
+            ],
+            "KIT job": [text("helped")],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        run = yoke(
+            "-p",
+            "use the kit",
+            "--plugin-dir",
+            str(plugin),
+            "--output-format",
+            "json",
+            env=anthropic_env(srv),
+        )
+        first = srv.requests[0].body
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "kit done"
+    assert router.seen["KIT job"][0]["system"][0]["text"].startswith("You are the kit helper.")
+    agent_tool = next(t for t in first["tools"] if t["name"] == "Agent")
+    assert "kit:helper" in agent_tool["description"]

@@ -52,10 +52,13 @@ class AgentTool(SchemaTool):
     }
 
     def __init__(self, catalog: Any = None):
-        listing = "\n".join(
-            f"- {d.name}: {d.description}" for d in (catalog.by_name.values() if catalog is not None else [])
-        )
-        self.description = AGENT_DESCRIPTION.format(agents=listing or "- general-purpose")  # type: ignore[misc]
+        self.catalog = catalog
+
+    @property  # type: ignore[override]
+    def description(self) -> str:  # read when the request is built: plugins' agents are in by then
+        agents = self.catalog.by_name.values() if self.catalog is not None else []
+        listing = "\n".join(f"- {d.name}: {d.description}" for d in agents)
+        return AGENT_DESCRIPTION.format(agents=listing or "- general-purpose")
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await _runner(ctx).start(input, ctx)

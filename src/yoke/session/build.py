@@ -116,6 +116,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         warnings=warnings,
         setting_sources=options.setting_sources,
     )
+    _plugin_agents(catalog, extensions, warnings)
     from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
 
     attach_hooks(
@@ -469,6 +470,19 @@ def _tools(options: SessionOptions) -> Any:
             if name not in keep:
                 registry.remove(name)
     return registry
+
+
+def _plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> None:
+    """Enabled plugins' agent definitions, namespaced `plugin:name` as Claude Code names them."""
+    from yoke.agents.definitions import parse_agent_file
+
+    for plugin in getattr(extensions, "plugins", None) or []:
+        for path in plugin.agent_files():
+            definition = parse_agent_file(path, "plugin", warnings)
+            if definition is not None:
+                definition.name = f"{plugin.name}:{definition.name}"
+                definition.hooks, definition.mcp_servers, definition.permission_mode = {}, [], None
+                catalog.add(definition)
 
 
 def _agents(
