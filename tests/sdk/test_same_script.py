@@ -192,3 +192,50 @@ async def test_python_hook_callback_blocks_both_sdks(sdk_name, project, home):
     assert result.content[0].is_error and "no recursive deletes" in str(result.content[0].content)
     assert seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_name"] == "Bash"
     assert messages[-1].result == "refused"
+
+
+async def test_official_sdk_context_usage_and_unknown_requests(project, home):
+    sdk = load("claude_agent_sdk")
+    with ScriptedServer([{"content": [{"type": "text", "text": "hi"}]}]) as srv:
+        async with sdk.ClaudeSDKClient(options=options(sdk, srv, project, home)) as client:
+            await client.query("hello")
+            _ = [m async for m in client.receive_response()]
+            usage = await client.get_context_usage()
+            with pytest.raises(Exception, match="no running task"):
+                await client.stop_task("nope")
+    names = [c["name"] for c in usage["categories"]]
+    assert names[:3] == ["System prompt", "System tools", "Messages"]
+    assert 0 < usage["totalTokens"] < usage["maxTokens"] and usage["model"].startswith("claude")
+
+
+async def test_rewind_files_puts_back_what_the_session_changed(project, home):
+    from yoke.session import SessionOptions, open_session
+
+    target = project / "notes.txt"
+    target.write_text("before\n")
+    turns = [
+        {"content": [{"type": "tool_use", "id": "r", "name": "Read", "input": {"file_path": str(target)}}]},
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "w",
+                    "name": "Write",
+                    "input": {"file_path": str(target), "content": "after\n"},
+                }
+            ]
+        },
+        {"content": [{"type": "text", "text": "changed"}]},
+    ]
+    env = {"HOME": str(home), "YOKE_HOME": str(home / ".yoke"), "PATH": __import__("os").environ["PATH"]}
+    with ScriptedServer(turns) as srv:
+        env.update({"ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "sk-test"})
+        session = await open_session(SessionOptions(cwd=project, env=env, permission_mode="acceptEdits"))
+        try:
+            _ = [e async for e in session.query("change it")]
+            prompt_uuid = session.agent.recorder.last_prompt_uuid
+            assert target.read_text() == "after\n"
+            assert session.rewind_files(prompt_uuid) == [target]
+        finally:
+            await session.close()
+    assert target.read_text() == "before\n"

@@ -240,6 +240,17 @@ def _control_response(
         if model and model != "default":
             session.set_model(model)
         return {}
+    if subtype == "get_context_usage":
+        return session.context_usage()
+    if subtype == "rewind_files":
+        message_id = request.get("user_message_id")
+        if not isinstance(message_id, str) or not message_id:
+            raise ValueError("rewind_files needs user_message_id")
+        return {"restored": [str(p) for p in session.rewind_files(message_id)]}
+    if subtype == "stop_task":
+        if not session.stop_task(str(request.get("task_id") or "")):
+            raise ValueError(f"no running task {request.get('task_id')!r}")
+        return {}
     if subtype == "mcp_status":
         return {"mcpServers": []}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

@@ -179,6 +179,57 @@ class Session:
             if t.running
         ]
 
+    def rewind_files(self, user_message_id: str) -> list[Path]:
+        """Put back every file the session changed since the prompt `user_message_id` (its checkpoints);
+        returns the paths restored. ValueError when that prompt changed no file."""
+        from yoke.session.checkpoints import Checkpoints
+
+        checkpoints = Checkpoints(self.session_dir)
+        uuids = checkpoints.message_uuids()
+        if user_message_id not in uuids:
+            raise ValueError(f"no file checkpoint for message {user_message_id}")
+        later = uuids[uuids.index(user_message_id) + 1 :]
+        return checkpoints.rewind(user_message_id, restore_files=True, later=later)
+
+    def context_usage(self) -> dict[str, Any]:
+        """What fills the context window, by category (Claude Code's `get_context_usage` shape)."""
+        import json
+
+        from yoke.context.tokens import context_window, estimate_messages, estimate_text
+
+        system = sum(estimate_text(b.get("text", "")) for b in self.agent.system)
+        specs = self.agent.executor.registry.specs()
+        tools = estimate_text(
+            json.dumps([{"n": t.name, "d": t.description, "s": t.input_schema} for t in specs])
+        )
+        messages = estimate_messages(self.agent.messages)
+        window = context_window(self.model, self.agent.executor.ctx.env)
+        used = system + tools + messages
+        categories = [
+            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
+            {"name": "System tools", "tokens": tools, "color": "inactive"},
+            {"name": "Messages", "tokens": messages, "color": "purple"},
+            {"name": "Free space", "tokens": max(0, window - used), "color": "promptBorder"},
+        ]
+        return {
+            "categories": categories,
+            "totalTokens": used,
+            "maxTokens": window,
+            "rawMaxTokens": window,
+            "percentage": round(100 * used / window, 1) if window else 0.0,
+            "model": self.model,
+            "isAutoCompactEnabled": self.agent.keeper is not None,
+            "memoryFiles": [],
+            "mcpTools": [],
+            "agents": [],
+            "gridRows": [],
+        }
+
+    def stop_task(self, task_id: str) -> bool:
+        """Stop a background sub-agent by id; False when there is no such running task."""
+        runner = self.agent.executor.ctx.session.extras.get("agents")
+        return bool(runner is not None and runner.stop(task_id))
+
     async def context_report(self) -> str:
         from yoke.context.inspect import context_report
 
