@@ -412,3 +412,30 @@ def test_a_plugin_brings_an_agent(yoke, project, tmp_path):
     assert router.seen["KIT job"][0]["system"][0]["text"].startswith("You are the kit helper.")
     agent_tool = next(t for t in first["tools"] if t["name"] == "Agent")
     assert "kit:helper" in agent_tool["description"]
+
+
+def test_worktree_flag_runs_the_session_in_a_worktree(yoke, project, tmp_path):
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "init")
+    turns = [
+        {"content": [call("b1", "Bash", command="pwd > where.txt")]},
+        {"content": [{"type": "text", "text": "ok"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "where am I",
+            "-w",
+            "feature",
+            "--permission-mode",
+            "bypassPermissions",
+            env=anthropic_env(srv),
+        )
+    assert run.code == 0, run.stderr
+    tree = project / ".claude" / "worktrees" / "feature"
+    assert (tree / "where.txt").read_text().strip() == str(tree)
+    assert "worktree/feature" in _git(project, "branch", "--list", "worktree/*")
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    outside = yoke("-p", "x", "-w", "f", cwd=plain)
+    assert outside.code == 1 and "needs a git repository" in outside.stderr

@@ -77,3 +77,33 @@ async def create_worktree(session: Any, name: str) -> Worktree:
 
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "agent"
+
+
+def session_worktree(cwd: Path, name: str) -> Path:
+    """`yoke -w NAME`: the session works in `.claude/worktrees/NAME` on branch `worktree/NAME`, created from
+    HEAD when missing and reused when present (it is never removed behind the user's back). Raises
+    ToolError, one line, outside a repository or when git refuses."""
+    import subprocess
+
+    from yoke.context.git import hardened_git_argv, hardened_git_env
+
+    def run(*args: str, where: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            hardened_git_argv(*args), cwd=where, env=hardened_git_env(), capture_output=True, text=True
+        )
+
+    top = run("rev-parse", "--show-toplevel", where=cwd)
+    if top.returncode != 0:
+        raise ToolError("--worktree needs a git repository; this folder is not in one.")
+    root = Path(top.stdout.strip())
+    slug = _slug(name) if name else f"session-{uuid.uuid4().hex[:6]}"
+    path = root / ".claude" / "worktrees" / slug
+    if path.is_dir():
+        return path
+    made = run("worktree", "add", "-b", f"worktree/{slug}", str(path), "HEAD", where=root)
+    if made.returncode != 0:
+        made = run("worktree", "add", str(path), f"worktree/{slug}", where=root)  # the branch exists
+    if made.returncode != 0:
+        lines = (made.stderr or made.stdout).strip().splitlines()
+        raise ToolError(f"--worktree: git could not create {path}: {lines[-1] if lines else made.returncode}")
+    return path

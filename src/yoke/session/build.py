@@ -41,6 +41,14 @@ async def open_session(options: SessionOptions) -> Session:
     from yoke.context.git import git_context
 
     cwd = Path(options.cwd).resolve()
+    if options.worktree is not None:
+        from yoke.agents.worktree import session_worktree
+        from yoke.tools.base import ToolError
+
+        try:
+            cwd = session_worktree(cwd, options.worktree)
+        except ToolError as exc:
+            raise SessionError(str(exc)) from None
     # git's subprocesses run while the rest is set up
     git_pending = asyncio.ensure_future(git_context(cwd))
     for _ in range(3):  # let the task reach its subprocess spawns before the synchronous work below
