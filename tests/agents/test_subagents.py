@@ -439,3 +439,38 @@ def test_worktree_flag_runs_the_session_in_a_worktree(yoke, project, tmp_path):
     plain.mkdir()
     outside = yoke("-p", "x", "-w", "f", cwd=plain)
     assert outside.code == 1 and "needs a git repository" in outside.stderr
+
+
+def test_an_agent_definitions_hooks_apply_to_that_agent_only(yoke, project, home):
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "careful.md").write_text(
+        "---\nname: careful\ndescription: Careful worker\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+        "      hooks:\n        - type: command\n          command: \"echo 'no shell for careful' >&2; exit 2\"\n---\n"
+        "You are careful.\n"
+    )
+    router = Router(
+        {
+            "delegate": [
+                {
+                    "content": [
+                        call("a1", "Agent", description="d", prompt="CAREFUL job", subagent_type="careful")
+                    ]
+                },
+                {"content": [call("b0", "Bash", command="echo parent > parent.txt")]},
+                text("all done"),
+            ],
+            "CAREFUL job": [
+                {"content": [call("b1", "Bash", command="echo child > child.txt")]},
+                text("refused"),
+            ],
+        }
+    )
+    assert yoke("trust").code == 0
+    with ScriptedServer(default_turn=router) as srv:
+        run = yoke("-p", "delegate", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert not (project / "child.txt").exists()  # the agent's own hook blocked its Bash call
+    assert (project / "parent.txt").exists()  # the parent is not bound by the agent's hooks
+    child_second = router.seen["CAREFUL job"][1]["messages"]
+    assert "no shell for careful" in json.dumps(child_second)

@@ -60,7 +60,7 @@ class AgentRunner:
             raise ToolError(f"Agent type '{kind}' not found. Available agents: {names}")
         agent = await self._spawn(definition, input, ctx.tool_use_id)
         prompt = input["prompt"]
-        out = await self.session.agent.lifecycle.announce(
+        out = await agent.session.agent.lifecycle.announce(
             "SubagentStart", agent_id=agent.id, agent_type=definition.name
         )
         if out.additional_context:
@@ -94,6 +94,8 @@ class AgentRunner:
             cwd=cwd,
         )
         child = await self.session.child(options, tool_use_id)
+        if definition.hooks:
+            self._attach_hooks(child, definition)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
             child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
@@ -103,6 +105,29 @@ class AgentRunner:
         if agent.name:
             self.agents[agent.name] = agent
         return agent
+
+    def _attach_hooks(self, child: Any, definition: AgentDefinition) -> None:
+        """The definition's own hooks, for this agent's lifetime only (its `Stop` is `SubagentStop`, as in
+        Claude Code). A project's definitions bring hooks only once the folder is trusted."""
+        from yoke.hooks.config import parse_hooks
+        from yoke.hooks.listener import HookListener
+
+        if definition.source == "project" and not _trusted(self.session):
+            child.warnings.append(
+                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
+            )
+            return
+        warnings: list[str] = []
+        groups = parse_hooks(
+            definition.hooks,
+            scope="agent",
+            source=str(definition.path or definition.name),
+            warnings=warnings,
+            stop_as_subagent_stop=True,
+        )
+        if groups:
+            ctx = child.agent.executor.ctx
+            child.agent.lifecycle.add(HookListener(groups, project_dir=self.session.cwd, base_env=ctx.env))
 
     def _disallowed(self, definition: AgentDefinition) -> list[str]:
         denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
@@ -127,7 +152,7 @@ class AgentRunner:
                     emit(event)
             if agent.result is None or agent.result.reason == "interrupted":
                 break
-            verdict = await self.session.agent.lifecycle.announce(
+            verdict = await agent.session.agent.lifecycle.announce(
                 "SubagentStop",
                 stop_hook_active=attempt > 0,
                 agent_id=agent.id,
@@ -226,3 +251,12 @@ class AgentRunner:
             if agent.task is not None and not agent.task.done():
                 agent.task.cancel()
                 await asyncio.gather(agent.task, return_exceptions=True)
+
+
+def _trusted(session: Any) -> bool:
+    from yoke.permissions.trust import is_trusted
+    from yoke.session.transcript import yoke_home
+
+    env = dict(session.agent.executor.ctx.env or {}) or None
+    home = Path(env["HOME"]) if env and env.get("HOME") else None
+    return is_trusted(session.cwd, yoke_home(env), home=home)
