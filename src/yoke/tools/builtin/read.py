@@ -29,7 +29,7 @@ from yoke.tools.schema import ToolInput
 DEFAULT_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_OUTPUT_CHARS = 100_000  # about 25k tokens: beyond this a read returns a first page and says so
-STREAM_ABOVE_BYTES = 32 * 1024 * 1024  # larger text files are read in one streaming pass
+STREAM_ABOVE_BYTES = 1024 * 1024  # larger text files are read in one streaming pass, only the window kept
 MAX_IMAGE_BYTES = 3_750_000  # the API's 5 MB base64 ceiling
 MAX_PDF_BYTES = 32 * 1024 * 1024
 PDF_PAGES_WITHOUT_RANGE = 10
