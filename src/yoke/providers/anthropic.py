@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.encode import BodyEncoder
 from yoke.providers.history import sanitize_for_anthropic
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
 from yoke.providers.transport import AutoTransport, HttpResponse, Transport
@@ -38,6 +39,7 @@ class AnthropicProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
+        self._encoder = BodyEncoder()
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod
@@ -67,6 +69,7 @@ class AnthropicProvider:
             new_assembler=lambda: AnthropicAssembler(request.model),
             error_for=lambda response: self.error_for(response, request.model),
             connection_hint="check ANTHROPIC_BASE_URL and your network",
+            encoder=getattr(self, "_encoder", None),
         )
         async for event in run_call(self.transport, self.retry, call, request.stream):
             yield event

@@ -56,9 +56,12 @@ class H11Transport:
             raise ProviderError("config", f"invalid API URL {request.url!r}: bad port") from None
         origin = (parts.scheme, parts.hostname, port)
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        body = (
-            b"" if request.method == "GET" else json.dumps(request.body, ensure_ascii=False).encode("utf-8")
-        )
+        if request.method == "GET":
+            body = b""
+        elif request.encoded is not None:
+            body = request.encoded
+        else:
+            body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
         headers = _headers(request, parts.netloc, len(body))
         reused = self._idle.pop(origin, None)
         if reused is not None:

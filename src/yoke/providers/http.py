@@ -211,6 +211,7 @@ class WireCall:
     connection_hint: str = ""  # appended to "cannot reach <url>", e.g. "check ANTHROPIC_BASE_URL"
     should_retry: Callable[[HttpResponse], bool] | None = None  # default: `is_retryable`
     unstreamed_url: str | None = None  # where the non-streaming request goes when it differs (Gemini)
+    encoder: Any = None  # a BodyEncoder: history messages encoded once across the session's requests
 
 
 class _Restart(Exception):
@@ -236,7 +237,9 @@ async def run_call(
 async def _streamed(
     transport: Transport, policy: RetryPolicy, call: WireCall
 ) -> AsyncIterator[ProviderEvent]:
-    request = HttpRequest(call.url, call.headers, call.body_for(True), stream=True)
+    body = call.body_for(True)
+    encoded = call.encoder.encode(body) if call.encoder is not None else None
+    request = HttpRequest(call.url, call.headers, body, stream=True, encoded=encoded)
     response: HttpResponse | None = None
     async for item in send_with_retries(transport, policy, request, call):
         if isinstance(item, HttpResponse):

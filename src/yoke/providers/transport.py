@@ -37,6 +37,7 @@ class HttpRequest:
     body: dict[str, Any]
     stream: bool  # ask for server-sent events rather than one JSON body
     method: str = "POST"
+    encoded: bytes | None = None  # `body` already as JSON (see providers/encode.py); None: encode `body`
 
 
 @dataclass(slots=True)
@@ -143,8 +144,15 @@ class HttpxTransport:
         headers = dict(request.headers)
         headers.setdefault("accept", "text/event-stream" if request.stream else "application/json")
         try:
-            body = request.body if request.method != "GET" else None  # a GET carries no body
-            built = client.build_request(request.method, request.url, headers=headers, json=body)
+            if request.method == "GET":  # a GET carries no body
+                built = client.build_request(request.method, request.url, headers=headers)
+            elif request.encoded is not None:
+                headers.setdefault("content-type", "application/json")
+                built = client.build_request(
+                    request.method, request.url, headers=headers, content=request.encoded
+                )
+            else:
+                built = client.build_request(request.method, request.url, headers=headers, json=request.body)
             response = await client.send(built, stream=True)
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             # A malformed base URL will not get better by retrying.
