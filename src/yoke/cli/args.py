@@ -84,8 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--settings", help="a settings JSON file or string")
     p.add_argument("--setting-sources", help="comma-separated: user,project,local")
-    p.add_argument("--mcp-config", nargs="*", action="extend", default=[], help=argparse.SUPPRESS)
-    p.add_argument("--strict-mcp-config", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--mcp-config", nargs="*", action="extend", default=[], help="MCP servers from JSON files or strings"
+    )
+    p.add_argument(
+        "--strict-mcp-config", action="store_true", help="use only the --mcp-config servers (ignore all others)"
+    )
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
     p.add_argument(

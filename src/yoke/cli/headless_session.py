@@ -49,6 +49,11 @@ class HeadlessSession:
         return context_report(self.cwd, self.model)
 
     async def close(self) -> None:
+        for resource in reversed(self.tool_ctx.session.extras.pop("resources", [])):
+            try:
+                await resource.aclose()  # MCP servers: stopped within a second, never orphaned
+            except Exception:
+                pass
         if "shell" in self.tool_ctx.session.extras:
             from yoke.tools.shell.state import shutdown_shell
 

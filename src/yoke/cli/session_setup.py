@@ -65,6 +65,8 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     for name in gate.hidden_tools(registry.names()):
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    pending: list = []  # events raised outside the loop's own steps, drained by the loop
+    mcp = await _mcp(args, cwd, merged, registry, gate, warnings, pending)
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / session_id
 
     from yoke.loop.recorder import Recorder
@@ -72,7 +74,6 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
     recorder = Recorder(transcript, chain)
-    pending: list = []  # events raised outside the loop's own steps, drained by the loop
     executor = _executor(registry, gate, cwd, working_dirs, session_dir, loaded, recorder, memory, pending)
     system = await _system_prompt(args, cwd, model, registry.names(), memory, working_dirs, git_pending)
     agent = Agent(
@@ -89,12 +90,12 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
     attach_compactor(agent, model, session_dir, memory)
     mode = getattr(gate, "mode", args.permission_mode or "default")
     started = ev.SessionStarted(session_id, model, str(cwd), registry.names(), mode, provider_name)
-    printer = make_printer(
-        args.output_format, args.verbose, init_extra={"apiKeySource": _api_key_source(env)}
-    )
+    init_extra: dict[str, Any] = {"apiKeySource": _api_key_source(env)}
+    if mcp is not None:
+        init_extra["mcp_servers"] = mcp.entries()
+        executor.ctx.session.extras.setdefault("resources", []).append(mcp)
+    printer = make_printer(args.output_format, args.verbose, init_extra=init_extra)
     warnings.extend(getattr(gate, "warnings", []) or [])
-    if args.mcp_config:
-        warnings.append("MCP servers are not supported yet: --mcp-config is ignored")
     if args.permission_prompt_tool not in (None, "stdio"):
         warnings.append(
             f"--permission-prompt-tool {args.permission_prompt_tool}: only 'stdio' is supported yet; "
@@ -114,6 +115,27 @@ async def _build_session(args: Namespace, cwd: Path, git_pending: Any) -> Headle
         [],
         args.permission_prompt_tool,
         bool(args.debug),
+    )
+
+
+async def _mcp(
+    args: Namespace, cwd: Path, merged: dict, registry: Any, gate: Any, warnings: list, pending: list
+) -> Any:
+    """MCP servers from every configuration source (yoke.mcp.attach); None when none is configured."""
+    from yoke.mcp.attach import attach_mcp
+
+    def notify(kind: str, message: str, data: dict) -> None:
+        pending.append(ev.Notice(kind, message, data))
+
+    return await attach_mcp(
+        cwd,
+        merged,
+        registry,
+        warnings,
+        flag_configs=args.mcp_config,
+        strict=args.strict_mcp_config,
+        notify=notify,
+        hide=gate.hidden_tools,
     )
 
 

@@ -46,8 +46,17 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
+    def refresh(self) -> None:
+        """Recompute the specs on next use (a tool's schema, description or deferral changed)."""
+        self._specs = None
+
     def specs(self) -> list[ToolSpec]:
-        """The tools as the model sees them (computed once; schema generation is not free)."""
+        """The tools as the model sees them (computed once; schema generation is not free). A deferred tool
+        (tool search) is known to the model by name only until ToolSearch loads it."""
         if self._specs is None:
-            self._specs = [ToolSpec(t.name, t.description, t.input_schema()) for t in self._tools.values()]
+            self._specs = [
+                ToolSpec(t.name, t.description, t.input_schema())
+                for t in self._tools.values()
+                if not getattr(t, "deferred", False)
+            ]
         return self._specs
