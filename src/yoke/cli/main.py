@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-SUBCOMMANDS = ("sessions", "rewind", "demo", "trust")
+SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "mcp")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,10 @@ def run(command: str, argv: list[str]) -> int:
         return rewind(argv)
     if command == "trust":
         return trust(argv)
+    if command == "mcp":
+        from yoke.cli import mcp_command
+
+        return mcp_command.run(argv)
     raise AssertionError(command)  # pragma: no cover
 
 

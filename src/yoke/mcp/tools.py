@@ -58,6 +58,23 @@ def check_schema(schema: dict[str, Any], value: Any) -> None:
         raise ToolInputError("; ".join(parts))
 
 
+class SchemaModel:
+    """Stands in for a pydantic input model where older code calls `input_model.model_validate(...)`:
+    the same JSON-schema check as `validate`, so JSON-schema tools work on either side of the seam."""
+
+    def __init__(self, schema: dict[str, Any]):
+        self.schema = schema
+
+    def model_validate(self, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ToolInputError("input: expected an object")
+        check_schema(self.schema, value)
+        return value
+
+    def model_json_schema(self) -> dict[str, Any]:
+        return dict(self.schema)
+
+
 class McpTool(Tool):
     """One tool of one server. Attributes are per instance (the base class declares them as ClassVars)."""
 
@@ -71,6 +88,7 @@ class McpTool(Tool):
         schema = dict(spec.input_schema or {})
         schema.setdefault("type", "object")
         self._schema = schema
+        self.input_model = SchemaModel(schema)  # type: ignore[misc,assignment]
         annotations = spec.annotations
         read_only = bool(annotations and annotations.read_only_hint)
         self.read_only = read_only  # type: ignore[misc]
@@ -183,6 +201,7 @@ class ListMcpResourcesTool(Tool):
 
     def __init__(self, manager: Any):
         self.manager = manager
+        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
 
     def input_schema(self) -> dict[str, Any]:
         return {
@@ -225,6 +244,7 @@ class ReadMcpResourceTool(Tool):
 
     def __init__(self, manager: Any):
         self.manager = manager
+        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
 
     def input_schema(self) -> dict[str, Any]:
         return {

@@ -51,7 +51,10 @@ class ToolSearch(Tool):
     concurrency_safe = False  # it changes which tools the next request carries
 
     def __init__(self, registry: Any):
+        from yoke.mcp.tools import SchemaModel
+
         self.registry = registry
+        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
 
     def deferred(self) -> list[Any]:
         return [t for t in self.registry if getattr(t, "deferred", False)]
