@@ -92,7 +92,11 @@ def build(extra_tools: int = 0) -> MCPServer:
             def tool(query: str) -> str:
                 return f"tool {i}: {query}"
 
-            tool.__doc__ = f"Look up record kind {i} in catalogue number {i} (widget {i})."
+            tool.__doc__ = (
+                f"Look up records of kind {i} in catalogue number {i}. The query is matched against the "
+                "record's title, summary and tags; results come back newest first with their identifiers, "
+                "owners and the date they were last changed, so that a follow-up call can fetch one in full."
+            )
             return tool
 
         server.add_tool(make(i), name=f"lookup_{i:03d}")

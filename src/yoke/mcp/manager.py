@@ -52,6 +52,7 @@ class ServerState:
     lost: asyncio.Event = field(default_factory=asyncio.Event)
     settled: asyncio.Event = field(default_factory=asyncio.Event)  # left `pending` at least once
     restarts: int = 0
+    refreshing: asyncio.Task | None = None  # a tools/list after list_changed, awaited by the next call
 
     @property
     def name(self) -> str:
@@ -257,7 +258,7 @@ class McpManager:
     def _messages(self, state: ServerState) -> Callable[[Any], Any]:
         async def handle(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
-                asyncio.ensure_future(self.refresh_tools(state.name))
+                state.refreshing = asyncio.ensure_future(self.refresh_tools(state.name))
             elif isinstance(message, Exception) and state.config.remote and _is_connection_error(message):
                 state.lost.set()
 
@@ -292,10 +293,19 @@ class McpManager:
 
     # ---- calls --------------------------------------------------------------------------------------
 
-    def _session(self, server: str) -> Any:
+    async def _session(self, server: str) -> Any:
+        """The connected server; a server being restarted or reconnected is waited for (start-up deadline)."""
         state = self.servers.get(server)
         if state is None:
             raise McpUnavailable(f'no MCP server named "{server}"')
+        deadline = asyncio.get_running_loop().time() + self.startup_timeout
+        while (
+            state.session is None
+            and state.status in ("pending", "connected")
+            and not self._closing.is_set()
+            and asyncio.get_running_loop().time() < deadline
+        ):
+            await asyncio.sleep(0.05)
         if state.session is None:
             detail = f": {state.error}" if state.error else ""
             raise McpUnavailable(f'MCP server "{server}" is {state.status}{detail}')
@@ -304,7 +314,7 @@ class McpManager:
     async def call_tool(
         self, server: str, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
     ) -> Any:
-        state = self._session(server)
+        state = await self._session(server)
         timeout = state.config.timeout_ms / 1000 if state.config.timeout_ms else self.tool_timeout
         return await self._request(
             state, state.session.call_tool(tool, arguments, read_timeout_seconds=timeout, meta=meta), timeout
@@ -321,6 +331,9 @@ class McpManager:
             if ended is not None:
                 ended.cancel()
         if call in done:
+            if state.refreshing is not None and not state.refreshing.done():
+                # the server changed its tool list during the call: the next request should carry the new one
+                await asyncio.wait({state.refreshing}, timeout=5)
             try:
                 return call.result()
             except Exception as exc:
@@ -346,7 +359,7 @@ class McpManager:
         names = [server] if server else [n for n, s in self.servers.items() if s.session is not None]
         out: list[tuple[str, Any]] = []
         for name in names:
-            state = self._session(name)
+            state = await self._session(name)
             if state.capabilities is None or state.capabilities.resources is None:
                 continue
             result = await self._request(state, state.session.list_resources())
@@ -354,7 +367,7 @@ class McpManager:
         return out
 
     async def read_resource(self, server: str, uri: str) -> Any:
-        state = self._session(server)
+        state = await self._session(server)
         return await self._request(state, state.session.read_resource(uri))
 
     async def list_prompts(self) -> list[tuple[str, Any]]:
@@ -368,7 +381,7 @@ class McpManager:
         return out
 
     async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:
-        state = self._session(server)
+        state = await self._session(server)
         return await self._request(state, state.session.get_prompt(prompt, arguments))
 
 

@@ -56,12 +56,12 @@ class ToolSearch(Tool):
         self.registry = registry
         self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
 
-    def deferred(self) -> list[Any]:
+    def deferred_tools(self) -> list[Any]:
         return [t for t in self.registry if getattr(t, "deferred", False)]
 
     @property
     def description(self) -> str:  # type: ignore[override]
-        names = ", ".join(t.name for t in self.deferred()) or "(none)"
+        names = ", ".join(t.name for t in self.deferred_tools()) or "(none)"
         return (
             "Loads the full definitions of deferred tools so they can be called. Deferred tools are known by "
             "name only until loaded. Search by keywords (e.g. \"github issue\"; +word requires a word) or load "
@@ -86,7 +86,7 @@ class ToolSearch(Tool):
         return input
 
     def search(self, query: str, limit: int) -> list[Any]:
-        pool = self.deferred() + [t for t in self.registry if getattr(t, "server", None) and not t.deferred]
+        pool = self.deferred_tools() + [t for t in self.registry if getattr(t, "server", None) and not t.deferred]
         by_name = {t.name.lower(): t for t in pool}
         if query.strip().lower().startswith("select:"):
             wanted = [w.strip().lower() for w in query.split(":", 1)[1].split(",") if w.strip()]
