@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.conftest import anthropic_env, openai_env
-from tests.mcp.helpers import free_port, start_remote, stdio_entry, text, tool_results, tool_use, write_config
+from tests.mcp_support.helpers import free_port, start_remote, stdio_entry, text, tool_results, tool_use, write_config
 from yoke.testing import ScriptedServer
 
 STREAM = ["--output-format", "stream-json", "--verbose"]
