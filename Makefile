@@ -43,3 +43,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
+	$(PY) benchmarks/bench_mcp.py

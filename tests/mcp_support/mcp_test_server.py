@@ -47,7 +47,10 @@ def build(extra_tools: int = 0) -> MCPServer:
     @server.tool()
     def picture() -> list:
         """Return a caption and an image."""
-        return [TextContent(type="text", text="a red dot"), ImageContent(type="image", data=PNG, mime_type="image/png")]
+        return [
+            TextContent(type="text", text="a red dot"),
+            ImageContent(type="image", data=PNG, mime_type="image/png"),
+        ]
 
     @server.tool()
     def pid() -> str:
@@ -88,6 +91,7 @@ def build(extra_tools: int = 0) -> MCPServer:
         return f"Please review {path} carefully."
 
     for i in range(extra_tools):
+
         def make(i: int):
             def tool(query: str) -> str:
                 return f"tool {i}: {query}"

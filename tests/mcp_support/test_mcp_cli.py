@@ -18,7 +18,9 @@ def test_add_scopes_write_claude_codes_files(yoke, project, home):
     assert run.code == 0, run.stderr
     entry = claude_json(home)["projects"][str(project.resolve())]["mcpServers"]["loc"]
     assert entry == {"type": "stdio", "command": PY, "args": [SERVER, "stdio"], "env": {"K": "v"}}
-    run = yoke("mcp", "add", "-s", "project", "-t", "http", "web", "http://127.0.0.1:9/mcp", "-H", "X-Key: abc")
+    run = yoke(
+        "mcp", "add", "-s", "project", "-t", "http", "web", "http://127.0.0.1:9/mcp", "-H", "X-Key: abc"
+    )
     assert run.code == 0, run.stderr
     assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["web"] == {
         "type": "http",
@@ -44,7 +46,9 @@ def test_list_connects_and_get_remove(yoke, project, home):
     got = yoke("mcp", "get", "good")
     assert "Scope: local" in got.stdout and "Type: stdio" in got.stdout
     gone = yoke("mcp", "remove", "good")
-    assert gone.code == 0 and "good" not in claude_json(home)["projects"][str(project.resolve())]["mcpServers"]
+    assert (
+        gone.code == 0 and "good" not in claude_json(home)["projects"][str(project.resolve())]["mcpServers"]
+    )
     missing = yoke("mcp", "get", "good")
     assert missing.code == 1 and "no MCP server" in missing.stderr
 
@@ -65,8 +69,18 @@ async def test_serve_applies_permission_rules(project, home):
     (project / "note.txt").write_text("hello\n")
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": ["Write"]}}))
-    env = {"HOME": str(home), "YOKE_HOME": str(home / ".yoke"), "PATH": os.environ["PATH"], "CLAUDE_CONFIG_DIR": str(home / ".claude")}
-    params = StdioServerParameters(command=os.path.join(os.path.dirname(sys.executable), "yoke"), args=["mcp", "serve"], cwd=str(project), env=env)
+    env = {
+        "HOME": str(home),
+        "YOKE_HOME": str(home / ".yoke"),
+        "PATH": os.environ["PATH"],
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
+    params = StdioServerParameters(
+        command=os.path.join(os.path.dirname(sys.executable), "yoke"),
+        args=["mcp", "serve"],
+        cwd=str(project),
+        env=env,
+    )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         names = [t.name for t in (await session.list_tools()).tools]

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from tests.mcp_support.helpers import free_port, start_remote, stdio_entry
+
 from yoke.mcp.config import parse_server
 from yoke.mcp.manager import McpManager
 
@@ -58,4 +59,4 @@ async def test_close_stops_stdio_servers_within_a_second(tmp_path):
     await manager.aclose()
     assert time.time() - started < 1.5
     for pid in pids:
-        assert not os.path.exists(f"/proc/{pid}") or "Z" in open(f"/proc/{pid}/stat").read().split()[2]
+        assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]

@@ -7,11 +7,20 @@ import json
 import os
 import shutil
 import time
+from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env, openai_env
-from tests.mcp_support.helpers import free_port, start_remote, stdio_entry, text, tool_results, tool_use, write_config
+from tests.mcp_support.helpers import (
+    free_port,
+    start_remote,
+    stdio_entry,
+    text,
+    tool_results,
+    tool_use,
+    write_config,
+)
+
 from yoke.testing import ScriptedServer
 
 STREAM = ["--output-format", "stream-json", "--verbose"]
@@ -28,7 +37,9 @@ def test_stdio_server_from_mcp_config_called_by_the_model(yoke, tmp_path, wire):
     with ScriptedServer(turns) as srv:
         env = anthropic_env(srv) if wire == "anthropic" else openai_env(srv)
         run = yoke("-p", "add", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=env)
-        first_tools = [t.get("name") or t.get("function", {}).get("name") for t in srv.requests[0].body["tools"]]
+        first_tools = [
+            t.get("name") or t.get("function", {}).get("name") for t in srv.requests[0].body["tools"]
+        ]
     assert run.code == 0, run.stderr
     assert init_line(run)["mcp_servers"] == [{"name": "t", "status": "connected"}]
     assert "mcp__t__add" in init_line(run)["tools"]
@@ -41,7 +52,9 @@ def test_schema_checked_before_the_call(yoke, tmp_path):
     cfg = write_config(tmp_path / "s.json", {"t": stdio_entry()})
     turns = [tool_use("mcp__t__add", {"a": "two", "b": 1}), text("ok")]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
     result = tool_results(run)[0]
     assert result["is_error"] and "InputValidationError" in result["content"] and "'two'" in result["content"]
 
@@ -88,7 +101,9 @@ def test_server_that_never_answers_initialize(yoke, tmp_path):
     cfg = write_config(tmp_path / "s.json", {"slow": hang, "t": stdio_entry()})
     started = time.time()
     with ScriptedServer([text("went on")]) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), env={**anthropic_env(srv), "MCP_TIMEOUT": "8000"})
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), env={**anthropic_env(srv), "MCP_TIMEOUT": "8000"}
+        )
     assert run.code == 0 and run.result()["result"] == "went on"
     states = {s["name"]: s for s in init_line(run)["mcp_servers"]}
     assert states["slow"]["status"] == "failed" and "MCP_TIMEOUT" in states["slow"]["error"]
@@ -105,20 +120,26 @@ def test_crash_mid_call_then_restart_and_no_orphans(yoke, tmp_path):
         text("done"),
     ]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
     first, crashed, after = tool_results(run)
     assert crashed["is_error"] and "t" in crashed["content"]
     assert not after.get("is_error"), after
     assert first["content"] != after["content"]  # a new process answered
     for pid in (int(first["content"]), int(after["content"])):
-        assert not os.path.exists(f"/proc/{pid}") or "zombie" in open(f"/proc/{pid}/status").read().lower()
+        assert (
+            not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+        )
 
 
 def test_huge_result_is_capped_and_saved(yoke, tmp_path):
     cfg = write_config(tmp_path / "s.json", {"t": stdio_entry()})
     turns = [tool_use("mcp__t__big", {"size": 1_000_000}), text("ok")]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
     content = tool_results(run)[0]["content"]
     assert len(content) < 120_000 and "output truncated" in content
     path = content.split("saved at ")[1].split(" ")[0]
@@ -128,7 +149,9 @@ def test_huge_result_is_capped_and_saved(yoke, tmp_path):
 def test_image_result(yoke, tmp_path):
     cfg = write_config(tmp_path / "s.json", {"t": stdio_entry()})
     with ScriptedServer([tool_use("mcp__t__picture", {}), text("ok")]) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
     blocks = tool_results(run)[0]["content"]
     assert [b["type"] for b in blocks] == ["text", "image"]
 
@@ -151,7 +174,9 @@ def test_tool_list_changes(yoke, tmp_path):
     cfg = write_config(tmp_path / "s.json", {"t": stdio_entry()})
     turns = [tool_use("mcp__t__grow", {}, "toolu_g"), tool_use("mcp__t__fresh", {}, "toolu_f"), text("ok")]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
         later = [t["name"] for t in srv.requests[1].body["tools"]]
     assert "mcp__t__fresh" in later
     assert tool_results(run)[1]["content"] == "fresh!"
@@ -165,7 +190,9 @@ def test_300_tools_use_tool_search(yoke, tmp_path):
         text("ok"),
     ]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv))
+        run = yoke(
+            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__t", env=anthropic_env(srv)
+        )
         first = {t["name"]: t for t in srv.requests[0].body["tools"]}
         second = [t["name"] for t in srv.requests[1].body["tools"]]
     assert "ToolSearch" in first and not any(n.startswith("mcp__t__lookup") for n in first)
@@ -181,9 +208,20 @@ def test_remote_transports(yoke, tmp_path, transport):
     try:
         path = {"sse": "/sse", "http": "/mcp", "ws": ""}[transport]
         scheme = "ws" if transport == "ws" else "http"
-        cfg = write_config(tmp_path / "s.json", {"r": {"type": transport, "url": f"{scheme}://127.0.0.1:{port}{path}"}})
+        cfg = write_config(
+            tmp_path / "s.json", {"r": {"type": transport, "url": f"{scheme}://127.0.0.1:{port}{path}"}}
+        )
         with ScriptedServer([tool_use("mcp__r__echo", {"text": "over " + transport}), text("ok")]) as srv:
-            run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__r", env=anthropic_env(srv))
+            run = yoke(
+                "-p",
+                "x",
+                *STREAM,
+                "--mcp-config",
+                str(cfg),
+                "--allowedTools",
+                "mcp__r",
+                env=anthropic_env(srv),
+            )
     finally:
         proc.kill()
     assert init_line(run)["mcp_servers"] == [{"name": "r", "status": "connected"}], run.stderr
@@ -210,7 +248,16 @@ def test_pypi_reference_servers(yoke, project, tmp_path, name, command, call):
     if name == "git":
         args = {"repo_path": str(project)}
     with ScriptedServer([tool_use(f"mcp__{name}__{tool}", args), text("ok")]) as srv:
-        run = yoke("-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", f"mcp__{name}", env=anthropic_env(srv))
+        run = yoke(
+            "-p",
+            "x",
+            *STREAM,
+            "--mcp-config",
+            str(cfg),
+            "--allowedTools",
+            f"mcp__{name}",
+            env=anthropic_env(srv),
+        )
     assert init_line(run)["mcp_servers"] == [{"name": name, "status": "connected"}], run.stderr
     result = tool_results(run)[0]
     assert not result.get("is_error"), result
@@ -222,12 +269,24 @@ def test_npm_everything_server(yoke, tmp_path):
         pytest.skip("Node.js (npx) is not installed")
     cfg = write_config(
         tmp_path / "s.json",
-        {"everything": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything", "stdio"]}},
+        {
+            "everything": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-everything", "stdio"],
+            }
+        },
     )
     with ScriptedServer([tool_use("mcp__everything__echo", {"message": "hi"}), text("ok")]) as srv:
         run = yoke(
-            "-p", "x", *STREAM, "--mcp-config", str(cfg), "--allowedTools", "mcp__everything",
-            env={**anthropic_env(srv), "MCP_TIMEOUT": "90000"}, timeout=150,
+            "-p",
+            "x",
+            *STREAM,
+            "--mcp-config",
+            str(cfg),
+            "--allowedTools",
+            "mcp__everything",
+            env={**anthropic_env(srv), "MCP_TIMEOUT": "90000"},
+            timeout=150,
         )
     state = init_line(run)["mcp_servers"][0]
     if state["status"] != "connected":
@@ -242,11 +301,19 @@ def test_no_mcp_never_imports_the_package(yoke, base_env):
     with ScriptedServer([text("hi")]) as srv:
         env = {**base_env, **anthropic_env(srv)}
         proc = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "yoke", "-p", "x"], env=env, capture_output=True, text=True
+            [sys.executable, "-X", "importtime", "-m", "yoke", "-p", "x"],
+            env=env,
+            capture_output=True,
+            text=True,
         )
     assert proc.returncode == 0, proc.stderr
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "yoke.mcp.config" in modules  # the configuration was read ...
     assert not any(m == "mcp" or m.startswith(("mcp.", "mcp_types")) for m in modules)  # ... and nothing more
-    version = subprocess.run([sys.executable, "-X", "importtime", "-m", "yoke", "--version"], env=env, capture_output=True, text=True)
+    version = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "yoke", "--version"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert not any(" mcp" in line for line in version.stderr.splitlines())

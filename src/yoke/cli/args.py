@@ -88,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp-config", nargs="*", action="extend", default=[], help="MCP servers from JSON files or strings"
     )
     p.add_argument(
-        "--strict-mcp-config", action="store_true", help="use only the --mcp-config servers (ignore all others)"
+        "--strict-mcp-config",
+        action="store_true",
+        help="use only the --mcp-config servers (ignore all others)",
     )
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")

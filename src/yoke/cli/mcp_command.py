@@ -110,17 +110,21 @@ def _save(scope: str, name: str, entry: dict[str, Any]) -> None:
     data = _read(path)
     servers = _scope_servers(scope, cwd, data)
     if name in servers:
-        raise McpCommandError(f'a server named "{name}" already exists in {scope} scope ({path}); remove it first')
+        raise McpCommandError(
+            f'a server named "{name}" already exists in {scope} scope ({path}); remove it first'
+        )
     servers[name] = entry
     _write_json(path, data)
-    print(f'Added {entry.get("type", "stdio")} MCP server {name} to {scope} config ({path})')
+    print(f"Added {entry.get('type', 'stdio')} MCP server {name} to {scope} config ({path})")
 
 
 def _pairs(values: list[str] | None, sep: str, what: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values or []:
         if sep not in value:
-            raise McpCommandError(f"{what} must look like {'KEY=value' if sep == '=' else 'Name: value'} (got {value!r})")
+            raise McpCommandError(
+                f"{what} must look like {'KEY=value' if sep == '=' else 'Name: value'} (got {value!r})"
+            )
         key, _, val = value.partition(sep)
         out[key.strip()] = val.strip() if sep == ":" else val
     return out
@@ -212,7 +216,11 @@ def add_from_desktop(argv: list[str]) -> int:
 
 
 def _describe(cfg: Any) -> str:
-    return f"{cfg.url} ({cfg.type.upper() if cfg.type != 'http' else 'HTTP'})" if cfg.remote else " ".join([cfg.command, *cfg.args])
+    return (
+        f"{cfg.url} ({cfg.type.upper() if cfg.type != 'http' else 'HTTP'})"
+        if cfg.remote
+        else " ".join([cfg.command, *cfg.args])
+    )
 
 
 STATUS_TEXT = {
@@ -250,7 +258,9 @@ def list_servers(argv: list[str]) -> int:
             text += f": {state.error}"
         print(f"{name}: {_describe(cfg)} - {text}")
     for name, cfg in config.unapproved.items():
-        print(f"{name}: {_describe(cfg)} - ⏸ Pending approval (enabledMcpjsonServers in .claude/settings.local.json)")
+        print(
+            f"{name}: {_describe(cfg)} - ⏸ Pending approval (enabledMcpjsonServers in .claude/settings.local.json)"
+        )
     for name, cfg in config.rejected.items():
         print(f"{name}: {_describe(cfg)} - ✘ Rejected (see disabledMcpjsonServers in settings)")
     return 0
@@ -338,7 +348,9 @@ def login(argv: list[str]) -> int:
     try:
         asyncio.run(run_login(cfg, os.environ, open_browser=not a.no_browser))
     except Exception as exc:
-        raise McpCommandError(f"sign-in failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+        raise McpCommandError(
+            f"sign-in failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        ) from None
     print(f"Signed in to {a.name}; the token is stored in Yoke's home.")
     return 0
 

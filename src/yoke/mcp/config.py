@@ -146,7 +146,9 @@ def parse_server(
 ) -> ServerConfig | ConfigError:
     """One `mcpServers` entry, checked and expanded."""
     if not _NAME.match(name):
-        return ConfigError(name, "invalid_config", f'MCP server name "{name}" may hold only letters, digits, - and _')
+        return ConfigError(
+            name, "invalid_config", f'MCP server name "{name}" may hold only letters, digits, - and _'
+        )
     if name in RESERVED_NAMES:
         return ConfigError(name, "reserved_name", f'MCP server name "{name}" is reserved')
     if not isinstance(entry, dict):
@@ -173,7 +175,10 @@ def parse_server(
                 raise ValueError(f'MCP server "{name}" needs a "command"')
             cfg.command = expand(entry["command"], env, missing)
             cfg.args = [expand(_str(a, name, "args"), env, missing) for a in _list(entry.get("args"), name)]
-            cfg.env = {k: expand(_str(v, name, "env"), env, missing) for k, v in _dict(entry.get("env"), name).items()}
+            cfg.env = {
+                k: expand(_str(v, name, "env"), env, missing)
+                for k, v in _dict(entry.get("env"), name).items()
+            }
         else:
             if not isinstance(entry.get("url"), str) or not entry["url"].strip():
                 raise ValueError(f'MCP server "{name}" needs a "url"')

@@ -154,7 +154,9 @@ class McpManager:
             if state.ready.is_set():
                 failures = 0
                 was_connected = True
-                await asyncio.wait({attempt, asyncio.ensure_future(self._closing.wait())}, return_when="FIRST_COMPLETED")
+                await asyncio.wait(
+                    {attempt, asyncio.ensure_future(self._closing.wait())}, return_when="FIRST_COMPLETED"
+                )
                 if self._closing.is_set():
                     await self._finish(attempt)
                     return
@@ -326,7 +328,9 @@ class McpManager:
         ended = asyncio.ensure_future(state.link.ended.wait()) if state.link else None
         waits = {call} | ({ended} if ended else set())
         try:
-            done, _ = await asyncio.wait(waits, timeout=(timeout + 1) if timeout else None, return_when="FIRST_COMPLETED")
+            done, _ = await asyncio.wait(
+                waits, timeout=(timeout + 1) if timeout else None, return_when="FIRST_COMPLETED"
+            )
         finally:
             if ended is not None:
                 ended.cancel()
@@ -343,7 +347,9 @@ class McpManager:
                         f'the connection to MCP server "{state.name}" was lost; reconnecting'
                     ) from None
                 if _is_timeout(exc):
-                    raise McpUnavailable(f'MCP server "{state.name}" did not answer within {timeout:g} s') from None
+                    raise McpUnavailable(
+                        f'MCP server "{state.name}" did not answer within {timeout:g} s'
+                    ) from None
                 raise
         call.cancel()
         if ended is not None and ended.done():
@@ -409,7 +415,9 @@ def _is_connection_error(exc: BaseException) -> bool:
     import anyio
 
     exc = _unwrap(exc)
-    if isinstance(exc, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream | ConnectionError):
+    if isinstance(
+        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream | ConnectionError
+    ):
         return True
     name = type(exc).__name__
     text = str(exc).lower()

@@ -124,7 +124,9 @@ def _callback_port(cfg: ServerConfig) -> int:
     return int(port) if isinstance(port, int) else DEFAULT_CALLBACK_PORT
 
 
-async def login(cfg: ServerConfig, env: Mapping[str, str], open_browser: bool = True, out: Any = None) -> None:
+async def login(
+    cfg: ServerConfig, env: Mapping[str, str], open_browser: bool = True, out: Any = None
+) -> None:
     """The interactive flow: listen on 127.0.0.1 for the redirect, send the user to the authorization URL,
     exchange the code, store the tokens. Connecting once is what drives the provider through it."""
     import asyncio
@@ -145,7 +147,9 @@ async def login(cfg: ServerConfig, env: Mapping[str, str], open_browser: bool = 
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(target).query)
         ok = "code" in query
         body = b"Signed in; you can close this window." if ok else b"Sign-in failed."
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
         await writer.drain()
         writer.close()
         if ok and not code.done():
@@ -171,8 +175,10 @@ async def login(cfg: ServerConfig, env: Mapping[str, str], open_browser: bool = 
     try:
         from mcp.client.session import ClientSession
 
-        async with open_transport(cfg, Path(os.getcwd()), Link(), auth) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
+        async with (
+            open_transport(cfg, Path(os.getcwd()), Link(), auth) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
     finally:
         server.close()

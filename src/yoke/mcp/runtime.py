@@ -95,7 +95,9 @@ class McpRuntime:
                 if self.registry.get(extra.name) is None:
                     self.registry.register(extra)
         if self._started and old.keys() != set(names) and self.notify is not None:
-            self.notify("mcp_tools", f'MCP server "{server}" now offers {len(names)} tools', {"server": server})
+            self.notify(
+                "mcp_tools", f'MCP server "{server}" now offers {len(names)} tools', {"server": server}
+            )
         refresh = getattr(self.registry, "refresh", None)
         if callable(refresh):
             refresh()

@@ -32,11 +32,19 @@ class ToolServer:
 
         settings = load_settings(cwd)
         self.gate = build_gate(
-            settings, cwd=cwd, mode=mode, allowed_tools=[], disallowed_tools=[], add_dirs=[], interactive=False
+            settings,
+            cwd=cwd,
+            mode=mode,
+            allowed_tools=[],
+            disallowed_tools=[],
+            add_dirs=[],
+            interactive=False,
         )
         self.tools = {t.name: t for t in builtin_tools() if t.name not in NOT_SERVED}
         session_id = str(uuid.uuid4())
-        state = SessionState(session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}")
+        state = SessionState(
+            session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}"
+        )
         state.extras["sandbox"] = getattr(self.gate, "sandbox", None)
         dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])
         self.ctx = ToolContext(cwd=cwd, session=state, working_dirs=dirs, asker=NoAsker())
@@ -44,7 +52,12 @@ class ToolServer:
     def specs(self) -> list[dict[str, Any]]:
         hidden = set(self.gate.hidden_tools(list(self.tools)))
         return [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema(), "read_only": t.read_only}
+            {
+                "name": t.name,
+                "description": t.description,
+                "input_schema": t.input_schema(),
+                "read_only": t.read_only,
+            }
             for t in self.tools.values()
             if t.name not in hidden
         ]
@@ -63,7 +76,11 @@ class ToolServer:
         decision = await self.gate.decide(tool, arguments, self.ctx)
         if decision.behavior != "allow":
             why = decision.reason or "this call needs approval"
-            hint = "" if decision.behavior == "deny" else " (nobody can approve it here; allow it with a permission rule)"
+            hint = (
+                ""
+                if decision.behavior == "deny"
+                else " (nobody can approve it here; allow it with a permission rule)"
+            )
             return [{"type": "text", "text": f"Permission denied: {why}{hint}"}], True
         if decision.updated_input is not None:
             parsed = tool.validate(decision.updated_input)
@@ -86,7 +103,11 @@ def _mcp_content(blocks: list[dict[str, Any]]) -> list[Any]:
     for block in blocks:
         if block.get("type") == "image" and isinstance(block.get("source"), dict):
             src = block["source"]
-            out.append(types.ImageContent(type="image", data=src.get("data", ""), mime_type=src.get("media_type", "image/png")))
+            out.append(
+                types.ImageContent(
+                    type="image", data=src.get("data", ""), mime_type=src.get("media_type", "image/png")
+                )
+            )
         else:
             text = block.get("text") if block.get("type") == "text" else json.dumps(block)
             out.append(types.TextContent(type="text", text=str(text)))

@@ -154,7 +154,9 @@ def content_blocks(item: Any) -> list[dict[str, Any]]:
     if kind == "text":
         return [{"type": "text", "text": item.text}]
     if kind == "image":
-        return [{"type": "image", "source": {"type": "base64", "media_type": item.mime_type, "data": item.data}}]
+        return [
+            {"type": "image", "source": {"type": "base64", "media_type": item.mime_type, "data": item.data}}
+        ]
     if kind == "audio":
         return [{"type": "text", "text": f"[audio: {item.mime_type}, {len(item.data) * 3 // 4:,} bytes]"}]
     if kind == "resource":
@@ -165,7 +167,9 @@ def content_blocks(item: Any) -> list[dict[str, Any]]:
         mime = res.mime_type or "application/octet-stream"
         if mime.startswith("image/"):
             return [{"type": "image", "source": {"type": "base64", "media_type": mime, "data": res.blob}}]
-        return [{"type": "text", "text": f"[binary resource {res.uri}: {mime}, {len(res.blob) * 3 // 4:,} bytes]"}]
+        return [
+            {"type": "text", "text": f"[binary resource {res.uri}: {mime}, {len(res.blob) * 3 // 4:,} bytes]"}
+        ]
     if kind == "resource_link":
         desc = f" - {item.description}" if item.description else ""
         return [{"type": "text", "text": f"[resource link: {item.name} {item.uri}{desc}]"}]
@@ -231,8 +235,13 @@ class ListMcpResourcesTool(Tool):
             for server, r in found
         ]
         if not data:
-            return ToolResult("No resources found. MCP servers may still provide tools even if they have no resources.", data=[])
-        return ToolResult(json.dumps([{k: v for k, v in d.items() if v is not None} for d in data], indent=1), data=data)
+            return ToolResult(
+                "No resources found. MCP servers may still provide tools even if they have no resources.",
+                data=[],
+            )
+        return ToolResult(
+            json.dumps([{k: v for k, v in d.items() if v is not None} for d in data], indent=1), data=data
+        )
 
 
 class ReadMcpResourceTool(Tool):
@@ -278,9 +287,16 @@ class ReadMcpResourceTool(Tool):
                 blocks.append({"type": "text", "text": text})
                 entry["text"] = text
             elif (item.mime_type or "").startswith("image/"):
-                blocks.append({"type": "image", "source": {"type": "base64", "media_type": item.mime_type, "data": item.blob}})
+                blocks.append(
+                    {
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": item.mime_type, "data": item.blob},
+                    }
+                )
             else:
-                blocks.append({"type": "text", "text": f"[binary {item.mime_type}, {len(item.blob) * 3 // 4:,} bytes]"})
+                blocks.append(
+                    {"type": "text", "text": f"[binary {item.mime_type}, {len(item.blob) * 3 // 4:,} bytes]"}
+                )
             contents.append(entry)
         content: Any = blocks
         if all(b["type"] == "text" for b in blocks):

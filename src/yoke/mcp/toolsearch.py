@@ -64,8 +64,8 @@ class ToolSearch(Tool):
         names = ", ".join(t.name for t in self.deferred_tools()) or "(none)"
         return (
             "Loads the full definitions of deferred tools so they can be called. Deferred tools are known by "
-            "name only until loaded. Search by keywords (e.g. \"github issue\"; +word requires a word) or load "
-            "exact tools with \"select:name1,name2\". Loaded tools are callable from your next step.\n\n"
+            'name only until loaded. Search by keywords (e.g. "github issue"; +word requires a word) or load '
+            'exact tools with "select:name1,name2". Loaded tools are callable from your next step.\n\n'
             f"Deferred tools: {names}"
         )
 
@@ -86,7 +86,9 @@ class ToolSearch(Tool):
         return input
 
     def search(self, query: str, limit: int) -> list[Any]:
-        pool = self.deferred_tools() + [t for t in self.registry if getattr(t, "server", None) and not t.deferred]
+        pool = self.deferred_tools() + [
+            t for t in self.registry if getattr(t, "server", None) and not t.deferred
+        ]
         by_name = {t.name.lower(): t for t in pool}
         if query.strip().lower().startswith("select:"):
             wanted = [w.strip().lower() for w in query.split(":", 1)[1].split(",") if w.strip()]
@@ -127,6 +129,8 @@ class ToolSearch(Tool):
         lines = ["Loaded these tools; call them directly from your next step:"]
         for tool in found:
             lines.append(
-                json.dumps({"name": tool.name, "description": tool.description, "input_schema": tool.input_schema()})
+                json.dumps(
+                    {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema()}
+                )
             )
         return ToolResult("\n".join(lines), data={"matches": [t.name for t in found]})
