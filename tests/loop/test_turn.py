@@ -8,15 +8,16 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from yoke.loop import events as ev
-from yoke.loop.recorder import Recorder
+from yoke import events as ev
+from yoke.loop.executor import ToolExecutor
+from yoke.loop.lifecycle import LifecycleOutcome
 from yoke.loop.turn import Agent, LoopSettings
 from yoke.permissions.gate import Answer, Decision, SimpleGate
 from yoke.providers import base as pb
+from yoke.session.recorder import Recorder
 from yoke.session.records import RecordChain
 from yoke.session.transcript import Transcript, load_records
 from yoke.tools.base import SessionState, Tool, ToolContext, ToolResult
-from yoke.tools.executor import ToolExecutor
 from yoke.tools.registry import ToolRegistry
 
 
@@ -132,6 +133,12 @@ def assert_history_valid(messages: list[dict]) -> None:
                     b["tool_use_id"] for b in messages[i + 1]["content"] if b["type"] == "tool_result"
                 ]
                 assert sorted(answered) == sorted(uses)
+
+
+class Reshaped:
+    def __init__(self, messages, boundaries):
+        self.messages = messages
+        self.boundaries = boundaries
 
 
 def tool_use(id_: str, name: str, **input) -> dict:
@@ -305,11 +312,15 @@ async def test_prompt_too_long_triggers_one_reactive_compaction(tmp_path):
     )
     calls = []
 
-    async def compact(messages):
-        calls.append(len(messages))
-        return messages
+    class Keeper:
+        async def prepare(self, messages, usage):
+            return Reshaped(messages, [])
 
-    agent.on_prompt_too_long = compact
+        async def on_prompt_too_long(self, messages):
+            calls.append(len(messages))
+            return Reshaped(messages, [])
+
+    agent.keeper = Keeper()
     result = (await collect(agent))[-1]
     assert result.reason == "completed" and calls == [1]
 
@@ -344,7 +355,7 @@ async def test_tool_denied_stop(tmp_path):
     agent.executor.ctx.asker = DenyAndStop()
 
     class NeedsAsk(SimpleGate):
-        async def decide(self, tool, input, ctx):
+        async def decide(self, tool, input, ctx, hook=None):
             return Decision("ask", "needs approval")
 
     agent.executor.gate = NeedsAsk()
@@ -398,22 +409,27 @@ def test_events_are_json_safe():
     json.dumps(pb.Usage(1, 2).as_dict())
 
 
-class StopOnPrompt:
-    def __init__(self, event: str, **outcome):
-        self.event = event
-        self.outcome = outcome
-        self.fired: list[str] = []
+class Answers:
+    """A lifecycle listener answering chosen events (the way hook runners plug in)."""
 
-    async def fire(self, event, payload):
-        from yoke.hooks.base import HookOutcome
+    def __init__(self, **answers):
+        self.answers = answers
+        self.fired: list[tuple[str, dict]] = []
 
-        self.fired.append(event)
-        return HookOutcome(**self.outcome) if event == self.event else HookOutcome()
+    def wants(self, event):
+        return True
+
+    async def announce(self, event, payload):
+        self.fired.append((event, payload))
+        answer = self.answers.get(event)
+        if callable(answer):
+            return answer(payload)
+        return answer or LifecycleOutcome()
 
 
 async def test_hook_stopped_on_prompt(tmp_path):
     agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "never"}]}], [])
-    agent.hooks = StopOnPrompt("UserPromptSubmit", stop=True, reason="policy says no")
+    agent.lifecycle.add(Answers(UserPromptSubmit=LifecycleOutcome(block=True, reason="policy says no")))
     result = (await collect(agent))[-1]
     assert result.reason == "hook_stopped" and result.text == "policy says no"
     assert agent.provider.requests == []
@@ -425,25 +441,26 @@ async def test_stop_hook_can_keep_the_model_going_or_stop(tmp_path):
         [{"content": [{"type": "text", "text": "first"}]}, {"content": [{"type": "text", "text": "second"}]}],
         [],
     )
-
-    class BlockOnce:
-        calls = 0
-
-        async def fire(self, event, payload):
-            from yoke.hooks.base import HookOutcome
-
-            if event != "Stop":
-                return HookOutcome()
-            self.calls += 1
-            return HookOutcome(block=True, reason="run the tests too") if self.calls == 1 else HookOutcome()
-
-    agent.hooks = BlockOnce()
+    blocks = iter([LifecycleOutcome(block=True, reason="run the tests too")])
+    listener = Answers(Stop=lambda payload: next(blocks, LifecycleOutcome()))
+    agent.lifecycle.add(listener)
     result = (await collect(agent))[-1]
     assert result.reason == "completed" and result.text == "second"
     assert "run the tests too" in agent.provider.requests[1].messages[-1]["content"]
+    stops = [payload for event, payload in listener.fired if event == "Stop"]
+    assert [p["stop_hook_active"] for p in stops] == [False, True]
+    assert stops[0]["last_assistant_message"] == "first"
     agent = make_agent(tmp_path, [{"content": [{"type": "text", "text": "x"}]}], [])
-    agent.hooks = StopOnPrompt("Stop", stop=True, reason="enough")
+    agent.lifecycle.add(Answers(Stop=LifecycleOutcome(stop=True, stop_reason="enough")))
     assert (await collect(agent))[-1].reason == "hook_stopped"
+
+
+async def test_stop_hook_blocks_give_way_after_eight(tmp_path):
+    turns = [{"content": [{"type": "text", "text": f"answer {i}"}]} for i in range(10)]
+    agent = make_agent(tmp_path, turns, [])
+    agent.lifecycle.add(Answers(Stop=LifecycleOutcome(block=True, reason="again")))
+    result = (await collect(agent))[-1]
+    assert result.reason == "completed" and result.text == "answer 8"  # 8 blocks honoured, the 9th not
 
 
 async def test_interrupt_during_stream_is_recorded_for_the_model(tmp_path):

@@ -312,25 +312,23 @@ async def test_protected_path_needs_a_session_answer(world: World) -> None:
 # ---- hooks and the classifier -----------------------------------------------------------------------------
 
 
-async def test_hook_seam(world: World) -> None:
-    verdicts: dict[str, Decision | None] = {}
+async def test_hook_verdicts(world: World) -> None:
+    """What PreToolUse listeners answered takes its place in the order: their deny ends it, deny and ask
+    rules still beat their allow, and a rewritten input is what gets judged and run."""
+    gate = world.gate(deny=["Bash(rm *)"], ask=["Bash(git push *)"])
 
-    async def hook(tool, input, ctx):  # type: ignore[no-untyped-def]
-        return verdicts.get(input["command"])
+    async def judged(command: str, hook: Decision) -> Decision:
+        return await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx(), hook=hook)
 
-    gate = world.gate(deny=["Bash(rm *)"], ask=["Bash(git push *)"], pre_tool_hook=hook)
-    verdicts["ls"] = Decision("deny", "no listing", "hook:test")
-    assert (await decide(gate, "ls", world)) == Decision("deny", "no listing", "hook:test")
-    verdicts["curl x"] = Decision("allow", source="hook:test")
-    assert (await decide(gate, "curl x", world)).source == "hook:test"
-    verdicts["rm x"] = Decision("allow")
-    assert (await decide(gate, "rm x", world)).behavior == "deny"  # deny rules beat a hook's allow
-    verdicts["git push"] = Decision("allow")
-    assert (await decide(gate, "git push", world)).behavior == "ask"  # so do ask rules
-    verdicts["pwd"] = Decision("ask", "check", "hook:test")
-    assert (await decide(gate, "pwd", world)).behavior == "ask"
-    verdicts["echo a"] = Decision("allow", updated_input={"command": "echo b"})
-    assert (await decide(gate, "echo a", world)).updated_input == {"command": "echo b"}
+    assert (await judged("ls", Decision("deny", "no listing", "hook:test"))) == Decision(
+        "deny", "no listing", "hook:test"
+    )
+    assert (await judged("curl x", Decision("allow", source="hook:test"))).source == "hook:test"
+    assert (await judged("rm x", Decision("allow"))).behavior == "deny"  # deny rules beat a hook's allow
+    assert (await judged("git push", Decision("allow"))).behavior == "ask"  # so do ask rules
+    assert (await judged("pwd", Decision("ask", "check", "hook:test"))).behavior == "ask"
+    rewritten = await judged("echo a", Decision("allow", updated_input={"command": "echo b"}))
+    assert rewritten.updated_input == {"command": "echo b"}
 
 
 async def test_classifier_with_deadline(world: World) -> None:

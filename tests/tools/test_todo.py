@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from yoke.loop.events import TodosChanged
+from yoke.events import TodosChanged
 from yoke.tools.base import SessionState, ToolContext
 from yoke.tools.builtin.todo import TodoWriteInput, TodoWriteTool
 

@@ -13,7 +13,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.cli.session_setup import SetupError, build_session
+from yoke.session.engine import SessionError as SetupError
 
 
 def run_headless(args: Namespace) -> int:
@@ -95,22 +95,50 @@ def _read_stdin() -> str:
 
 
 async def _start(args: Namespace, prompt: str) -> int:
-    session = await build_session(args, Path.cwd(), os.environ)
+    from yoke.cli.headless_session import HeadlessRun
+    from yoke.cli.options import api_key_source, options_from_args
+    from yoke.cli.printers import make_printer
+    from yoke.session.build import open_session
+
+    options = options_from_args(args, Path.cwd())
+    printer = make_printer(
+        args.output_format, args.verbose, init_extra={"apiKeySource": api_key_source(os.environ)}
+    )
+    channel = None
+    if args.input_format == "stream-json":
+        from yoke.cli.stream_input import ControlChannel, StdioAsker
+
+        channel = ControlChannel(printer.emit)
+        if args.permission_prompt_tool == "stdio":
+            options.asker = StdioAsker(channel)
+    if args.permission_prompt_tool not in (None, "stdio"):
+        print(
+            f"yoke: warning: --permission-prompt-tool {args.permission_prompt_tool}: only 'stdio' is "
+            "supported yet; permission questions are answered no",
+            file=sys.stderr,
+        )
+    session = await open_session(options)
+    for warning in session.warnings:
+        print(f"yoke: warning: {warning}", file=sys.stderr)
+    if channel is not None and options.asker is not None:
+        options.asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
+    run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, bool(args.debug))
     if args.print_context:
         print(await session.context_report())
         await session.close()
         return 0
-    return await _drive(session, prompt)
+    return await _drive(run, prompt, channel)
 
 
-async def _drive(session, prompt: str) -> int:
+async def _drive(run, prompt: str, channel) -> int:
+    session = run.session
     loop = asyncio.get_running_loop()
     signals = {signal.SIGINT: 130, signal.SIGTERM: 143}
     received: list[int] = []
 
     def on_signal(code: int) -> None:
         received.append(code)
-        session.agent.interrupt()
+        session.interrupt()
 
     for sig, code in signals.items():
         try:
@@ -118,12 +146,12 @@ async def _drive(session, prompt: str) -> int:
         except (NotImplementedError, RuntimeError):  # pragma: no cover - non-Unix
             pass
     try:
-        if session.input_format == "stream-json":
+        if run.input_format == "stream-json":
             from yoke.cli.stream_input import serve_stream_json
 
-            is_error = await serve_stream_json(session)
+            is_error = await serve_stream_json(run, channel)
         else:
-            result = await session.run(prompt)
+            result = await run.run(prompt)
             is_error = result is None or result.is_error
     finally:
         await session.close()

@@ -13,7 +13,7 @@ import uuid as _uuid
 from typing import Any, TextIO
 
 from yoke import __version__
-from yoke.loop import events as ev
+from yoke import events as ev
 from yoke.providers import base as pb
 
 # The Agent SDKs check that the CLI they drive is at least Claude Code 2.0.0; Yoke speaks that protocol.
@@ -160,6 +160,11 @@ class Printer:
     def warn(self, message: str) -> None:
         print(message, file=self.err, flush=True)
 
+    def emit(self, obj: dict[str, Any]) -> None:
+        """One JSON line on stdout (stream-json messages, and control frames in every output format)."""
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()
+
 
 class TextPrinter(Printer):
     def on_event(self, event: ev.Event) -> None:
@@ -186,10 +191,6 @@ class StreamJsonPrinter(Printer):
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
 
-    def emit(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self.out.flush()
-
     def on_event(self, event: ev.Event) -> None:
         for obj in self._lines(event):
             self.emit(obj)
@@ -201,14 +202,14 @@ class StreamJsonPrinter(Printer):
         if isinstance(event, ev.AssistantMessage):
             # one line per content block, all sharing the API message's id, as Claude Code streams them
             return [
-                self._envelope("assistant", message=_api_message(event, block))
+                self._envelope("assistant", event, message=_api_message(event, block))
                 for block in event.message["content"]
             ]
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
-            return [self._envelope("stream_event", event=raw)] if raw is not None else []
+            return [self._envelope("stream_event", event, event=raw)] if raw is not None else []
         if isinstance(event, ev.Notice):
             if event.kind == "api_retry":
                 return [self._system("api_retry", **event.data)]
@@ -227,18 +228,18 @@ class StreamJsonPrinter(Printer):
         data = {r.tool_use_id: r.data for r in event.results}
         lines = []
         for block in content if isinstance(content, list) else []:
-            line = self._envelope("user", message={"role": "user", "content": [block]})
+            line = self._envelope("user", event, message={"role": "user", "content": [block]})
             result_data = data.get(block.get("tool_use_id"))
             if result_data is not None:
                 line["tool_use_result"] = result_data
             lines.append(line)
         return lines
 
-    def _envelope(self, kind: str, **fields: Any) -> dict[str, Any]:
+    def _envelope(self, kind: str, source: ev.AgentEvent, **fields: Any) -> dict[str, Any]:
         return {
             "type": kind,
             **fields,
-            "parent_tool_use_id": None,
+            "parent_tool_use_id": source.parent_tool_use_id,
             "session_id": self.session_id,
             "uuid": new_uuid(),
         }
@@ -259,7 +260,7 @@ class StreamJsonPrinter(Printer):
             "cwd": event.cwd,
             "session_id": event.session_id,
             "tools": event.tools,
-            "mcp_servers": [],
+            "mcp_servers": list(event.mcp_servers),
             "model": event.model,
             "permissionMode": event.permission_mode,
             "slash_commands": [],

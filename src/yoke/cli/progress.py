@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke import events as ev
 from yoke.cli.printers import Printer
-from yoke.loop import events as ev
 from yoke.messages import result_text
 
 MAX_RESULT_LINES = 6

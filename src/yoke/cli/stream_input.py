@@ -48,9 +48,9 @@ class ControlChannel:
 class StdioAsker(NoAsker):
     """Permission prompts go to the SDK client as `can_use_tool` control requests."""
 
-    def __init__(self, channel: ControlChannel, gate: Any = None):
+    def __init__(self, channel: ControlChannel):
         self.channel = channel
-        self.gate = gate  # applies the permission updates an answer carries ("always allow", mode changes)
+        self.on_update: Any = None  # applies the permission updates an answer carries (always allow, modes)
 
     async def ask(self, question: PermissionQuestion) -> Answer:
         try:
@@ -75,73 +75,108 @@ class StdioAsker(NoAsker):
         )
 
     def _apply_updates(self, updates: Any) -> None:
-        apply = getattr(self.gate, "apply_update", None)
-        if not callable(apply) or not isinstance(updates, list):
+        if self.on_update is None or not isinstance(updates, list):
             return
         for update in updates:
             try:
-                apply(update)
+                self.on_update(update)
             except (ValueError, OSError) as exc:
                 print(f"yoke: warning: permission update not applied: {exc}", file=sys.stderr)
 
 
-async def serve_stream_json(session: Any) -> bool:
+async def serve_stream_json(run: Any, channel: ControlChannel) -> bool:
     """Run queries from stdin until EOF. Returns True when the last result was an error."""
-    printer = session.printer
-    emit = printer.emit  # StreamJsonPrinter: one flushed line per object
-    channel = ControlChannel(emit)
-    if getattr(session, "permission_prompt_tool", None) == "stdio":
-        session.tool_ctx.asker = StdioAsker(channel, session.agent.executor.gate)
+    emit = run.printer.emit
     queue: asyncio.Queue = asyncio.Queue()
-    reader = asyncio.get_running_loop().create_task(_read_stdin(queue, channel, session, emit))
+    reader = asyncio.get_running_loop().create_task(_read_stdin(queue, channel, run, emit))
     last_error = False
     try:
         while True:
-            message = await queue.get()
-            if message is None:
+            content = await queue.get()
+            if content is None:
                 break
-            content = message.get("message", {}).get("content", "")
-            if not content:
-                continue
-            result = await session.run(content)
+            result = await run.run(content)
             last_error = result is None or result.is_error
     finally:
         reader.cancel()
     return last_error
 
 
-async def _read_stdin(queue: asyncio.Queue, channel: ControlChannel, session: Any, emit: Any) -> None:
+async def _read_stdin(queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
+    """Frames from stdin: user messages to the queue, control traffic answered at once. A bad line gets an
+    error line on stdout and the session goes on; nothing here may end the reader but EOF."""
     loop = asyncio.get_running_loop()
-    while True:
-        line = await loop.run_in_executor(None, sys.stdin.readline)
-        if not line:
-            queue.put_nowait(None)
-            return
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            frame = json.loads(line)
-        except ValueError:
-            print(f"yoke: ignoring a stdin line that is not JSON: {line[:80]}", file=sys.stderr)
-            continue
-        kind = frame.get("type")
-        if kind == "user":
-            queue.put_nowait(frame)
-        elif kind == "control_response":
-            channel.resolve(frame.get("response") or {})
-        elif kind == "control_request":
-            emit(_answer_control(frame, session))
-        elif kind == "control_cancel_request":
-            continue
+    try:
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                return
+            line = line.strip()
+            if line:
+                _dispatch(line, queue, channel, run, emit)
+    except Exception as exc:  # a bug: say so, and let the session end as at EOF
+        emit(_input_error(run, f"stdin reader failed: {type(exc).__name__}: {exc}"))
+    finally:
+        queue.put_nowait(None)
 
 
-def _answer_control(frame: dict[str, Any], session: Any) -> dict[str, Any]:
+def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        emit(_input_error(run, f"ignored a stdin line that is not JSON: {line[:80]}"))
+        return
+    if not isinstance(frame, dict):
+        emit(_input_error(run, f"ignored a stdin line that is not a JSON object: {line[:80]}"))
+        return
+    kind = frame.get("type")
+    if kind == "user":
+        content = _user_content(frame)
+        if content is None:
+            emit(_input_error(run, "ignored a user message without content (expected message.content)"))
+        elif content:
+            queue.put_nowait(content)
+    elif kind == "control_response":
+        response = frame.get("response")
+        channel.resolve(response if isinstance(response, dict) else {})
+    elif kind == "control_request":
+        emit(_answer_control(frame, run))
+    elif kind == "control_cancel_request":
+        return
+    else:
+        emit(_input_error(run, f"ignored a stdin message of unknown type {kind!r}"))
+
+
+def _user_content(frame: dict[str, Any]) -> Any:
+    """The content of a `user` frame: `message.content` (text or blocks); a bare string message is taken
+    as its text."""
+    message = frame.get("message")
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, (str, list)):
+        return content
+    return None
+
+
+def _input_error(run: Any, text: str) -> dict[str, Any]:
+    return {
+        "type": "system",
+        "subtype": "error",
+        "error": text,
+        "session_id": run.session.id,
+        "uuid": str(uuid.uuid4()),
+    }
+
+
+def _answer_control(frame: dict[str, Any], run: Any) -> dict[str, Any]:
     request_id = frame.get("request_id", "")
-    request = frame.get("request") or {}
+    request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
     subtype = request.get("subtype")
     try:
-        response = _control_response(subtype, request, session)
+        response = _control_response(subtype, request, run)
     except ValueError as exc:
         return {
             "type": "control_response",
@@ -153,7 +188,7 @@ def _answer_control(frame: dict[str, Any], session: Any) -> dict[str, Any]:
     }
 
 
-def _control_response(subtype: str | None, request: dict[str, Any], session: Any) -> dict[str, Any]:
+def _control_response(subtype: str | None, request: dict[str, Any], run: Any) -> dict[str, Any]:
     from yoke import __version__
     from yoke.cli.printers import COMPAT_VERSION
 
@@ -164,28 +199,24 @@ def _control_response(subtype: str | None, request: dict[str, Any], session: Any
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": [],
-            "account": {"apiKeySource": session.printer.init_extra.get("apiKeySource", "none")},
+            "account": {"apiKeySource": getattr(run.printer, "init_extra", {}).get("apiKeySource", "none")},
             "claude_code_version": COMPAT_VERSION,
             "yoke_version": __version__,
         }
+    session = run.session
     if subtype == "interrupt":
-        session.agent.interrupt()
+        session.interrupt()
         return {}
     if subtype == "set_permission_mode":
         mode = request.get("mode")
         if mode not in SERVER_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
-        gate = session.agent.executor.gate
-        setter = getattr(gate, "set_mode", None)
-        if callable(setter):
-            setter(mode)
-        else:
-            gate.mode = mode
+        session.set_permission_mode(mode)
         return {}
     if subtype == "set_model":
         model = request.get("model")
         if model and model != "default":
-            session.agent.settings.model = model
+            session.set_model(model)
         return {}
     if subtype == "mcp_status":
         return {"mcpServers": []}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from yoke.loop.events import ModelUsage
+from yoke.events import ModelUsage
 from yoke.providers.base import Usage
 
 

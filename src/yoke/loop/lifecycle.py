@@ -134,6 +134,14 @@ class Lifecycle:
         self._listeners: list[LifecycleListener] = []
         self._common = common or dict
 
+    def derive(self, **fields: Any) -> Lifecycle:
+        """A lifecycle for a sub-agent: the same listeners (added later too), with `fields` (agent_id,
+        agent_type) among the common fields."""
+        base = self._common
+        child = Lifecycle(lambda: {**base(), **fields})
+        child._listeners = self._listeners
+        return child
+
     def add(self, listener: LifecycleListener) -> None:
         self._listeners.append(listener)
 

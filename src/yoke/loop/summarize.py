@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from yoke.messages import Message, text_of, user_message
@@ -34,10 +35,11 @@ def make_summarizer(agent: Agent, model: str | None = None) -> Summarize:
             tools=agent.executor.registry.specs(),  # the history holds tool calls; same tools keep the cache
             max_tokens=min(agent.settings.max_tokens, 20000),
         )
-        async for event in agent.provider.stream(request):
-            if isinstance(event, pb.MessageStop):
-                agent.ledger.add(event.model or request.model, event.usage)
-                return text_of(event.message)
+        async with aclosing(agent.provider.stream(request)) as stream:  # closed here, never by the GC
+            async for event in stream:
+                if isinstance(event, pb.MessageStop):
+                    agent.ledger.add(event.model or request.model, event.usage)
+                    return text_of(event.message)
         raise pb.ProviderError("connection", "the summary request ended without an answer")
 
     return summarize

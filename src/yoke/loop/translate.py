@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from yoke.loop import events as ev
+from yoke import events as ev
 from yoke.providers import base as pb
 
 

@@ -89,6 +89,7 @@ class McpManager:
         auth_factory: Callable[[ServerConfig], Any] | None = None,
     ):
         env = os.environ if env is None else env
+        self.env = env
         self.cwd = cwd
         self.servers = {name: ServerState(cfg) for name, cfg in configs.items()}
         self.on_change = on_change
@@ -211,7 +212,7 @@ class McpManager:
         auth = self.auth_factory(state.config) if self.auth_factory and state.config.remote else None
         try:
             async with (
-                open_transport(state.config, self.cwd, link, auth) as (read, write),
+                open_transport(state.config, self.cwd, link, auth, self.env) as (read, write),
                 ClientSession(
                     read,
                     write,

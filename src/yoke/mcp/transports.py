@@ -64,15 +64,17 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
-def server_env(cfg: ServerConfig, cwd: Path) -> dict[str, str]:
-    env = dict(os.environ)
+def server_env(cfg: ServerConfig, cwd: Path, base: Any = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
     env.update({"CLAUDE_PROJECT_DIR": str(cwd), "CLAUDECODE": "1", "YOKE": "1"})
     env.update(cfg.env)
     return env
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(cfg: ServerConfig, cwd: Path, link: Link) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(
+    cfg: ServerConfig, cwd: Path, link: Link, env: Any = None
+) -> AsyncIterator[tuple[Any, Any]]:
     import asyncio
 
     process = await asyncio.create_subprocess_exec(
@@ -81,7 +83,7 @@ async def stdio_transport(cfg: ServerConfig, cwd: Path, link: Link) -> AsyncIter
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=server_env(cfg, cwd),
+        env=server_env(cfg, cwd, env),
         cwd=str(cwd),
         start_new_session=True,
         preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
@@ -192,11 +194,12 @@ async def ws_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[Any
 
 @contextlib.asynccontextmanager
 async def open_transport(
-    cfg: ServerConfig, cwd: Path, link: Link, auth: Any = None
+    cfg: ServerConfig, cwd: Path, link: Link, auth: Any = None, env: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The stream pair for one server; `auth` is an httpx Auth (OAuth) for remote servers."""
+    """The stream pair for one server; `auth` is an httpx Auth (OAuth) for remote servers, `env` the
+    environment a stdio server starts from (the session's)."""
     if cfg.type == "stdio":
-        async with stdio_transport(cfg, cwd, link) as streams:
+        async with stdio_transport(cfg, cwd, link, env) as streams:
             yield streams
     elif cfg.type == "ws":
         async with ws_transport(cfg, link) as streams:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
 from yoke.permissions.gate import MODES
-from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, HookFn, PermissionGate, PermissionModeError
+from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
 from yoke.permissions.trust import is_trusted
 from yoke.sandbox.settings import SandboxSettings
@@ -34,7 +34,6 @@ def build_gate(
     trusted: bool | None = None,
     home: Path | None = None,
     allow_bypass: bool = False,
-    pre_tool_hook: HookFn | None = None,
     classifier: ClassifierFn | None = None,
 ) -> PermissionGate:
     """The gate for one session. Raises ValueError (a one-line message) for a bad mode or --add-dir."""
@@ -90,7 +89,6 @@ def build_gate(
             bypass_available=allow_bypass,
             bypass_disabled=bypass_disabled,
             warnings=warnings,
-            pre_tool_hook=pre_tool_hook,
             classifier=classifier,
         )
     except PermissionModeError as exc:

@@ -40,10 +40,13 @@ class Answer:
     updated_input: dict[str, Any] | None = None
     remember: bool = False  # allow for the rest of the session
     interrupt: bool = False  # deny and stop the turn
+    mode: str | None = None  # an approved plan: the permission mode to continue in (default otherwise)
 
 
 class Gate(Protocol):
-    async def decide(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision: ...
+    async def decide(
+        self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
+    ) -> Decision: ...
 
 
 class Asker(Protocol):
@@ -93,7 +96,11 @@ class SimpleGate:
     def _names(self, tool: Tool) -> set[str]:
         return {tool.name, *tool.aliases}
 
-    async def decide(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision:
+    async def decide(
+        self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
+    ) -> Decision:
+        if hook is not None and hook.behavior in ("allow", "deny"):
+            return hook
         names = self._names(tool)
         for rule in self.deny:
             if rule in names or (_rule_tool_name(rule) in names and "(" not in rule):

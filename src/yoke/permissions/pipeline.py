@@ -1,6 +1,6 @@
 """The permission gate: one decision (allow / deny / ask) per tool call, and the record of who made it.
 
-Order, as in Claude Code: PreToolUse hook (a seam; hooks land later) → deny rules → mode (plan blocks
+Order, as in Claude Code: PreToolUse hooks' verdict (announced by the executor) → deny rules → mode (plan blocks
 changes; bypassPermissions allows what is left) → ask rules → safety checks (protected paths, critical
 `rm` targets) → a hook's allow → allow rules and session answers → the read-only fast path → acceptEdits →
 the sandbox's auto-allow → an optional classifier with a deadline → ask (denied in dontAsk mode). A
@@ -28,7 +28,6 @@ from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import Tool, ToolContext
 
-HookFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
 MODE_ALIASES = {"manual": "default"}
 # Harness tools that need no permission: they only talk to the user or manage the session's own state.
@@ -74,7 +73,6 @@ class PermissionGate(GateActions):
         bypass_available: bool = False,
         bypass_disabled: bool = False,
         warnings: list[str] | None = None,
-        pre_tool_hook: HookFn | None = None,
         classifier: ClassifierFn | None = None,
         classifier_deadline_s: float = 2.0,
     ) -> None:
@@ -88,7 +86,6 @@ class PermissionGate(GateActions):
         self.bypass_disabled = bypass_disabled
         self.bypass_available = bypass_available or mode == "bypassPermissions"
         self.warnings = list(warnings or [])
-        self.pre_tool_hook = pre_tool_hook
         self.classifier = classifier
         self.classifier_deadline_s = classifier_deadline_s
         self.matcher = RuleMatcher(self.cwd, home)
@@ -130,17 +127,18 @@ class PermissionGate(GateActions):
 
     # ---- the pipeline ----------------------------------------------------------------------------------
 
-    async def decide(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision:
+    async def decide(
+        self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
+    ) -> Decision:
+        """The verdict on one call. `hook` is what PreToolUse listeners answered (the executor announces
+        the event): their deny ends it here, their ask and allow take their place in the order below."""
         self.last_ctx = ctx
-        hook: Decision | None = None
-        if self.pre_tool_hook is not None:
-            hook = await self.pre_tool_hook(tool, input, ctx)
-            if hook is not None and hook.updated_input is not None:
-                input = hook.updated_input
-            if hook is not None and hook.behavior == "deny":
-                return Decision(
-                    "deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook"
-                )
+        if hook is not None and hook.updated_input is not None:
+            input = hook.updated_input
+        if hook is not None and hook.behavior == "deny":
+            return Decision(
+                "deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook"
+            )
         facts = call_facts(tool, input, ctx, self.home)
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None:

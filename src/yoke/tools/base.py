@@ -8,7 +8,7 @@ model should see and correct; any other exception is turned into a structured er
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -69,19 +69,24 @@ class SessionState:
 
 @dataclass
 class ToolContext:
-    """Everything a running tool may use. The loop builds one per session and passes it to every call."""
+    """Everything a running tool may use. The session holds one; every call gets its own copy (`for_call`)
+    carrying its id and its own event channel, sharing the session's state and cancellation."""
 
     cwd: Path  # the session's primary working directory
     session: SessionState
     working_dirs: list[Path] = field(default_factory=list)  # cwd plus additional directories
-    env: dict[str, str] | None = None  # extra environment for subprocesses
+    env: dict[str, str] | None = None  # the session's environment for subprocesses (None: Yoke's own)
     cancel: asyncio.Event = field(default_factory=asyncio.Event)  # set when the user interrupts
     tool_use_id: str = ""
     asker: Any = None  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
-    emit: Any = None  # optional callable(event) for tools that publish events (e.g. todo updates)
+    emit: Any = None  # callable(event) for tools that publish events (e.g. todo updates); per call
+    set_permission_mode: Any = None  # callable(mode): an approved plan leaves plan mode
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
+
+    def for_call(self, tool_use_id: str, emit: Any = None) -> ToolContext:
+        return replace(self, tool_use_id=tool_use_id, emit=emit)
 
 
 class Tool:

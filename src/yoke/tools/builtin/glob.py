@@ -109,7 +109,7 @@ def _split_pattern(pattern: str, path: str | None, ctx: ToolContext) -> tuple[Pa
 
 
 def _env_true(ctx: ToolContext, name: str) -> bool:
-    value = (ctx.env or {}).get(name, os.environ.get(name, ""))
+    value = (os.environ if ctx.env is None else ctx.env).get(name, "")
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 

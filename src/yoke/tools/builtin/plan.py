@@ -60,6 +60,8 @@ class ExitPlanModeTool(Tool):
                 "accordingly and present it again with ExitPlanMode."
             )
             return ToolResult(text, is_error=True, data={**data, "approved": False})
+        if ctx.set_permission_mode is not None:  # approved: leave plan mode (for the mode the user chose)
+            ctx.set_permission_mode(answer.mode or "default")
         if answer.updated_input and isinstance(answer.updated_input.get("plan"), str):
             plan = answer.updated_input["plan"]  # the user may edit the plan before approving it
             ctx.session.extras[PLAN_KEY] = plan

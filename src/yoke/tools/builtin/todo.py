@@ -6,7 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from yoke.loop.events import TodosChanged
+from yoke.events import TodosChanged
 from yoke.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 

@@ -56,10 +56,57 @@ def track_group(pgid: int) -> None:
     global _atexit_registered
     for old in [g for g in _live_groups if not group_alive(g)]:  # pids get reused: keep only live groups
         _live_groups.discard(old)
+        _tell_guard(f"-{old}")
     _live_groups.add(pgid)
+    _tell_guard(f"+{pgid}")
     if not _atexit_registered:
         atexit.register(_kill_tracked_groups)
         _atexit_registered = True
+
+
+# The guard: a small bash process, in a session of its own, reading the groups to watch from a pipe only
+# Yoke writes to. When Yoke dies in any way, SIGKILL included, the pipe closes and the guard kills every
+# group still listed, so no command outlives the session that started it.
+_GUARD_SCRIPT = (
+    'declare -A g; while IFS= read -r l; do case $l in +*) g[${l:1}]=1;; -*) unset "g[${l:1}]";; '
+    'esac; done; for p in "${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done'
+)
+_guard_fd: int | None = None
+
+
+def _tell_guard(line: str) -> None:
+    global _guard_fd
+    if _guard_fd is None:
+        _guard_fd = _start_guard()
+    if _guard_fd < 0:
+        return
+    try:
+        os.write(_guard_fd, (line + "\n").encode())
+    except OSError:
+        _guard_fd = -1  # the guard is gone; the atexit backstop remains
+
+
+def _start_guard() -> int:
+    import subprocess
+
+    bash = shutil.which("bash")
+    if bash is None:
+        return -1
+    read_end, write_end = os.pipe()  # not inherited by other children (PEP 446)
+    try:
+        subprocess.Popen(
+            [bash, "--noprofile", "--norc", "-c", _GUARD_SCRIPT],
+            stdin=read_end,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return -1
+    finally:
+        os.close(read_end)
+    return write_end
 
 
 def group_alive(pgid: int) -> bool:
@@ -131,6 +178,7 @@ def forget_group(pgid: int) -> None:
     """Stop tracking a group once nothing in it can be running any more."""
     if not group_alive(pgid):
         _live_groups.discard(pgid)
+        _tell_guard(f"-{pgid}")
 
 
 def _kill_tracked_groups() -> None:

@@ -13,10 +13,8 @@ SNAPSHOT_TIMEOUT_S = 5.0
 
 
 def settings_env(ctx: ToolContext) -> dict[str, str]:
-    """Yoke's environment with the session's extra variables on top (where BASH_* settings are read)."""
-    env = dict(os.environ)
-    env.update(ctx.env or {})
-    return env
+    """The session's environment (Yoke's own with settings' `env` applied; where BASH_* settings are read)."""
+    return dict(os.environ if ctx.env is None else ctx.env)
 
 
 def command_env(ctx: ToolContext) -> dict[str, str]:

@@ -1,7 +1,9 @@
-"""The loop's event stream: the only thing front-ends consume.
+"""The session's event stream: the only thing front-ends consume.
 
 A small closed set of frozen dataclasses. Every front-end (text/json/stream-json printers, REPL, SDK, ACP)
-is one module mapping these to its own format.
+is one module mapping these to its own format. Every event says which agent produced it: `agent_id` is
+"main" for the session itself; a sub-agent's events carry its id and the tool call that started it
+(`parent_tool_use_id`), so stream-json can fill `parent_tool_use_id` and a UI can nest them.
 """
 
 from __future__ import annotations
@@ -27,45 +29,59 @@ TerminationReason = Literal[
 
 
 @dataclass(slots=True, frozen=True)
-class SessionStarted:
+class AgentEvent:
+    agent_id: str = field(default="main", kw_only=True)
+    parent_tool_use_id: str | None = field(default=None, kw_only=True)
+
+
+def from_agent(event: AgentEvent, agent_id: str, parent_tool_use_id: str | None) -> AgentEvent:
+    """Stamp an event with the agent that produced it (events are frozen; the stamp is set once)."""
+    object.__setattr__(event, "agent_id", agent_id)
+    object.__setattr__(event, "parent_tool_use_id", parent_tool_use_id)
+    return event
+
+
+@dataclass(slots=True, frozen=True)
+class SessionStarted(AgentEvent):
     session_id: str
     model: str
     cwd: str
     tools: list[str]
     permission_mode: str
     provider: str
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)  # [{name, status, error?}]
 
 
 @dataclass(slots=True, frozen=True)
-class TurnStarted:
+class TurnStarted(AgentEvent):
     turn: int  # 1-based model round trip within this query
 
 
 @dataclass(slots=True, frozen=True)
-class StreamEvent:
+class StreamEvent(AgentEvent):
     """A raw provider event, for front-ends that show partial messages (--include-partial-messages)."""
 
     event: ProviderEvent
 
 
 @dataclass(slots=True, frozen=True)
-class TextDelta:
+class TextDelta(AgentEvent):
     text: str
 
 
 @dataclass(slots=True, frozen=True)
-class ThinkingDelta:
+class ThinkingDelta(AgentEvent):
     thinking: str
 
 
 @dataclass(slots=True, frozen=True)
-class ToolCallStarted:
+class ToolCallStarted(AgentEvent):
     tool_use_id: str
     name: str
 
 
 @dataclass(slots=True, frozen=True)
-class ToolCallInputPreview:
+class ToolCallInputPreview(AgentEvent):
     """The tool input parsed so far (emitted whenever the streamed partial JSON becomes parseable)."""
 
     tool_use_id: str
@@ -74,7 +90,7 @@ class ToolCallInputPreview:
 
 
 @dataclass(slots=True, frozen=True)
-class ToolCallCompleted:
+class ToolCallCompleted(AgentEvent):
     tool_use_id: str
     name: str
     input: dict[str, Any]
@@ -82,7 +98,7 @@ class ToolCallCompleted:
 
 
 @dataclass(slots=True, frozen=True)
-class AssistantMessage:
+class AssistantMessage(AgentEvent):
     """One complete assistant message from the model (already appended to the history and transcript)."""
 
     message: Message
@@ -94,7 +110,7 @@ class AssistantMessage:
 
 
 @dataclass(slots=True, frozen=True)
-class ToolResultEvent:
+class ToolResultEvent(AgentEvent):
     tool_use_id: str
     name: str
     block: Block  # the tool_result block the model will see
@@ -103,7 +119,7 @@ class ToolResultEvent:
 
 
 @dataclass(slots=True, frozen=True)
-class ToolResultsMessage:
+class ToolResultsMessage(AgentEvent):
     """The user message carrying all tool results of one assistant message (appended to the history)."""
 
     message: Message
@@ -112,7 +128,7 @@ class ToolResultsMessage:
 
 
 @dataclass(slots=True, frozen=True)
-class PermissionDecided:
+class PermissionDecided(AgentEvent):
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
@@ -122,7 +138,7 @@ class PermissionDecided:
 
 
 @dataclass(slots=True, frozen=True)
-class UsageEvent:
+class UsageEvent(AgentEvent):
     model: str
     usage: Usage  # this round trip
     cost_usd: float
@@ -130,7 +146,7 @@ class UsageEvent:
 
 
 @dataclass(slots=True, frozen=True)
-class Notice:
+class Notice(AgentEvent):
     """Something the user should know (retry, recovery, warnings). `kind` lets printers pick a format."""
 
     kind: str  # "api_retry", "max_tokens_recovery", "warning", "info", ...
@@ -139,20 +155,20 @@ class Notice:
 
 
 @dataclass(slots=True, frozen=True)
-class TodosChanged:
+class TodosChanged(AgentEvent):
     """The session's todo list after a TodoWrite (front-ends show it; the transcript keeps it)."""
 
     todos: list[dict[str, Any]]
 
 
 @dataclass(slots=True, frozen=True)
-class Compacted:
+class Compacted(AgentEvent):
     trigger: Literal["manual", "auto"]
     pre_tokens: int
 
 
 @dataclass(slots=True, frozen=True)
-class TurnEnded:
+class TurnEnded(AgentEvent):
     turn: int
     stop_reason: str | None
 
@@ -167,7 +183,7 @@ class ModelUsage:
 
 
 @dataclass(slots=True, frozen=True)
-class Result:
+class Result(AgentEvent):
     reason: TerminationReason
     is_error: bool
     text: str  # the final assistant text (success) or the error line

@@ -9,7 +9,7 @@ from yoke.session import records
 from yoke.session.transcript import Transcript
 
 if TYPE_CHECKING:
-    from yoke.loop import events as ev
+    from yoke import events as ev
     from yoke.providers.base import MessageStop
 
 

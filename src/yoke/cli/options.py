@@ -1,0 +1,81 @@
+"""Flags to `SessionOptions`: the CLI's whole part in building a session."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+from pathlib import Path
+
+from yoke.cli.args import split_tool_list
+from yoke.session.engine import SessionError
+from yoke.session.options import SessionOptions
+
+
+def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
+    mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+    tools = None
+    if args.tools is not None and args.tools.strip() != "default":
+        tools = split_tool_list([args.tools])
+    return SessionOptions(
+        cwd=cwd,
+        model=args.model,
+        provider=args.provider,
+        replay=Path(args.replay) if args.replay else None,
+        record=Path(args.record) if args.record else None,
+        max_output_tokens=args.max_tokens,
+        max_thinking_tokens=args.max_thinking_tokens,
+        system_prompt=_prompt(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),
+        append_system_prompt=_appended(args),
+        tools=tools,
+        allowed_tools=split_tool_list(args.allowed_tools),
+        disallowed_tools=split_tool_list(args.disallowed_tools),
+        permission_mode=mode,
+        allow_bypass=bool(args.allow_dangerously_skip_permissions),
+        add_dirs=[Path(d) for d in args.add_dirs],
+        settings=args.settings,
+        setting_sources=_sources(args.setting_sources),
+        mcp_config=list(args.mcp_config),
+        strict_mcp_config=bool(args.strict_mcp_config),
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        include_partial_messages=args.include_partial_messages,
+        resume=args.resume,
+        continue_session=args.continue_session,
+        fork_session=args.fork_session,
+        session_id=args.session_id,
+        persist=not args.no_session_persistence,
+        entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
+    )
+
+
+def _sources(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [s.strip() for s in value.split(",") if s.strip()]
+
+
+def _prompt(text: str | None, file: str | None, flag: str) -> str | None:
+    return _read_text(file, flag) if file else text
+
+
+def _appended(args: Namespace) -> str | None:
+    append = args.append_system_prompt
+    if args.append_system_prompt_file:
+        extra = _read_text(args.append_system_prompt_file, "--append-system-prompt-file")
+        append = f"{append}\n\n{extra}" if append else extra
+    return append
+
+
+def _read_text(path: str, flag: str) -> str:
+    try:
+        return Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SessionError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+
+
+def api_key_source(env: dict[str, str] | os._Environ) -> str:
+    if env.get("ANTHROPIC_API_KEY"):
+        return "ANTHROPIC_API_KEY"
+    if env.get("ANTHROPIC_AUTH_TOKEN"):
+        return "ANTHROPIC_AUTH_TOKEN"
+    return "none"

@@ -1,0 +1,390 @@
+"""Run one assistant message's tool calls: validate, announce, ask the gate, execute, cap, order.
+
+Consecutive concurrency-safe calls run together; every other call runs alone, in order. Results come back in
+the order the model asked, whatever order they finished in. Every failure, including a bug in the gate, a
+listener or an observer, becomes a structured error result the model can read; only cancellation (an
+interrupt) escapes. Each call gets its own context (its id, its own event channel).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from yoke.events import Notice, PermissionDecided, ToolResultEvent
+from yoke.fsutil import replace_file
+from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
+from yoke.messages import Block, tool_result_block
+from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError
+from yoke.tools.registry import ToolRegistry
+
+DEFAULT_TIMEOUT_S = 15 * 60.0  # ceiling for a tool without its own; Bash enforces its own shorter limits
+PREVIEW_CHARS = 2_000
+
+Emit = Callable[[Any], None]  # the query's event channel; tools' own events join it in order
+
+
+class ToolObserver(Protocol):
+    """A session collaborator that watches tool calls: checkpoints before a change, memory files after."""
+
+    def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None: ...
+
+    def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
+        """Extra context for the model next to the result, or None."""
+        ...
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    input: dict[str, Any]
+    input_error: str | None = None
+
+
+@dataclass(slots=True)
+class CallOutcome:
+    call: ToolCall
+    block: Block
+    data: Any = None
+    is_error: bool = False
+    denied: bool = False
+    stop_turn: bool = False  # the user denied and asked to stop
+    stop_query: str = ""  # a listener's `continue: false`: end the query with this reason
+
+
+@dataclass
+class ExecutionReport:
+    outcomes: list[CallOutcome] = field(default_factory=list)
+    stop_query: str = ""
+
+    @property
+    def stop_turn(self) -> bool:
+        return any(o.stop_turn for o in self.outcomes)
+
+
+def error_text(message: str) -> str:
+    return f"<tool_use_error>{message}</tool_use_error>"
+
+
+class ToolExecutor:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        gate: Gate,
+        ctx: ToolContext,
+        lifecycle: Lifecycle | None = None,
+        observers: list[ToolObserver] | None = None,
+    ):
+        self.registry = registry
+        self.gate = gate
+        self.ctx = ctx  # the session's context; each call runs with its own copy
+        self.lifecycle = lifecycle or Lifecycle()
+        self.observers = list(observers or [])
+
+    async def run(self, calls: list[ToolCall], emit: Emit) -> ExecutionReport:
+        report = ExecutionReport()
+        for batch in self._batches(calls):
+            if len(batch) == 1:
+                outcomes = [await self._run_guarded(batch[0], emit)]
+            else:
+                outcomes = list(await asyncio.gather(*(self._run_guarded(c, emit) for c in batch)))
+            report.outcomes.extend(outcomes)
+            stops = [o.stop_query for o in outcomes if o.stop_query]
+            if stops:
+                report.stop_query = stops[0]
+            if report.stop_turn or report.stop_query:
+                break
+        if not report.stop_query and not report.stop_turn and report.outcomes:
+            report.stop_query = await self._after_batch(report, emit)
+        return report
+
+    def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
+        """Group consecutive concurrency-safe calls; every other call is a batch of one."""
+        batches: list[list[ToolCall]] = []
+        last_safe = False
+        for call in calls:
+            safe = self._is_safe(call)
+            if safe and last_safe:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            last_safe = safe
+        return batches
+
+    def _is_safe(self, call: ToolCall) -> bool:
+        tool = self.registry.get(call.name)
+        if tool is None or call.input_error:
+            return True  # answered with an error at once; harmless to batch
+        try:
+            return bool(tool.is_concurrency_safe(tool.validate(call.input)))
+        except Exception:
+            return False
+
+    async def _run_guarded(self, call: ToolCall, emit: Emit) -> CallOutcome:
+        """One call, whatever happens inside: a bug anywhere still answers the call."""
+        try:
+            return await self._run_one(call, emit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return await self._error(call, f"Error: {type(exc).__name__}: {exc}", emit)
+
+    async def _run_one(self, call: ToolCall, emit: Emit) -> CallOutcome:
+        tool = self.registry.get(call.name)
+        if tool is None:
+            return await self._error(call, f"Error: No such tool available: {call.name}", emit)
+        if call.input_error:
+            return await self._error(
+                call, f"InputValidationError: the tool input was not valid JSON ({call.input_error}).", emit
+            )
+        try:
+            parsed = tool.validate(call.input)
+        except ToolInputError as exc:
+            return await self._error(call, f"InputValidationError: {exc}", emit)
+        ctx = self.ctx.for_call(call.id, emit)
+        input = call.input
+        pre = await self._announce(
+            emit, "PreToolUse", tool_name=tool.name, tool_input=input, tool_use_id=call.id
+        )
+        if pre.stop:
+            return await self._stopped(call, pre, emit)
+        if pre.updated_input is not None:
+            input = pre.updated_input
+            try:
+                parsed = tool.validate(input)
+            except ToolInputError as exc:
+                return await self._error(call, f"InputValidationError: {exc}", emit)
+        decision, answer = await self._permission(tool, call, input, ctx, pre, emit)
+        emit(
+            PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, decision.reason)
+        )
+        if decision.behavior == "deny":
+            message = decision.reason or f"Permission to use {tool.name} was denied."
+            outcome = await self._error(call, message, emit)
+            outcome.denied = True
+            outcome.stop_turn = bool(answer and answer.interrupt)
+            return outcome
+        if decision.updated_input is not None and decision.updated_input is not input:
+            input = decision.updated_input
+            try:
+                parsed = tool.validate(input)
+            except ToolInputError as exc:
+                return await self._error(call, f"InputValidationError: {exc}", emit)
+        if not tool.is_read_only(parsed):
+            for observer in self.observers:
+                observer.before_change(tool, input, ctx)
+        return await self._execute(tool, call, input, parsed, ctx, emit, pre.additional_context)
+
+    async def _permission(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        input: dict[str, Any],
+        ctx: ToolContext,
+        pre: LifecycleOutcome,
+        emit: Emit,
+    ) -> tuple[Decision, Answer | None]:
+        """The gate's verdict, with what PreToolUse listeners said; an ask goes to PermissionRequest
+        listeners first, then to the person (the front-end's asker)."""
+        hook = None
+        if pre.decision in ("allow", "deny", "ask", "defer"):  # defer: headless has no one to defer to
+            hook = Decision("ask" if pre.decision == "defer" else pre.decision, pre.reason, "hook")
+        decision = await self.gate.decide(tool, input, ctx, hook=hook)
+        if decision.behavior != "ask":
+            return decision, None
+        suggest = getattr(self.gate, "suggestions", None)
+        suggestions = suggest(tool, input) if callable(suggest) else []
+        request = await self._announce(
+            emit,
+            "PermissionRequest",
+            tool_name=tool.name,
+            tool_input=input,
+            permission_suggestions=suggestions,
+        )
+        if request.decision in ("allow", "deny"):
+            updated = request.updated_input
+            reason = request.reason or (
+                "Denied by a PermissionRequest hook." if request.decision == "deny" else ""
+            )
+            return Decision(request.decision, reason, "hook", updated), Answer(
+                request.decision, reason, updated, interrupt=bool(request.extras.get("interrupt"))
+            )
+        asker = ctx.asker or NoAsker()
+        answer = await asker.ask(PermissionQuestion(tool.name, input, call.id, decision.reason, suggestions))
+        if answer.behavior == "allow" and answer.remember:
+            remember = getattr(self.gate, "remember", None)
+            if callable(remember):
+                remember(tool, input, "session")
+        behavior_source = "user" if answer.behavior == "allow" else "user-denied"
+        return Decision(
+            answer.behavior, answer.message or decision.reason, behavior_source, answer.updated_input
+        ), answer
+
+    async def _execute(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        input: dict[str, Any],
+        parsed: Any,
+        ctx: ToolContext,
+        emit: Emit,
+        pre_context: str,
+    ) -> CallOutcome:
+        timeout = tool.timeout_s or DEFAULT_TIMEOUT_S
+        started = time.monotonic()
+        try:
+            result = await asyncio.wait_for(tool.run(parsed, ctx), timeout)
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            return await self._failed(tool, call, input, str(exc), started, emit)
+        except TimeoutError:
+            return await self._failed(
+                tool, call, input, f"{tool.name} did not finish within {timeout:.0f} s.", started, emit
+            )
+        except Exception as exc:
+            return await self._failed(tool, call, input, f"Error: {type(exc).__name__}: {exc}", started, emit)
+        content = self._cap(tool, call, result.content)
+        data = result.data
+        notes = [pre_context] if pre_context else []
+        stop_query = ""
+        if result.is_error:
+            post = await self._announce(
+                emit,
+                "PostToolUseFailure",
+                tool_name=tool.name,
+                tool_input=input,
+                tool_use_id=call.id,
+                error=_first_text(content),
+                duration_ms=int((time.monotonic() - started) * 1000),
+            )
+        else:
+            post = await self._announce(
+                emit,
+                "PostToolUse",
+                tool_name=tool.name,
+                tool_input=input,
+                tool_response=data if data is not None else _first_text(content),
+                tool_use_id=call.id,
+                duration_ms=int((time.monotonic() - started) * 1000),
+            )
+            if post.updated_output is not None:
+                data = post.updated_output
+                content = post.updated_output if isinstance(post.updated_output, str) else _json(data)
+            for observer in self.observers:
+                note = observer.after_success(tool, input, ctx)
+                if note:
+                    notes.append(note)
+        if post.block and post.reason:
+            notes.append(post.reason)
+        if post.additional_context:
+            notes.append(post.additional_context)
+        if post.stop:
+            stop_query = post.stop_reason or "A PostToolUse hook stopped the session."
+        content = _with_notes(content, notes)
+        block = tool_result_block(call.id, content, result.is_error)
+        emit(ToolResultEvent(call.id, tool.name, block, data, result.is_error))
+        return CallOutcome(call, block, data, result.is_error, stop_query=stop_query)
+
+    async def _failed(
+        self, tool: Tool, call: ToolCall, input: dict[str, Any], message: str, started: float, emit: Emit
+    ) -> CallOutcome:
+        post = await self._announce(
+            emit,
+            "PostToolUseFailure",
+            tool_name=tool.name,
+            tool_input=input,
+            tool_use_id=call.id,
+            error=message,
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        extra = "\n\n".join(x for x in (post.reason if post.block else "", post.additional_context) if x)
+        outcome = await self._error(call, f"{message}\n\n{extra}" if extra else message, emit)
+        if post.stop:
+            outcome.stop_query = post.stop_reason or "A PostToolUseFailure hook stopped the session."
+        return outcome
+
+    async def _after_batch(self, report: ExecutionReport, emit: Emit) -> str:
+        """PostToolBatch: listeners see the whole batch; a block stops the agent loop."""
+        if not self.lifecycle.wants("PostToolBatch"):
+            return ""
+        calls = [
+            {
+                "tool_name": o.call.name,
+                "tool_input": o.call.input,
+                "tool_use_id": o.call.id,
+                "tool_response": o.data,
+            }
+            for o in report.outcomes
+        ]
+        out = await self._announce(emit, "PostToolBatch", tool_calls=calls)
+        if out.stop or out.block:
+            return out.stop_reason or out.reason or "A PostToolBatch hook stopped the session."
+        return ""
+
+    async def _stopped(self, call: ToolCall, out: LifecycleOutcome, emit: Emit) -> CallOutcome:
+        reason = out.stop_reason or out.reason or "A PreToolUse hook stopped the session."
+        outcome = await self._error(call, reason, emit)
+        outcome.denied = True
+        outcome.stop_query = reason
+        return outcome
+
+    async def _announce(self, emit: Emit, event: str, **fields: Any) -> LifecycleOutcome:
+        if not self.lifecycle.wants(event):
+            return _NOTHING
+        out = await self.lifecycle.announce(event, **fields)
+        if out.system_message:
+            emit(Notice("hook", out.system_message))
+        return out
+
+    def _cap(self, tool: Tool, call: ToolCall, content: str | list[Block]) -> str | list[Block]:
+        """A result over the tool's cap is saved whole under the session folder; the model gets a preview."""
+        if not isinstance(content, str) or len(content) <= tool.max_result_chars:
+            return content
+        path = self.ctx.session.session_dir / "tool-results" / f"{call.id}.txt"
+        replace_file(path, content.encode("utf-8"))
+        return (
+            f"{content[:PREVIEW_CHARS]}\n\n… [output truncated: {len(content):,} characters in all; "
+            f"the full output is saved at {path} — read it with Read using offset/limit, or Grep it]"
+        )
+
+    async def _error(self, call: ToolCall, message: str, emit: Emit) -> CallOutcome:
+        block = tool_result_block(call.id, error_text(message), True)
+        emit(ToolResultEvent(call.id, call.name, block, f"Error: {message}", True))
+        return CallOutcome(call, block, f"Error: {message}", True)
+
+
+_NOTHING = LifecycleOutcome()
+
+
+def _first_text(content: str | list[Block]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def _json(data: Any) -> str:
+    try:
+        return json.dumps(data, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(data)
+
+
+def _with_notes(content: str | list[Block], notes: list[str]) -> str | list[Block]:
+    notes = [n for n in notes if n]
+    if not notes:
+        return content
+    text = "\n\n".join(notes)
+    if isinstance(content, str):
+        return f"{content}\n\n{text}"
+    return [*content, {"type": "text", "text": text}]
+
+
+def interrupted_block(call_id: str) -> Block:
+    return tool_result_block(call_id, "[Request interrupted by user for tool use]", True)

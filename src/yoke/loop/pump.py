@@ -1,0 +1,66 @@
+"""Run work in a task of its own and hand what it produces to an async generator, so that cancelling the
+task (an interrupt) takes effect at once from any await point inside it, even before it has started."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+Put = Callable[[Any], None]
+CLEANUP_WAIT_S = 0.3  # how long an interrupted task may take to clean up before the consumer moves on
+
+
+class Pump:
+    """`async for item in pump.items(): ...` yields what `work(put)` puts, then ends. Afterwards `cancelled`
+    says whether the work was cancelled (interrupted) and `error` holds an exception it raised."""
+
+    def __init__(self, work: Callable[[Put], Awaitable[None]]):
+        self._work = work
+        self.task: asyncio.Task | None = None
+        self.cancelled = False
+        self.error: BaseException | None = None
+        self._cancel_requested = False
+
+    def cancel(self) -> None:
+        self._cancel_requested = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    async def items(self) -> AsyncIterator[Any]:
+        queue: asyncio.Queue = asyncio.Queue()
+        self.task = asyncio.get_running_loop().create_task(self._work(queue.put_nowait))
+        if self._cancel_requested:  # interrupted before the work could even start
+            self.task.cancel()
+        try:
+            while True:
+                if not queue.empty():
+                    yield queue.get_nowait()
+                    continue
+                if self.task.done():
+                    break
+                getter = asyncio.ensure_future(queue.get())
+                try:
+                    await asyncio.wait({getter, self.task}, return_when=asyncio.FIRST_COMPLETED)
+                except BaseException:
+                    getter.cancel()
+                    raise
+                if getter.done() and not getter.cancelled():
+                    yield getter.result()
+                else:
+                    getter.cancel()
+        finally:
+            await self._settle()
+
+    async def _settle(self) -> None:
+        task = self.task
+        if task is None:
+            return
+        if not task.done():
+            task.cancel()
+            # Give the work a moment to clean up (kill a process group, close a stream); an interrupt must
+            # still end the query promptly, so past this the cleanup finishes in the background.
+            await asyncio.wait({task}, timeout=CLEANUP_WAIT_S)
+        if task.done() and not task.cancelled():
+            self.error = task.exception()
+        self.cancelled = self._cancel_requested or task.cancelled() or not task.done()

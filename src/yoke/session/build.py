@@ -1,0 +1,435 @@
+"""`open_session(options)`: the one function that assembles a session.
+
+Settings, environment, provider, tools, permission gate, transcript, system prompt and collaborators are
+each built by the package that owns them; this is the one place they meet. The CLI, the SDK, the terminal
+UI and sub-agents all come through here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from yoke import events as ev
+from yoke.loop.lifecycle import Lifecycle
+from yoke.loop.turn import Agent, LoopSettings
+from yoke.permissions.gate import NoAsker
+from yoke.providers.base import ProviderError
+from yoke.session.engine import Session, SessionError
+from yoke.session.options import SessionOptions
+from yoke.session.resources import ResourceStack
+
+
+@dataclass
+class _Loaded:
+    """What resuming brought back."""
+
+    session_id: str
+    transcript: Any
+    chain: Any
+    conversation: Any  # store.LoadedSession or None
+
+
+async def open_session(options: SessionOptions) -> Session:
+    """Build a session from `options`. Raises `SessionError` (one line) for bad options, files or
+    environment. The caller owns the session and must `close()` it."""
+    from yoke.context.git import git_context
+
+    cwd = Path(options.cwd).resolve()
+    # git's subprocesses run while the rest is set up
+    git_pending = asyncio.ensure_future(git_context(cwd))
+    for _ in range(3):  # let the task reach its subprocess spawns before the synchronous work below
+        await asyncio.sleep(0)
+    try:
+        return await _open(options, cwd, git_pending)
+    except BaseException:
+        # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
+        await asyncio.gather(git_pending, return_exceptions=True)
+        raise
+
+
+async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session:
+    warnings: list[str] = []
+    settings = _load_settings(options, cwd, warnings)
+    merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
+    env = _session_env(settings, cwd, options.env, warnings)
+    resources = ResourceStack()
+    provider, provider_name, model = _make_provider(options, merged, env)
+    resources.add(provider, "provider")
+    registry = _tools(options)
+    home = _yoke_home(env)
+    loaded = _session(options, cwd, home)
+    add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
+    gate = _gate(options, settings, cwd, add_dirs)
+    warnings.extend(getattr(gate, "warnings", []) or [])
+    for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
+        registry.remove(name)
+    working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
+    mcp = await _mcp(options, cwd, merged, registry, gate, env, warnings, mcp_events)
+    if mcp is not None:
+        resources.add(mcp, "MCP servers")
+    transcript = loaded.transcript
+    resources.add(transcript, "transcript")
+    session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
+
+    from yoke.memory import MemoryIndex
+    from yoke.session.recorder import Recorder
+
+    memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
+    recorder = Recorder(transcript, loaded.chain)
+    lifecycle = Lifecycle(_common_fields(recorder, cwd, gate))
+    for listener in options.listeners:
+        lifecycle.add(listener)
+    executor = _executor(
+        registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
+    )
+    executor.lifecycle = lifecycle
+    resources.callback(lambda: _close_shell(executor.ctx), "background shells")
+    system = await _system_prompt(
+        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env
+    )
+    agent = Agent(
+        provider=provider,
+        executor=executor,
+        settings=_loop_settings(options, model, env),
+        recorder=recorder,
+        system=system,
+        messages=list(loaded.conversation.messages) if loaded.conversation is not None else [],
+    )
+    if loaded.conversation is not None and loaded.conversation.model_usage:
+        agent.ledger.restore(loaded.conversation.model_usage)
+
+    from yoke.session.collaborators import make_compactor
+
+    agent.keeper = make_compactor(agent, model, session_dir, memory, env)
+    started = ev.SessionStarted(
+        loaded.session_id,
+        model,
+        str(cwd),
+        registry.names(),
+        getattr(gate, "mode", "default"),
+        provider_name,
+        mcp.entries() if mcp is not None else [],
+    )
+    session = Session(
+        agent,
+        started,
+        resources=resources,
+        gate=gate,
+        provider_name=provider_name,
+        session_dir=session_dir,
+        warnings=warnings,
+        rebuild_model=_switch_model,
+    )
+    executor.ctx.set_permission_mode = session.set_permission_mode
+    session.mcp, session.side_events = mcp, mcp_events
+    await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
+    return session
+
+
+async def _announce_start(session: Session, source: str) -> None:
+    out = await session.agent.lifecycle.announce("SessionStart", source=source, model=session.model)
+    if out.system_message:
+        session.warnings.append(out.system_message)
+    if out.additional_context:
+        from yoke.messages import user_message
+
+        message = user_message(f"<system-reminder>\n{out.additional_context}\n</system-reminder>")
+        session.agent.messages.append(message)
+        session.agent.recorder.user(message, meta=True)
+
+
+async def _mcp(
+    options: SessionOptions,
+    cwd: Path,
+    merged: dict[str, Any],
+    registry: Any,
+    gate: Any,
+    env: Mapping[str, str],
+    warnings: list[str],
+    events: list[ev.Event],
+) -> Any:
+    """MCP servers from every configuration source, started concurrently and waited for up to the
+    start-up deadline (yoke.mcp.attach); None when none is configured (the `mcp` package stays unloaded)."""
+    from yoke.mcp.attach import attach_mcp
+
+    def notify(kind: str, message: str, data: dict[str, Any]) -> None:
+        events.append(ev.Notice(kind, message, data))
+
+    return await attach_mcp(
+        cwd,
+        merged,
+        registry,
+        warnings,
+        flag_configs=options.mcp_config,
+        strict=options.strict_mcp_config,
+        notify=notify,
+        hide=gate.hidden_tools,
+        elicit=getattr(options.asker, "elicit", None),
+        env=env,
+    )
+
+
+def _common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
+    def common() -> dict[str, Any]:
+        return {
+            "session_id": recorder.session_id,
+            "transcript_path": str(recorder.transcript.path),
+            "cwd": str(cwd),
+            "permission_mode": str(getattr(gate, "mode", "default")),
+        }
+
+    return common
+
+
+def _switch_model(session: Session, model: str) -> None:
+    """`set_model`: the next request goes to `model`, with the output budget and compaction thresholds of
+    its context window."""
+    from yoke.providers.select import resolve_model_alias
+
+    agent = session.agent
+    model = resolve_model_alias(session.provider_name, model, agent.executor.ctx.env or os.environ)
+    agent.settings.model = model
+    keeper = agent.keeper
+    if keeper is not None and hasattr(keeper, "retarget"):
+        keeper.retarget(model)
+
+
+def _executor(
+    registry: Any,
+    gate: Any,
+    cwd: Path,
+    env: dict[str, str],
+    working_dirs: list[Path],
+    session_dir: Path,
+    loaded: _Loaded,
+    recorder: Any,
+    memory: Any,
+    options: SessionOptions,
+) -> Any:
+    """The tool executor, the session's tool context and the collaborators that watch tool calls."""
+    from yoke.loop.executor import ToolExecutor
+    from yoke.session.collaborators import Checkpointer, NestedMemory
+    from yoke.tools.base import SessionState, ToolContext
+
+    state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
+    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
+    conversation = loaded.conversation
+    if conversation is not None:
+        if conversation.todos:
+            state.extras["todos"] = list(conversation.todos)
+        from yoke.session.read_state import restore_read_state
+
+        restore_read_state(state, conversation.messages, cwd)
+    asker = options.asker or NoAsker()
+    ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=asker, env=env)
+    observers = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
+    return ToolExecutor(registry, gate, ctx, observers=observers)
+
+
+async def _close_shell(ctx: Any) -> None:
+    if "shell" in ctx.session.extras:
+        from yoke.tools.shell.state import shutdown_shell
+
+        await shutdown_shell(ctx.session)
+
+
+def _loop_settings(options: SessionOptions, model: str, env: Mapping[str, str]) -> LoopSettings:
+    return LoopSettings(
+        model=model,
+        max_turns=options.max_turns,
+        max_budget_usd=options.max_budget_usd,
+        max_tokens=options.max_output_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
+        thinking_budget=options.max_thinking_tokens,
+        include_partial=options.include_partial_messages,
+    )
+
+
+def _yoke_home(env: Mapping[str, str]) -> Path:
+    from yoke.session.transcript import yoke_home
+
+    return yoke_home(dict(env))
+
+
+def _int_env(env: Mapping[str, str], name: str, default: int) -> int:
+    try:
+        return int(env.get(name, default))
+    except ValueError:
+        raise SessionError(f"{name} must be a whole number (got {env.get(name)!r})") from None
+
+
+def _load_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> Any:
+    from yoke.config.settings import load_settings
+
+    try:
+        home = Path(options.env["HOME"]) if options.env is not None and options.env.get("HOME") else None
+        loaded = load_settings(
+            cwd, home=home, flag_settings=options.settings, setting_sources=options.setting_sources
+        )
+    except (OSError, ValueError) as exc:
+        raise SessionError(f"--settings: {exc}") from None
+    warnings.extend(getattr(loaded, "warnings", []) or [])
+    return loaded
+
+
+def _session_env(
+    settings: Any, cwd: Path, base: Mapping[str, str] | None, warnings: list[str]
+) -> dict[str, str]:
+    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied."""
+    from yoke.config.env import settings_env
+
+    env = dict(os.environ if base is None else base)
+
+    def trusted() -> bool:
+        from yoke.permissions.trust import is_trusted
+
+        return is_trusted(cwd, _yoke_home(env))
+
+    return settings_env(settings, env, trusted, warnings)
+
+
+def _make_provider(
+    options: SessionOptions, merged: dict[str, Any], env: Mapping[str, str]
+) -> tuple[Any, str, str]:
+    from yoke.providers.select import make_provider, resolve_provider
+
+    flag_provider = options.provider
+    if options.replay:
+        if flag_provider not in (None, "replay"):
+            raise SessionError(
+                "--replay plays a cassette back; it cannot be combined with --provider", usage=True
+            )
+        flag_provider = "replay"
+    try:
+        config = resolve_provider(flag_provider, options.model, merged, env)
+        if config.provider == "replay":
+            path = options.replay or env.get("YOKE_REPLAY")
+            if not path:
+                raise SessionError(
+                    "the replay provider needs a cassette: --replay FILE (or YOKE_REPLAY)", usage=True
+                )
+            from yoke.providers.replay import ReplayProvider
+
+            provider = ReplayProvider(Path(path))
+            model = options.model or provider.model or config.model
+        else:
+            provider = make_provider(config)
+            model = config.model
+        if options.record:
+            from yoke.providers.record import record_provider
+
+            record_provider(provider, Path(options.record), model)
+    except ProviderError as exc:
+        raise SessionError(str(exc), usage=exc.kind == "config") from None
+    return provider, config.provider, model
+
+
+def _tools(options: SessionOptions) -> Any:
+    from yoke.tools.builtin import builtin_tools
+    from yoke.tools.registry import ToolRegistry
+
+    registry = ToolRegistry(builtin_tools())
+    if options.tools is not None:
+        wanted = list(options.tools)
+        unknown = [n for n in wanted if registry.get(n) is None]
+        if unknown:
+            raise SessionError(
+                f"--tools: unknown tool(s) {', '.join(unknown)} (available: {', '.join(registry.names())})",
+                usage=True,
+            )
+        keep = {registry.get(n).name for n in wanted}  # type: ignore[union-attr]
+        for name in registry.names():
+            if name not in keep:
+                registry.remove(name)
+    return registry
+
+
+def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:
+    from yoke.permissions import build_gate
+
+    mode = options.permission_mode
+    try:
+        return build_gate(
+            settings,
+            cwd=cwd,
+            mode=mode,
+            allowed_tools=list(options.allowed_tools),
+            disallowed_tools=list(options.disallowed_tools),
+            add_dirs=add_dirs,
+            interactive=options.interactive,
+            allow_bypass=bool(options.allow_bypass or mode == "bypassPermissions"),
+        )
+    except ValueError as exc:
+        raise SessionError(str(exc), usage=True) from None
+
+
+def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:
+    """The session id, transcript and record chain, and (when resuming) what was loaded."""
+    from yoke.session.records import RecordChain
+    from yoke.session.transcript import Transcript, transcript_path
+
+    conversation = None
+    parent_uuid = None
+    session_id = options.session_id or str(uuid.uuid4())
+    if options.continue_session or options.resume is not None:
+        conversation, session_id = _resume(options, cwd, home, session_id)
+        if conversation is not None:
+            parent_uuid = conversation.last_uuid
+    transcript = Transcript(transcript_path(cwd, session_id, home), enabled=options.persist)
+    chain = RecordChain(
+        session_id=session_id, cwd=str(cwd), entrypoint=options.entrypoint, parent_uuid=parent_uuid
+    )
+    return _Loaded(session_id, transcript, chain, conversation)
+
+
+def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> tuple[Any, str]:
+    from yoke.session import store
+
+    try:
+        if options.continue_session and not options.resume:
+            path = store.latest_session(cwd, home)
+            if path is None:
+                return None, session_id  # as Claude Code: nothing to continue starts a new session
+        else:
+            if not options.resume:
+                raise SessionError("--resume needs a session id or path in headless mode", usage=True)
+            path = store.find_session(options.resume, cwd, home)
+        forked = options.fork_session or options.session_id
+        if forked:
+            # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
+            session_id, path = store.fork_session(path, cwd, home, options.session_id or None)
+        conversation = store.load_conversation(path)
+    except (FileNotFoundError, LookupError, ValueError) as exc:
+        raise SessionError(str(exc)) from None
+    return conversation, (session_id if forked else conversation.session_id)
+
+
+async def _system_prompt(
+    options: SessionOptions,
+    cwd: Path,
+    model: str,
+    tool_names: list[str],
+    memory: Any,
+    working_dirs: list[Path],
+    git_pending: Any,
+    env: Mapping[str, str],
+) -> list:
+    from yoke.context.prompt import build_system_prompt
+
+    return await build_system_prompt(
+        cwd=cwd,
+        model=model,
+        tool_names=tool_names,
+        override=options.system_prompt,
+        append=options.append_system_prompt,
+        memory_index=memory,
+        env=env,
+        additional_dirs=[d for d in working_dirs if d != cwd],
+        git_pending=git_pending,
+    )

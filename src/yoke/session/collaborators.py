@@ -1,0 +1,115 @@
+"""The session's collaborators: checkpoints before file changes, nested memory files after reads and edits,
+and the compactor with its PreCompact/PostCompact announcements. Each is an ordinary object the session
+builds and hands to the loop; nothing is assigned into the loop from outside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from yoke.tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from yoke.loop.lifecycle import Lifecycle
+    from yoke.loop.turn import Agent
+    from yoke.memory.files import MemoryIndex
+    from yoke.session.recorder import Recorder
+
+
+def _touched(tool: Tool, input: dict[str, Any], cwd: Path) -> Path | None:
+    for raw in tool.paths(input):
+        path = Path(raw).expanduser()
+        return path if path.is_absolute() else cwd / path
+    return None
+
+
+class Checkpointer:
+    """Before a file-changing call, keep the file's prior content so `yoke rewind` can restore it."""
+
+    def __init__(self, session_dir: Path, recorder: Recorder):
+        from yoke.session.checkpoints import Checkpoints
+
+        self.checkpoints = Checkpoints(session_dir)
+        self.recorder = recorder
+
+    def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None:
+        if tool.kind not in ("edit", "delete", "move"):
+            return
+        path = _touched(tool, input, ctx.cwd)
+        if path is None or self.recorder.last_prompt_uuid is None:
+            return
+        try:
+            self.checkpoints.snapshot(path, self.recorder.last_prompt_uuid)
+        except (OSError, ValueError):
+            pass  # a checkpoint that cannot be taken must not block the edit
+
+    def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
+        return None
+
+
+class NestedMemory:
+    """Reading or editing a file under a folder with its own CLAUDE.md brings that file into context."""
+
+    def __init__(self, memory: MemoryIndex):
+        self.memory = memory
+
+    def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None:
+        return None
+
+    def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
+        if tool.kind not in ("read", "edit"):
+            return None
+        path = _touched(tool, input, self.memory.cwd)
+        if path is None:
+            return None
+        from yoke.memory import memory_reminder
+
+        files = self.memory.memory_for_path(path)
+        return memory_reminder(files) if files else None
+
+
+def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIndex, env: Any) -> Any:
+    """The context package's compactor, summarizing with the session's own provider, announcing
+    PreCompact before a summary and PostCompact after it."""
+    import json
+
+    from yoke.context.compaction import Compactor
+    from yoke.loop.summarize import make_summarizer
+
+    state = agent.executor.ctx.session
+    tools_json = json.dumps([spec.input_schema for spec in agent.executor.registry.specs()])
+    overhead = (sum(len(b.get("text", "")) for b in agent.system) + len(tools_json)) // 4
+    lifecycle = agent.lifecycle
+    return Compactor(
+        model=model,
+        summarize=make_summarizer(agent),
+        session_dir=session_dir,
+        env=env,
+        overhead_tokens=overhead,
+        recent_files=lambda: [Path(p) for p in reversed(list(state.read_files))],
+        todos=lambda: list(state.extras.get("todos") or []),
+        memory_files=lambda: list(memory.later),
+        pre_compact=_pre_compact(lifecycle),
+        post_compact=_post_compact(lifecycle),
+    )
+
+
+def _pre_compact(lifecycle: Lifecycle) -> Any:
+    async def pre_compact(trigger: str, instructions: str | None) -> str | None:
+        out = await lifecycle.announce("PreCompact", trigger=trigger, custom_instructions=instructions or "")
+        if out.block or out.stop:
+            from yoke.context.compaction import CompactionError
+
+            raise CompactionError(out.reason or out.stop_reason or "A PreCompact hook blocked compaction.")
+        return out.additional_context or None
+
+    return pre_compact
+
+
+def _post_compact(lifecycle: Lifecycle) -> Any:
+    async def post_compact(trigger: str) -> str | None:
+        await lifecycle.announce("PostCompact", trigger=trigger, compact_summary="")
+        start = await lifecycle.announce("SessionStart", source="compact")
+        return start.additional_context or None
+
+    return post_compact

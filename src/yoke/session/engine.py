@@ -1,0 +1,201 @@
+"""The session: what every front-end and every sub-agent drives.
+
+`open_session(SessionOptions)` (in `yoke.session.build`) assembles one; a front-end then asks it for turns
+(`query`), interrupts it, changes its mode or model, compacts it and closes it, and renders the events it
+yields. Questions for a person reach the front-end through the `Asker` it handed in. A session can start
+child sessions (sub-agents) that share its budget, its interrupt and, through their stamped events, its
+event stream.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke import events as ev
+from yoke.loop.turn import Agent
+from yoke.messages import Block, Message
+from yoke.session.resources import ResourceStack
+
+
+class SessionError(Exception):
+    """A problem with the user's options, files or environment: one line, no traceback.
+    `usage` marks a mistake in how Yoke was called (the CLI exits 2 for those)."""
+
+    def __init__(self, message: str, usage: bool = False):
+        super().__init__(message)
+        self.usage = usage
+
+
+@dataclass
+class ChildOptions:
+    """What a sub-agent may differ in from its parent."""
+
+    agent_type: str = "general-purpose"
+    system_prompt: str | None = None  # replaces the parent's system prompt
+    tools: list[str] | None = None  # restrict to these tools (None: the parent's)
+    disallowed_tools: list[str] = field(default_factory=list)
+    model: str | None = None
+    permission_mode: str | None = None
+    max_turns: int | None = None
+
+
+class Session:
+    def __init__(
+        self,
+        agent: Agent,
+        started: ev.SessionStarted,
+        *,
+        resources: ResourceStack,
+        gate: Any,
+        provider_name: str,
+        session_dir: Path,
+        warnings: list[str] | None = None,
+        parent: Session | None = None,
+        rebuild_model: Any = None,
+    ):
+        self.agent = agent
+        self.started = started
+        self.resources = resources
+        self.gate = gate
+        self.provider_name = provider_name
+        self.session_dir = session_dir
+        self.warnings = list(warnings or [])  # set-up warnings, for the front-end to show once
+        self.parent = parent
+        self.children: list[Session] = []
+        self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
+        self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
+        self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
+
+    # ---- what front-ends read -------------------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.agent.recorder.session_id
+
+    @property
+    def model(self) -> str:
+        return self.agent.settings.model
+
+    @property
+    def cwd(self) -> Path:
+        return self.agent.executor.ctx.cwd
+
+    @property
+    def permission_mode(self) -> str:
+        return str(getattr(self.gate, "mode", "default"))
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history as the model sees it (read it; never change it)."""
+        return self.agent.messages
+
+    @property
+    def total_cost_usd(self) -> float:
+        return self.agent.ledger.total_cost_usd
+
+    @property
+    def tool_names(self) -> list[str]:
+        return self.agent.executor.registry.names()
+
+    @property
+    def transcript_path(self) -> Path:
+        return self.agent.recorder.transcript.path
+
+    # ---- what front-ends do ---------------------------------------------------------------------------
+
+    async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
+        """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
+        as the prompt compacts instead (as in Claude Code's headless mode)."""
+        if self.mcp is not None and isinstance(prompt, str) and prompt.lstrip().startswith("/mcp__"):
+            prompt = await self._mcp_prompt(prompt)
+        command = _compact_command(prompt)
+        events = self.agent.compact(command or None) if command is not None else self.agent.query(prompt)
+        async for event in events:
+            while self.side_events:
+                yield self.side_events.pop(0)
+            yield event
+
+    async def _mcp_prompt(self, prompt: str) -> str:
+        """`/mcp__<server>__<prompt> [args]`: the prompt as the server renders it."""
+        try:
+            expanded = await self.mcp.expand_command(prompt)
+        except Exception as exc:
+            self.side_events.append(ev.Notice("warning", f"{prompt.split()[0]}: {exc}"))
+            return prompt
+        return expanded if expanded else prompt
+
+    async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
+        async for event in self.agent.compact(instructions):
+            yield event
+
+    def interrupt(self) -> None:
+        """End the running query (and the children's) within a second, from any point."""
+        for child in self.children:
+            child.interrupt()
+        self.agent.interrupt()
+
+    def set_permission_mode(self, mode: str) -> None:
+        """Raises ValueError with a one-line reason for a mode that does not exist or is not available."""
+        setter = getattr(self.gate, "set_mode", None)
+        if callable(setter):
+            setter(mode)
+        else:
+            self.gate.mode = mode
+
+    def set_model(self, model: str) -> None:
+        """Takes effect on the next request."""
+        if self._rebuild_model is not None:
+            self._rebuild_model(self, model)
+        else:
+            self.agent.settings.model = model
+
+    def set_asker(self, asker: Any) -> None:
+        """Who answers permission prompts, questions and plan approvals from now on."""
+        self.agent.executor.ctx.asker = asker
+
+    def apply_permission_update(self, update: dict[str, Any]) -> None:
+        """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
+        apply = getattr(self.gate, "apply_update", None)
+        if callable(apply):
+            apply(update)
+
+    async def context_report(self) -> str:
+        from yoke.context.inspect import context_report
+
+        return context_report(self.cwd, self.model)
+
+    async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
+        """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget
+        (one ledger), interrupt (the parent's interrupt reaches it) and event stream (stamped events)."""
+        from yoke.session.children import build_child
+
+        child = build_child(self, options, parent_tool_use_id, agent_id=f"a{uuid.uuid4().hex[:16]}")
+        self.children.append(child)
+        return child
+
+    async def close(self, reason: str = "other") -> None:
+        """Announce SessionEnd, then stop everything the session started. Idempotent."""
+        if self.resources.closed:
+            return
+        for child in list(self.children):
+            await child.close(reason)
+        if self.parent is None:
+            try:
+                await self.agent.lifecycle.announce("SessionEnd", reason=reason)
+            except Exception:
+                pass
+        await self.resources.aclose()
+
+
+def _compact_command(prompt: Any) -> str | None:
+    """`/compact [instructions]` sent as a prompt: the instructions ("" for none), or None."""
+    if not isinstance(prompt, str):
+        return None
+    text = prompt.strip()
+    if text != "/compact" and not text.startswith("/compact "):
+        return None
+    return text[len("/compact") :].strip()

@@ -1,0 +1,100 @@
+"""What a session is built from: every choice a user can make with a flag, a settings file or the SDK.
+
+Front-ends fill a `SessionOptions` and hand it to `open_session` (`yoke.session.build`); nothing else
+assembles a session. Settings files are read by the session itself (`setting_sources`, `settings`), so
+an option left at its default means "whatever the user's settings say".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke.loop.lifecycle import LifecycleListener
+
+
+@dataclass
+class SessionOptions:
+    cwd: Path = field(default_factory=Path.cwd)
+    """The project folder the session works in."""
+
+    env: Mapping[str, str] | None = None
+    """The environment the session sees (provider keys, tool subprocesses); None means Yoke's own. Settings'
+    `env` blocks are applied on top of a copy of it; the process environment is never changed."""
+
+    # ---- model and provider --------------------------------------------------------------------------
+    model: str | None = None
+    """A model id or alias (sonnet, opus, haiku); None: settings, then the provider's default."""
+    provider: str | None = None
+    """anthropic | openai | bedrock | vertex | replay; None: chosen from the environment and settings."""
+    replay: Path | None = None
+    """Answer from this recorded cassette instead of a model."""
+    record: Path | None = None
+    """Record every model exchange to this cassette."""
+    max_output_tokens: int | None = None
+    max_thinking_tokens: int | None = None
+
+    # ---- prompt -----------------------------------------------------------------------------------------
+    system_prompt: str | None = None
+    """Replaces Yoke's system prompt."""
+    append_system_prompt: str | None = None
+    """Appended to the system prompt."""
+
+    # ---- tools and permissions --------------------------------------------------------------------------
+    tools: list[str] | None = None
+    """Restrict the built-in tools to these names; None: all of them."""
+    allowed_tools: list[str] = field(default_factory=list)
+    """Permission rules that allow (`Bash(git log:*)`, `Read`)."""
+    disallowed_tools: list[str] = field(default_factory=list)
+    """Permission rules that deny; a bare tool name hides the tool from the model."""
+    permission_mode: str | None = None
+    """default | acceptEdits | plan | dontAsk | bypassPermissions; None: settings' defaultMode."""
+    allow_bypass: bool = False
+    """Let the session switch into bypassPermissions later (--allow-dangerously-skip-permissions)."""
+    add_dirs: list[Path] = field(default_factory=list)
+    """Folders outside cwd the tools may work in."""
+    interactive: bool = False
+    """A person can be asked (terminal UI); headless sessions deny what would need a question."""
+    asker: Any = None
+    """The front-end's `Asker` (permissions.gate): permission prompts, questions, plan approval. None: nobody
+    is there, so questions are answered no."""
+
+    # ---- settings -----------------------------------------------------------------------------------
+    settings: str | None = None
+    """A settings file path or JSON string given explicitly (highest precedence after managed)."""
+    setting_sources: list[str] | None = None
+    """Which settings files to read: user, project, local; None: all."""
+
+    # ---- MCP ------------------------------------------------------------------------------------------
+    mcp_config: list[str] = field(default_factory=list)
+    """MCP server configurations (files or JSON strings, `{"mcpServers": {...}}`) added for this session."""
+    strict_mcp_config: bool = False
+    """Use only `mcp_config`'s servers, ignoring .mcp.json, ~/.claude.json and ~/.yoke/mcp.json."""
+
+    # ---- limits -------------------------------------------------------------------------------------
+    max_turns: int | None = None
+    max_budget_usd: float | None = None
+    include_partial_messages: bool = False
+    """Emit raw provider stream events (StreamEvent)."""
+
+    # ---- persistence ----------------------------------------------------------------------------------
+    resume: str | None = None
+    """Resume this session id (or transcript path)."""
+    continue_session: bool = False
+    """Continue the latest session in cwd (a new one if there is none)."""
+    fork_session: bool = False
+    """With resume/continue: copy the history into a new session id."""
+    session_id: str | None = None
+    """Use this id for a new (or forked) session."""
+    persist: bool = True
+    """Write the transcript (False: --no-session-persistence)."""
+    entrypoint: str = "sdk-py"
+    """Recorded in the transcript (cli, sdk-py, ...)."""
+
+    # ---- extensions ---------------------------------------------------------------------------------
+    listeners: list[LifecycleListener] = field(default_factory=list)
+    """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Front-end specific values the core passes through untouched (e.g. apiKeySource for the init line)."""
