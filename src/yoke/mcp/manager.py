@@ -171,8 +171,8 @@ class McpManager:
             error = await self._finish(attempt, timed_out=not attempt.done())
             if self._closing.is_set():
                 return
-            if isinstance(error, NeedsAuth):
-                self._set(state, "needs-auth", str(error))
+            if _needs_auth(error):
+                self._set(state, "needs-auth", f"run `yoke mcp login {state.name}` to sign in")
                 return
             if not was_connected:
                 self._set(state, "failed", error_text(error, state, self.startup_timeout))
@@ -410,6 +410,16 @@ def _unwrap(exc: BaseException) -> BaseException:
         inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
         exc = inner[0] if inner else exc.exceptions[0]
     return exc
+
+
+def _needs_auth(exc: BaseException | None) -> bool:
+    """A login is what is missing: our own NeedsAuth, the OAuth flow giving up, or a plain 401."""
+    if exc is None:
+        return False
+    if isinstance(exc, NeedsAuth) or isinstance(exc.__context__, NeedsAuth):
+        return True
+    name, text = type(exc).__name__, str(exc)
+    return name in ("OAuthFlowError", "OAuthTokenError", "UnauthorizedError") or "401" in text
 
 
 def _is_connection_error(exc: BaseException) -> bool:

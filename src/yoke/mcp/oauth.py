@@ -28,9 +28,10 @@ def auth_dir(env: Mapping[str, str]) -> Path:
 class FileTokenStorage:
     """The `mcp` package's TokenStorage protocol over one 0600 JSON file per server."""
 
-    def __init__(self, path: Path, url: str):
+    def __init__(self, path: Path, url: str, redirect_uri: str | None = None):
         self.path = path
         self.url = url
+        self.redirect_uri = redirect_uri  # a client registered for another callback is registered again
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -63,7 +64,11 @@ class FileTokenStorage:
         from mcp.shared.auth import OAuthClientInformationFull
 
         raw = self._read().get("client")
-        return OAuthClientInformationFull.model_validate(raw) if raw else None
+        if not raw:
+            return None
+        if self.redirect_uri and self.redirect_uri not in [str(u) for u in raw.get("redirect_uris") or []]:
+            return None
+        return OAuthClientInformationFull.model_validate(raw)
 
     async def set_client_info(self, client_info: Any) -> None:
         self._write("client", client_info.model_dump(mode="json", exclude_none=True))
@@ -72,8 +77,8 @@ class FileTokenStorage:
         return bool(self._read().get("tokens"))
 
 
-def storage_for(cfg: ServerConfig, env: Mapping[str, str]) -> FileTokenStorage:
-    return FileTokenStorage(auth_dir(env) / f"{cfg.name}.json", cfg.url)
+def storage_for(cfg: ServerConfig, env: Mapping[str, str], redirect_uri: str | None = None) -> FileTokenStorage:
+    return FileTokenStorage(auth_dir(env) / f"{cfg.name}.json", cfg.url, redirect_uri)
 
 
 def _provider(
@@ -82,6 +87,7 @@ def _provider(
     redirect_uri: str,
     redirect: Callable[[str], Awaitable[None]],
     callback: Callable[[], Awaitable[Any]] | None,
+    interactive: bool = False,
 ) -> Any:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
@@ -98,7 +104,7 @@ def _provider(
     return OAuthClientProvider(
         server_url=cfg.url,
         client_metadata=metadata,
-        storage=storage_for(cfg, env),
+        storage=storage_for(cfg, env, redirect_uri if interactive else None),
         redirect_handler=redirect,
         callback_handler=callback,
     )
@@ -111,11 +117,11 @@ def headless_auth(cfg: ServerConfig, env: Mapping[str, str]) -> Any:
         return None
     from yoke.mcp.manager import NeedsAuth
 
-    async def redirect(url: str) -> None:
+    async def needs_login(*_: Any) -> Any:
         raise NeedsAuth(f"run `yoke mcp login {cfg.name}` to sign in")
 
     port = _callback_port(cfg)
-    return _provider(cfg, env, f"http://127.0.0.1:{port or 33418}/callback", redirect, None)
+    return _provider(cfg, env, f"http://127.0.0.1:{port or 33418}/callback", needs_login, needs_login)
 
 
 def _callback_port(cfg: ServerConfig) -> int:
@@ -171,7 +177,7 @@ async def login(
         value, state, iss = await asyncio.wait_for(code, 300)
         return AuthorizationCodeResult(code=value, state=state, iss=iss)
 
-    auth = _provider(cfg, env, f"http://127.0.0.1:{port}/callback", redirect, callback)
+    auth = _provider(cfg, env, f"http://127.0.0.1:{port}/callback", redirect, callback, interactive=True)
     try:
         from mcp.client.session import ClientSession
 

@@ -5,6 +5,7 @@ Imported only when at least one server is configured (it loads the `mcp` package
 
 from __future__ import annotations
 
+import logging
 import os
 import shlex
 from collections.abc import Callable, Mapping
@@ -15,6 +16,10 @@ from yoke.mcp.config import McpConfig
 from yoke.mcp.manager import McpManager, McpUnavailable
 from yoke.mcp.tools import ListMcpResourcesTool, McpTool, ReadMcpResourceTool, max_output_chars, tool_name
 from yoke.mcp.toolsearch import ToolSearch, should_defer
+
+# The `mcp` package logs tracebacks for failures Yoke reports itself (one line per server state).
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+logging.getLogger("mcp").propagate = False
 
 
 class McpRuntime:
