@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.conftest import anthropic_env
 from tests.mcp_support.helpers import PY, free_port, text, tool_results, tool_use
+
 from yoke.testing import ScriptedServer
 
 OAUTH_SERVER = str(Path(__file__).with_name("oauth_test_server.py"))

@@ -86,15 +86,16 @@ def yoke_mcp_path(env: Mapping[str, str] | None = None) -> Path:
 
 
 def project_mcp_path(cwd: Path) -> Path:
-    """The `.mcp.json` that applies: the nearest one from `cwd` up to the repository root, else cwd's."""
+    """The `.mcp.json` that applies: the nearest one from `cwd` up to the repository root (cwd's own
+    outside a repository)."""
     from yoke.config.settings import git_root
 
     top = git_root(cwd)
+    if top is None:
+        return cwd / ".mcp.json"
     for folder in (cwd, *cwd.parents):
-        if (folder / ".mcp.json").is_file():
+        if (folder / ".mcp.json").is_file() or folder == top:
             return folder / ".mcp.json"
-        if top is not None and folder == top:
-            break
     return cwd / ".mcp.json"
 
 

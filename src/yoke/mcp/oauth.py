@@ -77,7 +77,9 @@ class FileTokenStorage:
         return bool(self._read().get("tokens"))
 
 
-def storage_for(cfg: ServerConfig, env: Mapping[str, str], redirect_uri: str | None = None) -> FileTokenStorage:
+def storage_for(
+    cfg: ServerConfig, env: Mapping[str, str], redirect_uri: str | None = None
+) -> FileTokenStorage:
     return FileTokenStorage(auth_dir(env) / f"{cfg.name}.json", cfg.url, redirect_uri)
 
 

@@ -57,7 +57,9 @@ class ToolSearch(Tool):
         self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
 
     def deferred_tools(self) -> list[Any]:
-        return [t for t in self.registry if getattr(t, "deferred", False)]
+        from yoke.mcp.tools import McpTool
+
+        return [t for t in self.registry if isinstance(t, McpTool) and t.deferred]
 
     @property
     def description(self) -> str:  # type: ignore[override]
@@ -86,9 +88,9 @@ class ToolSearch(Tool):
         return input
 
     def search(self, query: str, limit: int) -> list[Any]:
-        pool = self.deferred_tools() + [
-            t for t in self.registry if getattr(t, "server", None) and not t.deferred
-        ]
+        from yoke.mcp.tools import McpTool
+
+        pool = [t for t in self.registry if isinstance(t, McpTool)]
         by_name = {t.name.lower(): t for t in pool}
         if query.strip().lower().startswith("select:"):
             wanted = [w.strip().lower() for w in query.split(":", 1)[1].split(",") if w.strip()]

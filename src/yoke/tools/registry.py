@@ -57,6 +57,11 @@ class ToolRegistry:
             self._specs = [
                 ToolSpec(t.name, t.description, t.input_schema())
                 for t in self._tools.values()
-                if not getattr(t, "deferred", False)
+                if not _deferred(t)
             ]
         return self._specs
+
+
+def _deferred(tool: Tool) -> bool:
+    """Set on a tool's instance (MCP tools); read without `getattr`, which would make a lazy built-in load."""
+    return bool(vars(tool).get("deferred", False)) if hasattr(tool, "__dict__") else False
