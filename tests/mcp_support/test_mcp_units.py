@@ -44,7 +44,9 @@ def test_precedence_and_approval(tmp_path):
             }
         )
     )
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"p": {"command": "p"}, "q": {"command": "q"}}}))
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"p": {"command": "p"}, "q": {"command": "q"}}})
+    )
     config = load_config(project, {"enabledMcpjsonServers": ["p"], "disabledMcpjsonServers": ["q"]}, env=env)
     assert config.servers["same"].command == "local" and config.servers["same"].scope == "local"
     assert set(config.servers) == {"same", "u", "p"}

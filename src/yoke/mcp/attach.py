@@ -60,5 +60,8 @@ class _Idle:
         out = [{"name": n, "status": "disabled", "error": "not approved"} for n in self.config.unapproved]
         return out + [{"name": n, "status": "disabled", "error": "rejected"} for n in self.config.rejected]
 
+    def attach_session(self, lifecycle: Any, tool_ctx: Any) -> None:
+        return None
+
     async def aclose(self) -> None:
         return None

@@ -45,12 +45,50 @@ class McpRuntime:
             cwd,
             on_change=self._changed,
             on_tools_changed=self.sync_tools,
-            elicit=elicit,
+            elicit=self._elicit,
             env=self.env,
             auth_factory=_auth_factory(self.env),
         )
         self.tool_search = ToolSearch(registry)
         self._started = False
+        self.lifecycle: Any = None  # Elicitation / ElicitationResult hooks (set by attach_session)
+        self.tool_ctx: Any = None  # its asker answers elicitation requests
+        self._ask = elicit  # an explicit elicitation answerer, else the asker's `elicit` if it has one
+
+    def attach_session(self, lifecycle: Any, tool_ctx: Any) -> None:
+        self.lifecycle, self.tool_ctx = lifecycle, tool_ctx
+
+    async def _elicit(self, server: str, params: Any) -> tuple[str, Any]:
+        """A server asks the user for input: Elicitation hooks first, then the asker; nobody there
+        (headless) declines. ElicitationResult hooks may change the answer."""
+        mode = getattr(params, "mode", None) or "form"
+        fields = {"mcp_server_name": server, "message": params.message, "mode": mode}
+        schema = getattr(params, "requested_schema", None)
+        action, content, answered = "decline", None, False
+        if self.lifecycle is not None:
+            out = await self.lifecycle.announce("Elicitation", **fields, requested_schema=schema)
+            if out.extras.get("action") in ("accept", "decline", "cancel"):
+                action, content, answered = out.extras["action"], out.extras.get("content"), True
+            elif out.decision == "deny" or out.block:
+                answered = True
+        if not answered:
+            ask = self._ask or getattr(getattr(self.tool_ctx, "asker", None), "elicit", None)
+            if callable(ask):
+                reply = await ask(server, params.message, schema, mode)
+                if reply:
+                    action, content = reply if isinstance(reply, tuple) else (reply, None)
+        if self.lifecycle is not None:
+            out = await self.lifecycle.announce(
+                "ElicitationResult",
+                mcp_server_name=server,
+                action=action,
+                content=content,
+                mode=mode,
+                elicitation_id=getattr(params, "elicitation_id", None) or "",
+            )
+            if out.extras.get("action") in ("accept", "decline", "cancel"):
+                action, content = out.extras["action"], out.extras.get("content", content)
+        return action, content if action == "accept" else None
 
     def start(self) -> None:
         self.manager.start()

@@ -90,6 +90,8 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
     executor.lifecycle = lifecycle
+    if mcp is not None:
+        mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
     system = await _system_prompt(
         options, cwd, model, registry.names(), memory, working_dirs, git_pending, env
@@ -171,7 +173,6 @@ async def _mcp(
         strict=options.strict_mcp_config,
         notify=notify,
         hide=gate.hidden_tools,
-        elicit=getattr(options.asker, "elicit", None),
         env=env,
     )
 

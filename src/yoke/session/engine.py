@@ -117,7 +117,7 @@ class Session:
         async for event in events:
             while self.side_events:
                 yield self.side_events.pop(0)
-            yield event
+            yield event  # (side events raised after the Result wait for the next query)
 
     async def _mcp_prompt(self, prompt: str) -> str:
         """`/mcp__<server>__<prompt> [args]`: the prompt as the server renders it."""
