@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.mcp_support.helpers import stdio_entry, text, tool_use
+
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
 from yoke.permissions.gate import NoAsker
