@@ -80,6 +80,15 @@ def build(extra_tools: int = 0) -> MCPServer:
         result = await ctx.elicit("What value?", Answer)
         return f"elicitation: {result.action}"
 
+    @server.tool()
+    def permit(tool_name: str, input: dict, tool_use_id: str = "") -> str:
+        """A permission prompt tool: Bash is allowed, anything else refused."""
+        import json
+
+        if tool_name == "Bash":
+            return json.dumps({"behavior": "allow", "updatedInput": input})
+        return json.dumps({"behavior": "deny", "message": f"no {tool_name} today"})
+
     @server.resource("note://hello", mime_type="text/plain")
     def hello() -> str:
         """A greeting note."""

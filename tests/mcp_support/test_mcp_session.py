@@ -317,3 +317,39 @@ def test_no_mcp_never_imports_the_package(yoke, base_env):
         text=True,
     )
     assert not any(" mcp" in line for line in version.stderr.splitlines())
+
+
+def test_permission_prompt_tool_is_an_mcp_tool(yoke, project, tmp_path):
+    cfg = write_config(tmp_path / "s.json", {"t": stdio_entry()})
+    turns = [
+        tool_use("Bash", {"command": "echo made > made.txt"}, "toolu_b"),
+        tool_use("Write", {"file_path": str(project / "w.txt"), "content": "x"}, "toolu_w"),
+        text("ok"),
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "x",
+            *STREAM,
+            "--mcp-config",
+            str(cfg),
+            "--permission-prompt-tool",
+            "mcp__t__permit",
+            env=anthropic_env(srv),
+        )
+    bash, write = tool_results(run)
+    assert not bash.get("is_error") and (project / "made.txt").read_text() == "made\n"
+    assert write["is_error"] and "no Write today" in write["content"] and not (project / "w.txt").exists()
+    with ScriptedServer([text("never")]) as srv:
+        missing = yoke(
+            "-p",
+            "x",
+            "--mcp-config",
+            str(cfg),
+            "--permission-prompt-tool",
+            "mcp__t__nope",
+            env=anthropic_env(srv),
+        )
+    assert (
+        missing.code == 1 and "mcp__t__nope (passed via --permission-prompt-tool) not found" in missing.stderr
+    )
