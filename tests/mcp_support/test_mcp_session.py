@@ -353,3 +353,59 @@ def test_permission_prompt_tool_is_an_mcp_tool(yoke, project, tmp_path):
     assert (
         missing.code == 1 and "mcp__t__nope (passed via --permission-prompt-tool) not found" in missing.stderr
     )
+
+
+def test_bare_deny_hides_a_servers_tools(yoke, tmp_path):
+    cfg = write_config(tmp_path / "s.json", {"t": stdio_entry(), "u": stdio_entry()})
+    with ScriptedServer([text("ok")]) as srv:
+        run = yoke(
+            "-p",
+            "x",
+            *STREAM,
+            "--mcp-config",
+            str(cfg),
+            "--disallowedTools",
+            "mcp__t",
+            env=anthropic_env(srv),
+        )
+        names = [t["name"] for t in srv.requests[0].body["tools"]]
+    assert not any(n.startswith("mcp__t__") for n in names)
+    assert "mcp__u__echo" in names
+    assert run.code == 0
+
+
+def test_servers_die_with_a_killed_yoke(base_env, project, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    pidfile = tmp_path / "server.pid"
+    wrapper = {
+        "command": "bash",
+        "args": [
+            "-c",
+            f'echo $$ > {pidfile}; exec "$0" "$@"',
+            *[stdio_entry()["command"], *stdio_entry()["args"]],
+        ],
+    }
+    cfg = write_config(tmp_path / "s.json", {"t": wrapper})
+    with ScriptedServer([{**text("slow"), "delay": 30}]) as srv:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", "-p", "x", "--mcp-config", str(cfg)],
+            cwd=project,
+            env={**base_env, **anthropic_env(srv)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline and not srv.requests:
+            time.sleep(0.1)
+        assert srv.requests, "yoke never reached the model"
+        pid = int(pidfile.read_text())
+        assert os.path.exists(f"/proc/{pid}")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.time() + 5
+        while time.time() < deadline and os.path.exists(f"/proc/{pid}"):
+            time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()

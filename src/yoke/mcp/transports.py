@@ -2,8 +2,9 @@
 pair the `mcp` package's ClientSession runs on.
 
 stdio and WebSocket are Yoke's own: stdio because a server must stop within a second at exit (SIGINT, then
-SIGTERM, then SIGKILL to its whole process group) and must die with Yoke even when Yoke is killed; the
-`mcp` package has no WebSocket client. SSE and streamable HTTP are the package's.
+SIGTERM, then SIGKILL to its whole process group) and must die with Yoke even when Yoke is killed (the
+shell tools' guard process watches its group); the `mcp` package has no WebSocket client. SSE and
+streamable HTTP are the package's.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import collections
 import contextlib
 import os
 import signal
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -54,16 +54,6 @@ def _dump(message: SessionMessage) -> str:
     return message.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Linux: the server gets SIGTERM if Yoke dies without cleaning up (SIGKILL, crash)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
 def server_env(cfg: ServerConfig, cwd: Path, base: Any = None) -> dict[str, str]:
     env = dict(os.environ if base is None else base)
     env.update({"CLAUDE_PROJECT_DIR": str(cwd), "CLAUDECODE": "1", "YOKE": "1"})
@@ -86,9 +76,11 @@ async def stdio_transport(
         env=server_env(cfg, cwd, env),
         cwd=str(cwd),
         start_new_session=True,
-        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
     )
     link.pid = process.pid
+    from yoke.tools.shell.process import track_group
+
+    track_group(process.pid)  # Yoke's guard kills the server's group should Yoke die without closing it
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
 
