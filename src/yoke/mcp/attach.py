@@ -42,9 +42,15 @@ async def attach_mcp(
     warnings.extend(approval_hint(name) for name in config.unapproved)
     if not config.servers:
         return _Idle(config) if (config.unapproved or config.rejected) else None
+    from yoke.mcp.spawn import prespawn
+
+    # stdio servers boot while the `mcp` package (over a second) is imported
+    processes = await prespawn(config.servers, cwd, env)
     from yoke.mcp.runtime import McpRuntime
 
-    runtime = McpRuntime(config, cwd, registry, notify=notify, hide=hide, elicit=elicit, env=env)
+    runtime = McpRuntime(
+        config, cwd, registry, notify=notify, hide=hide, elicit=elicit, env=env, prespawned=processes
+    )
     runtime.start()
     await runtime.wait_started()
     return runtime

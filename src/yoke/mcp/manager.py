@@ -87,6 +87,7 @@ class McpManager:
         elicit: Callable[..., Any] | None = None,
         env: Mapping[str, str] | None = None,
         auth_factory: Callable[[ServerConfig], Any] | None = None,
+        prespawned: dict[str, Any] | None = None,
     ):
         env = os.environ if env is None else env
         self.env = env
@@ -98,6 +99,7 @@ class McpManager:
         self.auth_factory = auth_factory
         self.startup_timeout = _ms_env(env, "MCP_TIMEOUT", 30.0) or 30.0
         self.tool_timeout = _ms_env(env, "MCP_TOOL_TIMEOUT", None)
+        self._prespawned = dict(prespawned or {})  # stdio processes started before `mcp` was imported
         self._tasks: list[asyncio.Task] = []
         self._closing = asyncio.Event()
 
@@ -117,6 +119,11 @@ class McpManager:
     async def aclose(self) -> None:
         """Stop every server: stdio ones are signalled SIGINT -> SIGTERM -> SIGKILL within a second."""
         self._closing.set()
+        for process in self._prespawned.values():  # started, never adopted (closed before connecting)
+            from yoke.mcp.transports import stop_process
+
+            await stop_process(process)
+        self._prespawned.clear()
         if not self._tasks:
             return
         _done, pending = await asyncio.wait(self._tasks, timeout=2.0)
@@ -212,7 +219,9 @@ class McpManager:
         auth = self.auth_factory(state.config) if self.auth_factory and state.config.remote else None
         try:
             async with (
-                open_transport(state.config, self.cwd, link, auth, self.env) as (read, write),
+                open_transport(
+                    state.config, self.cwd, link, auth, self.env, self._prespawned.pop(state.name, None)
+                ) as (read, write),
                 ClientSession(
                     read,
                     write,

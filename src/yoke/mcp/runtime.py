@@ -33,6 +33,7 @@ class McpRuntime:
         hide: Callable[[list[str]], list[str]] | None = None,
         elicit: Callable[..., Any] | None = None,
         env: Mapping[str, str] | None = None,
+        prespawned: dict[str, Any] | None = None,
     ):
         self.env = os.environ if env is None else env
         self.config = config
@@ -48,6 +49,7 @@ class McpRuntime:
             elicit=self._elicit,
             env=self.env,
             auth_factory=_auth_factory(self.env),
+            prespawned=prespawned,
         )
         self.tool_search = ToolSearch(registry)
         self._started = False

@@ -54,33 +54,16 @@ def _dump(message: SessionMessage) -> str:
     return message.message.model_dump_json(by_alias=True, exclude_unset=True)
 
 
-def server_env(cfg: ServerConfig, cwd: Path, base: Any = None) -> dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    env.update({"CLAUDE_PROJECT_DIR": str(cwd), "CLAUDECODE": "1", "YOKE": "1"})
-    env.update(cfg.env)
-    return env
-
-
 @contextlib.asynccontextmanager
 async def stdio_transport(
-    cfg: ServerConfig, cwd: Path, link: Link, env: Any = None
+    cfg: ServerConfig, cwd: Path, link: Link, env: Any = None, process: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
-    import asyncio
+    """`process`: one already started (`spawn.prespawn`), else a new one."""
+    from yoke.mcp.spawn import spawn_stdio
 
-    process = await asyncio.create_subprocess_exec(
-        cfg.command,
-        *cfg.args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(cfg, cwd, env),
-        cwd=str(cwd),
-        start_new_session=True,
-    )
+    if process is None or process.returncode is not None:
+        process = await spawn_stdio(cfg, cwd, env)
     link.pid = process.pid
-    from yoke.tools.shell.process import track_group
-
-    track_group(process.pid)  # Yoke's guard kills the server's group should Yoke die without closing it
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
 
@@ -186,12 +169,12 @@ async def ws_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[Any
 
 @contextlib.asynccontextmanager
 async def open_transport(
-    cfg: ServerConfig, cwd: Path, link: Link, auth: Any = None, env: Any = None
+    cfg: ServerConfig, cwd: Path, link: Link, auth: Any = None, env: Any = None, process: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The stream pair for one server; `auth` is an httpx Auth (OAuth) for remote servers, `env` the
     environment a stdio server starts from (the session's)."""
     if cfg.type == "stdio":
-        async with stdio_transport(cfg, cwd, link, env) as streams:
+        async with stdio_transport(cfg, cwd, link, env, process) as streams:
             yield streams
     elif cfg.type == "ws":
         async with ws_transport(cfg, link) as streams:
