@@ -121,7 +121,12 @@ def main() -> None:
     p.add_argument("transport")
     p.add_argument("port", nargs="?", type=int, default=0)
     p.add_argument("--tools", type=int, default=0)
+    p.add_argument("--die-after", type=float, default=0, help="exit this many seconds after starting")
     a = p.parse_args()
+    if a.die_after:
+        import threading
+
+        threading.Timer(a.die_after, lambda: os._exit(4)).start()
     server = build(a.tools)
     if a.transport == "stdio":
         server.run()

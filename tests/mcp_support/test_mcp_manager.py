@@ -60,3 +60,16 @@ async def test_close_stops_stdio_servers_within_a_second(tmp_path):
     assert time.time() - started < 1.5
     for pid in pids:
         assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+
+
+async def test_a_server_that_keeps_dying_ends_failed(tmp_path):
+    cfg = parse_server("d", stdio_entry("--die-after", "2"), "flag", "", os.environ)
+    seen: list[str] = []
+    manager = McpManager({"d": cfg}, Path(tmp_path), on_change=lambda n, s, e: seen.append(s))
+    manager.start()
+    try:
+        assert await _until(lambda: manager.servers["d"].status == "failed", 90), seen
+    finally:
+        await manager.aclose()
+    assert seen.count("connected") >= 2  # it was restarted, then given up on
+    assert "kept exiting" in manager.servers["d"].error or "MCP_TIMEOUT" not in manager.servers["d"].error

@@ -25,7 +25,8 @@ from mcp.client.session import ClientSession
 from yoke.mcp.config import ServerConfig
 from yoke.mcp.transports import Link, open_transport
 
-BACKOFF_S = (1, 2, 4, 8, 16)
+BACKOFF_S = (1, 2, 4, 8, 16)  # waits before reconnection attempts 1..5
+STABLE_AFTER_S = 10.0  # a connection that lasted this long was healthy: its end starts a fresh count
 PING_EVERY_S = 10.0
 
 
@@ -148,32 +149,37 @@ class McpManager:
 
     async def _supervise(self, state: ServerState) -> None:
         was_connected = False
-        failures = 0
+        failures = 0  # failed reconnection attempts in a row (a connection that lasts resets it)
         while not self._closing.is_set():
-            state.ready, state.lost = asyncio.Event(), asyncio.Event()
             attempt = asyncio.ensure_future(self._attempt(state))
-            ready = asyncio.ensure_future(state.ready.wait())
-            closing = asyncio.ensure_future(self._closing.wait())
-            await asyncio.wait(
-                {attempt, ready, closing}, timeout=self.startup_timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            for waiter in (ready, closing):
-                waiter.cancel()
-            if state.ready.is_set():
-                failures = 0
+            connected = await self._until_ready(state, attempt)
+            if connected:
                 was_connected = True
-                await asyncio.wait(
-                    {attempt, asyncio.ensure_future(self._closing.wait())}, return_when="FIRST_COMPLETED"
-                )
-                if self._closing.is_set():
-                    await self._finish(attempt)
-                    return
+                since = asyncio.get_running_loop().time()
+                closing = asyncio.ensure_future(self._closing.wait())
+                await asyncio.wait({attempt, closing}, return_when=asyncio.FIRST_COMPLETED)
+                closing.cancel()
                 await self._finish(attempt)
+                if self._closing.is_set():
+                    return
+                if asyncio.get_running_loop().time() - since > STABLE_AFTER_S:
+                    failures = 0
+                else:
+                    failures += 1  # a server that dies right after starting is not restarted forever
                 state.restarts += 1
                 why = state.link.describe_end() if state.link else ""
                 self._set(state, "pending", "connection lost; reconnecting" + (f" ({why})" if why else ""))
+                if failures >= len(BACKOFF_S):
+                    self._set(
+                        state, "failed", "kept exiting right after starting" + (f" ({why})" if why else "")
+                    )
+                    return
                 if state.config.remote:
-                    await self._sleep(BACKOFF_S[0])
+                    await self._sleep(BACKOFF_S[failures])  # a dropped remote: 1 s, then 2, 4, 8, 16
+                elif failures > 1:
+                    await self._sleep(
+                        BACKOFF_S[failures - 1]
+                    )  # a crashed stdio server: at once, then 2, 4, 8
                 continue
             error = await self._finish(attempt, timed_out=not attempt.done())
             if self._closing.is_set():
@@ -181,15 +187,27 @@ class McpManager:
             if _needs_auth(error):
                 self._set(state, "needs-auth", f"run `yoke mcp login {state.name}` to sign in")
                 return
-            if not was_connected:
-                self._set(state, "failed", error_text(error, state, self.startup_timeout))
-                return
             failures += 1
-            if failures > len(BACKOFF_S):
+            if not was_connected or failures >= len(BACKOFF_S):
                 self._set(state, "failed", error_text(error, state, self.startup_timeout))
                 return
             self._set(state, "pending", f"reconnecting (attempt {failures + 1})")
-            await self._sleep(BACKOFF_S[failures - 1])
+            await self._sleep(BACKOFF_S[failures])
+
+    async def _until_ready(self, state: ServerState, attempt: asyncio.Future) -> bool:
+        """Whether the attempt connected within the start-up deadline (False: it failed, timed out, or the
+        manager is closing)."""
+        state.ready, state.lost = asyncio.Event(), asyncio.Event()
+        ready = asyncio.ensure_future(state.ready.wait())
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait(
+                {attempt, ready, closing}, timeout=self.startup_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            ready.cancel()
+            closing.cancel()
+        return state.ready.is_set()
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
