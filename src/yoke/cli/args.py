@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER]"
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke mcp add|list|get|remove|serve …"
         ),
         allow_abbrev=False,
     )
