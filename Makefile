@@ -43,4 +43,6 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
+	$(PY) benchmarks/bench_agents.py
+	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_mcp.py

@@ -48,7 +48,9 @@ def base_env(home: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_", "CLAUDE_", "AWS_", "GOOGLE_"))
+        if not k.startswith(
+            ("ANTHROPIC_", "OPENAI_", "YOKE_", "CLAUDE_", "AWS_", "GOOGLE_", "GEMINI_", "XAI_", "GROK_")
+        )
     }
     env.update(
         {

@@ -494,3 +494,31 @@ def test_module_reports_a_bad_script_in_one_line(tmp_path: Any) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "'status' must be a non-negative integer" in result.stderr
+
+
+def test_gemini_and_responses_are_served_over_plain_http():
+    import httpx
+
+    from yoke.testing import ScriptedServer
+
+    turns = [{"content": "hi from gemini"}, {"content": "hi from responses"}]
+    with ScriptedServer(turns) as srv:
+        gemini = httpx.post(
+            f"{srv.gemini_url}/models/gemini-2.5-pro:generateContent",
+            json={"contents": [{"role": "user", "parts": [{"text": "hello"}]}]},
+        ).json()
+        responses = httpx.post(
+            f"{srv.openai_url}/responses", json={"model": "gpt-5.1", "input": "hello"}
+        ).json()
+        models = httpx.get(f"{srv.gemini_url}/models").json()
+        bad = httpx.post(f"{srv.gemini_url}/models/gemini-2.5-pro:generateContent", json={"contents": []})
+    assert gemini["candidates"][0]["content"]["parts"] == [{"text": "hi from gemini"}]
+    assert (
+        gemini["candidates"][0]["finishReason"] == "STOP" and gemini["usageMetadata"]["promptTokenCount"] > 0
+    )
+    assert (
+        responses["status"] == "completed"
+        and responses["output"][0]["content"][0]["text"] == "hi from responses"
+    )
+    assert models["models"][0]["name"] == "models/gemini-2.5-pro"
+    assert bad.status_code == 400 and bad.json()["error"]["status"] == "INVALID_ARGUMENT"

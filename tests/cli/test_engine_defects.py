@@ -202,3 +202,31 @@ def test_commands_die_with_yoke_even_on_sigkill(project, base_env):
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         assert left == []
+
+
+def test_sigint_while_compaction_summarizes_ends_within_a_second(yoke, project, base_env):
+    turns = [
+        {"content": [{"type": "text", "text": "first answer"}]},
+        {"content": [{"type": "text", "text": "<summary>slow</summary>"}], "delay": 30},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(base_env, **anthropic_env(srv))
+        assert yoke("-p", "hello", env=anthropic_env(srv)).code == 0
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", "-p", "/compact", "-c"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while len(srv.requests) < 2 and time.monotonic() < deadline:  # the summary request is under way
+            time.sleep(0.02)
+        assert len(srv.requests) == 2
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, err = proc.communicate(timeout=10)
+        took = time.monotonic() - sent
+    assert proc.returncode == 130, err
+    assert took < 1.5, took  # a second for the interrupt, a little for the process to exit

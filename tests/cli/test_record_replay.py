@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tests.conftest import anthropic_env, openai_env
 
 from yoke.testing import ScriptedServer
@@ -71,6 +72,51 @@ def test_record_then_replay(yoke, project, tmp_path):
         assert replayed.code == 0, replayed.stderr
         assert (project / "out.txt").read_text() == "hello\n"  # real tools ran again
         assert comparable(replayed.lines()) == comparable(recorded.lines())
+
+
+NEW_WIRES = {
+    "gemini": lambda srv: {
+        "CLAUDE_CODE_USE_GEMINI": "1",
+        "GEMINI_BASE_URL": srv.gemini_url,
+        "GEMINI_API_KEY": "sk-test",
+    },
+    "openai-responses": lambda srv: {
+        "YOKE_PROVIDER": "openai-responses",
+        "OPENAI_BASE_URL": srv.openai_url,
+        "OPENAI_API_KEY": "sk-test",
+        "OPENAI_MODEL": "gpt-5.1",
+    },
+    "grok": lambda srv: {
+        "CLAUDE_CODE_USE_GROK": "1",
+        "XAI_BASE_URL": srv.openai_url,
+        "XAI_API_KEY": "sk-test",
+    },
+    "foundry": lambda srv: {
+        "CLAUDE_CODE_USE_FOUNDRY": "1",
+        "ANTHROPIC_FOUNDRY_BASE_URL": srv.url,
+        "ANTHROPIC_FOUNDRY_API_KEY": "sk-test",
+    },
+}
+
+
+@pytest.mark.parametrize("wire", list(NEW_WIRES))
+def test_record_then_replay_every_other_wire(wire, yoke, project, tmp_path):
+    cassette = tmp_path / "run.cassette.jsonl"
+    turns = script(project)
+    turns[0]["content"].insert(0, {"type": "thinking", "thinking": "Write it first.", "signature": "sig-w"})
+    with ScriptedServer(turns) as srv:
+        recorded = yoke("-p", "make out.txt", "--record", str(cassette), *FLAGS, env=NEW_WIRES[wire](srv))
+    assert recorded.code == 0, recorded.stderr
+    text = cassette.read_text()
+    assert json.loads(text.splitlines()[0])["provider"] == wire and "sk-test" not in text
+    (project / "out.txt").unlink()
+    replayed = yoke("-p", "make out.txt", "--replay", str(cassette), *FLAGS)
+    assert replayed.code == 0, replayed.stderr
+    assert (project / "out.txt").read_text() == "hello\n"
+    assert comparable(replayed.lines()) == comparable(recorded.lines())
+    assert (
+        len(comparable(recorded.lines())) == 8
+    )  # one line per block: thinking, text, 2 calls, 2 results, answer, result
 
 
 def test_replay_divergence_fails_loudly(yoke, project, tmp_path):

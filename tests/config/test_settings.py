@@ -184,3 +184,13 @@ def test_local_settings_live_at_the_git_root(env: dict[str, Path]) -> None:
     loaded = load_settings(sub, home=env["home"], managed_paths=[])
     assert loaded.merged == {"local": True, "project": True}
     assert local_settings_path(sub) == env["project"] / ".claude" / "settings.local.json"
+
+
+def test_a_mistyped_model_setting_is_dropped_with_a_warning(env: dict[str, Path]) -> None:
+    write(env["project"] / ".claude" / "settings.json", {"model": "opus", "fallbackModel": 7, "provider": ""})
+    write(env["home"] / ".claude" / "settings.json", {"fallbackModel": "haiku"})
+    loaded = load(env)
+    assert loaded.merged["model"] == "opus"
+    assert loaded.merged["fallbackModel"] == "haiku"  # the user's good value survives the project's typo
+    assert "provider" not in loaded.merged
+    assert sorted(w.split("`")[1] for w in loaded.warnings) == ["fallbackModel", "provider"]

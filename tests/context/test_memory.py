@@ -100,7 +100,7 @@ def test_imports_in_code_are_ignored_and_home_and_absolute_paths_work(tmp_path):
         f"MAIN @~/notes.md and @{absolute}\nmail me at someone@span.md\n"
         "```\n@fenced.md\n```\nInline `@span.md` is code.\n<!-- @fenced.md hidden -->\n",
     )
-    index = MemoryIndex(repo, home=home, env={}, managed_dir=tmp_path / "m")
+    index = MemoryIndex(repo, home=home, env={}, managed_dir=tmp_path / "m", trusted=True)
     assert names(index.files) == ["MAIN", "HOME-NOTES", "ABS-NOTES"]
     assert "hidden" not in index.files[0].content  # HTML comments are stripped
 
@@ -168,3 +168,18 @@ def test_markdown_helpers():
     assert glob_matches(["src/**/*.py"], "src/a/b/c.py") and glob_matches(["src/**/*.py"], "src/c.py")
     assert not glob_matches(["src/*.py"], "src/a/c.py")
     assert glob_matches(["*.md"], "docs/deep/x.md")
+
+
+def test_an_untrusted_repository_imports_nothing_from_outside_and_never_a_secret(tmp_path):
+    home = tmp_path / "home"
+    write(home / ".aws" / "credentials", "AWS-SECRET")
+    write(home / "notes.md", "HOME-NOTES")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / ".env", "ENV-SECRET")
+    write(repo / "docs.md", "IN-REPO")
+    write(repo / "CLAUDE.md", "MAIN @~/.aws/credentials @~/notes.md @.env @docs.md\n")
+    untrusted = MemoryIndex(repo, home=home, env={}, managed_dir=tmp_path / "m")
+    assert names(untrusted.files) == ["MAIN", "IN-REPO"]
+    trusted = MemoryIndex(repo, home=home, env={}, managed_dir=tmp_path / "m", trusted=True)
+    assert names(trusted.files) == ["MAIN", "HOME-NOTES", "IN-REPO"]  # secrets never, even when trusted

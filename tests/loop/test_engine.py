@@ -299,3 +299,50 @@ async def test_pre_tool_use_listener_rewrites_and_post_tool_use_adds_context(tmp
     assert result.block["content"] == "echo rewritten\n\nformatted by hook"
     assert seen[0]["tool_name"] == "Echo" and seen[0]["tool_input"] == {"key": "orig"}
     assert seen[0]["tool_use_id"] == "t1"
+
+
+def test_read_only_bash_calls_run_in_parallel(project, base_env):
+    """Eight `sleep` calls the analyser proves read-only run together (Claude Code does the same): several
+    of them are seen running at the same moment."""
+    import subprocess
+    import sys
+
+    from tests.cli.test_engine_defects import _pids_running
+    from tests.conftest import anthropic_env
+
+    from yoke.permissions.build import build_gate
+    from yoke.testing import ScriptedServer
+    from yoke.tools.builtin.bash import BashTool
+
+    calls = [tool_use(f"b{i}", "Bash", command="sleep 1.731") for i in range(8)]
+    turns = [{"content": calls}, {"content": [{"type": "text", "text": "slept"}]}]
+    with ScriptedServer(turns) as srv:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "yoke", "-p", "nap", "--allowedTools", "Bash(sleep:*)"],
+            cwd=project,
+            env=dict(base_env, **anthropic_env(srv)),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        most = 0
+        while proc.poll() is None:
+            most = max(most, len(_pids_running("sleep 1.731")))
+            time.sleep(0.05)
+        out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    assert most >= 2, most
+    gate = build_gate(
+        None,
+        cwd=project,
+        mode="default",
+        allowed_tools=[],
+        disallowed_tools=[],
+        add_dirs=[],
+        interactive=False,
+    )
+    bash = BashTool()
+    assert gate.runs_alongside(bash, {"command": "ls; cat README"})
+    assert not gate.runs_alongside(bash, {"command": "cd /tmp"})
+    assert not gate.runs_alongside(bash, {"command": "rm -f x"})
+    assert not gate.runs_alongside(bash, {"command": "echo $(touch x)"})

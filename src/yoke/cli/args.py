@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
-            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke mcp add|list|get|remove|serve …"
+            "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search · "
+            "yoke mcp add|list|get|remove|serve …"
         ),
         allow_abbrev=False,
     )
@@ -40,8 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
     p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")
-    p.add_argument("--provider", help="anthropic | openai | bedrock | vertex | replay")
-    p.add_argument("--fallback-model", help="accepted for compatibility")
+    p.add_argument(
+        "--provider",
+        help="anthropic | openai | openai-responses | gemini | grok | bedrock | vertex | foundry | replay",
+    )
+    p.add_argument("--fallback-model", help="switch to this model when the main one stays overloaded (529)")
     p.add_argument("--max-tokens", type=int, help="output token limit per response")
     p.add_argument("--max-thinking-tokens", type=int, help="enable extended thinking with this budget")
     p.add_argument("--system-prompt", help="replace the default system prompt")
@@ -92,6 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use only the --mcp-config servers (ignore all others)",
     )
+    p.add_argument("--agents", help="extra sub-agent definitions as JSON: {name: {description, prompt, ...}}")
+    p.add_argument("--agent", help="run the session as this agent (from .claude/agents or --agents)")
     p.add_argument("--record", help="record every model exchange to this cassette (JSONL)")
     p.add_argument("--replay", help="answer from this cassette instead of a model (sets --provider replay)")
     p.add_argument(
@@ -102,32 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -c/-r: summarize the conversation now (= the prompt /compact [instructions])",
     )
     p.add_argument(
+        "--memory-target",
+        choices=("project", "user", "local"),
+        help="where a `# note` prompt is saved: project (./CLAUDE.md), user (~/.claude/CLAUDE.md), local",
+    )
+    p.add_argument(
         "--print-context", action="store_true", help="show the assembled context and its token cost"
     )
     p.add_argument("--debug", nargs="?", const="all", help="print debug details and tracebacks to stderr")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
     return p
-
-
-def split_tool_list(values: list[str]) -> list[str]:
-    """Split `--allowedTools "Bash(git log:*) Edit,Read"` into rules: on commas and spaces outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, []
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and ch in ", ":
-                if current:
-                    rules.append("".join(current))
-                current = []
-            else:
-                current.append(ch)
-        if current:
-            rules.append("".join(current))
-    return [r.strip() for r in rules if r.strip()]
 
 
 def validate(args: argparse.Namespace) -> None:

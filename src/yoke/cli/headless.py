@@ -95,6 +95,13 @@ def _read_stdin() -> str:
 
 
 async def _start(args: Namespace, prompt: str) -> int:
+    from yoke.memory.note import note_text
+
+    note = note_text(prompt) if args.input_format == "text" and not args.print_context else None
+    if note is not None:  # `# note`: saved to a memory file, no model call
+        from yoke.cli.memory_command import save_note_headless
+
+        return save_note_headless(args, note)
     from yoke.cli.headless_session import HeadlessRun
     from yoke.cli.options import api_key_source, options_from_args
     from yoke.cli.printers import make_printer

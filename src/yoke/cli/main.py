@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "mcp")
+SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "agents", "acp", "memory", "mcp")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,6 +19,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{__version__} (Yoke)")
         return 0
     try:
+        if argv and argv[0] == "memory":
+            from yoke.cli import memory_command
+
+            return memory_command.run(argv[1:])
         if argv and argv[0] in SUBCOMMANDS:
             from yoke.cli import subcommands
 

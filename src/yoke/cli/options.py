@@ -6,9 +6,9 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.cli.args import split_tool_list
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
+from yoke.tools.registry import split_tool_list
 
 
 def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
@@ -22,6 +22,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         provider=args.provider,
         replay=Path(args.replay) if args.replay else None,
         record=Path(args.record) if args.record else None,
+        fallback_model=args.fallback_model,
         max_output_tokens=args.max_tokens,
         max_thinking_tokens=args.max_thinking_tokens,
         system_prompt=_prompt(args.system_prompt, args.system_prompt_file, "--system-prompt-file"),
@@ -45,6 +46,8 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         session_id=args.session_id,
         persist=not args.no_session_persistence,
         entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
+        agents=args.agents,
+        agent=args.agent,
     )
 
 

@@ -29,6 +29,14 @@ def run(command: str, argv: list[str]) -> int:
         return rewind(argv)
     if command == "trust":
         return trust(argv)
+    if command == "acp":
+        from yoke.protocols.acp import acp_command
+
+        return acp_command(argv)
+    if command == "agents":
+        from yoke.agents.command import agents_command
+
+        return agents_command(argv)
     if command == "mcp":
         from yoke.cli import mcp_command
 

@@ -29,6 +29,7 @@ SELECTABLE_SCOPES = ("user", "project", "local")  # what --setting-sources may n
 # Lists whose highest-precedence value is used whole rather than concatenated (Claude Code's exceptions).
 _WHOLE_LIST_KEYS = frozenset({"availableModels"})
 _RULE_LISTS = ("allow", "ask", "deny")
+MODEL_KEYS = ("model", "fallbackModel", "provider")
 
 
 @dataclass(slots=True)
@@ -225,7 +226,8 @@ def _parse(text: str, label: str, warnings: list[str]) -> dict[str, Any] | None:
 
 
 def _checked(data: dict[str, Any], label: str, warnings: list[str]) -> dict[str, Any]:
-    """Drop mistyped permission and sandbox keys (with a warning each) so the rest of the file still applies."""
+    """Drop mistyped permission, model and sandbox keys (with a warning each) so the rest of the file still
+    applies."""
     perms = data.get("permissions")
     if perms is not None and not isinstance(perms, dict):
         warnings.append(f"{label}: `permissions` must be an object; that key is ignored")
@@ -246,6 +248,13 @@ def _checked(data: dict[str, Any], label: str, warnings: list[str]) -> dict[str,
                 warnings.append(f"{label}: `permissions.{key}` must be a string; that key is ignored")
                 perms.pop(key)
         data = {**data, "permissions": perms}
+    for key in MODEL_KEYS:  # the model-related strings: a mistyped one must not silently pick a default
+        value = data.get(key)
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            warnings.append(
+                f"{label}: `{key}` must be a model name (a non-empty string); that key is ignored"
+            )
+            data = {k: v for k, v in data.items() if k != key}
     sandbox = data.get("sandbox")
     if sandbox is not None and not isinstance(sandbox, dict):
         warnings.append(f"{label}: `sandbox` must be an object; that key is ignored")

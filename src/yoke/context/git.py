@@ -25,23 +25,71 @@ class GitContext:
     user_name: str = ""
 
 
-async def _git(cwd: Path, *args: str) -> str | None:
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# Every git process Yoke itself starts runs through `hardened_git`: a repository is the attacker's file, and
+# its `.git/config` can name programs git runs on `status` (core.fsmonitor), on output (core.pager,
+# diff.external, textconv drivers) or on hooks. These settings and this environment leave git nothing of the
+# repository's to run, and a fixed PATH and no system config leave it nothing of a planted environment's.
+HARDENED_CONFIG = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "safe.bareRepository=explicit",
+    "core.pager=cat",
+    "core.untrackedCache=false",
+    "diff.external=",
+    "protocol.allow=never",
+    "credential.helper=",
+)
+HARDENED_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+def hardened_git_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for a git process Yoke starts: no GIT_* or pager variable of the caller's survives
+    (GIT_DIR, GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND…), no system config, a fixed PATH."""
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith("GIT_") and k not in ("PAGER", "PATH")}
+    env.update(
+        {
+            "PATH": HARDENED_PATH,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_ATTR_NOSYSTEM": "1",
+            "GIT_PAGER": "cat",
+            "PAGER": "cat",
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_NO_REPLACE_OBJECTS": "1",
+            "LC_ALL": "C",
+        }
+    )
+    return env
+
+
+def hardened_git_argv(*args: str) -> list[str]:
+    """`git` (found on the fixed PATH) with the hardening options, then `args`."""
+    import shutil
+
+    binary = shutil.which("git", path=HARDENED_PATH) or "git"
+    argv = [binary, "--no-pager", "--no-optional-locks"]
+    for setting in HARDENED_CONFIG:
+        argv += ["-c", setting]
+    return [*argv, *args]
+
+
+async def hardened_git(cwd: Path, *args: str, timeout_s: float = GIT_TIMEOUT_S) -> str | None:
+    """Run one hardened git command; its stdout, or None on any failure (never raises)."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            "git",
-            "--no-optional-locks",
-            *args,
+            *hardened_git_argv(*args),
             cwd=str(cwd),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            env=env,
+            env=hardened_git_env(),
+            start_new_session=True,
         )
     except OSError:
         return None
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT_S)
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
     except TimeoutError:
         proc.kill()
         await proc.wait()
@@ -49,6 +97,9 @@ async def _git(cwd: Path, *args: str) -> str | None:
     if proc.returncode != 0:
         return None
     return out.decode("utf-8", errors="replace").rstrip("\n")
+
+
+_git = hardened_git
 
 
 async def _main_branch(cwd: Path) -> str:

@@ -1,7 +1,8 @@
 """System prompt assembly.
 
 The prompt is a list of text blocks: the static part first (identical for every session with the same
-tools), then the dynamic sections for this session (environment, git snapshot, memory files, output style),
+tools), then the dynamic sections for this session (environment, git snapshot, memory files, auto memory,
+output style),
 then `--append-system-prompt`. Build it once per session and reuse it for every request: nothing in it
 changes per turn, so it stays inside the prompt-cache prefix.
 """
@@ -36,6 +37,7 @@ async def build_system_prompt(
     additional_dirs: Sequence[Path] = (),
     today: date | None = None,
     git_pending: asyncio.Future | None = None,
+    auto_memory: str | None = None,
 ) -> list[Block]:
     """The system prompt blocks for a session.
 
@@ -43,7 +45,9 @@ async def build_system_prompt(
     follow unless `memory=False`). append: `--append-system-prompt`. home: the user's home directory (for
     `~/.claude/CLAUDE.md` and `~` imports). memory_index: the session's index, when the caller keeps one for
     loading nested memory files later (otherwise one is built here). git_pending: `git_context(cwd)` already
-    started by a caller that had other start-up work to overlap with git's subprocesses.
+    started by a caller that had other start-up work to overlap with git's subprocesses. auto_memory: the
+    auto-memory section (guidance plus the MEMORY.md index; `yoke.memory.section`), placed after the memory
+    files; it follows `memory` like they do.
     """
     env = os.environ if env is None else env
     cwd = Path(cwd)
@@ -70,6 +74,8 @@ async def build_system_prompt(
         memory_text = format_memory(memory_index.files)
         if memory_text:
             blocks.append(text_block(memory_text))
+    if memory and auto_memory and auto_memory.strip():
+        blocks.append(text_block(auto_memory))
     if output_style and output_style.strip():
         blocks.append(text_block("# Output style\n" + output_style.strip()))
     if append and append.strip():

@@ -13,6 +13,7 @@ class CostLedger:
     per_model: dict[str, Usage] = field(default_factory=dict)
     cost: dict[str, float] = field(default_factory=dict)
     unknown_models: set[str] = field(default_factory=set)
+    notices: list[str] = field(default_factory=list)  # said once per unpriced model, taken by the loop
 
     @property
     def total_cost_usd(self) -> float:
@@ -20,14 +21,19 @@ class CostLedger:
 
     def add(self, model: str, usage: Usage) -> float:
         """Add one response's usage; returns its cost (0 for a model missing from the price table)."""
-        from yoke.providers.pricing import cost_usd, known_model
+        from yoke.providers.pricing import cost_usd, known_model, unpriced_notice
 
         self.per_model.setdefault(model, Usage()).add(usage)
-        if not known_model(model):
+        if not known_model(model) and model not in self.unknown_models:
             self.unknown_models.add(model)
+            self.notices.append(unpriced_notice(model))
         cost = cost_usd(model, usage)
         self.cost[model] = self.cost.get(model, 0.0) + cost
         return cost
+
+    def take_notices(self) -> list[str]:
+        taken, self.notices = self.notices, []
+        return taken
 
     def model_usage(self) -> dict[str, ModelUsage]:
         return {

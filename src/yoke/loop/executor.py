@@ -122,7 +122,10 @@ class ToolExecutor:
         if tool is None or call.input_error:
             return True  # answered with an error at once; harmless to batch
         try:
-            return bool(tool.is_concurrency_safe(tool.validate(call.input)))
+            if tool.is_concurrency_safe(tool.validate(call.input)):
+                return True
+            alongside = getattr(self.gate, "runs_alongside", None)  # read-only shell commands, proven so
+            return bool(alongside(tool, call.input)) if callable(alongside) else False
         except Exception:
             return False
 

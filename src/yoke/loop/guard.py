@@ -16,17 +16,18 @@ class RepeatGuard:
         self.count = 0
 
     def check(self, calls: list[ToolCall]) -> str | None:
-        """Count identical consecutive calls; return a reason once the limit is reached, else None."""
-        if self.limit <= 0:
+        """Count consecutive answers that make the same calls with the same inputs (identical calls within one
+        answer are one batch, not a loop); return a reason once the limit is reached, else None."""
+        if self.limit <= 0 or not calls:
             return None
-        for call in calls:
-            key = call.name + "\0" + json.dumps(call.input, sort_keys=True, default=str)
-            if key == self.last:
-                self.count += 1
-            else:
-                self.last, self.count = key, 1
-            if self.count >= self.limit:
-                return (
-                    f"Stopped a loop: {call.name} was called {self.count} times in a row with the same input."
-                )
+        key = "\n".join(
+            sorted({call.name + "\0" + json.dumps(call.input, sort_keys=True, default=str) for call in calls})
+        )
+        if key == self.last:
+            self.count += 1
+        else:
+            self.last, self.count = key, 1
+        if self.count >= self.limit:
+            names = ", ".join(sorted({call.name for call in calls}))
+            return f"Stopped a loop: {names} was called {self.count} times in a row with the same input."
         return None

@@ -77,6 +77,8 @@ class Run:
 
     async def _begin(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         agent = self.agent
+        while agent.notices:  # e.g. a model switch made between queries
+            yield ev.Notice("info", agent.notices.pop(0))
         text = prompt if isinstance(prompt, str) else text_of(user_message(prompt))
         verdict = await agent.lifecycle.announce("UserPromptSubmit", prompt=text)
         if verdict.system_message:
@@ -85,11 +87,16 @@ class Run:
             reason = verdict.stop_reason or verdict.reason or "A UserPromptSubmit hook stopped this prompt."
             yield self.result("hook_stopped", reason)
             return
+        if verdict.additional_context:  # in the prompt's own message, after it, as Claude Code sends it
+            reminder = {
+                "type": "text",
+                "text": f"<system-reminder>\n{verdict.additional_context}\n</system-reminder>",
+            }
+            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+            prompt = [*blocks, reminder]
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
-        if verdict.additional_context:
-            self._add_meta(f"<system-reminder>\n{verdict.additional_context}\n</system-reminder>")
 
     async def _round_trip(self) -> AsyncIterator[ev.Event]:
         """One model answer and, when it calls tools, their results."""
@@ -98,6 +105,8 @@ class Run:
             yield self.result("max_turns", f"Reached maximum number of turns ({agent.settings.max_turns})")
             return
         self.turns += 1
+        while agent.inbox:  # messages that arrived while the model worked (SendMessage, notifications)
+            self._add_meta(agent.inbox.pop(0))
         yield ev.TurnStarted(self.turns)
         stop: pb.MessageStop | None = None
         outcome: tuple[str, str, int | None] | None = None
@@ -284,6 +293,7 @@ class Run:
         return [
             ev.AssistantMessage(message, stop.id, model, stop.stop_reason, stop.usage, uuid),
             ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd),
+            *(ev.Notice("warning", text) for text in agent.ledger.take_notices()),
             ev.TurnEnded(self.turns, stop.stop_reason),
         ]
 

@@ -46,6 +46,9 @@ class EventTranslator:
                     item.input_error,
                 )
             ]
+        if isinstance(item, pb.ModelFallback):
+            data = {"from_model": item.from_model, "to_model": item.to_model}
+            return [ev.Notice("model_fallback", item.message, data)]
         if isinstance(item, pb.RetryNotice):
             if item.discard_partial:  # the stream broke off: what was streamed so far is superseded
                 self.tools.clear()

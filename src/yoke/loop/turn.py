@@ -67,6 +67,8 @@ class Agent:
     agent_id: str = "main"
     parent_tool_use_id: str | None = None  # a sub-agent: the Agent tool call that started it
     last_usage: pb.Usage | None = None  # the latest response's usage: exact context size for compaction
+    inbox: list[str] = field(default_factory=list)  # messages for the model, read before its next request
+    notices: list[str] = field(default_factory=list)  # for the user, shown when the next query starts
     _pump: Pump | None = field(default=None, init=False, repr=False)
     _interrupt_requested: bool = field(default=False, init=False)
 
@@ -121,9 +123,12 @@ class Agent:
             yield self._publish(event)
 
     def _publish(self, event: ev.Event) -> ev.Event:
-        """Record what the transcript keeps of an event, and say which agent it came from."""
+        """Record what the transcript keeps of an event, and say which agent it came from. A sub-agent's
+        events pass through as they are: its own session stamped and recorded them."""
+        if event.agent_id != "main" or event.parent_tool_use_id is not None:
+            return event
         if isinstance(event, ev.Notice) and event.kind != "api_retry":
-            self.recorder.notice(event.kind, event.message)
+            self.recorder.notice(event.kind, event.message, event.data)
         elif isinstance(event, ev.TodosChanged):
             self.recorder.todos(list(event.todos))
         elif isinstance(event, ev.PermissionDecided):

@@ -90,6 +90,7 @@ class MemoryIndex:
         env: Mapping[str, str] | None = None,
         managed_dir: Path | None = None,
         excludes: Iterable[str] = (),
+        trusted: bool | None = None,
     ):
         self.cwd = Path(os.path.realpath(cwd))
         self.home = home or Path.home()
@@ -97,6 +98,7 @@ class MemoryIndex:
         self.managed_dir = managed_dir if managed_dir is not None else default_managed_dir()
         self.excludes = tuple(excludes)
         self.root = find_repo_root(self.cwd) or self.cwd
+        self.trusted = _folder_trusted(self.cwd, self.home, self.env) if trusted is None else trusted
         self.enabled = not self.env.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS")
         self._seen: set[str] = set()
         self._scanned_dirs: set[str] = set()
@@ -210,7 +212,7 @@ class MemoryIndex:
         files: list[MemoryFile] = []
         for ref in find_imports(memory.content):
             target = self._resolve_import(ref, memory.path.parent)
-            if target is not None:
+            if target is not None and self._import_allowed(memory, target):
                 files.extend(self._load_file(target, kind, imported_from=memory.path, depth=depth))
         return files
 
@@ -231,8 +233,28 @@ class MemoryIndex:
                 return path
         return None
 
+    def _import_allowed(self, memory: MemoryFile, target: Path) -> bool:
+        """A repository's own memory files (and what they import) are the repository's words: they never
+        import a secret, and import from outside the project only once the folder is trusted. The user's
+        and the managed files import freely."""
+        if memory.kind not in ("project", "local", "rule"):
+            return True
+        from yoke.permissions.paths import is_inside, is_secret
+
+        real = os.path.realpath(target)
+        if is_secret(real, self.home) or is_secret(str(target), self.home):
+            return False
+        return self.trusted or is_inside(real, [os.path.realpath(self.root), str(self.cwd)])
+
     def _excluded(self, real: str) -> bool:
         return bool(self.excludes) and glob_matches(self.excludes, real)
+
+
+def _folder_trusted(cwd: Path, home: Path, env: Mapping[str, str]) -> bool:
+    from yoke.config.settings import yoke_home_dir
+    from yoke.permissions.trust import is_trusted
+
+    return is_trusted(cwd, yoke_home_dir(home, env), home=home)
 
 
 def _paths_of(meta: dict[str, object]) -> tuple[str, ...]:

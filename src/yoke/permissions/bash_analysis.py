@@ -1,25 +1,26 @@
 """Bash analysis for permissions: every command a command line would run, and what each one reads and writes.
 
 `analyze(command)` parses with tree-sitter-bash (see `bash_parse`), looks through wrappers and `bash -c` /
-`eval` strings (see `bash_commands`), and returns one `Invocation` per simple command with the texts rules
-are matched against. Path operands are resolved later, against the working directory the command starts
-in plus every directory a `cd` in it may move to, so `cd x; cat ../y` is judged from both places.
+`eval` strings (see `bash_wrappers`), and returns one `Invocation` per simple command with the texts rules
+are matched against and its read-only verdict (`bash_readonly`: known-safe shapes only). It never raises:
+what it cannot follow is a problem, and a line with problems is unknown. Path operands are resolved later
+(`bash_paths`), against the working directory the command starts in plus every directory a `cd` in it may
+move to, so `cd x; cat ../y` is judged from both places.
 
 `is_read_only_command(command, cwd, working_dirs)` is the question the Bash tool's `is_read_only` and the
-gate's read-only fast path ask: every command in the built-in read-only set, every path it reads inside the
-working directories and not a secret, no writes except to /dev/null and friends.
+gate's read-only fast path ask: a line of literals, every command a known-safe shape, every path it reads
+(trees below recursive readers included) inside the working directories and not a secret, no writes except
+to /dev/null and friends.
 """
 
 from __future__ import annotations
 
 import functools
-import glob as globlib
 import os
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from yoke.permissions.bash_parse import Redirect, SimpleCommand, parse_bash
 from yoke.permissions.bash_readonly import (
@@ -32,11 +33,11 @@ from yoke.permissions.bash_readonly import (
 )
 from yoke.permissions.bash_words import Word
 from yoke.permissions.bash_wrappers import SHELLS, Unwrapped, safe_variable, unwrap
-from yoke.permissions.paths import ResolvedPath, expand_user, is_inside, is_secret, real_dirs, resolve_path
 
 MAX_SCRIPT_DEPTH = 4
-MAX_GLOB_MATCHES = 1000
-MAX_CWD_CANDIDATES = 64
+_ARITH_TEST_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v", "-R"})
+# Wrappers that only time or schedule the command they run: no environment, no code of their own.
+_TIMING_WRAPPERS = frozenset({"time", "timeout", "nice", "nohup", "stdbuf"})
 DEVICE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
 _FORMAT_CHARS = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
@@ -53,6 +54,7 @@ class Invocation:
     fs_edit: bool = False  # mkdir/touch/mv/cp: acceptEdits approves it inside the working directories
     writes: list[Word] = field(default_factory=list)  # operands an fs_edit command writes
     removes: list[Word] = field(default_factory=list)  # operands of rm/rmdir
+    chdir: list[Word] = field(default_factory=list)  # `git -C DIR`: allow rules apply only if DIR is inside
 
     @property
     def name(self) -> str:
@@ -71,6 +73,8 @@ class BashAnalysis:
     cd_targets: list[Word] = field(default_factory=list)
     cd_unknown: bool = False  # a cd whose destination cannot be known (cd -, popd, cd $X)
     problems: list[str] = field(default_factory=list)
+    expansions: bool = False  # a word somewhere is only known at run time
+    defines: bool = False  # the line defines a function or an alias (not trusted)
 
     @property
     def analysable(self) -> bool:
@@ -89,9 +93,12 @@ class BashAnalysis:
         ]
 
     def commands_read_only(self) -> bool:
-        """Every command is in the read-only set and nothing is written (paths not yet checked)."""
+        """Every command is in the known-safe subset, every word is a literal, no function or alias is
+        defined and nothing is written (paths not yet checked)."""
         return (
             self.analysable
+            and not self.expansions
+            and not self.defines
             and all(i.read_only.read_only for i in self.invocations)
             and not self.write_redirects
         )
@@ -101,7 +108,10 @@ class BashAnalysis:
 def analyze(command: str) -> BashAnalysis:
     """The analysis of one command line (cached: the gate and the tool ask about the same command)."""
     analysis = BashAnalysis(command)
-    _Analyzer(analysis).add_script(command, 0)
+    try:
+        _Analyzer(analysis).add_script(command, 0)
+    except Exception as exc:  # the analyser never ends a run: what it cannot follow is unknown
+        analysis.problems.append(f"the analyser could not follow this command ({type(exc).__name__})")
     return analysis
 
 
@@ -117,6 +127,8 @@ class _Analyzer:
         for problem in parsed.problems:
             self.problem(problem)
         self.a.redirects.extend(parsed.redirects)
+        self.a.expansions = self.a.expansions or parsed.expansions
+        self.a.defines = self.a.defines or bool(parsed.functions)
         for cmd in parsed.commands:
             self.add_command(cmd, parsed.functions, depth)
 
@@ -136,17 +148,14 @@ class _Analyzer:
         )
 
     def builtin_read_only(self, cmd: SimpleCommand) -> ReadOnlyCheck:
-        safe = all(safe_variable(name) for name, _ in cmd.assignments)
-        if cmd.kind in ("assignment", "unset"):
-            return ReadOnlyCheck(safe, reason="" if safe else "sets a variable that changes how commands run")
-        if cmd.kind == "declaration":
-            names = [w.text for w in cmd.words[1:] if not w.text.startswith(("-", "+"))]
-            ok = safe and all(w.static for w in cmd.words) and all(safe_variable(n) for n in names)
-            return ReadOnlyCheck(ok, reason="" if ok else "exports a variable that changes how commands run")
-        if cmd.kind in ("test", "arith"):
-            ok = all(w.static for w in cmd.words)
-            return ReadOnlyCheck(ok, reason="" if ok else "an expression with expansions")
-        return ReadOnlyCheck(not cmd.assignments or safe)
+        """Assignments, declarations, `unset`, loops and `(( ))` set variables (or evaluate their values as
+        arithmetic, array subscripts and all): never read-only. `[[ ]]` is, without expansions, `-v` or an
+        arithmetic comparison (which evaluates variable values)."""
+        if cmd.kind == "test":
+            tokens = set(cmd.text.split())
+            ok = all(w.static for w in cmd.words) and not tokens & _ARITH_TEST_OPERATORS
+            return ReadOnlyCheck(ok, reason="" if ok else "an expression that evaluates variables")
+        return ReadOnlyCheck(False, reason=f"{cmd.kind} sets or evaluates variables")
 
     def add_simple(self, cmd: SimpleCommand, functions: list[str], depth: int) -> None:
         unwrapped = unwrap(cmd.words)
@@ -174,19 +183,20 @@ class _Analyzer:
             allow_text = None
         container = _script_container(cmd.words, unwrapped)
         if container:
-            read_only = ReadOnlyCheck(True)  # `bash -c '…'` / `eval '…'`: its commands were added above
-            exec_like = False
-        elif inner[0].text in functions:
-            read_only = ReadOnlyCheck(False, reason="calls a function defined in the command")
-        elif exec_like or unsafe or unwrapped.problem:
-            read_only = ReadOnlyCheck(False, reason="runs another command through a wrapper")
-        else:
-            read_only = read_only_check(inner)
-        invocation = Invocation(inner, deny_texts, allow_text, exec_like, read_only)
+            exec_like = False  # its commands were added above and are judged one by one
+        read_only = _read_only_of(cmd, unwrapped, functions, exec_like or container)
+        if inner[0].text in ("alias", "unalias"):
+            self.alias(inner[1:], depth)
+        chdir, git_form = _git_chdir(inner)
+        if git_form is not None and allow_text is not None and not exec_like:
+            deny_texts = _deny_forms([*deny_texts, _text(git_form)])
+            allow_text = " ".join(t for t in (_assignments_text(unsafe), _text(git_form)) if t)
+        invocation = Invocation(inner, deny_texts, allow_text, exec_like, read_only, chdir=chdir)
         name = inner[0].text
         if name in ACCEPT_EDITS_COMMANDS and not exec_like and not unsafe:
-            invocation.fs_edit = True
-            invocation.writes = _operands(inner[1:])
+            writes = _fs_edit_operands(name, inner[1:])
+            invocation.fs_edit = writes is not None
+            invocation.writes = writes if writes is not None else _operands(inner[1:])
         if name in REMOVE_COMMANDS:
             invocation.removes = _operands(inner[1:])
         self.a.invocations.append(invocation)
@@ -194,6 +204,16 @@ class _Analyzer:
         for exec_words in find_exec_commands(inner):
             texts = _deny_forms([_text(exec_words)])
             self.a.invocations.append(Invocation(exec_words, texts, None, True, ReadOnlyCheck(False)))
+
+    def alias(self, args: list[Word], depth: int) -> None:
+        """An alias defined in the line applies to the lines after it (the Bash tool expands aliases): its
+        value is parsed as code so deny rules see it, and the line is never approved without a person."""
+        self.problem("the command defines an alias")
+        self.a.defines = True
+        for arg in args:
+            name, eq, value = arg.text.partition("=")
+            if eq and arg.static:
+                self.add_script(value, depth + 1)
 
     def note_cd(self, name: str, args: list[Word]) -> None:
         if name not in ("cd", "pushd", "popd", "chdir"):
@@ -205,6 +225,73 @@ class _Analyzer:
             self.a.cd_targets.append(Word("~", tilde=True))
         else:
             self.a.cd_targets.append(operands[0])
+
+
+def _read_only_of(
+    cmd: SimpleCommand, unwrapped: Unwrapped, functions: list[str], runs_code: bool
+) -> ReadOnlyCheck:
+    """Read-only only without wrappers (bar the timing ones), functions, or assignments other than a
+    plain locale setting (`LC_ALL=C sort f`)."""
+    inner = unwrapped.layers[-1]
+    wrappers = {layer[0].text for layer in unwrapped.layers[:-1] if layer}
+    if runs_code or unwrapped.problem or unwrapped.assignments or wrappers - _TIMING_WRAPPERS:
+        return ReadOnlyCheck(False, reason="runs another command through a wrapper or shell code")
+    if inner[0].text in functions:
+        return ReadOnlyCheck(False, reason="calls a function defined in the command")
+    if not all(_locale_assignment(name, value) for name, value in cmd.assignments):
+        return ReadOnlyCheck(False, reason="sets a variable for the command")
+    return read_only_check(inner)
+
+
+_LOCALE_VALUE = re.compile(r"^[A-Za-z0-9_.@+:-]*$")
+
+
+def _locale_assignment(name: str, value: Word) -> bool:
+    """`LANG=C`, `LC_ALL=en_US.UTF-8`, `TZ=UTC`, `NO_COLOR=1`: cannot name a file or a program."""
+    known = name in ("LANG", "LANGUAGE", "TZ", "NO_COLOR", "COLUMNS") or name.startswith("LC_")
+    return known and value.static and not value.glob and bool(_LOCALE_VALUE.match(value.text))
+
+
+def _git_chdir(words: list[Word]) -> tuple[list[Word], list[Word] | None]:
+    """`git -C DIR … sub …`: the directories and the command without them (for allow and deny rules)."""
+    if not words or words[0].text != "git":
+        return [], None
+    dirs: list[Word] = []
+    rest: list[Word] = [words[0]]
+    i = 1
+    while i < len(words) and words[i].text.startswith("-"):
+        if words[i].text == "-C" and i + 1 < len(words):
+            dirs.append(words[i + 1])
+            i += 2
+            continue
+        if words[i].text in ("-c", "--exec-path", "--git-dir", "--work-tree", "--namespace"):
+            return [], None  # configuration or repository injection: never looked through
+        rest.append(words[i])
+        i += 1
+    if not dirs:
+        return [], None
+    return dirs, rest + words[i:]
+
+
+def fast_path_applies(inv: Invocation, analysis: BashAnalysis) -> bool:
+    """Whether the read-only fast path may approve `inv`: the line is all literals, defines no function
+    or alias, and no other command of it that is not read-only may change what `inv`'s paths point to
+    before it runs (`ln -s ~/.ssh k; cat k/id_rsa`). Commands that read no file (`cd`, `echo`) keep it."""
+    if analysis.expansions or analysis.defines:
+        return False
+    if inv.words and inv.words[0].text == "cd":
+        return True
+    if not (inv.read_only.reads or inv.read_only.recursive or inv.read_only.git):
+        return True
+    return all(other.read_only.read_only for other in analysis.invocations)
+
+
+def edits_are_stable(analysis: BashAnalysis) -> bool:
+    """acceptEdits may approve `mkdir`/`touch`/`mv`/`cp` only on a line of literals where every other
+    command is read-only or one of them: anything else may link or move what their operands name first."""
+    if analysis.expansions or analysis.defines:
+        return False
+    return all(inv.read_only.read_only or inv.fs_edit for inv in analysis.invocations)
 
 
 def _script_container(words: list[Word], unwrapped: Unwrapped) -> bool:
@@ -269,141 +356,71 @@ def _operands(args: list[Word]) -> list[Word]:
     return out
 
 
+_FS_EDIT_FLAGS = {
+    "mkdir": "pv",
+    "touch": "acm",
+    "mv": "finvuT",
+    "cp": "rRapfinvuLPHT",
+}
+
+
+def _fs_edit_operands(name: str, args: list[Word]) -> list[Word] | None:
+    """Every path mkdir/touch/mv/cp would write, glued and long target options included; None when an
+    option is not one of the few plain ones (then acceptEdits does not apply)."""
+    out: list[Word] = []
+    i = 0
+    done = False
+    while i < len(args):
+        arg = args[i]
+        text = arg.text
+        if done or not text.startswith("-") or text == "-" or not arg.static:
+            out.append(arg)
+        elif text == "--":
+            done = True
+        elif text.startswith("--target-directory="):
+            out.append(Word(text.split("=", 1)[1], tilde=text.split("=", 1)[1].startswith("~")))
+        elif name in ("mv", "cp") and text.startswith("-t"):
+            if len(text) > 2:
+                out.append(Word(text[2:], tilde=text[2:].startswith("~")))
+            elif i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
+            else:
+                return None
+        elif text.startswith("--") or any(ch not in _FS_EDIT_FLAGS[name] for ch in text[1:]):
+            return None
+        i += 1
+    return out
+
+
 def _device(word: Word) -> bool:
     return word.static and word.text in DEVICE_TARGETS
 
 
-# ---- resolving operands ----------------------------------------------------------------------------------
+# Re-exported: callers ask the analysis module for where a line's operands lead.
+from yoke.permissions.bash_paths import (  # noqa: E402
+    candidate_cwds,
+    is_read_only_command,
+    paths_of,
+    read_only_reads,
+    reads_of,
+    removal_targets,
+    resolve_operand,
+    tree_paths,
+)
 
-
-def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] | None:
-    """Every directory relative paths in the command may be resolved from; None if one cannot be known."""
-    cands = [os.path.realpath(cwd)]
-    if analysis.cd_unknown:
-        return None
-    cdpath = bool(os.environ.get("CDPATH"))
-    for _ in range(len(analysis.cd_targets)):
-        grown = False
-        for target in analysis.cd_targets:
-            if not target.static or target.glob or target.brace:
-                return None
-            text = target.text
-            if cdpath and not text.startswith(("/", ".", "~")):
-                return None
-            for base in list(cands):
-                resolved = resolve_path(text, Path(base), home)
-                if resolved is None:
-                    return None
-                if resolved.real not in cands:
-                    cands.append(resolved.real)
-                    grown = True
-                    if len(cands) > MAX_CWD_CANDIDATES:
-                        return None
-        if not grown:
-            break
-    return cands
-
-
-def resolve_operand(
-    word: Word, cwds: list[str] | None, home: Path, *, with_prefix: bool = True
-) -> list[ResolvedPath] | None:
-    """The paths an operand names (globs expanded now, from every candidate directory); None if unknowable.
-    A glob also names the directory it lists (its literal prefix) unless `with_prefix` is false."""
-    if word.procsub:
-        return []
-    if not word.static or word.brace:
-        return None
-    text = word.text
-    if text == "-":
-        return []
-    if word.tilde:
-        expanded = expand_user(text, home)
-        if expanded is None:
-            return None
-        text = expanded
-    if not text.startswith("/") and cwds is None:
-        return None
-    bases = ["/"] if text.startswith("/") else (cwds or [])
-    out: list[ResolvedPath] = []
-    for base in bases:
-        paths = _expand_glob(text, base, with_prefix) if word.glob else [text]
-        if paths is None:
-            return None
-        for path in paths:
-            resolved = resolve_path(path, Path(base), home)
-            if resolved is None:
-                return None
-            out.append(resolved)
-    return out
-
-
-def _expand_glob(pattern: str, base: str, with_prefix: bool = True) -> list[str] | None:
-    parts = pattern.split("/")
-    literal: list[str] = []
-    for part in parts:
-        if any(ch in part for ch in "*?["):
-            break
-        literal.append(part)
-    if any(any(ch in p for ch in "*?[") and p.startswith((".", "[")) for p in parts):
-        return None  # `.*` may match `..` in bash: the pattern could climb out of the directory
-    prefix = "/".join(literal) or ("/" if pattern.startswith("/") else ".")
-    matches: list[str] = [prefix] if with_prefix else []
-    root = base if not pattern.startswith("/") else "/"
-    for i, match in enumerate(globlib.iglob(pattern, root_dir=root, include_hidden=True)):
-        if i >= MAX_GLOB_MATCHES or os.path.basename(match).startswith("-"):
-            return None  # too many to check, or a file name that the command would take as an option
-        matches.append(match)
-    return matches
-
-
-def removal_targets(word: Word, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
-    """What `rm` would remove: the glob's matches, and for a bare `dir/*` the directory's whole content,
-    judged as the directory itself (so `rm -rf ~/*` counts as removing the home directory)."""
-    paths = resolve_operand(word, cwds, home, with_prefix=False)
-    if paths is None or not word.glob:
-        return paths
-    head, _, last = word.text.rpartition("/")
-    if last in ("*", "**"):
-        folder = resolve_operand(
-            Word(head or ("/" if word.text.startswith("/") else "."), tilde=word.tilde), cwds, home
-        )
-        if folder is None:
-            return None
-        paths = [*paths, *folder]
-    return paths
-
-
-def paths_of(words: Iterable[Word], cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
-    out: list[ResolvedPath] = []
-    for word in words:
-        resolved = resolve_operand(word, cwds, home)
-        if resolved is None:
-            return None
-        out.extend(resolved)
-    return out
-
-
-def reads_of(analysis: BashAnalysis, cwd: Path, home: Path) -> list[ResolvedPath] | None:
-    """Every path the read-only commands and `<` redirections read (with cd destinations); None if unknowable."""
-    cwds = candidate_cwds(analysis, cwd, home)
-    words: list[Word] = [w for inv in analysis.invocations for w in inv.read_only.reads]
-    words += analysis.read_redirects
-    return paths_of(words, cwds, home)
-
-
-def is_read_only_command(
-    command: str, cwd: Path, working_dirs: Iterable[Path], home: Path | None = None
-) -> bool:
-    """True only if the whole command line just reads, inside the working directories, and no secrets."""
-    home = home or Path.home()
-    analysis = analyze(command)
-    if not analysis.commands_read_only():
-        return False
-    reads = reads_of(analysis, cwd, home)
-    if reads is None:
-        return False
-    dirs = real_dirs([cwd, *working_dirs])
-    return all(
-        is_inside(p.real, dirs) and not is_secret(p.real, home) and not is_secret(p.logical, home)
-        for p in reads
-    )
+__all__ = [
+    "BashAnalysis",
+    "Invocation",
+    "analyze",
+    "candidate_cwds",
+    "edits_are_stable",
+    "fast_path_applies",
+    "is_read_only_command",
+    "paths_of",
+    "read_only_reads",
+    "reads_of",
+    "removal_targets",
+    "resolve_operand",
+    "tree_paths",
+]

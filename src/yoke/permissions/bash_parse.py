@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from yoke.permissions.bash_words import Word, ansi_c, plain_word, unescape_double
+from yoke.permissions.bash_words import Word, ansi_c_word, plain_word, unescape_double
 
 MAX_COMMAND_CHARS = 10_000
 
@@ -71,7 +71,7 @@ class Redirect:
 class SimpleCommand:
     """A command as the shell runs it: leading assignments, argv words."""
 
-    kind: str  # "command", "assignment", "declaration", "unset", "test", "arith"
+    kind: str  # "command", "assignment", "declaration", "unset", "test", "arith", "loop"
     words: list[Word] = field(default_factory=list)
     assignments: list[tuple[str, Word]] = field(default_factory=list)
 
@@ -86,6 +86,7 @@ class ParsedCommand:
     redirects: list[Redirect] = field(default_factory=list)
     functions: list[str] = field(default_factory=list)  # names defined in the command itself
     problems: list[str] = field(default_factory=list)  # why the command cannot be fully analysed
+    expansions: bool = False  # some word anywhere (here-documents included) is expanded at run time
 
 
 @functools.lru_cache(maxsize=1)
@@ -229,9 +230,13 @@ class _Walker:
                 dynamic = True
             elif sub.type in ("simple_expansion", "expansion", "arithmetic_expansion"):
                 dynamic = True
+        self.out.expansions = self.out.expansions or dynamic
         self.out.commands.append(SimpleCommand(kind, [Word(node.text.decode(), static=not dynamic)]))
 
     def loop(self, node: Any) -> None:
+        # A loop sets its variable (`for PATH in …`) without an assignment word: never read-only.
+        kind = "arith" if node.type == "c_style_for_statement" else "loop"
+        self.out.commands.append(SimpleCommand(kind, [Word(node.children[0].text.decode())]))
         for child in node.named_children:
             if child.type == "do_group":
                 self.statements(child)
@@ -323,6 +328,8 @@ class _Walker:
     def heredoc_body(self, node: Any) -> None:
         if "`" in node.text.decode():
             self.problem("backquotes inside a here-document")
+        if "$" in node.text.decode():
+            self.out.expansions = True  # an unquoted here-document expands `$x`, `$((x))`, `$(cmd)`
         for sub in node.named_children:
             if sub.type in ("command_substitution", "expansion", "arithmetic_expansion"):
                 self.word(sub)
@@ -343,7 +350,7 @@ class _Walker:
         if kind == "raw_string":
             return Word(text[1:-1])
         if kind == "ansi_c_string":
-            return Word(ansi_c(text[2:-1]))
+            return ansi_c_word(text[2:-1])
         if kind in ("string", "translated_string"):
             return self.double_quoted(node)
         if kind == "concatenation":
@@ -361,19 +368,25 @@ class _Walker:
             if kind == "expansion" and "@P" in text.replace(" ", ""):
                 self.problem("prompt expansion ${var@P}")
             self.nested(node)
+            self.out.expansions = True
             return Word(text, static=False)
         if kind == "command_substitution":
             self.substitution(node)
+            self.out.expansions = True
             return Word(text, static=False)
         if kind == "process_substitution":
             self.substitution(node)
+            self.out.expansions = True
             return Word(text, static=False, procsub=True)
         if kind == "brace_expression":
             return Word(text, brace=True)
         if kind in ("regex", "extglob_pattern", "variable_name", "special_variable_name"):
+            if kind == "special_variable_name":
+                self.out.expansions = True
             return Word(text, static=kind != "special_variable_name")
         if kind == "subscript":
             self.nested(node)
+            self.out.expansions = True
             return Word(text, static=False)
         self.problem(f"unsupported shell construct `{kind}` in a word")
         return Word(text, static=False)

@@ -1,6 +1,9 @@
-"""The built-in read-only command set (Claude Code's idea: commands that never need a prompt), and which
-of their operands are files they read. Forms that write or run programs (`sort -o`, `find -exec`,
-`git diff --output`, `rg --pre`, `date 0101`, …) are excluded option by option.
+"""Whether one simple command is in the known-safe subset, and which of its operands are files it reads.
+
+A command is read-only only when its name and every option match a shape in `bash_shapes` (an allowlist,
+options included) and every word is a literal the analyser fully understands. Anything else — an unknown
+command, an unknown option, a word with an expansion — is not read-only and falls to the rules and the
+mode. Recursive readers are marked so the gate can check everything below the directories they read.
 """
 
 from __future__ import annotations
@@ -8,108 +11,26 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from yoke.permissions.bash_git import git_read_only
+from yoke.permissions.bash_shapes import (
+    ENVIRONMENT_PRINTERS,
+    FIND_GLOBAL,
+    FIND_PATH_VALUED,
+    FIND_PREDICATES,
+    FIND_VALUED,
+    SHAPES,
+    Shape,
+)
 from yoke.permissions.bash_words import Word
 
-
-@dataclass(slots=True, frozen=True)
-class ReadOnlySpec:
-    paths: bool = True  # operands are files or directories that get read
-    forbidden_long: tuple[str, ...] = ()  # long options that write or execute (also as --opt=value)
-    forbidden_short: str = ""  # short option letters that write or execute
-    max_operands: int | None = None
-    no_operands: bool = False  # any operand would change something (`hostname NAME`)
-
-
-_PATHS = ReadOnlySpec()
-_NO_PATHS = ReadOnlySpec(paths=False)
-READ_ONLY_COMMANDS: dict[str, ReadOnlySpec] = {
-    **dict.fromkeys(
-        [
-            "ls",
-            "cat",
-            "head",
-            "tail",
-            "wc",
-            "stat",
-            "nl",
-            "od",
-            "hexdump",
-            "strings",
-            "tac",
-            "rev",
-            "cut",
-            "fold",
-            "column",
-            "cmp",
-            "comm",
-            "diff",
-            "md5sum",
-            "sha1sum",
-            "sha224sum",
-            "sha256sum",
-            "sha384sum",
-            "sha512sum",
-            "b2sum",
-            "cksum",
-            "realpath",
-            "readlink",
-            "du",
-            "df",
-            "jq",
-        ],
-        _PATHS,
-    ),
-    **dict.fromkeys(
-        [
-            "echo",
-            "printf",
-            "pwd",
-            "true",
-            "false",
-            "test",
-            "[",
-            "sleep",
-            "seq",
-            "whoami",
-            "id",
-            "uname",
-            "nproc",
-            "arch",
-            "tty",
-            "groups",
-            "locale",
-            "which",
-            "type",
-            "basename",
-            "dirname",
-            "expr",
-        ],
-        _NO_PATHS,
-    ),
-    "file": ReadOnlySpec(forbidden_long=("--compile",), forbidden_short="C"),
-    "grep": ReadOnlySpec(forbidden_long=("--dereference-recursive",), forbidden_short="R"),
-    "egrep": ReadOnlySpec(forbidden_long=("--dereference-recursive",), forbidden_short="R"),
-    "fgrep": ReadOnlySpec(forbidden_long=("--dereference-recursive",), forbidden_short="R"),
-    "rg": ReadOnlySpec(forbidden_long=("--pre", "--hostname-bin", "--follow"), forbidden_short="L"),
-    "tree": ReadOnlySpec(forbidden_long=("--output",), forbidden_short="oR"),
-    "sort": ReadOnlySpec(
-        forbidden_long=("--output", "--compress-program", "--temporary-directory"), forbidden_short="oT"
-    ),
-    "uniq": ReadOnlySpec(max_operands=1),
-    "xxd": ReadOnlySpec(max_operands=1),
-    "date": ReadOnlySpec(paths=False, forbidden_long=("--set", "--file"), forbidden_short="sf"),
-    "hostname": ReadOnlySpec(
-        paths=False, forbidden_long=("--file", "--boot"), forbidden_short="bF", no_operands=True
-    ),
-}
-_FIND_FORBIDDEN = frozenset(
-    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-)
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_CHANGES = _FIND_EXEC | {"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
 ACCEPT_EDITS_COMMANDS = frozenset({"mkdir", "touch", "mv", "cp"})
 REMOVE_COMMANDS = frozenset({"rm", "rmdir"})
-_SET_OPTIONS = re.compile(r"^[-+][euxvnfBCHPT]+$")
-_SET_NAMES = frozenset({"pipefail", "errexit", "nounset", "xtrace", "verbose", "noclobber", "noglob"})
+# `set` may only switch on error handling; -x (runs PS4), -k, -a, +B and the rest change what later runs.
+_SET_SAFE = re.compile(r"^[-+][eu]+$")
+_SET_NAMES = frozenset({"pipefail", "errexit", "nounset"})
+_TEST_UNSAFE = frozenset({"-v", "-R"})  # they evaluate a variable name, array subscripts included
 
 
 @dataclass(slots=True)
@@ -117,107 +38,227 @@ class ReadOnlyCheck:
     read_only: bool
     reads: list[Word] = field(default_factory=list)  # operands that are read and must be checked as paths
     reason: str = ""
+    recursive: bool = False  # reads whole directory trees below its operands
+    follows_links: bool = False  # and follows the symlinks it meets there
+    git: bool = False  # runs git, whose repository configuration must be checked too
+
+
+def not_read_only(reason: str) -> ReadOnlyCheck:
+    return ReadOnlyCheck(False, reason=reason)
 
 
 def read_only_check(words: list[Word]) -> ReadOnlyCheck:
-    """Whether a (fully unwrapped) command is in the built-in read-only set, and which operands it reads."""
+    """Whether a (fully unwrapped) command is in the known-safe subset, and which operands it reads."""
     if not words:
         return ReadOnlyCheck(True)
+    if not all(w.static and not w.brace for w in words):
+        return not_read_only("a word with an expansion")
     head = words[0]
     name = head.text
-    if not head.static or "/" in name or not name.isascii():
-        return ReadOnlyCheck(False, reason="not a built-in read-only command")
+    if head.glob or head.tilde or "/" in name or not name.isascii():
+        return not_read_only("not a built-in read-only command")
     args = words[1:]
-    if name == "git":
-        return git_read_only(args)
-    if name == "find":
-        return _find_read_only(args)
-    if name == "cd":
-        if len(args) != 1 or args[0].text == "-":
-            return ReadOnlyCheck(False, reason="`cd` without a single directory")
-        return ReadOnlyCheck(True, reads=list(args))
-    if name == "set":
-        ok = all(_SET_OPTIONS.match(a.text) or a.text in _SET_NAMES or a.text in ("-o", "+o") for a in args)
-        return ReadOnlyCheck(
-            ok and all(a.static for a in args), reason="`set` with options the analyser does not know"
-        )
-    if name == "command":
-        # Reached only when nothing is wrapped: `command -v x` looks a name up.
-        ok = bool(args) and args[0].text in ("-v", "-V")
-        return ReadOnlyCheck(ok, reason="" if ok else "`command` with arguments")
-    spec = READ_ONLY_COMMANDS.get(name)
-    if spec is None:
-        return ReadOnlyCheck(False, reason=f"`{name}` is not a built-in read-only command")
-    return _check_spec(name, spec, args)
+    if any(a.glob and a.text.startswith("-") for a in args):
+        return not_read_only(f"`{name}`: an option built by pathname expansion")
+    if name in ENVIRONMENT_PRINTERS and not (name == "set" and args):
+        return not_read_only(f"`{name}` prints or changes the environment")
+    special = _SPECIAL.get(name)
+    if special is not None:
+        return special(args)
+    shape = SHAPES.get(name)
+    if shape is None:
+        return not_read_only(f"`{name}` is not a built-in read-only command")
+    return check_shape(name, shape, args)
 
 
-def _check_spec(name: str, spec: ReadOnlySpec, args: list[Word]) -> ReadOnlyCheck:
+def check_shape(name: str, shape: Shape, args: list[Word]) -> ReadOnlyCheck:
+    if shape.text_only:
+        return ReadOnlyCheck(True)
+    check = ReadOnlyCheck(True)
     operands: list[Word] = []
-    reads: list[Word] = []
-    options_done = False
-    for arg in args:
-        text = arg.text
-        if not options_done and text == "--":
-            options_done = True
+    i = 0
+    done = False
+    while i < len(args):
+        text = args[i].text
+        if done or text == "-" or not text.startswith("-"):
+            operands.append(args[i])
+            i += 1
             continue
-        if not options_done and text.startswith("-") and arg.glob:
-            return ReadOnlyCheck(False, reason=f"`{name} {text}`: an option built by pathname expansion")
-        if not options_done and text.startswith("-") and text != "-" and arg.static:
-            problem = _option_problem(text, spec)
-            if problem:
-                return ReadOnlyCheck(False, reason=f"`{name} {text}` {problem}")
-            if spec.paths and text.startswith("--") and "=" in text:
-                value = text.split("=", 1)[1]
-                if _looks_like_path(value):
-                    reads.append(Word(value, glob=arg.glob, brace=arg.brace, tilde=value.startswith("~")))
+        if text == "--":
+            done = True
+            i += 1
             continue
-        operands.append(arg)
-    if spec.no_operands and operands:
-        return ReadOnlyCheck(False, reason=f"`{name}` with an operand changes something")
-    if spec.max_operands is not None and len(operands) > spec.max_operands:
-        return ReadOnlyCheck(False, reason=f"`{name}` with {len(operands)} operands writes a file")
+        step = _long(shape, args, i, check) if text.startswith("--") else _short(shape, args, i, check)
+        if step is None:
+            return not_read_only(f"`{name} {text}` is not a known read-only form")
+        i += step
+    if shape.operands == "none" and operands:
+        return not_read_only(f"`{name}` with an operand changes something")
+    if shape.max_operands is not None and len(operands) > shape.max_operands:
+        return not_read_only(f"`{name}` with {len(operands)} operands writes a file")
     if name == "date" and any(not op.text.startswith("+") for op in operands):
-        return ReadOnlyCheck(False, reason="`date` with an operand sets the clock")
-    if spec.paths:
-        reads.extend(operands)
-    elif any(op.procsub for op in operands):
-        pass
-    return ReadOnlyCheck(True, reads=reads)
+        return not_read_only("`date` with an operand sets the clock")
+    check.recursive = check.recursive or shape.recursive_always
+    if shape.operands == "paths":
+        check.reads.extend(operands)
+        if name in _PATTERN_FIRST and check.recursive:
+            given = any(a.text.startswith(("-e", "-f", "--regexp", "--file")) for a in args)
+            if len(operands) <= (0 if given else 1):
+                check.reads.append(Word("."))  # a recursive search without a path searches here
+    return check
 
 
-def _option_problem(text: str, spec: ReadOnlySpec) -> str:
-    if text.startswith("--"):
-        if forbidden_long_option(text, spec.forbidden_long):
-            return "writes files or runs programs"
-        return ""
-    letters = text[1:]
-    if any(ch in spec.forbidden_short for ch in letters):
-        return "writes files or runs programs"
-    if spec.paths and ("/" in letters or "~" in letters):
-        return "names a path the analyser does not check"
-    return ""
+_PATTERN_FIRST = frozenset({"grep", "egrep", "fgrep", "rg"})
 
 
-def forbidden_long_option(text: str, forbidden: tuple[str, ...]) -> bool:
-    """GNU getopt and git accept any unambiguous prefix of a long option (`--outp` is `--output`), so a
-    prefix of a forbidden option is forbidden too."""
-    key = text.split("=", 1)[0]
-    return len(key) > 2 and any(option.startswith(key) for option in forbidden)
+def _long(shape: Shape, args: list[Word], i: int, check: ReadOnlyCheck) -> int | None:
+    key, eq, value = args[i].text.partition("=")
+    if not eq and key in shape.long_flags:
+        _mark(shape, key, check)
+        return 1
+    if key in shape.long_valued or key in shape.long_path_valued:
+        if not eq:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1].text
+        if key in shape.long_path_valued:
+            check.reads.append(Word(value, tilde=value.startswith("~")))
+        if key == "--directories" and value == "recurse":
+            check.recursive = True
+        return 1 if eq else 2
+    return None
 
 
-def _looks_like_path(value: str) -> bool:
-    return "/" in value or value.startswith(("~", "."))
-
-
-def _find_read_only(args: list[Word]) -> ReadOnlyCheck:
-    reads: list[Word] = []
-    for arg in args:
-        if arg.text in _FIND_FORBIDDEN:
-            return ReadOnlyCheck(False, reason=f"`find {arg.text}` changes files or runs programs")
-        if arg.text.startswith("-") and arg.static:
+def _short(shape: Shape, args: list[Word], i: int, check: ReadOnlyCheck) -> int | None:
+    letters = args[i].text[1:]
+    if shape.numeric and letters.isdigit():
+        return 1
+    for j, letter in enumerate(letters):
+        if letter in shape.flags:
+            _mark(shape, "-" + letter, check)
             continue
-        reads.append(arg)
-    return ReadOnlyCheck(True, reads=reads)
+        if letter in shape.valued or letter in shape.path_valued:
+            rest = letters[j + 1 :]
+            if not rest and i + 1 >= len(args):
+                return None
+            value = rest or args[i + 1].text
+            if letter in shape.path_valued:
+                check.reads.append(Word(value, tilde=value.startswith("~")))
+            if letter == "d" and value == "recurse" and shape.recursive:
+                check.recursive = True
+            return 1 if rest else 2
+        return None
+    return 1
+
+
+def _mark(shape: Shape, option: str, check: ReadOnlyCheck) -> None:
+    short = option[1:] if len(option) == 2 else ""
+    if (short and short in shape.recursive) or option in shape.recursive_long:
+        check.recursive = True
+    if (short and short in shape.follows_links) or option in shape.follows_long:
+        check.follows_links = True
+
+
+# ---- commands with their own grammar --------------------------------------------------------------------
+
+
+def _cd(args: list[Word]) -> ReadOnlyCheck:
+    if len(args) != 1 or args[0].text.startswith("-"):
+        return not_read_only("`cd` without a single directory")
+    return ReadOnlyCheck(True, reads=list(args))
+
+
+def _set(args: list[Word]) -> ReadOnlyCheck:
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        if text in ("-o", "+o") and i + 1 < len(args) and args[i + 1].text in _SET_NAMES:
+            i += 2
+        elif _SET_SAFE.match(text):
+            i += 1
+        elif re.fullmatch(r"[-+][eu]*o", text) and i + 1 < len(args) and args[i + 1].text in _SET_NAMES:
+            i += 2  # -euo pipefail
+        else:
+            return not_read_only(f"`set {text}` changes how later commands run")
+    return ReadOnlyCheck(True)
+
+
+def _command(args: list[Word]) -> ReadOnlyCheck:
+    # Reached only when nothing is wrapped: `command -v x` looks a name up.
+    ok = bool(args) and args[0].text in ("-v", "-V")
+    return ReadOnlyCheck(ok, reason="" if ok else "`command` with arguments")
+
+
+def _test(args: list[Word]) -> ReadOnlyCheck:
+    if any(a.text in _TEST_UNSAFE for a in args):
+        return not_read_only("`test -v` evaluates a variable name")
+    return ReadOnlyCheck(True)
+
+
+def _printf(args: list[Word]) -> ReadOnlyCheck:
+    if args and args[0].text.startswith("-") and args[0].text != "--":
+        return not_read_only("`printf -v` sets a variable")
+    return ReadOnlyCheck(True)
+
+
+def _find(args: list[Word]) -> ReadOnlyCheck:
+    reads: list[Word] = []
+    i = 0
+    while i < len(args) and args[i].text in FIND_GLOBAL:
+        i += 1
+    while i < len(args) and not args[i].text.startswith("-") and args[i].text not in ("(", "!"):
+        reads.append(args[i])  # the starting points
+        i += 1
+    while i < len(args):
+        text = args[i].text
+        if text in _FIND_CHANGES:
+            return not_read_only(f"`find {text}` changes files or runs programs")
+        if text not in FIND_PREDICATES and text not in FIND_PATH_VALUED:
+            return not_read_only(f"`find {text}` is not a known read-only predicate")
+        if text in FIND_VALUED or text in FIND_PATH_VALUED:
+            if i + 1 >= len(args):
+                return not_read_only(f"`find {text}` without its value")
+            if text in FIND_PATH_VALUED:
+                reads.append(args[i + 1])
+            i += 2
+        else:
+            i += 1
+    return ReadOnlyCheck(True, reads=reads or [Word(".")])
+
+
+def _jq(args: list[Word]) -> ReadOnlyCheck:
+    check = check_shape("jq", SHAPES["jq"], args)
+    if not check.read_only:
+        return check
+    filters = [w for w in args if not w.text.startswith("-")][:1]
+    if not filters and not any(a.text in ("-n", "--null-input") for a in args):
+        return check
+    program = filters[0].text if filters else ""
+    if re.search(
+        r"\$ENV|\benv\b|\binput_filename\b|\bimport\b|\binclude\b|\$__loc__|\bmodulemeta\b", program
+    ):
+        return not_read_only("a jq program that reads the environment or modules")
+    if filters:
+        check.reads = [w for w in check.reads if w is not filters[0]]
+    return check
+
+
+def _git(args: list[Word]) -> ReadOnlyCheck:
+    ok, reason, reads = git_read_only([a.text for a in args])
+    return ReadOnlyCheck(ok, reads=[Word(r) for r in reads], reason=reason, git=ok)
+
+
+_SPECIAL = {
+    "cd": _cd,
+    "set": _set,
+    "command": _command,
+    "test": _test,
+    "[": _test,
+    "printf": _printf,
+    "find": _find,
+    "jq": _jq,
+    "git": _git,
+}
 
 
 def find_exec_commands(words: list[Word]) -> list[list[Word]]:
@@ -239,127 +280,10 @@ def find_exec_commands(words: list[Word]) -> list[list[Word]]:
 
 
 def finds_changes(words: list[Word]) -> bool:
-    return bool(words) and words[0].text == "find" and any(w.text in _FIND_FORBIDDEN for w in words)
+    return bool(words) and words[0].text == "find" and any(w.text in _FIND_CHANGES for w in words)
 
 
-# ---- git ------------------------------------------------------------------------------------------------
-
-_GIT_FORBIDDEN = (
-    "--output",
-    "--ext-diff",
-    "--open-files-in-pager",
-    "--exec",
-    "--upload-pack",
-    "--receive-pack",
-)
-_GIT_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--no-replace-objects", "--bare"})
-_GIT_READ_ONLY = frozenset(
-    [
-        "status",
-        "diff",
-        "log",
-        "show",
-        "blame",
-        "shortlog",
-        "describe",
-        "rev-parse",
-        "ls-files",
-        "ls-tree",
-        "cat-file",
-        "rev-list",
-        "merge-base",
-        "name-rev",
-        "count-objects",
-        "grep",
-        "whatchanged",
-        "version",
-        "diff-tree",
-        "diff-files",
-        "diff-index",
-        "for-each-ref",
-        "show-ref",
-        "check-ignore",
-        "var",
-    ]
-)
-_GIT_LIST_FLAGS = {
-    "branch": {
-        "-a",
-        "-r",
-        "-v",
-        "-vv",
-        "--all",
-        "--remotes",
-        "--verbose",
-        "--show-current",
-        "--no-color",
-        "--color",
-    },
-    "tag": {"-n", "--no-color", "--color"},
-}
-_GIT_LIST_SELECTORS = (
-    "--list",
-    "-l",
-    "--contains",
-    "--merged",
-    "--no-merged",
-    "--points-at",
-    "--sort",
-    "--format",
-)
-
-
-def git_read_only(args: list[Word]) -> ReadOnlyCheck:
-    i = 0
-    while i < len(args) and args[i].text.startswith("-"):
-        if args[i].text not in _GIT_GLOBAL_FLAGS:
-            return ReadOnlyCheck(False, reason=f"`git {args[i].text}` is not a read-only git form")
-        i += 1
-    if i >= len(args):
-        return ReadOnlyCheck(False, reason="`git` without a subcommand")
-    sub = args[i].text
-    rest = args[i + 1 :]
-    for arg in rest:
-        pager = sub == "grep" and arg.text.startswith("-O")
-        forbidden = arg.text.startswith("--") and forbidden_long_option(arg.text, _GIT_FORBIDDEN)
-        if forbidden or pager or not arg.static:
-            return ReadOnlyCheck(False, reason=f"`git {sub} {arg.text}` is not read-only")
-    if sub in _GIT_READ_ONLY:
-        return ReadOnlyCheck(True, reads=[a for a in rest if not a.text.startswith("-")])
-    if sub in ("branch", "tag"):
-        return _git_list_form(sub, rest)
-    first = rest[0].text if rest else ""
-    if sub == "remote":
-        ok = all(a.text in ("-v", "--verbose") for a in rest) or first in ("show", "get-url")
-    elif sub == "config":
-        getters = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope"}
-        setters = {"--unset", "--unset-all", "--add", "--replace-all", "--edit", "-e", "--rename-section"}
-        ok = any(a.text in getters for a in rest) and not any(a.text in setters for a in rest)
-    elif sub == "stash":
-        ok = first in ("list", "show")
-    elif sub == "worktree":
-        ok = first == "list"
-    elif sub == "reflog":
-        ok = not rest or first == "show" or first.startswith("-")
-    elif sub == "submodule":
-        ok = first in ("", "status")
-    elif sub == "notes":
-        ok = first in ("list", "show")
-    else:
-        return ReadOnlyCheck(False, reason=f"`git {sub}` is not a read-only git form")
-    reads = [a for a in rest if not a.text.startswith("-")]
-    return ReadOnlyCheck(ok, reads, "" if ok else f"`git {sub} {first}`".rstrip() + " changes the repository")
-
-
-def _git_list_form(sub: str, rest: list[Word]) -> ReadOnlyCheck:
-    allowed = _GIT_LIST_FLAGS[sub]
-    selector = any(a.text.split("=", 1)[0] in _GIT_LIST_SELECTORS for a in rest)
-    for arg in rest:
-        text = arg.text
-        key = text.split("=", 1)[0]
-        if text.startswith("-"):
-            if key not in allowed and key not in _GIT_LIST_SELECTORS and not re.fullmatch(r"-n\d*", text):
-                return ReadOnlyCheck(False, reason=f"`git {sub} {text}` changes the repository")
-        elif not selector:
-            return ReadOnlyCheck(False, reason=f"`git {sub} NAME` creates a {sub}")
-    return ReadOnlyCheck(True)
+def forbidden_long_option(text: str, forbidden: tuple[str, ...]) -> bool:
+    """GNU getopt and git accept any unambiguous prefix of a long option (`--outp` is `--output`)."""
+    key = text.split("=", 1)[0]
+    return len(key) > 2 and any(option.startswith(key) for option in forbidden)

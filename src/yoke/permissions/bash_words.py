@@ -59,7 +59,15 @@ def unescape_double(text: str) -> str:
 
 
 def ansi_c(body: str) -> str:
+    return ansi_c_word(body).text
+
+
+def ansi_c_word(body: str) -> Word:
+    """A `$'…'` string. Escapes whose bytes depend on the locale (non-ASCII code points, raw bytes above
+    0x7F, `\\c` control forms) make the word one the analyser does not fully understand: it keeps a text for
+    deny rules but is not static. Never raises (`$'\\UFFFFFFFF'` included)."""
     out: list[str] = []
+    exact = True
     i = 0
     while i < len(body):
         ch = body[i]
@@ -78,7 +86,9 @@ def ansi_c(body: str) -> str:
             while j < len(body) and len(digits) < width and body[j] in "0123456789abcdefABCDEF":
                 digits += body[j]
                 j += 1
-            out.append(chr(int(digits, 16)) if digits else "\\" + nxt)
+            code = int(digits, 16) if digits else -1
+            exact = exact and 0 <= code < 0x80
+            out.append(_char(code) if digits else "\\" + nxt)
             i = j
         elif nxt in "01234567":
             digits = ""
@@ -86,12 +96,23 @@ def ansi_c(body: str) -> str:
             while j < len(body) and len(digits) < 3 and body[j] in "01234567":
                 digits += body[j]
                 j += 1
-            out.append(chr(int(digits, 8)))
+            code = int(digits, 8) & 0xFF
+            exact = exact and code < 0x80
+            out.append(_char(code))
             i = j
-        elif nxt == "c" and i + 2 < len(body):
-            out.append(chr(ord(body[i + 2]) & 0x1F))
+        elif nxt == "c":
+            exact = False
+            out.append(chr(ord(body[i + 2]) & 0x1F) if i + 2 < len(body) else "\\c")
             i += 3
         else:
             out.append("\\" + nxt)
             i += 2
-    return "".join(out)
+    text = "".join(out)
+    return Word(text, static=exact and "\0" not in text)
+
+
+def _char(code: int) -> str:
+    """bash emits nothing useful for a code point Unicode does not have (or a surrogate); never raise."""
+    if code < 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return ""
+    return chr(code)

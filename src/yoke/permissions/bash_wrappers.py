@@ -190,6 +190,11 @@ def _take_assignments(words: list[Word], result: Unwrapped) -> list[Word]:
 
 
 _XARGS_VALUE_FLAGS = frozenset({"-n", "-P", "-L", "-d", "-I", "-E", "-s", "-a", "--max-args", "--max-procs"})
+# Flags that only batch or separate the appended arguments: allow rules still see the command they run.
+_XARGS_PLAIN = re.compile(
+    r"^(-0|-r|-t|-x|--null|--no-run-if-empty|--verbose|--exit|-[nPLs]\d*|--max-args(=\d+)?"
+    r"|--max-procs(=\d+)?)$"
+)
 _XARGS_FLAGS = frozenset({"-0", "-r", "-t", "-x", "--null", "--no-run-if-empty", "--verbose", "--exit"})
 
 
@@ -204,7 +209,8 @@ def _unwrap_xargs(args: list[Word], result: Unwrapped) -> list[Word] | None:
         else:
             result.problem = f"`xargs {text}` is not followed by the analyser"
             return None
-        result.transparent = False  # Claude Code: only bare xargs is looked through by allow rules
+        if not _XARGS_PLAIN.match(text):
+            result.transparent = False  # -I, -a, -E…: the arguments are not simply appended
     if i < len(args) and args[i].text == "--":
         i += 1
     inner = args[i:] or [Word("echo")]

@@ -70,14 +70,21 @@ class GateActions:
         return {"type": "addDirectories", "directories": dirs, "destination": "session"}
 
     def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
-        from yoke.permissions.bash_analysis import candidate_cwds
+        from yoke.permissions.bash_analysis import candidate_cwds, edits_are_stable, fast_path_applies
 
         if facts.kind == "bash":
             analysis = facts.bash
             if analysis is None or not analysis.analysable:
                 return []
             cwds = candidate_cwds(analysis, facts.shell_cwd or self.cwd, self.home)
-            pending = [inv for inv in analysis.invocations if self._approve_invocation(inv, cwds) is None]
+            pending = [
+                inv
+                for inv in analysis.invocations
+                if self._approve_invocation(
+                    inv, cwds, fast_path_applies(inv, analysis), edits_are_stable(analysis)
+                )
+                is None
+            ]
             return bash_rules(pending)
         if facts.kind in ("read", "edit"):
             family = "Edit" if facts.kind == "edit" else "Read"
@@ -138,6 +145,22 @@ class GateActions:
             raise ValueError(f"unsupported permission update type {kind!r}")
 
     # ---- helpers for other parts ------------------------------------------------------------------------
+
+    def runs_alongside(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> bool:
+        """Whether a shell call provably only reads, so it may run in parallel with other such calls (as
+        Claude Code runs read-only Bash): every command a known read-only shape, and none that moves the
+        shell's working directory (which later calls inherit)."""
+        if tool.kind != "execute" or "Bash" not in (tool.name, *tool.aliases):
+            return False
+        command = input.get("command")
+        if not isinstance(command, str) or input.get("run_in_background"):
+            return False
+        from yoke.permissions.bash_analysis import analyze
+
+        analysis = analyze(command)
+        return analysis.commands_read_only() and not any(
+            inv.name in ("cd", "pushd", "popd") for inv in analysis.invocations
+        )
 
     def hidden_tools(self: PermissionGate, names: list[str]) -> set[str]:
         """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""

@@ -114,6 +114,18 @@ class CallFacts:
         return str(self.input.get("command", ""))
 
 
+def canonical_input(tool: Tool, input: dict[str, Any]) -> dict[str, Any]:
+    """The one reading of a call's input that is judged and then executed: path fields and a Glob pattern
+    without surrounding whitespace (the file tools strip it too, so `" ~/.aws/credentials"` is judged as
+    the file it opens)."""
+    out = dict(input)
+    for key in (*PATH_KEYS, "pattern"):
+        value = out.get(key)
+        if isinstance(value, str) and (key != "pattern" or tool.name == "Glob") and value != value.strip():
+            out[key] = value.strip()
+    return out
+
+
 def call_facts(tool: Tool, input: dict[str, Any], ctx: ToolContext, home: Path) -> CallFacts:
     names = {tool.name, *tool.aliases}
     read_only = _tool_read_only(tool, input)
@@ -235,29 +247,40 @@ class RuleMatcher:
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         if facts.kind == "bash" and rule.behavior != "allow":
             paths = self.bash_paths(facts, family)
+            if paths is None:
+                return True  # a path only known at run time fails closed against deny and ask rules
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         return False
 
-    def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath]:
-        """Best effort: the files a command line reads (family "read") or writes (family "edit")."""
-        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+    def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath] | None:
+        """The files a command line reads (family "read", directory trees included for commands that may
+        recurse) or writes (family "edit"); None when one of them cannot be resolved statically."""
+        from yoke.permissions.bash_analysis import candidate_cwds, paths_of, tree_paths
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
-        cwds = candidate_cwds(analysis, facts.shell_cwd, self.home) or [str(facts.shell_cwd)]
+        cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
         words = list(analysis.write_redirects)
         for inv in analysis.invocations:
             words += inv.writes + inv.removes
+        out: list[ResolvedPath] = []
         if family == "read":
             words += analysis.read_redirects
             for inv in analysis.invocations:
-                words += inv.read_only.reads
-                if inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS:
-                    words += [w for w in inv.words[1:] if not w.text.startswith("-")]
-        out: list[ResolvedPath] = []
-        for word in words:
-            out += paths_of([word], cwds, self.home) or []
-        return out
+                reader = inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS
+                operands = _reader_operands(inv.words)
+                found = paths_of(inv.read_only.reads + (operands if reader else []), cwds, self.home)
+                if found is None:
+                    return None
+                out += found
+                if reader or inv.read_only.recursive:
+                    follows = inv.read_only.follows_links or not inv.read_only.read_only
+                    tree = tree_paths(found, follows)
+                    if tree is None:
+                        return None
+                    out += tree
+        found = paths_of(words, cwds, self.home)
+        return None if found is None else out + found
 
     def _web_rule(self, rule: PermissionRule, spec: str, facts: CallFacts) -> bool:
         if spec.startswith("domain:"):
@@ -279,6 +302,22 @@ class RuleMatcher:
             return False
         # Unknown specifier forms in deny/ask: match any top-level string in the input.
         return any(_glob(spec, v) for v in facts.input.values() if isinstance(v, str))
+
+
+_PROGRAM_FIRST = frozenset({"grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "jq", "yq"})
+
+
+def _reader_operands(words: list[Any]) -> list[Any]:
+    """The operands of a file-reading command that may name files: not its options, and not the pattern or
+    program that grep, sed, awk and jq take first (unless given with -e/-f)."""
+    operands = [w for w in words[1:] if not (w.static and w.text.startswith("-"))]
+    name = words[0].text.rsplit("/", 1)[-1] if words else ""
+    given = any(
+        w.static and w.text.startswith(("-e", "-f", "--regexp", "--file", "--expression")) for w in words
+    )
+    if name in _PROGRAM_FIRST and operands and not given:
+        operands = operands[1:]
+    return operands
 
 
 def path_family(rule: PermissionRule) -> str | None:

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Reads of these need approval unless a rule allows them.
-_SECRET_NAME = re.compile(r"^(\.env.*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass|\.git-credentials)$")
+# `.env.example` and friends are templates committed on purpose (no values): readable like any file.
+_SECRET_NAME = re.compile(
+    r"^(\.env(?!\.(example|sample|template|dist|defaults)$).*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass"
+    r"|\.git-credentials)$"
+)
 _SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
@@ -153,3 +157,42 @@ def is_critical(path: str, cwd: Path, home: Path, working_dirs: Iterable[str]) -
                 return True
             p = os.path.dirname(p)
     return False
+
+
+# ---- the paths the gate judged, re-checked when a file tool opens them ----------------------------------
+
+MAX_JUDGED = 4096
+# logical path -> (the real path the gate judged, that file's identity then or None if it did not exist)
+_JUDGED: dict[str, tuple[str, tuple[int, int] | None]] = {}
+
+
+def remember_judged(paths: Iterable[ResolvedPath]) -> None:
+    """Record where each path led when the gate judged it, for `changed_since_judged` at open time."""
+    for path in paths:
+        try:
+            st = os.stat(path.real)
+            identity: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            identity = None
+        _JUDGED.pop(path.logical, None)
+        _JUDGED[path.logical] = (path.real, identity)
+    while len(_JUDGED) > MAX_JUDGED:
+        _JUDGED.pop(next(iter(_JUDGED)))
+
+
+def changed_since_judged(logical: str, opened: os.stat_result | str) -> str:
+    """A one-line refusal when the file a tool opened (its stat) or is about to write (its real path) is not
+    the one the gate judged under this name — a symlink swapped in between; "" when it is (or was never
+    judged)."""
+    entry = _JUDGED.get(os.path.normpath(logical))
+    if entry is None:
+        return ""
+    real, identity = entry
+    if isinstance(opened, str):
+        same = os.path.realpath(opened) == real
+    else:
+        same = identity is None or identity == (opened.st_dev, opened.st_ino)
+        same = same and (identity is not None or os.path.realpath(logical) == real)
+    if same:
+        return ""
+    return f"{logical} changed after it was approved (it now leads somewhere else); check it and try again."

@@ -21,8 +21,16 @@ if TYPE_CHECKING:
 
 from yoke.permissions.gate import MODES, Decision
 from yoke.permissions.gate_actions import GateActions
-from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, path_family
-from yoke.permissions.paths import ResolvedPath, is_critical, is_inside, is_protected, is_secret, real_dirs
+from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
+from yoke.permissions.paths import (
+    ResolvedPath,
+    is_critical,
+    is_inside,
+    is_protected,
+    is_secret,
+    real_dirs,
+    remember_judged,
+)
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
@@ -139,14 +147,20 @@ class PermissionGate(GateActions):
             return Decision(
                 "deny", hook.reason or f"{tool.name} was blocked by a hook.", hook.source or "hook"
             )
+        canonical = canonical_input(tool, input)
+        changed = canonical != input
+        input = canonical
         facts = call_facts(tool, input, ctx, self.home)
+        if facts.kind in ("read", "edit") and facts.paths:
+            remember_judged(facts.paths)  # the file tools re-check these when they open them
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None:
             decision = await self._classify(tool, input, ctx)
         if decision is None:
             decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))
-        if hook is not None and hook.updated_input is not None and decision.updated_input is None:
-            decision = replace(decision, updated_input=input)
+        rewritten = changed or (hook is not None and hook.updated_input is not None)
+        if rewritten and decision.updated_input is None:
+            decision = replace(decision, updated_input=input)  # the tool runs exactly what was judged
         return decision
 
     def evaluate(self, facts: CallFacts, hook: Decision | None = None) -> Decision | None:
@@ -218,7 +232,10 @@ class PermissionGate(GateActions):
         critical = self._critical_rm(facts)
         if critical:
             return "critical-path", critical
-        for path in self._written_paths(facts):
+        written = self._written_paths(facts)
+        if written is None:
+            return "protected-path", "The command writes to a path only known at run time."
+        for path in written:
             if (is_protected(path.logical) or is_protected(path.real)) and not self._session_allows_path(
                 path
             ):
@@ -228,9 +245,9 @@ class PermissionGate(GateActions):
                 )
         return None
 
-    def _written_paths(self, facts: CallFacts) -> list[ResolvedPath]:
+    def _written_paths(self, facts: CallFacts) -> list[ResolvedPath] | None:
         if facts.kind == "edit":
-            return facts.paths or []
+            return facts.paths
         if facts.kind == "bash":
             return self.matcher.bash_paths(facts, "edit")
         return []
@@ -311,7 +328,12 @@ class PermissionGate(GateActions):
         return first
 
     def _approve_bash(self, facts: CallFacts) -> Decision | None:
-        from yoke.permissions.bash_analysis import candidate_cwds, paths_of
+        from yoke.permissions.bash_analysis import (
+            candidate_cwds,
+            edits_are_stable,
+            fast_path_applies,
+            paths_of,
+        )
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
@@ -323,7 +345,12 @@ class PermissionGate(GateActions):
         )
         sources: list[str] = []
         for inv in analysis.invocations:
-            source = _rule_source(whole) if whole is not None else self._approve_invocation(inv, cwds)
+            literal, edits = fast_path_applies(inv, analysis), edits_are_stable(analysis)
+            source = (
+                _rule_source(whole)
+                if whole is not None
+                else self._approve_invocation(inv, cwds, literal, edits)
+            )
             if source is None:
                 return self._sandbox_auto_allow(facts)
             sources.append(source)
@@ -339,10 +366,17 @@ class PermissionGate(GateActions):
         unique = list(dict.fromkeys(sources)) or ["read-only"]
         return Decision("allow", source=",".join(unique))
 
-    def _approve_invocation(self, inv: Invocation, cwds: list[str] | None) -> str | None:
-        from yoke.permissions.bash_analysis import paths_of
+    def _approve_invocation(
+        self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
+    ) -> str | None:
+        """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
+        or acceptEdits approves one command of the line."""
+        from yoke.permissions.bash_analysis import paths_of, read_only_reads
 
-        if inv.allow_text is not None:
+        chdir_ok = not inv.chdir or (
+            (dirs := paths_of(inv.chdir, cwds, self.home)) is not None and all(self._inside(p) for p in dirs)
+        )
+        if inv.allow_text is not None and chdir_ok:
             for rule in [*self.allow, *self.session_rules]:
                 if rule.tool != "Bash" or rule.whole_tool or path_family(rule):
                     continue
@@ -351,11 +385,11 @@ class PermissionGate(GateActions):
                     continue
                 if bash_matches(spec, inv.allow_text):
                     return _rule_source(rule)
-        if inv.read_only.read_only:
-            reads = paths_of(inv.read_only.reads, cwds, self.home)
+        if inv.read_only.read_only and literal_line:
+            reads = read_only_reads(inv, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
-        if inv.fs_edit and self.mode == "acceptEdits":
+        if inv.fs_edit and self.mode == "acceptEdits" and edits_ok:
             writes = paths_of(inv.writes, cwds, self.home)
             if writes and all(self._inside(p) and not self._secret(p) for p in writes):
                 return "mode:acceptEdits"

@@ -9,8 +9,9 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.history import sanitize_for_anthropic
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
-from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -36,7 +37,7 @@ class AnthropicProvider:
         self.auth_token = auth_token or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod
@@ -144,7 +145,7 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     # carries a cache breakpoint this turn, so each request's prefix is the previous request's.
     messages = [
         {**m, "content": [{"type": "text", "text": m["content"]}]} if isinstance(m["content"], str) else m
-        for m in request.messages
+        for m in sanitize_for_anthropic(request.messages)
     ]
     place_cache_breakpoints(system, tools, messages)
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}

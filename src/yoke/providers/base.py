@@ -158,6 +158,16 @@ class RetryNotice:
     discard_partial: bool = False
 
 
+@dataclass(slots=True, frozen=True)
+class ModelFallback:
+    """The provider switched models (e.g. to `--fallback-model` after repeated overload); later requests go
+    to `to_model`. Comes before the new model's `MessageStart`; `message` is the line every front-end shows."""
+
+    from_model: str
+    to_model: str
+    message: str
+
+
 ProviderEvent = (
     MessageStart
     | BlockStart
@@ -169,6 +179,7 @@ ProviderEvent = (
     | MessageDelta
     | MessageStop
     | RetryNotice
+    | ModelFallback
 )
 
 

@@ -1,6 +1,7 @@
 """Cassettes: every model exchange of a run, as JSONL, for offline replay.
 
-Line 1 is a header `{"type": "cassette", "version": 1, "provider": "anthropic" | "openai", "model": …}`;
+Line 1 is a header `{"type": "cassette", "version": 1, "provider": "anthropic" | "openai" | "gemini" |
+"openai-responses" | …, "model": …}`;
 each later line is one exchange `{"type": "exchange", "request": {"path", "stream", "body"},
 "response": {"status", "headers", "events": [[event, data], …] | "body": text}}`. Credentials and request
 headers are never written, so a cassette can be attached to a bug report.
@@ -28,11 +29,14 @@ KEPT_HEADERS = ("content-type", "retry-after", "request-id", "x-request-id")
 class RecordingTransport:
     """Passes every exchange through to the real transport and appends it to the cassette."""
 
-    def __init__(self, inner: Transport, path: Path, provider: str, model: str = ""):
+    def __init__(
+        self, inner: Transport, path: Path, provider: str, model: str = "", max_retries: int | None = None
+    ):
         self.inner = inner
         self.path = path
         self.provider = provider
         self.model = model
+        self.max_retries = max_retries  # replay retries as often as the recorded run did
         self._fh: Any = None
 
     def _write(self, record: dict[str, Any]) -> None:
@@ -46,6 +50,8 @@ class RecordingTransport:
                 "model": self.model,
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
             }
+            if self.max_retries is not None:
+                header["max_retries"] = self.max_retries
             self._fh.write(json.dumps(header) + "\n")
         self._fh.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._fh.flush()
@@ -164,7 +170,12 @@ async def _replay_events(resp: dict[str, Any]) -> AsyncIterator[SSEEvent]:
 
 def conversation_shape(body: dict[str, Any]) -> list[str]:
     """What must match for a replay to be faithful: each message's role, the prompts the user typed, and
-    every tool call and result by id. Tool output text may differ (paths, timings) and is not compared."""
+    every tool call and result by id (by name for Gemini, whose calls have no ids). Tool output text may
+    differ (paths, timings) and is not compared."""
+    if isinstance(body.get("contents"), list):
+        return _gemini_shape(body["contents"])
+    if isinstance(body.get("input"), list):
+        return _responses_shape(body["input"])
     shape: list[str] = []
     for message in body.get("messages") or []:
         role = message.get("role", "?")
@@ -187,6 +198,42 @@ def conversation_shape(body: dict[str, Any]) -> list[str]:
             parts.append(f"tool_result {message['tool_call_id']}")
         if role != "system":
             shape.append(" ".join(parts))
+    return shape
+
+
+def _gemini_shape(contents: list[Any]) -> list[str]:
+    shape = []
+    for content in contents:
+        parts = [p for p in content.get("parts") or [] if isinstance(p, dict)]
+        role = "assistant" if content.get("role") == "model" else "user"
+        if role == "user" and parts and all("text" in p for p in parts):
+            shape.append(f"user: {''.join(p['text'] for p in parts).strip()[:200]!r}")
+            continue
+        words = [role]
+        for part in parts:
+            if "functionCall" in part:
+                words.append(f"tool_use {part['functionCall'].get('name')}")
+            elif "functionResponse" in part:
+                words.append(f"tool_result {part['functionResponse'].get('name')}")
+        shape.append(" ".join(words))
+    return shape
+
+
+def _responses_shape(items: list[Any]) -> list[str]:
+    shape = []
+    for item in items:
+        kind = item.get("type") or "message"
+        if kind == "message" and item.get("role") == "user":
+            prompt = _prompt_text(
+                [{"type": "text", "text": p.get("text", "")} for p in item.get("content") or []]
+            )
+            shape.append(f"user: {(prompt or '').strip()[:200]!r}")
+        elif kind == "function_call":
+            shape.append(f"assistant tool_use {item.get('name')} {item.get('call_id')}")
+        elif kind == "function_call_output":
+            shape.append(f"user tool_result {item.get('call_id')}")
+        elif kind == "message":
+            shape.append(str(item.get("role")))
     return shape
 
 

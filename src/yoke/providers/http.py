@@ -192,6 +192,7 @@ class WireCall:
     error_for: Callable[[HttpResponse], ProviderError]  # a failed response -> one clear error
     connection_hint: str = ""  # appended to "cannot reach <url>", e.g. "check ANTHROPIC_BASE_URL"
     should_retry: Callable[[HttpResponse], bool] | None = None  # default: `is_retryable`
+    unstreamed_url: str | None = None  # where the non-streaming request goes when it differs (Gemini)
 
 
 class _Restart(Exception):
@@ -271,7 +272,7 @@ async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 1.0) -> None:
 async def _unstreamed(
     transport: Transport, policy: RetryPolicy, call: WireCall
 ) -> AsyncIterator[ProviderEvent]:
-    request = HttpRequest(call.url, call.headers, call.body_for(False), stream=False)
+    request = HttpRequest(call.unstreamed_url or call.url, call.headers, call.body_for(False), stream=False)
     async for item in send_with_retries(transport, policy, request, call):
         if isinstance(item, HttpResponse):
             for event in call.new_assembler().from_body(_json_body(item)):
@@ -335,7 +336,7 @@ async def send_with_retries(
             reason = str(error)
             retry_after = parse_retry_after(response.headers)
         if retry >= policy.max_retries:
-            if status is not None:
+            if status is not None and error.kind not in ("overloaded", "rate_limit"):
                 error = ProviderError(exhausted_kind(status), str(error), status)
             if retry:
                 raise ProviderError(error.kind, f"{error} (gave up after {retry} retries)", error.status)

@@ -24,10 +24,11 @@ from yoke.providers.http import (
     run_call,
 )
 from yoke.providers.openai_stream import OpenAIAssembler
-from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 OPENAI_HOST = "api.openai.com"
+XAI_BASE_URL = "https://api.x.ai/v1"
 REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
@@ -46,7 +47,7 @@ class OpenAIProvider:
         self.api_key = api_key or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
 
     @classmethod
     def from_env(
@@ -60,6 +61,24 @@ class OpenAIProvider:
             transport=transport,
             api_timeout=api_timeout_from_env(env),
         )
+
+    @classmethod
+    def for_grok(
+        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
+    ) -> OpenAIProvider:
+        """xAI's Grok over its OpenAI-compatible API: XAI_API_KEY (or GROK_API_KEY), GROK_BASE_URL or
+        XAI_BASE_URL (default https://api.x.ai/v1)."""
+        provider = cls(
+            api_key=env.get("XAI_API_KEY") or env.get("GROK_API_KEY"),
+            base_url=base_url or env.get("GROK_BASE_URL") or env.get("XAI_BASE_URL") or XAI_BASE_URL,
+            retry=RetryPolicy.from_env(env),
+            transport=transport,
+            api_timeout=api_timeout_from_env(env),
+        )
+        provider.name = "grok"
+        if not provider.api_key:
+            raise ProviderError("authentication", "No xAI API key · set XAI_API_KEY (or GROK_API_KEY)")
+        return provider
 
     @property
     def is_openai_api(self) -> bool:

@@ -1,15 +1,18 @@
 """Model prices and context windows, for cost reporting and compaction thresholds.
 
-Prices are USD per million tokens: input, output, cache write (Anthropic's 5-minute cache) and cache read.
-OpenAI bills no premium for writing its automatic cache, so there the write price is the input price.
-Models are matched by the longest known family prefix after provider prefixes (`anthropic/`,
-`us.anthropic.`) and date or version suffixes (`-20250929`, `@20250929`, `-v1:0`, `-2024-08-06`) are dropped.
+The numbers live in one data file, `models.json` next to this module (read once, on first use): per model
+family a price in USD per million tokens (input, output, cache write, cache read) and optionally a context
+window, plus each provider's default model and aliases. OpenAI, Gemini and xAI bill no premium for writing
+their automatic caches, so there the write price is the input price. Models are matched by the longest known
+family prefix after provider prefixes (`anthropic/`, `us.anthropic.`, `models/`) and date or version
+suffixes (`-20250929`, `@20250929`, `-v1:0`, `-2024-08-06`) are dropped.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from functools import cache
+from typing import Any, NamedTuple
 
 from yoke.providers.base import Usage
 
@@ -21,46 +24,42 @@ class Price(NamedTuple):
     cache_read: float
 
 
-PRICES: dict[str, Price] = {
-    # Anthropic
-    "claude-opus-4-5": Price(5.0, 25.0, 6.25, 0.50),
-    "claude-opus-4-1": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4-0": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-opus-4": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-3-opus": Price(15.0, 75.0, 18.75, 1.50),
-    "claude-sonnet-4-5": Price(3.0, 15.0, 3.75, 0.30),
-    "claude-sonnet-4-0": Price(3.0, 15.0, 3.75, 0.30),
-    "claude-sonnet-4": Price(3.0, 15.0, 3.75, 0.30),
-    "claude-3-7-sonnet": Price(3.0, 15.0, 3.75, 0.30),
-    "claude-3-5-sonnet": Price(3.0, 15.0, 3.75, 0.30),
-    "claude-haiku-4-5": Price(1.0, 5.0, 1.25, 0.10),
-    "claude-3-5-haiku": Price(0.80, 4.0, 1.0, 0.08),
-    "claude-3-haiku": Price(0.25, 1.25, 0.30, 0.03),
-    # OpenAI
-    "gpt-5": Price(1.25, 10.0, 1.25, 0.125),  # also gpt-5-codex, gpt-5-chat
-    "gpt-5.1": Price(1.25, 10.0, 1.25, 0.125),
-    "gpt-5-mini": Price(0.25, 2.0, 0.25, 0.025),
-    "gpt-5-nano": Price(0.05, 0.40, 0.05, 0.005),
-    "gpt-5-pro": Price(15.0, 120.0, 15.0, 15.0),
-    "gpt-4.1": Price(2.0, 8.0, 2.0, 0.50),
-    "gpt-4.1-mini": Price(0.40, 1.60, 0.40, 0.10),
-    "gpt-4.1-nano": Price(0.10, 0.40, 0.10, 0.025),
-    "gpt-4o": Price(2.50, 10.0, 2.50, 1.25),
-    "gpt-4o-mini": Price(0.15, 0.60, 0.15, 0.075),
-    "o3": Price(2.0, 8.0, 2.0, 0.50),
-    "o3-pro": Price(20.0, 80.0, 20.0, 20.0),
-    "o3-mini": Price(1.10, 4.40, 1.10, 0.55),
-    "o4-mini": Price(1.10, 4.40, 1.10, 0.275),
-}
-
-CONTEXT_WINDOWS: dict[str, int] = {
-    "gpt-4.1": 1_047_576,
-    "gpt-5": 400_000,
-    "o3": 200_000,
-    "o4-mini": 200_000,
-}
 CLAUDE_CONTEXT = 200_000
 OTHER_CONTEXT = 128_000
+
+
+@cache
+def model_data() -> dict[str, Any]:
+    """The parsed models.json (providers' defaults and aliases, model families)."""
+    import json
+    from pathlib import Path
+
+    return json.loads((Path(__file__).with_name("models.json")).read_text(encoding="utf-8"))
+
+
+@cache
+def _tables() -> tuple[dict[str, Price], dict[str, int], frozenset[str]]:
+    prices: dict[str, Price] = {}
+    windows: dict[str, int] = {}
+    responses_only: set[str] = set()
+    for name, entry in model_data()["models"].items():
+        if entry.get("price"):
+            prices[name] = Price(*entry["price"])
+        if entry.get("context"):
+            windows[name] = int(entry["context"])
+        if entry.get("responses_only"):
+            responses_only.add(name)
+    return prices, windows, frozenset(responses_only)
+
+
+def __getattr__(name: str) -> Any:
+    # PRICES / CONTEXT_WINDOWS stay importable for callers that read the tables directly.
+    if name == "PRICES":
+        return _tables()[0]
+    if name == "CONTEXT_WINDOWS":
+        return _tables()[1]
+    raise AttributeError(name)
+
 
 _PREFIXES = re.compile(r"^(?:[a-z0-9_-]+/)+|^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.")
 _SUFFIXES = re.compile(r"(?:\[1m\]|@\d{8}|-v\d+(?::\d+)?|-\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$")
@@ -76,7 +75,7 @@ def normalize_model(model: str) -> str:
         name = shorter
 
 
-def _lookup(model: str, table: dict[str, object]) -> str | None:
+def _lookup(model: str, table: Any) -> str | None:
     """The longest key that is the whole name or a prefix of it followed by a variant word ('-codex'); a
     following version number ('claude-opus-4' in 'claude-opus-4-9') is a different model, so no match."""
     name = normalize_model(model)
@@ -90,12 +89,21 @@ def _lookup(model: str, table: dict[str, object]) -> str | None:
 
 
 def price_of(model: str) -> Price | None:
-    key = _lookup(model, PRICES)  # type: ignore[arg-type]
-    return PRICES[key] if key else None
+    prices = _tables()[0]
+    key = _lookup(model, prices)
+    return prices[key] if key else None
 
 
 def known_model(model: str) -> bool:
     return price_of(model) is not None
+
+
+def unpriced_notice(model: str) -> str:
+    """What a user is told once about a model missing from the price table."""
+    return (
+        f"No price is known for model '{model}': its cost is not counted in total_cost_usd "
+        "(token counts still are). Add it to yoke/providers/models.json to count it."
+    )
 
 
 def cost_usd(model: str, usage: Usage) -> float:
@@ -113,7 +121,13 @@ def cost_usd(model: str, usage: Usage) -> float:
 
 
 def context_window(model: str) -> int:
-    key = _lookup(model, CONTEXT_WINDOWS)  # type: ignore[arg-type]
+    windows = _tables()[1]
+    key = _lookup(model, windows)
     if key:
-        return CONTEXT_WINDOWS[key]
+        return windows[key]
     return CLAUDE_CONTEXT if "claude" in normalize_model(model) else OTHER_CONTEXT
+
+
+def responses_only(model: str) -> bool:
+    """Whether OpenAI serves this model only through the Responses API (not Chat Completions)."""
+    return _lookup(model, _tables()[2]) is not None

@@ -14,4 +14,6 @@ def record_provider(provider: Any, path: Path, model: str = "") -> None:
     if transport is None:
         name = getattr(provider, "name", "this provider")
         raise ProviderError("config", f"--record is not supported with {name} (it has no HTTP transport)")
-    provider.transport = RecordingTransport(transport, path, getattr(provider, "name", "anthropic"), model)
+    retry = getattr(provider, "retry", None)
+    name = getattr(provider, "name", "anthropic")
+    provider.transport = RecordingTransport(transport, path, name, model, getattr(retry, "max_retries", None))

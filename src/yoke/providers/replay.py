@@ -18,7 +18,10 @@ class ReplayProvider:
         self.cassette = Cassette(path)
         self.transport = ReplayTransport(self.cassette)
         self.model = self.cassette.model
-        self.inner = _wire_provider(self.cassette.provider, self.transport)
+        retries = self.cassette.header.get("max_retries")
+        self.inner = _wire_provider(
+            self.cassette.provider, self.transport, retries if isinstance(retries, int) else 0
+        )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         return self.inner.stream(request)
@@ -27,16 +30,32 @@ class ReplayProvider:
         await self.inner.aclose()
 
 
-def _wire_provider(kind: str, transport: ReplayTransport):
+async def _no_wait(seconds: float) -> None:
+    return None
+
+
+def _wire_provider(kind: str, transport: ReplayTransport, max_retries: int = 0):
     from yoke.providers.http import RetryPolicy
 
-    no_retries = RetryPolicy(max_retries=0)
-    if kind in ("anthropic", "bedrock", "vertex"):
+    # A recorded failure is answered again by the next recorded exchange, at once: retried as often as the
+    # recorded run retried (older cassettes, without the count, replay no retries).
+    no_retries = RetryPolicy(max_retries=max_retries, sleep=_no_wait)
+    if kind in ("anthropic", "bedrock", "vertex", "foundry"):
         from yoke.providers.anthropic import AnthropicProvider
 
         return AnthropicProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
-    if kind == "openai":
+    if kind in ("openai", "grok"):
         from yoke.providers.openai import OpenAIProvider
 
         return OpenAIProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    if kind == "openai-responses":
+        from yoke.providers.responses import ResponsesProvider
+
+        return ResponsesProvider(base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries)
+    if kind == "gemini":
+        from yoke.providers.gemini import GeminiProvider
+
+        return GeminiProvider(
+            api_key="replay", base_url=REPLAY_BASE_URL, transport=transport, retry=no_retries
+        )
     raise ProviderError("config", f"cassette was recorded with an unknown provider {kind!r}")

@@ -84,6 +84,29 @@ class Transport(Protocol):
 ClientFactory = Callable[[], "httpx.AsyncClient"]
 
 
+class AutoTransport:
+    """The default: the lean `H11Transport`, or `HttpxTransport` when a `*_PROXY` variable applies to the
+    endpoint (or `YOKE_HTTP_CLIENT=httpx` asks for it). Chosen at the first request."""
+
+    def __init__(self, *, connect_timeout: float = 30.0, read_timeout: float = 600.0) -> None:
+        self._timeouts = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
+        self._inner: Transport | None = None
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        if self._inner is None:
+            import os
+
+            from yoke.providers.h11_transport import H11Transport, proxy_applies
+
+            use_httpx = os.environ.get("YOKE_HTTP_CLIENT") == "httpx" or proxy_applies(request.url)
+            self._inner = HttpxTransport(**self._timeouts) if use_httpx else H11Transport(**self._timeouts)
+        return await self._inner.send(request)
+
+    async def aclose(self) -> None:
+        if self._inner is not None:
+            await self._inner.aclose()
+
+
 class HttpxTransport:
     """The real network, over one lazily created `httpx.AsyncClient` (which honours HTTP(S)_PROXY)."""
 

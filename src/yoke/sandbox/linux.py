@@ -39,25 +39,18 @@ SECRET_HOME_PATHS = (
     ".claude/.credentials.json",
     ".yoke/credentials.json",
 )
-# Inside writable directories these stay read-only (Claude Code's sandbox list).
-PROTECTED_IN_WORKDIR = (
-    ".git/hooks",
-    ".git/config",
-    ".gitmodules",
-    ".claude",
-    ".yoke",
-    ".mcp.json",
-    ".vscode",
-    ".idea",
-    ".husky",
-    ".devcontainer",
-    ".envrc",
-    ".npmrc",
-    ".bashrc",
-    ".zshrc",
-    ".profile",
-    ".gitconfig",
-)
+# Inside writable directories these stay read-only (Claude Code's sandbox list, plus the other files that
+# make some program run code: shell and tool rc files, hook managers, editor and agent configuration). They
+# are pinned whether or not they exist: a missing one gets an empty read-only mount point (see guard.py).
+PROTECTED_DIRS_IN_WORKDIR = (".git/hooks", ".claude", ".yoke", ".vscode", ".idea", ".husky", ".devcontainer",
+                             ".cargo", ".yarn", ".mvn")  # fmt: skip
+PROTECTED_FILES_IN_WORKDIR = (
+    ".git/config", ".gitmodules", ".gitconfig", ".mcp.json", ".claude.json", ".envrc", ".npmrc", ".yarnrc",
+    ".yarnrc.yml", "bunfig.toml", ".bazelrc", ".bashrc", ".bash_profile", ".bash_login", ".zshrc", ".zshenv",
+    ".zprofile", ".zlogin", ".profile", ".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
+    ".ripgreprc", ".devcontainer.json", "pyrightconfig.json",
+)  # fmt: skip
+PROTECTED_IN_WORKDIR = PROTECTED_DIRS_IN_WORKDIR + PROTECTED_FILES_IN_WORKDIR
 
 
 def bwrap_command(
@@ -89,11 +82,8 @@ def bwrap_command(
     )
     for path in writable_dirs:
         args += ["--bind", path, path]
-    for path in writable_dirs:
-        for name in PROTECTED_IN_WORKDIR:
-            target = os.path.join(path, name)
-            if os.path.lexists(target):
-                args += ["--ro-bind", target, target]
+    pins, created = _pin_protected(writable_dirs)
+    args += pins
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
     for path in _existing(readable or []):
@@ -124,7 +114,29 @@ def bwrap_command(
     for key, value in env.items():
         args += ["--setenv", key, value]
     args += ["--chdir", os.path.realpath(cwd), "--", *inner]
+    if created:
+        guard = os.path.realpath(Path(__file__).with_name("guard.py"))
+        return [os.path.realpath(sys.executable), "-I", "-S", guard, *created, "--", *args]
     return args
+
+
+def _pin_protected(writable_dirs: list[str]) -> tuple[list[str], list[str]]:
+    """bwrap arguments that keep every protected name in the writable folders read-only, and the mount
+    points that will have to be created for the names that do not exist (removed afterwards)."""
+    args: list[str] = []
+    created: list[str] = []
+    for path in writable_dirs:
+        for name in PROTECTED_IN_WORKDIR:
+            target = os.path.join(path, name)
+            if os.path.lexists(target):
+                args += ["--ro-bind", target, target]
+            elif os.path.isdir(os.path.dirname(target)) and not os.path.islink(os.path.dirname(target)):
+                if name in PROTECTED_DIRS_IN_WORKDIR:
+                    args += ["--tmpfs", target, "--remount-ro", target]
+                else:
+                    args += ["--ro-bind", "/dev/null", target]
+                created.append(target)
+    return args, created
 
 
 def _hide_secrets(settings: SandboxSettings, home: Path) -> list[str]:

@@ -11,7 +11,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +59,13 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = _session_env(settings, cwd, options.env, warnings)
     resources = ResourceStack()
-    provider, provider_name, model = _make_provider(options, merged, env)
-    resources.add(provider, "provider")
     registry = _tools(options)
+    options, catalog = _agents(options, cwd, env, registry, warnings)
+    provider, provider_name, model = _make_provider(options, merged, env)
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
+    provider = _with_fallback(provider, provider_name, model, options, merged, env, loaded)
+    resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
     warnings.extend(getattr(gate, "warnings", []) or [])
@@ -74,6 +76,12 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     mcp = await _mcp(options, cwd, merged, registry, gate, env, warnings, mcp_events)
     if mcp is not None:
         resources.add(mcp, "MCP servers")
+    from yoke.memory.session import start_auto_memory
+
+    auto_memory = start_auto_memory(cwd, settings, env)  # None when turned off
+    if auto_memory is not None:
+        auto_memory.allow_writes(gate)  # writes into the memory directory need no question
+        warnings.extend(auto_memory.config.warnings)
     transcript = loaded.transcript
     resources.add(transcript, "transcript")
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
@@ -93,8 +101,9 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     if mcp is not None:
         mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
+    section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
-        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env
+        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section
     )
     agent = Agent(
         provider=provider,
@@ -110,6 +119,9 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     from yoke.session.collaborators import make_compactor
 
     agent.keeper = make_compactor(agent, model, session_dir, memory, env)
+    if auto_memory is not None:
+        lifecycle.add(auto_memory.listener(agent))  # recall adds memories to each prompt
+        auto_memory.start_messages = len(agent.messages)
     started = ev.SessionStarted(
         loaded.session_id,
         model,
@@ -131,6 +143,11 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     )
     executor.ctx.set_permission_mode = session.set_permission_mode
     session.mcp, session.side_events = mcp, mcp_events
+    if auto_memory is not None:
+        resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")
+    from yoke.agents import attach_runner
+
+    attach_runner(session, catalog)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
 
@@ -145,6 +162,12 @@ async def _announce_start(session: Session, source: str) -> None:
         message = user_message(f"<system-reminder>\n{out.additional_context}\n</system-reminder>")
         session.agent.messages.append(message)
         session.agent.recorder.user(message, meta=True)
+
+
+def _end_auto_memory(auto_memory: Any, session: Session) -> None:
+    """The session is closing: start the background extraction pass (when on) and close the index."""
+    auto_memory.session_ended(session.agent, session.provider_name)
+    auto_memory.close()
 
 
 async def _mcp(
@@ -189,17 +212,38 @@ def _common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
     return common
 
 
-def _switch_model(session: Session, model: str) -> None:
-    """`set_model`: the next request goes to `model`, with the output budget and compaction thresholds of
-    its context window."""
-    from yoke.providers.select import resolve_model_alias
+def _switch_model(session: Session, spec: str) -> None:
+    """`set_model`: the next request goes to `spec` (an alias, a model id, or `provider:model`), with the
+    output budget and compaction thresholds of its context window. Across vendors the history is converted
+    (what the other side cannot read is dropped) and a notice says so. Raises ValueError, one line."""
+    from yoke.providers.base import ProviderError
+    from yoke.providers.switch import plan_model_switch
 
     agent = session.agent
-    model = resolve_model_alias(session.provider_name, model, agent.executor.ctx.env or os.environ)
-    agent.settings.model = model
+    env = agent.executor.ctx.env or os.environ
+    try:
+        plan = plan_model_switch(
+            spec,
+            current_provider=session.provider_name,
+            current_model=agent.settings.model,
+            messages=agent.messages,
+            env=env,
+        )
+    except ProviderError as exc:
+        raise ValueError(str(exc)) from None
+    if plan.provider is not None:
+        agent.provider = plan.provider
+        session.resources.add(plan.provider, "provider")  # the old one closes with the session too
+        session.provider_name = plan.provider_name
+    if plan.messages is not agent.messages:
+        agent.messages[:] = plan.messages
+    agent.settings.model = plan.model
+    agent.settings.max_tokens = min(agent.settings.max_tokens, max(1024, plan.context_window // 4))
     keeper = agent.keeper
     if keeper is not None and hasattr(keeper, "retarget"):
-        keeper.retarget(model)
+        keeper.retarget(plan.model)
+    if plan.notice:
+        agent.notices.append(plan.notice)
 
 
 def _executor(
@@ -282,17 +326,21 @@ def _load_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> A
 def _session_env(
     settings: Any, cwd: Path, base: Mapping[str, str] | None, warnings: list[str]
 ) -> dict[str, str]:
-    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied."""
-    from yoke.config.env import settings_env
+    """The session's environment: the caller's (or Yoke's own) with settings' `env` blocks applied, as in
+    Claude Code overriding the shell's exports (an empty string unsets). Trust is decided first, from the
+    Yoke home as it was before any settings applied; `config.env_policy` says what a project may set."""
+    from yoke.config.env_policy import apply_env, settings_env
+    from yoke.permissions.trust import is_trusted
 
     env = dict(os.environ if base is None else base)
-
-    def trusted() -> bool:
-        from yoke.permissions.trust import is_trusted
-
-        return is_trusted(cwd, _yoke_home(env))
-
-    return settings_env(settings, env, trusted, warnings)
+    sources = list(getattr(settings, "sources", []) or [])
+    trusted = not any(
+        s.scope in ("project", "local") and isinstance(s.data.get("env"), dict) for s in sources
+    )
+    if not trusted:
+        trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
+    apply_env(settings_env(sources, trusted, warnings), env)
+    return env
 
 
 def _make_provider(
@@ -331,6 +379,28 @@ def _make_provider(
     return provider, config.provider, model
 
 
+def _with_fallback(
+    provider: Any,
+    name: str,
+    model: str,
+    options: SessionOptions,
+    merged: dict,
+    env: Mapping[str, str],
+    loaded: Any,
+) -> Any:
+    """--fallback-model (or the fallbackModel setting): switch models on repeated overload; a resumed
+    session that had switched goes on with the fallback."""
+    from yoke.providers.fallback import with_fallback
+
+    setting = merged.get("fallbackModel")
+    fallback = options.fallback_model or (setting if isinstance(setting, str) else None)
+    resumed = getattr(loaded.conversation, "fallback", None) if loaded.conversation is not None else None
+    try:
+        return with_fallback(provider, name, model, fallback, dict(env), resumed=resumed)
+    except ProviderError as exc:
+        raise SessionError(str(exc), usage=True) from None
+
+
 def _tools(options: SessionOptions) -> Any:
     from yoke.tools.builtin import builtin_tools
     from yoke.tools.registry import ToolRegistry
@@ -349,6 +419,39 @@ def _tools(options: SessionOptions) -> Any:
             if name not in keep:
                 registry.remove(name)
     return registry
+
+
+def _agents(
+    options: SessionOptions, cwd: Path, env: Mapping[str, str], registry: Any, warnings: list[str]
+) -> tuple[SessionOptions, Any]:
+    """The agent definitions this session can start, their tools registered; with `--agent NAME` the main
+    session takes that agent's prompt, tools, model and mode."""
+    from yoke.agents import agent_tools, catalog_for
+
+    try:
+        catalog = catalog_for(cwd, env, options.agents)
+    except ValueError as exc:
+        raise SessionError(str(exc), usage=True) from None
+    warnings.extend(catalog.warnings)
+    for tool in agent_tools(catalog):
+        registry.register(tool)
+    if options.agent:
+        definition = catalog.get(options.agent)
+        if definition is None:
+            raise SessionError(
+                f"--agent: no agent called {options.agent!r} (agents: {', '.join(catalog.names())})"
+            )
+        options = replace(
+            options,
+            system_prompt=options.system_prompt or definition.prompt or None,
+            model=options.model or (definition.model if definition.model != "inherit" else None),
+            permission_mode=options.permission_mode or definition.permission_mode,
+        )
+        keep = set(definition.tools) if definition.tools is not None else None
+        for name in registry.names():
+            if (keep is not None and name not in keep) or name in definition.disallowed_tools:
+                registry.remove(name)
+    return options, catalog
 
 
 def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:
@@ -420,6 +523,7 @@ async def _system_prompt(
     working_dirs: list[Path],
     git_pending: Any,
     env: Mapping[str, str],
+    auto_memory: str | None = None,
 ) -> list:
     from yoke.context.prompt import build_system_prompt
 
@@ -433,4 +537,5 @@ async def _system_prompt(
         env=env,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        auto_memory=auto_memory,
     )

@@ -4,6 +4,7 @@ beside the parent's, as Claude Code keeps them: `<session>/subagents/agent-<id>.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -15,6 +16,9 @@ from yoke.messages import text_block
 from yoke.session.resources import ResourceStack
 from yoke.tools.base import SessionState
 from yoke.tools.registry import ToolRegistry
+
+# Session state a sub-agent shares with its parent: the sandbox and the task list (TaskCreate and friends).
+SHARED_EXTRAS = ("sandbox", "task_list")
 
 if TYPE_CHECKING:
     from yoke.session.engine import ChildOptions, Session
@@ -40,8 +44,12 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
     )
     recorder = Recorder(transcript, chain)
     state = SessionState(session_id=parent.id, session_dir=parent.session_dir)
-    state.extras["sandbox"] = up.executor.ctx.session.extras.get("sandbox")
-    ctx = replace(up.executor.ctx, session=state, cancel=up.executor.ctx.cancel)
+    for key in SHARED_EXTRAS:
+        if key in up.executor.ctx.session.extras:
+            state.extras[key] = up.executor.ctx.session.extras[key]
+    ctx = replace(up.executor.ctx, session=state, cancel=asyncio.Event())
+    if options.cwd is not None:
+        ctx = replace(ctx, cwd=options.cwd, working_dirs=[options.cwd, *ctx.working_dirs])
     lifecycle = up.lifecycle.derive(agent_id=agent_id, agent_type=options.agent_type)
     executor = ToolExecutor(registry, gate, ctx, lifecycle, up.executor.observers)
     system = [text_block(options.system_prompt)] if options.system_prompt else list(up.system)

@@ -41,6 +41,7 @@ class ChildOptions:
     model: str | None = None
     permission_mode: str | None = None
     max_turns: int | None = None
+    cwd: Path | None = None  # a folder of its own (a worktree); None: the parent's
 
 
 class Session:
@@ -66,6 +67,7 @@ class Session:
         self.warnings = list(warnings or [])  # set-up warnings, for the front-end to show once
         self.parent = parent
         self.children: list[Session] = []
+        self.background = False  # a background sub-agent: the parent's interrupt does not reach it
         self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
         self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
         self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
@@ -101,6 +103,14 @@ class Session:
     def tool_names(self) -> list[str]:
         return self.agent.executor.registry.names()
 
+    def describe_call(self, tool_name: str, input: dict[str, Any]) -> tuple[str, list[str]]:
+        """What a call does (the tool's kind: read, edit, execute, ...) and the paths it names, for
+        front-ends that show calls (ACP locations, the terminal UI)."""
+        tool = self.agent.executor.registry.get(tool_name)
+        if tool is None:
+            return "other", []
+        return str(tool.kind), tool.paths(input)
+
     @property
     def transcript_path(self) -> Path:
         return self.agent.recorder.transcript.path
@@ -135,7 +145,8 @@ class Session:
     def interrupt(self) -> None:
         """End the running query (and the children's) within a second, from any point."""
         for child in self.children:
-            child.interrupt()
+            if not child.background:
+                child.interrupt()
         self.agent.interrupt()
 
     def set_permission_mode(self, mode: str) -> None:

@@ -33,6 +33,8 @@ class SessionOptions:
     """Answer from this recorded cassette instead of a model."""
     record: Path | None = None
     """Record every model exchange to this cassette."""
+    fallback_model: str | None = None
+    """Switch to this model when the main one stays overloaded (529) after the retries."""
     max_output_tokens: int | None = None
     max_thinking_tokens: int | None = None
 
@@ -60,6 +62,12 @@ class SessionOptions:
     asker: Any = None
     """The front-end's `Asker` (permissions.gate): permission prompts, questions, plan approval. None: nobody
     is there, so questions are answered no."""
+
+    # ---- sub-agents ---------------------------------------------------------------------------------
+    agents: str | dict[str, Any] | None = None
+    """Extra agent definitions: `--agents` JSON or the SDK's dict ({name: {description, prompt, ...}})."""
+    agent: str | None = None
+    """Run the main session as this agent (`--agent NAME`): its prompt, tools, model and mode."""
 
     # ---- settings -----------------------------------------------------------------------------------
     settings: str | None = None

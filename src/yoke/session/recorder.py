@@ -53,8 +53,11 @@ class Recorder:
     def system(self, partial: dict[str, Any]) -> None:
         self.transcript.append(self.chain.wrap(partial))
 
-    def notice(self, kind: str, message: str) -> None:
-        self.transcript.append(self.chain.system("notice", {"content": message, "level": kind}))
+    def notice(self, kind: str, message: str, data: dict[str, Any] | None = None) -> None:
+        fields = {"content": message, "level": kind}
+        if kind == "model_fallback" and data:  # resume reads it: the session continues on the fallback
+            fields["fromModel"], fields["toModel"] = data.get("from_model"), data.get("to_model")
+        self.transcript.append(self.chain.system("notice", fields))
 
     def todos(self, todos: list[Any]) -> None:
         self.transcript.append(self.chain.todos(todos))

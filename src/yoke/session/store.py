@@ -52,6 +52,7 @@ class LoadedSession:
     model: str | None = None
     cwd: str | None = None
     compactions: int = 0
+    fallback: tuple[str, str] | None = None  # (from model, to model) once --fallback-model switched
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,8 @@ def _apply_system(
         if record.get("destination") == "session" or record.get("rule") or record.get("rules"):
             grant = {k: v for k, v in record.items() if k in _GRANT_KEYS}
             loaded.permission_grants.append(grant)
+    elif subtype == "notice" and record.get("level") == "model_fallback" and record.get("toModel"):
+        loaded.fallback = (str(record.get("fromModel") or ""), str(record["toModel"]))
     elif subtype == "compact_boundary" and isinstance(record.get("summaryMessages"), list):
         loaded.compactions += 1
         kept = int(record.get("keptMessages") or 0)

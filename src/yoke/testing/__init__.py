@@ -1,8 +1,8 @@
-"""Offline testing for Yoke and its users: a local server that speaks the Anthropic and OpenAI APIs.
+"""Offline testing for Yoke and its users: a local server that speaks the Anthropic, OpenAI and Gemini APIs.
 
     from yoke.testing import ScriptedServer
     with ScriptedServer([{"content": "Hello"}]) as srv:
-        ...  # point a client at srv.url (Anthropic) or srv.openai_url (OpenAI)
+        ...  # point a client at srv.url (Anthropic), srv.openai_url (OpenAI) or srv.gemini_url (Gemini)
 
 `python -m yoke.testing --script turns.json` runs the same server as a process. Names are loaded on first
 use so importing this package stays cheap.

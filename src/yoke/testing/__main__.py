@@ -15,7 +15,10 @@ import threading
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m yoke.testing",
-        description="Serve scripted model turns over the Anthropic and OpenAI wire formats on 127.0.0.1.",
+        description=(
+            "Serve scripted model turns over the Anthropic, OpenAI (Chat Completions and Responses) and "
+            "Gemini wire formats on 127.0.0.1."
+        ),
     )
     parser.add_argument("--script", help="JSON (list, or {turns, default_turn}) or JSONL file of turns")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")

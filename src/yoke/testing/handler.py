@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
-from yoke.testing import anthropic_wire, openai_wire
+from yoke.testing import anthropic_wire, gemini_wire, openai_wire, responses_wire
 from yoke.testing.script import Fault, ScriptError, Turn
 from yoke.testing.server import RecordedRequest, WireFormat
-from yoke.testing.validate import anthropic_request_problem, openai_request_problem
+from yoke.testing.validate import (
+    anthropic_request_problem,
+    anthropic_signature_problem,
+    gemini_request_problem,
+    openai_request_problem,
+    responses_request_problem,
+)
 from yoke.testing.wire import new_id
 
 if TYPE_CHECKING:
@@ -20,9 +27,20 @@ MODEL_PATHS: dict[str, WireFormat] = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
     "/chat/completions": "openai",
+    "/v1/responses": "responses",
+    "/responses": "responses",
+}
+# Gemini names the model and the method in the path: /v1beta/models/gemini-2.5-pro:streamGenerateContent
+GEMINI_PATH = re.compile(r"^(?:/v1beta|/v1)?/models/([^/:]+):(streamGenerateContent|generateContent)$")
+WIRES = {
+    "anthropic": anthropic_wire,
+    "openai": openai_wire,
+    "gemini": gemini_wire,
+    "responses": responses_wire,
 }
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
 MODELS_PATHS = ("/v1/models", "/models")
+GEMINI_MODELS_PATH = "/v1beta/models"
 ANTHROPIC_ERROR_KINDS = {400: "invalid_request_error", 404: "not_found_error"}
 OPENAI_ERROR_KINDS = {400: "invalid_request_error", 404: "invalid_request_error"}
 
@@ -56,11 +74,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             self._send_json(200, [r.as_dict() for r in scripted.requests])
         elif path == "/_yoke/status":
             self._send_json(200, {"remaining": scripted.remaining, "requests": len(scripted.requests)})
-        elif path in MODELS_PATHS:
-            fmt = self._guess_format()
+        elif path in MODELS_PATHS or path == GEMINI_MODELS_PATH:
+            fmt = "gemini" if path == GEMINI_MODELS_PATH else self._guess_format()
             self._record(path, None, fmt)
-            wire = anthropic_wire if fmt == "anthropic" else openai_wire
-            self._send_json(200, wire.models_body())
+            self._send_json(200, WIRES[fmt].models_body())
         else:
             self._send_error(self._guess_format(), 404, f"yoke.testing: no such endpoint: GET {path}")
 
@@ -70,10 +87,16 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         if path == "/_yoke/turns":
             self._add_turns(raw)
             return
+        gemini = GEMINI_PATH.match(path)
         fmt = "anthropic" if path == COUNT_TOKENS_PATH else MODEL_PATHS.get(path) or self._guess_format()
+        if gemini:
+            fmt = "gemini"
         body = _parse_json(raw)
         self._record(path, body, fmt)
-        if path != COUNT_TOKENS_PATH and path not in MODEL_PATHS:
+        if gemini and isinstance(body, dict):
+            body = {**body, "model": gemini.group(1), "stream": gemini.group(2) == "streamGenerateContent"}
+            self._model_call(fmt, path, body)
+        elif path != COUNT_TOKENS_PATH and path not in MODEL_PATHS:
             known = ", ".join([*MODEL_PATHS, COUNT_TOKENS_PATH])
             self._send_error(fmt, 404, f"yoke.testing: no such endpoint: POST {path} (serving {known})")
         elif not isinstance(body, dict):
@@ -88,7 +111,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
     def _model_call(self, fmt: WireFormat, path: str, body: dict[str, Any]) -> None:
         scripted = self.server.scripted
         if scripted.validate_requests:
-            problem = anthropic_request_problem(body) if fmt == "anthropic" else openai_request_problem(body)
+            problem = self._request_problem(fmt, body)
             if problem:
                 self._send_error(fmt, 400, problem)
                 return
@@ -104,12 +127,37 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         elif reply.turn is not None:
             if reply.turn.delay and self.server.stopping.wait(reply.turn.delay):
                 return
-            answer = anthropic_wire.message if fmt == "anthropic" else openai_wire.completion
-            self._send_json(200, answer(reply.turn, body), self._id_header(fmt))
+            self._send_json(200, self._answer(fmt, reply.turn, body), self._id_header(fmt))
+
+    def _request_problem(self, fmt: WireFormat, body: dict[str, Any]) -> str | None:
+        issued = self.server.scripted.signatures
+        if fmt == "anthropic":
+            return anthropic_request_problem(body) or anthropic_signature_problem(body, issued)
+        if fmt == "gemini":
+            return gemini_request_problem(body, str(body.get("model")), issued)
+        if fmt == "responses":
+            return responses_request_problem(body, issued)
+        return openai_request_problem(body)
+
+    def _answer(self, fmt: WireFormat, turn: Turn, body: dict[str, Any]) -> dict[str, Any]:
+        issued = self.server.scripted.signatures
+        if fmt == "anthropic":
+            self.server.scripted.issue_signatures(turn, str(body.get("model")))
+            return anthropic_wire.message(turn, body)
+        if fmt == "openai":
+            return openai_wire.completion(turn, body)
+        return WIRES[fmt].response(turn, body, issued)
+
+    def _frames(self, fmt: WireFormat, turn: Turn, body: dict[str, Any]) -> list[bytes]:
+        if fmt == "anthropic":
+            self.server.scripted.issue_signatures(turn, str(body.get("model")))
+        if fmt in ("gemini", "responses"):
+            return WIRES[fmt].stream_frames(turn, body, self.server.scripted.signatures)
+        return WIRES[fmt].stream_frames(turn, body)
 
     def _send_fault_status(self, fmt: WireFormat, fault: Fault, body: dict[str, Any]) -> None:
         assert fault.status is not None
-        wire = anthropic_wire if fmt == "anthropic" else openai_wire
+        wire = WIRES[fmt]
         headers = self._id_header(fmt)
         if fault.retry_after is not None:
             ra = fault.retry_after
@@ -119,8 +167,8 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         self._send_json(fault.status, wire.error_status_body(fault.status, fault, body), headers)
 
     def _send_stream(self, fmt: WireFormat, turn: Turn, fault: Fault | None, body: dict[str, Any]) -> None:
-        wire = anthropic_wire if fmt == "anthropic" else openai_wire
-        frames = wire.stream_frames(turn, body)
+        wire = WIRES[fmt]
+        frames = self._frames(fmt, turn, body)
         limit, ending = _stream_plan(fault, len(frames))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
@@ -200,13 +248,18 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _id_header(self, fmt: WireFormat) -> dict[str, str]:
-        return {"request-id" if fmt == "anthropic" else "x-request-id": new_id("req_")}
+        return {
+            "request-id" if fmt == "anthropic" else "x-request-id": new_id("req_")
+        }  # Gemini sends neither
 
     def _send_error(
         self, fmt: WireFormat, status: int, message: str, headers: dict[str, str] | None = None
     ) -> None:
         if fmt == "anthropic":
             body = anthropic_wire.error_body(ANTHROPIC_ERROR_KINDS.get(status, "api_error"), message)
+        elif fmt == "gemini":
+            code = gemini_wire.ERRORS.get(status, ("INTERNAL", ""))[0]
+            body = gemini_wire.error_body(status, code, message)
         else:
             body = openai_wire.error_body(OPENAI_ERROR_KINDS.get(status, "server_error"), message)
         self._send_json(status, body, {**self._id_header(fmt), **(headers or {})})

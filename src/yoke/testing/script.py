@@ -13,10 +13,11 @@ One model request consumes one turn, rendered in whichever wire format the reque
                "cache_creation_input_tokens": 0},                 # defaults estimated from sizes
      "delay": 0.0,                     # seconds between stream frames (once, for non-streaming)
      "interleave_tool_calls": False,   # OpenAI streams: alternate argument fragments between calls
+     "block_reason": "SAFETY",         # Gemini: the prompt is blocked (no candidates)
      "fault": {...}}
 
 A fault holds the turn back for its first `times` requests (default 1, or "always"), then the turn is
-served: {"status": 429, "retry_after": 1} (also 400 + "prompt_too_long": true, 401, 403, 404, 500, 529; "type"
+served (a list of faults applies them one after another, e.g. a broken stream and then 529s): {"status": 429, "retry_after": 1} (also 400 + "prompt_too_long": true, 401, 403, 404, 500, 529; "type"
 and "message" override the error body, "should_retry" sets x-should-retry), or, for streaming requests only,
 {"cut_after": N}, {"idle_after": N, "idle_seconds": S} or {"stream_error_after": N}.
 
@@ -39,6 +40,7 @@ STREAM_FAULT_KEYS = ("cut_after", "idle_after", "stream_error_after")
 FAULT_KEYS = {"status", "retry_after", "times", "prompt_too_long", "type", "message", "should_retry"}
 FAULT_KEYS |= set(STREAM_FAULT_KEYS) | {"idle_seconds"}
 TURN_KEYS = {"content", "stop_reason", "stop_sequence", "usage", "fault", "delay", "interleave_tool_calls"}
+TURN_KEYS |= {"block_reason"}
 
 
 class ScriptError(ValueError):
@@ -75,9 +77,22 @@ class Turn:
     stop_reason: str
     stop_sequence: str | None = None
     usage: dict[str, int] = field(default_factory=dict)
-    fault: Fault | None = None
+    faults: tuple[Fault, ...] = ()  # applied in order, each to its `times` requests
     delay: float = 0.0
     interleave_tool_calls: bool = False
+    block_reason: str | None = None  # Gemini: the prompt itself is blocked (promptFeedback.blockReason)
+
+    @property
+    def fault(self) -> Fault | None:
+        return self.faults[0] if self.faults else None
+
+    def fault_for(self, served: int) -> Fault | None:
+        """The fault for the next request, given how many faulted requests this turn has served."""
+        for fault in self.faults:
+            if fault.times is None or served < fault.times:
+                return fault
+            served -= fault.times
+        return None
 
     @property
     def tool_uses(self) -> list[dict[str, Any]]:
@@ -105,15 +120,18 @@ def parse_turn(raw: dict[str, Any], where: str = "turn") -> Turn:
     delay = raw.get("delay", 0)
     if not isinstance(delay, int | float) or delay < 0:
         raise ScriptError(f"{where}: 'delay' must be a non-negative number of seconds")
-    fault = _parse_fault(raw["fault"], f"{where}.fault") if raw.get("fault") else None
+    raw_faults = raw.get("fault") or []
+    raw_faults = raw_faults if isinstance(raw_faults, list) else [raw_faults]
+    faults = tuple(_parse_fault(f, f"{where}.fault[{i}]") for i, f in enumerate(raw_faults))
     return Turn(
         content=blocks,
         stop_reason=str(stop_reason),
         stop_sequence=raw.get("stop_sequence"),
         usage=dict(usage),
-        fault=fault,
+        faults=faults,
         delay=float(delay),
         interleave_tool_calls=bool(raw.get("interleave_tool_calls", False)),
+        block_reason=raw.get("block_reason"),
     )
 
 

@@ -1,7 +1,8 @@
-"""A local HTTP server that answers like the Anthropic and OpenAI APIs, from a script.
+"""A local HTTP server that answers like the Anthropic, OpenAI and Gemini APIs, from a script.
 
 Each model request consumes the next scripted turn and gets it back in the wire format it asked in
-(Anthropic Messages or OpenAI Chat Completions, streaming or not). Every request is recorded, and turns can
+(Anthropic Messages, OpenAI Chat Completions, the OpenAI Responses API or Gemini `generateContent`,
+streaming or not). Every request is recorded, and turns can
 inject faults (error statuses, cut or stalled streams, mid-stream errors) to exercise a client's recovery.
 """
 
@@ -16,7 +17,7 @@ from typing import Any, Literal
 
 from yoke.testing.script import Fault, Turn, TurnSource, parse_turn
 
-WireFormat = Literal["anthropic", "openai"]
+WireFormat = Literal["anthropic", "openai", "gemini", "responses"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class RecordedRequest:
 
     @property
     def stream(self) -> bool:
-        return bool(self.body and self.body.get("stream"))
+        return ":streamGenerateContent" in self.path or bool(self.body and self.body.get("stream"))
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +67,9 @@ class ScriptedServer:
                 default_turn if callable(default_turn) else parse_turn(default_turn, "default_turn")
             )
         self._requests: list[RecordedRequest] = []
+        # Model-bound material this server has handed out (thinking signatures, Gemini thought signatures,
+        # Responses encrypted reasoning) -> the model it was made for; replaying it elsewhere is a 400.
+        self.signatures: dict[str, str] = {}
         self._model_calls = 0
         self.validate_requests = validate_requests
         self.add_turns(turns)
@@ -120,6 +124,11 @@ class ScriptedServer:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def gemini_url(self) -> str:
+        """Base URL with /v1beta (the GEMINI_BASE_URL convention: clients append /models/M:method)."""
+        return f"{self.url}/v1beta"
+
+    @property
     def openai_url(self) -> str:
         """Base URL with /v1 (the OPENAI_BASE_URL convention: clients append /chat/completions)."""
         return f"{self.url}/v1"
@@ -148,6 +157,13 @@ class ScriptedServer:
 
     # -- called by the request handler ----------------------------------------------------------------
 
+    def issue_signatures(self, turn: Turn, model: str) -> None:
+        with self._lock:
+            for block in turn.content:
+                value = block.get("signature") if block["type"] == "thinking" else block.get("data")
+                if value and block["type"] in ("thinking", "redacted_thinking"):
+                    self.signatures[str(value)] = model
+
     def record(self, request: RecordedRequest) -> None:
         with self._lock:
             self._requests.append(request)
@@ -167,12 +183,8 @@ class ScriptedServer:
             if not on_default:
                 self._queue[0] = turn  # a retry after a fault replays the same resolved turn
             served = self._default_faults if on_default else self._head_faults
-            fault = turn.fault
-            if (
-                fault
-                and (fault.times is None or served < fault.times)
-                and (streaming or not fault.streaming_only)
-            ):
+            fault = turn.fault_for(served)
+            if fault and (streaming or not fault.streaming_only):
                 if on_default:
                     self._default_faults += 1
                 else:

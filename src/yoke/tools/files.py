@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from yoke.fsutil import replace_file
+from yoke.permissions.paths import changed_since_judged
 from yoke.tools.base import FileState, ToolContext, ToolError
 
 _BINARY_SUFFIXES = (
@@ -61,8 +62,12 @@ def read_bytes(path: Path) -> tuple[bytes, os.stat_result]:
                 raise IsADirectoryError
             raise ToolError(f"{path} is not a regular file (a device, socket or pipe).")
         with open(path, "rb") as f:
+            opened = os.fstat(f.fileno())
+            changed = changed_since_judged(str(path), opened)
+            if changed:
+                raise ToolError(changed)
             data = f.read()
-            return data, os.fstat(f.fileno())
+            return data, opened
     except IsADirectoryError:
         raise ToolError(f"{path} is a directory, not a file.") from None
     except PermissionError:
@@ -171,6 +176,9 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Replace the file's content in one step (see `yoke.fsutil.replace_file`): mode bits of an existing file
     are kept; a symlink keeps pointing at its (rewritten) target; parents are created."""
     target = Path(os.path.realpath(path))
+    changed = changed_since_judged(str(path), str(target))
+    if changed:
+        raise ToolError(changed)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:

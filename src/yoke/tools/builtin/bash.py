@@ -100,7 +100,7 @@ class BashTool(Tool):
             raise ToolError("command is empty: give the shell command to run.")
         state = shell_state(ctx.session)
         env = command_env(ctx)
-        snapshot = await state.ensure_snapshot(env)
+        snapshot = await state.ensure_snapshot(env, snapshot_launcher(ctx, state.root))
         env_file = env.get("CLAUDE_ENV_FILE") or None
         cwd = start_cwd(ctx)
         readable = [p for p in (snapshot, env_file) if p]
@@ -307,6 +307,20 @@ def sandbox_launcher(
             raise ToolError(str(exc)) from None
 
     return launch
+
+
+def snapshot_launcher(ctx: ToolContext, shell_root: Path) -> Launcher | None:
+    """With the sandbox enabled the rc-file snapshot runs inside it too (whatever a later command's
+    `dangerouslyDisableSandbox` says); if the sandbox cannot start, there is simply no snapshot."""
+    settings = ctx.session.extras.get("sandbox")
+    if settings is None or not settings.enabled:
+        return None
+    from yoke.sandbox import wrap_command as sandbox_wrap
+
+    rc_file = Path(command_env(ctx).get("HOME") or Path.home()) / ".bashrc"
+    return lambda argv: sandbox_wrap(
+        argv, settings, ctx.cwd, ctx.all_dirs(), writable=[shell_root], readable=[rc_file]
+    )
 
 
 def carry_cwd(ctx: ToolContext, cwd_file: Path, env: dict[str, str]) -> str:

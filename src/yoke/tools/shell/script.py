@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 from yoke.tools.base import ToolContext
@@ -58,7 +59,9 @@ unset HISTFILE  # leave the user's shell history alone
 """
 
 
-async def make_snapshot(rc_file: Path, out: Path, env: dict[str, str]) -> Path | None:
+async def make_snapshot(
+    rc_file: Path, out: Path, env: dict[str, str], launch: Callable[[list[str]], list[str]] | None = None
+) -> Path | None:
     """Capture the aliases and functions `rc_file` defines into `out` (a sourceable script).
 
     The rc runs in an interactive bash (many rc files return early otherwise) with no terminal and no input;
@@ -69,17 +72,20 @@ async def make_snapshot(rc_file: Path, out: Path, env: dict[str, str]) -> Path |
     out.parent.mkdir(parents=True, exist_ok=True)
     from yoke.tools.shell.process import bash_path, kill_process_group
 
+    argv = [bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP, "yoke-snapshot", str(rc_file),
+            str(out)]  # fmt: skip
     try:
+        if launch is not None:
+            argv = launch(argv)
         proc = await asyncio.create_subprocess_exec(
-            bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP,
-            "yoke-snapshot", str(rc_file), str(out),
+            *argv,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
             env=env,
             start_new_session=True,
         )  # fmt: skip
-    except OSError:
+    except Exception:  # no sandbox, no snapshot: never run the rc file outside it
         return None
     try:
         await asyncio.wait_for(proc.wait(), timeout=SNAPSHOT_TIMEOUT_S)

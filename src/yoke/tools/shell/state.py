@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,12 +27,15 @@ class ShellState:
         n = self._command_count
         return self.root / "outputs" / f"command_{n}.output", self.root / "cwd" / f"command_{n}.cwd"
 
-    async def ensure_snapshot(self, env: dict[str, str]) -> Path | None:
-        """The alias/function snapshot, taken from the user's ~/.bashrc the first time it is needed."""
+    async def ensure_snapshot(
+        self, env: dict[str, str], launch: Callable[[list[str]], list[str]] | None = None
+    ) -> Path | None:
+        """The alias/function snapshot, taken from the user's ~/.bashrc the first time it is needed (inside
+        the sandbox when `launch` is given: the rc file is a program like any other)."""
         if not self.snapshot_taken:
             self.snapshot_taken = True
             home = Path(env.get("HOME") or Path.home())
-            self.snapshot = await make_snapshot(home / ".bashrc", self.root / "snapshot.sh", env)
+            self.snapshot = await make_snapshot(home / ".bashrc", self.root / "snapshot.sh", env, launch)
         return self.snapshot
 
 

@@ -1,0 +1,43 @@
+"""Sub-agents: definitions (`.claude/agents`, `--agents`, built-ins), the Agent and SendMessage tools, the
+runner that starts child sessions, worktree isolation, and the shared task list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from yoke.agents.definitions import AgentCatalog, AgentDefinition, load_catalog
+
+
+def agent_tools(catalog: AgentCatalog) -> list[Any]:
+    """The tools a session gets for sub-agents and the task list."""
+    from yoke.agents.task_list import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
+    from yoke.agents.tools import AgentTool, SendMessageTool
+
+    return [
+        AgentTool(catalog),
+        SendMessageTool(),
+        TaskCreateTool(),
+        TaskGetTool(),
+        TaskListTool(),
+        TaskUpdateTool(),
+    ]
+
+
+def attach_runner(session: Any, catalog: AgentCatalog) -> None:
+    """Give a built session its agent runner and task list (closed with the session)."""
+    from yoke.agents.runner import AgentRunner
+    from yoke.agents.task_list import STORE_KEY, TaskList
+
+    extras = session.agent.executor.ctx.session.extras
+    runner = AgentRunner(session, catalog)
+    extras["agents"] = runner
+    extras.setdefault(STORE_KEY, TaskList(session.agent.lifecycle))
+    session.resources.add(runner, "sub-agents")
+
+
+def catalog_for(cwd: Path, env: Any, agents: Any) -> AgentCatalog:
+    return load_catalog(cwd, env=env, flag_agents=agents)
+
+
+__all__ = ["AgentCatalog", "AgentDefinition", "agent_tools", "attach_runner", "catalog_for", "load_catalog"]

@@ -1,0 +1,266 @@
+"""Sub-agent definitions, from where Claude Code finds them: built-ins, `~/.claude/agents/`, the project's
+`.claude/agents/` (walked up to the repository root, the closest winning), `--agents` JSON and the SDK's
+`agents` option. A definition is Markdown with YAML frontmatter; the body is the agent's system prompt.
+Invalid files are skipped with one warning naming the file."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
+READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TodoWrite"]
+
+
+@dataclass
+class AgentDefinition:
+    name: str
+    description: str
+    prompt: str
+    tools: list[str] | None = None  # None: every tool a sub-agent may have
+    disallowed_tools: list[str] = field(default_factory=list)
+    model: str | None = None  # None or "inherit": the parent's
+    permission_mode: str | None = None
+    max_turns: int | None = None
+    background: bool = False
+    isolation: str | None = None  # "worktree"
+    effort: str | None = None
+    skills: list[str] = field(default_factory=list)
+    mcp_servers: list[Any] = field(default_factory=list)
+    hooks: dict[str, Any] = field(default_factory=dict)
+    memory: str | None = None
+    initial_prompt: str | None = None
+    read_only: bool = False  # built-in Explore/Plan: no file changes whatever the tools say
+    source: str = "built-in"  # built-in, user, project, flag, sdk, plugin
+    path: Path | None = None
+
+
+BUILT_IN = [
+    AgentDefinition(
+        name="general-purpose",
+        description=(
+            "General-purpose agent for researching complex questions, searching for code, and executing "
+            "multi-step tasks. Use it when a search may take several tries."
+        ),
+        prompt=(
+            "You are an agent working on a task handed to you by another agent. Use the tools available to "
+            "complete it fully; when you are done, answer with a concise report of what you found or did, "
+            "including the file paths that matter. The report is all the other agent will see."
+        ),
+    ),
+    AgentDefinition(
+        name="Explore",
+        description=(
+            "Fast read-only agent for exploring a codebase: finding files by pattern, searching code for "
+            "keywords, answering questions about how the code works. It cannot change files."
+        ),
+        prompt=(
+            "You are a read-only search specialist. Find what was asked using Glob, Grep, Read and read-only "
+            "shell commands; never create, modify or delete files. Answer with the relevant file paths and "
+            "a short explanation."
+        ),
+        tools=READ_ONLY_TOOLS,
+        read_only=True,
+    ),
+    AgentDefinition(
+        name="Plan",
+        description=(
+            "Read-only planning agent: studies the code and returns a step-by-step implementation plan, "
+            "with the files to change. It cannot change files."
+        ),
+        prompt=(
+            "You are a software architect. Study the relevant code with read-only tools and return a "
+            "concrete, step-by-step implementation plan naming the files and functions to change. Never "
+            "modify files."
+        ),
+        tools=READ_ONLY_TOOLS,
+        read_only=True,
+    ),
+]
+
+
+class AgentCatalog:
+    """Every definition a session can use, by name (later sources override earlier ones)."""
+
+    def __init__(self, definitions: list[AgentDefinition] | None = None, warnings: list[str] | None = None):
+        self.by_name: dict[str, AgentDefinition] = {}
+        self.warnings = list(warnings or [])
+        for definition in definitions or []:
+            self.by_name[definition.name] = definition
+
+    def get(self, name: str) -> AgentDefinition | None:
+        return self.by_name.get(name)
+
+    def names(self) -> list[str]:
+        return list(self.by_name)
+
+    def add(self, definition: AgentDefinition) -> None:
+        self.by_name[definition.name] = definition
+
+
+def load_catalog(
+    cwd: Path,
+    *,
+    env: Mapping[str, str] | None = None,
+    flag_agents: str | dict[str, Any] | None = None,
+    extra: list[AgentDefinition] | None = None,
+) -> AgentCatalog:
+    """Built-ins, then user, then project (outermost first, so the closest folder wins), then `--agents`
+    and the SDK's definitions."""
+    env = os.environ if env is None else env
+    warnings: list[str] = []
+    found = list(BUILT_IN)
+    found += load_dir(_claude_dir(env) / "agents", "user", warnings)
+    for folder in reversed(_project_dirs(cwd)):
+        found += load_dir(folder / ".claude" / "agents", "project", warnings)
+    if flag_agents:
+        found += parse_agents_json(flag_agents, "flag", warnings)
+    found += extra or []
+    return AgentCatalog(found, warnings)
+
+
+def load_dir(directory: Path, source: str, warnings: list[str]) -> list[AgentDefinition]:
+    if not directory.is_dir():
+        return []
+    out = []
+    for path in sorted(directory.rglob("*.md")):
+        definition = parse_agent_file(path, source, warnings)
+        if definition is not None:
+            out.append(definition)
+    return out
+
+
+def parse_agent_file(path: Path, source: str, warnings: list[str]) -> AgentDefinition | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"{path}: skipped, cannot read it ({exc})")
+        return None
+    try:
+        meta, body = split_frontmatter(text)
+    except ValueError as exc:
+        warnings.append(f"{path}: skipped, {exc}")
+        return None
+    return _definition(meta, body.strip(), source, path, warnings)
+
+
+def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+    """YAML frontmatter and body; ValueError with a short reason when the YAML cannot be read."""
+    if not text.startswith("---"):
+        return {}, text
+    parts = text.split("\n")
+    for end in range(1, len(parts)):
+        if parts[end].strip() == "---":
+            break
+    else:
+        raise ValueError("its frontmatter has no closing ---")
+    import yaml
+
+    try:
+        meta = yaml.safe_load("\n".join(parts[1:end])) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"its frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(meta, dict):
+        raise ValueError("its frontmatter is not a mapping")
+    return meta, "\n".join(parts[end + 1 :])
+
+
+def parse_agents_json(value: str | dict[str, Any], source: str, warnings: list[str]) -> list[AgentDefinition]:
+    """`--agents '{"name": {"description": ..., "prompt": ...}}'` (or the SDK's dict)."""
+    data: Any = value
+    if isinstance(value, str):
+        try:
+            data = json.loads(value)
+        except ValueError as exc:
+            raise ValueError(f"--agents: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError("--agents: expected a JSON object of agent definitions")
+    out = []
+    for name, spec in data.items():
+        if not isinstance(spec, dict):
+            warnings.append(f"--agents: {name}: skipped, expected an object")
+            continue
+        definition = _definition(
+            {"name": name, **spec}, str(spec.get("prompt") or ""), source, None, warnings
+        )
+        if definition is not None:
+            out.append(definition)
+    return out
+
+
+def _definition(
+    meta: dict[str, Any], body: str, source: str, path: Path | None, warnings: list[str]
+) -> AgentDefinition | None:
+    where = str(path) if path is not None else f"--agents {meta.get('name')}"
+    name = meta.get("name")
+    if not isinstance(name, str) or not NAME.match(name) or ":" in name:
+        warnings.append(f"{where}: skipped, `name` must be lowercase letters, digits and hyphens")
+        return None
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        warnings.append(f"{where}: skipped, `description` is required")
+        return None
+    max_turns = meta.get("maxTurns")
+    return AgentDefinition(
+        name=name,
+        description=description.strip(),
+        prompt=body,
+        tools=_names(meta.get("tools")),
+        disallowed_tools=_names(meta.get("disallowedTools")) or [],
+        model=_str(meta.get("model")),
+        permission_mode=_str(meta.get("permissionMode")),
+        max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
+        background=meta.get("background") is True,
+        isolation=_str(meta.get("isolation")),
+        effort=_str(meta.get("effort")),
+        skills=_names(meta.get("skills")) or [],
+        mcp_servers=list(meta.get("mcpServers") or []),
+        hooks=dict(meta.get("hooks") or {}) if isinstance(meta.get("hooks"), dict) else {},
+        memory=_str(meta.get("memory")),
+        initial_prompt=_str(meta.get("initialPrompt")),
+        source=source,
+        path=path,
+    )
+
+
+def _names(value: Any) -> list[str] | None:
+    """`Read, Grep` or `[Read, Grep]` (a rule like `Bash(git:*)` keeps its parentheses)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        from yoke.tools.registry import split_tool_list
+
+        return split_tool_list([value])
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return None
+
+
+def _str(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _claude_dir(env: Mapping[str, str]) -> Path:
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    return Path(env.get("HOME") or Path.home()) / ".claude"
+
+
+def _project_dirs(cwd: Path) -> list[Path]:
+    """cwd and its parents up to the repository root (or just cwd outside a repository), closest first."""
+    dirs = []
+    current = cwd.resolve()
+    while True:
+        dirs.append(current)
+        if (current / ".git").exists() or current.parent == current:
+            break
+        current = current.parent
+    if not any((d / ".git").exists() for d in dirs):
+        return [cwd.resolve()]
+    return dirs

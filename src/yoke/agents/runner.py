@@ -1,0 +1,228 @@
+"""Running sub-agents for a session: the Agent tool's work. Each agent is a child session (fresh history,
+its own tools, model and mode; the parent's budget, interrupt and listeners), announced to SubagentStart
+and SubagentStop listeners, its events flowing into the parent's stream stamped with its id. Background
+agents run on after the tool returns and tell the parent when they finish."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke import events as ev
+from yoke.agents.definitions import AgentCatalog, AgentDefinition
+from yoke.tools.base import ToolContext, ToolError, ToolResult
+
+MAX_DEPTH = 3
+MAX_STOP_BLOCKS = 8
+NEVER_FOR_AGENTS = {"AskUserQuestion", "ExitPlanMode"}  # sub-agents cannot talk to the user
+FILE_CHANGING = ["Write", "Edit", "MultiEdit", "NotebookEdit"]
+# Events a sub-agent shows in its parent's stream (its own start, turns and result stay inside it).
+FORWARDED = (ev.AssistantMessage, ev.ToolResultsMessage, ev.PermissionDecided, ev.Notice, ev.TodosChanged)
+
+
+@dataclass
+class RunningAgent:
+    id: str
+    definition: AgentDefinition
+    session: Any  # the child Session
+    name: str | None = None
+    background: bool = False
+    task: asyncio.Task | None = None
+    output_file: Path | None = None
+    result: ev.Result | None = None
+    started: float = field(default_factory=time.monotonic)
+    tool_uses: int = 0
+    worktree: Any = None
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+
+class AgentRunner:
+    def __init__(self, session: Any, catalog: AgentCatalog, depth: int = 0, max_depth: int = MAX_DEPTH):
+        self.session = session
+        self.catalog = catalog
+        self.depth = depth
+        self.max_depth = max_depth
+        self.agents: dict[str, RunningAgent] = {}
+
+    # ---- the Agent tool ------------------------------------------------------------------------------
+
+    async def start(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        kind = input.get("subagent_type") or "general-purpose"
+        definition = self.catalog.get(kind)
+        if definition is None:
+            names = ", ".join(self.catalog.names())
+            raise ToolError(f"Agent type '{kind}' not found. Available agents: {names}")
+        agent = await self._spawn(definition, input, ctx.tool_use_id)
+        prompt = input["prompt"]
+        out = await self.session.agent.lifecycle.announce(
+            "SubagentStart", agent_id=agent.id, agent_type=definition.name
+        )
+        if out.additional_context:
+            prompt = f"{prompt}\n\n<system-reminder>\n{out.additional_context}\n</system-reminder>"
+        if input.get("run_in_background") or definition.background:
+            return self._launch_background(agent, prompt)
+        await self._drive(agent, prompt, ctx.emit)
+        return self._report(agent)
+
+    async def _spawn(
+        self, definition: AgentDefinition, input: dict[str, Any], tool_use_id: str
+    ) -> RunningAgent:
+        from yoke.session.engine import ChildOptions
+
+        worktree = None
+        cwd = None
+        if (input.get("isolation") or definition.isolation) == "worktree":
+            from yoke.agents.worktree import create_worktree
+
+            worktree = await create_worktree(self.session, input.get("name") or definition.name)
+            cwd = worktree.path
+        model = input.get("model") or definition.model
+        options = ChildOptions(
+            agent_type=definition.name,
+            system_prompt=definition.prompt or None,
+            tools=definition.tools,
+            disallowed_tools=self._disallowed(definition),
+            model=None if model in (None, "inherit") else model,
+            permission_mode=definition.permission_mode,
+            max_turns=definition.max_turns,
+            cwd=cwd,
+        )
+        child = await self.session.child(options, tool_use_id)
+        agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
+        if self.depth + 1 < self.max_depth:
+            child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
+                child, self.catalog, self.depth + 1, self.max_depth
+            )
+        self.agents[agent.id] = agent
+        if agent.name:
+            self.agents[agent.name] = agent
+        return agent
+
+    def _disallowed(self, definition: AgentDefinition) -> list[str]:
+        denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
+        if definition.permission_mode == "plan":
+            denied.discard("ExitPlanMode")
+        if self.depth + 1 >= self.max_depth:
+            denied |= {"Agent", "Task", "SendMessage"}
+        if definition.read_only:
+            denied |= set(FILE_CHANGING)
+        return sorted(denied)
+
+    async def _drive(self, agent: RunningAgent, prompt: str, emit: Any) -> None:
+        """Run the agent's query, showing its progress in the parent's stream; SubagentStop listeners may
+        keep it going (up to eight times in a row, as for Stop)."""
+        for attempt in range(MAX_STOP_BLOCKS + 1):
+            async for event in agent.session.query(prompt):
+                if isinstance(event, ev.ToolResultsMessage):
+                    agent.tool_uses += len(event.results)
+                if isinstance(event, ev.Result):
+                    agent.result = event
+                elif emit is not None and isinstance(event, FORWARDED):
+                    emit(event)
+            if agent.result is None or agent.result.reason == "interrupted":
+                break
+            verdict = await self.session.agent.lifecycle.announce(
+                "SubagentStop",
+                stop_hook_active=attempt > 0,
+                agent_id=agent.id,
+                agent_type=agent.definition.name,
+                agent_transcript_path=str(agent.session.transcript_path),
+                last_assistant_message=agent.result.text if not agent.result.is_error else "",
+            )
+            if not (verdict.block and verdict.reason):
+                break
+            prompt = f"SubagentStop hook feedback:\n{verdict.reason}"
+        if agent.worktree is not None:
+            await agent.worktree.finish()
+
+    def _report(self, agent: RunningAgent) -> ToolResult:
+        result = agent.result
+        if result is None:
+            raise ToolError("The agent ended without an answer.")
+        usage = result.usage.as_dict() if hasattr(result.usage, "as_dict") else {}
+        data = {
+            "status": "completed" if not result.is_error else "error",
+            "agentId": agent.id,
+            "content": [{"type": "text", "text": result.text}],
+            "totalToolUseCount": agent.tool_uses,
+            "totalDurationMs": int((time.monotonic() - agent.started) * 1000),
+            "totalTokens": sum(v for v in usage.values() if isinstance(v, int)),
+            "usage": usage,
+        }
+        if agent.worktree is not None:
+            data["worktreePath"] = str(agent.worktree.path) if agent.worktree.kept else None
+        text = result.text if not result.is_error else f"The agent stopped: {result.text}"
+        if agent.worktree is not None and agent.worktree.kept:
+            text += (
+                f"\n\nIts changes are in the worktree {agent.worktree.path} (branch {agent.worktree.branch})."
+            )
+        return ToolResult(text, is_error=result.is_error, data=data)
+
+    # ---- background agents ----------------------------------------------------------------------------
+
+    def _launch_background(self, agent: RunningAgent, prompt: str) -> ToolResult:
+        agent.background = True
+        agent.session.background = True  # the parent's interrupt does not stop it; closing the session does
+        agent.output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
+        agent.output_file.parent.mkdir(parents=True, exist_ok=True)
+        agent.task = asyncio.get_running_loop().create_task(self._background(agent, prompt))
+        data = {
+            "status": "async_launched",
+            "agentId": agent.id,
+            "description": agent.definition.name,
+            "prompt": prompt,
+            "outputFile": str(agent.output_file),
+        }
+        text = (
+            f"Async agent launched successfully.\nagentId: {agent.id}\nThe agent is working in the "
+            f"background; you will be notified when it completes. Its output will be at {agent.output_file}."
+        )
+        return ToolResult(text, data=data)
+
+    async def _background(self, agent: RunningAgent, prompt: str) -> None:
+        try:
+            await self._drive(agent, prompt, None)
+        finally:
+            result = agent.result
+            text = result.text if result is not None else "(no answer)"
+            status = "completed" if result is not None and not result.is_error else "failed"
+            assert agent.output_file is not None
+            agent.output_file.write_text(text, encoding="utf-8")
+            self.session.agent.inbox.append(
+                f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
+                f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'
+                f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
+            )
+
+    def stop(self, agent_id: str) -> bool:
+        agent = self.agents.get(agent_id)
+        if agent is None or not agent.running:
+            return False
+        agent.session.interrupt()
+        return True
+
+    # ---- SendMessage -------------------------------------------------------------------------------------
+
+    async def send(self, to: str, message: str, ctx: ToolContext) -> ToolResult:
+        agent = self.agents.get(to)
+        if agent is None:
+            known = ", ".join(sorted(self.agents)) or "none yet"
+            raise ToolError(f"No agent called {to!r} (agents: {known}).")
+        if agent.running:
+            agent.session.agent.inbox.append(f"Message from the agent that started you:\n{message}")
+            return ToolResult(f"Message queued for {to}; it reads it before its next step.")
+        agent.result = None
+        await self._drive(agent, message, ctx.emit)
+        return self._report(agent)
+
+    async def aclose(self) -> None:
+        for agent in set(self.agents.values()):
+            if agent.task is not None and not agent.task.done():
+                agent.task.cancel()
+                await asyncio.gather(agent.task, return_exceptions=True)

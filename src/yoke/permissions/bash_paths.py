@@ -1,0 +1,204 @@
+"""Where a Bash line's operands lead: the directories relative paths are resolved from (every `cd` target),
+globs expanded at decision time, `rm` targets, the trees recursive readers walk, and the read-only verdict
+that puts them together (`is_read_only_command`)."""
+
+from __future__ import annotations
+
+import glob as globlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from yoke.permissions.bash_words import Word
+from yoke.permissions.paths import ResolvedPath, expand_user, is_inside, is_secret, real_dirs, resolve_path
+
+if TYPE_CHECKING:
+    from yoke.permissions.bash_analysis import BashAnalysis, Invocation
+
+MAX_GLOB_MATCHES = 1000
+MAX_CWD_CANDIDATES = 64
+
+
+def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] | None:
+    """Every directory relative paths in the command may be resolved from; None if one cannot be known."""
+    cands = [os.path.realpath(cwd)]
+    if analysis.cd_unknown:
+        return None
+    cdpath = bool(os.environ.get("CDPATH"))
+    for _ in range(len(analysis.cd_targets)):
+        grown = False
+        for target in analysis.cd_targets:
+            if not target.static or target.glob or target.brace:
+                return None
+            text = target.text
+            if cdpath and not text.startswith(("/", ".", "~")):
+                return None
+            for base in list(cands):
+                resolved = resolve_path(text, Path(base), home)
+                if resolved is None:
+                    return None
+                if resolved.real not in cands:
+                    cands.append(resolved.real)
+                    grown = True
+                    if len(cands) > MAX_CWD_CANDIDATES:
+                        return None
+        if not grown:
+            break
+    return cands
+
+
+def resolve_operand(
+    word: Word, cwds: list[str] | None, home: Path, *, with_prefix: bool = True
+) -> list[ResolvedPath] | None:
+    """The paths an operand names (globs expanded now, from every candidate directory); None if unknowable.
+    A glob also names the directory it lists (its literal prefix) unless `with_prefix` is false."""
+    if word.procsub:
+        return []
+    if not word.static or word.brace:
+        return None
+    text = word.text
+    if text == "-":
+        return []
+    if word.tilde:
+        expanded = expand_user(text, home)
+        if expanded is None:
+            return None
+        text = expanded
+    if not text.startswith("/") and cwds is None:
+        return None
+    bases = ["/"] if text.startswith("/") else (cwds or [])
+    out: list[ResolvedPath] = []
+    for base in bases:
+        paths = _expand_glob(text, base, with_prefix) if word.glob else [text]
+        if paths is None:
+            return None
+        for path in paths:
+            resolved = resolve_path(path, Path(base), home)
+            if resolved is None:
+                return None
+            out.append(resolved)
+    return out
+
+
+def _expand_glob(pattern: str, base: str, with_prefix: bool = True) -> list[str] | None:
+    parts = pattern.split("/")
+    literal: list[str] = []
+    for part in parts:
+        if any(ch in part for ch in "*?["):
+            break
+        literal.append(part)
+    if any(any(ch in p for ch in "*?[") and p.startswith((".", "[")) for p in parts):
+        return None  # `.*` may match `..` in bash: the pattern could climb out of the directory
+    prefix = "/".join(literal) or ("/" if pattern.startswith("/") else ".")
+    matches: list[str] = [prefix] if with_prefix else []
+    root = base if not pattern.startswith("/") else "/"
+    for i, match in enumerate(globlib.iglob(pattern, root_dir=root, include_hidden=True)):
+        if i >= MAX_GLOB_MATCHES or os.path.basename(match).startswith("-"):
+            return None  # too many to check, or a file name that the command would take as an option
+        matches.append(match)
+    return matches
+
+
+def removal_targets(word: Word, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What `rm` would remove: the glob's matches, and for a bare `dir/*` the directory's whole content,
+    judged as the directory itself (so `rm -rf ~/*` counts as removing the home directory)."""
+    paths = resolve_operand(word, cwds, home, with_prefix=False)
+    if paths is None or not word.glob:
+        return paths
+    head, _, last = word.text.rpartition("/")
+    if last in ("*", "**"):
+        folder = resolve_operand(
+            Word(head or ("/" if word.text.startswith("/") else "."), tilde=word.tilde), cwds, home
+        )
+        if folder is None:
+            return None
+        paths = [*paths, *folder]
+    return paths
+
+
+def paths_of(words: Iterable[Word], cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    out: list[ResolvedPath] = []
+    for word in words:
+        resolved = resolve_operand(word, cwds, home)
+        if resolved is None:
+            return None
+        out.extend(resolved)
+    return out
+
+
+def reads_of(analysis: BashAnalysis, cwd: Path, home: Path) -> list[ResolvedPath] | None:
+    """Every path the read-only commands and `<` redirections read (with cd destinations); None if unknowable."""
+    cwds = candidate_cwds(analysis, cwd, home)
+    words: list[Word] = [w for inv in analysis.invocations for w in inv.read_only.reads]
+    words += analysis.read_redirects
+    return paths_of(words, cwds, home)
+
+
+def is_read_only_command(
+    command: str, cwd: Path, working_dirs: Iterable[Path], home: Path | None = None
+) -> bool:
+    """True only if the whole command line just reads, inside the working directories, and no secrets."""
+    from yoke.permissions.bash_analysis import analyze
+
+    home = home or Path.home()
+    analysis = analyze(command)
+    if not analysis.commands_read_only():
+        return False
+    cwds = candidate_cwds(analysis, cwd, home)
+    reads = paths_of(analysis.read_redirects, cwds, home)
+    for inv in analysis.invocations:
+        more = read_only_reads(inv, cwds, home)
+        if more is None or reads is None:
+            return False
+        reads += more
+    dirs = real_dirs([cwd, *working_dirs])
+    return reads is not None and all(
+        is_inside(p.real, dirs) and not is_secret(p.real, home) and not is_secret(p.logical, home)
+        for p in reads
+    )
+
+
+MAX_TREE_ENTRIES = 5000
+
+
+def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPath] | None:
+    """Every file and directory below the directories in `paths`, as a recursive reader would meet them
+    (following symlinks only if it does); None when there are too many to check. `.git` is listed but not
+    entered (its objects are not secrets, and there are too many)."""
+    out: list[ResolvedPath] = []
+    for top in paths:
+        if not os.path.isdir(top.real):
+            continue
+        for folder, dirs, files in os.walk(top.logical, followlinks=follows):
+            names = list(files) + list(dirs)
+            if not follows:
+                names = [n for n in names if not os.path.islink(os.path.join(folder, n))]
+                dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in names:
+                logical = os.path.join(folder, name)
+                out.append(ResolvedPath(logical, os.path.realpath(logical)))
+                if name == ".git":
+                    out.append(ResolvedPath(logical + "/_", os.path.realpath(logical) + "/_"))
+            if len(out) > MAX_TREE_ENTRIES:
+                return None
+    return out
+
+
+def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """Everything a read-only invocation reads: its operands, the trees below them for a recursive
+    reader; None if that cannot be known, or if git would run under a configuration that names programs."""
+    from yoke.permissions.bash_git import repo_config_safe
+
+    reads = paths_of(inv.read_only.reads, cwds, home)
+    if reads is None:
+        return None
+    if inv.read_only.recursive:
+        tree = tree_paths(reads, inv.read_only.follows_links)
+        if tree is None:
+            return None
+        reads = reads + tree
+    if inv.read_only.git and (cwds is None or not all(repo_config_safe(c) for c in cwds)):
+        return None
+    return reads

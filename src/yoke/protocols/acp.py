@@ -1,0 +1,213 @@
+"""`yoke acp`: Yoke as an Agent Client Protocol agent over stdio, for editors (Zed, JetBrains, Neovim).
+
+One ACP session is one Yoke session (`open_session`); a prompt is one `Session.query`, its events turned into
+ACP session updates (message and thought chunks, tool calls with kind, locations, status and diffs, the
+plan from the todo list). Permission questions go to the client as `session/request_permission`; the
+session modes are Yoke's permission modes; `session/cancel` interrupts the running query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+import acp
+from acp import schema
+
+from yoke import __version__
+from yoke import events as ev
+from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
+from yoke.protocols.acp_updates import UpdateMapper, prompt_from_blocks
+
+MODES = [
+    ("default", "Default", "Ask before edits and commands"),
+    ("acceptEdits", "Accept edits", "Edit files without asking; still ask for commands"),
+    ("plan", "Plan", "Read-only: study and plan, change nothing"),
+    ("dontAsk", "Don't ask", "Deny anything that would need a question"),
+    ("bypassPermissions", "Bypass permissions", "Run everything without asking"),
+]
+STOP_REASONS = {"completed": "end_turn", "max_tokens": "max_tokens", "max_turns": "max_turn_requests"}
+ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
+
+
+class ClientAsker(NoAsker):
+    """Permission questions become `session/request_permission` requests to the editor."""
+
+    def __init__(self, conn: Any, session_id: str):
+        self.conn = conn
+        self.session_id = session_id
+
+    async def ask(self, question: PermissionQuestion) -> Answer:
+        options = [
+            schema.PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once"),
+            schema.PermissionOption(
+                option_id=ALLOW_ALWAYS, name="Allow for this session", kind="allow_always"
+            ),
+            schema.PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"),
+        ]
+        call = schema.ToolCallUpdate(
+            tool_call_id=question.tool_use_id,
+            title=question.tool_name,
+            raw_input=question.input,
+            status="pending",
+        )
+        try:
+            response = await self.conn.request_permission(
+                session_id=self.session_id, tool_call=call, options=options
+            )
+        except Exception as exc:  # the editor went away or refused: nobody said yes
+            return Answer("deny", f"Permission request failed: {exc}")
+        outcome = response.outcome
+        if getattr(outcome, "outcome", "") != "selected" or outcome.option_id == REJECT:
+            return Answer("deny", "The user rejected this tool call.")
+        return Answer("allow", remember=outcome.option_id == ALLOW_ALWAYS)
+
+
+class YokeAgent:
+    """The ACP `Agent` side: sessions keyed by id, each with the query running in it (if any)."""
+
+    def __init__(self) -> None:
+        self.conn: Any = None
+        self.sessions: dict[str, Any] = {}
+        self.running: dict[str, asyncio.Task] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
+        return schema.InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+            ),
+            agent_info=schema.Implementation(name="yoke", title="Yoke", version=__version__),
+        )
+
+    async def new_session(self, cwd: str, **kwargs: Any) -> schema.NewSessionResponse:
+        session = await self._open(cwd, kwargs.get("additional_directories"), None)
+        return schema.NewSessionResponse(session_id=session.id, modes=self._modes(session))
+
+    async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> schema.LoadSessionResponse:
+        session = await self._open(cwd, kwargs.get("additional_directories"), session_id)
+        mapper = UpdateMapper(session)
+        for update in mapper.history(session.messages):
+            await self.conn.session_update(session_id=session.id, update=update)
+        return schema.LoadSessionResponse(modes=self._modes(session))
+
+    async def _open(self, cwd: str, add_dirs: list[str] | None, resume: str | None) -> Any:
+        from yoke.session import SessionError, SessionOptions, open_session
+
+        options = SessionOptions(
+            cwd=Path(cwd),
+            add_dirs=[Path(d) for d in add_dirs or []],
+            interactive=True,
+            resume=resume,
+            entrypoint="acp",
+        )
+        try:
+            session = await open_session(options)
+        except SessionError as exc:
+            raise acp.RequestError.invalid_params({"message": str(exc)}) from None
+        session.set_asker(ClientAsker(self.conn, session.id))
+        self.sessions[session.id] = session
+        await self.conn.session_update(
+            session_id=session.id,
+            update=schema.AvailableCommandsUpdate(
+                session_update="available_commands_update",
+                available_commands=[
+                    schema.AvailableCommand(
+                        name="compact", description="Summarize the conversation to free context"
+                    )
+                ],
+            ),
+        )
+        return session
+
+    def _modes(self, session: Any) -> schema.SessionModeState:
+        return schema.SessionModeState(
+            current_mode_id=session.permission_mode,
+            available_modes=[schema.SessionMode(id=i, name=n, description=d) for i, n, d in MODES],
+        )
+
+    def _session(self, session_id: str) -> Any:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise acp.RequestError.invalid_params({"message": f"unknown session {session_id}"})
+        return session
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
+        session = self._session(session_id)
+        try:
+            session.set_permission_mode(mode_id)
+        except ValueError as exc:
+            raise acp.RequestError.invalid_params({"message": str(exc)}) from None
+        await self.conn.session_update(
+            session_id=session_id,
+            update=schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
+        )
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
+        session = self._session(session_id)
+        mapper = UpdateMapper(session)
+        result: ev.Result | None = None
+        async for event in session.query(prompt_from_blocks(prompt)):
+            if isinstance(event, ev.Result):
+                result = event
+            for update in mapper.updates(event):
+                await self.conn.session_update(session_id=session_id, update=update)
+        reason = "cancelled" if result is None or result.reason == "interrupted" else None
+        if reason is None and result is not None:
+            reason = STOP_REASONS.get(result.reason, "end_turn")
+            if result.is_error and result.reason not in STOP_REASONS:
+                await self.conn.session_update(
+                    session_id=session_id, update=acp.update_agent_message_text(f"\n\nError: {result.text}")
+                )
+        return schema.PromptResponse(stop_reason=reason)
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.interrupt()
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            await session.close()
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise acp.RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+    async def close_all(self) -> None:
+        for session in list(self.sessions.values()):
+            await session.close()
+
+
+def acp_command(argv: list[str]) -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: yoke acp\n\nRun Yoke as an Agent Client Protocol agent on stdin/stdout (for editors).")
+        return 0
+    if argv:
+        print(f"yoke acp: unexpected argument {argv[0]!r} (see yoke acp --help)", file=sys.stderr)
+        return 2
+    agent = YokeAgent()
+
+    async def main() -> None:
+        try:
+            await acp.run_agent(agent)
+        finally:
+            await agent.close_all()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        return 130
+    return 0

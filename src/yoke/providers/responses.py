@@ -1,0 +1,206 @@
+"""The OpenAI Responses API (`POST /responses`), the one OpenAI's reasoning models and tools are built for.
+
+Used statelessly: `store: false`, the whole conversation sent each time (no `previous_response_id`), and
+reasoning items kept between turns by asking for `include: ["reasoning.encrypted_content"]` and passing
+them back. In the history a reasoning item is a thinking block (its summary as the text) whose signature is
+`openai-responses:{"encrypted_content": …}` (see history.py). Configured like the Chat Completions provider
+(OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL); chosen with `--provider openai-responses`, or automatically
+for models OpenAI serves only here (flagged in models.json).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from yoke.messages import Block, Message, result_text
+from yoke.providers.anthropic import api_timeout_from_env
+from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.history import untagged
+from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, run_call
+from yoke.providers.openai import (
+    DEFAULT_BASE_URL,
+    OPENAI_HOST,
+    REASONING_MODEL_PREFIXES,
+    _should_retry,
+    openai_error,
+)
+from yoke.providers.responses_stream import ORIGIN, ResponsesAssembler
+from yoke.providers.transport import HttpxTransport, Transport
+
+
+class ResponsesProvider:
+    name = "openai-responses"
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        transport: Transport | None = None,
+        api_timeout: float = 600.0,
+    ) -> None:
+        self.api_key = api_key or None
+        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+
+    @classmethod
+    def from_env(
+        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
+    ) -> ResponsesProvider:
+        return cls(
+            api_key=env.get("OPENAI_API_KEY"),
+            base_url=base_url or env.get("OPENAI_BASE_URL"),
+            retry=RetryPolicy.from_env(env),
+            transport=transport,
+            api_timeout=api_timeout_from_env(env),
+        )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        return self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        call = WireCall(
+            url=f"{self.base_url}/responses",
+            headers=self._headers(),
+            body_for=lambda stream: build_request_body(request, stream),
+            new_assembler=lambda: ResponsesAssembler(request.model),
+            error_for=lambda response: openai_error(response, request.model, self.base_url),
+            connection_hint="check OPENAI_BASE_URL and your network",
+            should_retry=_should_retry,
+        )
+        async for event in run_call(self.transport, self.retry, call, request.stream):
+            yield event
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        elif urlsplit(self.base_url).hostname == OPENAI_HOST:
+            raise ProviderError(
+                "authentication",
+                "No OpenAI API key · set OPENAI_API_KEY, or choose another provider with --provider",
+            )
+        return headers
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def is_reasoning_model(model: str) -> bool:
+    from yoke.providers.pricing import normalize_model
+
+    return normalize_model(model).startswith((*REASONING_MODEL_PREFIXES, "codex"))
+
+
+def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": request.model, "input": to_responses_input(request.messages)}
+    instructions = "\n\n".join(
+        b.get("text", "") for b in request.system if b.get("type") == "text" and b.get("text")
+    )
+    if instructions:
+        body["instructions"] = instructions
+    if request.tools:
+        body["tools"] = [
+            {"type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema}
+            for t in request.tools
+        ]
+    body["max_output_tokens"] = request.max_tokens
+    reasoning = is_reasoning_model(request.model)
+    if reasoning:
+        effort = "medium"
+        if request.thinking_budget:
+            budget = request.thinking_budget
+            effort = "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
+        body["reasoning"] = {"effort": effort, "summary": "auto"}
+        body["include"] = ["reasoning.encrypted_content"]
+    elif request.temperature is not None:
+        body["temperature"] = request.temperature
+    body["store"] = False
+    body["stream"] = stream
+    return body
+
+
+def to_responses_input(messages: list[Message]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "assistant":
+            items.extend(_assistant_items(blocks))
+        else:
+            items.extend(_user_items(blocks))
+    return items
+
+
+def _assistant_items(blocks: list[Block]) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "thinking":
+            opaque = untagged(str(block.get("signature") or ""), ORIGIN)
+            if opaque is None:
+                continue  # another provider's reasoning: unreadable here
+            item: dict[str, Any] = {"type": "reasoning", "summary": []}
+            if block.get("thinking"):
+                item["summary"] = [{"type": "summary_text", "text": block["thinking"]}]
+            try:
+                item.update(json.loads(opaque))
+            except ValueError:
+                continue
+            items.append(item)
+        elif kind == "text" and block.get("text"):
+            items.append(
+                {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": block["text"]}],
+                }
+            )
+        elif kind == "tool_use":
+            arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": block["id"],
+                    "name": block["name"],
+                    "arguments": arguments,
+                }
+            )
+    return items
+
+
+def _user_items(blocks: list[Block]) -> list[dict[str, Any]]:
+    outputs: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in blocks:
+        kind = block.get("type")
+        if kind == "tool_result":
+            text = result_text(block.get("content", ""))
+            outputs.append(
+                {"type": "function_call_output", "call_id": block.get("tool_use_id", ""), "output": text}
+            )
+            content = block.get("content")
+            if isinstance(content, list):
+                parts.extend(_image(b) for b in content if b.get("type") == "image")
+        elif kind == "text" and block.get("text"):
+            parts.append({"type": "input_text", "text": block["text"]})
+        elif kind == "image":
+            parts.append(_image(block))
+        elif kind == "document":
+            parts.append({"type": "input_text", "text": "[document]"})
+    if parts:
+        outputs.append({"role": "user", "content": parts})
+    return outputs
+
+
+def _image(block: Block) -> dict[str, Any]:
+    source = block.get("source") or {}
+    if source.get("type") == "url":
+        return {"type": "input_image", "image_url": str(source.get("url", ""))}
+    url = f"data:{source.get('media_type', 'image/png')};base64,{source.get('data', '')}"
+    return {"type": "input_image", "image_url": url}

@@ -1,0 +1,189 @@
+"""`query()` and `ClaudeSDKClient` in process: the same calls as `claude-agent-sdk`, on Yoke's session
+engine directly (no subprocess, no JSON on pipes)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterable, AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
+from yoke.sdk import types as t
+from yoke.sdk.convert import MessageConverter
+
+
+class CallbackAsker(NoAsker):
+    """`can_use_tool` answers the session's permission questions."""
+
+    def __init__(self, can_use_tool: t.CanUseTool, session: Any = None):
+        self.can_use_tool = can_use_tool
+        self.session = session
+
+    async def ask(self, question: PermissionQuestion) -> Answer:
+        context = t.ToolPermissionContext(
+            suggestions=[_update(s) for s in question.suggestions],
+            tool_use_id=question.tool_use_id,
+            decision_reason=question.reason or None,
+        )
+        try:
+            result = await self.can_use_tool(question.tool_name, question.input, context)
+        except Exception as exc:  # the callback's own bug: nobody said yes
+            return Answer("deny", f"can_use_tool failed: {exc}")
+        if isinstance(result, t.PermissionResultAllow):
+            for update in result.updated_permissions or []:
+                if self.session is not None:
+                    self.session.apply_permission_update(update.to_dict())
+            return Answer("allow", updated_input=result.updated_input)
+        if isinstance(result, t.PermissionResultDeny):
+            return Answer("deny", result.message or "Denied.", interrupt=result.interrupt)
+        return Answer("deny", f"can_use_tool returned {type(result).__name__}, not a PermissionResult")
+
+
+def _update(raw: dict[str, Any]) -> t.PermissionUpdate:
+    return t.PermissionUpdate(
+        type=raw.get("type", ""),
+        rules=raw.get("rules"),
+        behavior=raw.get("behavior"),
+        mode=raw.get("mode"),
+        directories=raw.get("directories"),
+        destination=raw.get("destination"),
+    )
+
+
+def session_options(options: t.ClaudeAgentOptions) -> Any:
+    """The SDK's options as the core's SessionOptions."""
+    from yoke.session import SessionOptions
+
+    system_prompt = options.system_prompt
+    append = None
+    if isinstance(system_prompt, dict):  # {"type": "preset", "preset": "claude_code", "append": "..."}
+        append = system_prompt.get("append")
+        system_prompt = None
+    env = dict(os.environ)
+    env.update(options.env or {})
+    agents = None
+    if options.agents:
+        agents = {
+            name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
+        }
+    return SessionOptions(
+        cwd=Path(options.cwd) if options.cwd else Path.cwd(),
+        env=env,
+        model=options.model,
+        provider=options.provider,
+        max_thinking_tokens=options.max_thinking_tokens,
+        system_prompt=system_prompt,
+        append_system_prompt=append,
+        tools=options.tools,
+        allowed_tools=list(options.allowed_tools),
+        disallowed_tools=list(options.disallowed_tools),
+        permission_mode=options.permission_mode,
+        add_dirs=[Path(d) for d in options.add_dirs],
+        settings=options.settings,
+        setting_sources=options.setting_sources,
+        max_turns=options.max_turns,
+        max_budget_usd=options.max_budget_usd,
+        include_partial_messages=options.include_partial_messages,
+        resume=options.resume,
+        continue_session=options.continue_conversation,
+        fork_session=options.fork_session,
+        session_id=options.session_id,
+        entrypoint="sdk-py",
+        agents=agents,
+    )
+
+
+class ClaudeSDKClient:
+    """A multi-turn conversation: `connect()`, then `query()` and `receive_response()` as many times as
+    wanted, `interrupt()` from another task, `disconnect()` (or use it as an async context manager)."""
+
+    def __init__(self, options: t.ClaudeAgentOptions | None = None):
+        self.options = options or t.ClaudeAgentOptions()
+        self.session: Any = None
+        self._converter = MessageConverter(self.options.include_partial_messages)
+        self._pending: list[Any] = []
+        self._announced = False
+
+    async def connect(self, prompt: str | AsyncIterable[dict[str, Any]] | None = None) -> None:
+        from yoke.session import open_session
+
+        options = session_options(self.options)
+        if self.options.can_use_tool is not None:
+            options.asker = CallbackAsker(self.options.can_use_tool)
+        if self.options.hooks:
+            from yoke.sdk.hooks import sdk_hook_listener
+
+            options.listeners.append(sdk_hook_listener(self.options.hooks, options.cwd))
+        self.session = await open_session(options)
+        if isinstance(options.asker, CallbackAsker):
+            options.asker.session = self.session
+        if prompt is not None:
+            await self.query(prompt)
+
+    async def query(self, prompt: str | AsyncIterable[dict[str, Any]], session_id: str = "default") -> None:
+        """Queue a prompt; its messages come from `receive_response()`."""
+        if isinstance(prompt, str):
+            self._pending.append(prompt)
+            return
+        async for message in prompt:
+            content = (message.get("message") or {}).get("content")
+            if content:
+                self._pending.append(content)
+
+    async def receive_messages(self) -> AsyncIterator[t.Message]:
+        while self._pending:
+            async for message in self.receive_response():
+                yield message
+
+    async def receive_response(self) -> AsyncIterator[t.Message]:
+        """The messages of the next queued prompt, up to and including its ResultMessage."""
+        if self.session is None:
+            raise RuntimeError("Not connected. Call connect() first.")
+        if not self._pending:
+            return
+        prompt = self._pending.pop(0)
+        if not self._announced:
+            self._announced = True
+            for message in self._converter.messages(self.session.started):
+                yield message
+        async for event in self.session.query(prompt):
+            for message in self._converter.messages(event):
+                yield message
+
+    async def interrupt(self) -> None:
+        if self.session is not None:
+            self.session.interrupt()
+
+    async def set_permission_mode(self, mode: str) -> None:
+        self.session.set_permission_mode(mode)
+
+    async def set_model(self, model: str | None = None) -> None:
+        if model:
+            self.session.set_model(model)
+
+    async def disconnect(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
+
+    async def __aenter__(self) -> ClaudeSDKClient:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.disconnect()
+
+
+async def query(
+    *, prompt: str | AsyncIterable[dict[str, Any]], options: t.ClaudeAgentOptions | None = None
+) -> AsyncIterator[t.Message]:
+    """One-shot: run the prompt to its result, yielding every message, then close the session."""
+    client = ClaudeSDKClient(options)
+    await client.connect()
+    try:
+        await client.query(prompt)
+        async for message in client.receive_messages():
+            yield message
+    finally:
+        await client.disconnect()

@@ -1,0 +1,33 @@
+"""The SDK's Python hook callbacks (`hooks={"PreToolUse": [HookMatcher(matcher, [callback])]}`), answered
+in process through the same listener and output rules as hooks from settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def sdk_hook_listener(hooks: dict[str, list[Any]], cwd: Path) -> Any:
+    from yoke.hooks.listener import HookListener
+
+    listener = HookListener(project_dir=Path(cwd))
+    for event, matchers in hooks.items():
+        for matcher in matchers:
+            for callback in matcher.hooks:
+                listener.register_callback(
+                    event, _wire_names(callback), matcher=matcher.matcher or "", timeout=matcher.timeout
+                )
+    return listener
+
+
+def _wire_names(callback: Any) -> Any:
+    """Python can't name a field `async` or `continue`; the SDK spells them `async_` / `continue_`."""
+
+    async def call(data: dict[str, Any], tool_use_id: str | None, context: Any) -> dict[str, Any] | None:
+        output = await callback(data, tool_use_id, {"signal": None})
+        if not isinstance(output, dict):
+            return output
+        renamed = {"async_": "async", "continue_": "continue"}
+        return {renamed.get(key, key): value for key, value in output.items()}
+
+    return call

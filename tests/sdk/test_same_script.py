@@ -1,0 +1,151 @@
+"""One script, two SDKs: Anthropic's `claude-agent-sdk` driving the `yoke` command, and `yoke.sdk` in
+process. Only the import differs; what the script sees must be the same."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from yoke.testing import ScriptedServer
+
+YOKE = str(Path(sys.executable).parent / "yoke")
+SDKS = ["claude_agent_sdk", "yoke.sdk"]
+
+
+def load(name: str) -> Any:
+    return pytest.importorskip(name) if name == "claude_agent_sdk" else importlib.import_module(name)
+
+
+def options(sdk: Any, srv: Any, project: Path, home: Path, **kwargs: Any) -> Any:
+    env = {
+        "ANTHROPIC_BASE_URL": srv.url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "YOKE_HOME": str(home / ".yoke"),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+    }
+    return sdk.ClaudeAgentOptions(cli_path=YOKE, cwd=str(project), env=env, **kwargs)
+
+
+def shape(messages: list[Any]) -> list[str]:
+    out = []
+    for m in messages:
+        name = type(m).__name__
+        if name == "AssistantMessage" or name == "UserMessage" and isinstance(m.content, list):
+            name += ":" + type(m.content[0]).__name__
+        elif name == "SystemMessage":
+            name += ":" + m.subtype
+        out.append(name)
+    return out
+
+
+TURNS = [
+    {
+        "content": [
+            {
+                "type": "tool_use",
+                "id": "toolu_w1",
+                "name": "Write",
+                "input": {"file_path": "FILE_A", "content": "a"},
+            },
+            {
+                "type": "tool_use",
+                "id": "toolu_w2",
+                "name": "Write",
+                "input": {"file_path": "FILE_B", "content": "b"},
+            },
+        ]
+    },
+    {"content": [{"type": "text", "text": "first done"}]},
+    {"content": [{"type": "text", "text": "second answer"}]},
+]
+
+
+async def script(sdk: Any, srv: Any, project: Path, home: Path) -> dict[str, Any]:
+    """Multi-turn client with a can_use_tool that denies one write and rewrites the other."""
+    asked: list[str] = []
+
+    async def can_use_tool(name: str, input: dict, context: Any) -> Any:
+        asked.append(input["file_path"])
+        if input["file_path"].endswith("a.txt"):
+            return sdk.PermissionResultDeny(message="not that one")
+        return sdk.PermissionResultAllow(updated_input={**input, "content": "rewritten"})
+
+    opts = options(sdk, srv, project, home, can_use_tool=can_use_tool, system_prompt="Be terse.")
+    first: list[Any] = []
+    second: list[Any] = []
+    async with sdk.ClaudeSDKClient(options=opts) as client:
+        await client.query("write both")
+        first = [m async for m in client.receive_response()]
+        await client.query("and now?")
+        second = [m async for m in client.receive_response()]
+    return {"first": first, "second": second, "asked": asked}
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_same_script_both_sdks(sdk_name, project, home):
+    sdk = load(sdk_name)
+    a, b = project / "a.txt", project / "b.txt"
+    turns = [dict(t) for t in TURNS]
+    turns[0] = {
+        "content": [
+            {**turns[0]["content"][0], "input": {"file_path": str(a), "content": "a"}},
+            {**turns[0]["content"][1], "input": {"file_path": str(b), "content": "b"}},
+        ]
+    }
+    with ScriptedServer(turns) as srv:
+        out = await script(sdk, srv, project, home)
+        second_request = srv.requests[1].body
+    assert shape(out["first"]) == [
+        "SystemMessage:init",
+        "AssistantMessage:ToolUseBlock",
+        "AssistantMessage:ToolUseBlock",
+        "UserMessage:ToolResultBlock",
+        "UserMessage:ToolResultBlock",
+        "AssistantMessage:TextBlock",
+        "ResultMessage",
+    ]
+    assert shape(out["second"])[-2:] == ["AssistantMessage:TextBlock", "ResultMessage"]
+    result = out["first"][-1]
+    assert result.subtype == "success" and result.result == "first done" and result.is_error is False
+    assert result.num_turns == 2 and result.total_cost_usd is not None and result.usage["input_tokens"] > 0
+    denied, allowed = out["first"][3].content[0], out["first"][4].content[0]
+    assert denied.is_error is True and "not that one" in str(denied.content)
+    assert not allowed.is_error
+    assert not a.exists() and b.read_text() == "rewritten"
+    assert out["asked"] == [str(a), str(b)]
+    assert out["second"][-1].result == "second answer"
+    assert out["first"][1].parent_tool_use_id is None
+    assert second_request["system"][0]["text"] == "Be terse."
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_interrupt_both_sdks(sdk_name, project, home):
+    sdk = load(sdk_name)
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_s", "name": "Bash", "input": {"command": "sleep 30"}}]}
+    ]
+    with ScriptedServer(turns) as srv:
+        opts = options(sdk, srv, project, home, permission_mode="bypassPermissions")
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("wait")
+            messages = []
+
+            async def interrupt_when_running() -> None:
+                while not any(type(m).__name__ == "AssistantMessage" for m in messages):
+                    await asyncio.sleep(0.05)
+                await asyncio.sleep(0.3)
+                await client.interrupt()
+
+            task = asyncio.create_task(interrupt_when_running())
+            async for message in client.receive_response():
+                messages.append(message)
+            await task
+    result = messages[-1]
+    assert type(result).__name__ == "ResultMessage"
+    assert result.subtype == "error_during_execution" and result.is_error is True
