@@ -219,5 +219,6 @@ def _control_response(subtype: str | None, request: dict[str, Any], run: Any) ->
             session.set_model(model)
         return {}
     if subtype == "mcp_status":
-        return {"mcpServers": []}
+        mcp = getattr(session, "mcp", None)
+        return {"mcpServers": mcp.entries() if mcp is not None else []}
     raise ValueError(f"Unsupported control request subtype: {subtype}")
