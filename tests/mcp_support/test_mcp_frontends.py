@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env
 from tests.mcp_support.helpers import stdio_entry, text, tool_use
+
 from yoke.testing import ScriptedServer
 
 YOKE = str(Path(sys.executable).parent / "yoke")
@@ -53,7 +53,6 @@ async def test_sdk_mcp_servers_option(sdk_name, project, home):
 async def test_acp_client_mcp_servers(project, base_env):
     import acp
     from acp import schema
-
     from tests.protocols.test_acp import RecordingClient, start, stop
 
     entry = stdio_entry()
