@@ -45,4 +45,5 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_recall.py
+	$(PY) benchmarks/bench_skills.py
 	$(PY) benchmarks/bench_mcp.py

@@ -145,3 +145,19 @@ async def test_allow_with_a_session_rule_is_not_asked_again(project, home):
             [m async for m in client.receive_response()]
     assert asked == ["touch f0.txt"]  # the second touch matched the session rule
     assert (project / "f0.txt").exists() and (project / "f1.txt").exists()
+
+
+async def test_slash_command_through_the_sdk(project, home):
+    """The SDK loads a project's commands with setting_sources=["project"]; `/name` runs one."""
+    command = project / ".claude" / "commands" / "greet.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("---\ndescription: Greets\n---\nGreet $ARGUMENTS warmly.\n", encoding="utf-8")
+    with ScriptedServer([{"content": [{"type": "text", "text": "Hello Ann!"}]}]) as srv:
+        opts = options(srv, project, home, setting_sources=["project"])
+        messages = [m async for m in sdk.query(prompt="/greet Ann", options=opts)]
+        blocks = srv.requests[0].body["messages"][0]["content"]
+    init = messages[0]
+    assert "greet" in init.data["slash_commands"] and "compact" in init.data["slash_commands"]
+    assert blocks[0]["text"].startswith("<command-message>greet</command-message>")
+    assert blocks[1]["text"].startswith("Greet Ann warmly.")
+    assert messages[-1].result == "Hello Ann!"

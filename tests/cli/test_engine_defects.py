@@ -107,9 +107,9 @@ def test_continue_with_no_earlier_session_starts_a_new_one(yoke):
     assert run.code == 0 and run.stdout.strip() == "fresh"
 
 
-def test_settings_env_reaches_tools_without_touching_the_process(yoke, project):
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(
+def test_settings_env_reaches_tools_without_touching_the_process(yoke, project, home):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(
         json.dumps({"env": {"YOKE_TEST_MARKER": "from-settings"}})
     )
     out = project / "marker.txt"
@@ -136,11 +136,12 @@ async def test_open_session_uses_the_env_it_is_given_and_leaves_the_process_alon
     from yoke.session import SessionOptions, open_session
 
     before = dict(os.environ)
-    (project / ".claude").mkdir()
-    (project / ".claude" / "settings.json").write_text(json.dumps({"env": {"YOKE_ONLY_IN_SESSION": "1"}}))
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"env": {"YOKE_ONLY_IN_SESSION": "1"}}))
     with ScriptedServer([{"content": [{"type": "text", "text": "from the given env"}]}]) as srv:
         env = {
             "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "YOKE_HOME": str(home / ".yoke"),
             "PATH": os.environ["PATH"],
             **anthropic_env(srv),

@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "other commands: yoke demo (replay a recorded run, no API key needed) · yoke sessions list · "
             "yoke rewind MESSAGE_ID · yoke trust [FOLDER] · yoke memory list|show|forget|search · "
-            "yoke mcp add|list|get|remove|serve …"
+            "yoke mcp add|list|get|remove|serve … · yoke plugin --help"
         ),
         allow_abbrev=False,
     )
@@ -87,6 +87,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--add-dir", dest="add_dirs", nargs="*", action="extend", default=[], help="extra working dirs"
     )
     p.add_argument("--settings", help="a settings JSON file or string")
+    p.add_argument(
+        "--plugin-dir",
+        dest="plugin_dirs",
+        action="append",
+        default=[],
+        help="load a plugin folder (session only)",
+    )
     p.add_argument("--setting-sources", help="comma-separated: user,project,local")
     p.add_argument(
         "--mcp-config", nargs="*", action="extend", default=[], help="MCP servers from JSON files or strings"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "agents", "acp", "memory", "mcp")
+SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "agents", "acp", "memory", "plugin", "mcp")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,6 +33,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         permission_mode=mode,
         allow_bypass=bool(args.allow_dangerously_skip_permissions),
         add_dirs=[Path(d) for d in args.add_dirs],
+        plugin_dirs=[Path(d) for d in args.plugin_dirs],
         settings=args.settings,
         setting_sources=_sources(args.setting_sources),
         mcp_config=list(args.mcp_config),

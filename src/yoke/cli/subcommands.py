@@ -1,4 +1,4 @@
-"""`yoke demo`, `yoke sessions list`, `yoke rewind`."""
+"""`yoke demo`, `yoke sessions list`, `yoke rewind`, `yoke trust`, `yoke plugin`."""
 
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ def run(command: str, argv: list[str]) -> int:
         from yoke.agents.command import agents_command
 
         return agents_command(argv)
+    if command == "plugin":
+        from yoke.plugins.cli import run as plugin_command
+
+        return plugin_command(argv)
     if command == "mcp":
         from yoke.cli import mcp_command
 

@@ -34,6 +34,7 @@ async def build_system_prompt(
     env: Mapping[str, str] | None = None,
     memory_index: MemoryIndex | None = None,
     output_style: str | None = None,
+    keep_coding_instructions: bool = True,
     additional_dirs: Sequence[Path] = (),
     today: date | None = None,
     git_pending: asyncio.Future | None = None,
@@ -65,7 +66,7 @@ async def build_system_prompt(
 
     blocks: list[Block] = []
     if override is None:
-        blocks.append(text_block(static_prompt(tool_names)))
+        blocks.append(text_block(static_prompt(tool_names, coding=keep_coding_instructions)))
         environment = environment_section(cwd, model, env, additional_dirs, today, is_git=git is not None)
         blocks.append(text_block(environment + ("\n\n" + format_git(git) if git else "")))
     elif override.strip():

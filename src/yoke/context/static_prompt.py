@@ -94,9 +94,12 @@ _TOOL_TIPS: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
-def static_prompt(tool_names: Collection[str]) -> str:
-    """The static system prompt for a session whose tools are `tool_names`."""
+def static_prompt(tool_names: Collection[str], coding: bool = True) -> str:
+    """The static system prompt for a session whose tools are `tool_names`. `coding=False` (an output style
+    without keep-coding-instructions) leaves out the software-engineering and style instructions."""
     names = set(tool_names)
     tips = [tip for needs, tip in _TOOL_TIPS if names.intersection(needs)]
     tools = TOOLS_GENERAL + ("\n" + "\n".join(tips) if tips else "")
+    if not coding:
+        return "\n\n".join([IDENTITY, tools, SAFETY])
     return "\n\n".join([IDENTITY, WORKING, tools, STYLE, SAFETY])

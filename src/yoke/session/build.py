@@ -101,9 +101,26 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     if mcp is not None:
         mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
+    from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
+
+    extensions = prepare_extensions(
+        cwd=cwd,
+        env=env,
+        settings=settings,
+        add_dirs=add_dirs,
+        plugin_dirs=options.plugin_dirs,
+        registry=registry,
+        gate=gate,
+        executor=executor,
+        session_id=loaded.session_id,
+        model=model,
+        provider_name=provider_name,
+        warnings=warnings,
+        setting_sources=options.setting_sources,
+    )
     section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
-        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section
+        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section, extensions
     )
     agent = Agent(
         provider=provider,
@@ -115,6 +132,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     )
     if loaded.conversation is not None and loaded.conversation.model_usage:
         agent.ledger.restore(loaded.conversation.model_usage)
+    extensions.runtime.agent = agent
 
     from yoke.session.collaborators import make_compactor
 
@@ -524,6 +542,7 @@ async def _system_prompt(
     git_pending: Any,
     env: Mapping[str, str],
     auto_memory: str | None = None,
+    extensions: Any = None,
 ) -> list:
     from yoke.context.prompt import build_system_prompt
 
@@ -537,5 +556,7 @@ async def _system_prompt(
         env=env,
         additional_dirs=[d for d in working_dirs if d != cwd],
         git_pending=git_pending,
+        output_style=extensions.style_prompt if extensions is not None else None,
+        keep_coding_instructions=extensions.keep_coding_instructions if extensions is not None else True,
         auto_memory=auto_memory,
     )

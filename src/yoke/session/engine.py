@@ -119,11 +119,15 @@ class Session:
 
     async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
-        as the prompt compacts instead (as in Claude Code's headless mode)."""
+        as the prompt compacts instead (as in Claude Code's headless mode); `/mcp__<server>__<prompt> args` sends
+        the prompt an MCP server renders; other `/name args` prompts run skills, custom commands and built-ins
+        (`yoke.skills.session.prompt_events`)."""
+        from yoke.skills.session import prompt_events
+
         if self.mcp is not None and isinstance(prompt, str) and prompt.lstrip().startswith("/mcp__"):
             prompt = await self._mcp_prompt(prompt)
         command = _compact_command(prompt)
-        events = self.agent.compact(command or None) if command is not None else self.agent.query(prompt)
+        events = self.agent.compact(command or None) if command is not None else prompt_events(self, prompt)
         async for event in events:
             while self.side_events:
                 yield self.side_events.pop(0)

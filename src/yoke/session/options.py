@@ -102,6 +102,8 @@ class SessionOptions:
     """Recorded in the transcript (cli, sdk-py, ...)."""
 
     # ---- extensions ---------------------------------------------------------------------------------
+    plugin_dirs: list[Path] = field(default_factory=list)
+    """Plugin folders loaded for this session only (--plugin-dir), besides the enabled installed plugins."""
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     extras: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,202 @@
+"""One Claude Code plugin folder and where its components are.
+
+A plugin is a folder with an optional `.claude-plugin/plugin.json` manifest and default component paths:
+`commands/`, `agents/`, `skills/`, `hooks/hooks.json`, `.mcp.json`, `output-styles/`. Manifest fields
+`commands`, `agents`, `skills`, `outputStyles` (a path or a list of paths, relative to the plugin root,
+starting with `./`) add to the defaults; `hooks` and `mcpServers` may be a path, a list, or the
+configuration inline. Other parts of Yoke read the components through this API: the skills package reads
+skills and commands, the hooks package `hooks_configs()`, the MCP package `mcp_configs()`, the sub-agents
+package `agent_files()`; each expands `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}` with `expand()`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MANIFEST = Path(".claude-plugin") / "plugin.json"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class PluginError(ValueError):
+    """A plugin that cannot be used; the message says what to fix, in one line."""
+
+
+@dataclass
+class Plugin:
+    name: str
+    root: Path
+    data_dir: Path  # ${CLAUDE_PLUGIN_DATA}: the plugin's own persistent folder (created on first use)
+    manifest: dict[str, Any] = field(default_factory=dict)
+    marketplace: str | None = None  # None for --plugin-dir plugins
+    source: str = "local"  # "marketplace" or "local" (--plugin-dir)
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}@{self.marketplace}" if self.marketplace else self.name
+
+    @property
+    def version(self) -> str | None:
+        value = self.manifest.get("version")
+        return str(value) if value is not None else None
+
+    # ---- components ----------------------------------------------------------------------------------
+
+    def skill_dirs(self) -> list[Path]:
+        return self._dirs("skills", "skills")
+
+    def command_dirs(self) -> list[Path]:
+        return self._dirs("commands", "commands")
+
+    def command_files(self) -> list[Path]:
+        """Single .md files the manifest's `commands` names (folders come from `command_dirs`)."""
+        return [p for p in self._paths("commands") if p.is_file() and p.suffix == ".md"]
+
+    def agent_dirs(self) -> list[Path]:
+        return self._dirs("agents", "agents")
+
+    def agent_files(self) -> list[Path]:
+        """Every agent definition (.md) the plugin brings, folders searched recursively."""
+        files = [p for p in self._paths("agents") if p.is_file() and p.suffix == ".md"]
+        for folder in self.agent_dirs():
+            files.extend(sorted(p for p in folder.rglob("*.md") if p.is_file()))
+        return list(dict.fromkeys(files))
+
+    def output_style_dirs(self) -> list[Path]:
+        return self._dirs("outputStyles", "output-styles")
+
+    def hooks_files(self) -> list[Path]:
+        default = self.root / "hooks" / "hooks.json"
+        files = [default] if default.is_file() else []
+        value = self.manifest.get("hooks")
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                path = self._resolve(item)
+                if path.is_file() and path not in files:
+                    files.append(path)
+        return files
+
+    def hooks_configs(self) -> list[dict[str, Any]]:
+        """Every hooks configuration (`{"hooks": {...}}` files' content, or inline), unexpanded."""
+        configs = [_read_json(p) for p in self.hooks_files()]
+        value = self.manifest.get("hooks")
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                configs.append(item if "hooks" in item else {"hooks": item})
+        return [c for c in configs if isinstance(c, dict)]
+
+    def mcp_files(self) -> list[Path]:
+        default = self.root / ".mcp.json"
+        files = [default] if default.is_file() else []
+        value = self.manifest.get("mcpServers")
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                path = self._resolve(item)
+                if path.is_file() and path not in files:
+                    files.append(path)
+        return files
+
+    def mcp_configs(self) -> dict[str, Any]:
+        """The plugin's MCP servers by name (from `.mcp.json` files and inline `mcpServers`), unexpanded."""
+        servers: dict[str, Any] = {}
+        for path in self.mcp_files():
+            data = _read_json(path)
+            if isinstance(data, dict):
+                servers.update(
+                    data.get("mcpServers", data) if isinstance(data.get("mcpServers"), dict) else data
+                )
+        value = self.manifest.get("mcpServers")
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, dict):
+                servers.update(
+                    item.get("mcpServers", item) if isinstance(item.get("mcpServers"), dict) else item
+                )
+        return servers
+
+    def env(self) -> dict[str, str]:
+        return {"CLAUDE_PLUGIN_ROOT": str(self.root), "CLAUDE_PLUGIN_DATA": str(self.data_dir)}
+
+    def expand(self, value: Any) -> Any:
+        """`${CLAUDE_PLUGIN_ROOT}` and `${CLAUDE_PLUGIN_DATA}` filled in, through strings, lists and dicts."""
+        if isinstance(value, str):
+            for key, text in self.env().items():
+                value = value.replace("${" + key + "}", text)
+            return value
+        if isinstance(value, list):
+            return [self.expand(v) for v in value]
+        if isinstance(value, dict):
+            return {k: self.expand(v) for k, v in value.items()}
+        return value
+
+    def summary(self) -> dict[str, Any]:
+        """What Claude Code's init message reports for a plugin."""
+        info: dict[str, Any] = {"name": self.name, "path": str(self.root)}
+        if self.marketplace:
+            info["source"] = self.id
+        if self.version:
+            info["version"] = self.version
+        return info
+
+    # ---- helpers -------------------------------------------------------------------------------------
+
+    def _resolve(self, relative: str) -> Path:
+        path = (self.root / relative).resolve()
+        root = self.root.resolve()
+        if path != root and root not in path.parents:
+            raise PluginError(f"{self.name}: {relative!r} points outside the plugin folder")
+        return path
+
+    def _paths(self, key: str) -> list[Path]:
+        value = self.manifest.get(key)
+        items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+        paths = []
+        for item in items:
+            if isinstance(item, str):
+                try:
+                    paths.append(self._resolve(item))
+                except PluginError:
+                    continue
+        return paths
+
+    def _dirs(self, key: str, default: str) -> list[Path]:
+        dirs = [self.root / default] if (self.root / default).is_dir() else []
+        dirs += [p for p in self._paths(key) if p.is_dir() and p not in dirs]
+        return dirs
+
+
+def load_plugin(
+    root: Path, data_root: Path, *, marketplace: str | None = None, source: str = "local"
+) -> Plugin:
+    """Read a plugin folder. Raises PluginError when it is not a usable plugin."""
+    root = Path(root).expanduser().resolve()
+    if not root.is_dir():
+        raise PluginError(f"{root} is not a folder")
+    manifest: dict[str, Any] = {}
+    manifest_path = root / MANIFEST
+    if manifest_path.is_file():
+        data = _read_json(manifest_path)
+        if not isinstance(data, dict):
+            raise PluginError(f"{manifest_path}: not a JSON object")
+        manifest = data
+        name = manifest.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise PluginError(f"{manifest_path}: `name` is required")
+    else:
+        name = root.name
+    name = name.strip()
+    if not NAME.match(name) or ":" in name:
+        raise PluginError(f"plugin name {name!r} must be letters, digits, dots, dashes and underscores")
+    data_id = re.sub(r"[^A-Za-z0-9._-]", "-", f"{name}-{marketplace}" if marketplace else name)
+    return Plugin(name, root, data_root / data_id, manifest, marketplace, source)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PluginError(f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise PluginError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}") from None

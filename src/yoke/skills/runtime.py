@@ -1,0 +1,211 @@
+"""A session's skills at run time: the catalog plus what invoking one needs from the session.
+
+The session hands in its tool registry, permission gate and tool context; from them this builds the
+`Permit` (may this `!`cmd`` / `@file` run?) and `RunShell` (run it as the Bash tool does, sandbox included)
+that expansion uses, and it keeps the grants of the skills invoked in the current query (`allowed-tools`
+pre-approves, `disallowed-tools` removes) so they end with the query.
+
+A skill that comes with the project (its `.claude/`, a nested one, an `--add-dir` folder) is the project's
+word, like the project's allow rules: its `allowed-tools` pre-approve nothing until the folder is trusted
+(`yoke trust`). Personal, managed and installed plugins' skills are the user's own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke.skills.catalog import Catalog
+from yoke.skills.inline import Verdict
+from yoke.skills.model import Skill
+
+EXTRAS_KEY = "skills"  # SessionState.extras: the session's SkillRuntime
+PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
+
+
+@dataclass
+class SkillRuntime:
+    catalog: Catalog
+    cwd: Path
+    session_id: str
+    env: Mapping[str, str]
+    registry: Any = None
+    gate: Any = None
+    ctx: Any = None  # the session's ToolContext
+    agent: Any = None  # for per-skill model overrides
+    provider_name: str = "anthropic"
+    invoked: list[str] = field(default_factory=list)  # skills invoked this session (for compaction)
+    _granted: list[Any] = field(default_factory=list)
+    _removed: list[Any] = field(default_factory=list)
+    _model: str | None = None
+    _calls: int = 0
+    notices: list[str] = field(default_factory=list)
+    # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers the
+    # skill's `hooks` frontmatter here, for the rest of the session.
+    on_invoke: list[Any] = field(default_factory=list)
+    trusted: bool | None = None  # whether the project folder is trusted (looked up when first needed)
+
+    # ---- permission and shell, for expansion ---------------------------------------------------------
+
+    def permit_for(self, skill: Skill | None):
+        """A Permit that asks as a tool call is asked: PreToolUse listeners (hooks), then the gate with the
+        skill's `allowed-tools`, then on ask the front-end."""
+
+        async def permit(tool_name: str, input: dict) -> Verdict:
+            tool = self.registry.get(tool_name) if self.registry is not None else None
+            if tool is None and tool_name == "Read":
+                tool = _read_stand_in()
+            if tool is None or self.gate is None or self.ctx is None:
+                return Verdict(False, f"{tool_name} is not available in this session")
+            hook, updated = await self._pre_tool_use(tool.name, input)
+            if hook is not None and hook.behavior == "deny":
+                return Verdict(False, hook.reason or "a PreToolUse hook blocked it")
+            input = updated or input
+            added = self._grant(self._grants_of(skill)) if skill is not None else []
+            try:
+                decision = await self.gate.decide(tool, input, self.ctx, hook=hook)
+                if decision.behavior == "ask":
+                    from yoke.permissions.gate import NoAsker, PermissionQuestion
+
+                    asker = self.ctx.asker or NoAsker()
+                    answer = await asker.ask(PermissionQuestion(tool.name, input, "", decision.reason))
+                    allowed = answer.behavior == "allow"
+                    return Verdict(
+                        allowed, answer.message or decision.reason, answer.updated_input or updated
+                    )
+                allowed = decision.behavior == "allow"
+                return Verdict(allowed, decision.reason, decision.updated_input or updated)
+            finally:
+                self._revoke(added)
+
+        return permit
+
+    async def _pre_tool_use(self, tool_name: str, input: dict) -> tuple[Any, dict | None]:
+        """What PreToolUse listeners say about a skill's own command or file read: (a gate hook Decision or
+        None, a rewritten input or None)."""
+        lifecycle = getattr(self.agent, "lifecycle", None) if self.agent is not None else None
+        if lifecycle is None:
+            return None, None
+        self._calls += 1
+        out = await lifecycle.announce(
+            "PreToolUse", tool_name=tool_name, tool_input=input, tool_use_id=f"skill_{self._calls}"
+        )
+        from yoke.permissions.gate import Decision
+
+        if out.stop:
+            return Decision("deny", out.stop_reason or out.reason, "hook"), None
+        hook = None
+        if out.decision in ("allow", "deny", "ask", "defer"):
+            hook = Decision("ask" if out.decision == "defer" else out.decision, out.reason, "hook")
+        return hook, out.updated_input
+
+    async def run_shell(self, command: str) -> str:
+        tool = self.registry.get("Bash")
+        parsed = tool.validate({"command": command, "description": "skill context"})
+        result = await tool.run(parsed, self.ctx.for_call(f"skill-shell-{len(self.invoked)}"))
+        content = result.content
+        if isinstance(content, list):
+            content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+        return str(content)
+
+    # ---- grants for the running query ----------------------------------------------------------------
+
+    def activate(self, skill: Skill) -> list[str]:
+        """Apply what invoking `skill` changes until the query ends; returns notices for the user."""
+        self.invoked.append(skill.name)
+        for listener in self.on_invoke:
+            listener(skill)
+        notices = []
+        grants = self._grants_of(skill)
+        if skill.allowed_tools and not grants:
+            notices.append(
+                f"/{skill.name}: its allowed-tools are ignored until this folder is trusted (yoke trust)"
+            )
+        self._granted.extend(self._grant(grants))
+        for name in skill.disallowed_tools:
+            tool = self.registry.get(name) if self.registry is not None else None
+            if tool is not None:
+                self.registry.remove(tool.name)
+                self._removed.append(tool)
+        if skill.model and self.agent is not None and skill.model != "inherit":
+            if self._model is None:
+                self._model = self.agent.settings.model
+            self.agent.settings.model = _resolve_model(self.provider_name, skill.model, self.env)
+        if skill.context == "fork":
+            notices.append(
+                f"/{skill.name} asks to run as a sub-agent (context: fork); sub-agents are not part of Yoke "
+                "yet, so it runs in this conversation"
+            )
+        return notices
+
+    def end_query(self) -> None:
+        """Undo every grant, removal and model override of the query that just ended."""
+        self._revoke(self._granted)
+        self._granted = []
+        for tool in self._removed:
+            self.registry.register(tool)
+        self._removed = []
+        if self._model is not None and self.agent is not None:
+            self.agent.settings.model = self._model
+        self._model = None
+
+    def _grants_of(self, skill: Skill) -> list[str]:
+        if not skill.allowed_tools or skill.source not in PROJECT_SOURCES:
+            return skill.allowed_tools
+        if self.trusted is None:
+            from yoke.permissions.trust import is_trusted
+            from yoke.session.transcript import yoke_home
+
+            self.trusted = is_trusted(self.cwd, yoke_home(dict(self.env)))
+        return skill.allowed_tools if self.trusted else []
+
+    def _grant(self, rules: list[str]) -> list[Any]:
+        if not rules or self.gate is None or not hasattr(self.gate, "session_rules"):
+            return []
+        from yoke.permissions.rules import RuleSyntaxError, parse_rule
+
+        added = []
+        for text in rules:
+            try:
+                rule = parse_rule(text, "allow", "session", self.cwd)
+            except RuleSyntaxError:
+                continue
+            self.gate.session_rules.append(rule)
+            added.append(rule)
+        return added
+
+    def _revoke(self, rules: list[Any]) -> None:
+        for rule in rules:
+            try:
+                self.gate.session_rules.remove(rule)
+            except ValueError:
+                pass
+
+
+def _resolve_model(provider: str, name: str, env: Mapping[str, str]) -> str:
+    from yoke.providers.select import resolve_model_alias
+
+    try:
+        return resolve_model_alias(provider, name, env)
+    except Exception:
+        return name
+
+
+def _read_stand_in() -> Any:
+    from yoke.permissions.pipeline import _PathTool  # the gate's own stand-in for path checks
+
+    return _PathTool()
+
+
+def runtime_of(ctx: Any) -> SkillRuntime | None:
+    session = getattr(ctx, "session", None)
+    extras = getattr(session, "extras", None) or {}
+    runtime = extras.get(EXTRAS_KEY)
+    return runtime if isinstance(runtime, SkillRuntime) else None
+
+
+def project_dir(cwd: Path, env: Mapping[str, str]) -> Path:
+    return Path(env.get("CLAUDE_PROJECT_DIR") or os.path.realpath(cwd))

@@ -1,0 +1,246 @@
+"""Connecting skills, commands, output styles and plugins to a session.
+
+`prepare_extensions` is called once while a session is assembled (`yoke.session.build`); `prompt_events`
+runs one prompt through command expansion and then the agent (`Session.query` calls it, so every
+front-end's prompts go through it).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from yoke import events as ev
+from yoke.skills.runtime import EXTRAS_KEY, SkillRuntime, runtime_of
+
+EXTENSIONS_KEY = "extensions"  # SessionState.extras: the session's Extensions
+
+
+@dataclass
+class Extensions:
+    runtime: SkillRuntime
+    plugins: list[Any] = field(default_factory=list)
+    style: Any = None  # the OutputStyle chosen by settings, or None
+
+    @property
+    def style_prompt(self) -> str | None:
+        return self.style.prompt if self.style is not None else None
+
+    @property
+    def keep_coding_instructions(self) -> bool:
+        return self.style is None or self.style.keep_coding_instructions
+
+    def init_fields(self) -> dict[str, Any]:
+        """What the stream-json `system/init` message reports about commands, skills, style and plugins."""
+        from yoke.skills.expand import BUILTINS
+
+        catalog = self.runtime.catalog
+        return {
+            "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
+            "skills": sorted(s.name for s in catalog.all() if s.kind == "skill"),
+            "output_style": self.style.name if self.style is not None else "default",
+            "plugins": [p.summary() for p in self.plugins],
+        }
+
+
+def prepare_extensions(
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    settings: Any,
+    add_dirs: Sequence[Path],
+    plugin_dirs: Sequence[str],
+    registry: Any,
+    gate: Any,
+    executor: Any,
+    session_id: str,
+    model: str,
+    provider_name: str,
+    warnings: list[str],
+    setting_sources: Sequence[str] | None = None,
+) -> Extensions:
+    from yoke.plugins import enabled_plugins
+    from yoke.skills.catalog import load_catalog
+    from yoke.skills.output_styles import find_styles, select_style
+
+    merged = getattr(settings, "merged", {}) or {}
+    plugins = enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings)
+    sources = None if setting_sources is None else set(setting_sources)
+    catalog = load_catalog(
+        cwd,
+        env=env,
+        add_dirs=add_dirs,
+        plugins=plugins,
+        include_project=sources is None or "project" in sources,
+        include_user=sources is None or "user" in sources,
+    )
+    warnings.extend(catalog.warnings)
+    catalog.warnings.clear()
+    ctx = executor.ctx
+    runtime = SkillRuntime(
+        catalog,
+        Path(os.path.realpath(cwd)),
+        session_id,
+        env,
+        registry,
+        gate,
+        ctx,
+        provider_name=provider_name,
+    )
+    ctx.session.extras[EXTRAS_KEY] = runtime
+    if catalog.model_invocable():
+        _register_tool(runtime, model, env)
+    executor.observers.append(SkillActivation(runtime, model, env))
+    style = None
+    if merged.get("outputStyle"):
+        styles = find_styles(
+            cwd, env=env, plugin_dirs=[d for p in plugins for d in p.output_style_dirs()], warnings=warnings
+        )
+        style = select_style(merged, styles, warnings)
+    extensions = Extensions(runtime, plugins, style)
+    ctx.session.extras[EXTENSIONS_KEY] = extensions
+    return extensions
+
+
+def session_plugins(session: Any) -> list[Any]:
+    """The plugins a built session loaded (`yoke.plugins.Plugin`): for the hooks, MCP and sub-agents
+    packages to read `hooks_configs()`, `mcp_configs()`, `agent_files()` from."""
+    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+    return list(extensions.plugins) if isinstance(extensions, Extensions) else []
+
+
+def init_fields(session: Any) -> dict[str, Any]:
+    """The `system/init` fields for a session built with extensions (none otherwise)."""
+    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+    return extensions.init_fields() if isinstance(extensions, Extensions) else {}
+
+
+def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> None:
+    from yoke.context.tokens import context_window
+    from yoke.skills.tool import SkillTool
+
+    runtime.registry.register(SkillTool(runtime, context_window(model, env)))
+
+
+class SkillActivation:
+    """A tool observer: after a file tool touches a path, the skills that path brings into play (nested
+    `.claude/skills`, `paths` skills) are announced to the model next to the result."""
+
+    def __init__(self, runtime: SkillRuntime, model: str, env: Mapping[str, str]):
+        self.runtime, self.model, self.env = runtime, model, env
+
+    def before_change(self, tool: Any, input: dict[str, Any], ctx: Any) -> None:
+        return None
+
+    def after_success(self, tool: Any, input: dict[str, Any], ctx: Any) -> str | None:
+        if tool.kind not in ("read", "edit"):
+            return None
+        paths = [p for p in tool.paths(input) if p]
+        if not paths:
+            return None
+        runtime = self.runtime
+        path = paths[0] if os.path.isabs(paths[0]) else str(runtime.cwd / paths[0])
+        added = [s for s in runtime.catalog.skills_for_path(path) if s.model_invocable]
+        if not added:
+            return None
+        if runtime.registry.get("Skill") is None:
+            _register_tool(runtime, self.model, self.env)
+        lines = "\n".join(f"- {s.name}: {s.listing_text()[:250]}" for s in added)
+        return (
+            "<system-reminder>\nThe following skills are now available for use with the Skill tool:\n"
+            f"{lines}\n</system-reminder>"
+        )
+
+
+async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
+    """One prompt: `/name args` expanded (or a built-in run), then the agent's query."""
+    from yoke.skills.expand import expand_prompt, parse_command
+
+    agent = session.agent
+    runtime = runtime_of(session.agent.executor.ctx)
+    if runtime is None or parse_command(prompt) is None:
+        async for event in agent.query(prompt):
+            yield event
+        return
+    started = time.monotonic()
+    expanded = await expand_prompt(
+        prompt,
+        runtime.catalog,
+        session_id=runtime.session_id,
+        cwd=runtime.cwd,
+        env=runtime.env,
+        permit_for=runtime.permit_for,
+        run_shell=runtime.run_shell,
+    )
+    if expanded.builtin is not None:
+        async for event in _builtin(session, expanded, started):
+            yield event
+        return
+    if expanded.error is not None:
+        from yoke.skills.builtin_commands import local_result
+
+        yield local_result(agent, expanded.error, started, is_error=True)
+        return
+    if expanded.skill is not None:
+        for notice in runtime.activate(expanded.skill):
+            yield ev.Notice("warning", notice)
+    try:
+        async for event in agent.query(expanded.prompt):
+            yield event
+    finally:
+        runtime.end_query()
+
+
+async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator[ev.Event]:
+    from yoke.skills import builtin_commands as bc
+
+    agent = session.agent
+    name = expanded.builtin
+    if name == "compact":
+        async for event in agent.compact(expanded.args or None):
+            yield event
+        return
+    if name == "cost":
+        yield bc.local_result(agent, bc.cost_text(agent), started)
+        return
+    if name == "context":
+        yield bc.local_result(agent, await bc.context_text(session), started)
+        return
+    if name == "memory":
+        yield bc.local_result(agent, bc.memory_text(session), started)
+        return
+    async for event in _init(session, started):
+        yield event
+
+
+async def _init(session: Any, started: float) -> AsyncIterator[ev.Event]:
+    """/init: the model studies the repository with read-only tools; Yoke writes what it answers."""
+    import dataclasses
+
+    from yoke.skills import builtin_commands as bc
+
+    agent = session.agent
+    registry = agent.executor.registry
+    removed = [
+        tool for tool in list(registry) if not getattr(tool, "read_only", False) or tool.name == "Skill"
+    ]
+    for tool in removed:
+        registry.remove(tool.name)
+    try:
+        async for event in agent.query(bc.init_prompt(Path(session.cwd))):
+            if isinstance(event, ev.Result) and not event.is_error:
+                try:
+                    text = bc.write_claude_md(Path(session.cwd), event.text)
+                except (OSError, ValueError) as exc:
+                    event = dataclasses.replace(event, is_error=True, text=f"/init: {exc}", errors=[str(exc)])
+                else:
+                    yield ev.Notice("info", text)
+                    event = dataclasses.replace(event, text=text)
+            yield event
+    finally:
+        for tool in removed:
+            registry.register(tool)

@@ -1,0 +1,132 @@
+"""A skill's or command's body with its placeholders filled in, as Claude Code fills them.
+
+`$ARGUMENTS` (everything after the name; appended as `ARGUMENTS: …` when the body has no placeholder),
+`$ARGUMENTS[N]` and `$N` (0-based, shell-style splitting), `$name` for names the `arguments` frontmatter
+declares, `\\$` escapes a dollar, `${CLAUDE_SESSION_ID}`, `${CLAUDE_EFFORT}`, `${CLAUDE_SKILL_DIR}`,
+`${CLAUDE_PROJECT_DIR}`, `${CLAUDE_PLUGIN_ROOT}`, `${CLAUDE_PLUGIN_DATA}`.
+
+Yoke extension (from the design notes): a `parameters` frontmatter mapping `name: ${param.name|default}` or
+`name: ${env.VAR|default}`, used in the body as `${param.name}`; a value given in the arguments as
+`name=value` wins, then the environment, then the default. `${env.VAR|default}` works in the body too, except
+for variables that look like credentials (keys, tokens, secrets, passwords), which are never filled in.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from yoke.skills.model import Skill
+
+_INDEXED = re.compile(r"(?<!\\)\$ARGUMENTS\[(\d+)\]")
+_ALL = re.compile(r"(?<!\\)\$ARGUMENTS\b")
+_POSITIONAL = re.compile(r"(?<!\\)\$(\d+)\b")
+_BRACED = re.compile(r"(?<!\\)\$\{(CLAUDE_[A-Z_]+|YOKE_[A-Z_]+)\}")
+_PARAM = re.compile(r"(?<!\\)\$\{param\.([A-Za-z0-9_.-]+)(?:\|([^}]*))?\}")
+_ENV = re.compile(r"(?<!\\)\$\{env\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([^}]*))?\}")
+_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.I)
+
+
+@dataclass(slots=True)
+class Substitution:
+    """What the placeholders are filled with."""
+
+    args: str = ""
+    session_id: str = ""
+    project_dir: Path | None = None
+    effort: str = ""
+    env: Mapping[str, str] | None = None
+
+
+def split_args(args: str) -> list[str]:
+    """Shell-style words; text that does not split (an open quote) falls back to whitespace words."""
+    try:
+        return shlex.split(args)
+    except ValueError:
+        return args.split()
+
+
+def substitute(skill: Skill, values: Substitution) -> str:
+    env = values.env or {}
+    words = split_args(values.args)
+    body = skill.body
+    had_placeholder = bool(
+        _ALL.search(body)
+        or _POSITIONAL.search(body)
+        or _INDEXED.search(body)
+        or (skill.parameters and _PARAM.search(body))
+        or any(_named(n).search(body) for n in skill.arguments)
+    )
+    body = _INDEXED.sub(lambda m: _word(words, int(m.group(1))), body)
+    body = _ALL.sub(lambda m: values.args, body)
+    for index, name in enumerate(skill.arguments):
+        body = _named(name).sub(lambda m, i=index: _word(words, i), body)
+    body = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), body)
+    variables = _variables(skill, values)
+    body = _BRACED.sub(lambda m: variables.get(m.group(1), m.group(0)), body)
+    params = resolve_parameters(skill, words, env)
+    body = _PARAM.sub(lambda m: params.get(m.group(1)) or (m.group(2) or ""), body)
+    body = _ENV.sub(lambda m: _env_value(env, m.group(1), m.group(2)), body)
+    body = body.replace("\\$", "$")
+    if values.args.strip() and not had_placeholder:
+        body = f"{body.rstrip()}\n\nARGUMENTS: {values.args}"
+    return body
+
+
+def _named(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\\)\${re.escape(name)}\b")
+
+
+def _word(words: list[str], index: int) -> str:
+    return words[index] if index < len(words) else ""
+
+
+def _variables(skill: Skill, values: Substitution) -> dict[str, str]:
+    variables = {
+        "CLAUDE_SESSION_ID": values.session_id,
+        "CLAUDE_EFFORT": values.effort or skill.effort or "",
+        "CLAUDE_SKILL_DIR": str(skill.base_dir),
+        "CLAUDE_PROJECT_DIR": str(values.project_dir or ""),
+        "YOKE_PROJECT_DIR": str(values.project_dir or ""),
+        "YOKE_SESSION_ID": values.session_id,
+    }
+    if skill.plugin is not None:
+        variables["CLAUDE_PLUGIN_ROOT"] = str(skill.plugin.root)
+        variables["CLAUDE_PLUGIN_DATA"] = str(skill.plugin.data_dir)
+    return variables
+
+
+def resolve_parameters(skill: Skill, words: list[str], env: Mapping[str, str]) -> dict[str, str]:
+    """The `parameters` frontmatter resolved: `name=value` in the arguments, then the template's
+    environment variable, then its default."""
+    given = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if sep and key in skill.parameters:
+            given[key] = value
+    resolved: dict[str, str] = {}
+    for key, template in skill.parameters.items():
+        if key in given:
+            resolved[key] = given[key]
+            continue
+        text = "" if template is None else str(template)
+        env_ref = _ENV.fullmatch(text.strip())
+        if env_ref:
+            resolved[key] = _env_value(env, env_ref.group(1), env_ref.group(2))
+            continue
+        param_ref = _PARAM.fullmatch(text.strip())
+        if param_ref:
+            resolved[key] = param_ref.group(2) or ""
+            continue
+        resolved[key] = text  # a literal value
+    return resolved
+
+
+def _env_value(env: Mapping[str, str], name: str, default: str | None) -> str:
+    if _SECRET.search(name):
+        return default or ""
+    value = env.get(name)
+    return value if value not in (None, "") else (default or "")

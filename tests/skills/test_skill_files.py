@@ -1,0 +1,153 @@
+"""Reading skill files: frontmatter (flat and YAML), fields, substitutions, the catalog and the listing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from yoke.skills.catalog import load_catalog
+from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
+from yoke.skills.model import SkillError, skill_from_fields
+from yoke.skills.substitute import Substitution, substitute
+from yoke.skills.tool import listing
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def skill(body: str, **meta):
+    return skill_from_fields(meta, body, path=Path("/s/x/SKILL.md"), name="x", kind="skill", source="user")
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "name: a\ndescription: Does things: well\n",  # ': ' inside a plain value needs real YAML rules
+        "description: >\n  folded\n  text\n",
+        "hooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: x\n",
+        "allowed-tools:\n  - Read\n  - Bash(git:*)\ndisable-model-invocation: true\nversion: 2\n",
+    ],
+)
+def test_flat_reader_agrees_with_yaml(head):
+    import yaml
+
+    try:
+        expected = yaml.safe_load(head)
+    except yaml.YAMLError:
+        with pytest.raises(FrontmatterError):
+            parse_frontmatter(f"---\n{head}---\nbody\n")
+        return
+    fields, body = parse_frontmatter(f"---\n{head}---\nbody\n")
+    assert fields == expected and body == "body\n"
+
+
+def test_flat_frontmatter_does_not_import_yaml():
+    sys.modules.pop("yaml", None)
+    fields, _ = parse_frontmatter(
+        "---\nname: a\ndescription: 'quoted'\nuser-invocable: false\npaths: [a, b]\n---\n"
+    )
+    assert fields == {"name": "a", "description": "quoted", "user-invocable": False, "paths": ["a", "b"]}
+    assert "yaml" not in sys.modules
+
+
+def test_malformed_frontmatter_is_one_line():
+    with pytest.raises(FrontmatterError, match="line"):
+        parse_frontmatter("---\ndescription: [unclosed\n---\n")
+    with pytest.raises(FrontmatterError, match="never closed"):
+        parse_frontmatter("---\nname: a\n")
+
+
+def test_field_checks_name_the_field():
+    with pytest.raises(SkillError, match="context"):
+        skill("b", context="sideways")
+    with pytest.raises(SkillError, match="disable-model-invocation"):
+        skill("b", **{"disable-model-invocation": "maybe"})
+    s = skill("First paragraph\nstill first.\n\nSecond.", **{"allowed-tools": "Bash(git add *) Read, Edit"})
+    assert s.allowed_tools == ["Bash(git add *)", "Read", "Edit"]
+    assert s.description == "First paragraph still first."
+
+
+def test_substitutions():
+    s = skill(
+        "a=$ARGUMENTS[0] b=$1 name=$who all=$ARGUMENTS esc=\\$1 dir=${CLAUDE_SKILL_DIR} "
+        "p=${param.branch} e=${env.HOME_X|none} k=${env.MY_API_KEY|hidden}",
+        arguments=["who"],
+        parameters={"branch": "${env.BRANCH_X|main}"},
+    )
+    env = {"HOME_X": "/h", "MY_API_KEY": "sk-secret", "BRANCH_X": ""}
+    out = substitute(s, Substitution(args='"Ann Lee" two', session_id="sid", env=env))
+    assert out == ('a=Ann Lee b=two name=Ann Lee all="Ann Lee" two esc=$1 dir=/s/x p=main e=/h k=hidden')
+    assert (
+        substitute(skill("No placeholders."), Substitution(args="x y"))
+        == "No placeholders.\n\nARGUMENTS: x y"
+    )
+    given = skill("${param.branch}", parameters={"branch": "${param.branch|main}"})
+    assert substitute(given, Substitution(args="branch=dev")) == "dev"
+
+
+def test_catalog_precedence_and_nested(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "YOKE_HOME": str(home / ".yoke")}
+    write(home / ".claude/skills/deploy/SKILL.md", "---\ndescription: personal\n---\nP")
+    write(project / ".claude/skills/deploy/SKILL.md", "---\ndescription: project\n---\nQ")
+    write(project / ".claude/commands/deploy.md", "command")
+    write(project / ".claude/commands/lint.md", "---\ndescription: lint\n---\nL")
+    write(home / ".yoke/skills/yk/SKILL.md", "Y")
+    write(project / "sub/.claude/skills/deploy/SKILL.md", "---\ndescription: nested\n---\nN")
+    write(project / ".claude/skills/ts-only/SKILL.md", "---\ndescription: ts\npaths: ['src/**/*.ts']\n---\nT")
+    extra = write(tmp_path / "extra/.claude/skills/added/SKILL.md", "A").parent.parent.parent.parent
+    catalog = load_catalog(project / "sub", env=env, add_dirs=[extra], managed_dir=tmp_path / "none")
+    assert catalog.get("deploy").description == "personal"
+    assert catalog.get("lint").kind == "command" and catalog.get("yk") and catalog.get("added")
+    assert catalog.get("ts-only") is None
+    activated = catalog.skills_for_path(project / "src/a/b.ts")
+    assert [s.name for s in activated] == ["ts-only"]
+    top = load_catalog(project, env=env, managed_dir=tmp_path / "none")
+    nested = top.skills_for_path(project / "sub/file.py")
+    assert [s.name for s in nested] == ["sub:deploy"] and top.skills_for_path(project / "sub/other.py") == []
+
+
+def test_listing_stays_within_budget():
+    skills = [skill("b", description="word " * 80) for _ in range(60)]
+    for i, s in enumerate(skills):
+        s.name = f"skill-{i:02d}"
+    full = listing(skills[:3], 8000)
+    assert full.count("\n") == 2 and all(len(line) <= 250 for line in full.splitlines())
+    squeezed = listing(skills, 8000)
+    assert len(squeezed) <= 8000 and squeezed.count("- skill-") == 60
+    assert listing(skills, 1000).splitlines()[0] == "- skill-00"  # names only
+    names_only = listing(skills, 500)
+    assert len(names_only) <= 500 and "more skills not listed" in names_only
+
+
+def test_yaml_results_are_cached_by_content(tmp_path):
+    import subprocess
+
+    write(
+        tmp_path / "repo/.claude/skills/h/SKILL.md",
+        "---\ndescription: d\nhooks:\n  Stop:\n    - hooks: []\n---\nB",
+    )
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "home/.claude"),
+        "YOKE_HOME": str(tmp_path / "home/.yoke"),
+    }
+    code = (
+        "import sys; from pathlib import Path; from yoke.skills.catalog import load_catalog; "
+        f"c = load_catalog(Path({str(tmp_path / 'repo')!r}), env={env!r}, managed_dir=Path('/nonexistent')); "
+        "print(c.get('h').hooks, c.get('h').description, 'yaml' in sys.modules)"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True) for _ in range(2)]
+    assert [r.stdout.strip() for r in runs] == [
+        "{'Stop': [{'hooks': []}]} d True",
+        "{'Stop': [{'hooks': []}]} d False",
+    ], runs[0].stderr
+    write(tmp_path / "repo/.claude/skills/h/SKILL.md", "---\ndescription: e\nhooks:\n  Stop: []\n---\nB")
+    changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+    assert changed == "{'Stop': []} e True"
