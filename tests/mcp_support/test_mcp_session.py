@@ -409,3 +409,27 @@ def test_servers_die_with_a_killed_yoke(base_env, project, tmp_path):
         while time.time() < deadline and os.path.exists(f"/proc/{pid}"):
             time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def test_plugin_servers(yoke, tmp_path):
+    plugin = tmp_path / "kit"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "kit"}))
+    entry = stdio_entry()
+    entry["env"] = {"KIT_ROOT": "${CLAUDE_PLUGIN_ROOT}"}
+    write_config(plugin / ".mcp.json", {"tools": entry})
+    with ScriptedServer(
+        [tool_use("mcp__plugin_kit_tools__echo", {"text": "from a plugin"}), text("ok")]
+    ) as srv:
+        run = yoke(
+            "-p",
+            "x",
+            *STREAM,
+            "--plugin-dir",
+            str(plugin),
+            "--allowedTools",
+            "mcp__plugin_kit_tools",
+            env=anthropic_env(srv),
+        )
+    assert init_line(run)["mcp_servers"] == [{"name": "plugin_kit_tools", "status": "connected"}], run.stderr
+    assert tool_results(run)[0]["content"] == "echo: from a plugin"

@@ -31,12 +31,15 @@ async def attach_mcp(
     hide: Callable[[list[str]], list[str]] | None = None,
     elicit: Callable[..., Any] | None = None,
     env: Mapping[str, str] | None = None,
+    plugin_dirs: list[Any] | None = None,
 ) -> Any:
     """An `McpRuntime` (with `aclose()` and `entries()`), or None when no server is configured."""
     from yoke.mcp.config import load_config
 
     env = os.environ if env is None else env
-    config = load_config(cwd, settings, flag_configs, strict, env)
+    config = load_config(
+        cwd, settings, flag_configs, strict, env, plugins=_plugins(settings, cwd, plugin_dirs, env)
+    )
     warnings.extend(e.message for e in config.errors)
     warnings.extend(config.warnings)
     warnings.extend(approval_hint(name) for name in config.unapproved)
@@ -54,6 +57,18 @@ async def attach_mcp(
     runtime.start()
     await runtime.wait_started()
     return runtime
+
+
+def _plugins(settings: Mapping[str, Any], cwd: Path, plugin_dirs: list[Any] | None, env: Any) -> list[Any]:
+    """The enabled plugins (their problems are reported where skills load them, not twice)."""
+    if not plugin_dirs and not settings.get("enabledPlugins"):
+        return []
+    from yoke.plugins import enabled_plugins
+
+    try:
+        return enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs or (), env=env, warnings=[])
+    except Exception:
+        return []
 
 
 class _Idle:

@@ -254,8 +254,11 @@ def load_config(
     strict: bool = False,
     env: Mapping[str, str] | None = None,
     managed_paths: tuple[Path, ...] | None = None,
+    plugins: list[Any] | None = None,
 ) -> McpConfig:
-    """Every configured server, with approval and policy applied. `settings` is the merged settings."""
+    """Every configured server, with approval and policy applied. `settings` is the merged settings;
+    `plugins` the session's enabled plugins (yoke.plugins), whose servers are named `plugin_<plugin>_<name>`
+    (so their tools are `mcp__plugin_<plugin>_<name>__<tool>`, as in Claude Code)."""
     env = os.environ if env is None else env
     settings = settings or {}
     out = McpConfig()
@@ -267,6 +270,8 @@ def load_config(
         claude_json = _safe_read(claude_json_path(env), out)
         yoke_json = _safe_read(yoke_mcp_path(env), out)
         project_path = project_mcp_path(cwd)
+        for plugin in plugins or []:
+            layers.append(("plugin", str(plugin.root), _plugin_servers(plugin)))
         layers.append(("user", str(claude_json_path(env)), _servers_of(claude_json)))
         layers.append(("yoke", str(yoke_mcp_path(env)), _servers_of(yoke_json)))
         layers.append(("project", str(project_path), _servers_of(_safe_read(project_path, out))))
@@ -305,6 +310,15 @@ def load_config(
         else:
             out.servers[name] = cfg
     return out
+
+
+def _plugin_servers(plugin: Any) -> dict[str, Any]:
+    try:
+        configs = plugin.mcp_configs()
+    except Exception:  # a broken plugin never stops the session (yoke.plugins reports it)
+        return {}
+    prefix = "plugin_" + re.sub(r"[^A-Za-z0-9_-]", "_", plugin.name) + "_"
+    return {prefix + re.sub(r"[^A-Za-z0-9_-]", "_", str(n)): plugin.expand(e) for n, e in configs.items()}
 
 
 def _safe_read(path: Path, out: McpConfig) -> dict[str, Any]:

@@ -215,6 +215,7 @@ async def _mcp(
         notify=notify,
         hide=gate.hidden_tools,
         env=env,
+        plugin_dirs=list(options.plugin_dirs),
     )
 
 
