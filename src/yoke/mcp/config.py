@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yoke.mcp.policy import policy_allows
+
 TRANSPORTS = ("stdio", "sse", "http", "ws")
 _TYPE_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "websocket": "ws"}
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -297,7 +299,7 @@ def load_config(
             out.warnings.append(
                 f'MCP server "{name}": environment variable(s) {", ".join(cfg.missing_vars)} not set'
             )
-        if not _policy_allows(cfg, settings):
+        if not policy_allows(cfg, settings):
             out.rejected[name] = cfg
         elif cfg.scope == "project":
             verdict = project_approval(name, approvals)
@@ -374,67 +376,3 @@ def project_approval(name: str, approvals: dict[str, Any]) -> bool | None:
     if approvals["all"] or name in approvals["enabled"]:
         return True
     return None
-
-
-def _policy_allows(cfg: ServerConfig, settings: Mapping[str, Any]) -> bool:
-    """`allowedMcpServers` / `deniedMcpServers`: entries name a server (`serverName`), a command line
-    (`serverCommand`, exact) or a URL (`serverUrl`, `*` wildcards). Deny wins; an allow list, when present,
-    must match."""
-    denied = settings.get("deniedMcpServers")
-    if isinstance(denied, list) and any(_policy_match(cfg, e) for e in denied):
-        return False
-    allowed = settings.get("allowedMcpServers")
-    if isinstance(allowed, list):
-        return any(_policy_match(cfg, e) for e in allowed)
-    return True
-
-
-def _policy_match(cfg: ServerConfig, entry: Any) -> bool:
-    if not isinstance(entry, dict):
-        return False
-    if entry.get("serverName") == cfg.name:
-        return True
-    command = entry.get("serverCommand")
-    if isinstance(command, list) and cfg.type == "stdio" and command == [cfg.command, *cfg.args]:
-        return True
-    url = entry.get("serverUrl")
-    if isinstance(url, str) and cfg.remote:
-        pattern = "^" + ".*".join(re.escape(p) for p in url.split("*")) + "$"
-        return re.match(pattern, cfg.url) is not None
-    return False
-
-
-# ---- other front-ends' shapes --------------------------------------------------------------------------
-
-
-def from_sdk(servers: Any) -> list[str]:
-    """claude-agent-sdk's `mcp_servers` option (a dict of configs, or a file path) as `--mcp-config` values.
-    In-process SDK servers (`"type": "sdk"`) live in another process's SDK and cannot be reached here."""
-    if not servers:
-        return []
-    if isinstance(servers, str | Path):
-        return [str(servers)]
-    entries = {
-        name: {k: v for k, v in dict(entry).items() if k != "instance"}
-        for name, entry in servers.items()
-        if isinstance(entry, dict)
-    }
-    return [json.dumps({"mcpServers": entries}, default=str)]
-
-
-def from_acp(servers: Any) -> list[str]:
-    """An ACP client's `mcpServers` (stdio: name/command/args/env list; http and sse: name/url/headers list)
-    as `--mcp-config` values."""
-    entries: dict[str, Any] = {}
-    for server in servers or []:
-        name = getattr(server, "name", None)
-        if not name:
-            continue
-        url = getattr(server, "url", None)
-        if url:
-            headers = {h.name: h.value for h in getattr(server, "headers", None) or []}
-            entries[name] = {"type": getattr(server, "type", None) or "http", "url": url, "headers": headers}
-        elif getattr(server, "command", None):
-            env = {e.name: e.value for e in getattr(server, "env", None) or []}
-            entries[name] = {"command": server.command, "args": list(server.args or []), "env": env}
-    return [json.dumps({"mcpServers": entries})] if entries else []

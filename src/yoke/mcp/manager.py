@@ -23,6 +23,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 
 from yoke.mcp.config import ServerConfig
+from yoke.mcp.errors import error_text, is_connection_error, is_timeout, needs_auth, unwrap
 from yoke.mcp.transports import Link, open_transport
 
 BACKOFF_S = (1, 2, 4, 8, 16)  # waits before reconnection attempts 1..5
@@ -32,10 +33,6 @@ PING_EVERY_S = 10.0
 
 class McpUnavailable(Exception):
     """A call to a server that is not connected (one line the model can read)."""
-
-
-class NeedsAuth(Exception):
-    """The server wants an OAuth login that a non-interactive session cannot do."""
 
 
 @dataclass
@@ -184,7 +181,7 @@ class McpManager:
             error = await self._finish(attempt, timed_out=not attempt.done())
             if self._closing.is_set():
                 return
-            if _needs_auth(error):
+            if needs_auth(error):
                 self._set(state, "needs-auth", f"run `yoke mcp login {state.name}` to sign in")
                 return
             failures += 1
@@ -226,7 +223,7 @@ class McpManager:
         except TimeoutError:
             return TimeoutError()
         except BaseException as exc:  # noqa: BLE001 - the attempt's failure, reported as the server's error
-            return _unwrap(exc)
+            return unwrap(exc)
         return TimeoutError() if timed_out else None
 
     async def _attempt(self, state: ServerState) -> None:
@@ -289,7 +286,7 @@ class McpManager:
         async def handle(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 state.refreshing = asyncio.ensure_future(self.refresh_tools(state.name))
-            elif isinstance(message, Exception) and state.config.remote and _is_connection_error(message):
+            elif isinstance(message, Exception) and state.config.remote and is_connection_error(message):
                 state.lost.set()
 
         return handle
@@ -330,13 +327,13 @@ class McpManager:
             raise McpUnavailable(f'no MCP server named "{server}"')
         deadline = asyncio.get_running_loop().time() + self.startup_timeout
         while (
-            state.session is None
+            not _usable(state)
             and state.status in ("pending", "connected")
             and not self._closing.is_set()
             and asyncio.get_running_loop().time() < deadline
         ):
             await asyncio.sleep(0.05)
-        if state.session is None:
+        if not _usable(state):
             detail = f": {state.error}" if state.error else ""
             raise McpUnavailable(f'MCP server "{server}" is {state.status}{detail}')
         return state
@@ -369,12 +366,12 @@ class McpManager:
             try:
                 return call.result()
             except Exception as exc:
-                if _is_connection_error(exc):
+                if is_connection_error(exc):
                     state.lost.set()
                     raise McpUnavailable(
                         f'the connection to MCP server "{state.name}" was lost; reconnecting'
                     ) from None
-                if _is_timeout(exc):
+                if is_timeout(exc):
                     raise McpUnavailable(
                         f'MCP server "{state.name}" did not answer within {timeout:g} s'
                     ) from None
@@ -419,6 +416,12 @@ class McpManager:
         return await self._request(state, state.session.get_prompt(prompt, arguments))
 
 
+def _usable(state: ServerState) -> bool:
+    """Connected, and not a connection that has just ended (its session is being torn down)."""
+    ended = state.link is not None and state.link.ended.is_set()
+    return state.session is not None and not ended and not state.lost.is_set()
+
+
 async def list_tools(session: Any) -> list[Any]:
     tools: list[Any] = []
     cursor = None
@@ -430,51 +433,3 @@ async def list_tools(session: Any) -> list[Any]:
         if not cursor:
             break
     return tools
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) >= 1:
-        inner = [e for e in exc.exceptions if not isinstance(e, asyncio.CancelledError)]
-        exc = inner[0] if inner else exc.exceptions[0]
-    return exc
-
-
-def _needs_auth(exc: BaseException | None) -> bool:
-    """A login is what is missing: our own NeedsAuth, the OAuth flow giving up, or a plain 401."""
-    if exc is None:
-        return False
-    if isinstance(exc, NeedsAuth) or isinstance(exc.__context__, NeedsAuth):
-        return True
-    name, text = type(exc).__name__, str(exc)
-    return name in ("OAuthFlowError", "OAuthTokenError", "UnauthorizedError") or "401" in text
-
-
-def _is_connection_error(exc: BaseException) -> bool:
-    import anyio
-
-    exc = _unwrap(exc)
-    if isinstance(
-        exc, anyio.ClosedResourceError | anyio.BrokenResourceError | anyio.EndOfStream | ConnectionError
-    ):
-        return True
-    name = type(exc).__name__
-    text = str(exc).lower()
-    return name in ("ConnectError", "RemoteProtocolError", "ReadError") or "connection closed" in text
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    text = str(exc).lower()
-    return isinstance(exc, TimeoutError) or "timed out" in text or "timeout" in text
-
-
-def error_text(error: BaseException | None, state: ServerState, deadline: float) -> str:
-    """Why a server failed, in one line."""
-    if isinstance(error, TimeoutError) or error is None:
-        return f"did not finish starting within {deadline:g} s (MCP_TIMEOUT)"
-    if isinstance(error, FileNotFoundError):
-        return f"command not found: {state.config.command}"
-    text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-    why = state.link.describe_end() if state.link else ""
-    if why and why not in text:
-        text = f"{text} ({why})"
-    return text.splitlines()[0][:300] if text else "failed"

@@ -117,7 +117,7 @@ def headless_auth(cfg: ServerConfig, env: Mapping[str, str]) -> Any:
     `needs-auth` instead of opening a browser. A server given its own Authorization header gets none."""
     if any(k.lower() == "authorization" for k in cfg.headers):
         return None
-    from yoke.mcp.manager import NeedsAuth
+    from yoke.mcp.errors import NeedsAuth
 
     async def needs_login(*_: Any) -> Any:
         raise NeedsAuth(f"run `yoke mcp login {cfg.name}` to sign in")

@@ -103,7 +103,7 @@ class YokeAgent:
     async def _open(
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
-        from yoke.mcp.config import from_acp
+        from yoke.mcp.shapes import from_acp
         from yoke.session import SessionError, SessionOptions, open_session
 
         options = SessionOptions(

@@ -67,7 +67,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         agents = {
             name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
         }
-    from yoke.mcp.config import from_sdk
+    from yoke.mcp.shapes import from_sdk
 
     return SessionOptions(
         cwd=Path(options.cwd) if options.cwd else Path.cwd(),
