@@ -1,6 +1,7 @@
 """The session's event stream: the only thing front-ends consume.
 
-A small closed set of frozen dataclasses. Every front-end (text/json/stream-json printers, REPL, SDK, ACP)
+A small closed set of dataclasses, read-only by contract (not `frozen`: that doubles their import cost, which
+every run pays). Every front-end (text/json/stream-json printers, REPL, SDK, ACP)
 is one module mapping these to its own format. Every event says which agent produced it: `agent_id` is
 "main" for the session itself; a sub-agent's events carry its id and the tool call that started it
 (`parent_tool_use_id`), so stream-json can fill `parent_tool_use_id` and a UI can nest them.
@@ -28,20 +29,20 @@ TerminationReason = Literal[
 ]
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class AgentEvent:
     agent_id: str = field(default="main", kw_only=True)
     parent_tool_use_id: str | None = field(default=None, kw_only=True)
 
 
 def from_agent(event: AgentEvent, agent_id: str, parent_tool_use_id: str | None) -> AgentEvent:
-    """Stamp an event with the agent that produced it (events are frozen; the stamp is set once)."""
-    object.__setattr__(event, "agent_id", agent_id)
-    object.__setattr__(event, "parent_tool_use_id", parent_tool_use_id)
+    """Stamp an event with the agent that produced it (set once, where the sub-agent publishes it)."""
+    event.agent_id = agent_id
+    event.parent_tool_use_id = parent_tool_use_id
     return event
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class SessionStarted(AgentEvent):
     session_id: str
     model: str
@@ -52,35 +53,35 @@ class SessionStarted(AgentEvent):
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)  # [{name, status, error?}]
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class TurnStarted(AgentEvent):
     turn: int  # 1-based model round trip within this query
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class StreamEvent(AgentEvent):
     """A raw provider event, for front-ends that show partial messages (--include-partial-messages)."""
 
     event: ProviderEvent
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class TextDelta(AgentEvent):
     text: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ThinkingDelta(AgentEvent):
     thinking: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolCallStarted(AgentEvent):
     tool_use_id: str
     name: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolCallInputPreview(AgentEvent):
     """The tool input parsed so far (emitted whenever the streamed partial JSON becomes parseable)."""
 
@@ -89,7 +90,7 @@ class ToolCallInputPreview(AgentEvent):
     input: dict[str, Any]
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolCallCompleted(AgentEvent):
     tool_use_id: str
     name: str
@@ -97,7 +98,7 @@ class ToolCallCompleted(AgentEvent):
     input_error: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class AssistantMessage(AgentEvent):
     """One complete assistant message from the model (already appended to the history and transcript)."""
 
@@ -109,7 +110,7 @@ class AssistantMessage(AgentEvent):
     uuid: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolResultEvent(AgentEvent):
     tool_use_id: str
     name: str
@@ -118,7 +119,7 @@ class ToolResultEvent(AgentEvent):
     is_error: bool = False
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolResultsMessage(AgentEvent):
     """The user message carrying all tool results of one assistant message (appended to the history)."""
 
@@ -127,7 +128,7 @@ class ToolResultsMessage(AgentEvent):
     results: list[ToolResultEvent] = field(default_factory=list)
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class PermissionDecided(AgentEvent):
     tool_use_id: str
     tool_name: str
@@ -137,7 +138,7 @@ class PermissionDecided(AgentEvent):
     reason: str = ""
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class UsageEvent(AgentEvent):
     model: str
     usage: Usage  # this round trip
@@ -145,7 +146,7 @@ class UsageEvent(AgentEvent):
     total_cost_usd: float
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Notice(AgentEvent):
     """Something the user should know (retry, recovery, warnings). `kind` lets printers pick a format."""
 
@@ -154,26 +155,26 @@ class Notice(AgentEvent):
     data: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class TodosChanged(AgentEvent):
     """The session's todo list after a TodoWrite (front-ends show it; the transcript keeps it)."""
 
     todos: list[dict[str, Any]]
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Compacted(AgentEvent):
     trigger: Literal["manual", "auto"]
     pre_tokens: int
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class TurnEnded(AgentEvent):
     turn: int
     stop_reason: str | None
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ModelUsage:
     input_tokens: int = 0
     output_tokens: int = 0
@@ -182,7 +183,7 @@ class ModelUsage:
     cost_usd: float = 0.0
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class Result(AgentEvent):
     reason: TerminationReason
     is_error: bool

@@ -149,3 +149,46 @@ async def test_interrupt_both_sdks(sdk_name, project, home):
     result = messages[-1]
     assert type(result).__name__ == "ResultMessage"
     assert result.subtype == "error_during_execution" and result.is_error is True
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_python_hook_callback_blocks_both_sdks(sdk_name, project, home):
+    sdk = load(sdk_name)
+    seen: list[dict] = []
+
+    async def guard(input: dict, tool_use_id: str | None, context: Any) -> dict:
+        seen.append(input)
+        if "rm -rf" in input["tool_input"].get("command", ""):
+            return {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": "no recursive deletes",
+                }
+            }
+        return {}
+
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_rm", "name": "Bash", "input": {"command": "rm -rf build"}}
+            ]
+        },
+        {"content": [{"type": "text", "text": "refused"}]},
+    ]
+    (project / "build").mkdir()
+    with ScriptedServer(turns) as srv:
+        opts = options(
+            sdk,
+            srv,
+            project,
+            home,
+            permission_mode="bypassPermissions",
+            hooks={"PreToolUse": [sdk.HookMatcher(matcher="Bash", hooks=[guard])]},
+        )
+        messages = [m async for m in sdk.query(prompt="clean up", options=opts)]
+    assert (project / "build").exists()
+    result = next(m for m in messages if type(m).__name__ == "UserMessage")
+    assert result.content[0].is_error and "no recursive deletes" in str(result.content[0].content)
+    assert seen[0]["hook_event_name"] == "PreToolUse" and seen[0]["tool_name"] == "Bash"
+    assert messages[-1].result == "refused"

@@ -38,6 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--include-partial-messages", action="store_true", help="stream-json: emit stream_event lines"
     )
+    p.add_argument(
+        "--include-hook-events",
+        action="store_true",
+        help="stream-json: emit hook_started/hook_response lines",
+    )
     p.add_argument("--max-turns", type=int, help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=float, help="stop once the session has cost this much")
     p.add_argument("--model", help="model id or alias (sonnet, opus, haiku)")

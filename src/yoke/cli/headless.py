@@ -111,6 +111,10 @@ async def _start(args: Namespace, prompt: str) -> int:
     printer = make_printer(
         args.output_format, args.verbose, init_extra={"apiKeySource": api_key_source(os.environ)}
     )
+    if args.output_format == "stream-json":
+        from yoke.hooks.stream import stream_reporter
+
+        options.extras["hook_report"] = stream_reporter(printer.emit, args.include_hook_events)
     channel = None
     if args.input_format == "stream-json":
         from yoke.cli.stream_input import ControlChannel, StdioAsker

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "agents", "acp", "memory", "plugin", "mcp")
+SUBCOMMANDS = ("sessions", "rewind", "demo", "trust", "agents", "acp", "memory", "plugin", "hooks", "mcp")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -140,7 +140,7 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
     elif kind == "control_request":
-        emit(_answer_control(frame, run))
+        emit(_answer_control(frame, run, channel))
     elif kind == "control_cancel_request":
         return
     else:
@@ -171,12 +171,12 @@ def _input_error(run: Any, text: str) -> dict[str, Any]:
     }
 
 
-def _answer_control(frame: dict[str, Any], run: Any) -> dict[str, Any]:
+def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dict[str, Any]:
     request_id = frame.get("request_id", "")
     request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
     subtype = request.get("subtype")
     try:
-        response = _control_response(subtype, request, run)
+        response = _control_response(subtype, request, run, channel)
     except ValueError as exc:
         return {
             "type": "control_response",
@@ -188,12 +188,20 @@ def _answer_control(frame: dict[str, Any], run: Any) -> dict[str, Any]:
     }
 
 
-def _control_response(subtype: str | None, request: dict[str, Any], run: Any) -> dict[str, Any]:
+def _control_response(
+    subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
+) -> dict[str, Any]:
     from yoke import __version__
     from yoke.cli.printers import COMPAT_VERSION
 
     if subtype == "initialize":
+        if request.get("hooks") and channel is not None:
+            from yoke.hooks.sdk import attach_sdk_hooks  # the client's hook callbacks (docs/hooks.md)
+
+            for warning in attach_sdk_hooks(run.session, request["hooks"], channel):
+                print(f"yoke: warning: {warning}", file=sys.stderr)
         return {
+            "hook_on_failure_supported": True,
             "commands": [],
             "agents": [],
             "output_style": "default",

@@ -41,6 +41,10 @@ def run(command: str, argv: list[str]) -> int:
         from yoke.plugins.cli import run as plugin_command
 
         return plugin_command(argv)
+    if command == "hooks":
+        from yoke.cli.hooks_command import hooks_command
+
+        return hooks_command(argv)
     if command == "mcp":
         from yoke.cli import mcp_command
 

@@ -76,44 +76,44 @@ class ModelRequest:
 # ---- provider events -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class MessageStart:
     id: str
     model: str
     usage: Usage
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class BlockStart:
     index: int
     block: Block  # the block's opening shape: {"type":"text","text":""}, {"type":"tool_use","id","name","input":{}}
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class TextDelta:
     index: int
     text: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ThinkingDelta:
     index: int
     thinking: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class SignatureDelta:
     index: int
     signature: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolInputDelta:
     index: int
     partial_json: str
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class BlockStop:
     """A block is complete. For tool_use, `block["input"]` is the parsed input; when the model's JSON did not
     parse, `input_error` says why and `block["input"]` is {} (the loop turns it into an error result)."""
@@ -123,13 +123,13 @@ class BlockStop:
     input_error: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class MessageDelta:
     stop_reason: StopReason | None
     usage: Usage
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class MessageStop:
     """The complete assistant message (role, content) plus its id, model, stop reason and final usage."""
 
@@ -141,7 +141,7 @@ class MessageStop:
     input_errors: dict[str, str] = field(default_factory=dict)  # tool_use id -> JSON parse error
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class RetryNotice:
     """A request failed and will be retried after `delay_s` (shown as system/api_retry in stream-json).
 
@@ -158,7 +158,7 @@ class RetryNotice:
     discard_partial: bool = False
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ModelFallback:
     """The provider switched models (e.g. to `--fallback-model` after repeated overload); later requests go
     to `to_model`. Comes before the new model's `MessageStart`; `message` is the line every front-end shows."""

@@ -25,9 +25,10 @@ def content_block(block: dict[str, Any]) -> t.ContentBlock | None:
 
 
 class MessageConverter:
-    def __init__(self, include_partial: bool = False):
+    def __init__(self, include_partial: bool = False, init_extra: dict[str, Any] | None = None):
         self.session_id = ""
         self.include_partial = include_partial
+        self.init_extra = init_extra or {}  # slash_commands, skills, output_style, plugins of the session
 
     def messages(self, event: ev.Event) -> list[t.Message]:
         if isinstance(event, ev.SessionStarted):
@@ -80,6 +81,7 @@ class MessageConverter:
             "plugins": [],
             "uuid": str(uuid.uuid4()),
         }
+        data.update(self.init_extra)
         return t.SystemMessage("init", data)
 
     def _assistant(self, event: ev.AssistantMessage) -> list[t.Message]:

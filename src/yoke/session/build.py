@@ -118,6 +118,20 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         warnings=warnings,
         setting_sources=options.setting_sources,
     )
+    from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+
+    attach_hooks(
+        lifecycle,
+        settings,
+        tool_lookup=registry.get,
+        work_dir=session_dir,
+        env=executor.ctx.env,
+        resources=resources,
+        warnings=warnings,
+        extras=options.extras,
+        prompt_model=(provider, provider_name, model),
+        extensions=extensions,
+    )
     section = auto_memory.prompt_section() if auto_memory is not None else None
     system = await _system_prompt(
         options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section, extensions

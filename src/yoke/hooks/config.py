@@ -1,0 +1,325 @@
+"""Hook configuration: Claude Code's `hooks` key read from every place it can be written.
+
+Shape: `{"<Event>": [{"matcher": "...", "hooks": [{"type": "command", "command": "...", ...}]}]}`. Lists
+from every source merge (never replace), highest precedence first. A malformed entry is skipped with one
+warning naming its file; the rest of the file still applies. Project and local settings only contribute
+hooks in a trusted folder (a cloned repository must not run code just by being opened); an untrusted
+folder's hooks are skipped with one line saying so. `disableAllHooks` turns off every non-managed hook and
+a managed `allowManagedHooksOnly` keeps only the policy's own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from yoke.loop.lifecycle import HOOK_EVENTS
+
+if TYPE_CHECKING:
+    from yoke.config.settings import LoadedSettings
+
+HANDLER_TYPES = ("command", "http", "prompt", "agent", "mcp_tool", "callback")
+# Events Claude Code knows beyond the lifecycle seam's list (accepted in configuration, fired if announced).
+EXTRA_EVENTS = ("Setup", "UserPromptExpansion", "MessageDisplay", "TeammateIdle", "DirectoryAdded")
+KNOWN_EVENTS = frozenset((*HOOK_EVENTS, *EXTRA_EVENTS))
+PROJECT_SCOPES = ("project", "local")
+
+
+@dataclass(slots=True)
+class HookHandler:
+    """One entry of a matcher group's `hooks` list, plus where it came from."""
+
+    type: str
+    command: str = ""
+    args: list[str] | None = None  # exec form when present
+    shell: str = "bash"
+    url: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    allowed_env_vars: list[str] = field(default_factory=list)
+    prompt: str = ""
+    model: str | None = None
+    timeout: float | None = None  # seconds; None = the per-type default
+    if_rule: str | None = None
+    run_async: bool = False
+    async_rewake: bool = False
+    status_message: str = ""
+    once: bool = False
+    continue_on_block: bool = False
+    callback: Callable[..., Any] | None = None  # SDK hooks: fn(input, tool_use_id, context) -> dict
+    fail_closed: bool = False  # SDK `onFailure: "block"`: a callback that fails blocks the action
+
+    def describe(self) -> str:
+        """A short human label: the command, URL or prompt."""
+        if self.type == "command":
+            return " ".join([self.command, *(self.args or [])])
+        if self.type == "http":
+            return self.url
+        if self.type in ("prompt", "agent"):
+            text = " ".join(self.prompt.split())
+            return text if len(text) <= 60 else text[:57] + "..."
+        if self.type == "callback":
+            return getattr(self.callback, "__qualname__", repr(self.callback))
+        return self.type
+
+
+@dataclass(slots=True)
+class HookGroup:
+    """A matcher and its handlers for one event, with the source that configured it."""
+
+    event: str
+    matcher: str
+    handlers: list[HookHandler]
+    scope: str  # managed, flag, local, project, user, plugin, skill, agent, sdk
+    source: str  # a file path or a label ("--settings", "sdk", "plugin foo")
+    plugin_root: Path | None = None
+    plugin_data: Path | None = None
+    tag: str = ""  # lets a skill or agent remove what it added
+
+
+@dataclass(slots=True)
+class HookSet:
+    """Every configured hook group, plus the warnings met while reading them."""
+
+    groups: list[HookGroup] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[HookGroup] = field(default_factory=list)  # untrusted or disabled (listed by `yoke hooks`)
+
+    def for_event(self, event: str) -> list[HookGroup]:
+        return [g for g in self.groups if g.event == event]
+
+
+def parse_hooks(
+    data: Any,
+    *,
+    scope: str,
+    source: str,
+    warnings: list[str],
+    plugin_root: Path | None = None,
+    plugin_data: Path | None = None,
+    tag: str = "",
+    stop_as_subagent_stop: bool = False,
+) -> list[HookGroup]:
+    """The groups of one `hooks` value (a settings key, a plugin's hooks.json, skill/agent frontmatter).
+    `stop_as_subagent_stop` is for agent frontmatter, where Claude Code turns `Stop` into `SubagentStop`."""
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        warnings.append(f"{source}: `hooks` must be an object of event names; ignored")
+        return []
+    groups: list[HookGroup] = []
+    for event, entries in data.items():
+        if event not in KNOWN_EVENTS:
+            warnings.append(
+                f"{source}: unknown hook event {event!r} skipped (events: {', '.join(HOOK_EVENTS)})"
+            )
+            continue
+        if not isinstance(entries, list):
+            warnings.append(f"{source}: hooks.{event} must be a list of matcher groups; skipped")
+            continue
+        name = "SubagentStop" if stop_as_subagent_stop and event == "Stop" else event
+        for index, entry in enumerate(entries):
+            where = f"{source}: hooks.{event}[{index}]"
+            group = _parse_group(entry, name, where, warnings)
+            if group is None:
+                continue
+            matcher, handlers = group
+            groups.append(HookGroup(name, matcher, handlers, scope, source, plugin_root, plugin_data, tag))
+    return groups
+
+
+def _parse_group(
+    entry: Any, event: str, where: str, warnings: list[str]
+) -> tuple[str, list[HookHandler]] | None:
+    if not isinstance(entry, dict):
+        warnings.append(f"{where} must be an object with `hooks`; skipped")
+        return None
+    matcher = entry.get("matcher", "")
+    if matcher is None:
+        matcher = ""
+    if not isinstance(matcher, str):
+        warnings.append(f"{where}: `matcher` must be a string; group skipped")
+        return None
+    from yoke.hooks.matching import matcher_problem
+
+    problem = matcher_problem(matcher)
+    if problem:
+        warnings.append(f"{where}: {problem}")
+    raw = entry.get("hooks")
+    if not isinstance(raw, list):
+        warnings.append(f"{where}: `hooks` must be a list of handlers; group skipped")
+        return None
+    handlers = []
+    for j, item in enumerate(raw):
+        handler = parse_handler(item, f"{where}.hooks[{j}]", warnings)
+        if handler is not None:
+            handlers.append(handler)
+    return (matcher, handlers) if handlers else None
+
+
+def parse_handler(item: Any, where: str, warnings: list[str]) -> HookHandler | None:
+    """One handler object; None (with a warning) when it cannot run."""
+    if not isinstance(item, dict):
+        warnings.append(f"{where} must be an object; skipped")
+        return None
+    kind = item.get("type", "command")
+    if kind not in HANDLER_TYPES or kind == "callback":
+        warnings.append(f"{where}: unknown hook type {kind!r} (use command, http, prompt or agent); skipped")
+        return None
+    handler = HookHandler(type=kind)
+    timeout = item.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            warnings.append(f"{where}: `timeout` must be a positive number of seconds; the default is used")
+        else:
+            handler.timeout = float(timeout)
+    cond = item.get("if")
+    if cond is not None:
+        if not isinstance(cond, str) or not cond.strip():
+            warnings.append(f'{where}: `if` must be one permission rule like "Bash(git *)"; skipped')
+            return None
+        handler.if_rule = cond.strip()
+    handler.status_message = str(item.get("statusMessage") or "")
+    handler.once = item.get("once") is True
+    required = {
+        "command": "command",
+        "http": "url",
+        "prompt": "prompt",
+        "agent": "prompt",
+        "mcp_tool": "tool",
+    }
+    value = item.get(required[kind])
+    if not isinstance(value, str) or not value.strip():
+        warnings.append(f"{where}: a {kind} hook needs a non-empty `{required[kind]}` string; skipped")
+        return None
+    if kind == "command":
+        handler.command = value
+        args = item.get("args")
+        if args is not None:
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                warnings.append(f"{where}: `args` must be a list of strings; skipped")
+                return None
+            handler.args = list(args)
+        handler.shell = str(item.get("shell") or "bash")
+        handler.async_rewake = item.get("asyncRewake") is True
+        handler.run_async = item.get("async") is True or handler.async_rewake
+    elif kind == "http":
+        handler.url = value
+        headers = item.get("headers") or {}
+        if not isinstance(headers, dict):
+            warnings.append(f"{where}: `headers` must be an object; skipped")
+            return None
+        handler.headers = {str(k): str(v) for k, v in headers.items()}
+        allowed = item.get("allowedEnvVars") or []
+        handler.allowed_env_vars = [str(v) for v in allowed] if isinstance(allowed, list) else []
+    elif kind in ("prompt", "agent"):
+        handler.prompt = value
+        handler.model = item.get("model") if isinstance(item.get("model"), str) else None
+        handler.continue_on_block = item.get("continueOnBlock") is True
+    else:
+        handler.command = f"{item.get('server', '?')}:{value}"
+    return handler
+
+
+def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
+    """Hook groups from every settings source, highest precedence first, honouring trust and policy."""
+    out = HookSet()
+    sources = settings.sources
+    managed_only = any(s.scope == "managed" and s.data.get("allowManagedHooksOnly") is True for s in sources)
+    disable_all = any(s.data.get("disableAllHooks") is True for s in sources)
+    managed_disable = any(s.scope == "managed" and s.data.get("disableAllHooks") is True for s in sources)
+    untrusted_files: list[str] = []
+    untrusted_count = 0
+    for source in sources:
+        if "hooks" not in source.data:
+            continue
+        groups = parse_hooks(
+            source.data.get("hooks"), scope=source.scope, source=source.label, warnings=out.warnings
+        )
+        if source.scope in PROJECT_SCOPES and not trusted:
+            if groups:
+                untrusted_files.append(source.label)
+                untrusted_count += sum(len(g.handlers) for g in groups)
+            out.skipped += groups
+            continue
+        if managed_disable or (source.scope != "managed" and (managed_only or disable_all)):
+            out.skipped += groups
+            continue
+        out.groups += groups
+    if untrusted_files:
+        noun = "hook" if untrusted_count == 1 else "hooks"
+        out.warnings.append(
+            f"this workspace ({settings.cwd}) has not been trusted: skipping {untrusted_count} {noun} from "
+            f"{', '.join(untrusted_files)}; run `yoke trust` here to let them run"
+        )
+    return out
+
+
+def load_plugin_hooks(
+    plugin_root: Path,
+    *,
+    plugin_name: str | None = None,
+    plugin_data: Path | None = None,
+    manifest: Any = None,
+) -> HookSet:
+    """A plugin's hooks: `hooks/hooks.json` (an optional top-level `description` beside `hooks`) and any
+    inline `hooks` object in its `.claude-plugin/plugin.json` (pass the parsed manifest as `manifest`, or
+    it is read here). Handlers get CLAUDE_PLUGIN_ROOT / CLAUDE_PLUGIN_DATA when they run."""
+    out = HookSet()
+    name = plugin_name or plugin_root.name
+    label = f"plugin {name}"
+    path = plugin_root / "hooks" / "hooks.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            out.warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
+            data = None
+        if isinstance(data, dict):
+            hooks = (
+                data.get("hooks") if "hooks" in data else {k: v for k, v in data.items() if k in KNOWN_EVENTS}
+            )
+            out.groups += parse_hooks(
+                hooks,
+                scope="plugin",
+                source=str(path),
+                warnings=out.warnings,
+                plugin_root=plugin_root,
+                plugin_data=plugin_data,
+                tag=label,
+            )
+        elif data is not None:
+            out.warnings.append(f"{path}: expected a JSON object; its hooks are ignored")
+    if manifest is None:
+        manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
+        try:
+            manifest = (
+                json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+            )
+        except (OSError, ValueError):
+            manifest = None  # the plugins loader reports a bad manifest; not repeated here
+    inline = manifest.get("hooks") if isinstance(manifest, dict) else None
+    if isinstance(inline, str):  # a path to another hooks file, relative to the plugin root
+        extra = plugin_root / inline
+        if extra.resolve() != path.resolve() and extra.is_file():
+            try:
+                loaded = json.loads(extra.read_text(encoding="utf-8"))
+                inline = loaded.get("hooks", loaded) if isinstance(loaded, dict) else None
+            except (OSError, ValueError) as exc:
+                out.warnings.append(f"{extra}: cannot be read as JSON ({exc}); its hooks are ignored")
+                inline = None
+        else:
+            inline = None
+    if isinstance(inline, dict):
+        out.groups += parse_hooks(
+            inline,
+            scope="plugin",
+            source=f"{label} (plugin.json)",
+            warnings=out.warnings,
+            plugin_root=plugin_root,
+            plugin_data=plugin_data,
+            tag=label,
+        )
+    return out
