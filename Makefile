@@ -50,3 +50,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_skills.py
 	$(PY) benchmarks/bench_ui.py
+	$(PY) benchmarks/bench_mcp.py

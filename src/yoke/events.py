@@ -51,6 +51,7 @@ class SessionStarted(AgentEvent):
     tools: list[str]
     permission_mode: str
     provider: str
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)  # [{name, status, error?}]
 
 
 @dataclass(slots=True)

@@ -124,15 +124,15 @@ async def _start(args: Namespace, prompt: str) -> int:
         channel = ControlChannel(printer.emit)
         if args.permission_prompt_tool == "stdio":
             options.asker = StdioAsker(channel)
-    if args.mcp_config:  # until the MCP issue lands and reads options.mcp_configs
-        print("yoke: warning: MCP servers are not supported yet: --mcp-config is ignored", file=sys.stderr)
-    if args.permission_prompt_tool not in (None, "stdio"):
-        print(
-            f"yoke: warning: --permission-prompt-tool {args.permission_prompt_tool}: only 'stdio' is "
-            "supported yet; permission questions are answered no",
-            file=sys.stderr,
-        )
     session = await open_session(options)
+    if args.permission_prompt_tool not in (None, "stdio"):
+        from yoke.mcp.prompt_tool import prompt_tool_asker
+
+        try:
+            session.set_asker(prompt_tool_asker(session, args.permission_prompt_tool))
+        except ValueError as exc:
+            await session.close()
+            raise SetupError(str(exc)) from None
     from yoke.skills.session import init_fields
 
     if isinstance(getattr(printer, "init_extra", None), dict):

@@ -19,7 +19,7 @@ SUBCOMMANDS: dict[str, str] = {
     "memory": "yoke.cli.memory_command:run",
     "agents": "yoke.agents.command:agents_command",
     "acp": "yoke.protocols.acp:acp_command",
-    "mcp": "yoke.cli.coming:mcp",
+    "mcp": "yoke.cli.mcp_command:run",
     "plugin": "yoke.plugins.cli:run",
     "plugins": "yoke.plugins.cli:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",

@@ -41,6 +41,8 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         plugin_dirs=[Path(d) for d in args.plugin_dirs],
         settings=args.settings,
         setting_sources=_sources(args.setting_sources),
+        mcp_config=list(args.mcp_config),
+        strict_mcp_config=bool(args.strict_mcp_config),
         max_turns=args.max_turns,
         max_budget_usd=args.max_budget_usd,
         include_partial_messages=args.include_partial_messages,
@@ -52,8 +54,6 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         entrypoint=os.environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli",
         agents=args.agents,  # the agents package parses and reports a bad --agents
         agent=args.agent,
-        mcp_configs=list(args.mcp_config),
-        strict_mcp_config=args.strict_mcp_config,
         worktree=args.worktree,
     )
 

@@ -316,7 +316,7 @@ class StreamJsonPrinter(Printer):
             "cwd": event.cwd,
             "session_id": event.session_id,
             "tools": event.tools,
-            "mcp_servers": [],
+            "mcp_servers": list(event.mcp_servers),
             "model": event.model,
             "permissionMode": event.permission_mode,
             "slash_commands": [],

@@ -252,5 +252,6 @@ def _control_response(
             raise ValueError(f"no running task {request.get('task_id')!r}")
         return {}
     if subtype == "mcp_status":
-        return {"mcpServers": []}
+        mcp = getattr(session, "mcp", None)
+        return {"mcpServers": mcp.entries() if mcp is not None else []}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

@@ -82,22 +82,28 @@ class YokeAgent:
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
             ),
             agent_info=schema.Implementation(name="yoke", title="Yoke", version=__version__),
         )
 
     async def new_session(self, cwd: str, **kwargs: Any) -> schema.NewSessionResponse:
-        session = await self._open(cwd, kwargs.get("additional_directories"), None)
+        session = await self._open(cwd, kwargs.get("additional_directories"), None, kwargs.get("mcp_servers"))
         return schema.NewSessionResponse(session_id=session.id, modes=self._modes(session))
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> schema.LoadSessionResponse:
-        session = await self._open(cwd, kwargs.get("additional_directories"), session_id)
+        session = await self._open(
+            cwd, kwargs.get("additional_directories"), session_id, kwargs.get("mcp_servers")
+        )
         mapper = UpdateMapper(session)
         for update in mapper.history(session.messages):
             await self.conn.session_update(session_id=session.id, update=update)
         return schema.LoadSessionResponse(modes=self._modes(session))
 
-    async def _open(self, cwd: str, add_dirs: list[str] | None, resume: str | None) -> Any:
+    async def _open(
+        self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
+    ) -> Any:
+        from yoke.mcp.shapes import from_acp
         from yoke.session import SessionError, SessionOptions, open_session
 
         options = SessionOptions(
@@ -106,6 +112,7 @@ class YokeAgent:
             interactive=True,
             resume=resume,
             entrypoint="acp",
+            mcp_config=from_acp(mcp_servers),
         )
         try:
             session = await open_session(options)

@@ -67,6 +67,8 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         agents = {
             name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
         }
+    from yoke.mcp.shapes import from_sdk
+
     return SessionOptions(
         cwd=Path(options.cwd) if options.cwd else Path.cwd(),
         env=env,
@@ -91,6 +93,8 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         session_id=options.session_id,
         entrypoint="sdk-py",
         agents=agents,
+        mcp_config=from_sdk(options.mcp_servers),
+        strict_mcp_config=bool(options.strict_mcp_config),
     )
 
 

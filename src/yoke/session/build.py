@@ -82,6 +82,10 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
+    mcp = await _mcp(options, cwd, merged, registry, gate, env, warnings, mcp_events)
+    if mcp is not None:
+        resources.add(mcp, "MCP servers")
     from yoke.memory.session import start_auto_memory
 
     auto_memory = start_auto_memory(cwd, settings, env)  # None when turned off
@@ -106,6 +110,8 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
     )
     executor.lifecycle = lifecycle
+    if mcp is not None:
+        mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
     from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
 
@@ -167,7 +173,13 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         lifecycle.add(auto_memory.listener(agent))  # recall adds memories to each prompt
         auto_memory.start_messages = len(agent.messages)
     started = ev.SessionStarted(
-        loaded.session_id, model, str(cwd), registry.names(), getattr(gate, "mode", "default"), provider_name
+        loaded.session_id,
+        model,
+        str(cwd),
+        registry.names(),
+        getattr(gate, "mode", "default"),
+        provider_name,
+        mcp.entries() if mcp is not None else [],
     )
     session = Session(
         agent,
@@ -182,6 +194,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     executor.ctx.set_permission_mode = session.set_permission_mode
     if structured is not None:
         session.result_shapers.append(structured.shape)
+    session.mcp, session.side_events = mcp, mcp_events
     if auto_memory is not None:
         resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")
     from yoke.agents import attach_runner
@@ -233,6 +246,37 @@ def _end_auto_memory(auto_memory: Any, session: Session) -> None:
     """The session is closing: start the background extraction pass (when on) and close the index."""
     auto_memory.session_ended(session.agent, session.provider_name)
     auto_memory.close()
+
+
+async def _mcp(
+    options: SessionOptions,
+    cwd: Path,
+    merged: dict[str, Any],
+    registry: Any,
+    gate: Any,
+    env: Mapping[str, str],
+    warnings: list[str],
+    events: list[ev.Event],
+) -> Any:
+    """MCP servers from every configuration source, started concurrently and waited for up to the
+    start-up deadline (yoke.mcp.attach); None when none is configured (the `mcp` package stays unloaded)."""
+    from yoke.mcp.attach import attach_mcp
+
+    def notify(kind: str, message: str, data: dict[str, Any]) -> None:
+        events.append(ev.Notice(kind, message, data))
+
+    return await attach_mcp(
+        cwd,
+        merged,
+        registry,
+        warnings,
+        flag_configs=options.mcp_config,
+        strict=options.strict_mcp_config,
+        notify=notify,
+        hide=gate.hidden_tools,
+        env=env,
+        plugin_dirs=list(options.plugin_dirs),
+    )
 
 
 def _common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:

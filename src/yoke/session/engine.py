@@ -70,6 +70,8 @@ class Session:
         self.background = False  # a background sub-agent: the parent's interrupt does not reach it
         self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
         self.result_shapers: list[Any] = []  # callables(Result) -> Result, e.g. --json-schema's answer
+        self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
+        self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -118,17 +120,31 @@ class Session:
 
     async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
         """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
-        as the prompt compacts instead (as in Claude Code's headless mode); other `/name args` prompts run
-        skills, custom commands and built-ins (`yoke.skills.session.prompt_events`)."""
+        as the prompt compacts instead (as in Claude Code's headless mode); `/mcp__<server>__<prompt> args` sends
+        the prompt an MCP server renders; other `/name args` prompts run skills, custom commands and built-ins
+        (`yoke.skills.session.prompt_events`)."""
         from yoke.skills.session import prompt_events
 
+        if self.mcp is not None and isinstance(prompt, str) and prompt.lstrip().startswith("/mcp__"):
+            prompt = await self._mcp_prompt(prompt)
         command = _compact_command(prompt)
         events = self.agent.compact(command or None) if command is not None else prompt_events(self, prompt)
         async for event in events:
+            while self.side_events:
+                yield self.side_events.pop(0)
             if isinstance(event, ev.Result):
                 for shape in self.result_shapers:
                     event = shape(event)
-            yield event
+            yield event  # (side events raised after the Result wait for the next query)
+
+    async def _mcp_prompt(self, prompt: str) -> str:
+        """`/mcp__<server>__<prompt> [args]`: the prompt as the server renders it."""
+        try:
+            expanded = await self.mcp.expand_command(prompt)
+        except Exception as exc:
+            self.side_events.append(ev.Notice("warning", f"{prompt.split()[0]}: {exc}"))
+            return prompt
+        return expanded if expanded else prompt
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         async for event in self.agent.compact(instructions):

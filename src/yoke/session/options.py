@@ -83,6 +83,12 @@ class SessionOptions:
     setting_sources: list[str] | None = None
     """Which settings files to read: user, project, local; None: all."""
 
+    # ---- MCP ------------------------------------------------------------------------------------------
+    mcp_config: list[str] = field(default_factory=list)
+    """MCP server configurations (files or JSON strings, `{"mcpServers": {...}}`) added for this session."""
+    strict_mcp_config: bool = False
+    """Use only `mcp_config`'s servers, ignoring .mcp.json, ~/.claude.json and ~/.yoke/mcp.json."""
+
     # ---- limits -------------------------------------------------------------------------------------
     max_turns: int | None = None
     max_budget_usd: float | None = None
@@ -104,10 +110,6 @@ class SessionOptions:
     """Recorded in the transcript (cli, sdk-py, ...)."""
 
     # ---- extensions ---------------------------------------------------------------------------------
-    mcp_configs: list[str] = field(default_factory=list)
-    """--mcp-config values, each a file path or a JSON string ({"mcpServers": {...}}); the MCP issue acts on it."""
-    strict_mcp_config: bool = False
-    """Use only the servers of `mcp_configs`, none from settings or .mcp.json."""
     plugin_dirs: list[Path] = field(default_factory=list)
     """Plugin folders loaded for this session only (--plugin-dir), besides the enabled installed plugins."""
     worktree: str | None = None

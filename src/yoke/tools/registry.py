@@ -46,11 +46,25 @@ class ToolRegistry:
     def __len__(self) -> int:
         return len(self._tools)
 
+    def refresh(self) -> None:
+        """Recompute the specs on next use (a tool's schema, description or deferral changed)."""
+        self._specs = None
+
     def specs(self) -> list[ToolSpec]:
-        """The tools as the model sees them (computed once; schema generation is not free)."""
+        """The tools as the model sees them (computed once; schema generation is not free). A deferred tool
+        (tool search) is known to the model by name only until ToolSearch loads it."""
         if self._specs is None:
-            self._specs = [ToolSpec(t.name, t.description, t.input_schema()) for t in self._tools.values()]
+            self._specs = [
+                ToolSpec(t.name, t.description, t.input_schema())
+                for t in self._tools.values()
+                if not _deferred(t)
+            ]
         return self._specs
+
+
+def _deferred(tool: Tool) -> bool:
+    """Set on a tool's instance (MCP tools); read without `getattr`, which would make a lazy built-in load."""
+    return bool(vars(tool).get("deferred", False)) if hasattr(tool, "__dict__") else False
 
 
 def split_tool_list(values: list[str]) -> list[str]:

@@ -1,0 +1,435 @@
+"""The connection manager: every configured server connects concurrently in the background and never hangs
+the session.
+
+Each server has a supervisor task. It opens a connection attempt and gives it the start-up deadline
+(`MCP_TIMEOUT`, default 30 s) to initialize and list its tools; an attempt that misses it is cancelled and
+the server is `failed`. A connected server whose connection ends (a stdio server crashed, a remote one
+dropped) is reconnected: a stdio server is restarted at once, a remote one after 1 s; further failed attempts
+wait 2, 4, 8, 16 s, and after five the server stays `failed`. States: pending -> connected | failed |
+needs-auth | disabled, each change reported through `on_change(name, status, error)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.client.session import ClientSession
+
+from yoke.mcp.config import ServerConfig
+from yoke.mcp.errors import error_text, is_connection_error, is_timeout, needs_auth, unwrap
+from yoke.mcp.transports import Link, open_transport
+
+BACKOFF_S = (1, 2, 4, 8, 16)  # waits before reconnection attempts 1..5
+STABLE_AFTER_S = 10.0  # a connection that lasted this long was healthy: its end starts a fresh count
+PING_EVERY_S = 10.0
+
+
+class McpUnavailable(Exception):
+    """A call to a server that is not connected (one line the model can read)."""
+
+
+@dataclass
+class ServerState:
+    config: ServerConfig
+    status: str = "pending"
+    error: str = ""
+    tools: list[Any] = field(default_factory=list)  # mcp_types.Tool
+    session: Any = None
+    server_info: Any = None
+    capabilities: Any = None
+    instructions: str = ""
+    link: Link | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+    settled: asyncio.Event = field(default_factory=asyncio.Event)  # left `pending` at least once
+    restarts: int = 0
+    refreshing: asyncio.Task | None = None  # a tools/list after list_changed, awaited by the next call
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def entry(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "status": self.status}
+        if self.error and self.status != "connected":
+            out["error"] = self.error
+        return out
+
+
+def _ms_env(env: Mapping[str, str], name: str, default: float | None) -> float | None:
+    value = env.get(name)
+    if not value:
+        return default
+    try:
+        ms = float(value)
+    except ValueError:
+        return default
+    return ms / 1000 if ms > 0 else default
+
+
+class McpManager:
+    def __init__(
+        self,
+        configs: Mapping[str, ServerConfig],
+        cwd: Path,
+        *,
+        on_change: Callable[[str, str, str], None] | None = None,
+        on_tools_changed: Callable[[str], None] | None = None,
+        elicit: Callable[..., Any] | None = None,
+        env: Mapping[str, str] | None = None,
+        auth_factory: Callable[[ServerConfig], Any] | None = None,
+        prespawned: dict[str, Any] | None = None,
+    ):
+        env = os.environ if env is None else env
+        self.env = env
+        self.cwd = cwd
+        self.servers = {name: ServerState(cfg) for name, cfg in configs.items()}
+        self.on_change = on_change
+        self.on_tools_changed = on_tools_changed
+        self.elicit = elicit
+        self.auth_factory = auth_factory
+        self.startup_timeout = _ms_env(env, "MCP_TIMEOUT", 30.0) or 30.0
+        self.tool_timeout = _ms_env(env, "MCP_TOOL_TIMEOUT", None)
+        self._prespawned = dict(prespawned or {})  # stdio processes started before `mcp` was imported
+        self._tasks: list[asyncio.Task] = []
+        self._closing = asyncio.Event()
+
+    # ---- lifetime -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        for state in self.servers.values():
+            self._tasks.append(asyncio.ensure_future(self._supervise(state)))
+
+    async def wait_started(self, timeout: float | None = None) -> None:
+        """Until every server has left `pending` once (or the deadline passes)."""
+        waits = [s.settled.wait() for s in self.servers.values()]
+        if waits:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waits), timeout or self.startup_timeout + 1)
+
+    async def aclose(self) -> None:
+        """Stop every server: stdio ones are signalled SIGINT -> SIGTERM -> SIGKILL within a second."""
+        self._closing.set()
+        for process in self._prespawned.values():  # started, never adopted (closed before connecting)
+            from yoke.mcp.transports import stop_process
+
+            await stop_process(process)
+        self._prespawned.clear()
+        if not self._tasks:
+            return
+        _done, pending = await asyncio.wait(self._tasks, timeout=2.0)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=1.0)
+        self._tasks = []
+
+    def statuses(self) -> list[dict[str, Any]]:
+        return [s.entry() for s in self.servers.values()]
+
+    def _set(self, state: ServerState, status: str, error: str = "") -> None:
+        changed = (state.status, state.error) != (status, error)
+        state.status, state.error = status, error
+        if status != "pending":
+            state.settled.set()
+        if changed and self.on_change is not None:
+            self.on_change(state.name, status, error)
+
+    # ---- the supervisor -----------------------------------------------------------------------------
+
+    async def _supervise(self, state: ServerState) -> None:
+        was_connected = False
+        failures = 0  # failed reconnection attempts in a row (a connection that lasts resets it)
+        while not self._closing.is_set():
+            attempt = asyncio.ensure_future(self._attempt(state))
+            connected = await self._until_ready(state, attempt)
+            if connected:
+                was_connected = True
+                since = asyncio.get_running_loop().time()
+                closing = asyncio.ensure_future(self._closing.wait())
+                await asyncio.wait({attempt, closing}, return_when=asyncio.FIRST_COMPLETED)
+                closing.cancel()
+                await self._finish(attempt)
+                if self._closing.is_set():
+                    return
+                if asyncio.get_running_loop().time() - since > STABLE_AFTER_S:
+                    failures = 0
+                else:
+                    failures += 1  # a server that dies right after starting is not restarted forever
+                state.restarts += 1
+                why = state.link.describe_end() if state.link else ""
+                self._set(state, "pending", "connection lost; reconnecting" + (f" ({why})" if why else ""))
+                if failures >= len(BACKOFF_S):
+                    self._set(
+                        state, "failed", "kept exiting right after starting" + (f" ({why})" if why else "")
+                    )
+                    return
+                if state.config.remote:
+                    await self._sleep(BACKOFF_S[failures])  # a dropped remote: 1 s, then 2, 4, 8, 16
+                elif failures > 1:
+                    await self._sleep(
+                        BACKOFF_S[failures - 1]
+                    )  # a crashed stdio server: at once, then 2, 4, 8
+                continue
+            error = await self._finish(attempt, timed_out=not attempt.done())
+            if self._closing.is_set():
+                return
+            if needs_auth(error):
+                self._set(state, "needs-auth", f"run `yoke mcp login {state.name}` to sign in")
+                return
+            failures += 1
+            if not was_connected or failures >= len(BACKOFF_S):
+                self._set(state, "failed", error_text(error, state, self.startup_timeout))
+                return
+            self._set(state, "pending", f"reconnecting (attempt {failures + 1})")
+            await self._sleep(BACKOFF_S[failures])
+
+    async def _until_ready(self, state: ServerState, attempt: asyncio.Future) -> bool:
+        """Whether the attempt connected within the start-up deadline (False: it failed, timed out, or the
+        manager is closing)."""
+        state.ready, state.lost = asyncio.Event(), asyncio.Event()
+        ready = asyncio.ensure_future(state.ready.wait())
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait(
+                {attempt, ready, closing}, timeout=self.startup_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            ready.cancel()
+            closing.cancel()
+        return state.ready.is_set()
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), seconds)
+
+    async def _finish(self, attempt: asyncio.Future, timed_out: bool = False) -> BaseException | None:
+        """End an attempt (cancelling it if it is still running); its error, if any."""
+        if not attempt.done():
+            attempt.cancel()
+        try:
+            await asyncio.wait_for(asyncio.shield(attempt), 3.0)
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                raise
+            return TimeoutError() if timed_out else None
+        except TimeoutError:
+            return TimeoutError()
+        except BaseException as exc:  # noqa: BLE001 - the attempt's failure, reported as the server's error
+            return unwrap(exc)
+        return TimeoutError() if timed_out else None
+
+    async def _attempt(self, state: ServerState) -> None:
+        from yoke import __version__
+
+        link = Link()
+        state.link = link
+        auth = self.auth_factory(state.config) if self.auth_factory and state.config.remote else None
+        try:
+            async with (
+                open_transport(
+                    state.config, self.cwd, link, auth, self.env, self._prespawned.pop(state.name, None)
+                ) as (read, write),
+                ClientSession(
+                    read,
+                    write,
+                    elicitation_callback=self._elicitation(state),
+                    message_handler=self._messages(state),
+                    client_info=types.Implementation(name="yoke", version=__version__),
+                ) as session,
+            ):
+                init = await session.initialize()
+                state.capabilities = init.capabilities
+                state.server_info = init.server_info
+                state.instructions = init.instructions or ""
+                state.tools = await list_tools(session) if init.capabilities.tools is not None else []
+                state.session = session
+                state.ready.set()
+                self._set(state, "connected")
+                if self.on_tools_changed is not None:
+                    self.on_tools_changed(state.name)
+                await self._until_lost(state, session, link)
+        finally:
+            state.session = None
+
+    async def _until_lost(self, state: ServerState, session: Any, link: Link) -> None:
+        """Wait until the connection ends: the transport says so, a call failed on it, or pings stop."""
+        waits = [
+            asyncio.ensure_future(link.ended.wait()),
+            asyncio.ensure_future(state.lost.wait()),
+            asyncio.ensure_future(self._closing.wait()),
+        ]
+        if state.config.remote:
+            waits.append(asyncio.ensure_future(self._ping(session)))
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiter in waits:
+                waiter.cancel()
+
+    async def _ping(self, session: Any) -> None:
+        while True:
+            await asyncio.sleep(PING_EVERY_S)
+            try:
+                await asyncio.wait_for(session.send_ping(), PING_EVERY_S)
+            except Exception:
+                return
+
+    def _messages(self, state: ServerState) -> Callable[[Any], Any]:
+        async def handle(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                state.refreshing = asyncio.ensure_future(self.refresh_tools(state.name))
+            elif isinstance(message, Exception) and state.config.remote and is_connection_error(message):
+                state.lost.set()
+
+        return handle
+
+    def _elicitation(self, state: ServerState) -> Callable[..., Any]:
+        async def answer(context: Any, params: Any) -> Any:
+            if self.elicit is None:
+                return types.ElicitResult(action="decline")
+            try:
+                result = await self.elicit(state.name, params)
+            except Exception:
+                return types.ElicitResult(action="decline")
+            if isinstance(result, types.ElicitResult):
+                return result
+            action, content = result if isinstance(result, tuple) else (result, None)
+            return types.ElicitResult(action=action, content=content)
+
+        return answer
+
+    async def refresh_tools(self, name: str) -> None:
+        """`notifications/tools/list_changed`: list the server's tools again and tell the session."""
+        state = self.servers.get(name)
+        if state is None or state.session is None:
+            return
+        try:
+            state.tools = await list_tools(state.session)
+        except Exception:
+            return
+        if self.on_tools_changed is not None:
+            self.on_tools_changed(name)
+
+    # ---- calls --------------------------------------------------------------------------------------
+
+    async def _session(self, server: str) -> Any:
+        """The connected server; a server being restarted or reconnected is waited for (start-up deadline)."""
+        state = self.servers.get(server)
+        if state is None:
+            raise McpUnavailable(f'no MCP server named "{server}"')
+        deadline = asyncio.get_running_loop().time() + self.startup_timeout
+        while (
+            not _usable(state)
+            and state.status in ("pending", "connected")
+            and not self._closing.is_set()
+            and asyncio.get_running_loop().time() < deadline
+        ):
+            await asyncio.sleep(0.05)
+        if not _usable(state):
+            detail = f": {state.error}" if state.error else ""
+            raise McpUnavailable(f'MCP server "{server}" is {state.status}{detail}')
+        return state
+
+    async def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
+    ) -> Any:
+        state = await self._session(server)
+        timeout = state.config.timeout_ms / 1000 if state.config.timeout_ms else self.tool_timeout
+        return await self._request(
+            state, state.session.call_tool(tool, arguments, read_timeout_seconds=timeout, meta=meta), timeout
+        )
+
+    async def _request(self, state: ServerState, coro: Any, timeout: float | None = None) -> Any:
+        """One request that fails (instead of hanging) when the connection ends under it."""
+        call = asyncio.ensure_future(coro)
+        ended = asyncio.ensure_future(state.link.ended.wait()) if state.link else None
+        waits = {call} | ({ended} if ended else set())
+        try:
+            done, _ = await asyncio.wait(
+                waits, timeout=(timeout + 1) if timeout else None, return_when="FIRST_COMPLETED"
+            )
+        finally:
+            if ended is not None:
+                ended.cancel()
+        if call in done:
+            if state.refreshing is not None and not state.refreshing.done():
+                # the server changed its tool list during the call: the next request should carry the new one
+                await asyncio.wait({state.refreshing}, timeout=5)
+            try:
+                return call.result()
+            except Exception as exc:
+                if is_connection_error(exc):
+                    state.lost.set()
+                    raise McpUnavailable(
+                        f'the connection to MCP server "{state.name}" was lost; reconnecting'
+                    ) from None
+                if is_timeout(exc):
+                    raise McpUnavailable(
+                        f'MCP server "{state.name}" did not answer within {timeout:g} s'
+                    ) from None
+                raise
+        call.cancel()
+        if ended is not None and ended.done():
+            why = state.link.describe_end() if state.link else ""
+            raise McpUnavailable(
+                f'MCP server "{state.name}" exited during the call'
+                + (f" ({why})" if why else "")
+                + "; it is being restarted"
+            )
+        raise McpUnavailable(f'MCP server "{state.name}" did not answer within {timeout:g} s')
+
+    async def list_resources(self, server: str | None = None) -> list[tuple[str, Any]]:
+        names = [server] if server else [n for n, s in self.servers.items() if s.session is not None]
+        out: list[tuple[str, Any]] = []
+        for name in names:
+            state = await self._session(name)
+            if state.capabilities is None or state.capabilities.resources is None:
+                continue
+            result = await self._request(state, state.session.list_resources())
+            out.extend((name, r) for r in result.resources)
+        return out
+
+    async def read_resource(self, server: str, uri: str) -> Any:
+        state = await self._session(server)
+        return await self._request(state, state.session.read_resource(uri))
+
+    async def list_prompts(self) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        for name, state in self.servers.items():
+            if state.session is None or state.capabilities is None or state.capabilities.prompts is None:
+                continue
+            with contextlib.suppress(Exception):
+                result = await self._request(state, state.session.list_prompts())
+                out.extend((name, p) for p in result.prompts)
+        return out
+
+    async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:
+        state = await self._session(server)
+        return await self._request(state, state.session.get_prompt(prompt, arguments))
+
+
+def _usable(state: ServerState) -> bool:
+    """Connected, and not a connection that has just ended (its session is being torn down)."""
+    ended = state.link is not None and state.link.ended.is_set()
+    return state.session is not None and not ended and not state.lost.is_set()
+
+
+async def list_tools(session: Any) -> list[Any]:
+    tools: list[Any] = []
+    cursor = None
+    for _ in range(100):  # a server that pages forever is not followed forever
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        result = await session.list_tools(params=params)
+        tools.extend(result.tools)
+        cursor = result.next_cursor
+        if not cursor:
+            break
+    return tools
