@@ -474,3 +474,58 @@ def test_an_agent_definitions_hooks_apply_to_that_agent_only(yoke, project, home
     assert (project / "parent.txt").exists()  # the parent is not bound by the agent's hooks
     child_second = router.seen["CAREFUL job"][1]["messages"]
     assert "no shell for careful" in json.dumps(child_second)
+
+
+def test_coordinator_agent_runs_workers_in_parallel_and_stops_one(yoke, project):
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "coordinator.md").write_text(
+        "---\nname: coordinator\ndescription: Splits work\ntools: Agent, SendMessage, TaskStop\n---\n"
+        "You coordinate workers and never do the work yourself.\n"
+    )
+    router = Router(
+        {
+            "split it": [
+                {
+                    "content": [
+                        call("w1", "Agent", description="a", prompt="WORKER one"),
+                        call("w2", "Agent", description="b", prompt="WORKER two"),
+                        call("w3", "Agent", description="c", prompt="SLOW worker", run_in_background=True),
+                    ]
+                },
+                {"content": [call("s1", "TaskStop", task_id="LATER")]},
+                text("coordinated"),
+            ],
+            "WORKER one": [text("one done")],
+            "WORKER two": [text("two done")],
+            "SLOW worker": [{"content": [call("b1", "Bash", command="sleep 20")]}, text("never")],
+        }
+    )
+
+    def fill_task_id(body):  # the coordinator stops the background worker by the id it was given
+        turn = router(body)
+        if turn["content"] and turn["content"][0].get("input", {}).get("task_id") == "LATER":
+            launched = json.dumps(body["messages"])
+            agent_id = launched.split("agentId: ")[1].split("\\n")[0]
+            turn = {"content": [call("s1", "TaskStop", task_id=agent_id)]}
+        return turn
+
+    with ScriptedServer(default_turn=fill_task_id) as srv:
+        run = yoke(
+            "-p",
+            "split it",
+            "--agent",
+            "coordinator",
+            "--permission-mode",
+            "bypassPermissions",
+            "--output-format",
+            "json",
+            env=anthropic_env(srv),
+        )
+        first = srv.requests[0].body
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "coordinated"
+    assert tool_names(first) == {"Agent", "SendMessage", "TaskStop"}
+    assert first["system"][0]["text"].startswith("You coordinate workers")
+    stopped = router.seen["split it"][-1]["messages"]
+    assert "Stopped background agent" in json.dumps(stopped)

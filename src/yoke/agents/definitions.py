@@ -90,6 +90,7 @@ class AgentCatalog:
     def __init__(self, definitions: list[AgentDefinition] | None = None, warnings: list[str] | None = None):
         self.by_name: dict[str, AgentDefinition] = {}
         self.warnings = list(warnings or [])
+        self.withheld_tools: list[Any] = []  # `--agent` took these from the main session, not from its agents
         for definition in definitions or []:
             self.by_name[definition.name] = definition
 

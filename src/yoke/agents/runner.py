@@ -92,6 +92,7 @@ class AgentRunner:
             permission_mode=definition.permission_mode,
             max_turns=definition.max_turns,
             cwd=cwd,
+            withheld_tools=list(self.catalog.withheld_tools),
         )
         child = await self.session.child(options, tool_use_id)
         if definition.hooks:

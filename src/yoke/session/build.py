@@ -569,6 +569,7 @@ def _agents(
         keep = set(definition.tools) if definition.tools is not None else None
         for name in registry.names():
             if (keep is not None and name not in keep) or name in definition.disallowed_tools:
+                catalog.withheld_tools.append(registry.get(name))  # its sub-agents still get them
                 registry.remove(name)
     return options, catalog
 

@@ -82,7 +82,7 @@ def _child_registry(tools: ToolRegistry, options: ChildOptions) -> ToolRegistry:
     wanted = None if options.tools is None else set(options.tools)
     denied = set(options.disallowed_tools)
     keep = []
-    for tool in tools:
+    for tool in [*tools, *options.withheld_tools]:
         names = {tool.name, *tool.aliases}
         if wanted is not None and not names & wanted:
             continue

@@ -42,6 +42,7 @@ class ChildOptions:
     permission_mode: str | None = None
     max_turns: int | None = None
     cwd: Path | None = None  # a folder of its own (a worktree); None: the parent's
+    withheld_tools: list[Any] = field(default_factory=list)  # tools the parent may not use but agents may
 
 
 class Session:

@@ -158,6 +158,12 @@ class TaskStopTool(Tool):
         task_id = input.task_id or input.shell_id
         if not task_id:
             raise ToolError("Give task_id: the id of the background task to stop.")
+        agents = ctx.session.extras.get("agents")  # a background sub-agent (the session's agent runner)
+        if agents is not None and agents.stop(task_id):
+            message = f"Stopped background agent {task_id}."
+            return ToolResult(
+                message, data={"message": message, "task_id": task_id, "task_type": "local_agent"}
+            )
         manager = task_manager(ctx)
         task = manager.get(task_id)
         await manager.stop(task, "TaskStop was called")
