@@ -118,6 +118,7 @@ def test_setup_error_is_one_line_and_exits(pane_factory):
         pane = pane_factory(srv, "--permission-mode", "nonsense")
         pane.wait_exit()
         screen = pane.screen()
-        assert "error: option '--permission-mode <mode>'" in screen and "nonsense" in screen  # Claude Code's words
+        # Claude Code's parser words
+        assert "error: option '--permission-mode <mode>'" in screen and "nonsense" in screen
         assert "Traceback" not in screen
         assert pane.exit_status() == 1
