@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,37 @@ async def test_rewind_files_puts_back_what_the_session_changed(project, home):
         finally:
             await session.close()
     assert target.read_text() == "before\n"
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_in_process_mcp_tool_both_sdks(sdk_name, project, home):
+    """`create_sdk_mcp_server` tools live in the program's process: the official SDK's CLI reaches them
+    with mcp_message control requests, yoke.sdk directly."""
+    sdk = load(sdk_name)
+    calls: list[dict] = []
+
+    @sdk.tool("add", "Add two numbers", {"a": int, "b": int})
+    async def add(args: dict) -> dict:
+        calls.append(args)
+        return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
+
+    server = sdk.create_sdk_mcp_server(name="calc", version="1.0.0", tools=[add])
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_add", "name": "mcp__calc__add", "input": {"a": 2, "b": 40}}
+            ]
+        },
+        {"content": [{"type": "text", "text": "It is 42."}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        opts = options(
+            sdk, srv, project, home, mcp_servers={"calc": server}, allowed_tools=["mcp__calc__add"]
+        )
+        messages = [m async for m in sdk.query(prompt="add them", options=opts)]
+        tools = {t["name"] for t in srv.requests[0].body["tools"]}
+        second = srv.requests[1].body["messages"]
+    assert "mcp__calc__add" in tools
+    assert calls == [{"a": 2, "b": 40}]
+    assert "42" in json.dumps(second[-1])
+    assert messages[-1].result == "It is 42."

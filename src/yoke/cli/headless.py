@@ -117,13 +117,16 @@ async def _start(args: Namespace, prompt: str) -> int:
         from yoke.hooks.stream import stream_reporter
 
         options.extras["hook_report"] = stream_reporter(printer.emit, args.include_hook_events)
-    channel = None
+    channel = lines = None
     if args.input_format == "stream-json":
-        from yoke.cli.stream_input import ControlChannel, StdioAsker
+        from yoke.cli.stream_input import ControlChannel, StdinLines, StdioAsker
 
         channel = ControlChannel(printer.emit)
         if args.permission_prompt_tool == "stdio":
             options.asker = StdioAsker(channel)
+        options.mcp_sdk_bridge = _sdk_bridge(channel)
+        lines = StdinLines(channel)  # read from now on: the SDK answers mcp_message while servers start
+        lines.start()
     session = await open_session(options)
     if args.permission_prompt_tool not in (None, "stdio"):
         from yoke.mcp.prompt_tool import prompt_tool_asker
@@ -153,7 +156,17 @@ async def _start(args: Namespace, prompt: str) -> int:
     if oversized:
         await session.close()
         raise SetupError(oversized)
-    return await _drive(run, prompt, channel)
+    return await _drive(run, prompt, channel, lines)
+
+
+def _sdk_bridge(channel):
+    """The Agent SDK's in-process MCP servers, reached with `mcp_message` control requests."""
+
+    async def bridge(server: str, message: dict) -> dict | None:
+        reply = await channel.request({"subtype": "mcp_message", "server_name": server, "message": message})
+        return reply.get("mcp_response")
+
+    return bridge
 
 
 def _oversized(prompt: str, model: str) -> str:
@@ -171,7 +184,7 @@ def _oversized(prompt: str, model: str) -> str:
     )
 
 
-async def _drive(run, prompt: str, channel) -> int:
+async def _drive(run, prompt: str, channel, lines=None) -> int:
     session = run.session
     loop = asyncio.get_running_loop()
     signals = {signal.SIGINT: 130, signal.SIGTERM: 143}
@@ -190,7 +203,7 @@ async def _drive(run, prompt: str, channel) -> int:
         if run.input_format == "stream-json":
             from yoke.cli.stream_input import serve_stream_json
 
-            is_error = await serve_stream_json(run, channel)
+            is_error = await serve_stream_json(run, channel, lines)
         else:
             result = await run.run(prompt)
             is_error = result is None or result.is_error

@@ -84,11 +84,60 @@ class StdioAsker(NoAsker):
                 print(f"yoke: warning: permission update not applied: {exc}", file=sys.stderr)
 
 
-async def serve_stream_json(run: Any, channel: ControlChannel) -> bool:
+class StdinLines:
+    """stdin read from the start, before the session exists: control responses are resolved at once (an
+    Agent SDK answers `mcp_message` requests while the session's MCP servers start), every other line
+    waits for the session in `queue` (None at EOF)."""
+
+    def __init__(self, channel: ControlChannel):
+        self.channel = channel
+        self.queue: asyncio.Queue = asyncio.Queue()
+        self.task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                line = await loop.run_in_executor(None, sys.stdin.readline)
+                if not line:
+                    return
+                line = line.strip()
+                if line and not self._response(line):
+                    self.queue.put_nowait(line)
+        except Exception as exc:  # a bug: pass it on as a line the dispatcher reports, then end as at EOF
+            self.queue.put_nowait(f"stdin reader failed: {type(exc).__name__}: {exc}")
+        finally:
+            self.queue.put_nowait(None)
+
+    def _response(self, line: str) -> bool:
+        if '"control_response"' not in line:
+            return False
+        try:
+            frame = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(frame, dict) or frame.get("type") != "control_response":
+            return False
+        response = frame.get("response")
+        self.channel.resolve(response if isinstance(response, dict) else {})
+        return True
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines | None = None) -> bool:
     """Run queries from stdin until EOF. Returns True when the last result was an error."""
     emit = run.printer.emit
+    if lines is None:
+        lines = StdinLines(channel)
+        lines.start()
     queue: asyncio.Queue = asyncio.Queue()
-    reader = asyncio.get_running_loop().create_task(_read_stdin(queue, channel, run, emit))
+    reader = asyncio.get_running_loop().create_task(_read_stdin(queue, lines, channel, run, emit))
     last_error = False
     try:
         while True:
@@ -99,21 +148,21 @@ async def serve_stream_json(run: Any, channel: ControlChannel) -> bool:
             last_error = result is None or result.is_error
     finally:
         reader.cancel()
+        lines.stop()
     return last_error
 
 
-async def _read_stdin(queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
+async def _read_stdin(
+    queue: asyncio.Queue, lines: StdinLines, channel: ControlChannel, run: Any, emit: Any
+) -> None:
     """Frames from stdin: user messages to the queue, control traffic answered at once. A bad line gets an
     error line on stdout and the session goes on; nothing here may end the reader but EOF."""
-    loop = asyncio.get_running_loop()
     try:
         while True:
-            line = await loop.run_in_executor(None, sys.stdin.readline)
-            if not line:
+            line = await lines.queue.get()
+            if line is None:
                 return
-            line = line.strip()
-            if line:
-                _dispatch(line, queue, channel, run, emit)
+            _dispatch(line, queue, channel, run, emit)
     except Exception as exc:  # a bug: say so, and let the session end as at EOF
         emit(_input_error(run, f"stdin reader failed: {type(exc).__name__}: {exc}"))
     finally:

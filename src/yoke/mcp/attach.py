@@ -32,8 +32,10 @@ async def attach_mcp(
     elicit: Callable[..., Any] | None = None,
     env: Mapping[str, str] | None = None,
     plugin_dirs: list[Any] | None = None,
+    sdk_bridge: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> Any:
-    """An `McpRuntime` (with `aclose()` and `entries()`), or None when no server is configured."""
+    """An `McpRuntime` (with `aclose()` and `entries()`), or None when no server is configured.
+    `sdk_bridge` reaches the in-process servers of an Agent SDK driving the session (`"type": "sdk"`)."""
     from yoke.mcp.config import load_config
 
     env = os.environ if env is None else env
@@ -43,6 +45,9 @@ async def attach_mcp(
     warnings.extend(e.message for e in config.errors)
     warnings.extend(config.warnings)
     warnings.extend(approval_hint(name) for name in config.unapproved)
+    for cfg in config.servers.values():
+        if cfg.type == "sdk":
+            cfg.bridge = sdk_bridge
     if not config.servers:
         return _Idle(config) if (config.unapproved or config.rejected) else None
     from yoke.mcp.spawn import prespawn

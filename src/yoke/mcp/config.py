@@ -45,10 +45,11 @@ class ServerConfig:
     always_load: bool = False  # never deferred behind tool search
     raw: dict[str, Any] = field(default_factory=dict)  # the entry as written (for `yoke mcp get`)
     missing_vars: list[str] = field(default_factory=list)
+    bridge: Any = None  # "sdk" servers: async (server name, JSON-RPC message) -> JSON-RPC answer or None
 
     @property
     def remote(self) -> bool:
-        return self.type != "stdio"
+        return self.type not in ("stdio", "sdk")
 
 
 @dataclass
@@ -166,6 +167,8 @@ def parse_server(
             )
         kind = "stdio"
     kind = _TYPE_ALIASES.get(kind, kind)
+    if kind == "sdk":  # an Agent SDK's in-process server, reached through the session's SDK bridge
+        return ServerConfig(name=name, type="sdk", scope=scope, source=source, raw=entry)
     if kind not in TRANSPORTS:
         return ConfigError(
             name, "unknown_type", f'MCP server "{name}": unknown type {kind!r} (use stdio, sse, http or ws)'

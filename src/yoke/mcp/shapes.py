@@ -9,7 +9,8 @@ from typing import Any
 
 def from_sdk(servers: Any) -> list[str]:
     """claude-agent-sdk's `mcp_servers` option (a dict of configs, or a file path) as `--mcp-config` values.
-    In-process SDK servers (`"type": "sdk"`) live in another process's SDK and cannot be reached here."""
+    In-process SDK servers (`"type": "sdk"`) keep only their type and name: the session reaches them through
+    its SDK bridge (`SessionOptions.mcp_sdk_bridge`)."""
     if not servers:
         return []
     if isinstance(servers, str | Path):

@@ -171,6 +171,38 @@ async def ws_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[Any
 
 
 @contextlib.asynccontextmanager
+async def sdk_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[Any, Any]]:
+    """An Agent SDK's in-process server: each JSON-RPC message goes through `cfg.bridge` (the SDK control
+    protocol's `mcp_message`, or the in-process SDK's server) and its answer comes back as the reply."""
+    if cfg.bridge is None:
+        raise ConnectionLost(f"{cfg.name} is an SDK server and this session has no SDK to reach it through")
+    import json
+
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+
+    async def relay() -> None:
+        try:
+            async with write_recv, read_send:
+                async for message in write_recv:
+                    payload = json.loads(_dump(message))
+                    answer = await cfg.bridge(cfg.name, payload)
+                    if "id" in payload and isinstance(answer, dict) and "id" in answer:
+                        await read_send.send(_parse(json.dumps(answer)))
+        except Exception:
+            pass
+        finally:
+            link.ended.set()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(relay)
+        try:
+            yield read_recv, write_send
+        finally:
+            tg.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
 async def open_transport(
     cfg: ServerConfig, cwd: Path, link: Link, auth: Any = None, env: Any = None, process: Any = None
 ) -> AsyncIterator[tuple[Any, Any]]:
@@ -181,6 +213,9 @@ async def open_transport(
             yield streams
     elif cfg.type == "ws":
         async with ws_transport(cfg, link) as streams:
+            yield streams
+    elif cfg.type == "sdk":
+        async with sdk_transport(cfg, link) as streams:
             yield streams
     elif cfg.type == "sse":
         from mcp.client.sse import sse_client

@@ -36,7 +36,7 @@ _TYPES = [
     "ClaudeAgentOptions",
     "YokeAgentOptions",
 ]
-__all__ = ["ClaudeSDKClient", "query", *_TYPES]
+__all__ = ["ClaudeSDKClient", "query", "tool", "create_sdk_mcp_server", "SdkMcpTool", *_TYPES]
 
 
 def __getattr__(name: str) -> Any:
@@ -44,6 +44,10 @@ def __getattr__(name: str) -> Any:
         from yoke.sdk import client
 
         return getattr(client, name)
+    if name in ("tool", "create_sdk_mcp_server", "SdkMcpTool"):
+        from yoke.sdk import mcp
+
+        return getattr(mcp, name)
     if name in _TYPES:
         from yoke.sdk import types
 

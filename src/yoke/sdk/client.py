@@ -68,6 +68,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
             name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
         }
     from yoke.mcp.shapes import from_sdk
+    from yoke.sdk.mcp import in_process_bridge
 
     return SessionOptions(
         cwd=Path(options.cwd) if options.cwd else Path.cwd(),
@@ -94,6 +95,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         entrypoint="sdk-py",
         agents=agents,
         mcp_config=from_sdk(options.mcp_servers),
+        mcp_sdk_bridge=in_process_bridge(options.mcp_servers),
         strict_mcp_config=bool(options.strict_mcp_config),
     )
 

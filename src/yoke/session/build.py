@@ -276,6 +276,7 @@ async def _mcp(
         hide=gate.hidden_tools,
         env=env,
         plugin_dirs=list(options.plugin_dirs),
+        sdk_bridge=options.mcp_sdk_bridge,
     )
 
 

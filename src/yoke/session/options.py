@@ -88,6 +88,9 @@ class SessionOptions:
     """MCP server configurations (files or JSON strings, `{"mcpServers": {...}}`) added for this session."""
     strict_mcp_config: bool = False
     """Use only `mcp_config`'s servers, ignoring .mcp.json, ~/.claude.json and ~/.yoke/mcp.json."""
+    mcp_sdk_bridge: Any = None
+    """How to reach an Agent SDK's in-process MCP servers (`"type": "sdk"`): async (server name, JSON-RPC
+    message) -> the JSON-RPC answer. Set by the front-end that speaks to the SDK."""
 
     # ---- limits -------------------------------------------------------------------------------------
     max_turns: int | None = None
