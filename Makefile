@@ -47,6 +47,7 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_parallel.py
+	$(PY) benchmarks/bench_sdk.py
 	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_skills.py
 	$(PY) benchmarks/bench_ui.py
