@@ -91,7 +91,6 @@ def test_tools_space_separated_enables_each(yoke):
 
 
 SUBCOMMANDS = [
-    ["mcp", "list"],
     ["config", "list"],
     ["doctor"],
     ["update"],
@@ -110,6 +109,13 @@ def test_subcommand_never_reaches_the_model(yoke, argv):
     assert run.code != 0
     assert run.stdout == ""
     assert len(run.stderr.strip().splitlines()) == 1 and "not available" in run.stderr
+
+
+def test_mcp_list_is_a_command_not_a_prompt(yoke):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke("mcp", "list", env=anthropic_env(srv))
+        requests = srv.requests
+    assert requests == [] and run.code == 0, run.stderr
 
 
 def test_verbose_text_keeps_stdout_to_the_answer(yoke, project):
