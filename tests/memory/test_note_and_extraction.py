@@ -92,7 +92,9 @@ def test_extraction_proposes_memories_in_the_background(yoke, project, home):
         run = yoke("-p", "I am the on-call SRE for payments; check the alert", env=anthropic_env(srv))
         elapsed = time.monotonic() - started
         assert run.code == 0, run.stderr
-        assert wait_for(lambda: (mem / "user_on_call_for_payments.md").exists()), (
+        index_line = "- [On-call for payments](user_on_call_for_payments.md)"
+        # the memory file is written first, then its line in MEMORY.md: wait for both
+        assert wait_for(lambda: index_line in (mem / "MEMORY.md").read_text()), (
             home / ".yoke" / "memory-extract.log"
         ).read_text()
         extraction = srv.requests[1].body
