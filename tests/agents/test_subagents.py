@@ -529,3 +529,74 @@ def test_coordinator_agent_runs_workers_in_parallel_and_stops_one(yoke, project)
     assert first["system"][0]["text"].startswith("You coordinate workers")
     stopped = router.seen["split it"][-1]["messages"]
     assert "Stopped background agent" in json.dumps(stopped)
+
+
+def test_an_agent_definition_preloads_its_skills(yoke, project):
+    skill = project / ".claude" / "skills" / "house-style"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: house-style\ndescription: How we write\n---\nAlways use tabs.\n"
+    )
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "writer.md").write_text(
+        "---\nname: writer\ndescription: Writes code\nskills: [house-style]\n---\nYou write code.\n"
+    )
+    router = Router(
+        {
+            "write it": [
+                {
+                    "content": [
+                        call("a1", "Agent", description="d", prompt="WRITER job", subagent_type="writer")
+                    ]
+                },
+                text("ok"),
+            ],
+            "WRITER job": [text("written")],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        run = yoke("-p", "write it", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    system = json.dumps(router.seen["WRITER job"][0]["system"])
+    assert "# Skill: house-style" in system and "Always use tabs." in system
+
+
+def test_an_agent_with_project_memory_writes_its_notes_unasked(yoke, project):
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scribe.md").write_text(
+        "---\nname: scribe\ndescription: Keeps notes\nmemory: project\n---\nYou keep notes.\n"
+    )
+    folder = project / ".claude" / "agent-memory" / "scribe"
+    router = Router(
+        {
+            "take notes": [
+                {
+                    "content": [
+                        call("a1", "Agent", description="d", prompt="SCRIBE job", subagent_type="scribe")
+                    ]
+                },
+                text("ok"),
+            ],
+            "SCRIBE job": [
+                {
+                    "content": [
+                        call(
+                            "w1",
+                            "Write",
+                            file_path=str(folder / "MEMORY.md"),
+                            content="- [x](x.md) — a note\n",
+                        )
+                    ]
+                },
+                text("noted"),
+            ],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        run = yoke("-p", "take notes", "--output-format", "json", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["permission_denials"] == []  # no question for its own memory folder
+    assert (folder / "MEMORY.md").read_text() == "- [x](x.md) — a note\n"
+    assert str(folder) in json.dumps(router.seen["SCRIBE job"][0]["system"])

@@ -97,6 +97,10 @@ class AgentRunner:
         child = await self.session.child(options, tool_use_id)
         if definition.hooks:
             self._attach_hooks(child, definition)
+        if definition.skills:
+            self._preload_skills(child, definition)
+        if definition.memory in ("user", "project", "local"):
+            self._agent_memory(child, definition)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
             child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
@@ -129,6 +133,45 @@ class AgentRunner:
         if groups:
             ctx = child.agent.executor.ctx
             child.agent.lifecycle.add(HookListener(groups, project_dir=self.session.cwd, base_env=ctx.env))
+
+    def _preload_skills(self, child: Any, definition: AgentDefinition) -> None:
+        """The definition's `skills`, their full text in the agent's system prompt from the start."""
+        from yoke.messages import text_block
+        from yoke.skills.session import EXTENSIONS_KEY
+
+        extensions = self.session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+        catalog = getattr(getattr(extensions, "runtime", None), "catalog", None)
+        for name in definition.skills:
+            skill = catalog.get(name) if catalog is not None else None
+            if skill is None:
+                child.warnings.append(f"agent {definition.name}: skill {name!r} not found; not preloaded")
+                continue
+            child.agent.system.append(text_block(f"# Skill: {skill.name}\n\n{skill.body.strip()}"))
+
+    def _agent_memory(self, child: Any, definition: AgentDefinition) -> None:
+        """`memory: user|project|local`: the agent keeps notes across sessions in a folder of its own, as in
+        Claude Code (`~/.claude/agent-memory/<name>/`, `.claude/agent-memory/<name>/`,
+        `.claude/agent-memory-local/<name>/`): its index in the agent's prompt, writes there unasked."""
+        from yoke.memory.allowance import allow_memory_directory
+        from yoke.memory.section import memory_section
+        from yoke.memory.store import load_index
+        from yoke.messages import text_block
+
+        env = self.session.agent.executor.ctx.env or {}
+        name = definition.name.replace(":", "-")
+        if definition.memory == "user":
+            base = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
+            folder = base / "agent-memory" / name
+        else:
+            sub = "agent-memory" if definition.memory == "project" else "agent-memory-local"
+            folder = self.session.cwd / ".claude" / sub / name
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            child.warnings.append(f"agent {definition.name}: memory folder {folder} unavailable ({exc})")
+            return
+        child.agent.system.append(text_block(memory_section(folder, load_index(folder))))
+        allow_memory_directory(child.gate, folder)
 
     def _disallowed(self, definition: AgentDefinition) -> list[str]:
         denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
