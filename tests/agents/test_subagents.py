@@ -600,3 +600,29 @@ def test_an_agent_with_project_memory_writes_its_notes_unasked(yoke, project):
     assert json.loads(run.stdout)["permission_denials"] == []  # no question for its own memory folder
     assert (folder / "MEMORY.md").read_text() == "- [x](x.md) — a note\n"
     assert str(folder) in json.dumps(router.seen["SCRIBE job"][0]["system"])
+
+
+def test_task_output_waits_for_a_background_agent(yoke, project):
+    router = Router(
+        {
+            "fan out": [
+                {"content": [call("a1", "Agent", description="d", prompt="BG job", run_in_background=True)]},
+                {"content": [call("o1", "TaskOutput", task_id="LATER")]},
+                text("collected"),
+            ],
+            "BG job": [{"content": [call("b1", "Bash", command="sleep 0.5")]}, text("background answer")],
+        }
+    )
+
+    def with_id(body):
+        turn = router(body)
+        if turn["content"] and turn["content"][0].get("input", {}).get("task_id") == "LATER":
+            agent_id = json.dumps(body["messages"]).split("agentId: ")[1].split("\\n")[0]
+            turn = {"content": [call("o1", "TaskOutput", task_id=agent_id)]}
+        return turn
+
+    with ScriptedServer(default_turn=with_id) as srv:
+        run = yoke("-p", "fan out", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    last = json.dumps(router.seen["fan out"][-1]["messages"])
+    assert "<status>completed</status>" in last and "background answer" in last

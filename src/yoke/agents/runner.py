@@ -269,6 +269,30 @@ class AgentRunner:
                 f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
             )
 
+    async def output(self, agent_id: str, wait_s: float) -> ToolResult:
+        """TaskOutput for a background agent: its answer once done (waiting up to `wait_s`)."""
+        agent = self.agents[agent_id]
+        if agent.running and wait_s > 0:
+            await asyncio.wait({agent.task}, timeout=wait_s)
+        done = not agent.running
+        result = agent.result
+        status = (
+            "running"
+            if not done
+            else ("completed" if result is not None and not result.is_error else "failed")
+        )
+        text = result.text if done and result is not None else ""
+        retrieval = "success" if done else ("timeout" if wait_s > 0 else "not_ready")
+        lines = [
+            f"<retrieval_status>{retrieval}</retrieval_status>",
+            f"<task_id>{agent.id}</task_id>",
+            "<task_type>local_agent</task_type>",
+            f"<status>{status}</status>",
+            f"<output>\n{text}\n</output>" if text else "<output></output>",
+        ]
+        task = {"task_id": agent.id, "task_type": "local_agent", "status": status, "output": text}
+        return ToolResult("\n".join(lines), data={"retrieval_status": retrieval, "task": task})
+
     def stop(self, agent_id: str) -> bool:
         agent = self.agents.get(agent_id)
         if agent is None or not agent.running:

@@ -67,6 +67,11 @@ class TaskOutputTool(Tool):
         if not task_id:
             raise ToolError("Give task_id: the id Bash returned when it started the background task.")
         pattern = _compile_filter(input.filter)
+        agents = ctx.session.extras.get("agents")  # a background sub-agent (the session's agent runner)
+        if agents is not None and task_id in agents.agents:
+            wait_ms = min(input.timeout if input.timeout is not None else DEFAULT_WAIT_MS, MAX_WAIT_MS)
+            block = input.block if input.block is not None else True
+            return await agents.output(task_id, max(0.0, wait_ms) / 1000 if block else 0.0)
         manager = task_manager(ctx)
         task = manager.get(task_id)
         block = input.block if input.block is not None else not legacy
