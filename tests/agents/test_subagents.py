@@ -626,3 +626,39 @@ def test_task_output_waits_for_a_background_agent(yoke, project):
     assert run.code == 0, run.stderr
     last = json.dumps(router.seen["fan out"][-1]["messages"])
     assert "<status>completed</status>" in last and "background answer" in last
+
+
+def test_an_agent_definitions_own_mcp_server(yoke, project):
+    from tests.mcp_support.helpers import stdio_entry
+
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    definition = {
+        "name": "calculator",
+        "description": "Adds",
+        "mcpServers": [{"calc": stdio_entry()}],
+    }
+    import yaml
+
+    (agents / "calculator.md").write_text(f"---\n{yaml.safe_dump(definition)}---\nYou add numbers.\n")
+    router = Router(
+        {
+            "sum it": [
+                {
+                    "content": [
+                        call("a1", "Agent", description="d", prompt="CALC job", subagent_type="calculator")
+                    ]
+                },
+                text("ok"),
+            ],
+            "CALC job": [{"content": [call("m1", "mcp__calc__add", a=2, b=3)]}, text("five")],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        run = yoke("-p", "sum it", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+        parent_tools = tool_names(srv.requests[0].body)
+    assert run.code == 0, run.stderr
+    assert "mcp__calc__add" in tool_names(router.seen["CALC job"][0])
+    assert "mcp__calc__add" not in parent_tools  # the server belongs to the agent only
+    result = router.seen["CALC job"][1]["messages"][-1]["content"][0]
+    assert result["tool_use_id"] == "m1" and not result.get("is_error") and "5" in json.dumps(result)

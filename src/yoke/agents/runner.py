@@ -101,6 +101,9 @@ class AgentRunner:
             self._preload_skills(child, definition)
         if definition.memory in ("user", "project", "local"):
             self._agent_memory(child, definition)
+        inline = {k: v for e in definition.mcp_servers if isinstance(e, dict) for k, v in e.items()}
+        if inline and definition.source != "plugin":
+            await self._agent_mcp(child, definition, inline)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
             child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
@@ -172,6 +175,28 @@ class AgentRunner:
             return
         child.agent.system.append(text_block(memory_section(folder, load_index(folder))))
         allow_memory_directory(child.gate, folder)
+
+    async def _agent_mcp(self, child: Any, definition: AgentDefinition, servers: dict[str, Any]) -> None:
+        """A definition's own MCP servers (`mcpServers` entries written out in full) run for that agent only;
+        servers named by a string are the session's own, whose tools the agent already has."""
+        import json
+
+        from yoke.mcp.attach import attach_mcp
+
+        ctx = child.agent.executor.ctx
+        warnings: list[str] = []
+        runtime = await attach_mcp(
+            child.cwd,
+            {},
+            child.agent.executor.registry,
+            warnings,
+            flag_configs=[json.dumps({"mcpServers": servers})],
+            strict=True,
+            env=ctx.env,
+        )
+        child.warnings.extend(warnings)
+        if runtime is not None and hasattr(runtime, "aclose"):
+            child.resources.add(runtime, f"MCP servers of agent {definition.name}")
 
     def _disallowed(self, definition: AgentDefinition) -> list[str]:
         denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
