@@ -3,6 +3,7 @@ command, `yoke.sdk` runs in process), the `mcp_status` control request, and an A
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import sys
 from pathlib import Path
@@ -70,3 +71,41 @@ async def test_acp_client_mcp_servers(project, base_env):
             await stop(proc, conn)
     done = [u for u in client.of("tool_call_update") if u.status == "completed"]
     assert any("echo: via acp" in str(u.content) for u in done)
+
+
+async def test_official_sdk_toggles_and_reconnects_a_server(project, home):
+    sdk = pytest.importorskip("claude_agent_sdk")
+    turns = [text("first"), text("second"), text("third")]
+    with ScriptedServer(turns) as srv:
+        env = {
+            **anthropic_env(srv),
+            "YOKE_HOME": str(home / ".yoke"),
+            "HOME": str(home),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        }
+        opts = sdk.ClaudeAgentOptions(
+            cli_path=YOKE, cwd=str(project), env=env, mcp_servers={"t": stdio_entry()}
+        )
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("one")
+            _ = [m async for m in client.receive_response()]
+            await client.toggle_mcp_server("t", False)
+            disabled = await client.get_mcp_status()
+            await client.query("two")
+            _ = [m async for m in client.receive_response()]
+            await client.toggle_mcp_server("t", True)
+            await client.reconnect_mcp_server("t")
+            for _attempt in range(100):  # the server comes back up in the background
+                status = await client.get_mcp_status()
+                if status["mcpServers"][0]["status"] == "connected":
+                    break
+                await asyncio.sleep(0.1)
+            await client.query("three")
+            _ = [m async for m in client.receive_response()]
+            with pytest.raises(Exception, match="no MCP server"):
+                await client.reconnect_mcp_server("nope")
+        bodies = [r.body for r in srv.requests]
+    names = [{t["name"] for t in b.get("tools", [])} for b in bodies]
+    assert disabled["mcpServers"][0]["status"] == "disabled"
+    assert "mcp__t__add" in names[0] and "mcp__t__add" not in names[1] and "mcp__t__add" in names[2]
+    assert status["mcpServers"][0]["status"] == "connected"

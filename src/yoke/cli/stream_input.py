@@ -191,11 +191,42 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
     elif kind == "control_request":
-        emit(_answer_control(frame, run, channel))
+        request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
+        if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
+            asyncio.ensure_future(_answer_mcp_control(frame, request, run, emit))
+        else:
+            emit(_answer_control(frame, run, channel))
     elif kind == "control_cancel_request":
         return
     else:
         emit(_input_error(run, f"ignored a stdin message of unknown type {kind!r}"))
+
+
+MCP_CONTROL = ("mcp_reconnect", "mcp_toggle")
+
+
+async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
+    """`mcp_reconnect {serverName}` and `mcp_toggle {serverName, enabled}` on the session's MCP servers."""
+    request_id = frame.get("request_id", "")
+    mcp = getattr(run.session, "mcp", None)
+    name = request.get("serverName")
+    try:
+        if mcp is None or not hasattr(mcp, "reconnect"):
+            raise KeyError("no MCP servers are running in this session")
+        if not isinstance(name, str) or not name:
+            raise KeyError(f"{request.get('subtype')} needs serverName")
+        if request.get("subtype") == "mcp_reconnect":
+            await mcp.reconnect(name)
+        else:
+            await mcp.set_enabled(name, bool(request.get("enabled", True)))
+        response = {"subtype": "success", "request_id": request_id, "response": {}}
+    except KeyError as exc:
+        response = {
+            "subtype": "error",
+            "request_id": request_id,
+            "error": str(exc.args[0] if exc.args else exc),
+        }
+    emit({"type": "control_response", "response": response})
 
 
 def _user_content(frame: dict[str, Any]) -> Any:

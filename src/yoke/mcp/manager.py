@@ -99,13 +99,51 @@ class McpManager:
         self.tool_timeout = _ms_env(env, "MCP_TOOL_TIMEOUT", None)
         self._prespawned = dict(prespawned or {})  # stdio processes started before `mcp` was imported
         self._tasks: list[asyncio.Task] = []
+        self._supervisors: dict[str, asyncio.Task] = {}
         self._closing = asyncio.Event()
 
     # ---- lifetime -----------------------------------------------------------------------------------
 
     def start(self) -> None:
         for state in self.servers.values():
-            self._tasks.append(asyncio.ensure_future(self._supervise(state)))
+            self._watch(state)
+
+    def _watch(self, state: ServerState) -> None:
+        task = asyncio.ensure_future(self._supervise(state))
+        self._supervisors[state.name] = task
+        self._tasks.append(task)
+
+    async def _unwatch(self, state: ServerState) -> None:
+        task = self._supervisors.pop(state.name, None)
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=3.0)
+
+    async def reconnect(self, name: str) -> None:
+        """Drop the server's connection (stopping a stdio server) and connect again from scratch."""
+        state = self._state(name)
+        await self._unwatch(state)
+        self._set(state, "pending", "reconnecting")
+        self._watch(state)
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        """Disable (disconnect, its tools withdrawn) or enable (connect) one server for this session."""
+        state = self._state(name)
+        await self._unwatch(state)
+        if enabled:
+            self._set(state, "pending", "")
+            self._watch(state)
+            return
+        state.tools = []
+        self._set(state, "disabled", "disabled for this session")
+        if self.on_tools_changed is not None:
+            self.on_tools_changed(name)
+
+    def _state(self, name: str) -> ServerState:
+        state = self.servers.get(name)
+        if state is None:
+            raise KeyError(f"no MCP server {name!r} (servers: {', '.join(self.servers) or 'none'})")
+        return state
 
     async def wait_started(self, timeout: float | None = None) -> None:
         """Until every server has left `pending` once (or the deadline passes)."""
@@ -145,10 +183,20 @@ class McpManager:
     # ---- the supervisor -----------------------------------------------------------------------------
 
     async def _supervise(self, state: ServerState) -> None:
+        attempts: list[asyncio.Future] = []
+        try:
+            await self._supervise_attempts(state, attempts)
+        finally:  # cancelled (reconnect, disable): the attempt in flight ends too, stopping its server
+            for attempt in attempts:
+                if not attempt.done():
+                    attempt.cancel()
+
+    async def _supervise_attempts(self, state: ServerState, attempts: list[asyncio.Future]) -> None:
         was_connected = False
         failures = 0  # failed reconnection attempts in a row (a connection that lasts resets it)
         while not self._closing.is_set():
             attempt = asyncio.ensure_future(self._attempt(state))
+            attempts[:] = [attempt]
             connected = await self._until_ready(state, attempt)
             if connected:
                 was_connected = True

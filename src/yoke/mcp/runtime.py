@@ -103,6 +103,12 @@ class McpRuntime:
     async def aclose(self) -> None:
         await self.manager.aclose()
 
+    async def reconnect(self, name: str) -> None:
+        await self.manager.reconnect(name)
+
+    async def set_enabled(self, name: str, enabled: bool) -> None:
+        await self.manager.set_enabled(name, enabled)
+
     def entries(self) -> list[dict[str, Any]]:
         """`mcp_servers` of the init line: every server with its real state."""
         out = self.manager.statuses()
