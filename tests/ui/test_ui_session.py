@@ -171,3 +171,33 @@ def test_shell_command_and_exit_keys(pane_factory, project):
         pane.wait_for("Press Ctrl+C again to exit")
         pane.keys("C-c")
         pane.wait_exit()
+
+
+def test_agents_mcp_and_permissions_commands(pane_factory, project):
+    from tests.mcp_support.helpers import stdio_entry
+
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"calc": stdio_entry()}}))
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(git log:*)"], "deny": ["Read(./.env)"]},
+                "enableAllProjectMcpServers": True,
+            }
+        )
+    )
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("/agents")
+        pane.keys("Enter")
+        screen = pane.wait_for("general-purpose")
+        assert "Explore" in screen and "built-in" in screen
+        pane.type("/permissions")
+        pane.keys("Enter")
+        screen = pane.wait_for("Bash(git log:*)")
+        assert "Read(./.env)" in screen
+        pane.type("/mcp")
+        pane.keys("Enter")
+        screen = pane.wait_for("calc")
+        assert "connected" in screen

@@ -242,6 +242,32 @@ class Session:
             "gridRows": [],
         }
 
+    def permission_rules(self) -> dict[str, list[str]]:
+        """The rules in force, by behavior (the session's own answers under `session`)."""
+        gate = self.gate
+        return {
+            "deny": [r.text for r in getattr(gate, "deny", [])],
+            "ask": [r.text for r in getattr(gate, "ask", [])],
+            "allow": [r.text for r in getattr(gate, "allow", [])],
+            "session": [r.text for r in getattr(gate, "session_rules", [])],
+        }
+
+    def agent_definitions(self) -> list[tuple[str, str, str]]:
+        """(name, source, description) of every sub-agent this session can start."""
+        runner = self.agent.executor.ctx.session.extras.get("agents")
+        catalog = getattr(runner, "catalog", None)
+        return [(d.name, d.source, d.description) for d in (catalog.by_name.values() if catalog else [])]
+
+    def mcp_servers(self) -> list[dict[str, Any]]:
+        """Every MCP server with its state (`name`, `status`, `error`)."""
+        return self.mcp.entries() if getattr(self, "mcp", None) is not None else []
+
+    async def mcp_reconnect(self, name: str) -> None:
+        """Reconnect one MCP server from scratch; KeyError names the servers when there is no such one."""
+        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "reconnect"):
+            raise KeyError("no MCP servers are running in this session")
+        await self.mcp.reconnect(name)
+
     def stop_task(self, task_id: str) -> bool:
         """Stop a background sub-agent by id; False when there is no such running task."""
         runner = self.agent.executor.ctx.session.extras.get("agents")

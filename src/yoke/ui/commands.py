@@ -279,13 +279,53 @@ def _bundled_rg() -> str | None:
     return f"bundled ({Path(rg).parent})"
 
 
+def _rows(ui: Any, rows: list[tuple[str, str]], empty: str) -> None:
+    if not rows:
+        ui.say(f"  {empty}", "dim")
+        return
+    table = Table.grid(padding=(0, 2))
+    for key, value in rows:
+        table.add_row(Text(key, style="bold"), value)
+    ui.emit(ui.painter.ansi(table))
+
+
+@command("agents", "The sub-agents this session can start")
+async def _agents(ui: Any, args: str) -> None:
+    rows = [
+        (name, f"{source} · {description}") for name, source, description in ui.session.agent_definitions()
+    ]
+    _rows(ui, rows, "No sub-agents are available.")
+
+
+@command("mcp", "MCP servers and their states; /mcp reconnect NAME")
+async def _mcp(ui: Any, args: str) -> None:
+    words = args.split()
+    if words[:1] == ["reconnect"] and len(words) == 2:
+        try:
+            await ui.session.mcp_reconnect(words[1])
+        except KeyError as exc:
+            ui.say(f"  {exc.args[0] if exc.args else exc}", "red")
+            return
+        ui.say(f"  Reconnecting {words[1]}…")
+        return
+    rows = [
+        (s["name"], s["status"] + (f" ({s['error']})" if s.get("error") else ""))
+        for s in ui.session.mcp_servers()
+    ]
+    _rows(ui, rows, "No MCP servers are configured (see `yoke mcp add`).")
+
+
+@command("permissions", "The permission rules in force")
+async def _permissions(ui: Any, args: str) -> None:
+    rules = ui.session.permission_rules()
+    rows = [(behavior, rule) for behavior in ("deny", "ask", "allow", "session") for rule in rules[behavior]]
+    _rows(ui, rows, f"No permission rules; mode {ui.session.permission_mode}.")
+
+
 for _name, _description_text in (
-    ("agents", "Manage sub-agent definitions"),
     ("config", "Open the settings"),
     ("hooks", "Show the configured hooks"),
-    ("mcp", "MCP servers: states, tools, reconnect"),
     ("output-style", "Choose an output style"),
-    ("permissions", "Show and edit permission rules"),
     ("statusline", "Set up the status line"),
 ):
     later(_name, _description_text)
