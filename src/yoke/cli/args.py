@@ -181,27 +181,6 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def split_tool_list(values: list[str]) -> list[str]:
-    """Split `--allowedTools "Bash(git log:*) Edit,Read"` into rules: on commas and spaces outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, []
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and ch in ", ":
-                if current:
-                    rules.append("".join(current))
-                current = []
-            else:
-                current.append(ch)
-        if current:
-            rules.append("".join(current))
-    return [r.strip() for r in rules if r.strip()]
-
-
 def _choice(flag: str, value: str | None, allowed: tuple[str, ...]) -> None:
     if value is not None and value not in allowed:
         raise UsageError(
