@@ -21,7 +21,7 @@ from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.gemini_stream import GeminiAssembler
 from yoke.providers.history import untagged
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
-from yoke.providers.transport import HttpResponse, HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 # Google's documented stand-in for function calls whose signature was lost (history from another model).
@@ -47,7 +47,7 @@ class GeminiProvider:
         self.api_key = api_key or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
 
     @classmethod
     def from_env(

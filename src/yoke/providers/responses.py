@@ -28,7 +28,7 @@ from yoke.providers.openai import (
     openai_error,
 )
 from yoke.providers.responses_stream import ORIGIN, ResponsesAssembler
-from yoke.providers.transport import HttpxTransport, Transport
+from yoke.providers.transport import AutoTransport, Transport
 
 
 class ResponsesProvider:
@@ -46,7 +46,7 @@ class ResponsesProvider:
         self.api_key = api_key or None
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self.transport = transport or HttpxTransport(read_timeout=api_timeout)
+        self.transport = transport or AutoTransport(read_timeout=api_timeout)
 
     @classmethod
     def from_env(
