@@ -13,6 +13,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
+# The suite starts `yoke` hundreds of times; without cached bytecode each start compiles every module again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 @dataclass
 class Run:

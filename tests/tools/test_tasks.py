@@ -176,7 +176,8 @@ async def test_background_lifetime_limit(ctx):
 async def test_output_size_limit_stops_task(ctx):
     manager = shell_state(ctx.session).tasks
     manager.max_output_bytes = 10_000
-    task_id = await start(ctx, "while true; do echo flood; done")
+    # A burst past the read limit first, so the reply is truncated however slowly the loop runs.
+    task_id = await start(ctx, "head -c 200000 /dev/zero | tr '\\0' x; while true; do echo flood; done")
     result = await output(ctx, task_id=task_id, timeout=5000)
     assert result.data["task"]["status"] == "killed"
     assert "output passed" in result.content
