@@ -44,12 +44,12 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 
 bench: $(VENV)/.dev-installed
+	$(PY) benchmarks/bench_targets.py
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
 	$(PY) benchmarks/bench_agents.py
-	$(PY) benchmarks/bench_parallel.py
 	$(PY) benchmarks/bench_sdk.py
 	$(PY) benchmarks/bench_recall.py
 	$(PY) benchmarks/bench_skills.py

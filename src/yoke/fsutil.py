@@ -4,7 +4,6 @@ flushed to disk, then renamed over the target."""
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -18,7 +17,7 @@ def replace_file(path: Path, data: bytes, mode: int | None = None) -> None:
             mode = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
             mode = None
-    temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+    temp = path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # umask applies, as for any new file
     try:
         with os.fdopen(fd, "wb") as fh:

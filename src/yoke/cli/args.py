@@ -10,7 +10,6 @@ scripts keep working are declared in `args_compat.py`.
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from typing import NoReturn
 
@@ -63,6 +62,8 @@ def _flag_usage(parser: argparse.ArgumentParser, flag: str) -> str:
 def unknown_option_message(option: str, parser: argparse.ArgumentParser) -> str:
     line = f"error: unknown option '{option}'"
     known = [s for a in parser._actions for s in a.option_strings if s.startswith("--")]
+    import difflib
+
     close = difflib.get_close_matches(option.split("=", 1)[0], known, n=1, cutoff=0.7)
     return f"{line}\n(Did you mean {close[0]}?)" if close else line
 

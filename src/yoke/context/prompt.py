@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import platform
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -101,7 +100,7 @@ def environment_section(
         lines.append("Additional working directories: " + ", ".join(str(d) for d in additional_dirs))
     lines += [
         f"Git repository: {'yes' if is_git else 'no'}",
-        f"Platform: {platform.system().lower() or os.name} {platform.release()}".rstrip(),
+        f"Platform: {_platform()}",
         f"Shell: {shell}",
         f"Today's date: {(today or date.today()).isoformat()}",
         f"Model: {model}",
@@ -112,3 +111,13 @@ def environment_section(
 def system_prompt_text(blocks: Sequence[Block]) -> str:
     """The blocks joined, for providers whose system prompt is one string."""
     return "\n\n".join(b.get("text", "") for b in blocks if b.get("text"))
+
+
+def _platform() -> str:
+    """`linux 6.1.0`: the kernel's name and release (os.uname; `platform` costs an import and regexes)."""
+    if hasattr(os, "uname"):
+        system, _, release, _, _ = os.uname()
+        return f"{system.lower()} {release}"
+    import platform
+
+    return f"{platform.system().lower() or os.name} {platform.release()}".rstrip()

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from yoke.memory.store import INDEX_NAME, Memory, parse_memory
+
+if TYPE_CHECKING:
+    import sqlite3
 
 SCHEMA_VERSION = 2
 MAX_RESULTS = 5
@@ -109,6 +112,8 @@ class RecallIndex:
     def _connect(self) -> sqlite3.Connection:
         if self._db is not None:
             return self._db
+        import sqlite3  # here, not at import: a session that never recalls a memory does not pay for it
+
         self.db_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
@@ -118,6 +123,8 @@ class RecallIndex:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        import sqlite3
+
         db = sqlite3.connect(self.db_path, timeout=2.0, isolation_level=None)
         try:
             version = db.execute("PRAGMA user_version").fetchone()[0]

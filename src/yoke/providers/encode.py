@@ -17,6 +17,8 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
 class BodyEncoder:
     def __init__(self) -> None:
         self._messages: dict[int, tuple[Any, bytes]] = {}
+        self._rest: dict[str, Any] | None = None
+        self._head = b""
 
     def encode(self, body: dict[str, Any]) -> bytes:
         messages = body.get("messages")
@@ -32,6 +34,11 @@ class BodyEncoder:
             parts.append(hit[1])
         self._messages = live
         rest = {k: v for k, v in body.items() if k != "messages"}
-        head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
+        # system prompt and tools are fresh copies each turn but rarely differ (tool schemas, like history
+        # messages, are never changed in place): comparing is far cheaper than encoding them again
+        if rest != self._rest:
+            self._rest = rest
+            self._head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
+        head = self._head
         joined = b'"messages": [' + b", ".join(parts) + b"]}"
         return head + (b", " if rest else b"") + joined

@@ -255,10 +255,13 @@ async def _streamed(
     guarded = _idle_guarded(response.events, policy.idle_timeout)
     try:
         async for sse in guarded:
-            for event in assembler.feed(sse):
+            events = assembler.feed(sse)
+            if assembler.done:
+                # before the final events go out: the consumer stops at MessageStop and closes this stream
+                await _drain(guarded)
+            for event in events:
                 yield event
             if assembler.done:
-                await _drain(guarded)
                 return
         for event in assembler.end_of_stream():
             yield event
@@ -277,7 +280,7 @@ async def _streamed(
         await response.aclose()
 
 
-async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 1.0) -> None:
+async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 0.25) -> None:
     """Read what little follows the final event (the body's terminator) so the connection goes back to the
     pool instead of being closed: a new TCP connection per turn is a measurable share of a short turn."""
     import asyncio

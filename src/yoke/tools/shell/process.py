@@ -35,21 +35,37 @@ async def spawn_bash(
 ) -> asyncio.subprocess.Process:
     """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order."""
     output_path.parent.mkdir(parents=True, exist_ok=True)
-    argv = [bash_path(), "--noprofile", "--norc", "-c", script]
+    # The command waits at a gate until the guard knows its group: were Yoke killed between the spawn and
+    # `track_group`, the gate's pipe closes unopened and the command exits instead of running unwatched.
+    # The pipe is then the command's stdin, at end of file like /dev/null. (Same line: line numbers in bash
+    # errors stay those of the script.)
+    argv = [bash_path(), "--noprofile", "--norc", "-c", _GATE + script]
     if launcher is not None:
         argv = launcher(argv)
-    with open(output_path, "ab") as out:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=out,
-            stderr=asyncio.subprocess.STDOUT,
-            cwd=str(cwd),
-            env=env,
-            start_new_session=True,
-        )
-    track_group(proc.pid)
+    gate_read, gate_write = os.pipe()
+    try:
+        with open(output_path, "ab") as out:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=gate_read,
+                stdout=out,
+                stderr=asyncio.subprocess.STDOUT,
+                cwd=str(cwd),
+                env=env,
+                start_new_session=True,
+            )
+        os.close(gate_read)
+        gate_read = -1
+        track_group(proc.pid)
+        os.write(gate_write, b"1")
+    finally:
+        if gate_read >= 0:
+            os.close(gate_read)
+        os.close(gate_write)
     return proc
+
+
+_GATE = 'IFS= read -r -n 1 __yoke_gate && [ "$__yoke_gate" = 1 ] || exit 125; unset __yoke_gate; '
 
 
 def track_group(pgid: int) -> None:
