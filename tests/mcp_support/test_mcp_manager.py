@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.mcp_support.helpers import free_port, start_remote, stdio_entry
 
+import yoke.mcp.manager as manager_module
 from yoke.mcp.config import parse_server
 from yoke.mcp.manager import McpManager
 
@@ -62,8 +63,10 @@ async def test_close_stops_stdio_servers_within_a_second(tmp_path):
         assert not os.path.exists(f"/proc/{pid}") or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
 
 
-async def test_a_server_that_keeps_dying_ends_failed(tmp_path):
-    cfg = parse_server("d", stdio_entry("--die-after", "2"), "flag", "", os.environ)
+async def test_a_server_that_keeps_dying_ends_failed(tmp_path, monkeypatch):
+    # the real back-off (2, 4, 8 s) made this the suite's slowest test; its shape is what is tested here
+    monkeypatch.setattr(manager_module, "BACKOFF_S", (0.1, 0.2, 0.2))
+    cfg = parse_server("d", stdio_entry("--die-after", "1"), "flag", "", os.environ)
     seen: list[str] = []
     manager = McpManager({"d": cfg}, Path(tmp_path), on_change=lambda n, s, e: seen.append(s))
     manager.start()

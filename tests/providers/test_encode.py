@@ -16,10 +16,14 @@ def test_body_round_trips_and_dead_messages_go():
     third = {"role": "user", "content": "z"}
     grown = {**body, "messages": [first, second, third]}
     assert json.loads(encoder.encode(grown)) == grown
-    assert len(encoder._messages) == 3
-    compacted = {"model": "m", "messages": [third]}
+    assert encoder._messages.held() == 3
+    compacted = {"model": "m", "messages": [{"role": "user", "content": "summary"}, third]}
     assert json.loads(encoder.encode(compacted)) == compacted
-    assert len(encoder._messages) == 1  # messages that left the history are not kept alive
+    for _ in range(8):
+        grown = {**compacted, "messages": [*compacted["messages"], {"role": "user", "content": "more"}]}
+        assert json.loads(encoder.encode(grown)) == grown
+        compacted = grown
+    assert encoder._messages.held() == len(compacted["messages"])  # the replaced history is not kept alive
 
 
 def test_a_replaced_message_is_encoded_anew():

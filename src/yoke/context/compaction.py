@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.context.history import cut_points, tail_start_within
-from yoke.context.reduce import microcompact, snip_large_results
+from yoke.context.reduce import microcompact, snip_large_results, within_budget_memo
 from yoke.context.summary import (
     COLLAPSE_HEAD,
     COLLAPSE_INSTRUCTION,
@@ -46,6 +46,7 @@ from yoke.context.summary import (
 )
 from yoke.context.tokens import effective_window, estimate_message, estimate_messages, tokens_from_usage
 from yoke.messages import Message, text_block
+from yoke.prefix import PrefixMemo
 from yoke.providers.base import Usage
 
 Summarize = Callable[[list[Message], str], Awaitable[str]]
@@ -149,6 +150,8 @@ class Compactor:
         self._usage_seen: Usage | None = None
         self._usage_stale = False
         self._reactive_used = False
+        self._estimates: PrefixMemo[int] = PrefixMemo(estimate_message)  # per message, for token_count
+        self._within = within_budget_memo()  # per message: no result over its budget
 
     @property
     def breaker_open(self) -> bool:
@@ -169,14 +172,15 @@ class Compactor:
         last_assistant = next(
             (i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant"), None
         )
+        sizes = self._estimates.values(messages)
         if self._usage_seen is not None and not self._usage_stale and last_assistant is not None:
             sent = tokens_from_usage(self._usage_seen)
             # what the estimate misses (system prompt, tools, estimation error), capped so that after a
             # compaction an old history's estimation error does not inflate the new count
-            missing = sent - estimate_messages(messages[: last_assistant + 1])
+            missing = sent - sum(sizes[: last_assistant + 1])
             self._overhead = min(max(0, missing), self._overhead_cap)
-            return sent + estimate_messages(messages[last_assistant + 1 :])
-        return estimate_messages(messages) + self._overhead
+            return sent + sum(sizes[last_assistant + 1 :])
+        return sum(sizes) + self._overhead
 
     # ---- the loop's entry points ----------------------------------------------------------------
 
@@ -186,7 +190,7 @@ class Compactor:
         if self.disabled:
             return result
         tokens = self.token_count(messages)
-        snipped = snip_large_results(result.messages, self.spill_dir)
+        snipped = snip_large_results(result.messages, self.spill_dir, memo=self._within)
         if snipped.changed_ids:
             tokens = self._apply(
                 result, snipped.messages, 1, tokens, "auto", toolUseIds=snipped.changed_ids, stale=False

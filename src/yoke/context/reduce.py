@@ -20,6 +20,7 @@ from typing import Any
 
 from yoke.context.tokens import estimate_content
 from yoke.messages import Block, Message, blocks_of, result_text
+from yoke.prefix import PrefixMemo
 
 RESULT_BUDGET_CHARS = 50_000  # one tool result
 MESSAGE_BUDGET_CHARS = 150_000  # all results of one message together
@@ -60,54 +61,74 @@ def snip_large_results(
     spill_dir: Path,
     result_budget: int = RESULT_BUDGET_CHARS,
     message_budget: int = MESSAGE_BUDGET_CHARS,
+    memo: PrefixMemo[bool] | None = None,
 ) -> Reduction:
-    out: list[Message] = []
+    """Level 1. `memo` (the compactor's, made by `within_budget_memo` for the same budgets) remembers which of
+    the history's leading messages were already found within budget, so a turn looks only at new ones."""
+    fits = (
+        memo.values(messages)
+        if memo is not None
+        else [within_budget(m, result_budget, message_budget) for m in messages]
+    )
+    out = list(messages)
     reduction = Reduction(out)
-    budgets = (result_budget, message_budget)
-    for message in messages:
-        seen = _WITHIN_BUDGET.get(id(message))
-        if seen is not None and seen[0] is message and seen[1] == budgets:
-            out.append(message)  # checked on an earlier turn; history messages never change in place
-            continue
-        blocks = blocks_of(message)
-        if message["role"] != "user" or not any(b.get("type") == "tool_result" for b in blocks):
-            out.append(message)
-            _remember_within_budget(message, budgets)
-            continue
-        sizes = [
-            len(result_text(b.get("content", ""))) if b.get("type") == "tool_result" else 0 for b in blocks
-        ]
-        over_total = sum(sizes) - message_budget
-        # biggest first: a single huge result, then the largest ones until the message fits its budget
-        order = sorted(range(len(blocks)), key=lambda i: -sizes[i])
-        new_blocks = list(blocks)
-        for index in order:
-            size = sizes[index]
-            if size == 0 or _already_reduced(blocks[index]):
-                continue
-            if size <= result_budget and over_total <= 0:
-                break
-            new_blocks[index] = _snip(blocks[index], spill_dir)
-            over_total -= size - len(result_text(new_blocks[index]["content"]))
-            reduction.changed_ids.append(blocks[index].get("tool_use_id", ""))
-            reduction.saved_tokens += estimate_content(blocks[index].get("content", "")) - estimate_content(
-                new_blocks[index]["content"]
-            )
-        if new_blocks == blocks:
-            out.append(message)
-            _remember_within_budget(message, budgets)
-        else:
-            out.append({"role": "user", "content": new_blocks})
+    if all(fits):
+        return reduction
+    for index, fit in enumerate(fits):
+        if not fit:
+            out[index] = _snip_message(out[index], spill_dir, result_budget, message_budget, reduction)
     return reduction
 
 
-_WITHIN_BUDGET: dict[int, tuple[Message, tuple[int, int]]] = {}
+def within_budget_memo(
+    result_budget: int = RESULT_BUDGET_CHARS, message_budget: int = MESSAGE_BUDGET_CHARS
+) -> PrefixMemo[bool]:
+    return PrefixMemo(lambda message: within_budget(message, result_budget, message_budget))
 
 
-def _remember_within_budget(message: Message, budgets: tuple[int, int]) -> None:
-    if len(_WITHIN_BUDGET) >= 20_000:
-        _WITHIN_BUDGET.clear()
-    _WITHIN_BUDGET[id(message)] = (message, budgets)
+def within_budget(message: Message, result_budget: int, message_budget: int) -> bool:
+    """Whether no tool result of the message needs snipping."""
+    if message["role"] != "user" or isinstance(message["content"], str):
+        return True
+    sizes = _result_sizes(blocks_of(message))
+    if not any(sizes):
+        return True
+    blocks = blocks_of(message)
+    over = sum(sizes) > message_budget
+    return not any(
+        size and not _already_reduced(block) and (size > result_budget or over)
+        for size, block in zip(sizes, blocks, strict=True)
+    )
+
+
+def _result_sizes(blocks: list[Block]) -> list[int]:
+    return [len(result_text(b.get("content", ""))) if b.get("type") == "tool_result" else 0 for b in blocks]
+
+
+def _snip_message(
+    message: Message, spill_dir: Path, result_budget: int, message_budget: int, reduction: Reduction
+) -> Message:
+    blocks = blocks_of(message)
+    sizes = _result_sizes(blocks)
+    over_total = sum(sizes) - message_budget
+    # biggest first: a single huge result, then the largest ones until the message fits its budget
+    order = sorted(range(len(blocks)), key=lambda i: -sizes[i])
+    new_blocks = list(blocks)
+    for index in order:
+        size = sizes[index]
+        if size == 0 or _already_reduced(blocks[index]):
+            continue
+        if size <= result_budget and over_total <= 0:
+            break
+        new_blocks[index] = _snip(blocks[index], spill_dir)
+        over_total -= size - len(result_text(new_blocks[index]["content"]))
+        reduction.changed_ids.append(blocks[index].get("tool_use_id", ""))
+        reduction.saved_tokens += estimate_content(blocks[index].get("content", "")) - estimate_content(
+            new_blocks[index]["content"]
+        )
+    if new_blocks == blocks:
+        return message
+    return {"role": "user", "content": new_blocks}
 
 
 def _already_reduced(block: Block) -> bool:

@@ -59,22 +59,10 @@ def estimate_content(content: str | list[Block]) -> int:
     return sum(estimate_block(b) for b in content)
 
 
-# Estimates by message identity: the history is re-estimated before every request, and history messages
-# are never changed in place (compaction builds new ones), so a message's estimate never goes stale. The
-# message itself is kept in the entry so its id cannot be reused while the entry lives.
-_ESTIMATES: dict[int, tuple[Message, int]] = {}
-_ESTIMATES_MAX = 20_000
-
-
 def estimate_message(message: Message) -> int:
-    hit = _ESTIMATES.get(id(message))
-    if hit is not None and hit[0] is message:
-        return hit[1]
-    tokens = 4 + estimate_content(message["content"])  # a few tokens of role framing
-    if len(_ESTIMATES) >= _ESTIMATES_MAX:
-        _ESTIMATES.clear()
-    _ESTIMATES[id(message)] = (message, tokens)
-    return tokens
+    """A message's tokens. Uncached: what estimates a history every turn keeps a `yoke.prefix.PrefixMemo`
+    of this, so only new messages are estimated and a message that leaves the history is not kept alive."""
+    return 4 + estimate_content(message["content"])  # a few tokens of role framing
 
 
 def estimate_messages(messages: Iterable[Message]) -> int:

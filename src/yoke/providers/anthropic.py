@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from yoke.messages import Block, Message
+from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
-from yoke.providers.history import sanitize_for_anthropic
+from yoke.providers.history import foreign_to_anthropic, sanitize_for_anthropic
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
 from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
@@ -40,6 +41,7 @@ class AnthropicProvider:
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self._encoder = BodyEncoder()
+        self._wire: PrefixMemo[WireMessage] = PrefixMemo(wire_message)
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod
@@ -65,7 +67,7 @@ class AnthropicProvider:
         call = WireCall(
             url=f"{self.base_url}/v1/messages",
             headers=self._headers(),
-            body_for=lambda stream: build_request_body(request, stream),
+            body_for=lambda stream: build_request_body(request, stream, self._wire),
             new_assembler=lambda: AnthropicAssembler(request.model),
             error_for=lambda response: self.error_for(response, request.model),
             connection_hint="check ANTHROPIC_BASE_URL and your network",
@@ -138,19 +140,38 @@ def anthropic_error(
 # ---- request body --------------------------------------------------------------------------------------
 
 
-def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
-    """The Messages API body for a request, with prompt-caching breakpoints; never mutates `request`."""
+class WireMessage(NamedTuple):
+    """A history message as the Messages API takes it, and what the request body needs to know of it."""
+
+    message: Message
+    foreign: bool  # holds thinking or signatures from another provider (see sanitize_for_anthropic)
+    breakpoints: int  # cache_control marks it already carries
+
+
+def wire_message(message: Message) -> WireMessage:
+    content = message["content"]
+    if isinstance(content, str):
+        # String content goes out as one text block, always: a prompt then has the same bytes whether or not
+        # it carries a cache breakpoint this turn, so each request's prefix is the previous request's.
+        return WireMessage({**message, "content": [{"type": "text", "text": content}]}, False, 0)
+    marks = sum("cache_control" in b for b in content)
+    return WireMessage(message, foreign_to_anthropic(message), marks)
+
+
+def build_request_body(
+    request: ModelRequest, stream: bool, memo: PrefixMemo[WireMessage] | None = None
+) -> dict[str, Any]:
+    """The Messages API body for a request, with prompt-caching breakpoints; never mutates `request`.
+    `memo` (the provider's) keeps the wire form of the history's leading messages from earlier requests."""
     system = [dict(b) for b in request.system if not _is_empty_text(b)]
     tools = [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
-    # String content goes out as one text block, always: a prompt then has the same bytes whether or not it
-    # carries a cache breakpoint this turn, so each request's prefix is the previous request's.
-    messages = [
-        {**m, "content": [{"type": "text", "text": m["content"]}]} if isinstance(m["content"], str) else m
-        for m in sanitize_for_anthropic(request.messages)
-    ]
-    place_cache_breakpoints(system, tools, messages)
+    wire = memo.values(request.messages) if memo is not None else [wire_message(m) for m in request.messages]
+    if any(w.foreign for w in wire):  # rare: a history from another provider that a switch did not convert
+        wire = [wire_message(m) for m in sanitize_for_anthropic(request.messages)]
+    messages = [w.message for w in wire]
+    place_cache_breakpoints(system, tools, messages, sum(w.breakpoints for w in wire))
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
     if system:
         body["system"] = system
@@ -172,15 +193,19 @@ USER_TURN_BREAKPOINTS = 2  # the latest user turn and the one before: the next r
 
 
 def place_cache_breakpoints(
-    system: list[Block], tools: list[dict[str, Any]], messages: list[Message]
+    system: list[Block], tools: list[dict[str, Any]], messages: list[Message], in_messages: int | None = None
 ) -> None:
     """Mark the last content block of the last two user messages, the last system block and the last tool as
-    cache breakpoints, in that order of value, within the API's limit of four (counting any already present).
+    cache breakpoints, in that order of value, within the API's limit of four (counting any already present;
+    `in_messages`, those in `messages`, when the caller knows).
 
     `system` and `tools` must be fresh copies (they are edited in place); in `messages` only marked messages
     are replaced, by copies, so the caller's history is untouched.
     """
-    budget = MAX_CACHE_BREAKPOINTS - _count_breakpoints(system, tools, messages)
+    if in_messages is None:
+        in_messages = sum(wire_message(m).breakpoints for m in messages)
+    present = sum("cache_control" in b for b in system) + sum("cache_control" in t for t in tools)
+    budget = MAX_CACHE_BREAKPOINTS - present - in_messages
     marked = 0
     for index in range(len(messages) - 1, -1, -1):
         if budget <= 0 or marked >= USER_TURN_BREAKPOINTS:
@@ -213,14 +238,6 @@ def _mark_last_block(messages: list[Message], index: int) -> str:
         messages[index] = {**message, "content": blocks}  # type: ignore[typeddict-item]
         return "added"
     return "none"
-
-
-def _count_breakpoints(system: list[Block], tools: list[dict[str, Any]], messages: list[Message]) -> int:
-    count = sum("cache_control" in b for b in system) + sum("cache_control" in t for t in tools)
-    for message in messages:
-        if not isinstance(message["content"], str):
-            count += sum("cache_control" in b for b in message["content"])
-    return count
 
 
 def _is_empty_text(block: Block) -> bool:

@@ -1,9 +1,8 @@
 """A request body's JSON with each history message encoded once.
 
 Every request re-sends the whole conversation; encoding it in full each turn makes the per-turn cost grow
-with the session. History messages are never changed in place (a rule of the loop), so a message's JSON can
-be kept by the message's identity and joined into the next body; entries for messages that left the history
-are dropped at once, so nothing dead is kept alive.
+with the session. The messages' JSON is kept for the leading messages a body shares with an earlier one
+(`yoke.prefix.PrefixMemo`), and so is that of the system prompt and tools, which rarely change.
 """
 
 from __future__ import annotations
@@ -11,12 +10,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke.prefix import PrefixMemo
+
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+
+
+def _encode_message(message: Any) -> bytes:
+    return _encode(message).encode("utf-8")
 
 
 class BodyEncoder:
     def __init__(self) -> None:
-        self._messages: dict[int, tuple[Any, bytes]] = {}
+        self._messages: PrefixMemo[bytes] = PrefixMemo(_encode_message)
         self._rest: dict[str, Any] | None = None
         self._head = b""
 
@@ -24,15 +29,7 @@ class BodyEncoder:
         messages = body.get("messages")
         if not isinstance(messages, list):
             return _encode(body).encode("utf-8")
-        live: dict[int, tuple[Any, bytes]] = {}
-        parts: list[bytes] = []
-        for message in messages:
-            hit = self._messages.get(id(message))
-            if hit is None or hit[0] is not message:
-                hit = (message, _encode(message).encode("utf-8"))
-            live[id(message)] = hit
-            parts.append(hit[1])
-        self._messages = live
+        parts = self._messages.values(messages)
         rest = {k: v for k, v in body.items() if k != "messages"}
         # system prompt and tools are fresh copies each turn but rarely differ (tool schemas, like history
         # messages, are never changed in place): comparing is far cheaper than encoding them again

@@ -212,15 +212,19 @@ def switch_provider(
 def sanitize_for_anthropic(messages: list[Any]) -> list[Any]:
     """The Anthropic wire's own guard: drop thinking it cannot verify and other providers' signature keys.
     Returns `messages` itself when there is nothing foreign (the common case, checked cheaply)."""
-    for message in messages:
-        content = message.get("content")
-        if (
-            message.get("role") == "assistant"
-            and isinstance(content, list)
-            and any(_foreign_to_anthropic(b) for b in content)
-        ):
-            return convert_history(messages, "anthropic").messages
+    if any(foreign_to_anthropic(m) for m in messages):
+        return convert_history(messages, "anthropic").messages
     return messages
+
+
+def foreign_to_anthropic(message: Any) -> bool:
+    """Whether an assistant message holds thinking or signatures the Anthropic API would not accept."""
+    content = message.get("content")
+    return (
+        message.get("role") == "assistant"
+        and isinstance(content, list)
+        and any(_foreign_to_anthropic(b) for b in content)
+    )
 
 
 def _foreign_to_anthropic(block: Block) -> bool:

@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from yoke.context.tokens import estimate_message
 from yoke.messages import Block, Message, result_text
+from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.http import (
@@ -49,6 +51,7 @@ class OpenAIProvider:
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self._windows: dict[str, int] = {}  # model -> context window learnt from a rejection
+        self._estimates: PrefixMemo[int] = PrefixMemo(estimate_message)
 
     @classmethod
     def from_env(
@@ -91,7 +94,9 @@ class OpenAIProvider:
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         from yoke.providers.openai_budget import after_rejection, fitted, is_budget_rejection, window_in_error
 
-        request = fitted(request, self._windows.get(request.model))  # a window learnt earlier
+        request = fitted(
+            request, self._windows.get(request.model), self._estimates
+        )  # a window learnt earlier
         try:
             async for event in self._call(request):
                 yield event

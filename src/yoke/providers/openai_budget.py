@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.providers.base import ModelRequest, ProviderError
+
+if TYPE_CHECKING:
+    from yoke.prefix import PrefixMemo
 
 MIN_OUTPUT_TOKENS = 1024  # below this a smaller budget would not help: the prompt itself is the problem
 SAFETY_MARGIN = 256  # the local estimate of the prompt's tokens is rough
@@ -43,13 +46,21 @@ def window_from_models(body: Any, model: str) -> int | None:
     return None
 
 
-def fitted(request: ModelRequest, window: int | None) -> ModelRequest:
-    """The request with its output budget lowered to what the window leaves after the prompt."""
+def fitted(
+    request: ModelRequest, window: int | None, estimates: PrefixMemo[int] | None = None
+) -> ModelRequest:
+    """The request with its output budget lowered to what the window leaves after the prompt. `estimates`
+    (the provider's memo of `estimate_message`) spares re-estimating the history every request."""
     if not window:
         return request
-    from yoke.context.tokens import estimate_json, estimate_messages
+    from yoke.context.tokens import estimate_json, estimate_message
 
-    prompt = estimate_messages(request.messages) + estimate_json(request.system)
+    sizes = (
+        estimates.values(request.messages)
+        if estimates is not None
+        else map(estimate_message, request.messages)
+    )
+    prompt = sum(sizes) + estimate_json(request.system)
     prompt += sum(estimate_json(t.input_schema) + len(t.description) // 4 for t in request.tools)
     room = window - prompt - SAFETY_MARGIN
     if room >= request.max_tokens or room < MIN_OUTPUT_TOKENS:
