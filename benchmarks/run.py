@@ -24,18 +24,37 @@ from yoke.testing import ScriptedServer
 REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
 
 
+# The command is started by a small launcher that reports its figures: a child forked straight from this
+# process would count this process's own memory (the scripted server keeps every request) in its peak RSS,
+# since ru_maxrss survives fork and exec.
+_LAUNCHER = """
+import os, sys, time
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvpe(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(f"{time.perf_counter() - start} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime} {status}")
+"""
+
+
 def measure(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MB) and CPU seconds (user + system) of one child process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
-    )
-    _, status, rusage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        raise SystemExit(f"benchmark command failed: {' '.join(argv)}\n{err}")
-    return wall, rusage.ru_maxrss / 1024, rusage.ru_utime + rusage.ru_stime
+    with tempfile.NamedTemporaryFile("r", suffix=".figures") as figures:
+        proc = subprocess.Popen(
+            [sys.executable, "-S", "-c", _LAUNCHER, figures.name, *argv],
+            env=env,
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        _, launcher_err = proc.communicate()
+        wall, maxrss, cpu, status = figures.read().split()
+    if proc.returncode != 0 or os.waitstatus_to_exitcode(int(status)) != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(argv)}\n{launcher_err.decode()}")
+    return float(wall), int(maxrss) / 1024, float(cpu)
 
 
 def session_turns(n: int, file_path: Path) -> list[dict]:
