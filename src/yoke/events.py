@@ -1,7 +1,7 @@
 """The session's event stream: the only thing front-ends consume.
 
-A small closed set of dataclasses, read-only by contract (not `frozen`: that doubles their import cost, which
-every run pays). Every front-end (text/json/stream-json printers, REPL, SDK, ACP)
+A small closed set of records (`yoke.records.Record`: plain slotted classes, no per-import cost), read-only by
+contract. Every front-end (text/json/stream-json printers, REPL, SDK, ACP)
 is one module mapping these to its own format. Every event says which agent produced it: `agent_id` is
 "main" for the session itself; a sub-agent's events carry its id and the tool call that started it
 (`parent_tool_use_id`), so stream-json can fill `parent_tool_use_id` and a UI can nest them.
@@ -9,11 +9,11 @@ is one module mapping these to its own format. Every event says which agent prod
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from yoke.messages import Block, Message
 from yoke.providers.base import ProviderEvent, Usage
+from yoke.records import Record
 
 TerminationReason = Literal[
     "completed",
@@ -30,10 +30,15 @@ TerminationReason = Literal[
 ]
 
 
-@dataclass(slots=True)
-class AgentEvent:
-    agent_id: str = field(default="main", kw_only=True)
-    parent_tool_use_id: str | None = field(default=None, kw_only=True)
+class AgentEvent(Record):
+    __slots__ = ("agent_id", "parent_tool_use_id")
+
+    agent_id: str
+    parent_tool_use_id: str | None
+
+    def __init__(self, *, agent_id: str = "main", parent_tool_use_id: str | None = None) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
 
 
 def from_agent(event: AgentEvent, agent_id: str, parent_tool_use_id: str | None) -> AgentEvent:
@@ -43,65 +48,161 @@ def from_agent(event: AgentEvent, agent_id: str, parent_tool_use_id: str | None)
     return event
 
 
-@dataclass(slots=True)
 class SessionStarted(AgentEvent):
+    __slots__ = ("session_id", "model", "cwd", "tools", "permission_mode", "provider", "mcp_servers")
+
     session_id: str
     model: str
     cwd: str
     tools: list[str]
     permission_mode: str
     provider: str
-    mcp_servers: list[dict[str, Any]] = field(default_factory=list)  # [{name, status, error?}]
+    mcp_servers: list[dict[str, Any]]  # [{name, status, error?}]
+
+    def __init__(
+        self,
+        session_id: str,
+        model: str,
+        cwd: str,
+        tools: list[str],
+        permission_mode: str,
+        provider: str,
+        mcp_servers: list[dict[str, Any]] | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.session_id = session_id
+        self.model = model
+        self.cwd = cwd
+        self.tools = tools
+        self.permission_mode = permission_mode
+        self.provider = provider
+        self.mcp_servers = [] if mcp_servers is None else mcp_servers
 
 
-@dataclass(slots=True)
 class TurnStarted(AgentEvent):
+    __slots__ = ("turn",)
+
     turn: int  # 1-based model round trip within this query
 
+    def __init__(self, turn: int, *, agent_id: str = "main", parent_tool_use_id: str | None = None) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.turn = turn
 
-@dataclass(slots=True)
+
 class StreamEvent(AgentEvent):
     """A raw provider event, for front-ends that show partial messages (--include-partial-messages)."""
 
+    __slots__ = ("event",)
+
     event: ProviderEvent
 
+    def __init__(
+        self, event: ProviderEvent, *, agent_id: str = "main", parent_tool_use_id: str | None = None
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.event = event
 
-@dataclass(slots=True)
+
 class TextDelta(AgentEvent):
+    __slots__ = ("text",)
+
     text: str
 
+    def __init__(self, text: str, *, agent_id: str = "main", parent_tool_use_id: str | None = None) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.text = text
 
-@dataclass(slots=True)
+
 class ThinkingDelta(AgentEvent):
+    __slots__ = ("thinking",)
+
     thinking: str
 
+    def __init__(
+        self, thinking: str, *, agent_id: str = "main", parent_tool_use_id: str | None = None
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.thinking = thinking
 
-@dataclass(slots=True)
+
 class ToolCallStarted(AgentEvent):
+    __slots__ = ("tool_use_id", "name")
+
     tool_use_id: str
     name: str
 
+    def __init__(
+        self, tool_use_id: str, name: str, *, agent_id: str = "main", parent_tool_use_id: str | None = None
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.tool_use_id = tool_use_id
+        self.name = name
 
-@dataclass(slots=True)
+
 class ToolCallInputPreview(AgentEvent):
     """The tool input parsed so far (emitted whenever the streamed partial JSON becomes parseable)."""
 
+    __slots__ = ("tool_use_id", "name", "input")
+
     tool_use_id: str
     name: str
     input: dict[str, Any]
 
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str,
+        input: dict[str, Any],
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.tool_use_id = tool_use_id
+        self.name = name
+        self.input = input
 
-@dataclass(slots=True)
+
 class ToolCallCompleted(AgentEvent):
+    __slots__ = ("tool_use_id", "name", "input", "input_error")
+
     tool_use_id: str
     name: str
     input: dict[str, Any]
-    input_error: str | None = None
+    input_error: str | None
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str,
+        input: dict[str, Any],
+        input_error: str | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.tool_use_id = tool_use_id
+        self.name = name
+        self.input = input
+        self.input_error = input_error
 
 
-@dataclass(slots=True)
 class AssistantMessage(AgentEvent):
     """One complete assistant message from the model (already appended to the history and transcript)."""
+
+    __slots__ = ("message", "id", "model", "stop_reason", "usage", "uuid", "error")
 
     message: Message
     id: str
@@ -109,84 +210,272 @@ class AssistantMessage(AgentEvent):
     stop_reason: str | None
     usage: Usage
     uuid: str
-    error: str | None = None  # a synthetic message standing for a failed call: the error kind
+    error: str | None  # a synthetic message standing for a failed call: the error kind
+
+    def __init__(
+        self,
+        message: Message,
+        id: str,
+        model: str,
+        stop_reason: str | None,
+        usage: Usage,
+        uuid: str,
+        error: str | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.message = message
+        self.id = id
+        self.model = model
+        self.stop_reason = stop_reason
+        self.usage = usage
+        self.uuid = uuid
+        self.error = error
 
 
-@dataclass(slots=True)
 class ToolResultEvent(AgentEvent):
+    __slots__ = ("tool_use_id", "name", "block", "data", "is_error")
+
     tool_use_id: str
     name: str
     block: Block  # the tool_result block the model will see
-    data: Any = None  # structured output (tool_use_result)
-    is_error: bool = False
+    data: Any  # structured output (tool_use_result)
+    is_error: bool
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str,
+        block: Block,
+        data: Any = None,
+        is_error: bool = False,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.tool_use_id = tool_use_id
+        self.name = name
+        self.block = block
+        self.data = data
+        self.is_error = is_error
 
 
-@dataclass(slots=True)
 class ToolResultsMessage(AgentEvent):
     """The user message carrying all tool results of one assistant message (appended to the history)."""
 
+    __slots__ = ("message", "uuid", "results")
+
     message: Message
     uuid: str
-    results: list[ToolResultEvent] = field(default_factory=list)
+    results: list[ToolResultEvent]
+
+    def __init__(
+        self,
+        message: Message,
+        uuid: str,
+        results: list[ToolResultEvent] | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.message = message
+        self.uuid = uuid
+        self.results = [] if results is None else results
 
 
-@dataclass(slots=True)
 class PermissionDecided(AgentEvent):
+    __slots__ = ("tool_use_id", "tool_name", "input", "behavior", "source", "reason")
+
     tool_use_id: str
     tool_name: str
     input: dict[str, Any]
     behavior: Literal["allow", "deny"]
     source: str
-    reason: str = ""
+    reason: str
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        tool_name: str,
+        input: dict[str, Any],
+        behavior: Literal["allow", "deny"],
+        source: str,
+        reason: str = "",
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.tool_use_id = tool_use_id
+        self.tool_name = tool_name
+        self.input = input
+        self.behavior = behavior
+        self.source = source
+        self.reason = reason
 
 
-@dataclass(slots=True)
 class UsageEvent(AgentEvent):
+    __slots__ = ("model", "usage", "cost_usd", "total_cost_usd")
+
     model: str
     usage: Usage  # this round trip
     cost_usd: float
     total_cost_usd: float
 
+    def __init__(
+        self,
+        model: str,
+        usage: Usage,
+        cost_usd: float,
+        total_cost_usd: float,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.model = model
+        self.usage = usage
+        self.cost_usd = cost_usd
+        self.total_cost_usd = total_cost_usd
 
-@dataclass(slots=True)
+
 class Notice(AgentEvent):
     """Something the user should know (retry, recovery, warnings). `kind` lets printers pick a format."""
 
+    __slots__ = ("kind", "message", "data")
+
     kind: str  # "api_retry", "max_tokens_recovery", "warning", "info", ...
     message: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
+
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        data: dict[str, Any] | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.kind = kind
+        self.message = message
+        self.data = {} if data is None else data
 
 
-@dataclass(slots=True)
 class TodosChanged(AgentEvent):
     """The session's todo list after a TodoWrite (front-ends show it; the transcript keeps it)."""
 
+    __slots__ = ("todos",)
+
     todos: list[dict[str, Any]]
 
+    def __init__(
+        self, todos: list[dict[str, Any]], *, agent_id: str = "main", parent_tool_use_id: str | None = None
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.todos = todos
 
-@dataclass(slots=True)
+
 class Compacted(AgentEvent):
+    __slots__ = ("trigger", "pre_tokens")
+
     trigger: Literal["manual", "auto"]
     pre_tokens: int
 
+    def __init__(
+        self,
+        trigger: Literal["manual", "auto"],
+        pre_tokens: int,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.trigger = trigger
+        self.pre_tokens = pre_tokens
 
-@dataclass(slots=True)
+
 class TurnEnded(AgentEvent):
+    __slots__ = ("turn", "stop_reason")
+
     turn: int
     stop_reason: str | None
 
+    def __init__(
+        self,
+        turn: int,
+        stop_reason: str | None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.turn = turn
+        self.stop_reason = stop_reason
 
-@dataclass(slots=True)
-class ModelUsage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cost_usd: float = 0.0
+
+class ModelUsage(Record):
+    __slots__ = (
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "cost_usd",
+    )
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    cost_usd: float
+
+    def __init__(
+        self,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_read_input_tokens: int = 0,
+        cache_creation_input_tokens: int = 0,
+        cost_usd: float = 0.0,
+    ) -> None:
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cache_read_input_tokens = cache_read_input_tokens
+        self.cache_creation_input_tokens = cache_creation_input_tokens
+        self.cost_usd = cost_usd
 
 
-@dataclass(slots=True)
 class Result(AgentEvent):
+    __slots__ = (
+        "reason",
+        "is_error",
+        "text",
+        "num_turns",
+        "duration_ms",
+        "duration_api_ms",
+        "total_cost_usd",
+        "usage",
+        "model_usage",
+        "permission_denials",
+        "stop_reason",
+        "errors",
+        "api_error_status",
+        "structured_output",
+    )
+
     reason: TerminationReason
     is_error: bool
     text: str  # the final assistant text (success) or the error line
@@ -197,10 +486,47 @@ class Result(AgentEvent):
     usage: Usage
     model_usage: dict[str, ModelUsage]
     permission_denials: list[dict[str, Any]]
-    stop_reason: str | None = None
-    errors: list[str] = field(default_factory=list)
-    api_error_status: int | None = None
-    structured_output: Any = None  # --json-schema: the StructuredOutput tool's validated input
+    stop_reason: str | None
+    errors: list[str]
+    api_error_status: int | None
+    structured_output: Any  # --json-schema: the StructuredOutput tool's validated input
+
+    def __init__(
+        self,
+        reason: TerminationReason,
+        is_error: bool,
+        text: str,
+        num_turns: int,
+        duration_ms: int,
+        duration_api_ms: int,
+        total_cost_usd: float,
+        usage: Usage,
+        model_usage: dict[str, ModelUsage],
+        permission_denials: list[dict[str, Any]],
+        stop_reason: str | None = None,
+        errors: list[str] | None = None,
+        api_error_status: int | None = None,
+        structured_output: Any = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.reason = reason
+        self.is_error = is_error
+        self.text = text
+        self.num_turns = num_turns
+        self.duration_ms = duration_ms
+        self.duration_api_ms = duration_api_ms
+        self.total_cost_usd = total_cost_usd
+        self.usage = usage
+        self.model_usage = model_usage
+        self.permission_denials = permission_denials
+        self.stop_reason = stop_reason
+        self.errors = [] if errors is None else errors
+        self.api_error_status = api_error_status
+        self.structured_output = structured_output
 
 
 Event = (

@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from yoke.records import Record
 
 MAX_FLAG_SETTINGS_BYTES = 2 * 1024 * 1024
 MANAGED_PATHS = (Path("/etc/yoke/managed-settings.json"), Path("/etc/claude-code/managed-settings.json"))
@@ -32,33 +33,53 @@ _RULE_LISTS = ("allow", "ask", "deny")
 MODEL_KEYS = ("model", "fallbackModel", "provider")
 
 
-@dataclass(slots=True)
-class SettingsSource:
+class SettingsSource(Record):
     """One settings file (or the inline `--settings` JSON) as read."""
+
+    __slots__ = ("scope", "path", "data", "base_dir", "origin")
 
     scope: str  # one of SCOPES
     path: Path | None  # None for inline JSON given to --settings
     data: dict[str, Any]
     base_dir: Path  # what a rule's `/path` is relative to (Claude Code: "relative to the settings source")
-    origin: str = "claude"  # "claude" or "yoke": whose file name this is
+    origin: str  # "claude" or "yoke": whose file name this is
 
     @property
     def label(self) -> str:
         return str(self.path) if self.path is not None else "--settings"
 
+    def __init__(
+        self, scope: str, path: Path | None, data: dict[str, Any], base_dir: Path, origin: str = "claude"
+    ) -> None:
+        self.scope = scope
+        self.path = path
+        self.data = data
+        self.base_dir = base_dir
+        self.origin = origin
 
-@dataclass(slots=True)
-class LoadedSettings:
+
+class LoadedSettings(Record):
     """Every source that was read (highest precedence first), their merge, and any problems found."""
+
+    __slots__ = (
+        "cwd",
+        "home",
+        "yoke_home",
+        "claude_dir",
+        "sources",
+        "merged",
+        "warnings",
+        "local_settings_path",
+    )
 
     cwd: Path
     home: Path
     yoke_home: Path
     claude_dir: Path
-    sources: list[SettingsSource] = field(default_factory=list)
-    merged: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    local_settings_path: Path | None = None  # where "always allow" answers are saved
+    sources: list[SettingsSource]
+    merged: dict[str, Any]
+    warnings: list[str]
+    local_settings_path: Path | None  # where "always allow" answers are saved
 
     def source(self, scope: str) -> list[SettingsSource]:
         return [s for s in self.sources if s.scope == scope]
@@ -66,6 +87,26 @@ class LoadedSettings:
     def merged_from(self, sources: list[SettingsSource]) -> dict[str, Any]:
         """The merge of a chosen subset (e.g. without untrusted project files)."""
         return merge_settings([s.data for s in sources])
+
+    def __init__(
+        self,
+        cwd: Path,
+        home: Path,
+        yoke_home: Path,
+        claude_dir: Path,
+        sources: list[SettingsSource] | None = None,
+        merged: dict[str, Any] | None = None,
+        warnings: list[str] | None = None,
+        local_settings_path: Path | None = None,
+    ) -> None:
+        self.cwd = cwd
+        self.home = home
+        self.yoke_home = yoke_home
+        self.claude_dir = claude_dir
+        self.sources = [] if sources is None else sources
+        self.merged = {} if merged is None else merged
+        self.warnings = [] if warnings is None else warnings
+        self.local_settings_path = local_settings_path
 
 
 def yoke_home_dir(home: Path | None = None, env: Mapping[str, str] | None = None) -> Path:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from yoke.loop.lifecycle import HOOK_EVENTS
+from yoke.records import Record
 
 if TYPE_CHECKING:
     from yoke.config.settings import LoadedSettings
@@ -28,28 +28,48 @@ KNOWN_EVENTS = frozenset((*HOOK_EVENTS, *EXTRA_EVENTS))
 PROJECT_SCOPES = ("project", "local")
 
 
-@dataclass(slots=True)
-class HookHandler:
+class HookHandler(Record):
     """One entry of a matcher group's `hooks` list, plus where it came from."""
 
+    __slots__ = (
+        "type",
+        "command",
+        "args",
+        "shell",
+        "url",
+        "headers",
+        "allowed_env_vars",
+        "prompt",
+        "model",
+        "timeout",
+        "if_rule",
+        "run_async",
+        "async_rewake",
+        "status_message",
+        "once",
+        "continue_on_block",
+        "callback",
+        "fail_closed",
+    )
+
     type: str
-    command: str = ""
-    args: list[str] | None = None  # exec form when present
-    shell: str = "bash"
-    url: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-    allowed_env_vars: list[str] = field(default_factory=list)
-    prompt: str = ""
-    model: str | None = None
-    timeout: float | None = None  # seconds; None = the per-type default
-    if_rule: str | None = None
-    run_async: bool = False
-    async_rewake: bool = False
-    status_message: str = ""
-    once: bool = False
-    continue_on_block: bool = False
-    callback: Callable[..., Any] | None = None  # SDK hooks: fn(input, tool_use_id, context) -> dict
-    fail_closed: bool = False  # SDK `onFailure: "block"`: a callback that fails blocks the action
+    command: str
+    args: list[str] | None  # exec form when present
+    shell: str
+    url: str
+    headers: dict[str, str]
+    allowed_env_vars: list[str]
+    prompt: str
+    model: str | None
+    timeout: float | None  # seconds; None = the per-type default
+    if_rule: str | None
+    run_async: bool
+    async_rewake: bool
+    status_message: str
+    once: bool
+    continue_on_block: bool
+    callback: Callable[..., Any] | None  # SDK hooks: fn(input, tool_use_id, context) -> dict
+    fail_closed: bool  # SDK `onFailure: "block"`: a callback that fails blocks the action
 
     def describe(self) -> str:
         """A short human label: the command, URL or prompt."""
@@ -64,31 +84,103 @@ class HookHandler:
             return getattr(self.callback, "__qualname__", repr(self.callback))
         return self.type
 
+    def __init__(
+        self,
+        type: str,
+        command: str = "",
+        args: list[str] | None = None,
+        shell: str = "bash",
+        url: str = "",
+        headers: dict[str, str] | None = None,
+        allowed_env_vars: list[str] | None = None,
+        prompt: str = "",
+        model: str | None = None,
+        timeout: float | None = None,
+        if_rule: str | None = None,
+        run_async: bool = False,
+        async_rewake: bool = False,
+        status_message: str = "",
+        once: bool = False,
+        continue_on_block: bool = False,
+        callback: Callable[..., Any] | None = None,
+        fail_closed: bool = False,
+    ) -> None:
+        self.type = type
+        self.command = command
+        self.args = args
+        self.shell = shell
+        self.url = url
+        self.headers = {} if headers is None else headers
+        self.allowed_env_vars = [] if allowed_env_vars is None else allowed_env_vars
+        self.prompt = prompt
+        self.model = model
+        self.timeout = timeout
+        self.if_rule = if_rule
+        self.run_async = run_async
+        self.async_rewake = async_rewake
+        self.status_message = status_message
+        self.once = once
+        self.continue_on_block = continue_on_block
+        self.callback = callback
+        self.fail_closed = fail_closed
 
-@dataclass(slots=True)
-class HookGroup:
+
+class HookGroup(Record):
     """A matcher and its handlers for one event, with the source that configured it."""
+
+    __slots__ = ("event", "matcher", "handlers", "scope", "source", "plugin_root", "plugin_data", "tag")
 
     event: str
     matcher: str
     handlers: list[HookHandler]
     scope: str  # managed, flag, local, project, user, plugin, skill, agent, sdk
     source: str  # a file path or a label ("--settings", "sdk", "plugin foo")
-    plugin_root: Path | None = None
-    plugin_data: Path | None = None
-    tag: str = ""  # lets a skill or agent remove what it added
+    plugin_root: Path | None
+    plugin_data: Path | None
+    tag: str  # lets a skill or agent remove what it added
+
+    def __init__(
+        self,
+        event: str,
+        matcher: str,
+        handlers: list[HookHandler],
+        scope: str,
+        source: str,
+        plugin_root: Path | None = None,
+        plugin_data: Path | None = None,
+        tag: str = "",
+    ) -> None:
+        self.event = event
+        self.matcher = matcher
+        self.handlers = handlers
+        self.scope = scope
+        self.source = source
+        self.plugin_root = plugin_root
+        self.plugin_data = plugin_data
+        self.tag = tag
 
 
-@dataclass(slots=True)
-class HookSet:
+class HookSet(Record):
     """Every configured hook group, plus the warnings met while reading them."""
 
-    groups: list[HookGroup] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    skipped: list[HookGroup] = field(default_factory=list)  # untrusted or disabled (listed by `yoke hooks`)
+    __slots__ = ("groups", "warnings", "skipped")
+
+    groups: list[HookGroup]
+    warnings: list[str]
+    skipped: list[HookGroup]
 
     def for_event(self, event: str) -> list[HookGroup]:
         return [g for g in self.groups if g.event == event]
+
+    def __init__(
+        self,
+        groups: list[HookGroup] | None = None,
+        warnings: list[str] | None = None,
+        skipped: list[HookGroup] | None = None,
+    ) -> None:
+        self.groups = [] if groups is None else groups
+        self.warnings = [] if warnings is None else warnings
+        self.skipped = [] if skipped is None else skipped
 
 
 def parse_hooks(

@@ -20,6 +20,7 @@ from yoke.fsutil import replace_file
 from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.messages import Block, tool_result_block
 from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
+from yoke.records import Record
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError
 from yoke.tools.registry import ToolRegistry
 
@@ -39,23 +40,49 @@ class ToolObserver(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class ToolCall:
+class ToolCall(Record):
+    __slots__ = ("id", "name", "input", "input_error")
+
     id: str
     name: str
     input: dict[str, Any]
-    input_error: str | None = None
+    input_error: str | None
+
+    def __init__(self, id: str, name: str, input: dict[str, Any], input_error: str | None = None) -> None:
+        self.id = id
+        self.name = name
+        self.input = input
+        self.input_error = input_error
 
 
-@dataclass(slots=True)
-class CallOutcome:
+class CallOutcome(Record):
+    __slots__ = ("call", "block", "data", "is_error", "denied", "stop_turn", "stop_query")
+
     call: ToolCall
     block: Block
-    data: Any = None
-    is_error: bool = False
-    denied: bool = False
-    stop_turn: bool = False  # the user denied and asked to stop
-    stop_query: str = ""  # a listener's `continue: false`: end the query with this reason
+    data: Any
+    is_error: bool
+    denied: bool
+    stop_turn: bool  # the user denied and asked to stop
+    stop_query: str  # a listener's `continue: false`: end the query with this reason
+
+    def __init__(
+        self,
+        call: ToolCall,
+        block: Block,
+        data: Any = None,
+        is_error: bool = False,
+        denied: bool = False,
+        stop_turn: bool = False,
+        stop_query: str = "",
+    ) -> None:
+        self.call = call
+        self.block = block
+        self.data = data
+        self.is_error = is_error
+        self.denied = denied
+        self.stop_turn = stop_turn
+        self.stop_query = stop_query
 
 
 @dataclass

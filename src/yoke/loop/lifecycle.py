@@ -9,8 +9,9 @@ answers merge into one outcome with the strictest decision winning. Nothing in t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from yoke.records import Record
 
 # Claude Code's hook events (the reference's §1.3), in the order a session meets them.
 HOOK_EVENTS: tuple[str, ...] = (
@@ -46,8 +47,7 @@ PermissionVerdict = Literal["allow", "deny", "ask", "defer"]
 _STRICTNESS = {"deny": 4, "defer": 3, "ask": 2, "allow": 1}
 
 
-@dataclass(slots=True)
-class LifecycleOutcome:
+class LifecycleOutcome(Record):
     """Everything a listener may answer. Empty (the default) means "carry on as you were".
 
     decision: PreToolUse / PermissionRequest verdict (allow, deny, ask, defer), with `reason`.
@@ -63,21 +63,61 @@ class LifecycleOutcome:
         names them.
     """
 
-    decision: PermissionVerdict | None = None
-    reason: str = ""
-    block: bool = False
-    stop: bool = False
-    stop_reason: str = ""
-    updated_input: dict[str, Any] | None = None
-    updated_output: Any = None
-    additional_context: str = ""
-    system_message: str = ""
-    suppress_output: bool = False
-    extras: dict[str, Any] = field(default_factory=dict)
+    __slots__ = (
+        "decision",
+        "reason",
+        "block",
+        "stop",
+        "stop_reason",
+        "updated_input",
+        "updated_output",
+        "additional_context",
+        "system_message",
+        "suppress_output",
+        "extras",
+    )
+
+    decision: PermissionVerdict | None
+    reason: str
+    block: bool
+    stop: bool
+    stop_reason: str
+    updated_input: dict[str, Any] | None
+    updated_output: Any
+    additional_context: str
+    system_message: str
+    suppress_output: bool
+    extras: dict[str, Any]
 
     @property
     def empty(self) -> bool:
         return self == LifecycleOutcome()
+
+    def __init__(
+        self,
+        decision: PermissionVerdict | None = None,
+        reason: str = "",
+        block: bool = False,
+        stop: bool = False,
+        stop_reason: str = "",
+        updated_input: dict[str, Any] | None = None,
+        updated_output: Any = None,
+        additional_context: str = "",
+        system_message: str = "",
+        suppress_output: bool = False,
+        extras: dict[str, Any] | None = None,
+    ) -> None:
+        self.decision = decision
+        self.reason = reason
+        self.block = block
+        self.stop = stop
+        self.stop_reason = stop_reason
+        self.updated_input = updated_input
+        self.updated_output = updated_output
+        self.additional_context = additional_context
+        self.system_message = system_message
+        self.suppress_output = suppress_output
+        self.extras = {} if extras is None else extras
 
 
 def merge_outcomes(outcomes: list[LifecycleOutcome]) -> LifecycleOutcome:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+from yoke.records import Record
 
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis
@@ -95,23 +96,62 @@ FILE_READERS = frozenset(
 _PARAM_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.DOTALL)
 
 
-@dataclass(slots=True)
-class CallFacts:
+class CallFacts(Record):
+    __slots__ = (
+        "tool",
+        "input",
+        "names",
+        "kind",
+        "read_only",
+        "paths",
+        "raw_paths",
+        "bash",
+        "shell_cwd",
+        "host",
+        "port",
+    )
+
     tool: Tool
     input: dict[str, Any]
     names: set[str]
     kind: str  # "bash", "read", "edit", "web", "other"
     read_only: bool  # the tool's own verdict for this input
-    paths: list[ResolvedPath] | None = None  # read/edit tools; None if a path cannot be resolved
-    raw_paths: list[str] = field(default_factory=list)
-    bash: BashAnalysis | None = None
-    shell_cwd: Path | None = None
-    host: str | None = None
-    port: int | None = None
+    paths: list[ResolvedPath] | None  # read/edit tools; None if a path cannot be resolved
+    raw_paths: list[str]
+    bash: BashAnalysis | None
+    shell_cwd: Path | None
+    host: str | None
+    port: int | None
 
     @property
     def command(self) -> str:
         return str(self.input.get("command", ""))
+
+    def __init__(
+        self,
+        tool: Tool,
+        input: dict[str, Any],
+        names: set[str],
+        kind: str,
+        read_only: bool,
+        paths: list[ResolvedPath] | None = None,
+        raw_paths: list[str] | None = None,
+        bash: BashAnalysis | None = None,
+        shell_cwd: Path | None = None,
+        host: str | None = None,
+        port: int | None = None,
+    ) -> None:
+        self.tool = tool
+        self.input = input
+        self.names = names
+        self.kind = kind
+        self.read_only = read_only
+        self.paths = paths
+        self.raw_paths = [] if raw_paths is None else raw_paths
+        self.bash = bash
+        self.shell_cwd = shell_cwd
+        self.host = host
+        self.port = port
 
 
 def canonical_input(tool: Tool, input: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from yoke.messages import Block, Message
+from yoke.records import Record
 
 StopReason = str  # "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
 
@@ -51,13 +52,19 @@ class Usage:
         )
 
 
-@dataclass(slots=True)
-class ToolSpec:
+class ToolSpec(Record):
     """A tool as the model sees it."""
+
+    __slots__ = ("name", "description", "input_schema")
 
     name: str
     description: str
     input_schema: dict[str, Any]
+
+    def __init__(self, name: str, description: str, input_schema: dict[str, Any]) -> None:
+        self.name = name
+        self.description = description
+        self.input_schema = input_schema
 
 
 @dataclass(slots=True)
@@ -76,73 +83,131 @@ class ModelRequest:
 # ---- provider events -------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class MessageStart:
+class MessageStart(Record):
+    __slots__ = ("id", "model", "usage")
+
     id: str
     model: str
     usage: Usage
 
+    def __init__(self, id: str, model: str, usage: Usage) -> None:
+        self.id = id
+        self.model = model
+        self.usage = usage
 
-@dataclass(slots=True)
-class BlockStart:
+
+class BlockStart(Record):
+    __slots__ = ("index", "block")
+
     index: int
     block: Block  # the block's opening shape: {"type":"text","text":""}, {"type":"tool_use","id","name","input":{}}
 
+    def __init__(self, index: int, block: Block) -> None:
+        self.index = index
+        self.block = block
 
-@dataclass(slots=True)
-class TextDelta:
+
+class TextDelta(Record):
+    __slots__ = ("index", "text")
+
     index: int
     text: str
 
+    def __init__(self, index: int, text: str) -> None:
+        self.index = index
+        self.text = text
 
-@dataclass(slots=True)
-class ThinkingDelta:
+
+class ThinkingDelta(Record):
+    __slots__ = ("index", "thinking")
+
     index: int
     thinking: str
 
+    def __init__(self, index: int, thinking: str) -> None:
+        self.index = index
+        self.thinking = thinking
 
-@dataclass(slots=True)
-class SignatureDelta:
+
+class SignatureDelta(Record):
+    __slots__ = ("index", "signature")
+
     index: int
     signature: str
 
+    def __init__(self, index: int, signature: str) -> None:
+        self.index = index
+        self.signature = signature
 
-@dataclass(slots=True)
-class ToolInputDelta:
+
+class ToolInputDelta(Record):
+    __slots__ = ("index", "partial_json")
+
     index: int
     partial_json: str
 
+    def __init__(self, index: int, partial_json: str) -> None:
+        self.index = index
+        self.partial_json = partial_json
 
-@dataclass(slots=True)
-class BlockStop:
+
+class BlockStop(Record):
     """A block is complete. For tool_use, `block["input"]` is the parsed input; when the model's JSON did not
     parse, `input_error` says why and `block["input"]` is {} (the loop turns it into an error result)."""
 
+    __slots__ = ("index", "block", "input_error")
+
     index: int
     block: Block
-    input_error: str | None = None
+    input_error: str | None
+
+    def __init__(self, index: int, block: Block, input_error: str | None = None) -> None:
+        self.index = index
+        self.block = block
+        self.input_error = input_error
 
 
-@dataclass(slots=True)
-class MessageDelta:
+class MessageDelta(Record):
+    __slots__ = ("stop_reason", "usage")
+
     stop_reason: StopReason | None
     usage: Usage
 
+    def __init__(self, stop_reason: StopReason | None, usage: Usage) -> None:
+        self.stop_reason = stop_reason
+        self.usage = usage
 
-@dataclass(slots=True)
-class MessageStop:
+
+class MessageStop(Record):
     """The complete assistant message (role, content) plus its id, model, stop reason and final usage."""
+
+    __slots__ = ("id", "model", "message", "stop_reason", "usage", "input_errors")
 
     id: str
     model: str
     message: Message
     stop_reason: StopReason | None
     usage: Usage
-    input_errors: dict[str, str] = field(default_factory=dict)  # tool_use id -> JSON parse error
+    input_errors: dict[str, str]  # tool_use id -> JSON parse error
+
+    def __init__(
+        self,
+        id: str,
+        model: str,
+        message: Message,
+        stop_reason: StopReason | None,
+        usage: Usage,
+        input_errors: dict[str, str] | None = None,
+    ) -> None:
+        self.id = id
+        self.model = model
+        self.message = message
+        self.stop_reason = stop_reason
+        self.usage = usage
+        self.input_errors = {} if input_errors is None else input_errors
 
 
-@dataclass(slots=True)
-class RetryNotice:
+class RetryNotice(Record):
     """A request failed and will be retried after `delay_s` (shown as system/api_retry in stream-json).
 
     `discard_partial` is set when a streaming answer broke off (connection cut, idle too long, or a
@@ -150,22 +215,46 @@ class RetryNotice:
     received since the last `MessageStart` is void, and a fresh `MessageStart` with the full answer follows.
     """
 
+    __slots__ = ("attempt", "max_retries", "delay_s", "status", "error", "discard_partial")
+
     attempt: int
     max_retries: int
     delay_s: float
     status: int | None
     error: str
-    discard_partial: bool = False
+    discard_partial: bool
+
+    def __init__(
+        self,
+        attempt: int,
+        max_retries: int,
+        delay_s: float,
+        status: int | None,
+        error: str,
+        discard_partial: bool = False,
+    ) -> None:
+        self.attempt = attempt
+        self.max_retries = max_retries
+        self.delay_s = delay_s
+        self.status = status
+        self.error = error
+        self.discard_partial = discard_partial
 
 
-@dataclass(slots=True)
-class ModelFallback:
+class ModelFallback(Record):
     """The provider switched models (e.g. to `--fallback-model` after repeated overload); later requests go
     to `to_model`. Comes before the new model's `MessageStart`; `message` is the line every front-end shows."""
+
+    __slots__ = ("from_model", "to_model", "message")
 
     from_model: str
     to_model: str
     message: str
+
+    def __init__(self, from_model: str, to_model: str, message: str) -> None:
+        self.from_model = from_model
+        self.to_model = to_model
+        self.message = message
 
 
 ProviderEvent = (

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from yoke.messages import Block, Message
+from yoke.records import Record
 
 FALLBACK_RESULT = "Model fallback triggered"
 FAMILIES = {
@@ -66,10 +67,11 @@ def untagged(signature: str, origin: str) -> str | None:
     return signature if origin == "anthropic" else signature.split(":", 1)[1]
 
 
-@dataclass(slots=True)
-class Conversion:
+class Conversion(Record):
+    __slots__ = ("messages", "dropped")
+
     messages: list[Message]
-    dropped: Counter = field(default_factory=Counter)  # what was removed, by kind
+    dropped: Counter  # what was removed, by kind
 
     def summary(self) -> str:
         if not self.dropped:
@@ -86,6 +88,10 @@ class Conversion:
             name = names.get(kind, kind)
             parts.append(f"{count} {name}{'' if count == 1 else 's'}")
         return "dropped " + ", ".join(parts)
+
+    def __init__(self, messages: list[Message], dropped: Counter | None = None) -> None:
+        self.messages = messages
+        self.dropped = Counter() if dropped is None else dropped
 
 
 def convert_history(

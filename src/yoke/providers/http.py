@@ -27,6 +27,7 @@ from yoke.providers.transport import (
     StreamInterrupted,
     Transport,
 )
+from yoke.records import Record
 
 USER_AGENT = f"yoke/{__version__}"
 DEFAULT_MAX_RETRIES = 10
@@ -201,17 +202,50 @@ class Assembler(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class WireCall:
+class WireCall(Record):
+    __slots__ = (
+        "url",
+        "headers",
+        "body_for",
+        "new_assembler",
+        "error_for",
+        "connection_hint",
+        "should_retry",
+        "unstreamed_url",
+        "encoder",
+    )
+
     url: str
     headers: dict[str, str]
     body_for: Callable[[bool], dict[str, Any]]  # stream flag -> request body
     new_assembler: Callable[[], Assembler]
     error_for: Callable[[HttpResponse], ProviderError]  # a failed response -> one clear error
-    connection_hint: str = ""  # appended to "cannot reach <url>", e.g. "check ANTHROPIC_BASE_URL"
-    should_retry: Callable[[HttpResponse], bool] | None = None  # default: `is_retryable`
-    unstreamed_url: str | None = None  # where the non-streaming request goes when it differs (Gemini)
-    encoder: Any = None  # a BodyEncoder: history messages encoded once across the session's requests
+    connection_hint: str  # appended to "cannot reach <url>", e.g. "check ANTHROPIC_BASE_URL"
+    should_retry: Callable[[HttpResponse], bool] | None  # default: `is_retryable`
+    unstreamed_url: str | None  # where the non-streaming request goes when it differs (Gemini)
+    encoder: Any  # a BodyEncoder: history messages encoded once across the session's requests
+
+    def __init__(
+        self,
+        url: str,
+        headers: dict[str, str],
+        body_for: Callable[[bool], dict[str, Any]],
+        new_assembler: Callable[[], Assembler],
+        error_for: Callable[[HttpResponse], ProviderError],
+        connection_hint: str = "",
+        should_retry: Callable[[HttpResponse], bool] | None = None,
+        unstreamed_url: str | None = None,
+        encoder: Any = None,
+    ) -> None:
+        self.url = url
+        self.headers = headers
+        self.body_for = body_for
+        self.new_assembler = new_assembler
+        self.error_for = error_for
+        self.connection_hint = connection_hint
+        self.should_retry = should_retry
+        self.unstreamed_url = unstreamed_url
+        self.encoder = encoder
 
 
 class _Restart(Exception):

@@ -16,6 +16,7 @@ from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.encode import BodyEncoder
 from yoke.providers.http import (
     USER_AGENT,
     RetryPolicy,
@@ -52,6 +53,8 @@ class OpenAIProvider:
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self._windows: dict[str, int] = {}  # model -> context window learnt from a rejection
         self._estimates: PrefixMemo[int] = PrefixMemo(estimate_message)
+        self._wire: PrefixMemo[list[dict[str, Any]]] = PrefixMemo(openai_messages)
+        self._encoder = BodyEncoder()
 
     @classmethod
     def from_env(
@@ -133,11 +136,12 @@ class OpenAIProvider:
         call = WireCall(
             url=f"{self.base_url}/chat/completions",
             headers=self._headers(),
-            body_for=lambda stream: build_request_body(request, stream, self.is_openai_api),
+            body_for=lambda stream: build_request_body(request, stream, self.is_openai_api, self._wire),
             new_assembler=lambda: OpenAIAssembler(request.model, frozenset(t.name for t in request.tools)),
             error_for=lambda response: openai_error(response, request.model, self.base_url),
             connection_hint="check OPENAI_BASE_URL and that the server is running",
             should_retry=_should_retry,
+            encoder=self._encoder,
         )
         async for event in run_call(self.transport, self.retry, call, request.stream):
             yield event
@@ -200,10 +204,17 @@ def openai_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
 # ---- request conversion --------------------------------------------------------------------------------
 
 
-def build_request_body(request: ModelRequest, stream: bool, openai_api: bool) -> dict[str, Any]:
+def build_request_body(
+    request: ModelRequest,
+    stream: bool,
+    openai_api: bool,
+    memo: PrefixMemo[list[dict[str, Any]]] | None = None,
+) -> dict[str, Any]:
+    """The Chat Completions body. `memo` (the provider's) keeps the converted form of the history's leading
+    messages from earlier requests, so each request converts (and encodes) only what is new."""
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": to_openai_messages(request.system, request.messages),
+        "messages": to_openai_messages(request.system, request.messages, memo),
     }
     if request.tools:
         body["tools"] = [
@@ -230,17 +241,23 @@ def build_request_body(request: ModelRequest, stream: bool, openai_api: bool) ->
     return body
 
 
-def to_openai_messages(system: list[Block], messages: list[Message]) -> list[dict[str, Any]]:
+def to_openai_messages(
+    system: list[Block], messages: list[Message], memo: PrefixMemo[list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     system_text = "\n\n".join(b.get("text", "") for b in system if b.get("type") == "text" and b.get("text"))
     if system_text:
         out.append({"role": "system", "content": system_text})
-    for message in messages:
-        if message["role"] == "assistant":
-            out.append(_assistant_message(message["content"]))
-        else:
-            out.extend(_user_messages(message["content"]))
+    for converted in memo.values(messages) if memo is not None else map(openai_messages, messages):
+        out.extend(converted)
     return out
+
+
+def openai_messages(message: Message) -> list[dict[str, Any]]:
+    """One history message as Chat Completions messages (a user message's tool results become several)."""
+    if message["role"] == "assistant":
+        return [_assistant_message(message["content"])]
+    return _user_messages(message["content"])
 
 
 def _assistant_message(content: str | list[Block]) -> dict[str, Any]:

@@ -12,11 +12,11 @@ retry layer retries it) and `StreamInterrupted` when a streaming body broke off 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
+from yoke.records import Record
 
 if TYPE_CHECKING:
     import httpx
@@ -30,29 +30,47 @@ class StreamInterrupted(Exception):
     """A streaming response broke off before it was complete."""
 
 
-@dataclass(slots=True)
-class HttpRequest:
+class HttpRequest(Record):
+    __slots__ = ("url", "headers", "body", "stream", "method", "encoded")
+
     url: str
     headers: dict[str, str]
     body: dict[str, Any]
     stream: bool  # ask for server-sent events rather than one JSON body
-    method: str = "POST"
-    encoded: bytes | None = None  # `body` already as JSON (see providers/encode.py); None: encode `body`
+    method: str
+    encoded: bytes | None  # `body` already as JSON (see providers/encode.py); None: encode `body`
+
+    def __init__(
+        self,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
+        stream: bool,
+        method: str = "POST",
+        encoded: bytes | None = None,
+    ) -> None:
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.stream = stream
+        self.method = method
+        self.encoded = encoded
 
 
-@dataclass(slots=True)
-class HttpResponse:
+class HttpResponse(Record):
     """One response. Headers are keyed in lower case.
 
     For a successful streaming answer `events` iterates its SSE events (and `body` is b""); otherwise `body`
     holds the whole response and `events` is None. Call `aclose` when done reading `events` early.
     """
 
+    __slots__ = ("status", "headers", "body", "events", "closer")
+
     status: int
     headers: Mapping[str, str]
-    body: bytes = b""
-    events: AsyncIterator[SSEEvent] | None = None
-    closer: Callable[[], Any] | None = field(default=None, repr=False)  # releases the connection
+    body: bytes
+    events: AsyncIterator[SSEEvent] | None
+    closer: Callable[[], Any] | None  # releases the connection
 
     @property
     def ok(self) -> bool:
@@ -74,6 +92,20 @@ class HttpResponse:
         if self.closer is not None:
             closer, self.closer = self.closer, None
             await closer()
+
+    def __init__(
+        self,
+        status: int,
+        headers: Mapping[str, str],
+        body: bytes = b"",
+        events: AsyncIterator[SSEEvent] | None = None,
+        closer: Callable[[], Any] | None = None,
+    ) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.events = events
+        self.closer = closer
 
 
 class Transport(Protocol):

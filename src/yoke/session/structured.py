@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
 from typing import Any
 
 from yoke import events as ev
@@ -119,13 +118,11 @@ class StructuredOutput:
 
     def shape(self, result: ev.Result) -> ev.Result:
         if self.given and not result.is_error:
-            return replace(
-                result, text=json.dumps(self.value, ensure_ascii=False), structured_output=self.value
+            return result.replace(
+                text=json.dumps(self.value, ensure_ascii=False), structured_output=self.value
             )
         if self.exhausted:
-            return replace(
-                result, reason="structured_output_retries", is_error=True, errors=[self._gave_up()]
-            )
+            return result.replace(reason="structured_output_retries", is_error=True, errors=[self._gave_up()])
         return result
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from yoke.memory.markdown import find_imports
+from yoke.records import Record
 
 # `!` right before a backtick span, at the start of a line or after whitespace
 _INLINE = re.compile(r"(?:(?<=\s)|^)!`([^`\n]+)`", re.M)
@@ -25,11 +25,17 @@ class InlineError(Exception):
     """A block that may not run (or failed to): the message says which and why."""
 
 
-@dataclass(slots=True)
-class Verdict:
+class Verdict(Record):
+    __slots__ = ("allowed", "reason", "updated_input")
+
     allowed: bool
-    reason: str = ""
-    updated_input: dict | None = None  # a hook or the person rewrote the call: run this instead
+    reason: str
+    updated_input: dict | None  # a hook or the person rewrote the call: run this instead
+
+    def __init__(self, allowed: bool, reason: str = "", updated_input: dict | None = None) -> None:
+        self.allowed = allowed
+        self.reason = reason
+        self.updated_input = updated_input
 
 
 # (tool name, tool input) -> may it run; the session asks its gate (and asker) with the skill's grants.

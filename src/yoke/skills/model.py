@@ -7,10 +7,10 @@ never from the `name` field, which is only a display name (for plugin skills it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yoke.records import Record
 from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
 
 MAX_DESCRIPTION = 1536  # description + when_to_use, as Claude Code truncates them
@@ -36,43 +36,77 @@ class SkillError(ValueError):
     """A skill or command file that cannot be used; the message names the problem in one line."""
 
 
-@dataclass(slots=True)
-class PluginInfo:
+class PluginInfo(Record):
     """What a skill from a plugin needs to know about it (for ${CLAUDE_PLUGIN_ROOT} and friends)."""
+
+    __slots__ = ("name", "root", "data_dir")
 
     name: str
     root: Path
     data_dir: Path
 
+    def __init__(self, name: str, root: Path, data_dir: Path) -> None:
+        self.name = name
+        self.root = root
+        self.data_dir = data_dir
 
-@dataclass(slots=True)
-class Skill:
+
+class Skill(Record):
+    __slots__ = (
+        "name",
+        "path",
+        "kind",
+        "source",
+        "body",
+        "description",
+        "display_name",
+        "when_to_use",
+        "argument_hint",
+        "arguments",
+        "disable_model_invocation",
+        "user_invocable",
+        "allowed_tools",
+        "disallowed_tools",
+        "model",
+        "effort",
+        "context",
+        "agent",
+        "background",
+        "hooks",
+        "paths",
+        "shell",
+        "parameters",
+        "label",
+        "plugin",
+        "frontmatter",
+    )
+
     name: str  # the command name: `deploy`, `frontend:component`, `myplugin:review`
     path: Path  # SKILL.md or the command's .md file
     kind: str  # "skill" or "command"
     source: str  # managed, user, project, add-dir, yoke, plugin, nested
     body: str
-    description: str = ""
-    display_name: str | None = None
-    when_to_use: str = ""
-    argument_hint: str = ""
-    arguments: list[str] = field(default_factory=list)
-    disable_model_invocation: bool = False
-    user_invocable: bool = True
-    allowed_tools: list[str] = field(default_factory=list)
-    disallowed_tools: list[str] = field(default_factory=list)
-    model: str | None = None
-    effort: str | None = None
-    context: str = "inline"  # "fork" runs it as a sub-agent task
-    agent: str | None = None
-    background: bool = False
-    hooks: dict[str, Any] = field(default_factory=dict)
-    paths: list[str] = field(default_factory=list)
-    shell: str = "bash"
-    parameters: dict[str, Any] = field(default_factory=dict)  # Yoke extension: ${param.x|default}
-    label: str = ""  # where it comes from, as a person reads it ("project", "project:frontend", "plugin x")
-    plugin: PluginInfo | None = None
-    frontmatter: dict[str, Any] = field(default_factory=dict)
+    description: str
+    display_name: str | None
+    when_to_use: str
+    argument_hint: str
+    arguments: list[str]
+    disable_model_invocation: bool
+    user_invocable: bool
+    allowed_tools: list[str]
+    disallowed_tools: list[str]
+    model: str | None
+    effort: str | None
+    context: str  # "fork" runs it as a sub-agent task
+    agent: str | None
+    background: bool
+    hooks: dict[str, Any]
+    paths: list[str]
+    shell: str
+    parameters: dict[str, Any]  # Yoke extension: ${param.x|default}
+    label: str  # where it comes from, as a person reads it ("project", "project:frontend", "plugin x")
+    plugin: PluginInfo | None
+    frontmatter: dict[str, Any]
 
     @property
     def base_dir(self) -> Path:
@@ -90,6 +124,62 @@ class Skill:
             text = f"{text} {self.when_to_use.strip()}".strip()
         text = " ".join(text.split())
         return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
+
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        kind: str,
+        source: str,
+        body: str,
+        description: str = "",
+        display_name: str | None = None,
+        when_to_use: str = "",
+        argument_hint: str = "",
+        arguments: list[str] | None = None,
+        disable_model_invocation: bool = False,
+        user_invocable: bool = True,
+        allowed_tools: list[str] | None = None,
+        disallowed_tools: list[str] | None = None,
+        model: str | None = None,
+        effort: str | None = None,
+        context: str = "inline",
+        agent: str | None = None,
+        background: bool = False,
+        hooks: dict[str, Any] | None = None,
+        paths: list[str] | None = None,
+        shell: str = "bash",
+        parameters: dict[str, Any] | None = None,
+        label: str = "",
+        plugin: PluginInfo | None = None,
+        frontmatter: dict[str, Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.kind = kind
+        self.source = source
+        self.body = body
+        self.description = description
+        self.display_name = display_name
+        self.when_to_use = when_to_use
+        self.argument_hint = argument_hint
+        self.arguments = [] if arguments is None else arguments
+        self.disable_model_invocation = disable_model_invocation
+        self.user_invocable = user_invocable
+        self.allowed_tools = [] if allowed_tools is None else allowed_tools
+        self.disallowed_tools = [] if disallowed_tools is None else disallowed_tools
+        self.model = model
+        self.effort = effort
+        self.context = context
+        self.agent = agent
+        self.background = background
+        self.hooks = {} if hooks is None else hooks
+        self.paths = [] if paths is None else paths
+        self.shell = shell
+        self.parameters = {} if parameters is None else parameters
+        self.label = label
+        self.plugin = plugin
+        self.frontmatter = {} if frontmatter is None else frontmatter
 
 
 def load_skill_file(path: Path, *, name: str, kind: str, source: str, label: str = "") -> Skill:

@@ -219,8 +219,6 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
 
 async def _init(session: Any, started: float) -> AsyncIterator[ev.Event]:
     """/init: the model studies the repository with read-only tools; Yoke writes what it answers."""
-    import dataclasses
-
     from yoke.skills import builtin_commands as bc
 
     agent = session.agent
@@ -236,10 +234,10 @@ async def _init(session: Any, started: float) -> AsyncIterator[ev.Event]:
                 try:
                     text = bc.write_claude_md(Path(session.cwd), event.text)
                 except (OSError, ValueError) as exc:
-                    event = dataclasses.replace(event, is_error=True, text=f"/init: {exc}", errors=[str(exc)])
+                    event = event.replace(is_error=True, text=f"/init: {exc}", errors=[str(exc)])
                 else:
                     yield ev.Notice("info", text)
-                    event = dataclasses.replace(event, text=text)
+                    event = event.replace(text=text)
             yield event
     finally:
         for tool in removed:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from yoke.records import Record
 from yoke.skills.model import Skill
 
 _INDEXED = re.compile(r"(?<!\\)\$ARGUMENTS\[(\d+)\]")
@@ -30,15 +30,30 @@ _ENV = re.compile(r"(?<!\\)\$\{env\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([^}]*))?\}")
 _SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.I)
 
 
-@dataclass(slots=True)
-class Substitution:
+class Substitution(Record):
     """What the placeholders are filled with."""
 
-    args: str = ""
-    session_id: str = ""
-    project_dir: Path | None = None
-    effort: str = ""
-    env: Mapping[str, str] | None = None
+    __slots__ = ("args", "session_id", "project_dir", "effort", "env")
+
+    args: str
+    session_id: str
+    project_dir: Path | None
+    effort: str
+    env: Mapping[str, str] | None
+
+    def __init__(
+        self,
+        args: str = "",
+        session_id: str = "",
+        project_dir: Path | None = None,
+        effort: str = "",
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.args = args
+        self.session_id = session_id
+        self.project_dir = project_dir
+        self.effort = effort
+        self.env = env
 
 
 def split_args(args: str) -> list[str]:

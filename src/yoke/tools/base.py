@@ -12,23 +12,31 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from yoke.records import Record
+
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 from yoke.messages import Block
 
 
-@dataclass(slots=True)
-class ToolResult:
+class ToolResult(Record):
     """What a tool returns.
 
     content: what the model sees (text, or a list of text/image blocks).
     data: the structured output (Claude Code's `tool_use_result`), shown to SDK clients, never to the model.
     """
 
+    __slots__ = ("content", "is_error", "data")
+
     content: str | list[Block]
-    is_error: bool = False
-    data: Any = None
+    is_error: bool
+    data: Any
+
+    def __init__(self, content: str | list[Block], is_error: bool = False, data: Any = None) -> None:
+        self.content = content
+        self.is_error = is_error
+        self.data = data
 
 
 class ToolError(Exception):
@@ -46,14 +54,21 @@ ToolKind = Literal[
 ]
 
 
-@dataclass(slots=True)
-class FileState:
+class FileState(Record):
     """A file as a tool last saw it: the basis of the read-before-write and stale-edit checks."""
+
+    __slots__ = ("mtime_ns", "size", "sha256", "partial")
 
     mtime_ns: int
     size: int
     sha256: str
-    partial: bool = False  # read with offset/limit or truncated
+    partial: bool  # read with offset/limit or truncated
+
+    def __init__(self, mtime_ns: int, size: int, sha256: str, partial: bool = False) -> None:
+        self.mtime_ns = mtime_ns
+        self.size = size
+        self.sha256 = sha256
+        self.partial = partial
 
 
 @dataclass
