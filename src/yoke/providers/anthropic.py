@@ -164,6 +164,12 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
         body["temperature"] = request.temperature
     if request.stop_sequences:
         body["stop_sequences"] = list(request.stop_sequences)
+    if request.effort:
+        from yoke.providers.effort import effort_for
+
+        level = effort_for(request.model, request.effort)
+        if level:  # models without effort refuse the field
+            body["output_config"] = {"effort": level}
     body["stream"] = stream
     return body
 
