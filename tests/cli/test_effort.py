@@ -169,3 +169,31 @@ def test_an_agent_runs_at_its_own_effort(yoke, project):
         "QUICK job" in json.dumps(b["messages"][0]): b.get("output_config", {}).get("effort") for b in bodies
     }
     assert efforts == {True: "low", False: "high"}
+
+
+@pytest.mark.parametrize(
+    ("model", "thinking"),
+    [
+        ("claude-opus-4-7", {"type": "adaptive"}),  # takes no budget: a budget would be a 400
+        ("claude-sonnet-5-5", {"type": "adaptive"}),
+        ("claude-sonnet-4-6", {"type": "enabled", "budget_tokens": 4000}),
+    ],
+)
+def test_thinking_is_adaptive_where_the_model_takes_no_budget(yoke, model, thinking):
+    run, bodies = run_anthropic(yoke, "--model", model, "--max-thinking-tokens", "4000", "--effort", "low")
+    assert run.code == 0, run.stderr
+    assert bodies[0]["thinking"] == thinking
+    assert bodies[0]["output_config"] == {"effort": "low"}
+
+
+def test_the_aliases_and_default_are_claude_codes(yoke):
+    run, bodies = run_anthropic(yoke)
+    assert run.code == 0, run.stderr
+    assert bodies[0]["model"] == "claude-sonnet-5-5"
+    for alias, model in (
+        ("opus", "claude-opus-5-5"),
+        ("haiku", "claude-haiku-5-5"),
+        ("fable", "claude-fable-5-1"),
+    ):
+        run, bodies = run_anthropic(yoke, "--model", alias)
+        assert bodies[0]["model"] == model

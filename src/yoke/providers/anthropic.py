@@ -157,9 +157,13 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     if tools:
         body["tools"] = tools
     if request.thinking_budget:
-        # The API requires budget < max_tokens and takes no temperature with thinking on.
+        # The API requires budget < max_tokens and takes no temperature with thinking on; the newest
+        # models take no budget at all, only adaptive thinking.
+        from yoke.providers.effort import adaptive_thinking_only
+
         budget = min(request.thinking_budget, request.max_tokens - 1)
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        adaptive = adaptive_thinking_only(request.model)
+        body["thinking"] = {"type": "adaptive"} if adaptive else {"type": "enabled", "budget_tokens": budget}
     elif request.temperature is not None:
         body["temperature"] = request.temperature
     if request.stop_sequences:

@@ -6,6 +6,9 @@ A model takes only the levels models.json lists for it (`"effort": [...]`); a le
 the highest level it has below the one asked for (xhigh on Opus 4.6 is sent as high), or its lowest level
 when it has none below. A model without a list (Haiku 4.5, Sonnet 4.5, unknown or local models) gets no
 effort field at all: the API would refuse the request.
+
+Models marked `"thinking": "adaptive"` take no thinking budget (the API answers 400 to one): a session that
+asks for thinking (`--max-thinking-tokens`) gets adaptive thinking there, its depth set by the effort.
 """
 
 from __future__ import annotations
@@ -52,6 +55,20 @@ def _effort_table() -> dict[str, tuple[str, ...]]:
     return {
         name: tuple(entry["effort"]) for name, entry in model_data()["models"].items() if entry.get("effort")
     }
+
+
+@cache
+def _adaptive_models() -> frozenset[str]:
+    from yoke.providers.pricing import model_data
+
+    return frozenset(n for n, e in model_data()["models"].items() if e.get("thinking") == "adaptive")
+
+
+def adaptive_thinking_only(model: str) -> bool:
+    """Whether the model takes only adaptive thinking (no `budget_tokens`)."""
+    from yoke.providers.pricing import _lookup
+
+    return _lookup(model, _adaptive_models()) is not None
 
 
 def model_levels(model: str) -> tuple[str, ...]:
