@@ -137,3 +137,4 @@ def test_the_classifier_reads_the_same_rules(yoke, home, project):
     assert "Trusted bucket: s3://acme-builds" in system
     assert DEFAULT_RULES["soft_deny"][0] in system and DEFAULT_RULES["hard_deny"][0] in system
     assert "Uploading anything anywhere" not in system
+    assert classifier["output_config"] == {"effort": "low"}  # a quick judgement (the default model takes it)

@@ -153,6 +153,7 @@ class AutoMode:
             system=[{"type": "text", "text": self.system}],
             max_tokens=max_tokens,
             stop_sequences=stops,
+            effort="low",  # a quick judgement: models that think by default think least at low effort
         )
         async with aclosing(self.provider.stream(request)) as stream:
             async for event in stream:
