@@ -281,3 +281,14 @@ async def test_in_process_mcp_tool_both_sdks(sdk_name, project, home):
     assert calls == [{"a": 2, "b": 40}]
     assert "42" in json.dumps(second[-1])
     assert messages[-1].result == "It is 42."
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_effort_option_reaches_the_model_both_sdks(sdk_name, project, home):
+    sdk = load(sdk_name)
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        opts = options(sdk, srv, project, home, model="claude-opus-4-6", effort="max")
+        messages = [m async for m in sdk.query(prompt="hi", options=opts)]
+        body = srv.requests[0].body
+    assert messages[-1].result == "ok"
+    assert body["output_config"] == {"effort": "max"}
