@@ -42,12 +42,12 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     lines = run.lines()
     notices = [o for o in lines if o.get("subtype") == "informational"]
     assert [n["content"] for n in notices] == [
-        "Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"
+        "Switched to claude-haiku-5-5 due to high demand for claude-sonnet-5-5"
     ]
-    assert models == ["claude-sonnet-4-6"] * 4 + ["claude-haiku-4-5"] * 2
+    assert models == ["claude-sonnet-5-5"] * 4 + ["claude-haiku-5-5"] * 2
     result = run.result()
     assert result["subtype"] == "success" and result["result"] == "All done on the fallback."
-    assert list(result["modelUsage"]) == ["claude-haiku-4-5"]
+    assert list(result["modelUsage"]) == ["claude-haiku-5-5"]
     tool_results = [b for o in lines if o["type"] == "user" for b in o["message"]["content"]]
     assert "from-fallback" in str(tool_results[0]["content"])
 
@@ -56,8 +56,8 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     switch = [r for r in records if r.get("subtype") == "notice" and r.get("level") == "model_fallback"]
     assert (
         switch
-        and switch[0]["fromModel"] == "claude-sonnet-4-6"
-        and switch[0]["toModel"] == "claude-haiku-4-5"
+        and switch[0]["fromModel"] == "claude-sonnet-5-5"
+        and switch[0]["toModel"] == "claude-haiku-5-5"
     )
 
     # resuming the session continues on the fallback model, which the transcript says it switched to
@@ -67,7 +67,7 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
         )
         resumed_models = [r.body["model"] for r in srv.requests]
     assert again.code == 0, again.stderr
-    assert resumed_models == ["claude-haiku-4-5"] and again.result()["result"] == "Still on haiku."
+    assert resumed_models == ["claude-haiku-5-5"] and again.result()["result"] == "Still on haiku."
 
 
 def test_fallback_model_from_settings_and_same_model_refused(yoke, project):
@@ -79,7 +79,7 @@ def test_fallback_model_from_settings_and_same_model_refused(yoke, project):
     assert run.code == 0, run.stderr
     assert json.loads(run.stdout)["result"] == "from opus"
     with ScriptedServer([]) as srv:
-        same = yoke("-p", "hi", "--model", "sonnet", "--fallback-model", "claude-sonnet-4-6", env=env(srv))
+        same = yoke("-p", "hi", "--model", "sonnet", "--fallback-model", "claude-sonnet-5-5", env=env(srv))
     assert same.code != 0 and "Fallback model cannot be the same as the main model" in same.stderr
     assert "Traceback" not in same.stderr
 
@@ -102,4 +102,4 @@ def test_a_run_that_fell_back_replays(yoke, project, tmp_path):
     assert replayed.code == 0, replayed.stderr
     assert replayed.result()["result"] == "All done on the fallback."
     notices = [o["content"] for o in replayed.lines() if o.get("subtype") == "informational"]
-    assert notices == ["Switched to claude-haiku-4-5 due to high demand for claude-sonnet-4-6"]
+    assert notices == ["Switched to claude-haiku-5-5 due to high demand for claude-sonnet-5-5"]

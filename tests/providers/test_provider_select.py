@@ -19,7 +19,7 @@ def resolve(flag_provider=None, flag_model=None, settings=None, **env):
 
 def test_defaults_are_anthropic_and_sonnet():
     config = resolve()
-    assert (config.provider, config.model, config.base_url) == ("anthropic", "claude-sonnet-4-6", None)
+    assert (config.provider, config.model, config.base_url) == ("anthropic", "claude-sonnet-5-5", None)
 
 
 def test_flags_beat_environment_beats_settings():
@@ -33,12 +33,13 @@ def test_flags_beat_environment_beats_settings():
 
 def test_aliases_map_to_ids_and_env_overrides_them():
     # as Claude Code's current release resolves them on the Anthropic API
-    assert resolve(flag_model="opus").model == "claude-opus-4-7"
-    assert resolve(flag_model="haiku").model == "claude-haiku-4-5"
-    assert resolve(flag_model="sonnet[1m]").model == "claude-sonnet-4-6"
-    assert resolve(flag_model="best").model == "claude-opus-4-7"
+    assert resolve(flag_model="opus").model == "claude-opus-5-5"
+    assert resolve(flag_model="haiku").model == "claude-haiku-5-5"
+    assert resolve(flag_model="fable").model == "claude-fable-5-1"
+    assert resolve(flag_model="sonnet[1m]").model == "claude-sonnet-5-5"
+    assert resolve(flag_model="best").model == "claude-opus-5-5"
     assert resolve(flag_model="sonnet", ANTHROPIC_DEFAULT_SONNET_MODEL="my-sonnet").model == "my-sonnet"
-    assert resolve(flag_model="default").model == "claude-sonnet-4-6"
+    assert resolve(flag_model="default").model == "claude-sonnet-5-5"
     assert resolve(flag_model="claude-custom-7").model == "claude-custom-7"
 
 

@@ -347,7 +347,7 @@ async def test_a_planned_switch_builds_the_new_vendor_and_converts_the_history(t
     explicit = plan_model_switch(
         "anthropic:sonnet", current_provider="gemini", current_model="x", messages=[], env=env
     )
-    assert (explicit.provider_name, explicit.model) == ("anthropic", "claude-sonnet-4-6")
+    assert (explicit.provider_name, explicit.model) == ("anthropic", "claude-sonnet-5-5")
     on_bedrock = plan_model_switch(
         "claude-opus-4-7", current_provider="bedrock", current_model="x", messages=[], env={}
     )

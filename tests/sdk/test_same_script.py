@@ -102,15 +102,22 @@ async def test_same_script_both_sdks(sdk_name, project, home):
     with ScriptedServer(turns) as srv:
         out = await script(sdk, srv, project, home)
         second_request = srv.requests[1].body
+    # Over the CLI, Claude Code's `system/status` "requesting" line starts each model request.
+    requesting = ["SystemMessage:status"] if sdk_name == "claude_agent_sdk" else []
     assert shape(out["first"]) == [
         "SystemMessage:init",
+        *requesting,
         "AssistantMessage:ToolUseBlock",
         "AssistantMessage:ToolUseBlock",
         "UserMessage:ToolResultBlock",
         "UserMessage:ToolResultBlock",
+        *requesting,
         "AssistantMessage:TextBlock",
         "ResultMessage",
     ]
+    statuses = [m for m in out["first"] if shape([m]) == ["SystemMessage:status"]]
+    assert all(m.data["status"] == "requesting" for m in statuses)
+    out["first"] = [m for m in out["first"] if m not in statuses]
     assert shape(out["second"])[-2:] == ["AssistantMessage:TextBlock", "ResultMessage"]
     result = out["first"][-1]
     assert result.subtype == "success" and result.result == "first done" and result.is_error is False
@@ -274,3 +281,14 @@ async def test_in_process_mcp_tool_both_sdks(sdk_name, project, home):
     assert calls == [{"a": 2, "b": 40}]
     assert "42" in json.dumps(second[-1])
     assert messages[-1].result == "It is 42."
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_effort_option_reaches_the_model_both_sdks(sdk_name, project, home):
+    sdk = load(sdk_name)
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        opts = options(sdk, srv, project, home, model="claude-opus-4-6", effort="max")
+        messages = [m async for m in sdk.query(prompt="hi", options=opts)]
+        body = srv.requests[0].body
+    assert messages[-1].result == "ok"
+    assert body["output_config"] == {"effort": "max"}

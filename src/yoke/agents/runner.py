@@ -89,6 +89,7 @@ class AgentRunner:
             tools=definition.tools,
             disallowed_tools=self._disallowed(definition),
             model=None if model in (None, "inherit") else model,
+            effort=_effort(definition.effort),
             permission_mode=definition.permission_mode,
             max_turns=definition.max_turns,
             cwd=cwd,
@@ -353,3 +354,13 @@ def _trusted(session: Any) -> bool:
     env = dict(session.agent.executor.ctx.env or {}) or None
     home = Path(env["HOME"]) if env and env.get("HOME") else None
     return is_trusted(session.cwd, yoke_home(env), home=home)
+
+
+def _effort(value: str | None) -> str | None:
+    """A definition's `effort` frontmatter as a level; a misspelt one leaves the parent's level in force."""
+    from yoke.providers.effort import EffortError, check_level
+
+    try:
+        return check_level(value, "effort")
+    except EffortError:
+        return None

@@ -46,9 +46,5 @@ def auth(argv: list[str]) -> int:
     return _not_yet("auth", "Yoke reads ANTHROPIC_API_KEY / OPENAI_API_KEY from the environment")
 
 
-def auto_mode(argv: list[str]) -> int:
-    return _not_yet("auto-mode")
-
-
 def remote_control(argv: list[str]) -> int:
     return _not_yet("remote-control")

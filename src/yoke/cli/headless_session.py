@@ -23,7 +23,9 @@ class HeadlessRun:
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
-        self.printer.handle(self.session.started)
+        started = self.session.started
+        started.permission_mode = self.session.permission_mode  # each query's init says the mode now
+        self.printer.handle(started)
         if not self._introduced:
             self._introduced = True
             for warning in self.session.warnings:
@@ -33,6 +35,7 @@ class HeadlessRun:
             if self.debug:
                 _debug_line(event, self.debug_file)
             self.printer.handle(event)
+            self.printer.note_mode(self.session.permission_mode)  # a plan approved, a hook's setMode
         return self.printer.result
 
 

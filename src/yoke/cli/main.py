@@ -33,7 +33,7 @@ SUBCOMMANDS: dict[str, str] = {
     "auth": "yoke.cli.coming:auth",
     "login": "yoke.cli.coming:auth",
     "logout": "yoke.cli.coming:auth",
-    "auto-mode": "yoke.cli.coming:auto_mode",
+    "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
     "remote-control": "yoke.cli.coming:remote_control",
 }
 

@@ -170,6 +170,9 @@ class Printer:
     def warn(self, message: str) -> None:
         print(message, file=self.err, flush=True)
 
+    def note_mode(self, mode: str) -> None:
+        """The session's permission mode now (stream-json reports a change; other formats ignore it)."""
+
     def emit(self, obj: dict[str, Any]) -> None:
         """One JSON line on stdout (stream-json messages, and control frames in every output format)."""
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -211,13 +214,19 @@ class StreamJsonPrinter(Printer):
 
     def __init__(self, *args: Any, init_extra: dict[str, Any] | None = None, **kwargs: Any):
         from yoke.cli.partial_blocks import BlockAssembler
+        from yoke.cli.stream_status import StatusLines
 
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
+        self.status = StatusLines(self._system)  # status "requesting", permission mode, thinking tokens
 
     def on_event(self, event: ev.Event) -> None:
-        for obj in self._lines(event):
+        for obj in [*self._lines(event), *self.status.lines(event)]:
+            self.emit(obj)
+
+    def note_mode(self, mode: str) -> None:
+        for obj in self.status.mode_changed(mode):
             self.emit(obj)
 
     def _lines(self, event: ev.Event) -> list[dict[str, Any]]:

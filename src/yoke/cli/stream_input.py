@@ -196,6 +196,7 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
             asyncio.ensure_future(_answer_mcp_control(frame, request, run, emit))
         else:
             emit(_answer_control(frame, run, channel))
+            run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
     elif kind == "control_cancel_request":
         return
     else:

@@ -228,6 +228,7 @@ class Run:
             tools=agent.executor.registry.specs(),
             max_tokens=agent.settings.max_tokens,
             thinking_budget=agent.settings.thinking_budget,
+            effort=agent.settings.effort,
         )
         started = time.monotonic()
         previews = EventTranslator()

@@ -31,6 +31,7 @@ class LoopSettings:
     max_budget_usd: float | None = None
     max_tokens: int = 32000
     thinking_budget: int | None = None
+    effort: str | None = None  # reasoning effort level (providers/effort.py)
     repeat_limit: int = 5
     include_partial: bool = False
 

@@ -178,13 +178,23 @@ def build_request_body(
     if tools:
         body["tools"] = tools
     if request.thinking_budget:
-        # The API requires budget < max_tokens and takes no temperature with thinking on.
+        # The API requires budget < max_tokens and takes no temperature with thinking on; the newest
+        # models take no budget at all, only adaptive thinking.
+        from yoke.providers.effort import adaptive_thinking_only
+
         budget = min(request.thinking_budget, request.max_tokens - 1)
-        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        adaptive = adaptive_thinking_only(request.model)
+        body["thinking"] = {"type": "adaptive"} if adaptive else {"type": "enabled", "budget_tokens": budget}
     elif request.temperature is not None:
         body["temperature"] = request.temperature
     if request.stop_sequences:
         body["stop_sequences"] = list(request.stop_sequences)
+    if request.effort:
+        from yoke.providers.effort import effort_for
+
+        level = effort_for(request.model, request.effort)
+        if level:  # models without effort refuse the field
+            body["output_config"] = {"effort": level}
     body["stream"] = stream
     return body
 

@@ -76,6 +76,7 @@ class ModelRequest:
     max_tokens: int = 32000
     temperature: float | None = None
     thinking_budget: int | None = None  # None = thinking off
+    effort: str | None = None  # low|medium|high|xhigh|max; each wire sends what the model takes (effort.py)
     stop_sequences: list[str] = field(default_factory=list)
     stream: bool = True
 

@@ -230,7 +230,10 @@ def build_request_body(
     reasoning_model = openai_api and request.model.startswith(REASONING_MODEL_PREFIXES)
     if request.temperature is not None and not reasoning_model:
         body["temperature"] = request.temperature
-    if reasoning_model and request.thinking_budget:
+    effort = reasoning_effort(request) if request.effort else None
+    if effort:  # any server: the model table says the model takes it (OpenRouter, Azure serve these too)
+        body["reasoning_effort"] = effort
+    elif reasoning_model and request.thinking_budget:
         budget = request.thinking_budget
         body["reasoning_effort"] = "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
     if request.stop_sequences:
@@ -239,6 +242,18 @@ def build_request_body(
     if stream:
         body["stream_options"] = {"include_usage": True}
     return body
+
+
+def reasoning_effort(request: ModelRequest) -> str | None:
+    """OpenAI's reasoning effort for the session's level, when the model takes one: low/medium/high as they
+    are; xhigh where the model has it (GPT-5.2, 5.1-codex-max), else high; max (which OpenAI lacks) as the
+    model's highest level."""
+    from yoke.providers.effort import effort_for, model_levels
+
+    if request.effort == "max":
+        levels = model_levels(request.model)
+        return levels[-1] if levels else None
+    return effort_for(request.model, request.effort)
 
 
 def to_openai_messages(

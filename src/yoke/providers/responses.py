@@ -26,6 +26,7 @@ from yoke.providers.openai import (
     REASONING_MODEL_PREFIXES,
     _should_retry,
     openai_error,
+    reasoning_effort,
 )
 from yoke.providers.responses_stream import ORIGIN, ResponsesAssembler
 from yoke.providers.transport import AutoTransport, Transport
@@ -97,6 +98,19 @@ def is_reasoning_model(model: str) -> bool:
     return normalize_model(model).startswith((*REASONING_MODEL_PREFIXES, "codex"))
 
 
+def _effort(request: ModelRequest) -> str | None:
+    """The session's effort as `reasoning.effort`: the model table's answer, or for a reasoning model the
+    table does not list, the level within low..high."""
+    if not request.effort:
+        return None
+    chosen = reasoning_effort(request)
+    if chosen is None and is_reasoning_model(request.model):
+        from yoke.providers.effort import fit_level
+
+        chosen = fit_level(request.effort, ("low", "medium", "high"))
+    return chosen
+
+
 def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     body: dict[str, Any] = {"model": request.model, "input": to_responses_input(request.messages)}
     instructions = "\n\n".join(
@@ -110,10 +124,11 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
             for t in request.tools
         ]
     body["max_output_tokens"] = request.max_tokens
-    reasoning = is_reasoning_model(request.model)
+    chosen = _effort(request)
+    reasoning = chosen is not None or is_reasoning_model(request.model)
     if reasoning:
-        effort = "medium"
-        if request.thinking_budget:
+        effort = chosen or "medium"
+        if not chosen and request.thinking_budget:
             budget = request.thinking_budget
             effort = "low" if budget <= 4096 else "medium" if budget <= 16384 else "high"
         body["reasoning"] = {"effort": effort, "summary": "auto"}

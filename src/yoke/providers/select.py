@@ -50,7 +50,7 @@ MODEL_VARIABLES = {
     "grok": ("GROK_MODEL", "XAI_MODEL"),
 }
 VENDOR_PREFIX = {"gemini": "GEMINI", "grok": "GROK", "openai": "OPENAI", "openai-responses": "OPENAI"}
-ALIAS_NAMES = ("sonnet", "opus", "haiku", "best")
+ALIAS_NAMES = ("sonnet", "opus", "haiku", "fable", "best")
 _CLAUDE_FAMILY = re.compile(r"^claude-(?:[\d.-]+-)?(opus|sonnet|haiku)\b")
 
 
@@ -165,7 +165,7 @@ def make_provider(config: ProviderConfig, transport: Any = None) -> Provider:
 
 
 def resolve_model_alias(provider: str, model: str, env: Mapping[str, str]) -> str:
-    """`sonnet` / `opus` / `haiku` / `best` (optionally with Claude Code's `[1m]` suffix) and `default`
+    """`sonnet` / `opus` / `haiku` / `fable` / `best` (optionally with Claude Code's `[1m]` suffix) and `default`
     become this provider's ids; on a vendor that does not serve Claude, a Claude id maps by its family."""
     table = _provider_table(provider)
     name = model.lower()

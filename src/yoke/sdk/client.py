@@ -76,6 +76,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         model=options.model,
         provider=options.provider,
         max_thinking_tokens=options.max_thinking_tokens,
+        effort=options.effort,
         system_prompt=system_prompt,
         append_system_prompt=append,
         tools=options.tools,

@@ -191,6 +191,7 @@ class ClaudeAgentOptions:
     agents: dict[str, AgentDefinition] | None = None
     setting_sources: list[str] | None = None
     max_thinking_tokens: int | None = None
+    effort: str | None = None  # low, medium, high, xhigh, max (as --effort)
     provider: str | None = None  # Yoke's own: anthropic, openai, bedrock, vertex, replay
     extra_args: dict[str, str | None] = field(default_factory=dict)
     cli_path: str | Path | None = None

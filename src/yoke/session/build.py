@@ -66,6 +66,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     settings = _load_settings(options, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = _session_env(settings, cwd, options.env, warnings)
+    effort = _effort(options, merged, env)
     resources = ResourceStack()
     registry = _tools(options)
     options, catalog = _agents(options, cwd, env, registry, warnings)
@@ -152,7 +153,7 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
     agent = Agent(
         provider=provider,
         executor=executor,
-        settings=_loop_settings(options, model, env),
+        settings=_loop_settings(options, model, env, effort),
         recorder=recorder,
         system=system,
         messages=list(loaded.conversation.messages) if loaded.conversation is not None else [],
@@ -365,13 +366,26 @@ async def _close_shell(ctx: Any) -> None:
         await shutdown_shell(ctx.session)
 
 
-def _loop_settings(options: SessionOptions, model: str, env: Mapping[str, str]) -> LoopSettings:
+def _effort(options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    """The reasoning effort level: CLAUDE_CODE_EFFORT_LEVEL, --effort, then the effortLevel setting."""
+    from yoke.providers.effort import EffortError, resolve_effort
+
+    try:
+        return resolve_effort(options.effort, env, merged.get("effortLevel"))
+    except EffortError as exc:
+        raise SessionError(str(exc)) from None
+
+
+def _loop_settings(
+    options: SessionOptions, model: str, env: Mapping[str, str], effort: str | None
+) -> LoopSettings:
     return LoopSettings(
         model=model,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
         max_tokens=options.max_output_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
         thinking_budget=options.max_thinking_tokens,
+        effort=effort,
         include_partial=options.include_partial_messages,
     )
 

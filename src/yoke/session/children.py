@@ -56,7 +56,12 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
     agent = Agent(
         provider=up.provider,
         executor=executor,
-        settings=replace(up.settings, model=options.model or up.settings.model, max_turns=options.max_turns),
+        settings=replace(
+            up.settings,
+            model=options.model or up.settings.model,
+            max_turns=options.max_turns,
+            effort=options.effort or up.settings.effort,
+        ),
         recorder=recorder,
         system=system,
         ledger=up.ledger,  # one budget for the parent and its agents

@@ -39,6 +39,7 @@ class ChildOptions:
     tools: list[str] | None = None  # restrict to these tools (None: the parent's)
     disallowed_tools: list[str] = field(default_factory=list)
     model: str | None = None
+    effort: str | None = None  # the agent's own reasoning effort (None: the parent's)
     permission_mode: str | None = None
     max_turns: int | None = None
     cwd: Path | None = None  # a folder of its own (a worktree); None: the parent's

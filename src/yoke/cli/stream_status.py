@@ -1,0 +1,53 @@
+"""The stream-json lines Claude Code writes about what the session is doing, besides its messages.
+
+- `system/status` `{"status": "requesting"}` as each model request of the main conversation starts;
+- `system/status` `{"status": null, "permissionMode": <mode>}` when the permission mode changes mid-session
+  (a `set_permission_mode` request, an approved plan, a hook's `setMode`);
+- `system/thinking_tokens` `{"estimated_tokens", "estimated_tokens_delta"}` while the model thinks: the
+  estimate counts from zero again at each request, and the deltas of one request add up to its total.
+  Claude Code does not say how it estimates; here it is the thinking text's length / 4, rounded up.
+(`system/status` around compaction is written with the compaction's own lines, in printers.py.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yoke import events as ev
+
+CHARS_PER_TOKEN = 4
+
+
+class StatusLines:
+    """Turns events (and mode changes) into those lines; `system(subtype, **fields)` builds one."""
+
+    def __init__(self, system: Any):
+        self.system = system
+        self.mode: str | None = None
+        self.thinking_chars = 0
+        self.thinking_tokens = 0
+
+    def lines(self, event: ev.Event) -> list[dict[str, Any]]:
+        if isinstance(event, ev.SessionStarted):
+            self.mode = event.permission_mode
+            return []
+        if getattr(event, "parent_tool_use_id", None) is not None:
+            return []  # sub-agents' requests and thinking are theirs; Claude Code reports the main thread
+        if isinstance(event, ev.TurnStarted):
+            self.thinking_chars = self.thinking_tokens = 0
+            return [self.system("status", status="requesting")]
+        if isinstance(event, ev.ThinkingDelta) and event.thinking:
+            self.thinking_chars += len(event.thinking)
+            total = -(-self.thinking_chars // CHARS_PER_TOKEN)
+            delta, self.thinking_tokens = total - self.thinking_tokens, total
+            if delta > 0:
+                return [self.system("thinking_tokens", estimated_tokens=total, estimated_tokens_delta=delta)]
+        return []
+
+    def mode_changed(self, mode: str) -> list[dict[str, Any]]:
+        """The status line for the session's current mode, when it differs from the last one reported."""
+        if self.mode is None or mode == self.mode:
+            self.mode = mode
+            return []
+        self.mode = mode
+        return [self.system("status", status=None, permissionMode=mode)]
