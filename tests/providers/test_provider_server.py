@@ -386,3 +386,37 @@ async def test_base_url_without_scheme_fails_at_once_as_config():
     with pytest.raises(ProviderError) as info:
         await collect(provider, make_request())
     assert info.value.kind == "config" and "localhost:9" in str(info.value) and sleeps.delays == []
+
+
+async def test_an_interrupt_landing_as_a_read_completes_is_not_lost(monkeypatch):
+    """A cancellation that arrives in the very step in which the socket read returns data must end the
+    stream (asyncio.wait_for on Python 3.11 swallowed it, and a UI's Esc did nothing)."""
+    import asyncio
+
+    consumer: asyncio.Task | None = None
+    reads = 0
+    real_read = asyncio.StreamReader.read
+
+    async def read_then_interrupt(self, n=-1):
+        nonlocal reads
+        data = await real_read(self, n)
+        reads += 1
+        if reads == 2 and consumer is not None:
+            consumer.cancel()  # the interrupt lands now, with the data already in hand
+        return data
+
+    monkeypatch.setattr(asyncio.StreamReader, "read", read_then_interrupt)
+    long_answer = " ".join(f"w{i}" for i in range(400))
+    with ScriptedServer([{"content": long_answer, "delay": 0.005}]) as srv:
+        provider = make_provider("anthropic", srv)
+        seen: list = []
+
+        async def consume() -> None:
+            async for event in provider.stream(make_request(model="claude-sonnet-4-5")):
+                seen.append(event)
+
+        consumer = asyncio.ensure_future(consume())
+        with pytest.raises(asyncio.CancelledError):
+            await consumer
+        await provider.aclose()
+    assert not any(isinstance(e, MessageStop) for e in seen)

@@ -22,18 +22,10 @@ def test_escape_interrupts_a_long_stream_within_a_second(pane_factory):
         pane.keys("Enter")
         pane.wait_for("esc to interrupt)")
         pane.wait_for("word3", regex=False)
-        # On a loaded machine tmux now and then drops a lone Escape; press again if nothing happened, and
-        # measure from the press that got through.
-        for _attempt in range(3):
-            started = time.monotonic()
-            pane.keys("Escape")
-            try:
-                pane.wait_for("Interrupted", timeout=3)
-                break
-            except AssertionError:
-                continue
-        else:
-            raise AssertionError("three Escape presses did not interrupt the stream")
+        # One press is enough: presses that seemed lost were interrupts swallowed by asyncio.wait_for (3.11)
+        started = time.monotonic()
+        pane.keys("Escape")
+        pane.wait_for("Interrupted", timeout=5)
         assert time.monotonic() - started < 1.5  # a second, plus tmux's polling
         assert "word2999" not in pane.screen()
 

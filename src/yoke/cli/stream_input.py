@@ -31,7 +31,8 @@ class ControlChannel:
         self.pending[request_id] = future
         self.write({"type": "control_request", "request_id": request_id, "request": payload})
         try:
-            return await asyncio.wait_for(future, timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow an interrupt on 3.11
+                return await future
         finally:
             self.pending.pop(request_id, None)
 

@@ -269,7 +269,8 @@ class ToolExecutor:
         timeout = tool.timeout_s or DEFAULT_TIMEOUT_S
         started = time.monotonic()
         try:
-            result = await asyncio.wait_for(tool.run(parsed, ctx), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: it can swallow an interrupt on 3.11
+                result = await tool.run(parsed, ctx)
         except asyncio.CancelledError:
             raise
         except ToolError as exc:

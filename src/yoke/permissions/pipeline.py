@@ -199,7 +199,8 @@ class PermissionGate(GateActions):
     async def _classify(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
         assert self.classifier is not None
         try:
-            verdict = await asyncio.wait_for(self.classifier(tool, input, ctx), self.classifier_deadline_s)
+            async with asyncio.timeout(self.classifier_deadline_s):  # not wait_for: see loop/executor.py
+                verdict = await self.classifier(tool, input, ctx)
         except TimeoutError:
             return None
         if verdict is not None and verdict.behavior in ("allow", "deny"):

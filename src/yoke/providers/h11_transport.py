@@ -85,10 +85,10 @@ class H11Transport:
                 self._ssl = ssl.create_default_context()
             ssl_context = self._ssl
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(host, port, ssl=ssl_context, limit=READ_SIZE * 4),
-                self._connect_timeout,
-            )
+            async with asyncio.timeout(self._connect_timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=ssl_context, limit=READ_SIZE * 4
+                )
         except TimeoutError:
             raise ConnectionFailure(
                 f"ConnectTimeout: no connection to {host}:{port} within {self._connect_timeout:g} s"
@@ -137,7 +137,10 @@ class H11Transport:
             if event is not h11.NEED_DATA:
                 return event
             try:
-                data = await asyncio.wait_for(conn.reader.read(READ_SIZE), self._read_timeout)
+                # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation (an interrupt) that
+                # lands as the read completes, and the stream would run on
+                async with asyncio.timeout(self._read_timeout):
+                    data = await conn.reader.read(READ_SIZE)
             except TimeoutError:
                 raise OSError(f"ReadTimeout: nothing arrived for {self._read_timeout:g} s") from None
             if not data and fresh_response and conn.h11.their_state is h11.SEND_RESPONSE:
