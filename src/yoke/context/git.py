@@ -89,7 +89,8 @@ async def hardened_git(cwd: Path, *args: str, timeout_s: float = GIT_TIMEOUT_S) 
     except OSError:
         return None
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            out, _ = await proc.communicate()
     except TimeoutError:
         proc.kill()
         await proc.wait()

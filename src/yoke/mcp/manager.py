@@ -256,7 +256,8 @@ class McpManager:
 
     async def _sleep(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._closing.wait(), seconds)
+            async with asyncio.timeout(seconds):
+                await self._closing.wait()
 
     async def _finish(self, attempt: asyncio.Future, timed_out: bool = False) -> BaseException | None:
         """End an attempt (cancelling it if it is still running); its error, if any."""

@@ -132,7 +132,8 @@ class ShellTaskManager:
         try:
             while task.process.returncode is None:
                 try:
-                    await asyncio.wait_for(task.process.wait(), timeout=WATCH_INTERVAL_S)
+                    async with asyncio.timeout(WATCH_INTERVAL_S):
+                        await task.process.wait()
                 except TimeoutError:
                     pass
                 else:
