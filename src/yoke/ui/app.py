@@ -39,8 +39,9 @@ from yoke.ui.view import ConversationView
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
     ANSI_SEQUENCES[_sequence] = Keys.ControlJ
 
-MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions")
-LONG_TURN_S = 20.0  # a turn this long rings the bell when it ends or asks something
+# Shift+Tab's order (Claude Code's): bypassPermissions only when the session may use it, auto only when
+# auto mode is enabled (--enable-auto-mode, or the session started in it) and settings do not disable it.
+MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
 
 
 @dataclass
@@ -93,6 +94,10 @@ class TerminalUI(ScreenParts):
         self._turn_task: asyncio.Task | None = None
         self.exit_code = 0
         self.statusline: Any = None
+        self.settings: dict[str, Any] = {}  # the merged settings, read when a session opens
+        self.notifier: Any = None
+        self.auto_mode_enabled = False  # --enable-auto-mode
+        self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),
@@ -191,18 +196,24 @@ class TerminalUI(ScreenParts):
 
     # ---- questions ----------------------------------------------------------------------------------------
 
-    async def choose(self, header: str, options: list[str], default: int = 0) -> int | None:
-        """Show a question and wait: the chosen option's index, or None for Esc."""
+    async def choose(
+        self, header: str, options: list[str], default: int = 0, notify: tuple[str, str] | None = None
+    ) -> int | None:
+        """Show a question and wait: the chosen option's index, or None for Esc. `notify` (message,
+        notification type) calls the user back when the question stays unanswered a while."""
         while self.choice is not None:  # one question at a time (parallel tool calls)
             await self.choice.future
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.choice = Choice(header, options, future, default)
-        if self.stats.busy and time.monotonic() - self.stats.started > LONG_TURN_S:
-            _write_bell()  # a question waits after a long stretch of work: call the user back
+        reminder = None
+        if notify is not None and self.notifier is not None:
+            reminder = self.notifier.later(self.notifier.question_wait_s, self.session, *notify)
         self.app.invalidate()
         try:
             return await future
         finally:
+            if reminder is not None:
+                reminder.cancel()
             self.choice = None
             self.app.invalidate()
 
@@ -246,12 +257,21 @@ class TerminalUI(ScreenParts):
             self.stats.queue.append(text)
         self.inbox.put_nowait(text)
 
+    def mode_cycle(self) -> list[str]:
+        """The modes Shift+Tab goes through, in order, for this session."""
+        available = set(self.session.permission_modes())
+        perms = self.settings.get("permissions") if isinstance(self.settings.get("permissions"), dict) else {}
+        auto_on = (self.auto_mode_enabled or self.session.started.permission_mode == "auto") and perms.get(
+            "disableAutoMode"
+        ) != "disable"
+        return [mode for mode in MODE_CYCLE if mode in available and (mode != "auto" or auto_on)]
+
     def cycle_mode(self) -> None:
         if self.session is None:
             return
         current = self.session.permission_mode
-        order = list(MODE_CYCLE)
-        start = order.index(current) if current in order else 0
+        order = self.mode_cycle()
+        start = order.index(current) if current in order else -1  # from a mode outside it: the first
         for step in range(1, len(order) + 1):
             candidate = order[(start + step) % len(order)]
             try:
@@ -338,10 +358,35 @@ class TerminalUI(ScreenParts):
         self.session = await self.opener(**overrides)
         for warning in self.session.warnings:
             self.say(f"  ⚠ {warning}", "yellow")
+        from yoke.ui.notify import Notifier
+        from yoke.ui.settings_commands import merged_settings
+
+        self.settings = merged_settings(self)
+        self.notifier = Notifier(self.env, self.settings)
+        if self.statusline is None:
+            self.reload_statusline()
+        self._refresh_status()
+        self.app.invalidate()
+        asyncio.get_running_loop().create_task(self._load_session_commands())
+
+    async def _load_session_commands(self) -> None:
+        """Skills, custom commands and MCP prompts for `/` completion (MCP servers may take a moment)."""
+        session = self.session
+        with contextlib.suppress(Exception):
+            commands = await session.slash_commands()
+            if session is self.session:
+                self.session_commands = commands
+
+    def reload_statusline(self) -> None:
+        """Read the `statusLine` setting again (after /statusline or /config changed it)."""
         from yoke.ui.statusline import StatusLine
 
-        if self.statusline is None:
-            self.statusline = StatusLine.from_settings(self)
+        if self.statusline is not None:
+            self.statusline.stop()
+        self.statusline = StatusLine.from_settings(self)
+        self._refresh_status()
+
+    def refresh_status(self) -> None:
         self._refresh_status()
         self.app.invalidate()
 
@@ -404,8 +449,11 @@ class TerminalUI(ScreenParts):
             self.stats.busy = False
             self._refresh_status()
             self.app.invalidate()
-            if time.monotonic() - self.stats.started > LONG_TURN_S:
-                _write_bell()
+            notifier = self.notifier
+            if notifier is not None and time.monotonic() - self.stats.started >= notifier.long_turn_s:
+                asyncio.get_running_loop().create_task(
+                    notifier.notify(self.session, "Yoke is waiting for your input", "idle_prompt")
+                )
 
 
 def _echo(prompt: str, plain: bool) -> Text:
@@ -417,12 +465,6 @@ def _echo(prompt: str, plain: bool) -> Text:
 def _write(chunk: str) -> None:
     sys.stdout.write(chunk)
     sys.stdout.flush()
-
-
-def _write_bell() -> None:
-    with contextlib.suppress(Exception):
-        sys.stdout.write("\a")
-        sys.stdout.flush()
 
 
 def _history(env: dict[str, str]) -> Any:

@@ -33,9 +33,23 @@ def later(name: str, description: str) -> None:
     BUILTINS[name] = (description, None)
 
 
-def command_table(cwd: str) -> list[tuple[str, str]]:
-    """(name, description) of every command `/` completes: built-ins, then custom commands."""
+def command_table(cwd: str, session_commands: list[dict[str, str]] | None = None) -> list[tuple[str, str]]:
+    """(name, description) of every command `/` completes: built-ins, then the session's skills, custom
+    commands and MCP prompts (`Session.slash_commands`; before the session has listed them, the custom
+    command files)."""
     rows = [(name, description) for name, (description, _) in BUILTINS.items()]
+    if session_commands:
+        for entry in session_commands:
+            if entry["name"] in BUILTINS:
+                continue
+            hint = f" {entry['argument_hint']}" if entry.get("argument_hint") else ""
+            label = {"skill": "skill", "command": "command", "mcp": ""}.get(entry.get("kind", ""), "")
+            source = entry.get("source") or ""
+            where = ", ".join(part for part in (label, source) if part)
+            rows.append(
+                (entry["name"], f"{entry.get('description', '')}{hint}" + (f" ({where})" if where else ""))
+            )
+        return rows
     rows += [
         (name, description) for name, description in custom_commands(cwd).items() if name not in BUILTINS
     ]
@@ -76,8 +90,9 @@ async def run_command(ui: Any, text: str) -> bool:
     name, _, args = text[1:].partition(" ")
     name = ALIASES.get(name, name)
     if name not in BUILTINS:
-        if name in custom_commands(ui.cwd):
-            return False
+        known = {entry["name"] for entry in ui.session_commands}
+        if name in known or name.startswith("mcp__") or name in custom_commands(ui.cwd):
+            return False  # the session runs skills, custom commands and MCP prompts
         ui.say(f"Unknown command: /{name} (type / to see the commands)", "yellow")
         return True
     ui.emit(ui.painter.ansi(Text(f"> {text}", style="dim")))
@@ -95,7 +110,7 @@ async def run_command(ui: Any, text: str) -> bool:
 @command("help", "Show the commands and keys")
 async def _help(ui: Any, args: str) -> None:
     table = Table.grid(padding=(0, 2))
-    for name, description in command_table(ui.cwd):
+    for name, description in command_table(ui.cwd, ui.session_commands):
         table.add_row(Text("/" + name, style="bold"), Text(description, style="dim"))
     keys = Text(
         "\nenter send · shift+enter, alt+enter or \\ then enter: new line · esc interrupt · esc esc rewind\n"
@@ -322,12 +337,4 @@ async def _permissions(ui: Any, args: str) -> None:
     _rows(ui, rows, f"No permission rules; mode {ui.session.permission_mode}.")
 
 
-for _name, _description_text in (
-    ("config", "Open the settings"),
-    ("hooks", "Show the configured hooks"),
-    ("output-style", "Choose an output style"),
-    ("statusline", "Set up the status line"),
-):
-    later(_name, _description_text)
-
-from yoke.ui import session_commands  # noqa: E402,F401 - registers /resume and /rewind
+from yoke.ui import session_commands, settings_commands  # noqa: E402,F401 - register their commands

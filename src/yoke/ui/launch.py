@@ -47,6 +47,7 @@ async def _run(args: Namespace, first_prompt: str | None) -> int:
         kind = PlainUI
     ui = kind(opener, str(cwd.resolve()), first_prompt, env)
     ui.settings_flag = args.settings
+    ui.auto_mode_enabled = bool(getattr(args, "enable_auto_mode", False))
     _banner(ui)
     return await ui.run()
 

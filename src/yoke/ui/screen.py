@@ -87,6 +87,8 @@ class ScreenParts:
             parts.append(("ansimagenta" if mode != "plan" else "ansicyan", f"  {label} (shift+tab to cycle)"))
         else:
             parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
+        if self.view.expanded:
+            parts.append(("ansicyan", "  · output expanded (ctrl+o)"))
         tasks = self.session.background_tasks()
         if tasks:
             parts.append(("ansicyan", f"  · {len(tasks)} background task{'s' if len(tasks) != 1 else ''}"))
