@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import Awaitable, Callable
@@ -33,13 +34,13 @@ def later(name: str, description: str) -> None:
     BUILTINS[name] = (description, None)
 
 
-def command_table(cwd: str, session_commands: list[dict[str, str]] | None = None) -> list[tuple[str, str]]:
+def command_table(cwd: str, extra: list[dict[str, str]] | None = None) -> list[tuple[str, str]]:
     """(name, description) of every command `/` completes: built-ins, then the session's skills, custom
     commands and MCP prompts (`Session.slash_commands`; before the session has listed them, the custom
     command files)."""
     rows = [(name, description) for name, (description, _) in BUILTINS.items()]
-    if session_commands:
-        for entry in session_commands:
+    if extra:
+        for entry in extra:
             if entry["name"] in BUILTINS:
                 continue
             hint = f" {entry['argument_hint']}" if entry.get("argument_hint") else ""
@@ -100,7 +101,16 @@ async def run_command(ui: Any, text: str) -> bool:
     if handler is None:
         ui.say(f"  /{name} is not available in Yoke's terminal yet.", "dim")
         return True
-    await handler(ui, args.strip())
+    try:
+        await handler(ui, args.strip())
+    except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+        raise
+    except Exception as exc:  # a failing command is reported; the session goes on
+        from yoke.session.engine import SessionError
+
+        if isinstance(exc, SessionError):
+            raise
+        ui.say(f"  /{name} failed: {type(exc).__name__}: {exc}", "red")
     return True
 
 

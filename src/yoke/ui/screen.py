@@ -15,6 +15,7 @@ MODE_LABELS = {
     "plan": "⏸ plan mode on",
     "bypassPermissions": "⏵⏵ bypass permissions on",
     "dontAsk": "⏵⏵ don't ask mode on",
+    "auto": "⏵⏵ auto mode on",
 }
 
 

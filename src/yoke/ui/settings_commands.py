@@ -152,7 +152,7 @@ def config_rows(ui: Any, settings: dict[str, Any]) -> list[tuple[str, str]]:
         ("Permission mode (now)", session.permission_mode),
         ("defaultMode", str(perms.get("defaultMode") or "default")),
         ("outputStyle", str(settings.get("outputStyle") or "default")),
-        ("preferredNotifChannel", notify_channel(ui, settings)),
+        ("preferredNotifChannel", ui.notifier.channel if ui.notifier is not None else "auto"),
         ("statusLine", status_text or "none (/statusline sets one up)"),
         ("autoCompactEnabled", "false" if settings.get("autoCompactEnabled") is False else "true"),
         ("Colours", "off (NO_COLOR)" if ui.painter.no_color else "on"),
@@ -203,7 +203,7 @@ def _save(ui: Any, path: Path, keys: tuple[str, ...], value: Any) -> Path:
 
 
 async def _set_default_mode(ui: Any, value: str) -> None:
-    from yoke.permissions.gate import MODE_ALIASES
+    from yoke.permissions.pipeline import MODE_ALIASES
 
     mode = MODE_ALIASES.get(value, value)
     if mode not in SETTABLE_MODES:
