@@ -98,6 +98,7 @@ class TerminalUI(ScreenParts):
         self.notifier: Any = None
         self.auto_mode_enabled = False  # --enable-auto-mode
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
+        self.interrupted = False
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),
@@ -284,6 +285,7 @@ class TerminalUI(ScreenParts):
 
     def interrupt(self) -> None:
         if self.session is not None and self.stats.busy:
+            self.interrupted = True  # the user is here: no call-back when the turn ends
             self.session.interrupt()
 
     def exit(self, code: int = 0) -> None:
@@ -434,6 +436,7 @@ class TerminalUI(ScreenParts):
         if compact is None:
             message = with_images(pending_shell_context(self) + prompt, self.cwd)
         self.stats.busy = True
+        self.interrupted = False
         self.stats.started = time.monotonic()
         self.view.reset_turn()
         self.app.invalidate()
@@ -449,11 +452,14 @@ class TerminalUI(ScreenParts):
             self.stats.busy = False
             self._refresh_status()
             self.app.invalidate()
+            loop = asyncio.get_running_loop()
             notifier = self.notifier
-            if notifier is not None and time.monotonic() - self.stats.started >= notifier.long_turn_s:
-                asyncio.get_running_loop().create_task(
+            long_turn = notifier is not None and time.monotonic() - self.stats.started >= notifier.long_turn_s
+            if long_turn and not self.interrupted:
+                loop.create_task(
                     notifier.notify(self.session, "Yoke is waiting for your input", "idle_prompt")
                 )
+            loop.create_task(self._load_session_commands())  # MCP servers may have come or gone
 
 
 def _echo(prompt: str, plain: bool) -> Text:
