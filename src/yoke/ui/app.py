@@ -361,15 +361,16 @@ class TerminalUI(ScreenParts):
         for warning in self.session.warnings:
             self.say(f"  ⚠ {warning}", "yellow")
         from yoke.ui.notify import Notifier
-        from yoke.ui.settings_commands import merged_settings
+        from yoke.ui.settings_file import merged_settings
 
         self.settings = merged_settings(self)
         self.notifier = Notifier(self.env, self.settings)
         if self.statusline is None:
-            self.reload_statusline()
+            self.reload_statusline(reread=False)
         self._refresh_status()
         self.app.invalidate()
         asyncio.get_running_loop().create_task(self._load_session_commands())
+        _warm_up()
 
     async def _load_session_commands(self) -> None:
         """Skills, custom commands and MCP prompts for `/` completion (MCP servers may take a moment)."""
@@ -379,9 +380,13 @@ class TerminalUI(ScreenParts):
             if session is self.session:
                 self.session_commands = commands
 
-    def reload_statusline(self) -> None:
+    def reload_statusline(self, reread: bool = True) -> None:
         """Read the `statusLine` setting again (after /statusline or /config changed it)."""
+        from yoke.ui.settings_file import merged_settings
         from yoke.ui.statusline import StatusLine
+
+        if reread:
+            self.settings = merged_settings(self)
 
         if self.statusline is not None:
             self.statusline.stop()
@@ -460,6 +465,20 @@ class TerminalUI(ScreenParts):
                     notifier.notify(self.session, "Yoke is waiting for your input", "idle_prompt")
                 )
             loop.create_task(self._load_session_commands())  # MCP servers may have come or gone
+
+
+def _warm_up() -> None:
+    """Import what the first answer renders with (Markdown, code highlighting, tables) in a thread, once the
+    prompt is usable, so neither the prompt nor the first streamed token waits for it."""
+    import threading
+
+    def load() -> None:
+        with contextlib.suppress(Exception):
+            import rich.markdown  # noqa: F401
+            import rich.syntax  # noqa: F401
+            import rich.table  # noqa: F401
+
+    threading.Thread(target=load, name="yoke-warm-up", daemon=True).start()
 
 
 def _echo(prompt: str, plain: bool) -> Text:

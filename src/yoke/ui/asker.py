@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
-from rich.markdown import Markdown
 from rich.text import Text
 
 from yoke.permissions.gate import Answer, PermissionQuestion
@@ -86,6 +85,8 @@ class UIAsker:
         return answers
 
     async def approve_plan(self, plan: str) -> Answer | None:
+        from rich.markdown import Markdown
+
         ui = self.ui
         ui.emit(ui.painter.ansi(Text("● Plan", style="bold green"), Markdown(plan)))
         header = ui.painter.ansi(Text("Would you like to proceed with this plan?", style="bold"))

@@ -8,7 +8,6 @@ import os
 from typing import Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 
@@ -60,6 +59,8 @@ class Painter:
     def markdown(self, text: str, width: int | None = None) -> str:
         if not text.strip():
             return ""
+        from rich.markdown import Markdown  # markdown_it and pygments: not needed for the first prompt
+
         return self.ansi(Markdown(text, code_theme="monokai", hyperlinks=False), width=width)
 
     def line(self, text: str | Text, style: str = "") -> str:

@@ -8,7 +8,6 @@ notification channel (a per-person choice); each write keeps every other key and
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from yoke.ui.commands import command
+from yoke.ui.settings_file import local_settings_file, merged_settings, user_settings_file, write_setting
 
 # Modes a settings file may name as the default; auto and bypassPermissions are chosen with a flag.
 SETTABLE_MODES = ("default", "acceptEdits", "plan", "dontAsk")
@@ -51,58 +51,6 @@ PS1_WISH = (
     "that sets one), turning its escapes into commands and leaving out a trailing $ or >. If none sets a "
     "PS1, ask me what the line should show."
 )
-
-
-# ---- files --------------------------------------------------------------------------------------------
-
-
-def local_settings_file(cwd: str) -> Path:
-    from yoke.config.settings import local_settings_path
-
-    return local_settings_path(Path(cwd))
-
-
-def user_settings_file(env: dict[str, str]) -> Path:
-    from yoke.config.settings import claude_config_dir
-
-    return claude_config_dir(Path(env.get("HOME") or Path.home()), env) / "settings.json"
-
-
-def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
-    """Set `keys` (a path into nested objects) in a settings file, keeping the rest; None removes the key.
-    ValueError (one line) when the file is not a JSON object."""
-    from yoke.permissions.trust import write_json_atomic
-
-    data: Any = {}
-    if path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except (OSError, ValueError):
-            raise ValueError(f"{path} is not valid JSON; fix or remove it first") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} does not hold a JSON object; fix it first")
-    node = data
-    for key in keys[:-1]:
-        child = node.setdefault(key, {})
-        if not isinstance(child, dict):
-            raise ValueError(f"`{key}` in {path} is not an object; fix it first")
-        node = child
-    if value is None:
-        node.pop(keys[-1], None)
-    else:
-        node[keys[-1]] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, data)
-
-
-def merged_settings(ui: Any) -> dict[str, Any]:
-    from yoke.config.settings import load_settings
-
-    try:
-        home = Path(ui.env.get("HOME") or Path.home())
-        return load_settings(Path(ui.cwd), home=home, flag_settings=getattr(ui, "settings_flag", None)).merged
-    except (OSError, ValueError):
-        return {}
 
 
 def _table(ui: Any, rows: list[tuple[str, str]]) -> None:
@@ -195,6 +143,7 @@ async def set_config(ui: Any, key: str, value: str) -> None:
             ui.say(f"  Notifications: {value} (saved in {path})")
     except (ValueError, OSError) as exc:
         ui.say(f"  {exc}", "red")
+    ui.settings = merged_settings(ui)
 
 
 def _save(ui: Any, path: Path, keys: tuple[str, ...], value: Any) -> Path:
@@ -262,6 +211,7 @@ async def set_output_style(ui: Any, wanted: str) -> None:
     except (ValueError, OSError) as exc:
         ui.say(f"  {exc}", "red")
         return
+    ui.settings = merged_settings(ui)
     ui.say(f"  Output style set to {style.name} (saved in {path}); it applies from the next conversation "
            "(/clear)")  # fmt: skip
 

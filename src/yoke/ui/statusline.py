@@ -81,16 +81,8 @@ class StatusLine:
 
 
 def _setting(ui: Any) -> Any:
-    from pathlib import Path
-
-    from yoke.config.settings import load_settings
-
-    try:
-        return load_settings(Path(ui.cwd), flag_settings=getattr(ui, "settings_flag", None)).merged.get(
-            "statusLine"
-        )
-    except (OSError, ValueError):
-        return None
+    settings = getattr(ui, "settings", None)
+    return settings.get("statusLine") if isinstance(settings, dict) else None
 
 
 def status_payload(ui: Any) -> dict[str, Any]:
