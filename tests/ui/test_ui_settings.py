@@ -97,7 +97,7 @@ def test_config_shows_settings_and_changes_them(pane_factory, project):
         pane.wait_for("plan mode on")
         local = json.loads((project / ".claude" / "settings.local.json").read_text())
         assert local["permissions"]["defaultMode"] == "plan" and local["env"] == {"KEEP": "1"}
-        assert "opus" in local["model"]
+        assert local["model"] == "opus"
         pane.type("hi")
         pane.keys("Enter")
         pane.wait_for("Fine.")

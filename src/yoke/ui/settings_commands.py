@@ -127,10 +127,9 @@ async def set_config(ui: Any, key: str, value: str) -> None:
         return
     try:
         if name == "model":
-            ui.session.set_model(value)
-            value = ui.session.model
+            ui.session.set_model(value)  # an alias is saved as typed, so it follows the alias later
             path = _save(ui, local_settings_file(ui.cwd), ("model",), value)
-            ui.say(f"  Model set to {value} (saved in {path})")
+            ui.say(f"  Model set to {ui.session.model} (saved in {path})")
         elif name == "defaultMode":
             await _set_default_mode(ui, value)
         elif name == "outputStyle":
