@@ -103,7 +103,7 @@ def status_payload(ui: Any) -> dict[str, Any]:
         "model": {"id": model, "display_name": model},
         "workspace": {"current_dir": ui.cwd, "project_dir": ui.cwd, "added_dirs": []},
         "version": __version__,
-        "output_style": {"name": "default"},
+        "output_style": {"name": str((getattr(ui, "settings", None) or {}).get("outputStyle") or "default")},
         "cost": {
             "total_cost_usd": session.total_cost_usd if session is not None else 0.0,
             "total_duration_ms": 0,
