@@ -38,14 +38,14 @@ def test_hooks_lists_hooks_by_event_with_their_source(pane_factory, project):
         },
     )
     with ScriptedServer([]) as srv:
-        pane = pane_factory(srv)
+        pane = pane_factory(srv, width=220)  # the settings file's path on one line
         wait_prompt(pane)
         pane.type("/hooks")
         pane.keys("Enter")
         screen = pane.wait_for("echo ping")
         assert "PreToolUse" in screen and "[Bash] command: echo pre" in screen
         assert "Notification" in screen and "[*] command: echo ping" in screen
-        assert f"from {path}" in screen.replace("\n", "") or "settings.json" in screen
+        assert f"from {path} (project settings)" in screen
 
 
 def test_output_style_lists_and_switches_then_applies_after_clear(pane_factory, project):
