@@ -186,6 +186,11 @@ def test_shift_tab_includes_bypass_when_started_with_it(pane_factory):
             pane.keys("BTab")
             pane.wait_for(label)
         assert "auto mode on" not in pane.screen()
+        allowed = pane_factory(srv, "--allow-dangerously-skip-permissions")
+        wait_prompt(allowed)
+        for label in ("accept edits on", "plan mode on", "bypass permissions on"):
+            allowed.keys("BTab")
+            allowed.wait_for(label)
         plain = pane_factory(srv)
         wait_prompt(plain)
         for label in ("accept edits on", "plan mode on"):
