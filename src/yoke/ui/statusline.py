@@ -85,6 +85,18 @@ def _setting(ui: Any) -> Any:
     return settings.get("statusLine") if isinstance(settings, dict) else None
 
 
+def _style(session: Any) -> str:
+    """The output style the session runs with (what `system/init` reports)."""
+    if session is None:
+        return "default"
+    from yoke.skills.session import init_fields
+
+    try:
+        return str(init_fields(session).get("output_style") or "default")
+    except Exception:  # a stand-in session (benchmarks) has no extensions
+        return "default"
+
+
 def status_payload(ui: Any) -> dict[str, Any]:
     from yoke import __version__
 
@@ -103,7 +115,7 @@ def status_payload(ui: Any) -> dict[str, Any]:
         "model": {"id": model, "display_name": model},
         "workspace": {"current_dir": ui.cwd, "project_dir": ui.cwd, "added_dirs": []},
         "version": __version__,
-        "output_style": {"name": str((getattr(ui, "settings", None) or {}).get("outputStyle") or "default")},
+        "output_style": {"name": _style(session)},
         "cost": {
             "total_cost_usd": session.total_cost_usd if session is not None else 0.0,
             "total_duration_ms": 0,
