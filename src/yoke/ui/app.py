@@ -28,13 +28,11 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import SearchToolbar
-from rich.text import Text
 
 from yoke.ui.keys import EXIT_WINDOW_S, build_bindings
 from yoke.ui.paint import Painter
 from yoke.ui.screen import ScreenParts, columns_of
 from yoke.ui.session_link import SessionLink
-from yoke.ui.view import ConversationView
 
 # Alt+Enter and the Shift+Enter sequences of terminals that report modifiers insert a newline (Ctrl+J).
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
@@ -76,7 +74,7 @@ class TerminalUI(ScreenParts, SessionLink):
         self.session: Any = None
         columns = columns_of()
         self.painter = Painter(columns, env)
-        self.view = ConversationView(self.painter, self.emit, cwd)
+        self._view: Any = None  # the ConversationView, made at first use (rich stays unloaded until then)
         self.stats = Stats()
         self.choice: Choice | None = None
         self.feedback: asyncio.Future | None = None  # waiting for "tell Yoke what to do differently"
@@ -157,6 +155,14 @@ class TerminalUI(ScreenParts, SessionLink):
         app.timeoutlen = 0.4
         return app
 
+    @property
+    def view(self) -> Any:
+        if self._view is None:
+            from yoke.ui.view import ConversationView
+
+            self._view = ConversationView(self.painter, self.emit, self.cwd)
+        return self._view
+
     # ---- scrollback ---------------------------------------------------------------------------------------
 
     def emit(self, ansi: str) -> None:
@@ -182,7 +188,8 @@ class TerminalUI(ScreenParts, SessionLink):
         finally:
             self._flushing = False
 
-    def say(self, text: str | Text, style: str = "") -> None:
+    def say(self, text: Any, style: str = "") -> None:
+        """A line (str, with a rich style) or a rich Text into the scrollback."""
         self.emit(self.painter.line(text, style) if isinstance(text, str) else self.painter.ansi(text))
 
     def flash(self, message: str, seconds: float = EXIT_WINDOW_S) -> None:
@@ -385,7 +392,9 @@ class TerminalUI(ScreenParts, SessionLink):
             loop.create_task(self._load_session_commands())  # MCP servers may have come or gone
 
 
-def _echo(prompt: str, plain: bool) -> Text:
+def _echo(prompt: str, plain: bool) -> Any:
+    from rich.text import Text
+
     text = Text("\n> ", style="bold")  # a blank line between exchanges
     text.append(prompt.rstrip(), style="" if plain else "bold")
     return text

@@ -33,6 +33,8 @@ class ScreenParts:
     _hint_until: float
 
     def _live_text(self) -> Any:
+        if getattr(self, "_view", True) is None:  # nothing streamed yet: rich need not be loaded
+            return ""
         columns = columns_of(self.app)
         if columns != self.painter.width:
             self.painter.resize(columns)

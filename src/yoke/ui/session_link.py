@@ -10,6 +10,7 @@ from typing import Any
 # Shift+Tab's order (Claude Code's): bypassPermissions only when the session may use it, auto only when
 # auto mode is enabled (--enable-auto-mode, or the session started in it) and settings do not disable it.
 MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
+WARM_UP_AFTER_S = 0.4
 
 
 class SessionLink:
@@ -109,9 +110,9 @@ class SessionLink:
 
 
 def _warm_up() -> None:
-    """Import what the first answer renders with (Markdown, code highlighting, tables) in a thread, once the
-    prompt is usable, so neither the prompt nor the first streamed token waits for it."""
-    import threading
+    """Import what the first answer renders with (Markdown, code highlighting, tables) shortly after the
+    prompt became usable, so the first streamed token does not wait for it. On the event loop, not in a
+    thread: two threads importing the same modules can meet a partly initialised module."""
 
     def load() -> None:
         with contextlib.suppress(Exception):
@@ -119,4 +120,4 @@ def _warm_up() -> None:
             import rich.syntax  # noqa: F401
             import rich.table  # noqa: F401
 
-    threading.Thread(target=load, name="yoke-warm-up", daemon=True).start()
+    asyncio.get_running_loop().call_later(WARM_UP_AFTER_S, load)
