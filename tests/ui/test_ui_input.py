@@ -107,17 +107,17 @@ def test_resume_offers_claude_code_sessions_without_writing_them(pane_factory, b
 def test_status_line_command_output_in_the_footer(pane_factory, project):
     script = project / "status.sh"
     script.write_text(
-        "#!/bin/sh\npython3 -c \"import json,sys; d=json.load(sys.stdin); print('SL:' + d['model']['id'][:6])\"\n"
+        "#!/bin/sh\npython3 -c \"import json,sys; d=json.load(sys.stdin); print('SL:' + d['model']['id'][:6] + ':' + d['output_style']['name'])\"\n"
     )
     script.chmod(0o755)
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.json").write_text(
-        json.dumps({"statusLine": {"type": "command", "command": str(script)}})
+        json.dumps({"statusLine": {"type": "command", "command": str(script)}, "outputStyle": "Learning"})
     )
     with ScriptedServer([]) as srv:
         pane = pane_factory(srv)
         wait_prompt(pane)
-        pane.wait_for("SL:claud")
+        pane.wait_for("SL:claude:Learning")
 
 
 def test_escape_twice_opens_rewind(pane_factory):

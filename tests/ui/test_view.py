@@ -37,8 +37,16 @@ def test_long_output_is_cut_and_expandable(tmp_path):
     )
     text = "".join(out)
     assert "● Bash(seq 100)" in text and "+96 lines (ctrl+o to expand)" in text and "\n     100" not in text
-    view.show_hidden_output()
-    assert "100" in out[-1]
+    view.toggle_expanded()
+    assert "expanded tool output (1)" in out[-1] and "\n     100" in out[-1]
+    view.on_event(ev.ToolCallCompleted("t2", "Bash", {"command": "seq 50"}))
+    body = "\n".join(str(i) for i in range(1, 51))
+    view.on_event(
+        ev.ToolResultEvent("t2", "Bash", {"type": "tool_result", "tool_use_id": "t2", "content": body})
+    )
+    assert "\n     50" in out[-1] and "ctrl+o to expand" not in out[-1]  # shown whole while expanded
+    view.toggle_expanded()
+    assert "collapsed" in out[-1] and not view.expanded
 
 
 def test_finished_blocks_go_to_scrollback_once(tmp_path):

@@ -122,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permission-prompt-tool", metavar="tool", help="who answers permission prompts (stdio)")
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="= bypassPermissions mode")
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--enable-auto-mode", action="store_true", help="terminal: auto mode in Shift+Tab's cycle")
     p.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="continue here")
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="value", help="resume a session by id")
     p.add_argument("--fork-session", action="store_true", help="with --resume/--continue: a new session id")

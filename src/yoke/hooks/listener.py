@@ -107,6 +107,22 @@ class HookListener:
             self._groups.append(group)
             self._by_event.setdefault(group.event, []).append(group)
 
+    def describe_hooks(self) -> list[dict[str, Any]]:
+        """One row per configured handler, for front-ends to list: event, matcher, type, target, scope,
+        source (a settings file, `plugin NAME`, `skill NAME`)."""
+        return [
+            {
+                "event": g.event,
+                "matcher": g.matcher,
+                "type": h.type,
+                "target": h.describe(),
+                "scope": g.scope,
+                "source": g.source,
+            }
+            for g in self._groups
+            for h in g.handlers
+        ]
+
     def remove_tag(self, tag: str) -> None:
         """Drop every group added with `tag` (a skill's or an agent's frontmatter hooks, a plugin)."""
         self._groups = [g for g in self._groups if g.tag != tag]

@@ -172,6 +172,10 @@ class McpRuntime:
 
     # ---- prompts as slash commands ------------------------------------------------------------------
 
+    async def prompt_specs(self) -> list[tuple[str, Any]]:
+        """(server name, prompt) of every prompt the connected servers offer (name, description, arguments)."""
+        return await self.manager.list_prompts()
+
     async def prompt_commands(self) -> list[str]:
         return [f"mcp__{server}__{p.name}" for server, p in await self.manager.list_prompts()]
 

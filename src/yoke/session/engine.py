@@ -274,6 +274,71 @@ class Session:
         runner = self.agent.executor.ctx.session.extras.get("agents")
         return bool(runner is not None and runner.stop(task_id))
 
+    def hooks(self) -> list[dict[str, Any]]:
+        """The hooks this session runs, one row per handler (`event`, `matcher`, `type`, `target`, `scope`,
+        `source`): settings files, plugins, and skills' hooks once the skill has run."""
+        rows: list[dict[str, Any]] = []
+        for listener in getattr(self.agent.lifecycle, "_listeners", []):
+            describe = getattr(listener, "describe_hooks", None)
+            if callable(describe):
+                rows += describe()
+        return rows
+
+    def permission_modes(self) -> list[str]:
+        """The modes the session may switch into now: default, acceptEdits, plan, dontAsk, then
+        bypassPermissions when it started with it (or was allowed to), and auto when its classifier is
+        installed."""
+        modes = ["default", "acceptEdits", "plan", "dontAsk"]
+        if getattr(self.gate, "bypass_available", False) and not getattr(self.gate, "bypass_disabled", False):
+            modes.append("bypassPermissions")
+        if getattr(self.gate, "classifier", None) is not None:
+            modes.append("auto")
+        return modes
+
+    async def slash_commands(self) -> list[dict[str, str]]:
+        """What a user may type as `/name` besides the front-end's built-ins: user-invocable skills and
+        custom commands, then MCP prompts (`mcp__server__prompt`); each with `name`, `description`,
+        `argument_hint` and `kind` (skill, command, mcp)."""
+        from yoke.skills.runtime import runtime_of
+
+        rows: list[dict[str, str]] = []
+        runtime = runtime_of(self.agent.executor.ctx)
+        for skill in runtime.catalog.user_invocable() if runtime is not None else []:
+            rows.append(
+                {
+                    "name": skill.name,
+                    "description": skill.description,
+                    "argument_hint": skill.argument_hint,
+                    "kind": skill.kind,
+                    "source": skill.label or skill.source,
+                }
+            )
+        if self.mcp is not None and hasattr(self.mcp, "prompt_specs"):
+            for server, prompt in await self.mcp.prompt_specs():
+                names = [a.name for a in getattr(prompt, "arguments", None) or []]
+                rows.append(
+                    {
+                        "name": f"mcp__{server}__{prompt.name}",
+                        "description": getattr(prompt, "description", "") or "",
+                        "argument_hint": " ".join(f"<{n}>" for n in names),
+                        "kind": "mcp",
+                        "source": f"MCP {server}",
+                    }
+                )
+        return rows
+
+    async def notify(self, message: str, notification_type: str, title: str = "") -> None:
+        """The front-end is calling the user back (a permission prompt waits, a long turn ended): the
+        Notification hooks run (matched on `notification_type`, Claude Code's names: permission_prompt,
+        idle_prompt, ...). Never raises."""
+        fields: dict[str, Any] = {"message": message, "notification_type": notification_type}
+        if title:
+            fields["title"] = title
+        try:
+            await self.agent.lifecycle.announce("Notification", **fields)
+        except Exception:
+            pass
+
     async def context_report(self) -> str:
         from yoke.context.inspect import context_report
 

@@ -28,19 +28,15 @@ from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, VSplit, 
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.widgets import SearchToolbar
-from rich.text import Text
 
 from yoke.ui.keys import EXIT_WINDOW_S, build_bindings
 from yoke.ui.paint import Painter
 from yoke.ui.screen import ScreenParts, columns_of
-from yoke.ui.view import ConversationView
+from yoke.ui.session_link import SessionLink
 
 # Alt+Enter and the Shift+Enter sequences of terminals that report modifiers insert a newline (Ctrl+J).
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
     ANSI_SEQUENCES[_sequence] = Keys.ControlJ
-
-MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions")
-LONG_TURN_S = 20.0  # a turn this long rings the bell when it ends or asks something
 
 
 @dataclass
@@ -60,7 +56,7 @@ class Stats:
     queue: list[str] = field(default_factory=list)
 
 
-class TerminalUI(ScreenParts):
+class TerminalUI(ScreenParts, SessionLink):
     def __init__(
         self,
         opener: Callable[..., Any],
@@ -78,7 +74,7 @@ class TerminalUI(ScreenParts):
         self.session: Any = None
         columns = columns_of()
         self.painter = Painter(columns, env)
-        self.view = ConversationView(self.painter, self.emit, cwd)
+        self._view: Any = None  # the ConversationView, made at first use (rich stays unloaded until then)
         self.stats = Stats()
         self.choice: Choice | None = None
         self.feedback: asyncio.Future | None = None  # waiting for "tell Yoke what to do differently"
@@ -93,6 +89,11 @@ class TerminalUI(ScreenParts):
         self._turn_task: asyncio.Task | None = None
         self.exit_code = 0
         self.statusline: Any = None
+        self.settings: dict[str, Any] = {}  # the merged settings, read when a session opens
+        self.notifier: Any = None
+        self.auto_mode_enabled = False  # --enable-auto-mode
+        self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
+        self.interrupted = False
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),
@@ -154,6 +155,14 @@ class TerminalUI(ScreenParts):
         app.timeoutlen = 0.4
         return app
 
+    @property
+    def view(self) -> Any:
+        if self._view is None:
+            from yoke.ui.view import ConversationView
+
+            self._view = ConversationView(self.painter, self.emit, self.cwd)
+        return self._view
+
     # ---- scrollback ---------------------------------------------------------------------------------------
 
     def emit(self, ansi: str) -> None:
@@ -179,7 +188,8 @@ class TerminalUI(ScreenParts):
         finally:
             self._flushing = False
 
-    def say(self, text: str | Text, style: str = "") -> None:
+    def say(self, text: Any, style: str = "") -> None:
+        """A line (str, with a rich style) or a rich Text into the scrollback."""
         self.emit(self.painter.line(text, style) if isinstance(text, str) else self.painter.ansi(text))
 
     def flash(self, message: str, seconds: float = EXIT_WINDOW_S) -> None:
@@ -191,18 +201,24 @@ class TerminalUI(ScreenParts):
 
     # ---- questions ----------------------------------------------------------------------------------------
 
-    async def choose(self, header: str, options: list[str], default: int = 0) -> int | None:
-        """Show a question and wait: the chosen option's index, or None for Esc."""
+    async def choose(
+        self, header: str, options: list[str], default: int = 0, notify: tuple[str, str] | None = None
+    ) -> int | None:
+        """Show a question and wait: the chosen option's index, or None for Esc. `notify` (message,
+        notification type) calls the user back when the question stays unanswered a while."""
         while self.choice is not None:  # one question at a time (parallel tool calls)
             await self.choice.future
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.choice = Choice(header, options, future, default)
-        if self.stats.busy and time.monotonic() - self.stats.started > LONG_TURN_S:
-            _write_bell()  # a question waits after a long stretch of work: call the user back
+        reminder = None
+        if notify is not None and self.notifier is not None:
+            reminder = self.notifier.later(self.notifier.question_wait_s, self.session, *notify)
         self.app.invalidate()
         try:
             return await future
         finally:
+            if reminder is not None:
+                reminder.cancel()
             self.choice = None
             self.app.invalidate()
 
@@ -245,26 +261,6 @@ class TerminalUI(ScreenParts):
         if self.stats.busy or not self.inbox.empty():
             self.stats.queue.append(text)
         self.inbox.put_nowait(text)
-
-    def cycle_mode(self) -> None:
-        if self.session is None:
-            return
-        current = self.session.permission_mode
-        order = list(MODE_CYCLE)
-        start = order.index(current) if current in order else 0
-        for step in range(1, len(order) + 1):
-            candidate = order[(start + step) % len(order)]
-            try:
-                self.session.set_permission_mode(candidate)
-            except (ValueError, PermissionError):
-                continue
-            break
-        self._refresh_status()
-        self.app.invalidate()
-
-    def interrupt(self) -> None:
-        if self.session is not None and self.stats.busy:
-            self.session.interrupt()
 
     def exit(self, code: int = 0) -> None:
         self.exit_code = code
@@ -330,25 +326,6 @@ class TerminalUI(ScreenParts):
             await asyncio.sleep(0.05)
             self.exit(1)
 
-    async def open_session(self, **overrides: Any) -> None:
-        """Open (or reopen: /clear, /resume, /rewind) the session this UI drives."""
-        if self.session is not None:
-            await self.session.close("clear" if not overrides.get("resume") else "resume")
-            self.session = None
-        self.session = await self.opener(**overrides)
-        for warning in self.session.warnings:
-            self.say(f"  ⚠ {warning}", "yellow")
-        from yoke.ui.statusline import StatusLine
-
-        if self.statusline is None:
-            self.statusline = StatusLine.from_settings(self)
-        self._refresh_status()
-        self.app.invalidate()
-
-    def _refresh_status(self) -> None:
-        if self.statusline is not None and self.session is not None:
-            self.statusline.trigger()
-
     async def _tick(self) -> None:
         ticks = 0
         while True:
@@ -389,6 +366,7 @@ class TerminalUI(ScreenParts):
         if compact is None:
             message = with_images(pending_shell_context(self) + prompt, self.cwd)
         self.stats.busy = True
+        self.interrupted = False
         self.stats.started = time.monotonic()
         self.view.reset_turn()
         self.app.invalidate()
@@ -404,11 +382,19 @@ class TerminalUI(ScreenParts):
             self.stats.busy = False
             self._refresh_status()
             self.app.invalidate()
-            if time.monotonic() - self.stats.started > LONG_TURN_S:
-                _write_bell()
+            loop = asyncio.get_running_loop()
+            notifier = self.notifier
+            long_turn = notifier is not None and time.monotonic() - self.stats.started >= notifier.long_turn_s
+            if long_turn and not self.interrupted:
+                loop.create_task(
+                    notifier.notify(self.session, "Yoke is waiting for your input", "idle_prompt")
+                )
+            loop.create_task(self._load_session_commands())  # MCP servers may have come or gone
 
 
-def _echo(prompt: str, plain: bool) -> Text:
+def _echo(prompt: str, plain: bool) -> Any:
+    from rich.text import Text
+
     text = Text("\n> ", style="bold")  # a blank line between exchanges
     text.append(prompt.rstrip(), style="" if plain else "bold")
     return text
@@ -417,12 +403,6 @@ def _echo(prompt: str, plain: bool) -> Text:
 def _write(chunk: str) -> None:
     sys.stdout.write(chunk)
     sys.stdout.flush()
-
-
-def _write_bell() -> None:
-    with contextlib.suppress(Exception):
-        sys.stdout.write("\a")
-        sys.stdout.flush()
 
 
 def _history(env: dict[str, str]) -> Any:

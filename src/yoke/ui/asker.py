@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Group
-from rich.markdown import Markdown
 from rich.text import Text
 
 from yoke.permissions.gate import Answer, PermissionQuestion
@@ -33,7 +32,8 @@ class UIAsker:
             options += _always_options(update)
         options.append(("No, and tell Yoke what to do differently (esc)", "deny"))
         header = ui.painter.ansi(*_describe(question, ui.cwd))
-        index = await ui.choose(header, [label for label, _ in options])
+        notice = (f"Yoke needs your permission to use {question.tool_name}", "permission_prompt")
+        index = await ui.choose(header, [label for label, _ in options], notify=notice)
         action = options[index][1] if index is not None else "deny-interrupt"
         if action == "once":
             return Answer("allow")
@@ -68,7 +68,11 @@ class UIAsker:
             header = Text(str(question.get("header", "")) + "\n", style="bold cyan") + Text(
                 text, style="bold"
             )
-            index = await ui.choose(ui.painter.ansi(header), [*shown, "Other (type an answer)"])
+            index = await ui.choose(
+                ui.painter.ansi(header),
+                [*shown, "Other (type an answer)"],
+                notify=("Yoke has a question for you", "idle_prompt"),
+            )
             if index is None:
                 return None
             if index < len(labels):
@@ -81,11 +85,15 @@ class UIAsker:
         return answers
 
     async def approve_plan(self, plan: str) -> Answer | None:
+        from rich.markdown import Markdown
+
         ui = self.ui
         ui.emit(ui.painter.ansi(Text("● Plan", style="bold green"), Markdown(plan)))
         header = ui.painter.ansi(Text("Would you like to proceed with this plan?", style="bold"))
         options = ["Yes, and auto-accept edits", "Yes, and manually approve edits", "No, keep planning"]
-        index = await ui.choose(header, options)
+        index = await ui.choose(
+            header, options, notify=("Yoke's plan is ready for review", "permission_prompt")
+        )
         if index == 0:
             return Answer("allow", mode="acceptEdits")
         if index == 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import Awaitable, Callable
@@ -33,9 +34,23 @@ def later(name: str, description: str) -> None:
     BUILTINS[name] = (description, None)
 
 
-def command_table(cwd: str) -> list[tuple[str, str]]:
-    """(name, description) of every command `/` completes: built-ins, then custom commands."""
+def command_table(cwd: str, extra: list[dict[str, str]] | None = None) -> list[tuple[str, str]]:
+    """(name, description) of every command `/` completes: built-ins, then the session's skills, custom
+    commands and MCP prompts (`Session.slash_commands`; before the session has listed them, the custom
+    command files)."""
     rows = [(name, description) for name, (description, _) in BUILTINS.items()]
+    if extra:
+        for entry in extra:
+            if entry["name"] in BUILTINS:
+                continue
+            hint = f" {entry['argument_hint']}" if entry.get("argument_hint") else ""
+            label = {"skill": "skill", "command": "command", "mcp": ""}.get(entry.get("kind", ""), "")
+            source = entry.get("source") or ""
+            where = ", ".join(part for part in (label, source) if part)
+            rows.append(
+                (entry["name"], f"{entry.get('description', '')}{hint}" + (f" ({where})" if where else ""))
+            )
+        return rows
     rows += [
         (name, description) for name, description in custom_commands(cwd).items() if name not in BUILTINS
     ]
@@ -76,8 +91,9 @@ async def run_command(ui: Any, text: str) -> bool:
     name, _, args = text[1:].partition(" ")
     name = ALIASES.get(name, name)
     if name not in BUILTINS:
-        if name in custom_commands(ui.cwd):
-            return False
+        known = {entry["name"] for entry in ui.session_commands}
+        if name in known or name.startswith("mcp__") or name in custom_commands(ui.cwd):
+            return False  # the session runs skills, custom commands and MCP prompts
         ui.say(f"Unknown command: /{name} (type / to see the commands)", "yellow")
         return True
     ui.emit(ui.painter.ansi(Text(f"> {text}", style="dim")))
@@ -85,7 +101,16 @@ async def run_command(ui: Any, text: str) -> bool:
     if handler is None:
         ui.say(f"  /{name} is not available in Yoke's terminal yet.", "dim")
         return True
-    await handler(ui, args.strip())
+    try:
+        await handler(ui, args.strip())
+    except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
+        raise
+    except Exception as exc:  # a failing command is reported; the session goes on
+        from yoke.session.engine import SessionError
+
+        if isinstance(exc, SessionError):
+            raise
+        ui.say(f"  /{name} failed: {type(exc).__name__}: {exc}", "red")
     return True
 
 
@@ -95,7 +120,7 @@ async def run_command(ui: Any, text: str) -> bool:
 @command("help", "Show the commands and keys")
 async def _help(ui: Any, args: str) -> None:
     table = Table.grid(padding=(0, 2))
-    for name, description in command_table(ui.cwd):
+    for name, description in command_table(ui.cwd, ui.session_commands):
         table.add_row(Text("/" + name, style="bold"), Text(description, style="dim"))
     keys = Text(
         "\nenter send · shift+enter, alt+enter or \\ then enter: new line · esc interrupt · esc esc rewind\n"
@@ -322,12 +347,4 @@ async def _permissions(ui: Any, args: str) -> None:
     _rows(ui, rows, f"No permission rules; mode {ui.session.permission_mode}.")
 
 
-for _name, _description_text in (
-    ("config", "Open the settings"),
-    ("hooks", "Show the configured hooks"),
-    ("output-style", "Choose an output style"),
-    ("statusline", "Set up the status line"),
-):
-    later(_name, _description_text)
-
-from yoke.ui import session_commands  # noqa: E402,F401 - registers /resume and /rewind
+from yoke.ui import session_commands, settings_commands  # noqa: E402,F401 - register their commands

@@ -30,7 +30,7 @@ class PromptCompleter(Completer):
     def _commands(self, typed: str) -> Iterator[Completion]:
         from yoke.ui.commands import command_table
 
-        for name, description in command_table(self.ui.cwd):
+        for name, description in command_table(self.ui.cwd, self.ui.session_commands):
             if name.startswith(typed):
                 yield Completion("/" + name, start_position=-len(typed) - 1, display_meta=description)
 

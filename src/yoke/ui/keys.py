@@ -121,6 +121,7 @@ def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
 
     @kb.add("c-o")
     def _expand(event: Any) -> None:
-        ui.view.show_hidden_output()
+        ui.view.toggle_expanded()
+        ui.app.invalidate()
 
     return kb

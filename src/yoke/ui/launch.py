@@ -47,21 +47,22 @@ async def _run(args: Namespace, first_prompt: str | None) -> int:
         kind = PlainUI
     ui = kind(opener, str(cwd.resolve()), first_prompt, env)
     ui.settings_flag = args.settings
+    ui.auto_mode_enabled = bool(getattr(args, "enable_auto_mode", False))
     _banner(ui)
     return await ui.run()
 
 
 def _banner(ui: Any) -> None:
-    from rich.text import Text
-
+    """Written as plain ANSI: rich is not loaded before the first prompt is on screen."""
     from yoke import __version__
 
-    text = Text()
-    text.append("✻ ", style="bold magenta")
-    text.append("Yoke", style="bold")
-    text.append(f" {__version__}  ", style="dim")
-    text.append(f"{ui.cwd}\n", style="dim")
-    text.append(
-        "  /help for commands · esc to interrupt · shift+tab to change the permission mode\n", style="dim"
-    )
-    ui.emit(ui.painter.ansi(text))
+    plain = ui.painter.no_color
+
+    def style(code: str, text: str) -> str:
+        return text if plain else f"\x1b[{code}m{text}\x1b[0m"
+
+    hint = "  /help for commands · esc to interrupt · shift+tab to change the permission mode"
+    ui.emit(
+        style("1;35", "✻ ") + style("1", "Yoke") + style("2", f" {__version__}  ") + style("2", ui.cwd) + "\n"
+        + style("2", hint) + "\n"
+    )  # fmt: skip

@@ -40,7 +40,19 @@ class PlainUI(TerminalUI):
     def prefill(self, text: str) -> None:
         self.say(f"  (your message was: {text})", "dim")
 
-    async def choose(self, header: str, options: list[str], default: int = 0) -> int | None:
+    async def choose(
+        self, header: str, options: list[str], default: int = 0, notify: tuple[str, str] | None = None
+    ) -> int | None:
+        reminder = None
+        if notify is not None and self.notifier is not None:
+            reminder = self.notifier.later(self.notifier.question_wait_s, self.session, *notify)
+        try:
+            return await self._choose(header, options, default)
+        finally:
+            if reminder is not None:
+                reminder.cancel()
+
+    async def _choose(self, header: str, options: list[str], default: int) -> int | None:
         lines = [header.rstrip("\n")] + [f"  {i + 1}. {option}" for i, option in enumerate(options)]
         self.emit("\n".join(lines) + "\n")
         while True:

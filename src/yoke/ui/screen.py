@@ -15,6 +15,7 @@ MODE_LABELS = {
     "plan": "⏸ plan mode on",
     "bypassPermissions": "⏵⏵ bypass permissions on",
     "dontAsk": "⏵⏵ don't ask mode on",
+    "auto": "⏵⏵ auto mode on",
 }
 
 
@@ -32,6 +33,8 @@ class ScreenParts:
     _hint_until: float
 
     def _live_text(self) -> Any:
+        if getattr(self, "_view", True) is None:  # nothing streamed yet: rich need not be loaded
+            return ""
         columns = columns_of(self.app)
         if columns != self.painter.width:
             self.painter.resize(columns)
@@ -87,6 +90,8 @@ class ScreenParts:
             parts.append(("ansimagenta" if mode != "plan" else "ansicyan", f"  {label} (shift+tab to cycle)"))
         else:
             parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
+        if self.view.expanded:
+            parts.append(("ansicyan", "  · output expanded (ctrl+o)"))
         tasks = self.session.background_tasks()
         if tasks:
             parts.append(("ansicyan", f"  · {len(tasks)} background task{'s' if len(tasks) != 1 else ''}"))

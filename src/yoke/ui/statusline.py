@@ -81,16 +81,20 @@ class StatusLine:
 
 
 def _setting(ui: Any) -> Any:
-    from pathlib import Path
+    settings = getattr(ui, "settings", None)
+    return settings.get("statusLine") if isinstance(settings, dict) else None
 
-    from yoke.config.settings import load_settings
+
+def _style(session: Any) -> str:
+    """The output style the session runs with (what `system/init` reports)."""
+    if session is None:
+        return "default"
+    from yoke.skills.session import init_fields
 
     try:
-        return load_settings(Path(ui.cwd), flag_settings=getattr(ui, "settings_flag", None)).merged.get(
-            "statusLine"
-        )
-    except (OSError, ValueError):
-        return None
+        return str(init_fields(session).get("output_style") or "default")
+    except Exception:  # a stand-in session (benchmarks) has no extensions
+        return "default"
 
 
 def status_payload(ui: Any) -> dict[str, Any]:
@@ -111,7 +115,7 @@ def status_payload(ui: Any) -> dict[str, Any]:
         "model": {"id": model, "display_name": model},
         "workspace": {"current_dir": ui.cwd, "project_dir": ui.cwd, "added_dirs": []},
         "version": __version__,
-        "output_style": {"name": "default"},
+        "output_style": {"name": _style(session)},
         "cost": {
             "total_cost_usd": session.total_cost_usd if session is not None else 0.0,
             "total_duration_ms": 0,

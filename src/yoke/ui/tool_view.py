@@ -43,16 +43,19 @@ def call_line(name: str, input: dict[str, Any], cwd: str, nested: bool = False) 
 
 
 def result_lines(
-    name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool
+    name: str, input: dict[str, Any], content: Any, data: Any, is_error: bool, full: bool = False
 ) -> tuple[list[Text], bool]:
-    """What to show under a call, and whether some output was left out (Ctrl+O shows it)."""
+    """What to show under a call, and whether some output was left out (Ctrl+O shows it); `full` shows
+    all of a command's output (Ctrl+O's expanded view)."""
     from yoke.messages import result_text
 
     text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
     if is_error:
         text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()
-        first = text.splitlines()[0] if text else "failed"
-        return [_under(Text(first, style="red"))], len(text.splitlines()) > 1
+        lines = text.splitlines() or ["failed"]
+        if full:
+            return [_under(Text(line, style="red"), first=i == 0) for i, line in enumerate(lines)], False
+        return [_under(Text(lines[0], style="red"))], len(lines) > 1
     if name in EDIT_TOOLS and isinstance(data, dict) and isinstance(data.get("structuredPatch"), list):
         return diff_lines(data["structuredPatch"], data.get("filePath") or input.get("file_path", "")), False
     if name == "Read":
@@ -61,8 +64,9 @@ def result_lines(
     if name == "TodoWrite":
         return [], False
     lines = text.splitlines() or ["(no output)"]
-    shown = [_under(Text(line), first=i == 0) for i, line in enumerate(lines[:PREVIEW_LINES])]
-    more = len(lines) - PREVIEW_LINES
+    keep = len(lines) if full else PREVIEW_LINES
+    shown = [_under(Text(line), first=i == 0) for i, line in enumerate(lines[:keep])]
+    more = len(lines) - keep
     if more > 0:
         shown.append(Text(f"     … +{more} lines (ctrl+o to expand)", style="dim"))
     return shown, more > 0

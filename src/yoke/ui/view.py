@@ -30,7 +30,10 @@ class ConversationView:
         self.thinking_started = 0.0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.shown_results: set[str] = set()
-        self.last_hidden_output = ""  # the newest result shown cut short (Ctrl+O prints it whole)
+        # Ctrl+O: the results of the latest turn that were shown cut short (call line, result), and
+        # whether the expanded view is on (results then shown whole as they come)
+        self.cut_results: list[tuple[Text, tuple[str, dict[str, Any], Any, Any, bool]]] = []
+        self.expanded = False
         self.output_tokens = 0  # this turn, estimated while streaming, exact after each response
         self._streamed_chars = 0
         self._counted_tokens = 0
@@ -66,6 +69,7 @@ class ConversationView:
     def reset_turn(self) -> None:
         self._counted_tokens = 0
         self._streamed_chars = 0
+        self.cut_results.clear()  # Ctrl+O expands the latest turn's; memory stays bounded
 
     # ---- events -----------------------------------------------------------------------------------------
 
@@ -154,11 +158,10 @@ class ConversationView:
         self.shown_results.add(result.tool_use_id)
         name, input = self.calls.get(result.tool_use_id, (result.name, {}))
         content = result.block.get("content", "") if isinstance(result.block, dict) else ""
-        lines, cut = result_lines(name, input, content, result.data, result.is_error)
+        parts = (name, input, content, result.data, result.is_error)
+        lines, cut = result_lines(*parts, full=self.expanded)
         if cut:
-            from yoke.messages import result_text
-
-            self.last_hidden_output = result_text(content) if not isinstance(content, str) else content
+            self.cut_results.append((call_line(name, input, self.cwd), parts))
         if lines:
             self.emit(self.painter.ansi(*lines))
 
@@ -190,7 +193,20 @@ class ConversationView:
         elif event.is_error:
             self.emit(self.painter.ansi(Text(f"  ⎿  {event.reason}: {event.text}", style="red")))
 
-    def show_hidden_output(self) -> None:
-        if self.last_hidden_output:
-            self.emit(self.painter.ansi(Text(self.last_hidden_output, style="dim")))
-            self.last_hidden_output = ""
+    def toggle_expanded(self) -> None:
+        """Ctrl+O: turn the expanded view on (the latest turn's cut results are printed whole, and results
+        that come are shown whole) or off again. The scrollback keeps what it has: only what follows
+        changes."""
+        self.expanded = not self.expanded
+        if not self.expanded:
+            self.emit(self.painter.ansi(Text("  (tool output collapsed · ctrl+o to expand)", style="dim")))
+            return
+        cut, self.cut_results = self.cut_results, []
+        rule = Text(f"── expanded tool output ({len(cut)}) · ctrl+o to collapse ──", style="dim")
+        if not cut:
+            rule = Text("── expanded view: tool output is shown whole · ctrl+o to collapse ──", style="dim")
+        parts: list[Text] = [rule]
+        for line, result in cut:
+            parts.append(line)
+            parts += result_lines(*result, full=True)[0]
+        self.emit(self.painter.ansi(*parts))
