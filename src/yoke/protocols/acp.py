@@ -72,11 +72,15 @@ class YokeAgent:
         self.conn: Any = None
         self.sessions: dict[str, Any] = {}
         self.running: dict[str, asyncio.Task] = {}
+        self.client_capabilities: Any = None  # what the client offered in `initialize`
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **kwargs: Any
+    ) -> schema.InitializeResponse:
+        self.client_capabilities = client_capabilities
         return schema.InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
@@ -104,8 +108,10 @@ class YokeAgent:
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
         from yoke.mcp.shapes import from_acp
+        from yoke.protocols.acp_files import client_files
         from yoke.session import SessionError, SessionOptions, open_session
 
+        files = client_files(self.conn, self.client_capabilities)
         options = SessionOptions(
             cwd=Path(cwd),
             add_dirs=[Path(d) for d in add_dirs or []],
@@ -113,12 +119,15 @@ class YokeAgent:
             resume=resume,
             entrypoint="acp",
             mcp_config=from_acp(mcp_servers),
+            workspace_files=files,
         )
         try:
             session = await open_session(options)
         except SessionError as exc:
             raise acp.RequestError.invalid_params({"message": str(exc)}) from None
         session.set_asker(ClientAsker(self.conn, session.id))
+        if files is not None:
+            files.session_id = session.id
         self.sessions[session.id] = session
         await self.conn.session_update(
             session_id=session.id,

@@ -5,9 +5,10 @@ happen (ACP's `fs/read_text_file` and `fs/write_text_file`). Such a front-end ha
 (`SessionOptions.workspace_files`); it reaches every tool call as `ToolContext.files`. When it is None (the
 default) the tools use the local disk byte-exactly, keeping each file's encoding and byte-order mark.
 
-Only text goes through it: Read's images, PDFs and notebooks, binary files, NotebookEdit and everything
-the shell does stay on the disk. Permission checks, hooks and checkpoints happen around the tool call and
-are the same either way; the read-before-edit record of text read through it is a hash of that text.
+Only text files inside the session's working directories go through it: Read's images, PDFs and
+notebooks, binary files, files elsewhere, NotebookEdit and everything the shell does stay on the disk.
+Permission checks, hooks and checkpoints happen around the tool call and are the same either way; the
+read-before-edit record of text read through it is a hash of that text.
 """
 
 from __future__ import annotations
@@ -37,14 +38,29 @@ class WorkspaceFiles(Protocol):
         ...
 
 
-def reader(ctx: ToolContext) -> WorkspaceFiles | None:
+def reader(ctx: ToolContext, path: Path) -> WorkspaceFiles | None:
+    """The front-end to read this file's text through, if any."""
     files = ctx.files
-    return files if files is not None and getattr(files, "reads_text", False) else None
+    ok = files is not None and getattr(files, "reads_text", False) and in_workspace(ctx, path)
+    return files if ok else None
 
 
-def writer(ctx: ToolContext) -> WorkspaceFiles | None:
+def writer(ctx: ToolContext, path: Path) -> WorkspaceFiles | None:
+    """The front-end to write this file's text through, if any."""
     files = ctx.files
-    return files if files is not None and getattr(files, "writes_text", False) else None
+    ok = files is not None and getattr(files, "writes_text", False) and in_workspace(ctx, path)
+    return files if ok else None
+
+
+def in_workspace(ctx: ToolContext, path: Path) -> bool:
+    """Inside one of the session's working directories. Files elsewhere (Yoke's own memory and plan files,
+    a temporary file) are not the editor's business: they stay on the disk."""
+    real = os.path.realpath(path)
+    for folder in ctx.all_dirs():
+        root = os.path.realpath(folder)
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return True
+    return False
 
 
 def text_state(text: str, partial: bool = False) -> FileState:

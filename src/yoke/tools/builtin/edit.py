@@ -164,12 +164,12 @@ class _Target:
 
 async def _edit(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
     """The edits applied on the disk, or through the front-end when it writes (an editor's buffer)."""
-    if writer(ctx) is None:
+    if writer(ctx, path) is None:
         return await asyncio.to_thread(_apply_edits, path, edits, ctx)
     _refuse_no_ops(edits)
     target = await _load_through(path, edits[0].old_string, ctx)
     text, notes = await asyncio.to_thread(_compute, target, edits)
-    files = writer(ctx)
+    files = writer(ctx, path)
     assert files is not None
     state = await put_text(files, path, text)
     return _finish(path, target, text, notes, state, ctx)
@@ -259,7 +259,7 @@ def _load(path: Path, first_old: str, ctx: ToolContext) -> _Target:
 
 async def _load_through(path: Path, first_old: str, ctx: ToolContext) -> _Target:
     """As `_load`, with the text read through the front-end when it reads (else from the disk)."""
-    source = reader(ctx)
+    source = reader(ctx, path)
     if source is None or not path.exists():
         return await asyncio.to_thread(_load, path, first_old, ctx)
     _check_kind(path)

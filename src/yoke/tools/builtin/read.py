@@ -88,7 +88,7 @@ class ReadTool(Tool):
 
     async def run(self, input: ReadInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
-        files = reader(ctx)
+        files = reader(ctx, path)
         if files is not None and await asyncio.to_thread(_plain_text, path, input, ctx):
             return await _read_through(files, path, input, ctx)  # the editor's buffer, saved or not
         return await asyncio.to_thread(self._read, path, input, ctx)

@@ -54,7 +54,7 @@ class WriteTool(Tool):
 
     async def run(self, input: WriteInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
-        if writer(ctx) is not None:
+        if writer(ctx, path) is not None:
             return await _write_through(path, input.content, ctx)
         return await asyncio.to_thread(_write, path, input.content, ctx)
 
@@ -75,13 +75,13 @@ def _write(path: Path, content: str, ctx: ToolContext) -> ToolResult:
 async def _write_through(path: Path, content: str, ctx: ToolContext) -> ToolResult:
     """Write through the front-end (an editor shows the change in its buffer); the file it replaces is
     read through it too when it can, so the freshness check compares what the model saw with the buffer."""
-    files = writer(ctx)
+    files = writer(ctx, path)
     assert files is not None
     if path.is_dir():
         raise ToolError(f"{path} is a directory; give the path of a file inside it.")
     original: str | None = None
     if path.exists():
-        source = reader(ctx)
+        source = reader(ctx, path)
         if source is None:
             original = await asyncio.to_thread(_current_local, path, ctx)
         else:
