@@ -73,6 +73,7 @@ class YokeAgent:
         self.sessions: dict[str, Any] = {}
         self.running: dict[str, asyncio.Task] = {}
         self.client_capabilities: Any = None  # what the client offered in `initialize`
+        self.terminals: dict[str, Any] = {}  # session id -> its ClientTerminal (None: not offered)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -108,10 +109,11 @@ class YokeAgent:
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
         from yoke.mcp.shapes import from_acp
-        from yoke.protocols.acp_files import client_files
+        from yoke.protocols.acp_client import client_files, client_terminal
         from yoke.session import SessionError, SessionOptions, open_session
 
         files = client_files(self.conn, self.client_capabilities)
+        terminal = client_terminal(self.conn, self.client_capabilities)
         options = SessionOptions(
             cwd=Path(cwd),
             add_dirs=[Path(d) for d in add_dirs or []],
@@ -120,14 +122,17 @@ class YokeAgent:
             entrypoint="acp",
             mcp_config=from_acp(mcp_servers),
             workspace_files=files,
+            command_terminal=terminal,
         )
         try:
             session = await open_session(options)
         except SessionError as exc:
             raise acp.RequestError.invalid_params({"message": str(exc)}) from None
         session.set_asker(ClientAsker(self.conn, session.id))
-        if files is not None:
-            files.session_id = session.id
+        for offered in (files, terminal):
+            if offered is not None:
+                offered.session_id = session.id
+        self.terminals[session.id] = terminal
         self.sessions[session.id] = session
         await self.conn.session_update(
             session_id=session.id,
@@ -167,7 +172,7 @@ class YokeAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
         session = self._session(session_id)
-        mapper = UpdateMapper(session)
+        mapper = UpdateMapper(session, self.terminals.get(session_id))
         result: ev.Result | None = None
         async for event in session.query(prompt_from_blocks(prompt)):
             if isinstance(event, ev.Result):

@@ -44,8 +44,9 @@ def prompt_from_blocks(blocks: list[Any]) -> str | list[Block]:
 class UpdateMapper:
     """Turns one query's events into session updates; remembers each tool call's input for its diff."""
 
-    def __init__(self, session: Any):
+    def __init__(self, session: Any, terminal: Any = None):
         self.session = session
+        self.terminal = terminal  # the session's ClientTerminal: calls that ran in an editor terminal
         self.inputs: dict[str, dict[str, Any]] = {}
 
     def updates(self, event: ev.Event) -> list[Any]:
@@ -83,8 +84,11 @@ class UpdateMapper:
         diff = _diff(event.data)
         if diff is not None and not event.is_error:
             content.append(diff)
+        terminal_id = self.terminal.by_call.pop(event.tool_use_id, None) if self.terminal else None
         text = _text(event.block.get("content"))
-        if text:
+        if terminal_id is not None:  # the output is in the editor's terminal: keep showing that
+            content.append(schema.TerminalToolCallContent(type="terminal", terminal_id=terminal_id))
+        elif text:
             content.append(acp.tool_content(acp.text_block(text)))
         return acp.update_tool_call(
             event.tool_use_id,
