@@ -5,8 +5,10 @@ the sandbox on, or without the offer, commands run locally."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 from pathlib import Path
 
 from acp import schema
@@ -38,6 +40,7 @@ class TerminalClient(EditorClient):
             env=dict(os.environ, **extra),
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
         )
         self.procs[terminal_id] = proc
         self.outputs[terminal_id] = asyncio.ensure_future(proc.stdout.read())
@@ -52,7 +55,10 @@ class TerminalClient(EditorClient):
         return schema.TerminalOutputResponse(output=output, truncated=False)
 
     async def kill_terminal(self, session_id, terminal_id, **kwargs):
-        self.procs[terminal_id].kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.procs[terminal_id].pid, signal.SIGKILL)  # the command's whole process group
+        await self.procs[terminal_id].wait()
+        await self.outputs[terminal_id]
 
     async def release_terminal(self, session_id, terminal_id, **kwargs):
         self.released.append(terminal_id)
@@ -106,3 +112,40 @@ async def test_without_the_offer_commands_run_locally(project, base_env):
         results = tool_results(srv)
     assert client.created == []
     assert "hello from 1" in results["b1"] and str(Path(project, "sub")) in results["b2"]
+
+
+async def test_cancel_kills_the_client_terminal(project, base_env):
+    import acp
+    from tests.protocols.test_acp import _env, stop
+    from tests.protocols.test_acp_fs import start
+
+    class KillRecording(TerminalClient):
+        killed: list[str] = []
+
+        async def kill_terminal(self, session_id, terminal_id, **kwargs):
+            self.killed.append(terminal_id)
+            await super().kill_terminal(session_id, terminal_id)
+
+    client = KillRecording()
+    with ScriptedServer([call("b1", "Bash", command="sleep 30")]) as srv:
+        proc, conn = await start(client, _env(base_env, srv), project, TERMINAL)
+        try:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            prompt = asyncio.create_task(
+                conn.prompt(session_id=session.session_id, prompt=[acp.text_block("wait")])
+            )
+            deadline = asyncio.get_running_loop().time() + 20
+            while not client.created:
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.05)
+            await conn.cancel(session_id=session.session_id)
+            response = await asyncio.wait_for(prompt, 5)
+            for _ in range(100):
+                if client.released and client.killed:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await stop(proc, conn)
+    assert response.stop_reason == "cancelled"
+    assert client.killed == ["term-1"] == client.released
+    assert client.procs["term-1"].returncode is not None

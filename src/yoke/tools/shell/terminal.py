@@ -74,11 +74,29 @@ async def run_in_terminal(
         )
     except Exception:
         return None
+    settled = False
     try:
-        return await _await_terminal(terminal, terminal_id, output_path, timeout_s, cancel, started_at)
+        outcome = await _await_terminal(terminal, terminal_id, output_path, timeout_s, cancel, started_at)
+        settled = True
+        return outcome
     finally:
+        # Its own task, so an interrupt arriving now (or again) cannot leave the command running.
+        cleanup = asyncio.ensure_future(_close(terminal, terminal_id, kill=not settled))
+        _CLOSING.add(cleanup)
+        cleanup.add_done_callback(_CLOSING.discard)
         with contextlib.suppress(Exception):
-            await asyncio.shield(terminal.release(terminal_id))
+            await asyncio.shield(cleanup)
+
+
+_CLOSING: set[asyncio.Future] = set()  # cleanups in flight (the loop keeps only weak references to tasks)
+
+
+async def _close(terminal: CommandTerminal, terminal_id: str, *, kill: bool) -> None:
+    if kill:
+        with contextlib.suppress(Exception):
+            await terminal.kill(terminal_id)
+    with contextlib.suppress(Exception):
+        await terminal.release(terminal_id)
 
 
 async def _await_terminal(
@@ -93,16 +111,12 @@ async def _await_terminal(
     interrupted = asyncio.ensure_future(cancel.wait())
     try:
         await asyncio.wait({exited, interrupted}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        exited.cancel()
-        with contextlib.suppress(Exception):
-            await asyncio.shield(terminal.kill(terminal_id))
-        raise
     finally:
         interrupted.cancel()
-    finished = exited.done() and exited.exception() is None
+        if not exited.done():
+            exited.cancel()
+    finished = exited.done() and not exited.cancelled() and exited.exception() is None
     if not finished:
-        exited.cancel()
         with contextlib.suppress(Exception):
             await terminal.kill(terminal_id)
     text, truncated = await terminal.output(terminal_id)
