@@ -3,7 +3,8 @@
 One ACP session is one Yoke session (`open_session`); a prompt is one `Session.query`, its events turned into
 ACP session updates (message and thought chunks, tool calls with kind, locations, status and diffs, the
 plan from the todo list). Permission questions go to the client as `session/request_permission`; the
-session modes are Yoke's permission modes; `session/cancel` interrupts the running query.
+session modes are Yoke's permission modes; `session/cancel` interrupts the running query. The client's
+file system and terminals, when offered, are handed to the session (`acp_client.py`).
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ class YokeAgent:
 
     async def close_session(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.pop(session_id, None)
+        self.terminals.pop(session_id, None)
         if session is not None:
             await session.close()
 
