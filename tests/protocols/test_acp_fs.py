@@ -90,21 +90,25 @@ async def test_read_sees_the_buffer_and_edits_go_to_the_editor(project, base_env
     target = project / "notes.txt"
     target.write_text("saved line\n")
     created = project / "new.txt"
+    elsewhere = project.parent / "elsewhere.txt"  # outside the working directories: not the editor's
+    elsewhere.write_text("on disk only\n")
     turns = [
+        call("o1", "Read", file_path=str(elsewhere)),
         call("r1", "Read", file_path=str(target)),
         call("e1", "Edit", file_path=str(target), old_string="unsaved line", new_string="edited line"),
         call("w1", "Write", file_path=str(created), content="fresh\n"),
         {"content": [{"type": "text", "text": "Done."}]},
     ]
-    client = EditorClient({str(target): "unsaved line\n"})
+    client = EditorClient({str(target): "unsaved line\n", str(elsewhere): "an editor buffer\n"})
     with ScriptedServer(turns) as srv:
         response = await run_prompt(client, srv, base_env, project, FS)
         results = tool_results(srv)
     assert response.stop_reason == "end_turn"
+    assert "on disk only" in results["o1"] and str(elsewhere) not in client.reads
     assert "unsaved line" in results["r1"] and "saved line" not in results["r1"].replace("unsaved", "")
     assert client.writes == {str(target): "edited line\n", str(created): "fresh\n"}
     assert target.read_text() == "saved line\n" and not created.exists()  # the editor, not Yoke, saves
-    assert [tc.tool_call_id for tc, _ in client.permission_requests] == ["e1", "w1"]
+    assert [tc.tool_call_id for tc, _ in client.permission_requests] == ["o1", "e1", "w1"]
     done = [u for u in client.of("tool_call_update") if u.tool_call_id == "e1" and u.status == "completed"]
     diff = next(c for c in done[0].content if getattr(c, "type", "") == "diff")
     assert diff.old_text == "unsaved line\n" and diff.new_text == "edited line\n"
