@@ -149,3 +149,24 @@ async def test_cancel_kills_the_client_terminal(project, base_env):
     assert response.stop_reason == "cancelled"
     assert client.killed == ["term-1"] == client.released
     assert client.procs["term-1"].returncode is not None
+
+
+async def test_a_client_taking_terminal_output_in_meta_sees_local_runs_as_terminals(project, base_env):
+    capabilities = schema.ClientCapabilities.model_validate(
+        {"terminal": True, "_meta": {"terminal_output": True}}
+    )
+    client = TerminalClient()
+    with ScriptedServer(bash_turns()) as srv:
+        await run_prompt(client, srv, base_env, project, capabilities)
+        results = tool_results(srv)
+    assert client.created == []  # run locally (sandbox kept), shown through `_meta`
+    assert "hello from 1" in results["b1"]
+    start = next(u for u in client.of("tool_call") if u.tool_call_id == "b1")
+    assert start.field_meta == {"terminal_info": {"terminal_id": "b1"}}
+    assert [c.terminal_id for c in start.content] == ["b1"]
+    metas = [u.field_meta for u in client.of("tool_call_update") if u.tool_call_id == "b1" and u.field_meta]
+    assert metas[0]["terminal_output"]["terminal_id"] == "b1"
+    assert "hello from 1" in metas[0]["terminal_output"]["data"]
+    assert metas[-1]["terminal_exit"] == {"terminal_id": "b1", "exit_code": 3, "signal": None}
+    final = [u for u in client.of("tool_call_update") if u.tool_call_id == "b1" and u.status == "failed"]
+    assert [c.terminal_id for c in final[0].content] == ["b1"]

@@ -114,7 +114,9 @@ class YokeAgent:
         from yoke.session import SessionError, SessionOptions, open_session
 
         files = client_files(self.conn, self.client_capabilities)
-        terminal = client_terminal(self.conn, self.client_capabilities)
+        # A client that shows locally run output as a terminal gets every command that way, sandbox kept.
+        meta = _terminal_meta(self.client_capabilities)
+        terminal = None if meta else client_terminal(self.conn, self.client_capabilities)
         options = SessionOptions(
             cwd=Path(cwd),
             add_dirs=[Path(d) for d in add_dirs or []],
@@ -173,7 +175,9 @@ class YokeAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
         session = self._session(session_id)
-        mapper = UpdateMapper(session, self.terminals.get(session_id))
+        mapper = UpdateMapper(
+            session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities)
+        )
         result: ev.Result | None = None
         async for event in session.query(prompt_from_blocks(prompt)):
             if isinstance(event, ev.Result):
@@ -212,6 +216,13 @@ class YokeAgent:
     async def close_all(self) -> None:
         for session in list(self.sessions.values()):
             await session.close()
+
+
+def _terminal_meta(capabilities: Any) -> bool:
+    """Whether the client takes Bash output in `_meta` and shows it as a terminal (Zed's extension, also
+    used by its Codex and Claude adapters)."""
+    meta = getattr(capabilities, "field_meta", None)
+    return isinstance(meta, dict) and meta.get("terminal_output") is True
 
 
 def acp_command(argv: list[str]) -> int:

@@ -20,7 +20,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from yoke.tools.shell.foreground import ForegroundOutcome
 from yoke.tools.shell.process import bash_path
@@ -68,10 +68,16 @@ async def run_in_terminal(
     writes it. None when the terminal could not be created (the caller runs the command locally)."""
     started_at = time.time()
     argv = [bash_path(), "--noprofile", "--norc", "-c", _prelude(env) + script]
-    try:
-        terminal_id = await terminal.create(
+    creating = asyncio.ensure_future(
+        terminal.create(
             argv, cwd=cwd, env=_env_delta(env), output_limit=OUTPUT_LIMIT_BYTES, tool_use_id=tool_use_id
         )
+    )
+    try:
+        terminal_id = await asyncio.shield(creating)
+    except asyncio.CancelledError:  # interrupted while the terminal was being made: stop it once it exists
+        _in_background(_close_once_created(terminal, creating))
+        raise
     except Exception:
         return None
     settled = False
@@ -81,14 +87,27 @@ async def run_in_terminal(
         return outcome
     finally:
         # Its own task, so an interrupt arriving now (or again) cannot leave the command running.
-        cleanup = asyncio.ensure_future(_close(terminal, terminal_id, kill=not settled))
-        _CLOSING.add(cleanup)
-        cleanup.add_done_callback(_CLOSING.discard)
+        cleanup = _in_background(_close(terminal, terminal_id, kill=not settled))
         with contextlib.suppress(Exception):
             await asyncio.shield(cleanup)
 
 
 _CLOSING: set[asyncio.Future] = set()  # cleanups in flight (the loop keeps only weak references to tasks)
+
+
+def _in_background(work: Any) -> asyncio.Future:
+    task = asyncio.ensure_future(work)
+    _CLOSING.add(task)
+    task.add_done_callback(_CLOSING.discard)
+    return task
+
+
+async def _close_once_created(terminal: CommandTerminal, creating: asyncio.Future) -> None:
+    try:
+        terminal_id = await creating
+    except Exception:
+        return
+    await _close(terminal, terminal_id, kill=True)
 
 
 async def _close(terminal: CommandTerminal, terminal_id: str, *, kill: bool) -> None:
