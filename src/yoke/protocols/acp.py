@@ -3,7 +3,8 @@
 One ACP session is one Yoke session (`open_session`); a prompt is one `Session.query`, its events turned into
 ACP session updates (message and thought chunks, tool calls with kind, locations, status and diffs, the
 plan from the todo list). Permission questions go to the client as `session/request_permission`; the
-session modes are Yoke's permission modes; `session/cancel` interrupts the running query.
+session modes are Yoke's permission modes; `session/cancel` interrupts the running query. The client's
+file system and terminals, when offered, are handed to the session (`acp_client.py`).
 """
 
 from __future__ import annotations
@@ -72,11 +73,16 @@ class YokeAgent:
         self.conn: Any = None
         self.sessions: dict[str, Any] = {}
         self.running: dict[str, asyncio.Task] = {}
+        self.client_capabilities: Any = None  # what the client offered in `initialize`
+        self.terminals: dict[str, Any] = {}  # session id -> its ClientTerminal (None: not offered)
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **kwargs: Any
+    ) -> schema.InitializeResponse:
+        self.client_capabilities = client_capabilities
         return schema.InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
@@ -104,8 +110,13 @@ class YokeAgent:
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
         from yoke.mcp.shapes import from_acp
+        from yoke.protocols.acp_client import client_files, client_terminal
         from yoke.session import SessionError, SessionOptions, open_session
 
+        files = client_files(self.conn, self.client_capabilities)
+        # A client that shows locally run output as a terminal gets every command that way, sandbox kept.
+        meta = _terminal_meta(self.client_capabilities)
+        terminal = None if meta else client_terminal(self.conn, self.client_capabilities)
         options = SessionOptions(
             cwd=Path(cwd),
             add_dirs=[Path(d) for d in add_dirs or []],
@@ -113,12 +124,18 @@ class YokeAgent:
             resume=resume,
             entrypoint="acp",
             mcp_config=from_acp(mcp_servers),
+            workspace_files=files,
+            command_terminal=terminal,
         )
         try:
             session = await open_session(options)
         except SessionError as exc:
             raise acp.RequestError.invalid_params({"message": str(exc)}) from None
         session.set_asker(ClientAsker(self.conn, session.id))
+        for offered in (files, terminal):
+            if offered is not None:
+                offered.session_id = session.id
+        self.terminals[session.id] = terminal
         self.sessions[session.id] = session
         await self.conn.session_update(
             session_id=session.id,
@@ -158,7 +175,9 @@ class YokeAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
         session = self._session(session_id)
-        mapper = UpdateMapper(session)
+        mapper = UpdateMapper(
+            session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities)
+        )
         result: ev.Result | None = None
         async for event in session.query(prompt_from_blocks(prompt)):
             if isinstance(event, ev.Result):
@@ -181,6 +200,7 @@ class YokeAgent:
 
     async def close_session(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.pop(session_id, None)
+        self.terminals.pop(session_id, None)
         if session is not None:
             await session.close()
 
@@ -196,6 +216,13 @@ class YokeAgent:
     async def close_all(self) -> None:
         for session in list(self.sessions.values()):
             await session.close()
+
+
+def _terminal_meta(capabilities: Any) -> bool:
+    """Whether the client takes Bash output in `_meta` and shows it as a terminal (Zed's extension, also
+    used by its Codex and Claude adapters)."""
+    meta = getattr(capabilities, "field_meta", None)
+    return isinstance(meta, dict) and meta.get("terminal_output") is True
 
 
 def acp_command(argv: list[str]) -> int:

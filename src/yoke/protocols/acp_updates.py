@@ -44,8 +44,10 @@ def prompt_from_blocks(blocks: list[Any]) -> str | list[Block]:
 class UpdateMapper:
     """Turns one query's events into session updates; remembers each tool call's input for its diff."""
 
-    def __init__(self, session: Any):
+    def __init__(self, session: Any, terminal: Any = None, terminal_meta: bool = False):
         self.session = session
+        self.terminal = terminal  # the session's ClientTerminal: calls that ran in an editor terminal
+        self.terminal_meta = terminal_meta  # the client shows Bash output given in `_meta` (Zed's extension)
         self.inputs: dict[str, dict[str, Any]] = {}
 
     def updates(self, event: ev.Event) -> list[Any]:
@@ -57,7 +59,11 @@ class UpdateMapper:
             return [acp.update_agent_thought_text(event.thinking)]
         if isinstance(event, ev.ToolCallStarted):
             kind, _ = self.session.describe_call(event.name, {})
-            return [acp.start_tool_call(event.tool_use_id, event.name, kind=kind, status="pending")]
+            start = acp.start_tool_call(event.tool_use_id, event.name, kind=kind, status="pending")
+            if self.terminal_meta and event.name == "Bash":
+                start.content = [_terminal(event.tool_use_id)]
+                start.field_meta = {"terminal_info": {"terminal_id": event.tool_use_id}}
+            return [start]
         if isinstance(event, ev.ToolCallCompleted):
             self.inputs[event.tool_use_id] = event.input
             kind, paths = self.session.describe_call(event.name, event.input)
@@ -73,6 +79,8 @@ class UpdateMapper:
         if isinstance(event, ev.PermissionDecided) and event.behavior == "allow":
             return [acp.update_tool_call(event.tool_use_id, status="in_progress")]
         if isinstance(event, ev.ToolResultEvent):
+            if self.terminal_meta and event.name == "Bash":
+                return _terminal_meta_updates(event)
             return [self._finished(event)]
         if isinstance(event, ev.TodosChanged):
             return [acp.update_plan([_plan_entry(t) for t in event.todos])]
@@ -83,8 +91,11 @@ class UpdateMapper:
         diff = _diff(event.data)
         if diff is not None and not event.is_error:
             content.append(diff)
+        terminal_id = self.terminal.by_call.pop(event.tool_use_id, None) if self.terminal else None
         text = _text(event.block.get("content"))
-        if text:
+        if terminal_id is not None:  # the output is in the editor's terminal: keep showing that
+            content.append(_terminal(terminal_id))
+        elif text:
             content.append(acp.tool_content(acp.text_block(text)))
         return acp.update_tool_call(
             event.tool_use_id,
@@ -107,6 +118,31 @@ class UpdateMapper:
                 else:
                     out.append(acp.update_agent_message_text(block["text"]))
         return out
+
+
+def _terminal(terminal_id: str) -> Any:
+    return schema.TerminalToolCallContent(type="terminal", terminal_id=terminal_id)
+
+
+def _terminal_meta_updates(event: ev.ToolResultEvent) -> list[Any]:
+    """A locally run command shown as a terminal by a client that takes its output in `_meta` (Zed's
+    `terminal_output` extension): the output, then the exit with the call's status. Display only."""
+    data = event.data if isinstance(event.data, dict) else {}
+    stdout = data.get("stdout")
+    output = stdout if isinstance(stdout, str) else _text(event.block.get("content"))
+    code = data.get("exitCode")
+    code = code if isinstance(code, int) and code >= 0 else (1 if event.is_error else 0)
+    tid = event.tool_use_id
+    shown = acp.update_tool_call(tid)
+    shown.field_meta = {"terminal_output": {"terminal_id": tid, "data": output}}
+    done = acp.update_tool_call(
+        tid,
+        status="failed" if event.is_error else "completed",
+        content=[_terminal(tid)],
+        raw_output=data or None,
+    )
+    done.field_meta = {"terminal_exit": {"terminal_id": tid, "exit_code": code, "signal": None}}
+    return [shown, done]
 
 
 def _title(name: str, input: dict[str, Any], paths: list[str]) -> str:

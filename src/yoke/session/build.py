@@ -355,6 +355,7 @@ def _executor(
         restore_read_state(state, conversation.messages, cwd)
     asker = options.asker or NoAsker()
     ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=asker, env=env)
+    ctx.files, ctx.terminal = options.workspace_files, options.command_terminal  # front-end's, if any
     observers = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
     return ToolExecutor(registry, gate, ctx, observers=observers)
 

@@ -47,7 +47,8 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
     for key in SHARED_EXTRAS:
         if key in up.executor.ctx.session.extras:
             state.extras[key] = up.executor.ctx.session.extras[key]
-    ctx = replace(up.executor.ctx, session=state, cancel=asyncio.Event())
+    # A sub-agent's calls are not tool calls of the front-end's, so none can show a front-end terminal.
+    ctx = replace(up.executor.ctx, session=state, cancel=asyncio.Event(), terminal=None)
     if options.cwd is not None:
         ctx = replace(ctx, cwd=options.cwd, working_dirs=[options.cwd, *ctx.working_dirs])
     lifecycle = up.lifecycle.derive(agent_id=agent_id, agent_type=options.agent_type)

@@ -121,3 +121,9 @@ class SessionOptions:
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     extras: dict[str, Any] = field(default_factory=dict)
     """Front-end specific values the core passes through untouched (e.g. apiKeySource for the init line)."""
+    workspace_files: Any = None
+    """A `yoke.tools.workspace.WorkspaceFiles`: Read, Write and Edit read and write text through it (an
+    editor's buffers, over ACP). None: the local disk. Sub-agents share it."""
+    command_terminal: Any = None
+    """A `yoke.tools.shell.terminal.CommandTerminal`: foreground Bash commands the sandbox does not cover run
+    in it, so the front-end (an editor, over ACP) shows them live. None: every command runs locally."""

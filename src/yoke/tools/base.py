@@ -96,6 +96,8 @@ class ToolContext:
     asker: Any = None  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
     emit: Any = None  # callable(event) for tools that publish events (e.g. todo updates); per call
     set_permission_mode: Any = None  # callable(mode): an approved plan leaves plan mode
+    files: Any = None  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
+    terminal: Any = None  # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]

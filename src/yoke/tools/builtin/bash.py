@@ -114,6 +114,10 @@ class BashTool(Tool):
         script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file)
         launcher = sandbox_launcher(input, ctx, writable=[cwd_file.parent], readable=readable)
         timeout_ms = foreground_timeout_ms(input.timeout, env)
+        if launcher is None and ctx.terminal is not None:  # unconfined anyway: the editor may show it live
+            shown = await self._in_terminal(input, ctx, script, cwd, env, output_path, cwd_file, timeout_ms)
+            if shown is not None:
+                return shown
         outcome = await run_foreground(
             script,
             cwd=cwd,
@@ -124,11 +128,51 @@ class BashTool(Tool):
             keep_on_timeout=lambda: may_move_to_background(input.command) and state.tasks.has_room(),
             launcher=launcher,
         )
-        limit = max_output_chars(env)
         if outcome.process is not None:
+            limit = max_output_chars(env)
             return self._moved_to_background(input, state, outcome, output_path, timeout_ms, limit)
+        return self._finished(input, ctx, outcome, output_path, cwd_file, timeout_ms, env)
+
+    async def _in_terminal(
+        self,
+        input: BashInput,
+        ctx: ToolContext,
+        script: str,
+        cwd: Path,
+        env: dict[str, str],
+        output_path: Path,
+        cwd_file: Path,
+        timeout_ms: float,
+    ) -> ToolResult | None:
+        """The command run in the front-end's terminal (None: it offered none that works; run locally)."""
+        from yoke.tools.shell.terminal import run_in_terminal
+
+        outcome = await run_in_terminal(
+            ctx.terminal,
+            script,
+            cwd=cwd,
+            env=env,
+            output_path=output_path,
+            timeout_s=timeout_ms / 1000,
+            cancel=ctx.cancel,
+            tool_use_id=ctx.tool_use_id,
+        )
+        if outcome is None:
+            return None
+        return self._finished(input, ctx, outcome, output_path, cwd_file, timeout_ms, env)
+
+    def _finished(
+        self,
+        input: BashInput,
+        ctx: ToolContext,
+        outcome: ForegroundOutcome,
+        output_path: Path,
+        cwd_file: Path,
+        timeout_ms: float,
+        env: dict[str, str],
+    ) -> ToolResult:
         cwd_note = carry_cwd(ctx, cwd_file, env)
-        chunk = read_capped(output_path, 0, limit)
+        chunk = read_capped(output_path, 0, max_output_chars(env))
         if not chunk.elided:
             output_path.unlink(missing_ok=True)
         return finished_result(input.command, chunk, outcome, output_path, timeout_ms, cwd_note)

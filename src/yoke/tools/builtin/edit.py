@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
+from yoke.tools.base import FileState, Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
     NOT_READ_MESSAGE,
     STALE_MESSAGE,
@@ -27,6 +27,7 @@ from yoke.tools.files import (
     write_text,
 )
 from yoke.tools.schema import ToolInput, inline_definitions
+from yoke.tools.workspace import fetch_text, put_text, reader, text_freshness, writer
 
 if TYPE_CHECKING:
     from yoke.tools.edit_match import MatchError
@@ -90,7 +91,7 @@ class EditTool(Tool):
         item = EditItem(
             old_string=input.old_string, new_string=input.new_string, replace_all=input.replace_all
         )
-        outcome = await asyncio.to_thread(_apply_edits, path, [item], ctx)
+        outcome = await _edit(path, [item], ctx)
         data = {
             "filePath": str(path),
             "oldString": input.old_string,
@@ -118,7 +119,7 @@ class MultiEditTool(Tool):
 
     async def run(self, input: MultiEditInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
-        outcome = await asyncio.to_thread(_apply_edits, path, input.edits, ctx)
+        outcome = await _edit(path, input.edits, ctx)
         data = {
             "filePath": str(path),
             "edits": [e.model_dump() for e in input.edits],
@@ -161,16 +162,40 @@ class _Target:
     stale: bool
 
 
-def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
-    from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit  # only when editing
+async def _edit(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+    """The edits applied on the disk, or through the front-end when it writes (an editor's buffer)."""
+    if writer(ctx, path) is None:
+        return await asyncio.to_thread(_apply_edits, path, edits, ctx)
+    _refuse_no_ops(edits)
+    target = await _load_through(path, edits[0].old_string, ctx)
+    text, notes = await asyncio.to_thread(_compute, target, edits)
+    files = writer(ctx, path)
+    assert files is not None
+    state = await put_text(files, path, text)
+    return _finish(path, target, text, notes, state, ctx)
 
+
+def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+    _refuse_no_ops(edits)
+    target = _load(path, edits[0].old_string, ctx)
+    text, notes = _compute(target, edits)
+    return _finish(path, target, text, notes, write_text(path, text, target.codec), ctx)
+
+
+def _refuse_no_ops(edits: list[EditItem]) -> None:
     many = len(edits) > 1
     for k, edit in enumerate(edits):
         if edit.old_string == edit.new_string:
             raise ToolError(
                 _numbered("No changes to make: old_string and new_string are exactly the same.", k, many)
             )
-    target = _load(path, edits[0].old_string, ctx)
+
+
+def _compute(target: _Target, edits: list[EditItem]) -> tuple[str, list[str]]:
+    """The text after every edit in order, and notes on forgiven near-misses; ToolError when one fails."""
+    from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit  # only when editing
+
+    many = len(edits) > 1
     text, notes = target.text, []
     for k, edit in enumerate(edits):
         if edit.old_string == "":
@@ -195,7 +220,12 @@ def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcom
         text = apply_matches(text, matches)
     if text == target.original:
         raise ToolError("Original and edited file match exactly. Failed to apply edit.")
-    state = write_text(path, text, target.codec)
+    return text, notes
+
+
+def _finish(
+    path: Path, target: _Target, text: str, notes: list[str], state: FileState, ctx: ToolContext
+) -> _Outcome:
     if not target.stale:
         # After an edit on a changed file the model still has not seen the other changes: leave the file
         # marked as changed so further edits stay exact-only and Write asks for a fresh Read.
@@ -204,11 +234,15 @@ def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcom
     return _Outcome(target.original, text, patch, target.stale, notes)
 
 
-def _load(path: Path, first_old: str, ctx: ToolContext) -> _Target:
+def _check_kind(path: Path) -> None:
     if path.suffix.lower() == ".ipynb":
         raise ToolError("File is a Jupyter Notebook. Use the NotebookEdit to edit this file.")
     if path.is_dir():
         raise ToolError(f"{path} is a directory, not a file.")
+
+
+def _load(path: Path, first_old: str, ctx: ToolContext) -> _Target:
+    _check_kind(path)
     if not path.exists():
         if first_old != "":
             raise ToolError(not_found_message(path, ctx))
@@ -221,6 +255,26 @@ def _load(path: Path, first_old: str, ctx: ToolContext) -> _Target:
         raise ToolError(NOT_READ_MESSAGE)
     text, codec = decode_text(data)
     return _Target(text, codec, text, stale=state == "stale")
+
+
+async def _load_through(path: Path, first_old: str, ctx: ToolContext) -> _Target:
+    """As `_load`, with the text read through the front-end when it reads (else from the disk)."""
+    source = reader(ctx, path)
+    if source is None or not path.exists():
+        return await asyncio.to_thread(_load, path, first_old, ctx)
+    _check_kind(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {path}.") from None
+    if looks_binary(path, head):
+        raise ToolError(f"{path.name} is a binary file; Edit changes text files only.")
+    text = await fetch_text(source, path)
+    state = text_freshness(ctx, path, text)
+    if state == "unread":
+        raise ToolError(NOT_READ_MESSAGE)
+    return _Target(text, TextCodec(), text, stale=state == "stale")
 
 
 def _numbered(message: str, k: int, many: bool) -> str:

@@ -25,6 +25,7 @@ from yoke.tools.files import (
     resolve_path,
 )
 from yoke.tools.schema import ToolInput
+from yoke.tools.workspace import WorkspaceFiles, fetch_text, reader, text_state
 
 DEFAULT_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -87,20 +88,14 @@ class ReadTool(Tool):
 
     async def run(self, input: ReadInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
+        files = reader(ctx, path)
+        if files is not None and await asyncio.to_thread(_plain_text, path, input, ctx):
+            return await _read_through(files, path, input, ctx)  # the editor's buffer, saved or not
         return await asyncio.to_thread(self._read, path, input, ctx)
 
     def _read(self, path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
-        if not path.exists():
-            raise ToolError(not_found_message(path, ctx))
-        if path.is_dir():
-            raise ToolError(
-                f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash."
-            )
-        if not path.is_file():
-            raise ToolError(f"{path} is not a regular file (a device, socket or pipe); Read cannot show it.")
+        _check_target(path, input, ctx)
         suffix = path.suffix.lower()
-        if input.pages is not None and suffix != ".pdf":
-            raise ToolError("pages applies only to PDF files; use offset and limit for other files.")
         if suffix in IMAGE_EXTENSIONS:
             return _read_image(path, ctx)
         if suffix == ".pdf":
@@ -112,14 +107,58 @@ class ReadTool(Tool):
         return _read_text(path, input, ctx)
 
 
+def _check_target(path: Path, input: ReadInput, ctx: ToolContext) -> None:
+    if not path.exists():
+        raise ToolError(not_found_message(path, ctx))
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory, not a file. List its contents with Glob or `ls` in Bash.")
+    if not path.is_file():
+        raise ToolError(f"{path} is not a regular file (a device, socket or pipe); Read cannot show it.")
+    if input.pages is not None and path.suffix.lower() != ".pdf":
+        raise ToolError("pages applies only to PDF files; use offset and limit for other files.")
+
+
+def _plain_text(path: Path, input: ReadInput, ctx: ToolContext) -> bool:
+    """Whether this read is of a text file (what an editor's buffer can stand for), checked on the disk."""
+    _check_target(path, input, ctx)
+    if path.suffix.lower() in IMAGE_EXTENSIONS or path.suffix.lower() in (".pdf", ".ipynb"):
+        return False
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+    except PermissionError:
+        raise ToolError(f"Permission denied reading {path}.") from None
+    _refuse_binary(path, head)
+    return True
+
+
+async def _read_through(files: WorkspaceFiles, path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
+    text = await fetch_text(files, path)
+    return await asyncio.to_thread(_text_window, path, text, input, ctx)
+
+
+def _text_window(path: Path, text: str, input: ReadInput, ctx: ToolContext) -> ToolResult:
+    start = max(input.offset or 1, 1)
+    lines = display_lines(text)
+    window = lines[start - 1 : start - 1 + (input.limit or DEFAULT_LINES)]
+    return _text_result(path, start, window, len(lines), text_state(text), ctx)
+
+
 def _read_text(path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
     start = max(input.offset or 1, 1)
     limit = input.limit or DEFAULT_LINES
     loader = _stream_window if path.stat().st_size > STREAM_ABOVE_BYTES else _load_window
     window, total, st, digest = loader(path, start, limit)
+    return _text_result(path, start, window, total, FileState(st.st_mtime_ns, st.st_size, digest), ctx)
+
+
+def _text_result(
+    path: Path, start: int, window: list[str], total: int, state: FileState, ctx: ToolContext
+) -> ToolResult:
+    """The numbered window the model sees; remembers what it saw (partial when not the whole file)."""
     shown, cut_by_budget = _fit_budget(window)
-    partial = start > 1 or start - 1 + len(shown) < total
-    remember(ctx, path, FileState(st.st_mtime_ns, st.st_size, digest, partial))
+    state.partial = start > 1 or start - 1 + len(shown) < total
+    remember(ctx, path, state)
     file_data = {
         "filePath": str(path),
         "content": "\n".join(window[: len(shown)]),

@@ -10,6 +10,8 @@ from pydantic import Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
+    NOT_READ_MESSAGE,
+    STALE_MESSAGE,
     TextCodec,
     decode_text,
     read_bytes,
@@ -20,6 +22,7 @@ from yoke.tools.files import (
     write_text,
 )
 from yoke.tools.schema import ToolInput
+from yoke.tools.workspace import fetch_text, put_text, reader, text_freshness, writer
 
 DESCRIPTION = """\
 Write a file to the local filesystem, replacing it if it exists.
@@ -51,6 +54,8 @@ class WriteTool(Tool):
 
     async def run(self, input: WriteInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
+        if writer(ctx, path) is not None:
+            return await _write_through(path, input.content, ctx)
         return await asyncio.to_thread(_write, path, input.content, ctx)
 
 
@@ -64,6 +69,37 @@ def _write(path: Path, content: str, ctx: ToolContext) -> ToolResult:
         require_fresh(ctx, path, data, st)
         original, codec = decode_text(data)  # keep the file's encoding and byte-order mark
     remember(ctx, path, write_text(path, content, codec))
+    return _written(path, original, content)
+
+
+async def _write_through(path: Path, content: str, ctx: ToolContext) -> ToolResult:
+    """Write through the front-end (an editor shows the change in its buffer); the file it replaces is
+    read through it too when it can, so the freshness check compares what the model saw with the buffer."""
+    files = writer(ctx, path)
+    assert files is not None
+    if path.is_dir():
+        raise ToolError(f"{path} is a directory; give the path of a file inside it.")
+    original: str | None = None
+    if path.exists():
+        source = reader(ctx, path)
+        if source is None:
+            original = await asyncio.to_thread(_current_local, path, ctx)
+        else:
+            original = await fetch_text(source, path)
+            freshness = text_freshness(ctx, path, original)
+            if freshness != "fresh":
+                raise ToolError(NOT_READ_MESSAGE if freshness == "unread" else STALE_MESSAGE)
+    remember(ctx, path, await put_text(files, path, content))
+    return _written(path, original, content)
+
+
+def _current_local(path: Path, ctx: ToolContext) -> str:
+    data, st = read_bytes(path)
+    require_fresh(ctx, path, data, st)
+    return decode_text(data)[0]
+
+
+def _written(path: Path, original: str | None, content: str) -> ToolResult:
     result = {
         "type": "create" if original is None else "update",
         "filePath": str(path),
