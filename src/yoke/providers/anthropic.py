@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from operator import itemgetter
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
@@ -148,6 +149,9 @@ class WireMessage(NamedTuple):
     breakpoints: int  # cache_control marks it already carries
 
 
+_MESSAGE, _FOREIGN, _BREAKPOINTS = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
 def wire_message(message: Message) -> WireMessage:
     content = message["content"]
     if isinstance(content, str):
@@ -168,10 +172,11 @@ def build_request_body(
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
     wire = memo.values(request.messages) if memo is not None else [wire_message(m) for m in request.messages]
-    if any(w.foreign for w in wire):  # rare: a history from another provider that a switch did not convert
+    # map/itemgetter rather than generator expressions: these walk the whole history every request
+    if any(map(_FOREIGN, wire)):  # rare: a history from another provider that a switch did not convert
         wire = [wire_message(m) for m in sanitize_for_anthropic(request.messages)]
-    messages = [w.message for w in wire]
-    place_cache_breakpoints(system, tools, messages, sum(w.breakpoints for w in wire))
+    messages = list(map(_MESSAGE, wire))
+    place_cache_breakpoints(system, tools, messages, sum(map(_BREAKPOINTS, wire)))
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
     if system:
         body["system"] = system
