@@ -5,7 +5,6 @@ Run: `python benchmarks/bench_parallel.py`."""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -13,18 +12,11 @@ from pathlib import Path
 from yoke.testing import ScriptedServer
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import measure  # noqa: E402
+from run import bench_env, measure  # noqa: E402
 
 
 def call(i: int, name: str, **input: object) -> dict:
     return {"type": "tool_use", "id": f"toolu_{name}_{i}", "name": name, "input": input}
-
-
-def bench_env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_"))}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.update(HOME=str(root), YOKE_HOME=str(root / ".yoke"), CLAUDE_CONFIG_DIR=str(root / ".claude"))
-    return env
 
 
 def bash_speedup(root: Path) -> tuple[float, float]:

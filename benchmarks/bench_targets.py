@@ -18,7 +18,7 @@ from yoke.testing import ScriptedServer
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_parallel import bash_speedup, parallel_reads  # noqa: E402
-from run import YOKE, measure, session_turns  # noqa: E402
+from run import YOKE, bench_env, measure, session_turns  # noqa: E402
 
 REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
 HELLO = [{"content": [{"type": "text", "text": "hello"}], "usage": {"input_tokens": 5, "output_tokens": 1}}]
@@ -47,9 +47,7 @@ def main() -> None:
         cwd = Path(tmp)
         target = cwd / "small.txt"
         target.write_text("".join(f"line {i}\n" for i in range(40)))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_"))}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env.update(HOME=str(cwd), YOKE_HOME=str(cwd / ".yoke"), CLAUDE_CONFIG_DIR=str(cwd / ".claude"))
+        env = bench_env(cwd)
 
         print(f"| {'measure':<44} | {'Yoke':>18} | {'target':>14} | {'stdlib floor':>16} |")
         print(f"|{'-' * 46}|{'-' * 20}|{'-' * 16}|{'-' * 18}|")

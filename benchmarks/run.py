@@ -100,16 +100,21 @@ def yoke_command() -> str:
 YOKE = yoke_command()
 
 
+def bench_env(root: Path) -> dict[str, str]:
+    """This environment without provider and Yoke settings, with a fresh home under `root`. Bytecode caching
+    on: a start-up figure without cached bytecode measures compiling."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.update(HOME=str(root), YOKE_HOME=str(root / ".yoke"), CLAUDE_CONFIG_DIR=str(root / ".claude"))
+    return env
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         target = cwd / "small.txt"
         target.write_text("".join(f"line {i}\n" for i in range(40)))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_"))}
-        env.pop(
-            "PYTHONDONTWRITEBYTECODE", None
-        )  # a start-up figure without cached bytecode measures compiling
-        env.update({"HOME": str(cwd), "YOKE_HOME": str(cwd / ".yoke")})
+        env = bench_env(cwd)
 
         version = [measure([YOKE, "--version"], env, cwd) for _ in range(REPEATS * 2)]
         print(

@@ -46,7 +46,7 @@ class RecordingClient:
         pass
 
 
-async def start(client: RecordingClient, env: dict[str, str], cwd: Path):
+async def start(client: RecordingClient, env: dict[str, str], cwd: Path, capabilities: Any = None):
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -59,7 +59,7 @@ async def start(client: RecordingClient, env: dict[str, str], cwd: Path):
         stderr=asyncio.subprocess.PIPE,
     )
     conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
-    await conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+    await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
     return proc, conn
 
 

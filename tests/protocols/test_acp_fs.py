@@ -4,15 +4,13 @@ changes. Permission questions, the read-before-write check and sub-agents work t
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import acp
 from acp import schema
-from tests.protocols.test_acp import RecordingClient, _env, stop
+from tests.protocols.test_acp import RecordingClient, _env, start, stop
 
 from yoke.testing import ScriptedServer
 
@@ -42,23 +40,6 @@ class EditorClient(RecordingClient):
 
 
 FS = schema.ClientCapabilities(fs=schema.FileSystemCapabilities(read_text_file=True, write_text_file=True))
-
-
-async def start(client: Any, env: dict[str, str], cwd: Path, capabilities: Any = None):
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "yoke",
-        "acp",
-        cwd=str(cwd),
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    conn = acp.connect_to_agent(client, proc.stdin, proc.stdout)
-    await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=capabilities)
-    return proc, conn
 
 
 async def run_prompt(client: Any, srv: ScriptedServer, base_env, project: Path, capabilities: Any) -> Any:
