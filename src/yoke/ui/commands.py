@@ -204,6 +204,11 @@ async def _status(ui: Any, args: str) -> None:
         ("Transcript", str(s.transcript_path)),
         ("Cost", f"${s.total_cost_usd:.4f}"),
     ]
+    emit_table(ui, rows)
+
+
+def emit_table(ui: Any, rows: list[tuple[str, str]]) -> None:
+    """Key/value rows, the keys in bold, printed once into the scrollback."""
     table = Table.grid(padding=(0, 2))
     for key, value in rows:
         table.add_row(Text(key, style="bold"), value)

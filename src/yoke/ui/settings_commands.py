@@ -12,10 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
-from yoke.ui.commands import command
+from yoke.ui.commands import command, emit_table
 from yoke.ui.settings_file import local_settings_file, merged_settings, user_settings_file, write_setting
 
 # Modes a settings file may name as the default; auto and bypassPermissions are chosen with a flag.
@@ -53,13 +52,6 @@ PS1_WISH = (
 )
 
 
-def _table(ui: Any, rows: list[tuple[str, str]]) -> None:
-    table = Table.grid(padding=(0, 2))
-    for key, value in rows:
-        table.add_row(Text(key, style="bold"), value)
-    ui.emit(ui.painter.ansi(table))
-
-
 # ---- /config ------------------------------------------------------------------------------------------
 
 
@@ -77,7 +69,7 @@ async def _config(ui: Any, args: str) -> None:
         ui.say("  usage: /config, or /config set KEY VALUE", "yellow")
         return
     settings = merged_settings(ui)
-    _table(ui, config_rows(ui, settings))
+    emit_table(ui, config_rows(ui, settings))
     labels = ["Model", "Default permission mode", "Output style", "Notifications", "Done"]
     header = ui.painter.line("Change a setting:", "bold")
     index = await ui.choose(header, labels, default=len(labels) - 1)
