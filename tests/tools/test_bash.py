@@ -254,3 +254,24 @@ def test_schema_matches_claude_code_names():
     schema = BashTool().input_schema()
     assert set(schema["properties"]) == {"command", "timeout", "description", "run_in_background"}
     assert schema["required"] == ["command"]
+
+
+@pytest.mark.parametrize(("stdin", "runs"), [(b"1", True), (b"", False), (b"x", False)])
+def test_a_command_runs_only_once_the_gate_opens(tmp_path, stdin, runs):
+    """The gate that holds a command until the kill guard knows its group: if Yoke dies before opening it
+    (the pipe closes with nothing written), the command exits without running."""
+    import subprocess
+
+    from yoke.tools.shell.process import _GATE, bash_path
+
+    marker = tmp_path / "ran"
+    proc = subprocess.run(
+        [bash_path(), "--noprofile", "--norc", "-c", _GATE + f"touch {marker}; cat; echo line $LINENO"],
+        input=stdin,
+        capture_output=True,
+    )
+    assert marker.exists() is runs
+    if runs:  # stdin is at its end for the command, and bash's line numbers are the script's own
+        assert proc.returncode == 0 and proc.stdout == b"line 1\n"
+    else:
+        assert proc.returncode == 125

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError, ToolResult
 
@@ -193,29 +193,36 @@ def cap_blocks(blocks: list[dict[str, Any]], ctx: ToolContext | None, max_chars:
     return [{"type": "text", "text": note}, *[b for b in blocks if b["type"] != "text"]]
 
 
-class ListMcpResourcesTool(Tool):
+class _ResourceTool(Tool):
+    """The resource tools: read-only, checked against their own fixed schema, served by the MCP manager."""
+
+    kind = "read"
+    read_only = True
+    concurrency_safe = True
+    schema: ClassVar[dict[str, Any]]
+
+    def __init__(self, manager: Any):
+        self.manager = manager
+        self.input_model = SchemaModel(self.schema)  # type: ignore[misc,assignment]
+
+    def input_schema(self) -> dict[str, Any]:
+        return self.schema
+
+    def validate(self, input: dict[str, Any]) -> dict[str, Any]:
+        check_schema(self.schema, input)
+        return input
+
+
+class ListMcpResourcesTool(_ResourceTool):
     name = "ListMcpResourcesTool"
     description = (
         "Lists the resources MCP servers offer (files, records, documents), with the server each comes "
         "from. Give `server` to list one server's resources."
     )
-    kind = "read"
-    read_only = True
-    concurrency_safe = True
-
-    def __init__(self, manager: Any):
-        self.manager = manager
-        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
-
-    def input_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {"server": {"type": "string", "description": "only this server's resources"}},
-        }
-
-    def validate(self, input: dict[str, Any]) -> dict[str, Any]:
-        check_schema(self.input_schema(), input)
-        return input
+    schema = {
+        "type": "object",
+        "properties": {"server": {"type": "string", "description": "only this server's resources"}},
+    }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         from yoke.mcp.manager import McpUnavailable
@@ -244,30 +251,17 @@ class ListMcpResourcesTool(Tool):
         )
 
 
-class ReadMcpResourceTool(Tool):
+class ReadMcpResourceTool(_ResourceTool):
     name = "ReadMcpResourceTool"
     description = "Reads one resource from an MCP server by its URI (see ListMcpResourcesTool)."
-    kind = "read"
-    read_only = True
-    concurrency_safe = True
-
-    def __init__(self, manager: Any):
-        self.manager = manager
-        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
-
-    def input_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {
-                "server": {"type": "string", "description": "the MCP server's name"},
-                "uri": {"type": "string", "description": "the resource URI"},
-            },
-            "required": ["server", "uri"],
-        }
-
-    def validate(self, input: dict[str, Any]) -> dict[str, Any]:
-        check_schema(self.input_schema(), input)
-        return input
+    schema = {
+        "type": "object",
+        "properties": {
+            "server": {"type": "string", "description": "the MCP server's name"},
+            "uri": {"type": "string", "description": "the resource URI"},
+        },
+        "required": ["server", "uri"],
+    }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         from yoke.mcp.manager import McpUnavailable

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from yoke.context.tokens import estimate_message
 from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
@@ -52,7 +51,9 @@ class OpenAIProvider:
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self._windows: dict[str, int] = {}  # model -> context window learnt from a rejection
-        self._estimates: PrefixMemo[int] = PrefixMemo(estimate_message)
+        self._estimates: PrefixMemo[int] | None = (
+            None  # the history's token estimates, once a window is known
+        )
         self._wire: PrefixMemo[list[dict[str, Any]]] = PrefixMemo(openai_messages)
         self._encoder = BodyEncoder()
 
@@ -95,11 +96,18 @@ class OpenAIProvider:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        from yoke.providers.openai_budget import after_rejection, fitted, is_budget_rejection, window_in_error
+        from yoke.providers.openai_budget import (
+            after_rejection,
+            estimate_memo,
+            fitted,
+            is_budget_rejection,
+            window_in_error,
+        )
 
-        request = fitted(
-            request, self._windows.get(request.model), self._estimates
-        )  # a window learnt earlier
+        window = self._windows.get(request.model)  # a window learnt earlier
+        if window and self._estimates is None:
+            self._estimates = estimate_memo()
+        request = fitted(request, window, self._estimates)
         try:
             async for event in self._call(request):
                 yield event

@@ -46,6 +46,14 @@ def window_from_models(body: Any, model: str) -> int | None:
     return None
 
 
+def estimate_memo() -> PrefixMemo[int]:
+    """A memo of the history's token estimates, made when a window is first known."""
+    from yoke.context.tokens import estimate_message
+    from yoke.prefix import PrefixMemo
+
+    return PrefixMemo(estimate_message)
+
+
 def fitted(
     request: ModelRequest, window: int | None, estimates: PrefixMemo[int] | None = None
 ) -> ModelRequest:
