@@ -9,6 +9,7 @@ between them (each turn one Read tool round trip against the local scripted serv
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -25,12 +26,18 @@ HELLO = [{"content": [{"type": "text", "text": "hello"}], "usage": {"input_token
 
 
 def median_run(argv: list[str], turns: list[dict], env: dict[str, str], cwd: Path, repeats: int):
+    """Median wall s, peak RSS MB and CPU s of the command, and the scripted server's CPU s (this process's
+    threads) while it ran: a long session's wall time is Yoke's work plus the server parsing each request."""
     samples = []
     for _ in range(repeats):
         with ScriptedServer(turns, validate_requests=False) as srv:
             run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
-            samples.append(measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd))
-    return tuple(statistics.median(s[i] for s in samples) for i in range(3))
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            figures = measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            server = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+            samples.append((*figures, server))
+    return tuple(statistics.median(s[i] for s in samples) for i in range(4))
 
 
 def session(n: int, env: dict[str, str], cwd: Path, target: Path, repeats: int):
@@ -72,6 +79,7 @@ def main() -> None:
             f"{cpu[1000][0]:.1f} s / {cpu[1000][1]:.0f} MB",
             "<= 5 s / 50 MB",
         )
+        row("  of which CPU: Yoke / the scripted server", f"{cpu[1000][2]:.1f} s / {cpu[1000][3]:.1f} s", "")
 
     with tempfile.TemporaryDirectory() as tmp:
         together, apart = bash_speedup(Path(tmp))

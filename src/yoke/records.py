@@ -48,3 +48,61 @@ class Record:
         for name, value in changes.items():
             setattr(twin, name, value)
         return twin
+
+
+# -- dataclasses made on first use -------------------------------------------------------------------------
+
+_PENDING = "__yoke_pending_dataclass__"
+
+
+def dataclass(cls: Any = None, /, **params: Any) -> Any:
+    """`dataclasses.dataclass`, applied when the class is first used rather than when its module is imported.
+
+    Making a dataclass compiles its methods (about 1 ms each here), and a run imports some fifty it mostly
+    never instantiates. The class is made, exactly as `dataclasses.dataclass(cls, **params)` would make it,
+    the first time an instance is created or its fields are asked for (`fields`, `is_dataclass`, `replace`,
+    `asdict` and subclassing all ask). `slots` is not honoured: a class made later cannot gain slots. Not for
+    classes that define their own `__init__` (they are made at once)."""
+
+    def wrap(klass: type) -> type:
+        params.pop("slots", None)
+        if "__init__" in klass.__dict__ or not params.get("init", True):
+            return _dataclasses().dataclass(klass, **params)
+        setattr(klass, _PENDING, params)
+        klass.__dataclass_fields__ = _FieldsOnDemand(klass)  # type: ignore[attr-defined]
+
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            _make(klass)
+            klass.__init__(self, *args, **kwargs)  # type: ignore[misc]
+
+        klass.__init__ = __init__  # type: ignore[misc]
+        return klass
+
+    return wrap if cls is None else wrap(cls)
+
+
+class _FieldsOnDemand:
+    """Stands in for `__dataclass_fields__` until the class is made: whoever asks for the fields makes it."""
+
+    def __init__(self, klass: type) -> None:
+        self._klass = klass
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        _make(self._klass)
+        return self._klass.__dict__["__dataclass_fields__"]
+
+
+def _make(klass: type) -> None:
+    params = klass.__dict__.get(_PENDING)
+    if params is None:
+        return
+    delattr(klass, _PENDING)
+    del klass.__init__  # type: ignore[misc]
+    del klass.__dataclass_fields__  # type: ignore[attr-defined]
+    _dataclasses().dataclass(klass, **params)
+
+
+def _dataclasses() -> Any:
+    import dataclasses
+
+    return dataclasses

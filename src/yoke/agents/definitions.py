@@ -9,9 +9,11 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from yoke.records import dataclass
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
 READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TodoWrite"]

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
 from yoke.agents.definitions import AgentCatalog, AgentDefinition
+from yoke.records import dataclass
 from yoke.tools.base import ToolContext, ToolError, ToolResult
 
 MAX_DEPTH = 3

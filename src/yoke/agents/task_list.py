@@ -4,9 +4,10 @@ by the session and its sub-agents, announced to TaskCreated / TaskCompleted list
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, ClassVar
 
+from yoke.records import dataclass
 from yoke.tools.base import ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.json_schema import SchemaTool
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yoke.ids import random_hex
 from yoke.tools.base import ToolError
 
 
@@ -61,7 +61,7 @@ async def create_worktree(session: Any, name: str) -> Worktree:
     if code != 0:
         raise ToolError('isolation "worktree" needs a git repository; this folder is not in one.')
     root_path = Path(root)
-    slug = f"{_slug(name)}-{uuid.uuid4().hex[:6]}"
+    slug = f"{_slug(name)}-{random_hex(6)}"
     out = await session.agent.lifecycle.announce("WorktreeCreate", name=slug)
     custom = out.extras.get("worktreePath")
     _, base = await git(root_path, "rev-parse", "HEAD")
@@ -96,7 +96,7 @@ def session_worktree(cwd: Path, name: str) -> Path:
     if top.returncode != 0:
         raise ToolError("--worktree needs a git repository; this folder is not in one.")
     root = Path(top.stdout.strip())
-    slug = _slug(name) if name else f"session-{uuid.uuid4().hex[:6]}"
+    slug = _slug(name) if name else f"session-{random_hex(6)}"
     path = root / ".claude" / "worktrees" / slug
     if path.is_dir():
         return path

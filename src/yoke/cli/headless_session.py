@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 
 from yoke import events as ev
 from yoke.cli.printers import Printer
+from yoke.records import dataclass
 from yoke.session.engine import Session
 
 

@@ -7,6 +7,8 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
+from yoke.ids import new_uuid
+
 USAGE = """\
 usage: yoke memory list                 the memories of this repository (and where they live)
        yoke memory show NAME            print one memory (NAME: its file name or its name)
@@ -161,7 +163,6 @@ def save_note_headless(args: Namespace, note: str) -> int:
     """Save the note without a model call and report it in the chosen output format."""
     import json
     import os
-    import uuid
 
     from yoke.memory.note import save_note, target_path
 
@@ -180,5 +181,5 @@ def save_note_headless(args: Namespace, note: str) -> int:
     from yoke.providers.base import Usage
 
     result = ev.Result("completed", False, message, 0, 0, 0, 0.0, Usage(), {}, [])
-    print(json.dumps(result_object(result, args.session_id or str(uuid.uuid4()))))
+    print(json.dumps(result_object(result, args.session_id or new_uuid())))
     return 0

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import sys
-import uuid as _uuid
 from typing import Any, TextIO
 
 from yoke import __version__
 from yoke import events as ev
+from yoke.ids import new_uuid
 from yoke.providers import base as pb
 
 # The Claude Code release whose headless protocol Yoke speaks (the Agent SDKs check it is at least 2.0.0).
@@ -29,10 +29,6 @@ RESULT_SUBTYPES = {
     "prompt_too_long": "success",
     "structured_output_retries": "error_max_structured_output_retries",
 }
-
-
-def new_uuid() -> str:
-    return str(_uuid.uuid4())
 
 
 def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import uuid
 from typing import Any
 
+from yoke.ids import new_uuid
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
 SERVER_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
@@ -26,7 +26,7 @@ class ControlChannel:
         self.pending: dict[str, asyncio.Future] = {}
 
     async def request(self, payload: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
-        request_id = str(uuid.uuid4())
+        request_id = new_uuid()
         future: asyncio.Future = asyncio.get_running_loop().create_future()
         self.pending[request_id] = future
         self.write({"type": "control_request", "request_id": request_id, "request": payload})
@@ -252,7 +252,7 @@ def _replay(frame: dict[str, Any], run: Any) -> dict[str, Any]:
         "message": frame.get("message"),
         "parent_tool_use_id": frame.get("parent_tool_use_id"),
         "session_id": run.session.id,
-        "uuid": frame.get("uuid") or str(uuid.uuid4()),
+        "uuid": frame.get("uuid") or new_uuid(),
         "isReplay": True,
     }
 
@@ -263,7 +263,7 @@ def _input_error(run: Any, text: str) -> dict[str, Any]:
         "subtype": "error",
         "error": text,
         "session_id": run.session.id,
-        "uuid": str(uuid.uuid4()),
+        "uuid": new_uuid(),
     }
 
 

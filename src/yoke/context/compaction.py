@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from yoke.context.tokens import effective_window, estimate_message, estimate_mes
 from yoke.messages import Message, text_block
 from yoke.prefix import PrefixMemo
 from yoke.providers.base import Usage
+from yoke.records import dataclass
 
 Summarize = Callable[[list[Message], str], Awaitable[str]]
 AUTOCOMPACT_BUFFER = 13_000

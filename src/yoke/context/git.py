@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from yoke.records import dataclass
 
 MAX_STATUS_CHARS = 2_000
 GIT_TIMEOUT_S = 5.0
@@ -113,7 +114,16 @@ async def _main_branch(cwd: Path) -> str:
     return ""
 
 
+def inside_repository(cwd: Path) -> bool:
+    """Whether git could find a repository from `cwd`: a `.git` (folder or file) in it or a parent. The
+    hardened environment leaves git no other way (no GIT_DIR, bare repositories only when named), so outside
+    one no process need start."""
+    return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (cwd, *cwd.parents))
+
+
 async def git_context(cwd: Path) -> GitContext | None:
+    if not inside_repository(cwd):
+        return None
     root, branch, main, status, log, user = await asyncio.gather(
         _git(cwd, "rev-parse", "--show-toplevel"),
         _git(cwd, "branch", "--show-current"),

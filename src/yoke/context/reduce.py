@@ -14,13 +14,14 @@ Both return new message lists and never mutate their input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke.context.tokens import estimate_content
 from yoke.messages import Block, Message, blocks_of, result_text
 from yoke.prefix import PrefixMemo
+from yoke.records import dataclass
 
 RESULT_BUDGET_CHARS = 50_000  # one tool result
 MESSAGE_BUDGET_CHARS = 150_000  # all results of one message together

@@ -8,11 +8,11 @@ Claude Code does.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from yoke.hooks.runners import HookRun
+from yoke.ids import new_uuid
 
 ReportFn = Callable[[str, HookRun], None]
 
@@ -55,6 +55,6 @@ def hook_event_line(phase: str, run: HookRun, session_id: str | None = None) -> 
         )
         if run.exit_code is None:
             line.pop("exit_code")
-    line["uuid"] = str(uuid.uuid4())
+    line["uuid"] = new_uuid()
     line["session_id"] = session_id if session_id is not None else run.session_id
     return line

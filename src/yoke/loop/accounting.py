@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from yoke.events import ModelUsage
 from yoke.providers.base import Usage
+from yoke.records import dataclass
 
 
 @dataclass

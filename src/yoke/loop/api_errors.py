@@ -4,9 +4,9 @@ message (model `<synthetic>`, stop reason `stop_sequence`, an `error` kind), and
 from __future__ import annotations
 
 import re
-import uuid
 
 from yoke import events as ev
+from yoke.ids import new_uuid, random_hex
 from yoke.providers import base as pb
 
 SYNTHETIC_MODEL = "<synthetic>"
@@ -42,10 +42,10 @@ def result_text(error: pb.ProviderError) -> str:
 def synthetic_message(text: str, status: int | None) -> ev.AssistantMessage:
     return ev.AssistantMessage(
         {"role": "assistant", "content": [{"type": "text", "text": text}]},
-        f"msg_{uuid.uuid4().hex[:24]}",
+        f"msg_{random_hex(24)}",
         SYNTHETIC_MODEL,
         SYNTHETIC_STOP_REASON,
         pb.Usage(),
-        str(uuid.uuid4()),
+        new_uuid(),
         error=error_kind(status),
     )

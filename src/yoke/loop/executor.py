@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from yoke.events import Notice, PermissionDecided, ToolResultEvent
@@ -20,7 +20,7 @@ from yoke.fsutil import replace_file
 from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.messages import Block, tool_result_block
 from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
-from yoke.records import Record
+from yoke.records import Record, dataclass
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError
 from yoke.tools.registry import ToolRegistry
 

@@ -4,6 +4,7 @@ task (an interrupt) takes effect at once from any await point inside it, even be
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -28,27 +29,36 @@ class Pump:
             self.task.cancel()
 
     async def items(self) -> AsyncIterator[Any]:
-        queue: asyncio.Queue = asyncio.Queue()
-        self.task = asyncio.get_running_loop().create_task(self._work(queue.put_nowait))
+        # A deque and one bare future to wake on, not a Queue: each wait would otherwise cost a task and an
+        # asyncio.wait, several times a turn.
+        loop = asyncio.get_running_loop()
+        pending: deque[Any] = deque()
+        waiter: asyncio.Future | None = None
+
+        def wake(_: Any = None) -> None:
+            if waiter is not None and not waiter.done():
+                waiter.set_result(None)
+
+        def put(item: Any) -> None:
+            pending.append(item)
+            wake()
+
+        self.task = task = loop.create_task(self._work(put))
+        task.add_done_callback(wake)
         if self._cancel_requested:  # interrupted before the work could even start
-            self.task.cancel()
+            task.cancel()
         try:
             while True:
-                if not queue.empty():
-                    yield queue.get_nowait()
+                if pending:
+                    yield pending.popleft()
                     continue
-                if self.task.done():
+                if task.done():
                     break
-                getter = asyncio.ensure_future(queue.get())
+                waiter = loop.create_future()
                 try:
-                    await asyncio.wait({getter, self.task}, return_when=asyncio.FIRST_COMPLETED)
-                except BaseException:
-                    getter.cancel()
-                    raise
-                if getter.done() and not getter.cancelled():
-                    yield getter.result()
-                else:
-                    getter.cancel()
+                    await waiter
+                finally:
+                    waiter = None
         finally:
             await self._settle()
 

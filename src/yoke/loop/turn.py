@@ -9,7 +9,7 @@ history and the transcript are written here, before the matching event is yielde
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke import events as ev
@@ -19,6 +19,7 @@ from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.pump import Pump
 from yoke.messages import Block, Message
 from yoke.providers import base as pb
+from yoke.records import dataclass
 
 if TYPE_CHECKING:
     from yoke.session.recorder import Recorder

@@ -14,11 +14,12 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke.mcp.policy import policy_allows
+from yoke.records import dataclass
 
 TRANSPORTS = ("stdio", "sse", "http", "ws")
 _TYPE_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "websocket": "ws"}

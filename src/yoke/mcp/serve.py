@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.ids import new_uuid
+
 # Tools that need a person or a running session to mean anything.
 NOT_SERVED = {"AskUserQuestion", "ExitPlanMode", "EnterPlanMode", "TodoWrite", "Task", "Agent"}
 
@@ -21,8 +23,6 @@ class ToolServer:
     """The tools, the gate and one tool context shared by every call (as in one Yoke session)."""
 
     def __init__(self, cwd: Path, mode: str | None = None):
-        import uuid
-
         from yoke.config.settings import load_settings
         from yoke.permissions import build_gate
         from yoke.permissions.gate import NoAsker
@@ -41,7 +41,7 @@ class ToolServer:
             interactive=False,
         )
         self.tools = {t.name: t for t in builtin_tools() if t.name not in NOT_SERVED}
-        session_id = str(uuid.uuid4())
+        session_id = new_uuid()
         state = SessionState(
             session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}"
         )

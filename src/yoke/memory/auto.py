@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from yoke.memory.files import config_dir
+from yoke.records import dataclass
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
@@ -57,8 +57,10 @@ def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple
 def canonical_git_root(cwd: Path) -> Path | None:
     """The main checkout's root for `cwd` (the same for every worktree of a repository), or None outside
     git. A bare repository's worktrees use the bare repository's folder."""
-    from yoke.context.git import hardened_git_argv, hardened_git_env
+    from yoke.context.git import hardened_git_argv, hardened_git_env, inside_repository
 
+    if not inside_repository(cwd):
+        return None
     try:
         proc = subprocess.run(
             hardened_git_argv("rev-parse", "--git-common-dir"),

@@ -14,12 +14,12 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from yoke.context.tokens import estimate_text
 from yoke.memory.globs import glob_matches
 from yoke.memory.markdown import find_imports, parse_frontmatter, strip_html_comments
+from yoke.records import dataclass
 
 MAX_IMPORT_DEPTH = 4
 MAX_FILE_CHARS = 200_000  # a runaway file must not fill the context on its own
@@ -102,6 +102,7 @@ class MemoryIndex:
         self.enabled = not self.env.get("CLAUDE_CODE_DISABLE_CLAUDE_MDS")
         self._seen: set[str] = set()
         self._scanned_dirs: set[str] = set()
+        self._answered: set[str] = set()
         self._conditional: list[MemoryFile] = []
         self.files: list[MemoryFile] = self._load_launch_files() if self.enabled else []
         self.later: list[MemoryFile] = []
@@ -113,6 +114,12 @@ class MemoryIndex:
         the directories between the repository root and the file, and rules whose `paths:` match it."""
         if not self.enabled:
             return []
+        # A path answered before brings nothing new unless a conditional rule still waits to match: its
+        # folders stay scanned. (Re-reading one file every turn made this a per-turn cost.)
+        asked = str(path)
+        if asked in self._answered and not self._conditional:
+            return []
+        self._answered.add(asked)
         target = Path(os.path.realpath(Path(path).expanduser()))
         new: list[MemoryFile] = []
         if target.is_relative_to(self.root):

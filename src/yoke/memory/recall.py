@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from yoke.memory.store import INDEX_NAME, Memory, parse_memory
+from yoke.records import dataclass
 
 if TYPE_CHECKING:
     import sqlite3

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from yoke.memory.auto import AutoMemoryConfig, resolve_auto_memory
 from yoke.memory.recall import RecallIndex, format_recall, scan
 from yoke.memory.section import IGNORE_NOTICE, memory_section
 from yoke.memory.store import load_index
+from yoke.records import dataclass
 
 _IGNORE = re.compile(
     r"\b(?:ignore|disregard|do\s+not\s+use|don'?t\s+use|without(?:\s+using)?|forget\s+about)\s+"

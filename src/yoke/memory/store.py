@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from yoke.fsutil import replace_file
 from yoke.memory.markdown import parse_frontmatter
+from yoke.records import dataclass
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200

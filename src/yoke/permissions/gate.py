@@ -7,9 +7,10 @@ in the result's `permission_denials`). The permissions issue replaces `SimpleGat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
+from yoke.records import dataclass
 from yoke.tools.base import Tool, ToolContext
 
 Behavior = Literal["allow", "deny", "ask"]

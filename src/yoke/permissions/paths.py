@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+from yoke.records import dataclass
 
 # Reads of these need approval unless a rule allows them.
 # `.env.example` and friends are templates committed on purpose (no values): readable like any file.

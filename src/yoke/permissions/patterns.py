@@ -16,11 +16,11 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from yoke.globs import compile_glob
 from yoke.permissions.rules import PermissionRule
+from yoke.records import dataclass
 
 
 @functools.lru_cache(maxsize=2048)

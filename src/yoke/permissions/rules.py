@@ -8,9 +8,10 @@ tool (`Task` for `Agent`) are matched through the tool's aliases, not rewritten 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from yoke.records import dataclass
 
 RuleBehavior = Literal["allow", "ask", "deny"]
 _NAME = re.compile(r"^[A-Za-z0-9_*.\-:]+$")

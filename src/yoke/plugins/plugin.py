@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from yoke.records import dataclass
 
 MANIFEST = Path(".claude-plugin") / "plugin.json"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

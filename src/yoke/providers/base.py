@@ -11,11 +11,11 @@ then the consumer drops what it has of that message and starts over at the next 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol
 
 from yoke.messages import Block, Message
-from yoke.records import Record
+from yoke.records import Record, dataclass
 
 StopReason = str  # "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
 

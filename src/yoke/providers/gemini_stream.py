@@ -10,10 +10,10 @@ terminator: the answer is complete once a chunk has carried a `finishReason` and
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import replace
 from typing import Any
 
+from yoke.ids import random_hex
 from yoke.messages import Block
 from yoke.providers.base import (
     BlockStart,
@@ -80,7 +80,7 @@ class GeminiAssembler:
         events: list[ProviderEvent] = []
         if not self._started:
             self._started = True
-            self._id = str(chunk.get("responseId") or f"msg_{uuid.uuid4().hex[:24]}")
+            self._id = str(chunk.get("responseId") or f"msg_{random_hex(24)}")
             self._model = str(chunk.get("modelVersion") or self._model)
             events.append(MessageStart(self._id, self._model, Usage()))
         if chunk.get("usageMetadata"):

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import Any
 
 from yoke.messages import Block, Message
-from yoke.records import Record
+from yoke.records import Record, dataclass
 
 FALLBACK_RESULT = "Model fallback triggered"
 FAMILIES = {

@@ -14,7 +14,7 @@ provider events:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from yoke import __version__
@@ -27,7 +27,7 @@ from yoke.providers.transport import (
     StreamInterrupted,
     Transport,
 )
-from yoke.records import Record
+from yoke.records import Record, dataclass
 
 USER_AGENT = f"yoke/{__version__}"
 DEFAULT_MAX_RETRIES = 10

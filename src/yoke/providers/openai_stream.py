@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoke.ids import random_hex
 from yoke.messages import Block
 from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
@@ -81,7 +81,7 @@ class OpenAIAssembler:
         events: list[ProviderEvent] = []
         if not self._started:
             self._started = True
-            self._id = str(chunk.get("id") or f"msg_{uuid.uuid4().hex[:24]}")
+            self._id = str(chunk.get("id") or f"msg_{random_hex(24)}")
             self._model = str(chunk.get("model") or self._model)
             events.append(MessageStart(self._id, self._model, Usage()))
         if chunk.get("usage"):
@@ -168,7 +168,7 @@ class OpenAIAssembler:
         events: list[ProviderEvent] = []
         if call.block_index is None and call.name:
             events += self._close_text()
-            call.id = call.id or f"call_{uuid.uuid4().hex[:24]}"
+            call.id = call.id or f"call_{random_hex(24)}"
             call.block_index = len(self._blocks)
             block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
             self._blocks.append(block)
@@ -225,7 +225,7 @@ class OpenAIAssembler:
             block["text"] = remaining.strip()
             for name, arguments in found:
                 index = len(self._blocks)
-                call_id = f"call_{uuid.uuid4().hex[:24]}"
+                call_id = f"call_{random_hex(24)}"
                 tool_block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
                 self._blocks.append(tool_block)
                 self._calls[max(self._calls, default=-1) + 1] = _ToolCall(

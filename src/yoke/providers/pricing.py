@@ -88,10 +88,15 @@ def _lookup(model: str, table: Any) -> str | None:
     return best
 
 
+@cache
+def _table_key(model: str, table: int) -> str | None:
+    """`_lookup` in one of the (fixed) tables, once per model name: every response is priced."""
+    return _lookup(model, _tables()[table])
+
+
 def price_of(model: str) -> Price | None:
-    prices = _tables()[0]
-    key = _lookup(model, prices)
-    return prices[key] if key else None
+    key = _table_key(model, 0)
+    return _tables()[0][key] if key else None
 
 
 def known_model(model: str) -> bool:
@@ -121,13 +126,12 @@ def cost_usd(model: str, usage: Usage) -> float:
 
 
 def context_window(model: str) -> int:
-    windows = _tables()[1]
-    key = _lookup(model, windows)
+    key = _table_key(model, 1)
     if key:
-        return windows[key]
+        return _tables()[1][key]
     return CLAUDE_CONTEXT if "claude" in normalize_model(model) else OTHER_CONTEXT
 
 
 def responses_only(model: str) -> bool:
     """Whether OpenAI serves this model only through the Responses API (not Chat Completions)."""
-    return _lookup(model, _tables()[2]) is not None
+    return _table_key(model, 2) is not None

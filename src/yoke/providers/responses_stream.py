@@ -10,10 +10,10 @@ thinking, its encrypted content kept as the tagged signature), a `message` item 
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import replace
 from typing import Any
 
+from yoke.ids import random_hex
 from yoke.messages import Block
 from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
@@ -110,7 +110,7 @@ class ResponsesAssembler:
         if self._started:
             return []
         self._started = True
-        self._id = str(response.get("id") or f"resp_{uuid.uuid4().hex[:24]}")
+        self._id = str(response.get("id") or f"resp_{random_hex(24)}")
         self._model = str(response.get("model") or self._model)
         return [MessageStart(self._id, self._model, Usage())]
 
@@ -122,7 +122,7 @@ class ResponsesAssembler:
         elif kind == "reasoning":
             shell = {"type": "thinking", "thinking": "", "signature": ""}
         elif kind == "function_call":
-            call_id = str(item.get("call_id") or item.get("id") or f"call_{uuid.uuid4().hex[:24]}")
+            call_id = str(item.get("call_id") or item.get("id") or f"call_{random_hex(24)}")
             shell = {"type": "tool_use", "id": call_id, "name": str(item.get("name") or ""), "input": {}}
             self._arguments[output_index] = []
         else:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from yoke.providers.base import Provider, ProviderError
+from yoke.records import dataclass
 
 PROVIDERS = (
     "anthropic",

@@ -8,7 +8,7 @@ event still being built when the stream ends is discarded, as the rules say: it 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from yoke.records import dataclass
 
 
 @dataclass(slots=True, frozen=True)

@@ -7,9 +7,11 @@ Sandbox path prefixes differ from permission rules: `/x` is absolute, `~/x` is i
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+from yoke.records import dataclass
 
 
 @dataclass(slots=True, frozen=True)

@@ -4,10 +4,10 @@ ResultMessage with the same numbers the CLI's result line carries."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from yoke import events as ev
+from yoke.ids import new_uuid
 from yoke.sdk import types as t
 
 
@@ -42,7 +42,7 @@ class MessageConverter:
 
             raw = raw_stream_event(event.event)
             if raw is not None:
-                return [t.StreamEvent(str(uuid.uuid4()), self.session_id, raw, event.parent_tool_use_id)]
+                return [t.StreamEvent(new_uuid(), self.session_id, raw, event.parent_tool_use_id)]
         if isinstance(event, ev.Notice):
             subtype = "api_retry" if event.kind == "api_retry" else "informational"
             return [
@@ -79,7 +79,7 @@ class MessageConverter:
             "agents": [],
             "skills": [],
             "plugins": [],
-            "uuid": str(uuid.uuid4()),
+            "uuid": new_uuid(),
         }
         data.update(self.init_extra)
         return t.SystemMessage("init", data)
@@ -98,7 +98,7 @@ class MessageConverter:
                     usage=event.usage.as_dict(),
                     message_id=event.id,
                     session_id=self.session_id,
-                    uuid=str(uuid.uuid4()),
+                    uuid=new_uuid(),
                 )
             )
         return out
@@ -115,7 +115,7 @@ class MessageConverter:
             out.append(
                 t.UserMessage(
                     [converted],
-                    str(uuid.uuid4()),
+                    new_uuid(),
                     event.parent_tool_use_id,
                     result if isinstance(result, dict) else None,
                 )

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
+from yoke.ids import new_uuid
 from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.turn import Agent, LoopSettings
 from yoke.permissions.gate import NoAsker
 from yoke.providers.base import ProviderError
+from yoke.records import dataclass
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
@@ -616,7 +617,7 @@ def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:
 
     conversation = None
     parent_uuid = None
-    session_id = options.session_id or str(uuid.uuid4())
+    session_id = options.session_id or new_uuid()
     if options.continue_session or options.resume is not None:
         conversation, session_id = _resume(options, cwd, home, session_id)
         if conversation is not None:

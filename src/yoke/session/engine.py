@@ -9,15 +9,16 @@ event stream.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
+from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import Block, Message
+from yoke.records import dataclass
 from yoke.session.resources import ResourceStack
 
 
@@ -349,7 +350,7 @@ class Session:
         (one ledger), interrupt (the parent's interrupt reaches it) and event stream (stamped events)."""
         from yoke.session.children import build_child
 
-        child = build_child(self, options, parent_tool_use_id, agent_id=f"a{uuid.uuid4().hex[:16]}")
+        child = build_child(self, options, parent_tool_use_id, agent_id=f"a{random_hex(16)}")
         self.children.append(child)
         return child
 

@@ -8,11 +8,12 @@ an option left at its default means "whatever the user's settings say".
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke.loop.lifecycle import LifecycleListener
+from yoke.records import dataclass
 
 
 @dataclass

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from yoke.records import dataclass
 from yoke.skills.model import PluginInfo, Skill, SkillError, load_skill_file
 
 SKILL_FILE = "SKILL.md"
@@ -40,6 +41,7 @@ class Catalog:
     conditional: list[Skill] = field(default_factory=list)  # `paths` skills not yet activated
     warnings: list[str] = field(default_factory=list)
     _scanned: set[Path] = field(default_factory=set)
+    _answered: set[str] = field(default_factory=set)  # paths skills_for_path has looked at
 
     def get(self, name: str) -> Skill | None:
         name = name.lstrip("/")
@@ -75,6 +77,10 @@ class Catalog:
         """Skills that touching `path` brings into play and that were not in play yet: those of
         `.claude/skills` folders between the file and the working directory, and `paths` skills whose
         globs match it. They join the catalog; the caller tells the model about them."""
+        asked = str(path)
+        if asked in self._answered and not self.conditional:
+            return []  # its folders are scanned already and no `paths` skill waits to match
+        self._answered.add(asked)
         target = Path(os.path.abspath(Path(path).expanduser()))
         added: list[Skill] = []
         for folder in _folders_between(target.parent, self.cwd):

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke.messages import Block
+from yoke.records import dataclass
 from yoke.skills.catalog import Catalog
 from yoke.skills.inline import InlineError, Permit, RunShell, inline_files, run_shell_blocks
 from yoke.skills.model import Skill

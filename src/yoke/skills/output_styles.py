@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yoke.records import dataclass
 from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
 
 EXPLANATORY = """\

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from yoke.records import dataclass
 from yoke.skills.catalog import Catalog
 from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill

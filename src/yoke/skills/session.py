@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
+from yoke.records import dataclass
 from yoke.skills.runtime import EXTRAS_KEY, SkillRuntime, runtime_of
 
 EXTENSIONS_KEY = "extensions"  # SessionState.extras: the session's Extensions

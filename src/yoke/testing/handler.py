@@ -92,7 +92,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         if gemini:
             fmt = "gemini"
         body = _parse_json(raw)
-        self._record(path, body, fmt)
+        self._record(path, raw if isinstance(body, dict) else None, fmt)
         if gemini and isinstance(body, dict):
             body = {**body, "model": gemini.group(1), "stream": gemini.group(2) == "streamGenerateContent"}
             self._model_call(fmt, path, body)
@@ -222,10 +222,9 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return
         self._send_json(200, {"remaining": self.server.scripted.remaining})
 
-    def _record(self, path: str, body: Any, fmt: WireFormat) -> None:
+    def _record(self, path: str, raw: bytes | None, fmt: WireFormat) -> None:
         headers = {name.lower(): value for name, value in self.headers.items()}
-        recorded_body = body if isinstance(body, dict) else None
-        self.server.scripted.record(RecordedRequest(self.command, path, headers, recorded_body, fmt))
+        self.server.scripted.record(RecordedRequest(self.command, path, headers, raw, fmt))
 
     def _path(self) -> str:
         return self.path.split("?", 1)[0]

@@ -8,10 +8,12 @@ inject faults (error statuses, cut or stalled streams, mid-stream errors) to exe
 
 from __future__ import annotations
 
+import copy
+import json
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -20,20 +22,50 @@ from yoke.testing.script import Fault, Turn, TurnSource, parse_turn
 WireFormat = Literal["anthropic", "openai", "gemini", "responses"]
 
 
-@dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    method: str
-    path: str
-    headers: dict[str, str]  # keys lowercased
-    body: dict[str, Any] | None
-    format: WireFormat
+    """One request as received. The body is kept as sent and parsed when first read: a long session's
+    requests, held parsed, made every garbage collection walk millions of objects (the server's own cost grew
+    with the square of the session's length)."""
+
+    __slots__ = ("method", "path", "headers", "format", "_raw", "_body")
+
+    def __init__(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes | None, format: WireFormat
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.headers = headers  # keys lowercased
+        self.format = format
+        self._raw = raw
+        self._body: Any = None
+
+    @property
+    def body(self) -> dict[str, Any] | None:
+        """The JSON object sent, or None (no body, or not a JSON object)."""
+        if self._raw is not None:
+            try:
+                parsed = json.loads(self._raw)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                parsed = None
+            self._body = parsed if isinstance(parsed, dict) else None
+            self._raw = None
+        return self._body
 
     @property
     def stream(self) -> bool:
         return ":streamGenerateContent" in self.path or bool(self.body and self.body.get("stream"))
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "method": self.method,
+            "path": self.path,
+            "headers": dict(self.headers),
+            "body": copy.deepcopy(self.body),
+            "format": self.format,
+        }
+
+    def __repr__(self) -> str:
+        return f"RecordedRequest({self.method} {self.path}, {self.format})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,15 +34,20 @@ def tool_arguments(block: dict[str, Any]) -> str:
 
 def resolve_usage(turn: Turn, request: dict[str, Any] | None) -> dict[str, int]:
     """The turn's usage with plausible defaults: input grows with the request, output with the answer."""
-    request_chars = len(json.dumps(request, ensure_ascii=False)) if request else 0
-    answer_chars = sum(len(json.dumps(block, ensure_ascii=False)) for block in turn.content)
     usage = {
-        "input_tokens": max(1, request_chars // 4),
+        "input_tokens": 0,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
-        "output_tokens": max(1, answer_chars // 4),
+        "output_tokens": 0,
     }
     usage.update(turn.usage)
+    # Estimated only when the script does not say: sizing a long session's request costs as much as parsing it.
+    if "input_tokens" not in turn.usage:
+        request_chars = len(json.dumps(request, ensure_ascii=False)) if request else 0
+        usage["input_tokens"] = max(1, request_chars // 4)
+    if "output_tokens" not in turn.usage:
+        answer_chars = sum(len(json.dumps(block, ensure_ascii=False)) for block in turn.content)
+        usage["output_tokens"] = max(1, answer_chars // 4)
     return usage
 
 

@@ -8,11 +8,11 @@ model should see and correct; any other exception is turned into a structured er
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from yoke.records import Record
+from yoke.records import Record, dataclass
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
