@@ -33,3 +33,18 @@ def test_listing_tools_does_not_import_pydantic():
     code = "import sys; from yoke.tools.builtin import builtin_tools; builtin_tools(); print('pydantic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_tool_the_model_begins_to_call_loads_in_the_background():
+    # A fresh interpreter, so the tool's module (and pydantic) are not loaded yet.
+    code = (
+        "import sys, threading, time\n"
+        "from yoke.tools.builtin import builtin_tools\n"
+        "read = next(t for t in builtin_tools() if t.name == 'Read')\n"
+        "read.prepare()\n"
+        "for loader in [t for t in threading.enumerate() if t.name == 'load Read']:\n"
+        "    loader.join(30)\n"
+        "print(read._real is not None and 'yoke.tools.builtin.read' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,7 @@ from yoke.context.tokens import effective_window, estimate_message, estimate_mes
 from yoke.messages import Message, text_block
 from yoke.prefix import PrefixMemo
 from yoke.providers.base import Usage
-from yoke.records import dataclass
+from yoke.records import Record
 
 Summarize = Callable[[list[Message], str], Awaitable[str]]
 AUTOCOMPACT_BUFFER = 13_000
@@ -61,25 +60,29 @@ class CompactionError(RuntimeError):
     """Compaction could not be done (the message is one line for the user)."""
 
 
-@dataclass
-class PrepareResult:
+class PrepareResult(Record):
     """The history to send, and the `compact_boundary` records (type/subtype/compactMetadata...) the loop
     appends to the transcript, in order, before sending. `messages` is the input list when nothing changed."""
 
-    messages: list[Message]
-    boundaries: list[dict[str, Any]] = field(default_factory=list)
+    __slots__ = ("messages", "boundaries")
+
+    def __init__(self, messages: list[Message], boundaries: list[dict[str, Any]] | None = None) -> None:
+        self.messages = messages
+        self.boundaries = [] if boundaries is None else boundaries
 
     @property
     def changed(self) -> bool:
         return bool(self.boundaries)
 
 
-@dataclass(frozen=True)
-class Thresholds:
-    microcompact: int
-    collapse: int
-    autocompact: int
-    hard: int  # the effective window itself
+class Thresholds(Record):
+    __slots__ = ("microcompact", "collapse", "autocompact", "hard")
+
+    def __init__(self, microcompact: int, collapse: int, autocompact: int, hard: int) -> None:
+        self.microcompact = microcompact
+        self.collapse = collapse
+        self.autocompact = autocompact
+        self.hard = hard  # the effective window itself
 
     @classmethod
     def for_window(cls, effective: int, env: Mapping[str, str]) -> Thresholds:

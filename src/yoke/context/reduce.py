@@ -14,14 +14,13 @@ Both return new message lists and never mutate their input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke.context.tokens import estimate_content
 from yoke.messages import Block, Message, blocks_of, result_text
 from yoke.prefix import PrefixMemo
-from yoke.records import dataclass
+from yoke.records import Record
 
 RESULT_BUDGET_CHARS = 50_000  # one tool result
 MESSAGE_BUDGET_CHARS = 150_000  # all results of one message together
@@ -47,11 +46,15 @@ KEEP_RECENT_RESULTS = 5
 MIN_STUB_SAVING_TOKENS = 50  # results smaller than this are not worth a stub
 
 
-@dataclass
-class Reduction:
-    messages: list[Message]
-    changed_ids: list[str] = field(default_factory=list)
-    saved_tokens: int = 0
+class Reduction(Record):
+    __slots__ = ("messages", "changed_ids", "saved_tokens")
+
+    def __init__(
+        self, messages: list[Message], changed_ids: list[str] | None = None, saved_tokens: int = 0
+    ) -> None:
+        self.messages = messages
+        self.changed_ids = [] if changed_ids is None else changed_ids
+        self.saved_tokens = saved_tokens
 
 
 # ---- level 1 -------------------------------------------------------------------------------------

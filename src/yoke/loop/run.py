@@ -236,6 +236,8 @@ class Run:
         try:
             async with aclosing(agent.provider.stream(request)) as stream:
                 async for item in stream:
+                    if isinstance(item, pb.BlockStart) and item.block.get("type") == "tool_use":
+                        self._prepare_tool(str(item.block.get("name", "")))
                     if agent.settings.include_partial and not isinstance(item, pb.RetryNotice):
                         yield ev.StreamEvent(item)
                     for out in previews.translate(item):
@@ -264,6 +266,11 @@ class Run:
                 yield ("retry", "", None)
                 return
         yield ("prompt_too_long", result_text(error), error.status)
+
+    def _prepare_tool(self, name: str) -> None:
+        prepare = getattr(self.agent.executor.registry.get(name), "prepare", None)
+        if prepare is not None:
+            prepare()
 
     def _reshape(self, reshaped: Reshaped, trigger: str) -> list[ev.Event]:
         """Adopt a compactor's history; its boundaries go to the transcript and out as Compacted events."""

@@ -6,7 +6,6 @@ Shared by the direct HTTP provider and the Bedrock/Vertex one (whose SDK yields 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from yoke.messages import Block
@@ -80,7 +79,7 @@ class AnthropicAssembler:
         self._id = str(message.get("id") or self._id)
         self._model = str(message.get("model") or self._model)
         self._usage = Usage.from_dict(message.get("usage"))
-        return [MessageStart(self._id, self._model, replace(self._usage))]
+        return [MessageStart(self._id, self._model, self._usage.replace())]
 
     def _block_start(self, data: dict[str, Any]) -> list[ProviderEvent]:
         index = int(data.get("index", len(self._blocks)))
@@ -147,7 +146,7 @@ class AnthropicAssembler:
         if "stop_reason" in delta:
             self._stop_reason = delta.get("stop_reason")
         _merge_final_usage(self._usage, data.get("usage") or {})
-        return [MessageDelta(self._stop_reason, replace(self._usage))]
+        return [MessageDelta(self._stop_reason, self._usage.replace())]
 
     def _message_stop(self, data: dict[str, Any]) -> list[ProviderEvent]:
         events: list[ProviderEvent] = [self._close_block(i) for i in sorted(self._open)]
@@ -160,7 +159,7 @@ class AnthropicAssembler:
                 self._model,
                 message,  # type: ignore[arg-type]
                 self._stop_reason,
-                replace(self._usage),
+                self._usage.replace(),
                 dict(self._input_errors),
             )
         )

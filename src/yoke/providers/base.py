@@ -11,21 +11,28 @@ then the consumer drops what it has of that message and starts over at the next 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import field
 from typing import Any, Literal, Protocol
 
 from yoke.messages import Block, Message
-from yoke.records import Record, dataclass
+from yoke.records import Record
 
 StopReason = str  # "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
 
 
-@dataclass(slots=True)
-class Usage:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
+class Usage(Record):
+    __slots__ = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+    def __init__(
+        self,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        cache_read_input_tokens: int = 0,
+        cache_creation_input_tokens: int = 0,
+    ) -> None:
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.cache_read_input_tokens = cache_read_input_tokens
+        self.cache_creation_input_tokens = cache_creation_input_tokens
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
@@ -67,18 +74,44 @@ class ToolSpec(Record):
         self.input_schema = input_schema
 
 
-@dataclass(slots=True)
-class ModelRequest:
-    model: str
-    messages: list[Message]
-    system: list[Block] = field(default_factory=list)  # text blocks
-    tools: list[ToolSpec] = field(default_factory=list)
-    max_tokens: int = 32000
-    temperature: float | None = None
-    thinking_budget: int | None = None  # None = thinking off
-    effort: str | None = None  # low|medium|high|xhigh|max; each wire sends what the model takes (effort.py)
-    stop_sequences: list[str] = field(default_factory=list)
-    stream: bool = True
+class ModelRequest(Record):
+    __slots__ = (
+        "model",
+        "messages",
+        "system",
+        "tools",
+        "max_tokens",
+        "temperature",
+        "thinking_budget",
+        "effort",
+        "stop_sequences",
+        "stream",
+    )
+
+    def __init__(
+        self,
+        model: str,
+        messages: list[Message],
+        system: list[Block] | None = None,  # text blocks
+        tools: list[ToolSpec] | None = None,
+        max_tokens: int = 32000,
+        temperature: float | None = None,
+        thinking_budget: int | None = None,  # None = thinking off
+        effort: str
+        | None = None,  # low|medium|high|xhigh|max; each wire sends what the model takes (effort.py)
+        stop_sequences: list[str] | None = None,
+        stream: bool = True,
+    ) -> None:
+        self.model = model
+        self.messages = messages
+        self.system = [] if system is None else system
+        self.tools = [] if tools is None else tools
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.thinking_budget = thinking_budget
+        self.effort = effort
+        self.stop_sequences = [] if stop_sequences is None else stop_sequences
+        self.stream = stream
 
 
 # ---- provider events -------------------------------------------------------------------------------

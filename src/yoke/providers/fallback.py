@@ -12,7 +12,6 @@ that made them, and replaying them is a 400) and tool calls left without results
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 from yoke.providers.base import (
     MessageStart,
@@ -87,7 +86,7 @@ class FallbackProvider:
         family = self.name
         converted = convert_history(request.messages, family, strip_signatures=self._stale)
         messages, _ = answer_dangling(converted.messages)
-        return replace(request, model=self.fallback_model, messages=messages)
+        return request.replace(model=self.fallback_model, messages=messages)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

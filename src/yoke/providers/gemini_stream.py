@@ -10,7 +10,6 @@ terminator: the answer is complete once a chunk has carried a `finishReason` and
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from yoke.ids import random_hex
@@ -193,10 +192,10 @@ class GeminiAssembler:
             events.append(BlockStop(index, self._blocks[index]))
             if self._blocked:
                 stop_reason = "refusal"
-        events.append(MessageDelta(stop_reason, replace(self._usage)))
+        events.append(MessageDelta(stop_reason, self._usage.replace()))
         content = [b for b in self._blocks if not (b["type"] == "text" and not b["text"])]
         message = {"role": "assistant", "content": content}
-        usage = replace(self._usage)
+        usage = self._usage.replace()
         events.append(MessageStop(self._id, self._model, message, stop_reason, usage))  # type: ignore[arg-type]
         self.done = True
         return events

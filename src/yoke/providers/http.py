@@ -14,7 +14,6 @@ provider events:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import field
 from typing import Any, Protocol
 
 from yoke import __version__
@@ -27,7 +26,7 @@ from yoke.providers.transport import (
     StreamInterrupted,
     Transport,
 )
-from yoke.records import Record, dataclass
+from yoke.records import Record
 
 USER_AGENT = f"yoke/{__version__}"
 DEFAULT_MAX_RETRIES = 10
@@ -63,14 +62,24 @@ def _refused(exc: BaseException) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    max_retries: int = DEFAULT_MAX_RETRIES  # retries after the first try
-    base_delay: float = DEFAULT_BASE_DELAY  # first backoff in seconds, doubling each retry
-    idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # seconds without a stream event before the stream is given up
-    max_retry_after: float = 600.0  # a longer server-requested wait is not honoured (plain backoff instead)
-    jitter: float = 0.25  # each backoff is shortened by up to this fraction, so clients spread out
-    sleep: Sleeper = field(default=_asyncio_sleep, compare=False)
+class RetryPolicy(Record):
+    __slots__ = ("max_retries", "base_delay", "idle_timeout", "max_retry_after", "jitter", "sleep")
+
+    def __init__(
+        self,
+        max_retries: int = DEFAULT_MAX_RETRIES,  # retries after the first try
+        base_delay: float = DEFAULT_BASE_DELAY,  # first backoff in seconds, doubling each retry
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,  # seconds without a stream event before giving it up
+        max_retry_after: float = 600.0,  # a longer server-requested wait is not honoured (plain backoff)
+        jitter: float = 0.25,  # each backoff is shortened by up to this fraction, so clients spread out
+        sleep: Sleeper = _asyncio_sleep,
+    ) -> None:
+        self.max_retries = max_retries
+        self.base_delay = base_delay
+        self.idle_timeout = idle_timeout
+        self.max_retry_after = max_retry_after
+        self.jitter = jitter
+        self.sleep = sleep
 
     @property
     def max_delay(self) -> float:

@@ -12,7 +12,6 @@ plus that budget does not fit ("maximum context length is 32768 tokens ... you r
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from yoke.providers.base import ModelRequest, ProviderError
@@ -73,7 +72,7 @@ def fitted(
     room = window - prompt - SAFETY_MARGIN
     if room >= request.max_tokens or room < MIN_OUTPUT_TOKENS:
         return request
-    return replace(request, max_tokens=room)
+    return request.replace(max_tokens=room)
 
 
 _MAX_CONTEXT = re.compile(r"maximum context length is (\d+)", re.IGNORECASE)
@@ -108,4 +107,4 @@ def after_rejection(request: ModelRequest, error: ProviderError, window: int | N
         budget = request.max_tokens // 2
     if budget < MIN_OUTPUT_TOKENS or budget >= request.max_tokens:
         return None
-    return replace(request, max_tokens=budget)
+    return request.replace(max_tokens=budget)

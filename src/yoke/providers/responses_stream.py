@@ -10,7 +10,6 @@ thinking, its encrypted content kept as the tagged signature), a `message` item 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any
 
 from yoke.ids import random_hex
@@ -199,12 +198,12 @@ class ResponsesAssembler:
         if response.get("status") == "incomplete":
             reason = str((response.get("incomplete_details") or {}).get("reason") or "")
             stop_reason = INCOMPLETE_REASONS.get(reason, stop_reason)
-        events.append(MessageDelta(stop_reason, replace(self._usage)))
+        events.append(MessageDelta(stop_reason, self._usage.replace()))
         content = [b for b in self._blocks if not (b["type"] == "text" and not b["text"])]
         message = {"role": "assistant", "content": content}
         events.append(
             MessageStop(
-                self._id, self._model, message, stop_reason, replace(self._usage), dict(self._input_errors)
+                self._id, self._model, message, stop_reason, self._usage.replace(), dict(self._input_errors)
             )  # type: ignore[arg-type]
         )
         self.done = True

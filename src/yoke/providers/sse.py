@@ -8,13 +8,15 @@ event still being built when the stream ends is discarded, as the rules say: it 
 
 from __future__ import annotations
 
-from yoke.records import dataclass
+from yoke.records import Record
 
 
-@dataclass(slots=True, frozen=True)
-class SSEEvent:
-    event: str  # "message" when the server named none
-    data: str
+class SSEEvent(Record):
+    __slots__ = ("event", "data")
+
+    def __init__(self, event: str, data: str) -> None:
+        self.event = event  # "message" when the server named none
+        self.data = data
 
 
 class SSEParser:

@@ -121,6 +121,10 @@ class Tool:
     timeout_s: ClassVar[float | None] = None  # executor-enforced ceiling; None = the executor default
     max_result_chars: ClassVar[int] = 100_000
 
+    def prepare(self) -> None:
+        """The model has begun a call to this tool: get ready to run it (a lazily loaded tool starts
+        loading). Never blocks and never raises."""
+
     def is_concurrency_safe(self, input: Any) -> bool:
         """Whether this particular call may run alongside others (defaults to the class flag)."""
         return self.concurrency_safe

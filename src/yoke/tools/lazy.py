@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 from yoke.tools.base import Tool, ToolContext, ToolResult
+
+_LOADING = threading.RLock()  # one tool loads at a time: a call may need it while a thread is loading it
 
 FLAGS = (
     "read_only",
@@ -41,13 +44,29 @@ class LazyTool(Tool):
         self._schema: dict[str, Any] = entry["input_schema"]
         self._where = (entry["module"], entry["class"])
         self._real: Tool | None = None
+        self._preparing = False
 
     @property
     def real(self) -> Tool:
         if self._real is None:
-            module, cls = self._where
-            self._real = getattr(importlib.import_module(module), cls)()
+            with _LOADING:
+                if self._real is None:
+                    module, cls = self._where
+                    self._real = getattr(importlib.import_module(module), cls)()
         return self._real
+
+    def prepare(self) -> None:
+        # Loading a tool imports pydantic the first time (~0.1 s): begun in a thread when the model opens a
+        # call, it runs while the call's input is still streaming in.
+        if self._real is None and not self._preparing:
+            self._preparing = True
+            threading.Thread(target=self._load_quietly, name=f"load {self.name}", daemon=True).start()
+
+    def _load_quietly(self) -> None:
+        try:
+            _ = self.real
+        except Exception:  # noqa: BLE001 - the call itself loads again and reports the problem
+            pass
 
     @property
     def input_model(self):  # type: ignore[override]
