@@ -7,7 +7,6 @@ start-up paid that for every event class. A record declares `__slots__` and writ
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -44,9 +43,12 @@ class Record:
         unknown = set(changes) - set(fields)
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
-        twin = copy.copy(self)
-        for name, value in changes.items():
-            setattr(twin, name, value)
+        twin = object.__new__(type(self))  # not copy.copy: its reduce protocol cost more than the fields
+        for name in fields:
+            setattr(twin, name, changes[name] if name in changes else getattr(self, name))
+        extra = getattr(self, "__dict__", None)  # a subclass without __slots__ of its own
+        if extra:
+            twin.__dict__.update({k: v for k, v in extra.items() if k not in changes})
         return twin
 
 

@@ -64,7 +64,7 @@ class AnthropicProvider:
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         call = WireCall(
             url=f"{self.base_url}/v1/messages",
             headers=self._headers(),
@@ -74,8 +74,7 @@ class AnthropicProvider:
             connection_hint="check ANTHROPIC_BASE_URL and your network",
             encoder=getattr(self, "_encoder", None),
         )
-        async for event in run_call(self.transport, self.retry, call, request.stream):
-            yield event
+        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         headers = {

@@ -36,6 +36,10 @@ class BodyEncoder:
         if rest != self._rest:
             self._rest = rest
             self._head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
-        head = self._head
-        joined = b'"messages": [' + b", ".join(parts) + b"]}"
-        return head + (b", " if rest else b"") + joined
+        # One join over every piece: a long session's body is large, and each extra concatenation copied it
+        n = len(parts)  # head, part, ", ", part, ..., part, tail
+        pieces = [b", "] * (2 * n + 1) if n else [b"", b""]
+        pieces[0] = self._head + (b', "messages": [' if rest else b'"messages": [')
+        pieces[1 : 2 * n : 2] = parts
+        pieces[-1] = b"]}"
+        return b"".join(pieces)

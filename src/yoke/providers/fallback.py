@@ -12,6 +12,7 @@ that made them, and replaying them is a 400) and tool calls left without results
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 from yoke.providers.base import (
     MessageStart,
@@ -56,17 +57,19 @@ class FallbackProvider:
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         if self.active:
-            async for event in self.inner.stream(self._for_fallback(request)):
-                yield event
+            async with aclosing(self.inner.stream(self._for_fallback(request))) as events:
+                async for event in events:
+                    yield event
             return
         partial = False
         try:
-            async for event in self.inner.stream(request):
-                if isinstance(event, MessageStart):
-                    partial = True
-                elif isinstance(event, RetryNotice) and event.discard_partial:
-                    partial = False
-                yield event
+            async with aclosing(self.inner.stream(request)) as events:
+                async for event in events:
+                    if isinstance(event, MessageStart):
+                        partial = True
+                    elif isinstance(event, RetryNotice) and event.discard_partial:
+                        partial = False
+                    yield event
             return
         except ProviderError as error:
             if error.kind != "overloaded":
@@ -77,8 +80,9 @@ class FallbackProvider:
             yield RetryNotice(1, 1, 0.0, failure.status, str(failure), discard_partial=True)
         message = fallback_message(request.model, self.fallback_model)
         yield ModelFallback(request.model, self.fallback_model, message)
-        async for event in self.inner.stream(self._for_fallback(request)):
-            yield event
+        async with aclosing(self.inner.stream(self._for_fallback(request))) as events:
+            async for event in events:
+                yield event
 
     def _for_fallback(self, request: ModelRequest) -> ModelRequest:
         if self._stale is None:

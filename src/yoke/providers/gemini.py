@@ -64,7 +64,7 @@ class GeminiProvider:
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         endpoint = f"{self.base_url}/models/{quote(request.model.removeprefix('models/'), safe='.-_')}"
         call = WireCall(
             url=f"{endpoint}:streamGenerateContent?alt=sse",
@@ -75,8 +75,7 @@ class GeminiProvider:
             error_for=lambda response: gemini_error(response, request.model, self.base_url),
             connection_hint="check GEMINI_BASE_URL and your network",
         )
-        async for event in run_call(self.transport, self.retry, call, request.stream):
-            yield event
+        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         if not self.api_key:

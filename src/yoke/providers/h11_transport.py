@@ -101,9 +101,13 @@ class H11Transport:
         self, conn: _Connection, origin: Any, request: HttpRequest, target: str, headers: list, body: bytes
     ) -> HttpResponse:
         try:
-            data = conn.h11.send(h11.Request(method=request.method, target=target, headers=headers))
-            data += conn.h11.send(h11.Data(data=body)) + conn.h11.send(h11.EndOfMessage())
-            conn.writer.write(data)
+            # head, body and end written apart (the body passed through, not copied: it can be large)
+            conn.writer.write(
+                conn.h11.send(h11.Request(method=request.method, target=target, headers=headers))
+            )
+            for piece in conn.h11.send_with_data_passthrough(h11.Data(data=body)):
+                conn.writer.write(piece)
+            conn.writer.write(conn.h11.send(h11.EndOfMessage()))
             await conn.writer.drain()
             event = await self._next(conn, fresh_response=True)
         except (OSError, h11.ProtocolError, _StaleConnection) as exc:

@@ -14,6 +14,7 @@ provider events:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import aclosing
 from typing import Any, Protocol
 
 from yoke import __version__
@@ -264,17 +265,21 @@ class _Restart(Exception):
 async def run_call(
     transport: Transport, policy: RetryPolicy, call: WireCall, stream: bool
 ) -> AsyncIterator[ProviderEvent]:
+    # Each inner generator is closed here, not left to the garbage collector: asyncio finalizes an
+    # abandoned one with a task of its own, a cost every turn paid (the consumer stops at MessageStop).
     if stream:
         try:
-            async for event in _streamed(transport, policy, call):
-                yield event
+            async with aclosing(_streamed(transport, policy, call)) as events:
+                async for event in events:
+                    yield event
             return
         except _Restart as restart:
             yield RetryNotice(
                 attempt=1, max_retries=1, delay_s=0.0, status=None, error=str(restart), discard_partial=True
             )
-    async for event in _unstreamed(transport, policy, call):
-        yield event
+    async with aclosing(_unstreamed(transport, policy, call)) as events:
+        async for event in events:
+            yield event
 
 
 async def _streamed(

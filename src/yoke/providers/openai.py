@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -109,8 +110,9 @@ class OpenAIProvider:
             self._estimates = estimate_memo()
         request = fitted(request, window, self._estimates)
         try:
-            async for event in self._call(request):
-                yield event
+            async with aclosing(self._call(request)) as events:
+                async for event in events:
+                    yield event
         except ProviderError as exc:
             # "prompt plus max_tokens exceed the window": learn the window (from the error, else from the
             # server's /models listing) and ask once more with a budget that fits
@@ -122,8 +124,9 @@ class OpenAIProvider:
             smaller = after_rejection(request, exc, window)
             if smaller is None:
                 raise
-            async for event in self._call(smaller):  # the 400 came before any output
-                yield event
+            async with aclosing(self._call(smaller)) as events:  # the 400 came before any output
+                async for event in events:
+                    yield event
 
     async def _window(self, model: str) -> int | None:
         """The model's context window as the server's /models listing gives it (None: it does not say)."""
@@ -140,7 +143,7 @@ class OpenAIProvider:
             return None
         return window_from_models(response.json(), model) if response.ok else None
 
-    async def _call(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def _call(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         call = WireCall(
             url=f"{self.base_url}/chat/completions",
             headers=self._headers(),
@@ -151,8 +154,7 @@ class OpenAIProvider:
             should_retry=_should_retry,
             encoder=self._encoder,
         )
-        async for event in run_call(self.transport, self.retry, call, request.stream):
-            yield event
+        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "user-agent": USER_AGENT}

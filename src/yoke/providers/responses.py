@@ -64,7 +64,7 @@ class ResponsesProvider:
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         call = WireCall(
             url=f"{self.base_url}/responses",
             headers=self._headers(),
@@ -74,8 +74,7 @@ class ResponsesProvider:
             connection_hint="check OPENAI_BASE_URL and your network",
             should_retry=_should_retry,
         )
-        async for event in run_call(self.transport, self.retry, call, request.stream):
-            yield event
+        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         headers = {"content-type": "application/json", "user-agent": USER_AGENT}

@@ -30,8 +30,15 @@ _UNSET: Any = object()
 
 def now_iso() -> str:
     """Current UTC time as Claude Code writes it: `2026-11-22T02:09:11.677Z`."""
+    global _second
     now = time.time()  # `time`, not `datetime`: its import was a start-up cost for one line
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now * 1000) % 1000:03d}Z"
+    whole = int(now)
+    if _second[0] != whole:  # every record is stamped: the date and time are formatted once a second
+        _second = (whole, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)))
+    return f"{_second[1]}.{int((now - whole) * 1000):03d}Z"
+
+
+_second: tuple[int, str] = (-1, "")
 
 
 def envelope(

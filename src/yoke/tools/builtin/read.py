@@ -7,6 +7,7 @@ import base64
 import hashlib
 import io
 import os
+import stat
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -91,6 +92,8 @@ class ReadTool(Tool):
         files = reader(ctx, path)
         if files is not None and await asyncio.to_thread(_plain_text, path, input, ctx):
             return await _read_through(files, path, input, ctx)  # the editor's buffer, saved or not
+        if files is None and _small_text_file(path):
+            return self._read(path, input, ctx)  # sooner read than handed to a thread and back
         return await asyncio.to_thread(self._read, path, input, ctx)
 
     def _read(self, path: Path, input: ReadInput, ctx: ToolContext) -> ToolResult:
@@ -105,6 +108,25 @@ class ReadTool(Tool):
 
             return read_notebook(path, ctx)
         return _read_text(path, input, ctx)
+
+
+INLINE_READ_BYTES = 64 * 1024
+
+
+def _small_text_file(path: Path) -> bool:
+    """A regular file small enough to read without leaving the event loop (and not an image, PDF or
+    notebook, whose handling takes longer)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return False
+    suffix = path.suffix.lower()
+    return (
+        stat.S_ISREG(info.st_mode)
+        and info.st_size <= INLINE_READ_BYTES
+        and suffix not in IMAGE_EXTENSIONS
+        and suffix not in (".pdf", ".ipynb")
+    )
 
 
 def _check_target(path: Path, input: ReadInput, ctx: ToolContext) -> None:
