@@ -7,6 +7,7 @@ start-up paid that for every event class. A record declares `__slots__` and writ
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -95,13 +96,21 @@ class _FieldsOnDemand:
 
 
 def _make(klass: type) -> None:
-    params = klass.__dict__.get(_PENDING)
-    if params is None:
+    if _PENDING not in klass.__dict__:
         return
-    delattr(klass, _PENDING)
-    del klass.__init__  # type: ignore[misc]
-    del klass.__dataclass_fields__  # type: ignore[attr-defined]
-    _dataclasses().dataclass(klass, **params)
+    # A lock, as a tool can load in a thread (`LazyTool.prepare`): a class is made once, and no thread sees
+    # it half made. Reentrant: making a class makes its pending bases first.
+    with _MAKING:
+        params = klass.__dict__.get(_PENDING)
+        if params is None:
+            return
+        del klass.__init__  # type: ignore[misc]
+        del klass.__dataclass_fields__  # type: ignore[attr-defined]
+        _dataclasses().dataclass(klass, **params)
+        delattr(klass, _PENDING)  # last: until now other threads wait at the lock
+
+
+_MAKING = threading.RLock()
 
 
 def _dataclasses() -> Any:

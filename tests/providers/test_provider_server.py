@@ -304,6 +304,8 @@ async def test_broken_stream_is_retried_once_without_streaming(wire, fault):
         sent = srv.requests
     discards = [e for e in events if isinstance(e, RetryNotice) and e.discard_partial]
     assert len(discards) == 1 and "without streaming" in discards[0].error
+    if "idle_after" in fault:  # an idle stream is told apart from a broken one
+        assert "no data from the API for 0.3 s" in discards[0].error
     assert [r.stream for r in sent] == [True, False]
     kept = after_restart(events)
     assert isinstance(kept[0], MessageStart)

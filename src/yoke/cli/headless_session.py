@@ -6,20 +6,26 @@ import sys
 
 from yoke import events as ev
 from yoke.cli.printers import Printer
-from yoke.records import dataclass
 from yoke.session.engine import Session
 
 
-@dataclass
 class HeadlessRun:
-    session: Session
-    printer: Printer
-    input_format: str = "text"
-    permission_prompt_tool: str | None = None
-    debug: bool = False
-    replay_user_messages: bool = False
-    debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
-    _introduced: bool = False
+    def __init__(
+        self,
+        session: Session,
+        printer: Printer,
+        input_format: str = "text",
+        permission_prompt_tool: str | None = None,
+        debug: bool = False,
+    ) -> None:
+        self.session = session
+        self.printer = printer
+        self.input_format = input_format
+        self.permission_prompt_tool = permission_prompt_tool
+        self.debug = debug
+        self.replay_user_messages = False
+        self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
+        self._introduced = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any
 
 from yoke.events import ModelUsage
 from yoke.providers.base import Usage
-from yoke.records import dataclass
 
 
-@dataclass
 class CostLedger:
-    per_model: dict[str, Usage] = field(default_factory=dict)
-    cost: dict[str, float] = field(default_factory=dict)
-    unknown_models: set[str] = field(default_factory=set)
-    prices: dict[str, Any] = field(default_factory=dict)  # model -> pricing.Price the user gave (settings)
-    notices: list[str] = field(default_factory=list)  # said once per unpriced model, taken by the loop
+    def __init__(self, prices: dict[str, Any] | None = None) -> None:
+        self.per_model: dict[str, Usage] = {}
+        self.cost: dict[str, float] = {}
+        self.unknown_models: set[str] = set()
+        self.prices: dict[str, Any] = {} if prices is None else prices  # model -> Price the user gave
+        self.notices: list[str] = []  # said once per unpriced model, taken by the loop
 
     @property
     def total_cost_usd(self) -> float:

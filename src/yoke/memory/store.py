@@ -18,7 +18,7 @@ from pathlib import Path
 
 from yoke.fsutil import replace_file
 from yoke.memory.markdown import parse_frontmatter
-from yoke.records import dataclass
+from yoke.records import Record, dataclass
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
@@ -107,12 +107,14 @@ def list_memories(directory: Path, include_expired: bool = True) -> list[Memory]
 # ---- the index --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class IndexText:
-    text: str  # what the session loads
-    total_lines: int  # lines in the file (after dropping expired entries)
-    loaded_lines: int
-    truncated: bool
+class IndexText(Record):
+    __slots__ = ("text", "total_lines", "loaded_lines", "truncated")
+
+    def __init__(self, text: str, total_lines: int, loaded_lines: int, truncated: bool) -> None:
+        self.text = text  # what the session loads
+        self.total_lines = total_lines  # lines in the file (after dropping expired entries)
+        self.loaded_lines = loaded_lines
+        self.truncated = truncated
 
 
 def load_index(directory: Path, now: datetime | None = None) -> IndexText:

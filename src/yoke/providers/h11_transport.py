@@ -121,12 +121,15 @@ class H11Transport:
         response_headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in event.headers}
         ok = 200 <= event.status_code < 300
         if request.stream and ok and "application/json" not in response_headers.get("content-type", ""):
-            events = self._events(conn, origin)
+            events = self._events(conn, origin, request.idle_timeout)
 
             async def close_stream() -> None:
                 await events.aclose()
 
-            return HttpResponse(event.status_code, response_headers, events=events, closer=close_stream)
+            guarded = request.idle_timeout is not None
+            return HttpResponse(
+                event.status_code, response_headers, events=events, closer=close_stream, idle_guarded=guarded
+            )
         try:
             chunks = [chunk async for chunk in self._body(conn)]
         except (OSError, h11.ProtocolError, _StaleConnection) as exc:
@@ -135,41 +138,48 @@ class H11Transport:
         self._release(conn, origin)
         return HttpResponse(event.status_code, response_headers, body=b"".join(chunks))
 
-    async def _next(self, conn: _Connection, fresh_response: bool = False) -> Any:
+    async def _next(self, conn: _Connection, fresh_response: bool = False, idle: float | None = None) -> Any:
+        """The next h11 event. `idle`: a streamed body's idle limit, raised as TimeoutError (the caller's
+        cue to retry without streaming), where the read timeout is a broken connection (OSError)."""
         while True:
             event = conn.h11.next_event()
             if event is not h11.NEED_DATA:
                 return event
+            limit = self._read_timeout if idle is None else min(idle, self._read_timeout)
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation (an interrupt) that
                 # lands as the read completes, and the stream would run on
-                async with asyncio.timeout(self._read_timeout):
+                async with asyncio.timeout(limit):
                     data = await conn.reader.read(READ_SIZE)
             except TimeoutError:
+                if idle is not None and idle <= self._read_timeout:
+                    raise
                 raise OSError(f"ReadTimeout: nothing arrived for {self._read_timeout:g} s") from None
             if not data and fresh_response and conn.h11.their_state is h11.SEND_RESPONSE:
                 raise _StaleConnection("the server closed the connection without answering")
             conn.h11.receive_data(data)
 
-    async def _body(self, conn: _Connection) -> AsyncIterator[bytes]:
+    async def _body(self, conn: _Connection, idle: float | None = None) -> AsyncIterator[bytes]:
         while True:
-            event = await self._next(conn)
+            event = await self._next(conn, idle=idle)
             if isinstance(event, h11.Data):
                 yield bytes(event.data)
             elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                 return
 
-    async def _events(self, conn: _Connection, origin: Any) -> AsyncIterator[SSEEvent]:
+    async def _events(self, conn: _Connection, origin: Any, idle: float | None) -> AsyncIterator[SSEEvent]:
         parser = SSEParser()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         finished = False
         try:
-            async for chunk in self._body(conn):
+            async for chunk in self._body(conn, idle):
                 for event in parser.feed(decoder.decode(chunk)):
                     yield event
             for event in parser.feed(decoder.decode(b"", final=True)) + parser.close():
                 yield event
             finished = True
+        except TimeoutError:
+            raise  # the idle limit (an OSError too, but not a broken connection)
         except (OSError, h11.ProtocolError, _StaleConnection) as exc:
             raise StreamInterrupted(f"{type(exc).__name__}: {exc}") from None
         finally:

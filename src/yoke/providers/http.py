@@ -287,7 +287,9 @@ async def _streamed(
 ) -> AsyncIterator[ProviderEvent]:
     body = call.body_for(True)
     encoded = call.encoder.encode(body) if call.encoder is not None else None
-    request = HttpRequest(call.url, call.headers, body, stream=True, encoded=encoded)
+    request = HttpRequest(
+        call.url, call.headers, body, stream=True, encoded=encoded, idle_timeout=policy.idle_timeout
+    )
     response: HttpResponse | None = None
     async for item in send_with_retries(transport, policy, request, call):
         if isinstance(item, HttpResponse):
@@ -300,7 +302,10 @@ async def _streamed(
         for event in assembler.from_body(_json_body(response)):
             yield event
         return
-    guarded = _idle_guarded(response.events, policy.idle_timeout)
+    # A transport that watches idleness itself (per network read) saves a timer per event
+    guarded = (
+        response.events if response.idle_guarded else _idle_guarded(response.events, policy.idle_timeout)
+    )
     try:
         async for sse in guarded:
             events = assembler.feed(sse)

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import field
 from typing import Any
 
 from yoke.providers.base import Provider, ProviderError
-from yoke.records import dataclass
+from yoke.records import Record
 
 PROVIDERS = (
     "anthropic",
@@ -71,13 +70,22 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(name)
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderConfig:
-    provider: str  # one of PROVIDERS
-    model: str
-    base_url: str | None = None
-    replay_path: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+class ProviderConfig(Record):
+    __slots__ = ("provider", "model", "base_url", "replay_path", "env")
+
+    def __init__(
+        self,
+        provider: str,  # one of PROVIDERS
+        model: str,
+        base_url: str | None = None,
+        replay_path: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.base_url = base_url
+        self.replay_path = replay_path
+        self.env = {} if env is None else env
 
 
 def resolve_provider(

@@ -31,7 +31,7 @@ class StreamInterrupted(Exception):
 
 
 class HttpRequest(Record):
-    __slots__ = ("url", "headers", "body", "stream", "method", "encoded")
+    __slots__ = ("url", "headers", "body", "stream", "method", "encoded", "idle_timeout")
 
     url: str
     headers: dict[str, str]
@@ -39,6 +39,7 @@ class HttpRequest(Record):
     stream: bool  # ask for server-sent events rather than one JSON body
     method: str
     encoded: bytes | None  # `body` already as JSON (see providers/encode.py); None: encode `body`
+    idle_timeout: float | None  # a stream idle this long is given up (TimeoutError); None: not asked
 
     def __init__(
         self,
@@ -48,6 +49,7 @@ class HttpRequest(Record):
         stream: bool,
         method: str = "POST",
         encoded: bytes | None = None,
+        idle_timeout: float | None = None,
     ) -> None:
         self.url = url
         self.headers = headers
@@ -55,6 +57,7 @@ class HttpRequest(Record):
         self.stream = stream
         self.method = method
         self.encoded = encoded
+        self.idle_timeout = idle_timeout
 
 
 class HttpResponse(Record):
@@ -64,13 +67,14 @@ class HttpResponse(Record):
     holds the whole response and `events` is None. Call `aclose` when done reading `events` early.
     """
 
-    __slots__ = ("status", "headers", "body", "events", "closer")
+    __slots__ = ("status", "headers", "body", "events", "closer", "idle_guarded")
 
     status: int
     headers: Mapping[str, str]
     body: bytes
     events: AsyncIterator[SSEEvent] | None
     closer: Callable[[], Any] | None  # releases the connection
+    idle_guarded: bool  # `events` itself raises TimeoutError after the request's idle_timeout
 
     @property
     def ok(self) -> bool:
@@ -100,12 +104,14 @@ class HttpResponse(Record):
         body: bytes = b"",
         events: AsyncIterator[SSEEvent] | None = None,
         closer: Callable[[], Any] | None = None,
+        idle_guarded: bool = False,
     ) -> None:
         self.status = status
         self.headers = headers
         self.body = body
         self.events = events
         self.closer = closer
+        self.idle_guarded = idle_guarded
 
 
 class Transport(Protocol):

@@ -23,7 +23,7 @@ from yoke import __version__
 from yoke.ids import new_uuid
 from yoke.messages import Message
 from yoke.providers.base import Usage
-from yoke.records import dataclass
+from yoke.records import Record
 
 _UNSET: Any = object()
 
@@ -195,19 +195,30 @@ def last_prompt_record(prompt: str, session_id: str) -> dict[str, Any]:
     return {"type": "last-prompt", "lastPrompt": prompt, "sessionId": session_id}
 
 
-@dataclass
-class RecordChain:
+class RecordChain(Record):
     """Fills the envelope and links each new chain record to the previous one (`parentUuid`).
 
     On resume, start it with `parent_uuid=loaded.last_uuid` so the chain continues where it left off."""
 
-    session_id: str
-    cwd: str
-    entrypoint: str = "cli"
-    version: str = __version__
-    git_branch: str | None = None
-    parent_uuid: str | None = None
-    is_sidechain: bool = False
+    __slots__ = ("session_id", "cwd", "entrypoint", "version", "git_branch", "parent_uuid", "is_sidechain")
+
+    def __init__(
+        self,
+        session_id: str,
+        cwd: str,
+        entrypoint: str = "cli",
+        version: str = __version__,
+        git_branch: str | None = None,
+        parent_uuid: str | None = None,
+        is_sidechain: bool = False,
+    ) -> None:
+        self.session_id = session_id
+        self.cwd = cwd
+        self.entrypoint = entrypoint
+        self.version = version
+        self.git_branch = git_branch
+        self.parent_uuid = parent_uuid
+        self.is_sidechain = is_sidechain
 
     def _env_args(self) -> dict[str, Any]:
         return {

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
 
 EXPLANATORY = """\
@@ -41,14 +41,24 @@ explain what it should do, the options and what to consider, then stop and ask t
 - When the user has written their part, review it kindly and specifically, then carry on."""
 
 
-@dataclass(slots=True, frozen=True)
-class OutputStyle:
-    name: str
-    description: str
-    prompt: str
-    keep_coding_instructions: bool
-    source: str  # built-in, user, project, plugin
-    path: Path | None = None
+class OutputStyle(Record):
+    __slots__ = ("name", "description", "prompt", "keep_coding_instructions", "source", "path")
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        prompt: str,
+        keep_coding_instructions: bool,
+        source: str,  # built-in, user, project, plugin
+        path: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.prompt = prompt
+        self.keep_coding_instructions = keep_coding_instructions
+        self.source = source
+        self.path = path
 
 
 BUILTIN_STYLES = {
