@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from yoke.records import dataclass
+from yoke.regex import lazy_compile
 
-NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
+NAME = lazy_compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
 READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TodoWrite"]
 
 

@@ -27,9 +27,28 @@ class UsageError(Exception):
         self.exact = exact  # print the message as it is (Claude Code's own wording), no "yoke:" prefix
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse makes a formatter for every option it adds (to check the option's shape), and the default
+    one asks the terminal for its width each time, importing shutil: a fixed width, until help or usage is
+    actually printed."""
+
+    live = False
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=None if _HelpFormatter.live else 100)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(_commander_wording(message, self), exact=True)
+
+    def format_help(self) -> str:
+        _HelpFormatter.live = True
+        return super().format_help()
+
+    def format_usage(self) -> str:
+        _HelpFormatter.live = True
+        return super().format_usage()
 
 
 def _commander_wording(message: str, parser: argparse.ArgumentParser) -> str:
@@ -79,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
             "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks"
         ),
         allow_abbrev=False,
+        formatter_class=_HelpFormatter,
     )
     p.add_argument("prompt", nargs="?", help="the prompt (or pipe it on stdin)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run, print, exit")

@@ -21,6 +21,8 @@ import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 
+from yoke.regex import lazy_compile
+
 PROJECT_SCOPES = ("project", "local")
 
 
@@ -44,7 +46,7 @@ _DENIED_PREFIXES = (
     "RUSTUP_", "GOFLAGS", "XDG_", "SUDO_", "HTTP", "NO_PROXY", "ALL_PROXY", "PYTHONBREAKPOINT",
 )
 # fmt: on
-_DENIED_SUFFIX = re.compile(
+_DENIED_SUFFIX = lazy_compile(
     r"(_PATH|_HOME|_DIR|_DIRS|_OPTIONS|_OPTS|_FLAGS|_CONFIG|_CONFIG_FILE|_RC|_PROGRAM|_COMMAND|_CMD|_EDITOR"
     r"|_PAGER|_ASKPASS|_SHELL|_PRELOAD|_LIBRARY|_PLUGINS?|_HOOKS?|_URL|_URI|_ENDPOINT|_HOST|_PROXY"
     r"|_KEY|_KEYS|_TOKEN|_SECRET|_SECRETS|_PASSWORD|_PASSWD|_CREDENTIALS?|_AUTH|_AUTH_TOKEN|_HEADERS)$",

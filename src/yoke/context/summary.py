@@ -16,6 +16,7 @@ from typing import Any
 
 from yoke.context.tokens import estimate_text
 from yoke.messages import Message, blocks_of
+from yoke.regex import lazy_compile
 
 FULL_SUMMARY_INSTRUCTION = """\
 Your task now is to write a summary of the conversation so far. It will replace the conversation, so \
@@ -59,9 +60,9 @@ CONTINUE_LINE = (
 USER_MESSAGES_BUDGET_TOKENS = 6_000
 USER_MESSAGE_MAX_CHARS = 4_000
 
-_USER_MESSAGES = re.compile(r"<user-messages>\n(.*?)\n</user-messages>", re.DOTALL)
-_SUMMARY_TAGS = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.DOTALL)
-_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_USER_MESSAGES = lazy_compile(r"<user-messages>\n(.*?)\n</user-messages>", re.DOTALL)
+_SUMMARY_TAGS = lazy_compile(r"<summary>(.*?)(?:</summary>|\Z)", re.DOTALL)
+_ANALYSIS = lazy_compile(r"<analysis>.*?</analysis>", re.DOTALL)
 
 
 def summary_instruction(base: str, custom: str | None) -> str:

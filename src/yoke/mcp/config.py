@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from yoke.mcp.policy import policy_allows
-from yoke.records import dataclass
+from yoke.records import Record, dataclass
+from yoke.regex import lazy_compile
 
 TRANSPORTS = ("stdio", "sse", "http", "ws")
 _TYPE_ALIASES = {"streamable-http": "http", "streamableHttp": "http", "websocket": "ws"}
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+_NAME = lazy_compile(r"^[A-Za-z0-9_-]+$")
 RESERVED_NAMES = ("claude-in-chrome", "computer-use")
 MANAGED_MCP_PATHS = (Path("/etc/yoke/managed-mcp.json"), Path("/etc/claude-code/managed-mcp.json"))
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 @dataclass
@@ -63,13 +64,15 @@ class ConfigError:
         return {"name": self.name, "type": self.type, "message": self.message}
 
 
-@dataclass
-class McpConfig:
-    servers: dict[str, ServerConfig] = field(default_factory=dict)  # the servers to connect
-    unapproved: dict[str, ServerConfig] = field(default_factory=dict)  # project servers awaiting approval
-    rejected: dict[str, ServerConfig] = field(default_factory=dict)  # disabledMcpjsonServers / policy
-    errors: list[ConfigError] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+class McpConfig(Record):
+    __slots__ = ("servers", "unapproved", "rejected", "errors", "warnings")
+
+    def __init__(self) -> None:
+        self.servers: dict[str, ServerConfig] = {}  # the servers to connect
+        self.unapproved: dict[str, ServerConfig] = {}  # project servers awaiting approval
+        self.rejected: dict[str, ServerConfig] = {}  # disabledMcpjsonServers / policy
+        self.errors: list[ConfigError] = []
+        self.warnings: list[str] = []
 
 
 # ---- paths -------------------------------------------------------------------------------------------

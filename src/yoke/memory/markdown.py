@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+from yoke.regex import lazy_compile
+
+_FENCE = lazy_compile(r"^ {0,3}(`{3,}|~{3,})")
+_INLINE_CODE = lazy_compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_HTML_COMMENT = lazy_compile(r"<!--.*?-->", re.DOTALL)
 # `@` at the start or after whitespace, then a path (backslash-escaped spaces allowed)
-_IMPORT = re.compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
+_IMPORT = lazy_compile(r"(?:^|(?<=\s))@((?:[^\s\\]|\\ )+)")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, object], str]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -218,6 +217,8 @@ class RecallIndex:
         if refresh:
             self.refresh()
         skip = set(exclude)
+        from datetime import UTC, datetime  # here: start-up need not pay for it
+
         now = datetime.now(UTC).isoformat()
         query = " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
         rows = (

@@ -16,8 +16,9 @@ from yoke.memory.recall import RecallIndex, format_recall, scan
 from yoke.memory.section import IGNORE_NOTICE, memory_section
 from yoke.memory.store import load_index
 from yoke.records import dataclass
+from yoke.regex import lazy_compile
 
-_IGNORE = re.compile(
+_IGNORE = lazy_compile(
     r"\b(?:ignore|disregard|do\s+not\s+use|don'?t\s+use|without(?:\s+using)?|forget\s+about)\s+"
     r"(?:(?:your|the|my|any|all|auto|saved|stored)[\s-]+){0,3}memor(?:y|ies)\b",
     re.IGNORECASE,

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from yoke.records import Record
+from yoke.regex import lazy_compile
 
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis
@@ -93,7 +94,7 @@ FILE_READERS = frozenset(
         "sha512sum",
     ]
 )
-_PARAM_SPEC = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.DOTALL)
+_PARAM_SPEC = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_]*):(.*)$", re.DOTALL)
 
 
 class CallFacts(Record):

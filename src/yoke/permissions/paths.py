@@ -9,15 +9,15 @@ deny rules either.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from yoke.records import dataclass
+from yoke.regex import lazy_compile
 
 # Reads of these need approval unless a rule allows them.
 # `.env.example` and friends are templates committed on purpose (no values): readable like any file.
-_SECRET_NAME = re.compile(
+_SECRET_NAME = lazy_compile(
     r"^(\.env(?!\.(example|sample|template|dist|defaults)$).*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass"
     r"|\.git-credentials)$"
 )

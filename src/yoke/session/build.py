@@ -20,20 +20,22 @@ from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.turn import Agent, LoopSettings
 from yoke.permissions.gate import NoAsker
 from yoke.providers.base import ProviderError
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
 
 
-@dataclass
-class _Loaded:
+class _Loaded(Record):
     """What resuming brought back."""
 
-    session_id: str
-    transcript: Any
-    chain: Any
-    conversation: Any  # store.LoadedSession or None
+    __slots__ = ("session_id", "transcript", "chain", "conversation")
+
+    def __init__(self, session_id: str, transcript: Any, chain: Any, conversation: Any) -> None:
+        self.session_id = session_id
+        self.transcript = transcript
+        self.chain = chain
+        self.conversation = conversation  # store.LoadedSession or None
 
 
 async def open_session(options: SessionOptions) -> Session:

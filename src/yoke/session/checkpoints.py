@@ -15,7 +15,6 @@ content it had just before, byte for byte (and deletes files that did not exist 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -62,6 +61,8 @@ class Checkpoints:
         return True
 
     def _store_blob(self, data: bytes) -> str:
+        import hashlib  # here: a run that edits nothing never needs it
+
         digest = hashlib.sha256(data).hexdigest()
         blob = self.blobs / digest
         if not blob.exists():

@@ -17,12 +17,13 @@ from typing import Any
 
 from yoke.messages import Block
 from yoke.records import dataclass
+from yoke.regex import lazy_compile
 from yoke.skills.catalog import Catalog
 from yoke.skills.inline import InlineError, Permit, RunShell, inline_files, run_shell_blocks
 from yoke.skills.model import Skill
 from yoke.skills.substitute import Substitution, substitute
 
-_COMMAND = re.compile(r"^/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:[ \t]+(.*))?$", re.S)
+_COMMAND = lazy_compile(r"^/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:[ \t]+(.*))?$", re.S)
 BUILTINS = ("compact", "init", "cost", "context", "memory")
 
 

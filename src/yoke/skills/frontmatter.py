@@ -9,21 +9,22 @@ by the text's hash), so later sessions skip the import and the parse; a changed 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
+
+from yoke.regex import lazy_compile
 
 
 class FrontmatterError(ValueError):
     """The frontmatter cannot be read; the message says where and why, in one line."""
 
 
-_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|)$")
-_ITEM = re.compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
-_PLAIN_UNSAFE = re.compile(r"^[&*!|>%@`{]|: | #|^\[|^-\s|^\?\s")
-_INT = re.compile(r"^[-+]?\d+$")
+_KEY = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|)$")
+_ITEM = lazy_compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
+_PLAIN_UNSAFE = lazy_compile(r"^[&*!|>%@`{]|: | #|^\[|^-\s|^\?\s")
+_INT = lazy_compile(r"^[-+]?\d+$")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
@@ -195,6 +196,8 @@ yaml_cache = _YamlCache()
 
 
 def _parse_yaml(head: str) -> dict[str, Any]:
+    import hashlib  # here: only YAML that needs the full parser gets this far
+
     key = hashlib.sha256(head.encode("utf-8")).hexdigest()
     cached = yaml_cache.get(key)
     if cached is not None:

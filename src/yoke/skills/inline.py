@@ -14,10 +14,11 @@ from pathlib import Path
 
 from yoke.memory.markdown import find_imports
 from yoke.records import Record
+from yoke.regex import lazy_compile
 
 # `!` right before a backtick span, at the start of a line or after whitespace
-_INLINE = re.compile(r"(?:(?<=\s)|^)!`([^`\n]+)`", re.M)
-_FENCED = re.compile(r"^```!\s*\n(.*?)\n```\s*$", re.M | re.S)
+_INLINE = lazy_compile(r"(?:(?<=\s)|^)!`([^`\n]+)`", re.M)
+_FENCED = lazy_compile(r"^```!\s*\n(.*?)\n```\s*$", re.M | re.S)
 MAX_INLINE_FILE_CHARS = 100_000
 
 

@@ -19,15 +19,16 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from yoke.records import Record
+from yoke.regex import lazy_compile
 from yoke.skills.model import Skill
 
-_INDEXED = re.compile(r"(?<!\\)\$ARGUMENTS\[(\d+)\]")
-_ALL = re.compile(r"(?<!\\)\$ARGUMENTS\b")
-_POSITIONAL = re.compile(r"(?<!\\)\$(\d+)\b")
-_BRACED = re.compile(r"(?<!\\)\$\{(CLAUDE_[A-Z_]+|YOKE_[A-Z_]+)\}")
-_PARAM = re.compile(r"(?<!\\)\$\{param\.([A-Za-z0-9_.-]+)(?:\|([^}]*))?\}")
-_ENV = re.compile(r"(?<!\\)\$\{env\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([^}]*))?\}")
-_SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.I)
+_INDEXED = lazy_compile(r"(?<!\\)\$ARGUMENTS\[(\d+)\]")
+_ALL = lazy_compile(r"(?<!\\)\$ARGUMENTS\b")
+_POSITIONAL = lazy_compile(r"(?<!\\)\$(\d+)\b")
+_BRACED = lazy_compile(r"(?<!\\)\$\{(CLAUDE_[A-Z_]+|YOKE_[A-Z_]+)\}")
+_PARAM = lazy_compile(r"(?<!\\)\$\{param\.([A-Za-z0-9_.-]+)(?:\|([^}]*))?\}")
+_ENV = lazy_compile(r"(?<!\\)\$\{env\.([A-Za-z_][A-Za-z0-9_]*)(?:\|([^}]*))?\}")
+_SECRET = lazy_compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.I)
 
 
 class Substitution(Record):
