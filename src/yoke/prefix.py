@@ -28,6 +28,15 @@ def common_prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     if a[:n] == b[:n]:  # the common case: one is the other grown at its end
         return n
     low, high = 1, n  # a[:low] == b[:low] and a[:high] != b[:high]
+    # Where they differ is usually near the end (the last messages replaced, cache marks moved): step back
+    # from it in growing strides before bisecting, as each probe compares a whole prefix.
+    stride = 1
+    while high - stride > low:
+        if a[: high - stride] == b[: high - stride]:
+            low = high - stride
+            break
+        high -= stride
+        stride *= 2
     while high - low > 1:
         middle = (low + high) // 2
         if a[:middle] == b[:middle]:
