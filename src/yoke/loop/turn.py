@@ -19,22 +19,43 @@ from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.pump import Pump
 from yoke.messages import Block, Message
 from yoke.providers import base as pb
-from yoke.records import dataclass
+from yoke.records import Record, dataclass
 
 if TYPE_CHECKING:
     from yoke.session.recorder import Recorder
 
 
-@dataclass
-class LoopSettings:
-    model: str
-    max_turns: int | None = None
-    max_budget_usd: float | None = None
-    max_tokens: int = 32000
-    thinking_budget: int | None = None
-    effort: str | None = None  # reasoning effort level (providers/effort.py)
-    repeat_limit: int = 5
-    include_partial: bool = False
+class LoopSettings(Record):
+    __slots__ = (
+        "model",
+        "max_turns",
+        "max_budget_usd",
+        "max_tokens",
+        "thinking_budget",
+        "effort",
+        "repeat_limit",
+        "include_partial",
+    )
+
+    def __init__(
+        self,
+        model: str,
+        max_turns: int | None = None,
+        max_budget_usd: float | None = None,
+        max_tokens: int = 32000,
+        thinking_budget: int | None = None,
+        effort: str | None = None,  # reasoning effort level (providers/effort.py)
+        repeat_limit: int = 5,
+        include_partial: bool = False,
+    ) -> None:
+        self.model = model
+        self.max_turns = max_turns
+        self.max_budget_usd = max_budget_usd
+        self.max_tokens = max_tokens
+        self.thinking_budget = thinking_budget
+        self.effort = effort
+        self.repeat_limit = repeat_limit
+        self.include_partial = include_partial
 
 
 class Reshaped(Protocol):

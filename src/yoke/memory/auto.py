@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.memory.files import config_dir
-from yoke.records import dataclass
+from yoke.records import Record
 
 TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off"})
@@ -28,16 +28,37 @@ DIRECTORY_SCOPES = ("managed", "flag", "local", "user")
 _MAX_NAME = 200
 
 
-@dataclass(frozen=True, slots=True)
-class AutoMemoryConfig:
-    enabled: bool
-    directory: Path
-    custom: bool  # moved by autoMemoryDirectory
-    why_off: str = ""  # what turned it off, for `yoke memory` and --debug
-    extraction: bool = False  # autoMemoryExtraction: propose memories at session end
-    recall: str = "index"  # autoMemoryRecall: "index" (full-text, no model call) or "model" (a side query)
-    recall_model: str | None = None  # autoMemoryRecallModel: the side query's model (default: the session's)
-    warnings: tuple[str, ...] = ()  # settings that were ignored, one line each
+class AutoMemoryConfig(Record):
+    __slots__ = (
+        "enabled",
+        "directory",
+        "custom",
+        "why_off",
+        "extraction",
+        "recall",
+        "recall_model",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        enabled: bool,
+        directory: Path,
+        custom: bool,  # moved by autoMemoryDirectory
+        why_off: str = "",  # what turned it off, for `yoke memory` and --debug
+        extraction: bool = False,  # autoMemoryExtraction: propose memories at session end
+        recall: str = "index",  # autoMemoryRecall: "index" (full-text, no model call) or "model"
+        recall_model: str | None = None,  # autoMemoryRecallModel: the side query's model
+        warnings: tuple[str, ...] = (),  # settings that were ignored, one line each
+    ) -> None:
+        self.enabled = enabled
+        self.directory = directory
+        self.custom = custom
+        self.why_off = why_off
+        self.extraction = extraction
+        self.recall = recall
+        self.recall_model = recall_model
+        self.warnings = warnings
 
 
 def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple[bool, str]:

@@ -57,8 +57,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
     agent = Agent(
         provider=up.provider,
         executor=executor,
-        settings=replace(
-            up.settings,
+        settings=up.settings.replace(
             model=options.model or up.settings.model,
             max_turns=options.max_turns,
             effort=options.effort or up.settings.effort,

@@ -10,22 +10,23 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.skills.runtime import EXTRAS_KEY, SkillRuntime, runtime_of
 
 EXTENSIONS_KEY = "extensions"  # SessionState.extras: the session's Extensions
 
 
-@dataclass
-class Extensions:
-    runtime: SkillRuntime
-    plugins: list[Any] = field(default_factory=list)
-    style: Any = None  # the OutputStyle chosen by settings, or None
+class Extensions(Record):
+    __slots__ = ("runtime", "plugins", "style")
+
+    def __init__(self, runtime: SkillRuntime, plugins: list[Any] | None = None, style: Any = None) -> None:
+        self.runtime = runtime
+        self.plugins = [] if plugins is None else plugins
+        self.style = style  # the OutputStyle chosen by settings, or None
 
     @property
     def style_prompt(self) -> str | None:

@@ -71,15 +71,24 @@ class FileState(Record):
         self.partial = partial
 
 
-@dataclass
-class SessionState:
+class SessionState(Record):
     """Per-session state tools share (one object per session, handed to every call)."""
 
-    session_id: str
-    session_dir: Path  # where spilled outputs and task logs go
-    read_files: dict[str, FileState] = field(default_factory=dict)  # realpath -> state when read/written
-    shell_cwd: Path | None = None  # Bash's working directory, carried between calls
-    extras: dict[str, Any] = field(default_factory=dict)  # room for tools' own per-session state
+    __slots__ = ("session_id", "session_dir", "read_files", "shell_cwd", "extras")
+
+    def __init__(
+        self,
+        session_id: str,
+        session_dir: Path,  # where spilled outputs and task logs go
+        read_files: dict[str, FileState] | None = None,  # realpath -> state when read/written
+        shell_cwd: Path | None = None,  # Bash's working directory, carried between calls
+        extras: dict[str, Any] | None = None,  # room for tools' own per-session state
+    ) -> None:
+        self.session_id = session_id
+        self.session_dir = session_dir
+        self.read_files: dict[str, FileState] = {} if read_files is None else read_files
+        self.shell_cwd = shell_cwd
+        self.extras: dict[str, Any] = {} if extras is None else extras
 
 
 @dataclass
