@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from yoke.records import dataclass
+from yoke.records import Record
 
 RuleBehavior = Literal["allow", "ask", "deny"]
 _NAME = re.compile(r"^[A-Za-z0-9_*.\-:]+$")
@@ -21,14 +21,24 @@ class RuleSyntaxError(ValueError):
     """A rule string that cannot be understood; the message says what is wrong with it."""
 
 
-@dataclass(slots=True, frozen=True)
-class PermissionRule:
-    tool: str  # the tool name as written: "Bash", "Task", "mcp__github__*", "*"
-    specifier: str | None  # None when the rule covers the whole tool
-    behavior: RuleBehavior
-    scope: str  # "managed", "flag", "cli", "local", "project", "user", "session"
-    base_dir: Path  # what a `/path` pattern in this rule is relative to
-    text: str  # the rule as the user wrote it (normalised spacing), used in decision sources
+class PermissionRule(Record):
+    __slots__ = ("tool", "specifier", "behavior", "scope", "base_dir", "text")
+
+    def __init__(
+        self,
+        tool: str,  # the tool name as written: "Bash", "Task", "mcp__github__*", "*"
+        specifier: str | None,  # None when the rule covers the whole tool
+        behavior: RuleBehavior,
+        scope: str,  # "managed", "flag", "cli", "local", "project", "user", "session"
+        base_dir: Path,  # what a `/path` pattern in this rule is relative to
+        text: str,  # the rule as the user wrote it (normalised spacing), used in decision sources
+    ) -> None:
+        self.tool = tool
+        self.specifier = specifier
+        self.behavior = behavior
+        self.scope = scope
+        self.base_dir = base_dir
+        self.text = text
 
     @property
     def whole_tool(self) -> bool:
