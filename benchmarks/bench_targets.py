@@ -9,40 +9,17 @@ between them (each turn one Read tool round trip against the local scripted serv
 from __future__ import annotations
 
 import os
-import resource
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
-from yoke.testing import ScriptedServer
-
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_parallel import bash_speedup, parallel_reads  # noqa: E402
-from run import YOKE, bench_env, measure, session_turns  # noqa: E402
+from run import YOKE, bench_env, measure, median_run, read_target, run_session  # noqa: E402
 
 REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
 HELLO = [{"content": [{"type": "text", "text": "hello"}], "usage": {"input_tokens": 5, "output_tokens": 1}}]
-
-
-def median_run(argv: list[str], turns: list[dict], env: dict[str, str], cwd: Path, repeats: int):
-    """Median wall s, peak RSS MB and CPU s of the command, and the scripted server's CPU s (this process's
-    threads) while it ran: a long session's wall time is Yoke's work plus the server parsing each request."""
-    samples = []
-    for _ in range(repeats):
-        with ScriptedServer(turns, validate_requests=False) as srv:
-            run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
-            before = resource.getrusage(resource.RUSAGE_SELF)
-            figures = measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd)
-            after = resource.getrusage(resource.RUSAGE_SELF)
-            server = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-            samples.append((*figures, server))
-    return tuple(statistics.median(s[i] for s in samples) for i in range(4))
-
-
-def session(n: int, env: dict[str, str], cwd: Path, target: Path, repeats: int):
-    argv = [YOKE, "-p", "go", "--max-turns", str(n + 1), "--no-session-persistence"]
-    return median_run(argv, session_turns(n, target), env, cwd, repeats)
 
 
 def row(measure_name: str, figure: str, target: str, floor: str = "") -> None:
@@ -52,8 +29,7 @@ def row(measure_name: str, figure: str, target: str, floor: str = "") -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
-        target = cwd / "small.txt"
-        target.write_text("".join(f"line {i}\n" for i in range(40)))
+        target = read_target(cwd)
         env = bench_env(cwd)
 
         print(f"| {'measure':<44} | {'Yoke':>18} | {'target':>14} | {'stdlib floor':>16} |")
@@ -70,7 +46,7 @@ def main() -> None:
         version = [measure([YOKE, "--version"], env, cwd)[0] for _ in range(REPEATS * 2)]
         row("`yoke --version`", f"{statistics.median(version):.3f} s", "0.02-0.03 s")
 
-        cpu = {n: session(n, env, cwd, target, REPEATS if n <= 50 else 1) for n in (10, 50, 500, 1000)}
+        cpu = {n: run_session(n, env, cwd, target, REPEATS if n <= 50 else 1) for n in (10, 50, 500, 1000)}
         early = (cpu[50][2] - cpu[10][2]) / 40 * 1000
         late = (cpu[1000][2] - cpu[500][2]) / 500 * 1000
         row("per-turn CPU at turns 10-50 / 500-1,000", f"{early:.1f} / {late:.1f} ms", "<= 2 / <= 3 ms")

@@ -12,6 +12,7 @@ Targets (not tests): --version <= 50 ms; one turn <= 0.3 s and <= 50 MB; 50 turn
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -77,19 +78,33 @@ def session_turns(n: int, file_path: Path) -> list[dict]:
     return turns
 
 
-def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path) -> tuple[float, float, float]:
+def median_run(argv: list[str], turns: list[dict], env: dict[str, str], cwd: Path, repeats: int):
+    """Median wall s, peak RSS MB and CPU s of the command against a fresh scripted server (`{url}` in argv
+    is its address), and the server's own CPU s (this process's threads) while it ran: a long session's wall
+    time is Yoke's work plus the server parsing each request."""
     samples = []
-    for _ in range(REPEATS):
-        with ScriptedServer(session_turns(turns, target), validate_requests=False) as srv:
+    for _ in range(repeats):
+        with ScriptedServer(turns, validate_requests=False) as srv:
             run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
-            samples.append(
-                measure(
-                    [YOKE, "-p", "go", "--max-turns", str(turns + 1), "--no-session-persistence"],
-                    run_env,
-                    cwd,
-                )
-            )
-    return tuple(statistics.median(s[i] for s in samples) for i in range(3))  # type: ignore[return-value]
+            before = resource.getrusage(resource.RUSAGE_SELF)
+            figures = measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd)
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            server = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+            samples.append((*figures, server))
+    return tuple(statistics.median(s[i] for s in samples) for i in range(4))
+
+
+def run_session(turns: int, env: dict[str, str], cwd: Path, target: Path, repeats: int = REPEATS):
+    """A `turns`-turn session of Read round trips: median_run's four figures."""
+    argv = [YOKE, "-p", "go", "--max-turns", str(turns + 1), "--no-session-persistence"]
+    return median_run(argv, session_turns(turns, target), env, cwd, repeats)
+
+
+def read_target(cwd: Path) -> Path:
+    """The small file every session turn reads."""
+    target = cwd / "small.txt"
+    target.write_text("".join(f"line {i}\n" for i in range(40)))
+    return target
 
 
 def yoke_command() -> str:
@@ -112,8 +127,7 @@ def bench_env(root: Path) -> dict[str, str]:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
-        target = cwd / "small.txt"
-        target.write_text("".join(f"line {i}\n" for i in range(40)))
+        target = read_target(cwd)
         env = bench_env(cwd)
 
         version = [measure([YOKE, "--version"], env, cwd) for _ in range(REPEATS * 2)]
@@ -122,13 +136,13 @@ def main() -> None:
             f"   peak RSS {statistics.median(v[1] for v in version):6.1f} MB"
         )
 
-        one_wall, one_rss, one_cpu = run_session(1, env, cwd, target)
+        one_wall, one_rss, one_cpu, _ = run_session(1, env, cwd, target)
         print(f"one-turn yoke -p          wall {one_wall * 1000:7.1f} ms   peak RSS {one_rss:6.1f} MB")
 
-        fifty_wall, fifty_rss, _ = run_session(50, env, cwd, target)
+        fifty_wall, fifty_rss, _, _ = run_session(50, env, cwd, target)
         print(f"50-turn session           wall {fifty_wall * 1000:7.1f} ms   peak RSS {fifty_rss:6.1f} MB")
 
-        two_hundred_wall, two_hundred_rss, two_hundred_cpu = run_session(200, env, cwd, target)
+        two_hundred_wall, two_hundred_rss, two_hundred_cpu, _ = run_session(200, env, cwd, target)
         per_trip = (two_hundred_wall - one_wall) / 199 * 1000
         per_trip_cpu = (two_hundred_cpu - one_cpu) / 199 * 1000
         print(

@@ -47,9 +47,6 @@ class Record:
         twin = object.__new__(type(self))  # not copy.copy: its reduce protocol cost more than the fields
         for name in fields:
             setattr(twin, name, changes[name] if name in changes else getattr(self, name))
-        extra = getattr(self, "__dict__", None)  # a subclass without __slots__ of its own
-        if extra:
-            twin.__dict__.update({k: v for k, v in extra.items() if k not in changes})
         return twin
 
 

@@ -141,18 +141,19 @@ class H11Transport:
     async def _next(self, conn: _Connection, fresh_response: bool = False, idle: float | None = None) -> Any:
         """The next h11 event. `idle`: a streamed body's idle limit, raised as TimeoutError (the caller's
         cue to retry without streaming), where the read timeout is a broken connection (OSError)."""
+        idle_first = idle is not None and idle <= self._read_timeout
+        limit = idle if idle_first else self._read_timeout
         while True:
             event = conn.h11.next_event()
             if event is not h11.NEED_DATA:
                 return event
-            limit = self._read_timeout if idle is None else min(idle, self._read_timeout)
             try:
                 # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation (an interrupt) that
                 # lands as the read completes, and the stream would run on
                 async with asyncio.timeout(limit):
                     data = await conn.reader.read(READ_SIZE)
             except TimeoutError:
-                if idle is not None and idle <= self._read_timeout:
+                if idle_first:
                     raise
                 raise OSError(f"ReadTimeout: nothing arrived for {self._read_timeout:g} s") from None
             if not data and fresh_response and conn.h11.their_state is h11.SEND_RESPONSE:

@@ -70,7 +70,7 @@ class RetryPolicy(Record):
         self,
         max_retries: int = DEFAULT_MAX_RETRIES,  # retries after the first try
         base_delay: float = DEFAULT_BASE_DELAY,  # first backoff in seconds, doubling each retry
-        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,  # seconds without a stream event before giving it up
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,  # seconds a stream may go without data before it is given up
         max_retry_after: float = 600.0,  # a longer server-requested wait is not honoured (plain backoff)
         jitter: float = 0.25,  # each backoff is shortened by up to this fraction, so clients spread out
         sleep: Sleeper = _asyncio_sleep,

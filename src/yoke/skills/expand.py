@@ -9,7 +9,6 @@ the text it is, as Claude Code does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import field
 from pathlib import Path
@@ -17,13 +16,12 @@ from typing import Any
 
 from yoke.messages import Block
 from yoke.records import dataclass
-from yoke.regex import lazy_compile
 from yoke.skills.catalog import Catalog
+from yoke.skills.command_line import parse_command
 from yoke.skills.inline import InlineError, Permit, RunShell, inline_files, run_shell_blocks
 from yoke.skills.model import Skill
 from yoke.skills.substitute import Substitution, substitute
 
-_COMMAND = lazy_compile(r"^/([A-Za-z0-9_][A-Za-z0-9_.:-]*)(?:[ \t]+(.*))?$", re.S)
 BUILTINS = ("compact", "init", "cost", "context", "memory")
 
 
@@ -47,27 +45,6 @@ class Expanded:
     @property
     def expanded(self) -> bool:
         return self.skill is not None or self.builtin is not None
-
-
-def parse_command(prompt: Any) -> tuple[str, str] | None:
-    """(name, args) when the prompt is `/name [args]`, else None."""
-    text = _prompt_text(prompt)
-    if text is None:
-        return None
-    match = _COMMAND.match(text.strip())
-    if not match:
-        return None
-    return match.group(1), (match.group(2) or "").strip()
-
-
-def _prompt_text(prompt: Any) -> str | None:
-    if isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], dict):
-        block = prompt[0]
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            return block["text"]
-    return None
 
 
 def command_tags(name: str, args: str) -> str:

@@ -158,28 +158,18 @@ class SkillActivation:
         )
 
 
-def _may_be_command(prompt: Any) -> bool:
-    """False when the prompt cannot be `/name …`: most prompts, which then skip loading the expander."""
-    text = prompt
-    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], dict):
-        text = prompt[0].get("text")
-    return isinstance(text, str) and text.lstrip().startswith("/")
-
-
 async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
     """One prompt: `/name args` expanded (or a built-in run), then the agent's query."""
+    from yoke.skills.command_line import parse_command
+
     agent = session.agent
     runtime = runtime_of(session.agent.executor.ctx)
-    if runtime is None or not _may_be_command(prompt):
+    if runtime is None or parse_command(prompt) is None:
         async for event in agent.query(prompt):
             yield event
         return
-    from yoke.skills.expand import expand_prompt, parse_command
+    from yoke.skills.expand import expand_prompt
 
-    if parse_command(prompt) is None:
-        async for event in agent.query(prompt):
-            yield event
-        return
     started = time.monotonic()
     expanded = await expand_prompt(
         prompt,

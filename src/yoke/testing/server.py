@@ -41,14 +41,9 @@ class RecordedRequest:
 
     @property
     def body(self) -> dict[str, Any] | None:
-        """The JSON object sent, or None (no body, or not a JSON object)."""
+        """The JSON object sent, or None (no body, or not a JSON object: the handler keeps only objects)."""
         if self._raw is not None:
-            try:
-                parsed = json.loads(self._raw)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                parsed = None
-            self._body = parsed if isinstance(parsed, dict) else None
-            self._raw = None
+            self._body, self._raw = json.loads(self._raw), None
         return self._body
 
     @property

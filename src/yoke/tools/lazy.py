@@ -131,18 +131,17 @@ def source_hash(modules: list[str]) -> str:
 
 def _source_path(module: str) -> Path | None:
     # Yoke's own modules are files under this package: no import machinery (find_spec) needed
-    if (
-        module.startswith("yoke.")
-        and _YOKE_ROOT.joinpath(*module.split(".")[1:]).with_suffix(".py").is_file()
-    ):
-        return _YOKE_ROOT.joinpath(*module.split(".")[1:]).with_suffix(".py")
+    if module.startswith("yoke."):
+        path = _YOKE_ROOT.joinpath(*module.split(".")[1:]).with_suffix(".py")
+        if path.is_file():
+            return path
     import importlib.util
 
     spec = importlib.util.find_spec(module)
     return Path(spec.origin) if spec is not None and spec.origin is not None else None
 
 
-_YOKE_ROOT = Path(__file__).resolve().parent.parent
+_YOKE_ROOT = Path(__file__).parent.parent
 
 
 def load_manifest(path: Path) -> list[dict[str, Any]] | None:

@@ -37,6 +37,7 @@ MAX_PDF_BYTES = 32 * 1024 * 1024
 PDF_PAGES_WITHOUT_RANGE = 10
 PDF_PAGES_PER_CALL = 20
 IMAGE_EXTENSIONS = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+NOT_TEXT_EXTENSIONS = IMAGE_EXTENSIONS | {".pdf", ".ipynb"}  # read by their own readers, not as text
 _IMAGE_MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
     (b"\xff\xd8\xff", "image/jpeg"),
@@ -120,12 +121,10 @@ def _small_text_file(path: Path) -> bool:
         info = os.stat(path)
     except (OSError, ValueError):
         return False
-    suffix = path.suffix.lower()
     return (
         stat.S_ISREG(info.st_mode)
         and info.st_size <= INLINE_READ_BYTES
-        and suffix not in IMAGE_EXTENSIONS
-        and suffix not in (".pdf", ".ipynb")
+        and path.suffix.lower() not in NOT_TEXT_EXTENSIONS
     )
 
 
@@ -143,7 +142,7 @@ def _check_target(path: Path, input: ReadInput, ctx: ToolContext) -> None:
 def _plain_text(path: Path, input: ReadInput, ctx: ToolContext) -> bool:
     """Whether this read is of a text file (what an editor's buffer can stand for), checked on the disk."""
     _check_target(path, input, ctx)
-    if path.suffix.lower() in IMAGE_EXTENSIONS or path.suffix.lower() in (".pdf", ".ipynb"):
+    if path.suffix.lower() in NOT_TEXT_EXTENSIONS:
         return False
     try:
         with open(path, "rb") as f:
