@@ -522,3 +522,49 @@ def test_gemini_and_responses_are_served_over_plain_http():
     )
     assert models["models"][0]["name"] == "models/gemini-2.5-pro"
     assert bad.status_code == 400 and bad.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+@pytest.fixture(params=["msgspec", "stdlib"])
+def body_parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways the server reads a body: msgspec peeking at a few fields, or the stdlib parsing it all."""
+    from yoke.testing import body
+
+    if request.param == "stdlib":
+        monkeypatch.setattr(body, "_peek_decoder", False)
+    else:
+        pytest.importorskip("msgspec")
+    return str(request.param)
+
+
+def test_a_body_is_read_alike_whether_peeked_or_parsed(body_parser: str) -> None:
+    from yoke.testing.body import parse_body
+
+    raw = json.dumps({"model": "m", "stream": True, "messages": [{"role": "user", "content": "é"}]}).encode()
+    body = parse_body(raw)
+    assert body is not None
+    assert (body.get("model"), body["stream"], body.get("store", "unset"), "include" in body) == (
+        "m",
+        True,
+        "unset",
+        False,
+    )
+    assert body["messages"][0]["content"] == "é" and len(body) == 3 and body.full()["model"] == "m"
+    for bad in (b"", b"[1, 2]", b'"text"', b'{"model": ', b"\xff\xfe{}"):
+        assert parse_body(bad) is None, bad
+
+
+def test_a_body_that_is_no_json_object_is_refused_and_a_callable_gets_a_plain_dict(body_parser: str) -> None:
+    seen: list[Any] = []
+
+    def remember(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(request)
+        return {"content": "ok"}
+
+    with ScriptedServer([remember]) as srv:
+        for raw in (b"[1]", b"{not json"):
+            refused = httpx.post(f"{srv.url}/v1/messages", content=raw, headers=ANTHROPIC_HEADERS, timeout=10)
+            assert refused.status_code == 400 and "not a valid JSON object" in refused.text
+        answer = post_anthropic(srv, anthropic_body(True))
+        assert srv.requests[-1].body == anthropic_body(True)
+    assert "ok" in answer.text and "claude-test" in answer.text
+    assert type(seen[0]) is dict and seen[0]["messages"] == [{"role": "user", "content": "hi"}]

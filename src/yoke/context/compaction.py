@@ -43,7 +43,13 @@ from yoke.context.summary import (
     summary_text,
     user_prompts,
 )
-from yoke.context.tokens import effective_window, estimate_message, estimate_messages, tokens_from_usage
+from yoke.context.tokens import (
+    effective_window,
+    estimate_memo,
+    estimate_message,
+    estimate_messages,
+    tokens_from_usage,
+)
 from yoke.messages import Message, text_block
 from yoke.prefix import PrefixMemo
 from yoke.providers.base import Usage
@@ -154,7 +160,7 @@ class Compactor:
         self._usage_seen: Usage | None = None
         self._usage_stale = False
         self._reactive_used = False
-        self._estimates: PrefixMemo[int] = PrefixMemo(estimate_message)  # per message, for token_count
+        self._estimates: PrefixMemo[int] = estimate_memo()  # per message, for token_count
         self._within = within_budget_memo()  # per message: no result over its budget
 
     @property
@@ -176,15 +182,16 @@ class Compactor:
         last_assistant = next(
             (i for i in range(len(messages) - 1, -1, -1) if messages[i]["role"] == "assistant"), None
         )
-        sizes = self._estimates.values(messages)
+        estimates = self._estimates
+        estimates.values(messages)
         if self._usage_seen is not None and not self._usage_stale and last_assistant is not None:
             sent = tokens_from_usage(self._usage_seen)
             # what the estimate misses (system prompt, tools, estimation error), capped so that after a
             # compaction an old history's estimation error does not inflate the new count
-            missing = sent - sum(sizes[: last_assistant + 1])
-            self._overhead = min(max(0, missing), self._overhead_cap)
-            return sent + sum(sizes[last_assistant + 1 :])
-        return sum(sizes) + self._overhead
+            answered = estimates.total(upto=last_assistant + 1)
+            self._overhead = min(max(0, sent - answered), self._overhead_cap)
+            return sent + estimates.total() - answered
+        return estimates.total() + self._overhead
 
     # ---- the loop's entry points ----------------------------------------------------------------
 

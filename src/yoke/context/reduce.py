@@ -13,6 +13,7 @@ Both return new message lists and never mutate their input.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -69,11 +70,12 @@ def snip_large_results(
 ) -> Reduction:
     """Level 1. `memo` (the compactor's, made by `within_budget_memo` for the same budgets) remembers which of
     the history's leading messages were already found within budget, so a turn looks only at new ones."""
-    fits = (
-        memo.values(messages)
-        if memo is not None
-        else [within_budget(m, result_budget, message_budget) for m in messages]
-    )
+    if memo is not None:
+        fits = memo.values(messages)
+        if not memo.total():  # none over budget: the common case, known without a walk
+            return Reduction(list(messages))
+    else:
+        fits = [within_budget(m, result_budget, message_budget) for m in messages]
     out = list(messages)
     reduction = Reduction(out)
     if all(fits):
@@ -87,7 +89,9 @@ def snip_large_results(
 def within_budget_memo(
     result_budget: int = RESULT_BUDGET_CHARS, message_budget: int = MESSAGE_BUDGET_CHARS
 ) -> PrefixMemo[bool]:
-    return PrefixMemo(lambda message: within_budget(message, result_budget, message_budget))
+    return PrefixMemo(
+        lambda message: within_budget(message, result_budget, message_budget), tallies=(operator.not_,)
+    )
 
 
 def within_budget(message: Message, result_budget: int, message_budget: int) -> bool:

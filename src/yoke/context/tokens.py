@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from yoke.messages import Block, Message
+from yoke.prefix import PrefixMemo
 from yoke.providers.base import Usage
 
 DEFAULT_CONTEXT_WINDOW = 200_000
@@ -63,6 +64,15 @@ def estimate_message(message: Message) -> int:
     """A message's tokens. Uncached: what estimates a history every turn keeps a `yoke.prefix.PrefixMemo`
     of this, so only new messages are estimated and a message that leaves the history is not kept alive."""
     return 4 + estimate_content(message["content"])  # a few tokens of role framing
+
+
+def _itself(tokens: int) -> int:
+    return tokens
+
+
+def estimate_memo() -> PrefixMemo[int]:
+    """Per-message estimates of a history, kept across turns; `total()` is the whole history's."""
+    return PrefixMemo(estimate_message, tallies=(_itself,))
 
 
 def estimate_messages(messages: Iterable[Message]) -> int:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
-from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urlsplit
 
 from yoke.messages import Block, Message
@@ -42,7 +41,7 @@ class AnthropicProvider:
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
         self._encoder = BodyEncoder()
-        self._wire: PrefixMemo[WireMessage] = PrefixMemo(wire_message)
+        self._wire = wire_memo()
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod
@@ -140,29 +139,31 @@ def anthropic_error(
 # ---- request body --------------------------------------------------------------------------------------
 
 
-class WireMessage(NamedTuple):
-    """A history message as the Messages API takes it, and what the request body needs to know of it."""
-
-    message: Message
-    foreign: bool  # holds thinking or signatures from another provider (see sanitize_for_anthropic)
-    breakpoints: int  # cache_control marks it already carries
-
-
-_MESSAGE, _FOREIGN, _BREAKPOINTS = itemgetter(0), itemgetter(1), itemgetter(2)
-
-
-def wire_message(message: Message) -> WireMessage:
+def wire_message(message: Message) -> Message:
+    """A history message as the Messages API takes it."""
     content = message["content"]
     if isinstance(content, str):
         # String content goes out as one text block, always: a prompt then has the same bytes whether or not
         # it carries a cache breakpoint this turn, so each request's prefix is the previous request's.
-        return WireMessage({**message, "content": [{"type": "text", "text": content}]}, False, 0)
-    marks = sum("cache_control" in b for b in content)
-    return WireMessage(message, foreign_to_anthropic(message), marks)
+        return {**message, "content": [{"type": "text", "text": content}]}
+    return message
+
+
+def cache_marks(message: Message) -> int:
+    """The cache_control marks a wire message already carries."""
+    return sum("cache_control" in b for b in message["content"])
+
+
+FOREIGN, MARKS = 0, 1  # the wire memo's tallies: messages another provider's thinking is in, cache marks
+
+
+def wire_memo() -> PrefixMemo[Message]:
+    """The provider's memo of the history's wire form, with what the request body needs to know of it."""
+    return PrefixMemo(wire_message, tallies=(foreign_to_anthropic, cache_marks))
 
 
 def build_request_body(
-    request: ModelRequest, stream: bool, memo: PrefixMemo[WireMessage] | None = None
+    request: ModelRequest, stream: bool, memo: PrefixMemo[Message] | None = None
 ) -> dict[str, Any]:
     """The Messages API body for a request, with prompt-caching breakpoints; never mutates `request`.
     `memo` (the provider's) keeps the wire form of the history's leading messages from earlier requests."""
@@ -170,12 +171,14 @@ def build_request_body(
     tools = [
         {"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools
     ]
-    wire = memo.values(request.messages) if memo is not None else [wire_message(m) for m in request.messages]
-    # map/itemgetter rather than generator expressions: these walk the whole history every request
-    if any(map(_FOREIGN, wire)):  # rare: a history from another provider that a switch did not convert
-        wire = [wire_message(m) for m in sanitize_for_anthropic(request.messages)]
-    messages = list(map(_MESSAGE, wire))
-    place_cache_breakpoints(system, tools, messages, sum(map(_BREAKPOINTS, wire)))
+    if memo is None:
+        memo = wire_memo()
+    messages = list(memo.values(request.messages))
+    marks = memo.total(MARKS)
+    if memo.total(FOREIGN):  # rare: a history from another provider that a switch did not convert
+        messages = [wire_message(m) for m in sanitize_for_anthropic(request.messages)]
+        marks = sum(map(cache_marks, messages))
+    place_cache_breakpoints(system, tools, messages, marks)
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
     if system:
         body["system"] = system
@@ -217,7 +220,7 @@ def place_cache_breakpoints(
     are replaced, by copies, so the caller's history is untouched.
     """
     if in_messages is None:
-        in_messages = sum(wire_message(m).breakpoints for m in messages)
+        in_messages = sum(cache_marks(wire_message(m)) for m in messages)
     present = sum("cache_control" in b for b in system) + sum("cache_control" in t for t in tools)
     budget = MAX_CACHE_BREAKPOINTS - present - in_messages
     marked = 0

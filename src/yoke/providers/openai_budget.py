@@ -47,10 +47,9 @@ def window_from_models(body: Any, model: str) -> int | None:
 
 def estimate_memo() -> PrefixMemo[int]:
     """A memo of the history's token estimates, made when a window is first known."""
-    from yoke.context.tokens import estimate_message
-    from yoke.prefix import PrefixMemo
+    from yoke.context.tokens import estimate_memo as memo
 
-    return PrefixMemo(estimate_message)
+    return memo()
 
 
 def fitted(
@@ -62,12 +61,12 @@ def fitted(
         return request
     from yoke.context.tokens import estimate_json, estimate_message
 
-    sizes = (
+    if estimates is not None:
         estimates.values(request.messages)
-        if estimates is not None
-        else map(estimate_message, request.messages)
-    )
-    prompt = sum(sizes) + estimate_json(request.system)
+        prompt = estimates.total()
+    else:
+        prompt = sum(map(estimate_message, request.messages))
+    prompt += estimate_json(request.system)
     prompt += sum(estimate_json(t.input_schema) + len(t.description) // 4 for t in request.tools)
     room = window - prompt - SAFETY_MARGIN
     if room >= request.max_tokens or room < MIN_OUTPUT_TOKENS:

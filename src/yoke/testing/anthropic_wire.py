@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from yoke.testing.script import Fault, Turn
@@ -22,7 +23,7 @@ PROMPT_TOO_LONG = "prompt is too long: 250000 tokens > 200000 maximum"
 MODELS = ["claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"]
 
 
-def message(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
+def message(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
     """The non-streaming response body."""
     return {
         "id": new_id("msg_"),
@@ -36,7 +37,7 @@ def message(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def stream_frames(turn: Turn, request: dict[str, Any]) -> list[bytes]:
+def stream_frames(turn: Turn, request: Mapping[str, Any]) -> list[bytes]:
     """Every SSE frame of a streamed response, in order, as the real API sends them."""
     usage = resolve_usage(turn, request)
     start = {
@@ -65,7 +66,7 @@ def stream_frames(turn: Turn, request: dict[str, Any]) -> list[bytes]:
     return frames
 
 
-def error_status_body(status: int, fault: Fault, request: dict[str, Any] | None) -> dict[str, Any]:
+def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     """The JSON body for a scripted error status."""
     model = (request or {}).get("model", "scripted-model")
     if fault.prompt_too_long:

@@ -9,6 +9,7 @@ the first call of a turn carries a `thoughtSignature`, as Gemini 3 does), the la
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from yoke.testing.script import Fault, Turn
@@ -37,7 +38,9 @@ PROMPT_TOO_LONG = "The input token count (1250000) exceeds the maximum number of
 MODELS = ["gemini-2.5-pro", "gemini-2.5-flash", "gemini-3-pro-preview"]
 
 
-def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None) -> dict[str, Any]:
+def response(
+    turn: Turn, request: Mapping[str, Any], signatures: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The non-streaming `GenerateContentResponse`."""
     model = str(request.get("model", "scripted-model"))
     parts, finish = _parts(turn, model, signatures)
@@ -53,7 +56,7 @@ def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | N
 
 
 def stream_frames(
-    turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None
+    turn: Turn, request: Mapping[str, Any], signatures: dict[str, str] | None = None
 ) -> list[bytes]:
     model = str(request.get("model", "scripted-model"))
     envelope = _envelope(model)
@@ -70,7 +73,7 @@ def stream_frames(
     return frames
 
 
-def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, int]:
+def usage_body(turn: Turn, request: Mapping[str, Any]) -> dict[str, int]:
     """Gemini counts cached tokens inside promptTokenCount and thinking apart from the candidates."""
     u = resolve_usage(turn, request)
     prompt = u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
@@ -87,7 +90,7 @@ def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, int]:
     return body
 
 
-def error_status_body(status: int, fault: Fault, request: dict[str, Any] | None) -> dict[str, Any]:
+def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     model = (request or {}).get("model", "scripted-model")
     if fault.prompt_too_long:
         code, text = "INVALID_ARGUMENT", PROMPT_TOO_LONG

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 import socket
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from yoke.testing import anthropic_wire, gemini_wire, openai_wire, responses_wire
+from yoke.testing.body import RequestBody, parse_body
 from yoke.testing.script import Fault, ScriptError, Turn
 from yoke.testing.server import RecordedRequest, WireFormat
 from yoke.testing.validate import (
@@ -91,15 +93,19 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         fmt = "anthropic" if path == COUNT_TOKENS_PATH else MODEL_PATHS.get(path) or self._guess_format()
         if gemini:
             fmt = "gemini"
-        body = _parse_json(raw)
-        self._record(path, raw if isinstance(body, dict) else None, fmt)
-        if gemini and isinstance(body, dict):
-            body = {**body, "model": gemini.group(1), "stream": gemini.group(2) == "streamGenerateContent"}
-            self._model_call(fmt, path, body)
+        body = parse_body(raw)
+        self._record(path, raw if body is not None else None, fmt)
+        if gemini and body is not None:
+            full = {
+                **body.full(),
+                "model": gemini.group(1),
+                "stream": gemini.group(2) == "streamGenerateContent",
+            }
+            self._model_call(fmt, path, full)
         elif path != COUNT_TOKENS_PATH and path not in MODEL_PATHS:
             known = ", ".join([*MODEL_PATHS, COUNT_TOKENS_PATH])
             self._send_error(fmt, 404, f"yoke.testing: no such endpoint: POST {path} (serving {known})")
-        elif not isinstance(body, dict):
+        elif body is None:
             self._send_error(fmt, 400, "request body is not a valid JSON object")
         elif path == COUNT_TOKENS_PATH:
             self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
@@ -108,10 +114,10 @@ class ScriptedHandler(BaseHTTPRequestHandler):
 
     # -- model calls -----------------------------------------------------------------------------------
 
-    def _model_call(self, fmt: WireFormat, path: str, body: dict[str, Any]) -> None:
+    def _model_call(self, fmt: WireFormat, path: str, body: Mapping[str, Any]) -> None:
         scripted = self.server.scripted
         if scripted.validate_requests:
-            problem = self._request_problem(fmt, body)
+            problem = self._request_problem(fmt, body.full() if isinstance(body, RequestBody) else dict(body))
             if problem:
                 self._send_error(fmt, 400, problem)
                 return
@@ -139,7 +145,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return responses_request_problem(body, issued)
         return openai_request_problem(body)
 
-    def _answer(self, fmt: WireFormat, turn: Turn, body: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, fmt: WireFormat, turn: Turn, body: Mapping[str, Any]) -> dict[str, Any]:
         issued = self.server.scripted.signatures
         if fmt == "anthropic":
             self.server.scripted.issue_signatures(turn, str(body.get("model")))
@@ -148,14 +154,14 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             return openai_wire.completion(turn, body)
         return WIRES[fmt].response(turn, body, issued)
 
-    def _frames(self, fmt: WireFormat, turn: Turn, body: dict[str, Any]) -> list[bytes]:
+    def _frames(self, fmt: WireFormat, turn: Turn, body: Mapping[str, Any]) -> list[bytes]:
         if fmt == "anthropic":
             self.server.scripted.issue_signatures(turn, str(body.get("model")))
         if fmt in ("gemini", "responses"):
             return WIRES[fmt].stream_frames(turn, body, self.server.scripted.signatures)
         return WIRES[fmt].stream_frames(turn, body)
 
-    def _send_fault_status(self, fmt: WireFormat, fault: Fault, body: dict[str, Any]) -> None:
+    def _send_fault_status(self, fmt: WireFormat, fault: Fault, body: Mapping[str, Any]) -> None:
         assert fault.status is not None
         wire = WIRES[fmt]
         headers = self._id_header(fmt)
@@ -166,7 +172,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
             headers["x-should-retry"] = "true" if fault.should_retry else "false"
         self._send_json(fault.status, wire.error_status_body(fault.status, fault, body), headers)
 
-    def _send_stream(self, fmt: WireFormat, turn: Turn, fault: Fault | None, body: dict[str, Any]) -> None:
+    def _send_stream(self, fmt: WireFormat, turn: Turn, fault: Fault | None, body: Mapping[str, Any]) -> None:
         wire = WIRES[fmt]
         frames = self._frames(fmt, turn, body)
         limit, ending = _stream_plan(fault, len(frames))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from yoke.testing.script import Fault, Turn
@@ -42,7 +43,7 @@ PROMPT_TOO_LONG = (
 MODELS = ["gpt-4o", "gpt-4o-mini", "deepseek-reasoner"]
 
 
-def completion(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
+def completion(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
     """The non-streaming `chat.completion` body."""
     text = "".join(b["text"] for b in turn.content if b["type"] == "text")
     reasoning = "".join(b["thinking"] for b in turn.content if b["type"] == "thinking")
@@ -56,7 +57,7 @@ def completion(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     return {**_envelope("chat.completion", request), "choices": [choice], "usage": usage_body(turn, request)}
 
 
-def stream_frames(turn: Turn, request: dict[str, Any]) -> list[bytes]:
+def stream_frames(turn: Turn, request: Mapping[str, Any]) -> list[bytes]:
     """Every `data:` line of a streamed completion, ending with `data: [DONE]`."""
     include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
     envelope = _envelope("chat.completion.chunk", request)
@@ -81,7 +82,7 @@ def finish_reason(turn: Turn) -> str:
     return FINISH_REASONS.get(turn.stop_reason, turn.stop_reason)
 
 
-def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
+def usage_body(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
     """OpenAI counts cached tokens inside prompt_tokens; Anthropic-style script usage keeps them apart."""
     u = resolve_usage(turn, request)
     prompt = u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
@@ -93,7 +94,7 @@ def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def error_status_body(status: int, fault: Fault, request: dict[str, Any] | None) -> dict[str, Any]:
+def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     model = (request or {}).get("model", "scripted-model")
     if fault.prompt_too_long:
         kind, code, text = "invalid_request_error", "context_length_exceeded", PROMPT_TOO_LONG
@@ -115,7 +116,7 @@ def models_body() -> dict[str, Any]:
     return {"object": "list", "data": data}
 
 
-def _envelope(kind: str, request: dict[str, Any]) -> dict[str, Any]:
+def _envelope(kind: str, request: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "id": new_id("chatcmpl-"),
         "object": kind,

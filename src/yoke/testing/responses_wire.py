@@ -9,6 +9,7 @@ items. A turn stopped by `max_tokens` ends `response.incomplete`.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from yoke.testing.openai_wire import ERRORS, PROMPT_TOO_LONG
@@ -20,7 +21,9 @@ INCOMPLETE = {"max_tokens": "max_output_tokens", "refusal": "content_filter"}
 MODELS = ["gpt-5.1", "gpt-5.1-codex", "o4-mini"]
 
 
-def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None) -> dict[str, Any]:
+def response(
+    turn: Turn, request: Mapping[str, Any], signatures: dict[str, str] | None = None
+) -> dict[str, Any]:
     """The non-streaming response object."""
     body = _shell(turn, request)
     body["output"] = _items(turn, request, signatures)
@@ -29,7 +32,7 @@ def response(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | N
 
 
 def stream_frames(
-    turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None = None
+    turn: Turn, request: Mapping[str, Any], signatures: dict[str, str] | None = None
 ) -> list[bytes]:
     counter = iter(range(1_000_000))
     shell = _shell(turn, request)
@@ -47,7 +50,7 @@ def stream_frames(
     return frames
 
 
-def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
+def usage_body(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
     u = resolve_usage(turn, request)
     total_in = u["input_tokens"] + u["cache_read_input_tokens"] + u["cache_creation_input_tokens"]
     return {
@@ -59,7 +62,7 @@ def usage_body(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def error_status_body(status: int, fault: Fault, request: dict[str, Any] | None) -> dict[str, Any]:
+def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     model = (request or {}).get("model", "scripted-model")
     if fault.prompt_too_long:
         kind, code, text = "invalid_request_error", "context_length_exceeded", PROMPT_TOO_LONG
@@ -82,7 +85,7 @@ def models_body() -> dict[str, Any]:
     return {"object": "list", "data": data}
 
 
-def _shell(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
+def _shell(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
     reason = INCOMPLETE.get(turn.stop_reason)
     return {
         "id": new_id("resp_"),
@@ -95,7 +98,7 @@ def _shell(turn: Turn, request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _items(turn: Turn, request: dict[str, Any], signatures: dict[str, str] | None) -> list[dict[str, Any]]:
+def _items(turn: Turn, request: Mapping[str, Any], signatures: dict[str, str] | None) -> list[dict[str, Any]]:
     wants_encrypted = "reasoning.encrypted_content" in (request.get("include") or [])
     items: list[dict[str, Any]] = []
     for block in turn.content:

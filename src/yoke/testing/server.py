@@ -12,11 +12,12 @@ import copy
 import json
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
+from yoke.testing.body import RequestBody
 from yoke.testing.script import Fault, Turn, TurnSource, parse_turn
 
 WireFormat = Literal["anthropic", "openai", "gemini", "responses"]
@@ -195,7 +196,7 @@ class ScriptedServer:
         with self._lock:
             self._requests.append(request)
 
-    def next_reply(self, body: dict[str, Any], streaming: bool, where: str) -> Reply:
+    def next_reply(self, body: Mapping[str, Any], streaming: bool, where: str) -> Reply:
         """Pick what the next model request gets, consuming the head turn unless a fault holds it back."""
         with self._lock:
             self._model_calls += 1
@@ -204,7 +205,9 @@ class ScriptedServer:
             if source is None:
                 return Reply(status=500, error=self._exhausted_message(where))
             try:
-                turn = source if isinstance(source, Turn) else parse_turn(source(body), "callable turn")
+                turn = (
+                    source if isinstance(source, Turn) else parse_turn(source(_full(body)), "callable turn")
+                )
             except Exception as exc:  # a test's callable is user code; report its failure over the wire
                 return Reply(status=500, error=f"yoke.testing: the scripted turn callable failed: {exc!r}")
             if not on_default:
@@ -267,3 +270,8 @@ class _HTTPServer(ThreadingHTTPServer):
                 connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass  # already closed by the client
+
+
+def _full(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The body as a plain dict, for a test's callable turn (a `RequestBody` holds it unparsed until asked)."""
+    return body.full() if isinstance(body, RequestBody) else dict(body)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import math
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
+from yoke.testing.body import RequestBody
 from yoke.testing.script import Turn
 
 # Chunks stay small so even short scripted strings arrive in several deltas and clients must reassemble.
@@ -32,7 +34,7 @@ def tool_arguments(block: dict[str, Any]) -> str:
     return json.dumps(block["input"], ensure_ascii=False)
 
 
-def resolve_usage(turn: Turn, request: dict[str, Any] | None) -> dict[str, int]:
+def resolve_usage(turn: Turn, request: Mapping[str, Any] | None) -> dict[str, int]:
     """The turn's usage with plausible defaults: input grows with the request, output with the answer."""
     usage = {
         "input_tokens": 0,
@@ -43,7 +45,10 @@ def resolve_usage(turn: Turn, request: dict[str, Any] | None) -> dict[str, int]:
     usage.update(turn.usage)
     # Estimated only when the script does not say: sizing a long session's request costs as much as parsing it.
     if "input_tokens" not in turn.usage:
-        request_chars = len(json.dumps(request, ensure_ascii=False)) if request else 0
+        if isinstance(request, RequestBody):
+            request_chars = request.chars()
+        else:
+            request_chars = len(json.dumps(request, ensure_ascii=False)) if request else 0
         usage["input_tokens"] = max(1, request_chars // 4)
     if "output_tokens" not in turn.usage:
         answer_chars = sum(len(json.dumps(block, ensure_ascii=False)) for block in turn.content)
