@@ -1,4 +1,5 @@
-"""History messages are encoded once and joined; the body reads back as the dict it came from."""
+"""History messages are encoded once and the last body edited at its end; the body reads back as the dict it
+came from, byte for byte what a fresh encoder makes."""
 
 from __future__ import annotations
 
@@ -33,3 +34,29 @@ def test_a_replaced_message_is_encoded_anew():
     replacement = {"role": "user", "content": "b"}
     assert json.loads(encoder.encode({"messages": [replacement]}))["messages"][0]["content"] == "b"
     assert json.loads(encoder.encode({})) == {}
+
+
+def test_an_edited_body_is_byte_for_byte_a_fresh_one():
+    """Grown, rewound, its last messages replaced (moved cache marks), a new system prompt, a history of
+    another agent in between: each body is what an encoder that never saw the earlier ones makes."""
+    kept = BodyEncoder()
+    history = [{"role": "user", "content": f"m{i} é"} for i in range(6)]
+    marked = [
+        *history[:-1],
+        {**history[-1], "content": [{"type": "text", "text": "m5 é", "cache_control": {}}]},
+    ]
+    other = [{"role": "user", "content": "sub-agent"}]
+    bodies = [
+        {"model": "m", "messages": history[:3], "stream": True},
+        {"model": "m", "messages": history, "stream": True},
+        {"model": "m", "messages": marked, "stream": True},
+        {"model": "m", "messages": history[:2], "stream": True},
+        {"model": "m", "messages": other, "stream": True},
+        {"model": "m", "system": [{"type": "text", "text": "new"}], "messages": history, "stream": True},
+        {"model": "m", "messages": [], "stream": True},
+        {"messages": history},
+        {"model": "m", "messages": history[:4], "stream": True},
+    ]
+    for body in bodies:
+        encoded = kept.encode(body)
+        assert encoded == BodyEncoder().encode(body) and json.loads(encoded) == body

@@ -254,10 +254,10 @@ class PermissionGate(GateActions):
         return []
 
     def _critical_rm(self, facts: CallFacts) -> str:
-        from yoke.permissions.bash_analysis import candidate_cwds, removal_targets
-
         if facts.kind != "bash" or facts.bash is None:
             return ""
+        from yoke.permissions.bash_analysis import candidate_cwds, removal_targets
+
         cwds = candidate_cwds(facts.bash, facts.shell_cwd or self.cwd, self.home)
         dirs = real_dirs(self.working_dirs)
         for inv in facts.bash.invocations:

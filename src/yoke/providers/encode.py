@@ -1,8 +1,10 @@
-"""A request body's JSON with each history message encoded once.
+"""A request body's JSON with each history message encoded once, and the body itself edited, not rebuilt.
 
 Every request re-sends the whole conversation; encoding it in full each turn makes the per-turn cost grow
 with the session. The messages' JSON is kept for the leading messages a body shares with an earlier one
-(`yoke.prefix.PrefixMemo`), and so is that of the system prompt and tools, which rarely change.
+(`yoke.prefix.PrefixMemo`), and so is that of the system prompt and tools, which rarely change. Gathering
+thousands of separate pieces into one body was then the largest cost left that grew with the session, so
+the last body is kept whole: a request that shares its leading messages with it only rewrites its end.
 """
 
 from __future__ import annotations
@@ -10,9 +12,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from yoke.prefix import PrefixMemo
+from yoke.prefix import PrefixMemo, common_prefix
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+_SEPARATOR, _END = b", ", b"]}"
 
 
 def _encode_message(message: Any) -> bytes:
@@ -23,7 +26,10 @@ class BodyEncoder:
     def __init__(self) -> None:
         self._messages: PrefixMemo[bytes] = PrefixMemo(_encode_message)
         self._rest: dict[str, Any] | None = None
-        self._head = b""
+        self._body = bytearray()  # the last body: head, then the messages' JSON, then _END
+        self._opening = 0  # where the first message begins in it
+        self._parts: list[bytes] = []  # the messages' JSON it holds
+        self._ends: list[int] = []  # where each of those ends in it
 
     def encode(self, body: dict[str, Any]) -> bytes:
         messages = body.get("messages")
@@ -35,11 +41,18 @@ class BodyEncoder:
         # messages, are never changed in place): comparing is far cheaper than encoding them again
         if rest != self._rest:
             self._rest = rest
-            self._head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
-        # One join over every piece: a long session's body is large, and each extra concatenation copied it
-        n = len(parts)  # head, part, ", ", part, ..., part, tail
-        pieces = [b", "] * (2 * n + 1) if n else [b"", b""]
-        pieces[0] = self._head + (b', "messages": [' if rest else b'"messages": [')
-        pieces[1 : 2 * n : 2] = parts
-        pieces[-1] = b"]}"
-        return b"".join(pieces)
+            head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
+            self._body = bytearray(head + (b', "messages": [' if rest else b'"messages": ['))
+            self._opening = len(self._body)
+            self._parts, self._ends = [], []
+        kept = common_prefix(self._parts, parts)
+        out, ends = self._body, self._ends
+        del out[ends[kept - 1] if kept else self._opening :], ends[kept:]
+        for index in range(kept, len(parts)):
+            if index:
+                out += _SEPARATOR
+            out += parts[index]
+            ends.append(len(out))
+        self._parts = list(parts)
+        out += _END
+        return bytes(out)
