@@ -46,11 +46,14 @@ def test_an_edited_body_is_byte_for_byte_a_fresh_one():
         {**history[-1], "content": [{"type": "text", "text": "m5 é", "cache_control": {}}]},
     ]
     other = [{"role": "user", "content": "sub-agent"}]
+    longer = [{"role": "assistant", "content": "a longer message than those it replaces"}] * 3
     bodies = [
         {"model": "m", "messages": history[:3], "stream": True},
         {"model": "m", "messages": history, "stream": True},
         {"model": "m", "messages": marked, "stream": True},
         {"model": "m", "messages": history[:2], "stream": True},
+        {"model": "m", "messages": [*history[:2], *longer], "stream": True},
+        {"model": "m", "messages": [*history[:2], *longer, *history], "stream": True},
         {"model": "m", "messages": other, "stream": True},
         {"model": "m", "system": [{"type": "text", "text": "new"}], "messages": history, "stream": True},
         {"model": "m", "messages": [], "stream": True},
