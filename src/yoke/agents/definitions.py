@@ -9,38 +9,80 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.regex import lazy_compile
 
 NAME = lazy_compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
 READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TodoWrite"]
 
 
-@dataclass
-class AgentDefinition:
-    name: str
-    description: str
-    prompt: str
-    tools: list[str] | None = None  # None: every tool a sub-agent may have
-    disallowed_tools: list[str] = field(default_factory=list)
-    model: str | None = None  # None or "inherit": the parent's
-    permission_mode: str | None = None
-    max_turns: int | None = None
-    background: bool = False
-    isolation: str | None = None  # "worktree"
-    effort: str | None = None
-    skills: list[str] = field(default_factory=list)
-    mcp_servers: list[Any] = field(default_factory=list)
-    hooks: dict[str, Any] = field(default_factory=dict)
-    memory: str | None = None
-    initial_prompt: str | None = None
-    read_only: bool = False  # built-in Explore/Plan: no file changes whatever the tools say
-    source: str = "built-in"  # built-in, user, project, flag, sdk, plugin
-    path: Path | None = None
+class AgentDefinition(Record):
+    __slots__ = (
+        "name",
+        "description",
+        "prompt",
+        "tools",
+        "disallowed_tools",
+        "model",
+        "permission_mode",
+        "max_turns",
+        "background",
+        "isolation",
+        "effort",
+        "skills",
+        "mcp_servers",
+        "hooks",
+        "memory",
+        "initial_prompt",
+        "read_only",
+        "source",
+        "path",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        prompt: str,
+        tools: list[str] | None = None,  # None: every tool a sub-agent may have
+        disallowed_tools: list[str] | None = None,
+        model: str | None = None,  # None or "inherit": the parent's
+        permission_mode: str | None = None,
+        max_turns: int | None = None,
+        background: bool = False,
+        isolation: str | None = None,  # "worktree"
+        effort: str | None = None,
+        skills: list[str] | None = None,
+        mcp_servers: list[Any] | None = None,
+        hooks: dict[str, Any] | None = None,
+        memory: str | None = None,
+        initial_prompt: str | None = None,
+        read_only: bool = False,  # built-in Explore/Plan: no file changes whatever the tools say
+        source: str = "built-in",  # built-in, user, project, flag, sdk, plugin
+        path: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.prompt = prompt
+        self.tools = tools
+        self.disallowed_tools = [] if disallowed_tools is None else disallowed_tools
+        self.model = model
+        self.permission_mode = permission_mode
+        self.max_turns = max_turns
+        self.background = background
+        self.isolation = isolation
+        self.effort = effort
+        self.skills = [] if skills is None else skills
+        self.mcp_servers = [] if mcp_servers is None else mcp_servers
+        self.hooks = {} if hooks is None else hooks
+        self.memory = memory
+        self.initial_prompt = initial_prompt
+        self.read_only = read_only
+        self.source = source
+        self.path = path
 
 
 BUILT_IN = [

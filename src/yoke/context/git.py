@@ -10,20 +10,24 @@ import asyncio
 import os
 from pathlib import Path
 
-from yoke.records import dataclass
+from yoke.records import Record
 
 MAX_STATUS_CHARS = 2_000
 GIT_TIMEOUT_S = 5.0
 
 
-@dataclass(frozen=True, slots=True)
-class GitContext:
-    root: str
-    branch: str
-    main_branch: str
-    status: str
-    recent_commits: str
-    user_name: str = ""
+class GitContext(Record):
+    __slots__ = ("root", "branch", "main_branch", "status", "recent_commits", "user_name")
+
+    def __init__(
+        self, root: str, branch: str, main_branch: str, status: str, recent_commits: str, user_name: str = ""
+    ) -> None:
+        self.root = root
+        self.branch = branch
+        self.main_branch = main_branch
+        self.status = status
+        self.recent_commits = recent_commits
+        self.user_name = user_name
 
 
 # Every git process Yoke itself starts runs through `hardened_git`: a repository is the attacker's file, and

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.skills.model import PluginInfo, Skill, SkillError, load_skill_file
 
 SKILL_FILE = "SKILL.md"
@@ -30,18 +29,20 @@ SOURCE_RANK = {"managed": 0, "user": 1, "yoke": 2, "project": 3, "add-dir": 4, "
 MAX_COMMAND_DEPTH = 6
 
 
-@dataclass
-class Catalog:
+class Catalog(Record):
     """Every skill and command of a session, by command name."""
 
-    cwd: Path
-    root: Path  # the repository root (or cwd): where the project walk stops
-    entries: dict[str, Skill] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)  # `frontend:component` -> `component`
-    conditional: list[Skill] = field(default_factory=list)  # `paths` skills not yet activated
-    warnings: list[str] = field(default_factory=list)
-    _scanned: set[Path] = field(default_factory=set)
-    _answered: set[str] = field(default_factory=set)  # paths skills_for_path has looked at
+    __slots__ = ("cwd", "root", "entries", "aliases", "conditional", "warnings", "_scanned", "_answered")
+
+    def __init__(self, cwd: Path, root: Path) -> None:
+        self.cwd = cwd
+        self.root = root  # the repository root (or cwd): where the project walk stops
+        self.entries: dict[str, Skill] = {}
+        self.aliases: dict[str, str] = {}  # `frontend:component` -> `component`
+        self.conditional: list[Skill] = []  # `paths` skills not yet activated
+        self.warnings: list[str] = []
+        self._scanned: set[Path] = set()
+        self._answered: set[str] = set()  # paths skills_for_path has looked at
 
     def get(self, name: str) -> Skill | None:
         name = name.lstrip("/")

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.skills.catalog import Catalog
 from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill
@@ -27,27 +26,60 @@ EXTRAS_KEY = "skills"  # SessionState.extras: the session's SkillRuntime
 PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
 
 
-@dataclass
-class SkillRuntime:
-    catalog: Catalog
-    cwd: Path
-    session_id: str
-    env: Mapping[str, str]
-    registry: Any = None
-    gate: Any = None
-    ctx: Any = None  # the session's ToolContext
-    agent: Any = None  # for per-skill model overrides
-    provider_name: str = "anthropic"
-    invoked: list[str] = field(default_factory=list)  # skills invoked this session (for compaction)
-    _granted: list[Any] = field(default_factory=list)
-    _removed: list[Any] = field(default_factory=list)
-    _model: str | None = None
-    _calls: int = 0
-    notices: list[str] = field(default_factory=list)
-    # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers the
-    # skill's `hooks` frontmatter here, for the rest of the session.
-    on_invoke: list[Any] = field(default_factory=list)
-    trusted: bool | None = None  # whether the project folder is trusted (looked up when first needed)
+class SkillRuntime(Record):
+    __slots__ = (
+        "catalog",
+        "cwd",
+        "session_id",
+        "env",
+        "registry",
+        "gate",
+        "ctx",
+        "agent",
+        "provider_name",
+        "invoked",
+        "_granted",
+        "_removed",
+        "_model",
+        "_calls",
+        "notices",
+        "on_invoke",
+        "trusted",
+    )
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        cwd: Path,
+        session_id: str,
+        env: Mapping[str, str],
+        registry: Any = None,
+        gate: Any = None,
+        ctx: Any = None,  # the session's ToolContext
+        agent: Any = None,  # for per-skill model overrides
+        provider_name: str = "anthropic",
+    ) -> None:
+        self.catalog = catalog
+        self.cwd = cwd
+        self.session_id = session_id
+        self.env = env
+        self.registry = registry
+        self.gate = gate
+        self.ctx = ctx
+        self.agent = agent
+        self.provider_name = provider_name
+        self.invoked: list[str] = []  # skills invoked this session (for compaction)
+        self._granted: list[Any] = []
+        self._removed: list[Any] = []
+        self._model: str | None = None
+        self._calls = 0
+        self.notices: list[str] = []
+        # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers
+        # the skill's `hooks` frontmatter here, for the rest of the session.
+        self.on_invoke: list[Any] = []
+        self.trusted: bool | None = (
+            None  # whether the project folder is trusted (looked up when first needed)
+        )
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 
