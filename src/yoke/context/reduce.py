@@ -72,13 +72,13 @@ def snip_large_results(
     the history's leading messages were already found within budget, so a turn looks only at new ones."""
     if memo is not None:
         fits = memo.values(messages)
-        if not memo.total():  # none over budget: the common case, known without a walk
-            return Reduction(list(messages))
+        none_over = not memo.total()  # known without a walk
     else:
         fits = [within_budget(m, result_budget, message_budget) for m in messages]
+        none_over = all(fits)
     out = list(messages)
     reduction = Reduction(out)
-    if all(fits):
+    if none_over:
         return reduction
     for index, fit in enumerate(fits):
         if not fit:

@@ -97,9 +97,9 @@ class OpenAIProvider:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+        from yoke.context.tokens import estimate_memo
         from yoke.providers.openai_budget import (
             after_rejection,
-            estimate_memo,
             fitted,
             is_budget_rejection,
             window_in_error,

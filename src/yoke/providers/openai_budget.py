@@ -45,13 +45,6 @@ def window_from_models(body: Any, model: str) -> int | None:
     return None
 
 
-def estimate_memo() -> PrefixMemo[int]:
-    """A memo of the history's token estimates, made when a window is first known."""
-    from yoke.context.tokens import estimate_memo as memo
-
-    return memo()
-
-
 def fitted(
     request: ModelRequest, window: int | None, estimates: PrefixMemo[int] | None = None
 ) -> ModelRequest:

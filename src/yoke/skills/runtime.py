@@ -77,9 +77,8 @@ class SkillRuntime(Record):
         # Called with each skill as it is invoked (by /name or the Skill tool): the hooks package registers
         # the skill's `hooks` frontmatter here, for the rest of the session.
         self.on_invoke: list[Any] = []
-        self.trusted: bool | None = (
-            None  # whether the project folder is trusted (looked up when first needed)
-        )
+        # whether the project folder is trusted (looked up when first needed)
+        self.trusted: bool | None = None
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 

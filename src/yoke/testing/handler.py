@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from yoke.testing import anthropic_wire, gemini_wire, openai_wire, responses_wire
-from yoke.testing.body import RequestBody, parse_body
+from yoke.testing.body import as_dict, parse_body
 from yoke.testing.script import Fault, ScriptError, Turn
 from yoke.testing.server import RecordedRequest, WireFormat
 from yoke.testing.validate import (
@@ -117,7 +117,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
     def _model_call(self, fmt: WireFormat, path: str, body: Mapping[str, Any]) -> None:
         scripted = self.server.scripted
         if scripted.validate_requests:
-            problem = self._request_problem(fmt, body.full() if isinstance(body, RequestBody) else dict(body))
+            problem = self._request_problem(fmt, as_dict(body))
             if problem:
                 self._send_error(fmt, 400, problem)
                 return

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any, Literal
 
-from yoke.testing.body import RequestBody
+from yoke.testing.body import as_dict
 from yoke.testing.script import Fault, Turn, TurnSource, parse_turn
 
 WireFormat = Literal["anthropic", "openai", "gemini", "responses"]
@@ -206,7 +206,7 @@ class ScriptedServer:
                 return Reply(status=500, error=self._exhausted_message(where))
             try:
                 turn = (
-                    source if isinstance(source, Turn) else parse_turn(source(_full(body)), "callable turn")
+                    source if isinstance(source, Turn) else parse_turn(source(as_dict(body)), "callable turn")
                 )
             except Exception as exc:  # a test's callable is user code; report its failure over the wire
                 return Reply(status=500, error=f"yoke.testing: the scripted turn callable failed: {exc!r}")
@@ -270,8 +270,3 @@ class _HTTPServer(ThreadingHTTPServer):
                 connection.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass  # already closed by the client
-
-
-def _full(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body as a plain dict, for a test's callable turn (a `RequestBody` holds it unparsed until asked)."""
-    return body.full() if isinstance(body, RequestBody) else dict(body)
