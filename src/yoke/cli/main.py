@@ -69,6 +69,16 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
 
 def _headless(argv: list[str]) -> int:
+    from yoke.startup import pause_collection, resume_collection
+
+    pause_collection()  # until the session opens (yoke.startup)
+    try:
+        return _parse_and_run(argv)
+    finally:
+        resume_collection()  # when no session opened (bad usage, --version)
+
+
+def _parse_and_run(argv: list[str]) -> int:
     from yoke.cli.args import UsageError, parse
 
     try:

@@ -24,6 +24,7 @@ from yoke.records import Record
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
+from yoke.startup import resume_collection
 
 
 class _Loaded(Record):
@@ -62,6 +63,8 @@ async def open_session(options: SessionOptions) -> Session:
         # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
         await asyncio.gather(git_pending, return_exceptions=True)
         raise
+    finally:
+        resume_collection()  # the command's start-up is over (yoke.startup)
 
 
 async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session:
