@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from permissions.helpers import make_world
+from yoke.permissions.paths import is_secret
 from yoke.tools.base import ToolError
 from yoke.tools.builtin.read import ReadInput, ReadTool
 from yoke.tools.builtin.write import WriteInput, WriteTool
@@ -47,3 +48,31 @@ async def test_unchanged_paths_still_work_and_whitespace_is_judged_as_run(tmp_pa
     assert (world.project / "new.txt").read_text() == "x"
     decision = await gate.decide(WriteTool(), {"file_path": f"{world.project}/.envrc\n", "content": "x"}, ctx)
     assert decision.behavior == "ask" and decision.source == "protected-path"
+
+
+async def test_a_link_put_in_place_of_the_working_directory_does_not_move_the_boundary(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    gate, ctx = world.gate(), world.ctx()
+    inside = world.project / "notes.txt"
+    inside.write_text("notes\n")
+    assert (await gate.decide(ReadTool(), {"file_path": str(inside)}, ctx)).behavior == "allow"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "private.txt").write_text("private\n")
+    world.project.rename(tmp_path / "moved")
+    os.symlink(elsewhere, world.project)  # the working directory's path now leads somewhere else
+    decision = await gate.decide(ReadTool(), {"file_path": str(world.project / "private.txt")}, ctx)
+    assert decision.behavior != "allow"  # judged against where the working directory was
+
+
+def test_secrets_under_home_are_found_by_either_path(tmp_path: Path) -> None:
+    real_home = tmp_path / "real-home"
+    real_home.mkdir()
+    home = tmp_path / "home"
+    os.symlink(real_home, home)
+    for rel in (".ssh", ".ssh/config", ".aws/credentials", ".kube/config", ".config/gcloud/creds.json"):
+        assert is_secret(f"{home}/{rel}", home), rel
+        assert is_secret(f"{real_home}/{rel}", home), rel
+    for rel in (".sshx", ".ssh-notes/a", ".kube", ".kube/configs", "notes.txt", ".config/gcloudx"):
+        assert not is_secret(f"{home}/{rel}", home), rel
+        assert not is_secret(f"{real_home}/{rel}", home), rel

@@ -108,8 +108,24 @@ def resolve_path(text: str, cwd: Path, home: Path) -> ResolvedPath | None:
     return ResolvedPath(logical, os.path.realpath(joined))
 
 
+# A boundary directory (a working directory, the home) is resolved once, the first time it is asked for while
+# it exists: the boundary stays where it was even if a link is later put in its place, and a call no longer
+# walks the same directories' links again. Relative paths depend on the process's cwd: never kept.
+_REAL_DIRS: dict[str, str] = {}
+
+
+def real_dir(folder: Path | str) -> str:
+    key = str(folder)
+    real = _REAL_DIRS.get(key)
+    if real is None:
+        real = os.path.realpath(key)
+        if os.path.isabs(key) and os.path.isdir(real):
+            _REAL_DIRS[key] = real
+    return real
+
+
 def real_dirs(dirs: Iterable[Path]) -> list[str]:
-    return [os.path.realpath(d) for d in dirs]
+    return [real_dir(d) for d in dirs]
 
 
 def is_inside(path: str, dirs: Iterable[str]) -> bool:
@@ -121,11 +137,22 @@ def is_secret(path: str, home: Path) -> bool:
     """Credentials and keys: `.env*`, `*.pem`, `*.key`, `id_*`, `~/.ssh`, `~/.aws`, and friends."""
     if _SECRET_NAME.match(os.path.basename(path)):
         return True
-    for home_dir in {str(home), os.path.realpath(home)}:
-        for rel in _SECRET_HOME_PATHS:
-            if is_inside(path, [f"{home_dir}/{rel}"]):
-                return True
-    return False
+    places, below = _secret_places(str(home))
+    return path in places or path.startswith(below)
+
+
+_SECRET_PLACES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _secret_places(home: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The secret folders under `home` (as written and as resolved), and the prefixes of what is below them."""
+    known = _SECRET_PLACES.get(home)
+    if known is None:
+        places = [f"{home_dir}/{rel}" for home_dir in {home, real_dir(home)} for rel in _SECRET_HOME_PATHS]
+        known = (frozenset(places), tuple(p.rstrip("/") + "/" for p in places))
+        if home in _REAL_DIRS:  # kept once the home's real path is settled
+            _SECRET_PLACES[home] = known
+    return known
 
 
 def is_protected(path: str) -> bool:
