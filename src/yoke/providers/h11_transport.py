@@ -20,6 +20,7 @@ from yoke.providers.sse import SSEEvent, SSEParser
 from yoke.providers.transport import ConnectionFailure, HttpRequest, HttpResponse, StreamInterrupted
 
 READ_SIZE = 65536
+_ONE_WRITE = 65536  # a body up to this size is sent joined to its head
 
 
 class _Connection:
@@ -101,13 +102,14 @@ class H11Transport:
         self, conn: _Connection, origin: Any, request: HttpRequest, target: str, headers: list, body: bytes
     ) -> HttpResponse:
         try:
-            # head, body and end written apart (the body passed through, not copied: it can be large)
-            conn.writer.write(
-                conn.h11.send(h11.Request(method=request.method, target=target, headers=headers))
-            )
-            for piece in conn.h11.send_with_data_passthrough(h11.Data(data=body)):
-                conn.writer.write(piece)
-            conn.writer.write(conn.h11.send(h11.EndOfMessage()))
+            pieces = [conn.h11.send(h11.Request(method=request.method, target=target, headers=headers))]
+            pieces += conn.h11.send_with_data_passthrough(h11.Data(data=body))
+            pieces.append(conn.h11.send(h11.EndOfMessage()))
+            if len(body) <= _ONE_WRITE:
+                conn.writer.write(b"".join(pieces))  # one system call, one packet
+            else:
+                for piece in pieces:  # a large body passed through, not copied
+                    conn.writer.write(piece)
             await conn.writer.drain()
             event = await self._next(conn, fresh_response=True)
         except (OSError, h11.ProtocolError, _StaleConnection) as exc:
@@ -139,45 +141,58 @@ class H11Transport:
         return HttpResponse(event.status_code, response_headers, body=b"".join(chunks))
 
     async def _next(self, conn: _Connection, fresh_response: bool = False, idle: float | None = None) -> Any:
-        """The next h11 event. `idle`: a streamed body's idle limit, raised as TimeoutError (the caller's
-        cue to retry without streaming), where the read timeout is a broken connection (OSError)."""
-        idle_first = idle is not None and idle <= self._read_timeout
-        limit = idle if idle_first else self._read_timeout
+        """The next h11 event."""
         while True:
             event = conn.h11.next_event()
             if event is not h11.NEED_DATA:
                 return event
-            try:
-                # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation (an interrupt) that
-                # lands as the read completes, and the stream would run on
-                async with asyncio.timeout(limit):
-                    data = await conn.reader.read(READ_SIZE)
-            except TimeoutError:
-                if idle_first:
-                    raise
-                raise OSError(f"ReadTimeout: nothing arrived for {self._read_timeout:g} s") from None
-            if not data and fresh_response and conn.h11.their_state is h11.SEND_RESPONSE:
-                raise _StaleConnection("the server closed the connection without answering")
-            conn.h11.receive_data(data)
+            await self._receive(conn, idle, fresh_response)
 
-    async def _body(self, conn: _Connection, idle: float | None = None) -> AsyncIterator[bytes]:
+    async def _receive(self, conn: _Connection, idle: float | None, fresh_response: bool = False) -> None:
+        """Hand h11 what arrives next. `idle`: a streamed body's idle limit, raised as TimeoutError (the
+        caller's cue to retry without streaming), where the read timeout is a broken connection (OSError)."""
+        idle_first = idle is not None and idle <= self._read_timeout
+        limit = idle if idle_first else self._read_timeout
+        try:
+            # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation (an interrupt) that
+            # lands as the read completes, and the stream would run on
+            async with asyncio.timeout(limit):
+                data = await conn.reader.read(READ_SIZE)
+        except TimeoutError:
+            if idle_first:
+                raise
+            raise OSError(f"ReadTimeout: nothing arrived for {self._read_timeout:g} s") from None
+        if not data and fresh_response and conn.h11.their_state is h11.SEND_RESPONSE:
+            raise _StaleConnection("the server closed the connection without answering")
+        conn.h11.receive_data(data)
+
+    async def _body(self, conn: _Connection) -> AsyncIterator[bytes]:
         while True:
-            event = await self._next(conn, idle=idle)
+            event = await self._next(conn)
             if isinstance(event, h11.Data):
                 yield bytes(event.data)
             elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                 return
 
     async def _events(self, conn: _Connection, origin: Any, idle: float | None) -> AsyncIterator[SSEEvent]:
+        # h11's events are pulled here, not through `_body`: a stream is a dozen small chunks a turn, and each
+        # layer of generator between the socket and the parser costs every one of them
         parser = SSEParser()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        protocol = conn.h11
         finished = False
         try:
-            async for chunk in self._body(conn, idle):
-                for event in parser.feed(decoder.decode(chunk)):
-                    yield event
-            for event in parser.feed(decoder.decode(b"", final=True)) + parser.close():
-                yield event
+            while True:
+                event = protocol.next_event()
+                if event is h11.NEED_DATA:
+                    await self._receive(conn, idle)
+                elif type(event) is h11.Data:
+                    for sse in parser.feed(decoder.decode(event.data)):
+                        yield sse
+                elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
+                    break
+            for sse in parser.feed(decoder.decode(b"", final=True)) + parser.close():
+                yield sse
             finished = True
         except TimeoutError:
             raise  # the idle limit (an OSError too, but not a broken connection)
