@@ -46,8 +46,24 @@ class Record:
             raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
         twin = object.__new__(type(self))  # not copy.copy: its reduce protocol cost more than the fields
         for name in fields:
-            setattr(twin, name, changes[name] if name in changes else getattr(self, name))
+            object.__setattr__(twin, name, changes[name] if name in changes else getattr(self, name))
         return twin
+
+
+class FrozenRecord(Record):
+    """A record whose fields are set once, in `__init__` (with `object.__setattr__`), and never changed: what
+    a frozen dataclass was. Hashable by its fields, as a frozen dataclass with equality is."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in record_fields(type(self))))
 
 
 # -- dataclasses made on first use -------------------------------------------------------------------------

@@ -50,7 +50,9 @@ async def test_unchanged_paths_still_work_and_whitespace_is_judged_as_run(tmp_pa
     assert decision.behavior == "ask" and decision.source == "protected-path"
 
 
-async def test_a_link_put_in_place_of_the_working_directory_does_not_move_the_boundary(tmp_path: Path) -> None:
+async def test_a_link_put_in_place_of_the_working_directory_does_not_move_the_boundary(
+    tmp_path: Path,
+) -> None:
     world = make_world(tmp_path)
     gate, ctx = world.gate(), world.ctx()
     inside = world.project / "notes.txt"

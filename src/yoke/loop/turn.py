@@ -9,7 +9,6 @@ history and the transcript are written here, before the matching event is yielde
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke import events as ev
@@ -19,7 +18,7 @@ from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.pump import Pump
 from yoke.messages import Block, Message
 from yoke.providers import base as pb
-from yoke.records import Record, dataclass
+from yoke.records import Record
 
 if TYPE_CHECKING:
     from yoke.session.recorder import Recorder
@@ -75,25 +74,58 @@ class HistoryKeeper(Protocol):
     async def compact(self, messages: list[Message], instructions: str | None = None) -> Reshaped: ...
 
 
-@dataclass
-class Agent:
+class Agent(Record):
     """One conversation: provider, tools, history, transcript, running totals and its collaborators."""
 
-    provider: pb.Provider
-    executor: ToolExecutor
-    settings: LoopSettings
-    recorder: Recorder
-    system: list[Block] = field(default_factory=list)
-    messages: list[Message] = field(default_factory=list)
-    ledger: CostLedger = field(default_factory=CostLedger)
-    keeper: HistoryKeeper | None = None  # compaction; None: the history is sent as it is
-    agent_id: str = "main"
-    parent_tool_use_id: str | None = None  # a sub-agent: the Agent tool call that started it
-    last_usage: pb.Usage | None = None  # the latest response's usage: exact context size for compaction
-    inbox: list[str] = field(default_factory=list)  # messages for the model, read before its next request
-    notices: list[str] = field(default_factory=list)  # for the user, shown when the next query starts
-    _pump: Pump | None = field(default=None, init=False, repr=False)
-    _interrupt_requested: bool = field(default=False, init=False)
+    __slots__ = (
+        "provider",
+        "executor",
+        "settings",
+        "recorder",
+        "system",
+        "messages",
+        "ledger",
+        "keeper",
+        "agent_id",
+        "parent_tool_use_id",
+        "last_usage",
+        "inbox",
+        "notices",
+        "_pump",
+        "_interrupt_requested",
+    )
+
+    def __init__(
+        self,
+        provider: pb.Provider,
+        executor: ToolExecutor,
+        settings: LoopSettings,
+        recorder: Recorder,
+        system: list[Block] | None = None,
+        messages: list[Message] | None = None,
+        ledger: CostLedger | None = None,
+        keeper: HistoryKeeper | None = None,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+        last_usage: pb.Usage | None = None,
+        inbox: list[str] | None = None,
+        notices: list[str] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.executor = executor
+        self.settings = settings
+        self.recorder = recorder
+        self.system = [] if system is None else system
+        self.messages = [] if messages is None else messages
+        self.ledger = CostLedger() if ledger is None else ledger
+        self.keeper = keeper  # compaction; None: the history is sent as it is
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id  # a sub-agent: the Agent tool call that started it
+        self.last_usage = last_usage  # the latest response's usage: exact context size for compaction
+        self.inbox = [] if inbox is None else inbox  # messages for the model, read before its next request
+        self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
+        self._pump: Pump | None = None
+        self._interrupt_requested = False
 
     @property
     def lifecycle(self) -> Lifecycle:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from yoke.memory.auto import AutoMemoryConfig, resolve_auto_memory
 from yoke.memory.recall import RecallIndex, format_recall, scan
 from yoke.memory.section import IGNORE_NOTICE, memory_section
 from yoke.memory.store import load_index
-from yoke.records import dataclass
+from yoke.records import Record
 from yoke.regex import lazy_compile
 
 _IGNORE = lazy_compile(
@@ -35,14 +34,26 @@ def index_db_path(yoke_home: Path, directory: Path) -> Path:
     return yoke_home / "memory-index" / (sanitize_path(directory)[:200] + ".sqlite3")
 
 
-@dataclass
-class AutoMemory:
-    config: AutoMemoryConfig
-    yoke_home: Path
-    seen: set[str] = field(default_factory=set)  # memories already surfaced in this session
-    start_messages: int = 0  # history length when the session started: extraction reads what follows
-    agent: Any = None  # the session's Agent, for the side-query recall
-    _index: RecallIndex | None = None
+class AutoMemory(Record):
+    __slots__ = ("config", "yoke_home", "seen", "start_messages", "agent", "_index")
+
+    def __init__(
+        self,
+        config: AutoMemoryConfig,
+        yoke_home: Path,
+        seen: set[str] | None = None,
+        start_messages: int = 0,
+        agent: Any = None,
+        _index: RecallIndex | None = None,
+    ) -> None:
+        self.config = config
+        self.yoke_home = yoke_home
+        self.seen = set() if seen is None else seen  # memories already surfaced in this session
+        self.start_messages = (
+            start_messages  # history length when the session started: extraction reads what follows
+        )
+        self.agent = agent  # the session's Agent, for the side-query recall
+        self._index = _index
 
     @property
     def directory(self) -> Path:

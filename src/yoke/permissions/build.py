@@ -9,7 +9,6 @@ default mode and sandbox settings only once the folder is trusted.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
@@ -213,8 +212,7 @@ def _sandbox(
             deny_read.append(path)
         elif rule.tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
             deny_write.append(path)
-    return replace(
-        base,
+    return base.replace(
         allowed_domains=tuple(dict.fromkeys([*base.allowed_domains, *domains])),
         denied_domains=tuple(dict.fromkeys([*base.denied_domains, *denied_domains])),
         deny_read=tuple(dict.fromkeys([*base.deny_read, *deny_read])),

@@ -7,30 +7,68 @@ Sandbox path prefixes differ from permission rules: `/x` is absolute, `~/x` is i
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from pathlib import Path
 from typing import Any
 
-from yoke.records import dataclass
+from yoke.records import FrozenRecord
 
 
-@dataclass(slots=True, frozen=True)
-class SandboxSettings:
-    enabled: bool = False
-    auto_allow_bash: bool = True  # autoAllowBashIfSandboxed
-    excluded_commands: tuple[str, ...] = ()
-    allow_unsandboxed_commands: bool = True  # whether dangerouslyDisableSandbox is honoured
-    allow_write: tuple[str, ...] = ()
-    deny_write: tuple[str, ...] = ()
-    deny_read: tuple[str, ...] = ()
-    allow_read: tuple[str, ...] = ()
-    allowed_domains: tuple[str, ...] = ()
-    denied_domains: tuple[str, ...] = ()
-    allow_unix_sockets: tuple[str, ...] = ()
-    allow_all_unix_sockets: bool = False
-    allow_local_binding: bool = False
-    bwrap_path: str | None = None
-    base_dir: Path = field(default_factory=Path.cwd)  # what `./x` paths are relative to
+class SandboxSettings(FrozenRecord):
+    __slots__ = (
+        "enabled",
+        "auto_allow_bash",
+        "excluded_commands",
+        "allow_unsandboxed_commands",
+        "allow_write",
+        "deny_write",
+        "deny_read",
+        "allow_read",
+        "allowed_domains",
+        "denied_domains",
+        "allow_unix_sockets",
+        "allow_all_unix_sockets",
+        "allow_local_binding",
+        "bwrap_path",
+        "base_dir",
+    )
+
+    def __init__(
+        self,
+        enabled: bool = False,
+        auto_allow_bash: bool = True,
+        excluded_commands: tuple[str, ...] = (),
+        allow_unsandboxed_commands: bool = True,
+        allow_write: tuple[str, ...] = (),
+        deny_write: tuple[str, ...] = (),
+        deny_read: tuple[str, ...] = (),
+        allow_read: tuple[str, ...] = (),
+        allowed_domains: tuple[str, ...] = (),
+        denied_domains: tuple[str, ...] = (),
+        allow_unix_sockets: tuple[str, ...] = (),
+        allow_all_unix_sockets: bool = False,
+        allow_local_binding: bool = False,
+        bwrap_path: str | None = None,
+        base_dir: Path | None = None,
+    ) -> None:
+        values = {
+            "enabled": enabled,
+            "auto_allow_bash": auto_allow_bash,  # autoAllowBashIfSandboxed
+            "excluded_commands": excluded_commands,
+            "allow_unsandboxed_commands": allow_unsandboxed_commands,  # whether dangerouslyDisableSandbox is honoured
+            "allow_write": allow_write,
+            "deny_write": deny_write,
+            "deny_read": deny_read,
+            "allow_read": allow_read,
+            "allowed_domains": allowed_domains,
+            "denied_domains": denied_domains,
+            "allow_unix_sockets": allow_unix_sockets,
+            "allow_all_unix_sockets": allow_all_unix_sockets,
+            "allow_local_binding": allow_local_binding,
+            "bwrap_path": bwrap_path,
+            "base_dir": Path.cwd() if base_dir is None else base_dir,  # what `./x` paths are relative to
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def from_settings(cls, merged: dict[str, Any], base_dir: Path) -> SandboxSettings:

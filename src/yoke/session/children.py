@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from yoke import events as ev
@@ -48,9 +47,9 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         if key in up.executor.ctx.session.extras:
             state.extras[key] = up.executor.ctx.session.extras[key]
     # A sub-agent's calls are not tool calls of the front-end's, so none can show a front-end terminal.
-    ctx = replace(up.executor.ctx, session=state, cancel=asyncio.Event(), terminal=None)
+    ctx = up.executor.ctx.replace(session=state, cancel=asyncio.Event(), terminal=None)
     if options.cwd is not None:
-        ctx = replace(ctx, cwd=options.cwd, working_dirs=[options.cwd, *ctx.working_dirs])
+        ctx = ctx.replace(cwd=options.cwd, working_dirs=[options.cwd, *ctx.working_dirs])
     lifecycle = up.lifecycle.derive(agent_id=agent_id, agent_type=options.agent_type)
     executor = ToolExecutor(registry, gate, ctx, lifecycle, up.executor.observers)
     system = [text_block(options.system_prompt)] if options.system_prompt else list(up.system)

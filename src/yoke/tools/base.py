@@ -8,11 +8,10 @@ model should see and correct; any other exception is turned into a structured er
 from __future__ import annotations
 
 import asyncio
-from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from yoke.records import Record, dataclass
+from yoke.records import Record
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -91,28 +90,59 @@ class SessionState(Record):
         self.extras: dict[str, Any] = {} if extras is None else extras
 
 
-@dataclass
-class ToolContext:
+class ToolContext(Record):
     """Everything a running tool may use. The session holds one; every call gets its own copy (`for_call`)
     carrying its id and its own event channel, sharing the session's state and cancellation."""
 
-    cwd: Path  # the session's primary working directory
-    session: SessionState
-    working_dirs: list[Path] = field(default_factory=list)  # cwd plus additional directories
-    env: dict[str, str] | None = None  # the session's environment for subprocesses (None: Yoke's own)
-    cancel: asyncio.Event = field(default_factory=asyncio.Event)  # set when the user interrupts
-    tool_use_id: str = ""
-    asker: Any = None  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
-    emit: Any = None  # callable(event) for tools that publish events (e.g. todo updates); per call
-    set_permission_mode: Any = None  # callable(mode): an approved plan leaves plan mode
-    files: Any = None  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
-    terminal: Any = None  # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
+    __slots__ = (
+        "cwd",
+        "session",
+        "working_dirs",
+        "env",
+        "cancel",
+        "tool_use_id",
+        "asker",
+        "emit",
+        "set_permission_mode",
+        "files",
+        "terminal",
+    )
+
+    def __init__(
+        self,
+        cwd: Path,
+        session: SessionState,
+        working_dirs: list[Path] | None = None,
+        env: dict[str, str] | None = None,
+        cancel: asyncio.Event | None = None,
+        tool_use_id: str = "",
+        asker: Any = None,
+        emit: Any = None,
+        set_permission_mode: Any = None,
+        files: Any = None,
+        terminal: Any = None,
+    ) -> None:
+        self.cwd = cwd  # the session's primary working directory
+        self.session = session
+        self.working_dirs = [] if working_dirs is None else working_dirs  # cwd plus additional directories
+        self.env = env  # the session's environment for subprocesses (None: Yoke's own)
+        self.cancel = asyncio.Event() if cancel is None else cancel  # set when the user interrupts
+        self.tool_use_id = tool_use_id
+        self.asker = (
+            asker  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
+        )
+        self.emit = emit  # callable(event) for tools that publish events (e.g. todo updates); per call
+        self.set_permission_mode = set_permission_mode  # callable(mode): an approved plan leaves plan mode
+        self.files = files  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
+        self.terminal = (
+            terminal  # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
+        )
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
 
     def for_call(self, tool_use_id: str, emit: Any = None) -> ToolContext:
-        return replace(self, tool_use_id=tool_use_id, emit=emit)
+        return self.replace(tool_use_id=tool_use_id, emit=emit)
 
 
 class Tool:
