@@ -63,3 +63,19 @@ def test_an_edited_body_is_byte_for_byte_a_fresh_one():
     for body in bodies:
         encoded = kept.encode(body)
         assert encoded == BodyEncoder().encode(body) and json.loads(encoded) == body
+
+
+def test_a_wire_whose_history_has_another_name_is_kept_too():
+    """Gemini sends its history as "contents", the Responses API as "input": rebuilt as fresh but equal
+    items each request, which the encoder still recognises."""
+    encoder = BodyEncoder("contents")
+    history: list[dict] = []
+    for turn in range(6):
+        history = [dict(item) for item in history]  # fresh objects, as each request converts anew
+        history.append({"role": "user" if turn % 2 else "model", "parts": [{"text": f"turn {turn}"}]})
+        body = {"contents": history, "systemInstruction": {"parts": [{"text": "be brief"}]}, "n": turn}
+        encoded = encoder.encode(body)
+        assert json.loads(encoded) == body
+        assert encoded == BodyEncoder("contents").encode(body)
+    assert encoder._messages.held() == len(history)
+    assert json.loads(BodyEncoder("input").encode({"input": [], "model": "m"})) == {"input": [], "model": "m"}

@@ -23,7 +23,12 @@ def _encode_message(message: Any) -> bytes:
 
 
 class BodyEncoder:
-    def __init__(self) -> None:
+    """Encodes request bodies whose history is the list under `key` ("messages"; Gemini's "contents", the
+    Responses API's "input"). The list is written last in the body."""
+
+    def __init__(self, key: str = "messages") -> None:
+        self._key = key
+        self._opening_text = f'"{key}": ['.encode()
         self._messages: PrefixMemo[bytes] = PrefixMemo(_encode_message)
         self._rest: dict[str, Any] | None = None
         self._body = bytearray()  # the last body: head, then the messages' JSON, then _END
@@ -32,17 +37,17 @@ class BodyEncoder:
         self._ends: list[int] = []  # where each of those ends in it
 
     def encode(self, body: dict[str, Any]) -> bytes:
-        messages = body.get("messages")
+        messages = body.get(self._key)
         if not isinstance(messages, list):
             return _encode(body).encode("utf-8")
         parts = self._messages.values(messages)
-        rest = {k: v for k, v in body.items() if k != "messages"}
+        rest = {k: v for k, v in body.items() if k != self._key}
         # system prompt and tools are fresh copies each turn but rarely differ (tool schemas, like history
         # messages, are never changed in place): comparing is far cheaper than encoding them again
         if rest != self._rest:
             self._rest = rest
             head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
-            self._body = bytearray(head + (b', "messages": [' if rest else b'"messages": ['))
+            self._body = bytearray(head + (b", " if rest else b"") + self._opening_text)
             self._opening = len(self._body)
             self._parts, self._ends = [], []
         kept = common_prefix(self._parts, parts)

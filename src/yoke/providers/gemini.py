@@ -18,6 +18,7 @@ from urllib.parse import quote
 from yoke.messages import Block, Message, result_text
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.encode import BodyEncoder
 from yoke.providers.gemini_stream import GeminiAssembler
 from yoke.providers.history import untagged
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
@@ -48,6 +49,8 @@ class GeminiProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
+        # the history's JSON is kept across requests (providers/encode.py)
+        self._encoder = BodyEncoder("contents")
 
     @classmethod
     def from_env(
@@ -74,6 +77,7 @@ class GeminiProvider:
             new_assembler=lambda: GeminiAssembler(request.model),
             error_for=lambda response: gemini_error(response, request.model, self.base_url),
             connection_hint="check GEMINI_BASE_URL and your network",
+            encoder=getattr(self, "_encoder", None),
         )
         return run_call(self.transport, self.retry, call, request.stream)
 

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from yoke.messages import Block, Message, result_text
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.encode import BodyEncoder
 from yoke.providers.history import untagged
 from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, run_call
 from yoke.providers.openai import (
@@ -48,6 +49,8 @@ class ResponsesProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
+        # the history's JSON is kept across requests (providers/encode.py)
+        self._encoder = BodyEncoder("input")
 
     @classmethod
     def from_env(
@@ -73,6 +76,7 @@ class ResponsesProvider:
             error_for=lambda response: openai_error(response, request.model, self.base_url),
             connection_hint="check OPENAI_BASE_URL and your network",
             should_retry=_should_retry,
+            encoder=getattr(self, "_encoder", None),
         )
         return run_call(self.transport, self.retry, call, request.stream)
 
