@@ -12,16 +12,22 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from yoke.providers.base import Usage
+from yoke.records import Record
 
 
-class Price(NamedTuple):
-    input: float
-    output: float
-    cache_write: float
-    cache_read: float
+class Price(Record):
+    """USD per million tokens."""
+
+    __slots__ = ("input", "output", "cache_write", "cache_read")
+
+    def __init__(self, input: float, output: float, cache_write: float, cache_read: float) -> None:
+        self.input = input
+        self.output = output
+        self.cache_write = cache_write
+        self.cache_read = cache_read
 
 
 CLAUDE_CONTEXT = 200_000
