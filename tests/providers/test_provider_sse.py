@@ -61,3 +61,22 @@ def test_events_come_out_as_soon_as_they_are_complete():
     assert parser.feed("data: first\n") == []
     assert parser.feed("\ndata: sec") == [SSEEvent("message", "first")]
     assert parser.feed("ond\n\n") == [SSEEvent("message", "second")]
+
+
+def test_every_line_ending_and_every_split_give_the_same_events():
+    """LF-only text takes a faster path than text with CRs: both must follow the same rules."""
+    lf = (
+        ': keep-alive\n\nevent: message_start\ndata: {"a": 1}\n\ndata:  two spaces\ndata:\nid: 3\n\n'
+        "event: ping\n\nevent: delta\ndata: x:y\n\n"
+    )
+    expected = [
+        SSEEvent("message_start", '{"a": 1}'),
+        SSEEvent("message", " two spaces\n"),
+        SSEEvent("delta", "x:y"),
+    ]
+    for text in (lf, lf.replace("\n", "\r\n"), lf.replace("\n", "\r")):
+        assert parse_all(text) == expected, repr(text)
+        for cut in range(1, len(text)):
+            assert parse_all(text[:cut], text[cut:]) == expected, f"split at {cut} of {text!r}"
+    mixed = "data: a\n\ndata: b\r\n\r\n"  # a chunk may hold both
+    assert parse_all(mixed[:9], mixed[9:]) == [SSEEvent("message", "a"), SSEEvent("message", "b")]

@@ -28,7 +28,11 @@ class SSEParser:
     def feed(self, text: str) -> list[SSEEvent]:
         """Take the next chunk of the stream; return the events it completes."""
         buffer = self._pending + text
-        events: list[SSEEvent] = []
+        if "\r" not in buffer:  # what model APIs send: LF only, split at C speed
+            lines = buffer.split("\n")
+            self._pending = lines.pop()
+            return self._lines(lines)
+        lines = []
         start = 0
         length = len(buffer)
         while start < length:
@@ -41,36 +45,35 @@ class SSEParser:
                     break  # a lone CR at the chunk edge may be the first half of CRLF: wait for more
                 if buffer[newline + 1] == "\n":
                     newline += 1
-            self._line(buffer[start:end], events)
+            lines.append(buffer[start:end])
             start = newline + 1
         self._pending = buffer[start:]
-        return events
+        return self._lines(lines)
 
     def close(self) -> list[SSEEvent]:
         """The stream ended: finish a line cut by a trailing CR; a half-built event is dropped."""
-        events: list[SSEEvent] = []
-        if self._pending.endswith("\r"):
-            self._line(self._pending[:-1], events)
+        events = self._lines([self._pending[:-1]]) if self._pending.endswith("\r") else []
         self._pending = ""
         self._event, self._data = "", []
         return events
 
-    def _line(self, line: str, events: list[SSEEvent]) -> None:
-        if not line:
-            if self._data:
-                events.append(SSEEvent(self._event or "message", "\n".join(self._data)))
-            self._event, self._data = "", []
-            return
-        if line.startswith(":"):
-            return
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            self._data.append(value)
-        elif name == "event":
-            self._event = value
-        # `id` and `retry` steer browser reconnection, which model clients do not do.
+    def _lines(self, lines: list[str]) -> list[SSEEvent]:
+        events: list[SSEEvent] = []
+        for line in lines:
+            if not line:
+                if self._data:
+                    events.append(SSEEvent(self._event or "message", "\n".join(self._data)))
+                self._event, self._data = "", []
+            elif line[0] != ":":  # a comment (keep-alive) otherwise
+                name, colon, value = line.partition(":")
+                if colon and value[:1] == " ":
+                    value = value[1:]
+                if name == "data":
+                    self._data.append(value)
+                elif name == "event":
+                    self._event = value
+                # `id` and `retry` steer browser reconnection, which model clients do not do.
+        return events
 
 
 def _next_line_end(text: str, start: int) -> int:
