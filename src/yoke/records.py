@@ -65,6 +65,17 @@ class FrozenRecord(Record):
     def __hash__(self) -> int:
         return hash(tuple(getattr(self, n) for n in record_fields(type(self))))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle would restore the fields through __setattr__
+        return _remake, (type(self), tuple(getattr(self, n) for n in record_fields(type(self))))
+
+
+def _remake(cls: type, values: tuple[Any, ...]) -> Any:
+    made = object.__new__(cls)
+    for name, value in zip(record_fields(cls), values, strict=True):
+        object.__setattr__(made, name, value)
+    return made
+
 
 # -- dataclasses made on first use -------------------------------------------------------------------------
 
