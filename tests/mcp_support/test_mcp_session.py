@@ -310,6 +310,10 @@ def test_no_mcp_never_imports_the_package(yoke, base_env):
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "yoke.mcp.config" in modules  # the configuration was read ...
     assert not any(m == "mcp" or m.startswith(("mcp.", "mcp_types")) for m in modules)  # ... and nothing more
+    # nor what a plain answer does not need: validation, the fallback client, the terminal UI's renderer,
+    # the memory index's database, dates (the prompt's date comes from time.strftime)
+    for unneeded in ("pydantic", "httpx", "rich", "sqlite3", "datetime"):
+        assert unneeded not in modules, f"{unneeded} imported by a plain -p run"
     version = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "yoke", "--version"],
         env=env,

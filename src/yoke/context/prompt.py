@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Mapping, Sequence
-from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from yoke.context.git import format_git, git_context
 from yoke.context.static_prompt import static_prompt
 from yoke.memory.files import MemoryIndex, format_memory
 from yoke.messages import Block, text_block
+
+if TYPE_CHECKING:
+    from datetime import date
 
 
 async def build_system_prompt(
@@ -52,7 +56,7 @@ async def build_system_prompt(
     env = os.environ if env is None else env
     cwd = Path(cwd)
     if env.get("YOKE_SIMPLE") or env.get("CLAUDE_CODE_SIMPLE"):
-        return [text_block(f"Working directory: {cwd}\nToday's date: {(today or date.today()).isoformat()}")]
+        return [text_block(f"Working directory: {cwd}\nToday's date: {_iso_day(today)}")]
 
     git_task = None
     if override is None:
@@ -102,7 +106,7 @@ def environment_section(
         f"Git repository: {'yes' if is_git else 'no'}",
         f"Platform: {_platform()}",
         f"Shell: {shell}",
-        f"Today's date: {(today or date.today()).isoformat()}",
+        f"Today's date: {_iso_day(today)}",
         f"Model: {model}",
     ]
     return "\n".join(lines)
@@ -121,3 +125,8 @@ def _platform() -> str:
     import platform
 
     return f"{platform.system().lower() or os.name} {platform.release()}".rstrip()
+
+
+def _iso_day(today: date | None) -> str:
+    """`today`, or the local date, as YYYY-MM-DD (time.strftime: a run need not import datetime)."""
+    return today.isoformat() if today is not None else time.strftime("%Y-%m-%d")

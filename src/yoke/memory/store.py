@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from yoke.fsutil import replace_file
 from yoke.memory.markdown import parse_frontmatter
 from yoke.records import Record, dataclass
+
+if TYPE_CHECKING:  # datetime is imported where a memory's date is read: most runs read none
+    from datetime import datetime
 
 INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
@@ -38,11 +41,15 @@ class Memory:
     confidence: float | None = None
 
     def expired(self, now: datetime | None = None) -> bool:
+        from datetime import UTC, datetime
+
         return self.expires_at is not None and self.expires_at <= (now or datetime.now(UTC))
 
 
 def parse_time(value: object) -> datetime | None:
     """`2026-12-31`, `2026-12-31T18:00`, `...Z` or with an offset; a date means the end of that day (UTC)."""
+    from datetime import UTC, datetime
+
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip().replace("Z", "+00:00")
