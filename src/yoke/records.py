@@ -40,13 +40,11 @@ class Record:
 
     def replace(self, **changes: Any) -> Any:
         """A copy with some fields changed (what `dataclasses.replace` did)."""
-        fields = record_fields(type(self))
-        unknown = set(changes) - set(fields)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
         twin = object.__new__(type(self))  # not copy.copy: its reduce protocol cost more than the fields
-        for name in fields:
-            object.__setattr__(twin, name, changes[name] if name in changes else getattr(self, name))
+        for name in record_fields(type(self)):
+            object.__setattr__(twin, name, changes.pop(name) if name in changes else getattr(self, name))
+        if changes:  # what is left named no field
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(changes))}")
         return twin
 
 
