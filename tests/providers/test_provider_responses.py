@@ -136,3 +136,33 @@ async def test_reasoning_with_an_id_is_refused_when_nothing_is_stored():
     with ScriptedServer([{"content": "never"}]) as srv, pytest.raises(ProviderError) as info:
         await events_of(srv, request(messages))
     assert info.value.kind == "invalid_request" and "store" in str(info.value)
+
+
+def test_items_kept_across_requests_are_what_a_fresh_conversion_makes():
+    from yoke.prefix import PrefixMemo
+    from yoke.providers.responses import responses_items
+
+    memo = PrefixMemo(responses_items)
+    history: list = [{"role": "user", "content": "read it"}]
+    bodies = []
+    for turn in range(4):
+        history = [
+            *history,
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"c{turn}", "name": "Read", "input": {"n": turn}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"c{turn}", "content": f"line {turn}"}],
+            },
+        ]
+        request = ModelRequest(model="gpt-5", messages=history, max_tokens=100)
+        kept = build_request_body(request, True, memo)
+        assert kept == build_request_body(request, True)  # the same body as converting afresh
+        bodies.append(kept)
+    assert bodies[-1]["input"][0] is bodies[0]["input"][0]  # a shared message's items are reused, not rebuilt
+    rewound = ModelRequest(
+        model="gpt-5", messages=[history[0], {"role": "user", "content": "other"}], max_tokens=100
+    )
+    assert build_request_body(rewound, True, memo) == build_request_body(rewound, True)

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from yoke.messages import Block, Message, result_text
+from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
@@ -49,7 +50,8 @@ class ResponsesProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
-        # the history's JSON is kept across requests (providers/encode.py)
+        # the history's items and their JSON are kept across requests (yoke/prefix.py, providers/encode.py)
+        self._wire: PrefixMemo[list[dict[str, Any]]] = PrefixMemo(responses_items)
         self._encoder = BodyEncoder("input")
 
     @classmethod
@@ -71,7 +73,7 @@ class ResponsesProvider:
         call = WireCall(
             url=f"{self.base_url}/responses",
             headers=self._headers(),
-            body_for=lambda stream: build_request_body(request, stream),
+            body_for=lambda stream: build_request_body(request, stream, getattr(self, "_wire", None)),
             new_assembler=lambda: ResponsesAssembler(request.model),
             error_for=lambda response: openai_error(response, request.model, self.base_url),
             connection_hint="check OPENAI_BASE_URL and your network",
@@ -114,8 +116,10 @@ def _effort(request: ModelRequest) -> str | None:
     return chosen
 
 
-def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": request.model, "input": to_responses_input(request.messages)}
+def build_request_body(
+    request: ModelRequest, stream: bool, memo: PrefixMemo[list[dict[str, Any]]] | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": request.model, "input": to_responses_input(request.messages, memo)}
     instructions = "\n\n".join(
         b.get("text", "") for b in request.system if b.get("type") == "text" and b.get("text")
     )
@@ -143,16 +147,22 @@ def build_request_body(request: ModelRequest, stream: bool) -> dict[str, Any]:
     return body
 
 
-def to_responses_input(messages: list[Message]) -> list[dict[str, Any]]:
+def to_responses_input(
+    messages: list[Message], memo: PrefixMemo[list[dict[str, Any]]] | None = None
+) -> list[dict[str, Any]]:
+    """The history as input items. With `memo`, the items of the leading messages an earlier request shared
+    are reused, not converted again (and the same objects let the body encoder match them at once)."""
     items: list[dict[str, Any]] = []
-    for message in messages:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if message["role"] == "assistant":
-            items.extend(_assistant_items(blocks))
-        else:
-            items.extend(_user_items(blocks))
+    for converted in memo.values(messages) if memo is not None else map(responses_items, messages):
+        items.extend(converted)
     return items
+
+
+def responses_items(message: Message) -> list[dict[str, Any]]:
+    """One history message as Responses API input items."""
+    content = message["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return _assistant_items(blocks) if message["role"] == "assistant" else _user_items(blocks)
 
 
 def _assistant_items(blocks: list[Block]) -> list[dict[str, Any]]:
