@@ -74,6 +74,10 @@ def cpu_at_requests(turns: int, marks: tuple[int, ...], env: dict[str, str], cwd
 
 def per_turn_cpu(env: dict[str, str], cwd: Path, target: Path) -> tuple[float, float]:
     """Median CPU ms per round trip over turns 10-50 and 500-999 of 1,000-turn sessions."""
+    if not os.path.isdir("/proc/self/task"):
+        raise SystemExit(
+            "bench_targets: per-turn figures read Linux's /proc/<pid>/task/*/schedstat; run on Linux"
+        )
     early, late = [], []
     for _ in range(REPEATS):
         at = cpu_at_requests(1000, (10, 50, 500, 999), env, cwd, target)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from yoke.permissions.rules import PermissionRule
 from yoke.records import record_fields
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import SessionState, ToolContext
@@ -41,3 +42,10 @@ def test_a_frozen_record_cannot_change_yet_copies_and_pickles(tmp_path: Path) ->
     assert changed.enabled is False and settings.enabled is True
     assert record_fields(SandboxSettings)[0] == "enabled" and SandboxSettings().base_dir == Path.cwd()
     assert {settings, copy.copy(settings)} == {settings}
+
+
+def test_a_permission_rule_cannot_be_changed_once_parsed(tmp_path: Path) -> None:
+    rule = PermissionRule("Bash", "git status", "allow", "project", tmp_path, "Bash(git status)")
+    with pytest.raises(AttributeError, match="frozen"):
+        rule.behavior = "deny"  # type: ignore[misc]
+    assert rule.behavior == "allow" and hash(rule) == hash(copy.deepcopy(rule))

@@ -49,10 +49,14 @@ class Record:
 
 
 class FrozenRecord(Record):
-    """A record whose fields are set once, in `__init__` (with `object.__setattr__`), and never changed: what
-    a frozen dataclass was. Hashable by its fields, as a frozen dataclass with equality is."""
+    """A record whose fields are set once, by `__init__` through `_fill`, and never changed: what a frozen
+    dataclass was. Hashable by its fields, as a frozen dataclass with equality is."""
 
     __slots__ = ()
+
+    def _fill(self, **values: Any) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")
@@ -68,10 +72,9 @@ class FrozenRecord(Record):
         return _remake, (type(self), tuple(getattr(self, n) for n in record_fields(type(self))))
 
 
-def _remake(cls: type, values: tuple[Any, ...]) -> Any:
+def _remake(cls: type[FrozenRecord], values: tuple[Any, ...]) -> FrozenRecord:
     made = object.__new__(cls)
-    for name, value in zip(record_fields(cls), values, strict=True):
-        object.__setattr__(made, name, value)
+    made._fill(**dict(zip(record_fields(cls), values, strict=True)))
     return made
 
 

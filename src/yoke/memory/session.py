@@ -49,9 +49,8 @@ class AutoMemory(Record):
         self.config = config
         self.yoke_home = yoke_home
         self.seen = set() if seen is None else seen  # memories already surfaced in this session
-        self.start_messages = (
-            start_messages  # history length when the session started: extraction reads what follows
-        )
+        # history length when the session started: extraction reads what follows
+        self.start_messages = start_messages
         self.agent = agent  # the session's Agent, for the side-query recall
         self._index = _index
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from yoke.records import Record
+from yoke.records import FrozenRecord
 
 RuleBehavior = Literal["allow", "ask", "deny"]
 _NAME = re.compile(r"^[A-Za-z0-9_*.\-:]+$")
@@ -21,7 +21,7 @@ class RuleSyntaxError(ValueError):
     """A rule string that cannot be understood; the message says what is wrong with it."""
 
 
-class PermissionRule(Record):
+class PermissionRule(FrozenRecord):
     __slots__ = ("tool", "specifier", "behavior", "scope", "base_dir", "text")
 
     def __init__(
@@ -33,12 +33,9 @@ class PermissionRule(Record):
         base_dir: Path,  # what a `/path` pattern in this rule is relative to
         text: str,  # the rule as the user wrote it (normalised spacing), used in decision sources
     ) -> None:
-        self.tool = tool
-        self.specifier = specifier
-        self.behavior = behavior
-        self.scope = scope
-        self.base_dir = base_dir
-        self.text = text
+        self._fill(
+            tool=tool, specifier=specifier, behavior=behavior, scope=scope, base_dir=base_dir, text=text
+        )
 
     @property
     def whole_tool(self) -> bool:

@@ -77,7 +77,7 @@ class GeminiProvider:
             new_assembler=lambda: GeminiAssembler(request.model),
             error_for=lambda response: gemini_error(response, request.model, self.base_url),
             connection_hint="check GEMINI_BASE_URL and your network",
-            encoder=getattr(self, "_encoder", None),
+            encoder=self._encoder,
         )
         return run_call(self.transport, self.retry, call, request.stream)
 

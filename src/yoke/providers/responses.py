@@ -73,12 +73,12 @@ class ResponsesProvider:
         call = WireCall(
             url=f"{self.base_url}/responses",
             headers=self._headers(),
-            body_for=lambda stream: build_request_body(request, stream, getattr(self, "_wire", None)),
+            body_for=lambda stream: build_request_body(request, stream, self._wire),
             new_assembler=lambda: ResponsesAssembler(request.model),
             error_for=lambda response: openai_error(response, request.model, self.base_url),
             connection_hint="check OPENAI_BASE_URL and your network",
             should_retry=_should_retry,
-            encoder=getattr(self, "_encoder", None),
+            encoder=self._encoder,
         )
         return run_call(self.transport, self.retry, call, request.stream)
 

@@ -50,25 +50,24 @@ class SandboxSettings(FrozenRecord):
         bwrap_path: str | None = None,
         base_dir: Path | None = None,
     ) -> None:
-        values = {
-            "enabled": enabled,
-            "auto_allow_bash": auto_allow_bash,  # autoAllowBashIfSandboxed
-            "excluded_commands": excluded_commands,
-            "allow_unsandboxed_commands": allow_unsandboxed_commands,  # whether dangerouslyDisableSandbox is honoured
-            "allow_write": allow_write,
-            "deny_write": deny_write,
-            "deny_read": deny_read,
-            "allow_read": allow_read,
-            "allowed_domains": allowed_domains,
-            "denied_domains": denied_domains,
-            "allow_unix_sockets": allow_unix_sockets,
-            "allow_all_unix_sockets": allow_all_unix_sockets,
-            "allow_local_binding": allow_local_binding,
-            "bwrap_path": bwrap_path,
-            "base_dir": Path.cwd() if base_dir is None else base_dir,  # what `./x` paths are relative to
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+        self._fill(
+            enabled=enabled,
+            auto_allow_bash=auto_allow_bash,  # autoAllowBashIfSandboxed
+            excluded_commands=excluded_commands,
+            # whether dangerouslyDisableSandbox is honoured
+            allow_unsandboxed_commands=allow_unsandboxed_commands,
+            allow_write=allow_write,
+            deny_write=deny_write,
+            deny_read=deny_read,
+            allow_read=allow_read,
+            allowed_domains=allowed_domains,
+            denied_domains=denied_domains,
+            allow_unix_sockets=allow_unix_sockets,
+            allow_all_unix_sockets=allow_all_unix_sockets,
+            allow_local_binding=allow_local_binding,
+            bwrap_path=bwrap_path,
+            base_dir=Path.cwd() if base_dir is None else base_dir,  # what `./x` paths are relative to
+        )
 
     @classmethod
     def from_settings(cls, merged: dict[str, Any], base_dir: Path) -> SandboxSettings:

@@ -509,12 +509,10 @@ def _with_fallback(
 ) -> Any:
     """--fallback-model (or the fallbackModel setting): switch models on repeated overload; a resumed
     session that had switched goes on with the fallback."""
-    setting = merged.get("fallbackModel")
-    fallback = options.fallback_model or (setting if isinstance(setting, str) else None)
-    if not fallback or not fallback.strip():
-        return provider
     from yoke.providers.fallback import with_fallback
 
+    setting = merged.get("fallbackModel")
+    fallback = options.fallback_model or (setting if isinstance(setting, str) else None)
     resumed = getattr(loaded.conversation, "fallback", None) if loaded.conversation is not None else None
     try:
         return with_fallback(provider, name, model, fallback, dict(env), resumed=resumed)

@@ -128,15 +128,13 @@ class ToolContext(Record):
         self.env = env  # the session's environment for subprocesses (None: Yoke's own)
         self.cancel = asyncio.Event() if cancel is None else cancel  # set when the user interrupts
         self.tool_use_id = tool_use_id
-        self.asker = (
-            asker  # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
-        )
+        # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
+        self.asker = asker
         self.emit = emit  # callable(event) for tools that publish events (e.g. todo updates); per call
         self.set_permission_mode = set_permission_mode  # callable(mode): an approved plan leaves plan mode
         self.files = files  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
-        self.terminal = (
-            terminal  # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
-        )
+        # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
+        self.terminal = terminal
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
