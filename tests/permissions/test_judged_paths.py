@@ -78,3 +78,29 @@ def test_secrets_under_home_are_found_by_either_path(tmp_path: Path) -> None:
     for rel in (".sshx", ".ssh-notes/a", ".kube", ".kube/configs", "notes.txt", ".config/gcloudx"):
         assert not is_secret(f"{home}/{rel}", home), rel
         assert not is_secret(f"{real_home}/{rel}", home), rel
+
+
+def test_secret_paths_under_home_agree_with_the_plain_rule_on_generated_paths(tmp_path: Path) -> None:
+    """The precomputed prefixes say what "the path is a secret folder under home, or below one" says."""
+    import itertools
+
+    from yoke.permissions.paths import _SECRET_HOME_PATHS
+
+    real_home = tmp_path / "real"
+    real_home.mkdir()
+    home = tmp_path / "home"
+    os.symlink(real_home, home)
+    secret_dirs = [f"{h}/{rel}" for h in (str(home), str(real_home)) for rel in _SECRET_HOME_PATHS]
+
+    def plain_rule(path: str) -> bool:
+        return any(path == d or path.startswith(d + "/") for d in secret_dirs)
+
+    pieces = [".ssh", ".sshx", ".aws", ".kube", "config", "configs", ".config", "gcloud", "x", ".gnupg"]
+    checked = 0
+    for base in (str(home), str(real_home), str(tmp_path)):
+        for depth in (1, 2, 3):
+            for parts in itertools.product(pieces, repeat=depth):
+                path = "/".join([base, *parts])  # no name here is one the basename rule decides
+                assert is_secret(path, home) == plain_rule(path), path
+                checked += 1
+    assert checked == 3 * (10 + 100 + 1000)
