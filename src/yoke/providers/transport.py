@@ -124,7 +124,7 @@ ClientFactory = Callable[[], "httpx.AsyncClient"]
 
 
 class AutoTransport:
-    """The default: the lean `H11Transport`, or `HttpxTransport` when a `*_PROXY` variable applies to the
+    """The default: the lean `Http1Transport`, or `HttpxTransport` when a `*_PROXY` variable applies to the
     endpoint (or `YOKE_HTTP_CLIENT=httpx` asks for it). Chosen at the first request."""
 
     def __init__(self, *, connect_timeout: float = 30.0, read_timeout: float = 600.0) -> None:
@@ -135,10 +135,10 @@ class AutoTransport:
         if self._inner is None:
             import os
 
-            from yoke.providers.h11_transport import H11Transport, proxy_applies
+            from yoke.providers.http1 import Http1Transport, proxy_applies
 
             use_httpx = os.environ.get("YOKE_HTTP_CLIENT") == "httpx" or proxy_applies(request.url)
-            self._inner = HttpxTransport(**self._timeouts) if use_httpx else H11Transport(**self._timeouts)
+            self._inner = HttpxTransport(**self._timeouts) if use_httpx else Http1Transport(**self._timeouts)
         return await self._inner.send(request)
 
     async def aclose(self) -> None:
