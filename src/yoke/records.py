@@ -81,6 +81,7 @@ def _remake(cls: type[FrozenRecord], values: tuple[Any, ...]) -> FrozenRecord:
 # -- dataclasses made on first use -------------------------------------------------------------------------
 
 _PENDING = "__yoke_pending_dataclass__"
+_STAND_INS = "__yoke_stand_ins__"  # (in the pending params) the methods standing in until the class is made
 
 
 def dataclass(cls: Any = None, /, **params: Any) -> Any:
@@ -88,9 +89,12 @@ def dataclass(cls: Any = None, /, **params: Any) -> Any:
 
     Making a dataclass compiles its methods (about 1 ms each here), and a run imports some fifty it mostly
     never instantiates. The class is made, exactly as `dataclasses.dataclass(cls, **params)` would make it,
-    the first time an instance is created or its fields are asked for (`fields`, `is_dataclass`, `replace`,
-    `asdict` and subclassing all ask). `slots` is not honoured: a class made later cannot gain slots. Not for
-    classes that define their own `__init__` (they are made at once)."""
+    the first time its fields are asked for (`fields`, `is_dataclass`, `replace`, `asdict` and subclassing
+    all ask), or an instance is compared or shown. An instance of a plain class (fields with defaults or
+    factories, no `ClassVar`, `InitVar` or field options, not frozen) is filled in by a generic `__init__`
+    without making the class: the options a front-end builds once a run cost more to compile (44 fields,
+    some 3 ms) than the rest of its set-up. `slots` is not honoured: a class made later cannot gain slots.
+    Not for classes that define their own `__init__` (they are made at once)."""
 
     def wrap(klass: type) -> type:
         params.pop("slots", None)
@@ -100,10 +104,28 @@ def dataclass(cls: Any = None, /, **params: Any) -> Any:
         klass.__dataclass_fields__ = _FieldsOnDemand(klass)  # type: ignore[attr-defined]
 
         def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            fill = _filler(klass)
+            if fill is not None:
+                fill(self, args, kwargs)
+                return
             _make(klass)
             klass.__init__(self, *args, **kwargs)  # type: ignore[misc]
 
+        def __eq__(self: Any, other: Any) -> Any:
+            _make(klass)
+            return klass.__eq__(self, other)
+
+        def __repr__(self: Any) -> str:
+            _make(klass)
+            return klass.__repr__(self)
+
         klass.__init__ = __init__  # type: ignore[misc]
+        for name, stand_in in (("__eq__", __eq__), ("__repr__", __repr__)):
+            if name not in klass.__dict__ and params.get(name.strip("_"), True):
+                setattr(klass, name, stand_in)
+                params.setdefault(_STAND_INS, []).append(name)
+        if params.get("eq", True) and "__hash__" not in klass.__dict__:
+            klass.__hash__ = None  # type: ignore[assignment]  # as the made class will have it
         return klass
 
     return wrap if cls is None else wrap(cls)
@@ -131,11 +153,70 @@ def _make(klass: type) -> None:
             return
         del klass.__init__  # type: ignore[misc]
         del klass.__dataclass_fields__  # type: ignore[attr-defined]
+        for name in params.pop(_STAND_INS, ()):
+            delattr(klass, name)
+        if klass.__dict__.get("__hash__", 0) is None:
+            del klass.__hash__  # type: ignore[misc]
         _dataclasses().dataclass(klass, **params)
         delattr(klass, _PENDING)  # last: until now other threads wait at the lock
 
 
 _MAKING = threading.RLock()
+_FILLERS: dict[type, Any] = {}
+_NOT_PLAIN = ("ClassVar", "InitVar", "KW_ONLY", "typing.", "dataclasses.")
+
+
+def _filler(klass: type) -> Any:
+    """A function filling an instance of pending `klass` as its dataclass `__init__` would, or None when the
+    class is not plain enough for one (then it is made)."""
+    if klass in _FILLERS:
+        return _FILLERS[klass]
+    _FILLERS[klass] = fill = _plain_filler(klass)
+    return fill
+
+
+def _plain_filler(klass: type) -> Any:
+    params = klass.__dict__[_PENDING]
+    if any(params.get(k, False) for k in ("frozen", "order", "unsafe_hash", "kw_only")):
+        return None
+    if any("__dataclass_fields__" in base.__dict__ for base in klass.__mro__[1:]):
+        return None
+    Field = _dataclasses().Field
+    missing = _dataclasses().MISSING
+    spec: list[tuple[str, Any, Any]] = []  # name, default, factory
+    for name, annotation in klass.__dict__.get("__annotations__", {}).items():
+        if not isinstance(annotation, str) or annotation.startswith(_NOT_PLAIN):
+            return None
+        value = klass.__dict__.get(name, missing)
+        if isinstance(value, Field):
+            if not value.init or value.kw_only is True or value.default is missing is value.default_factory:
+                return None
+            spec.append((name, value.default, value.default_factory))
+        elif value is missing or type(value).__hash__ is None:
+            return None  # required, or a mutable default the dataclass refuses: leave both to it
+        else:
+            spec.append((name, value, missing))
+    names = {name for name, _, _ in spec}
+    post_init = getattr(klass, "__post_init__", None)
+
+    def fill(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if len(args) > len(spec) or not names.issuperset(kwargs):
+            _make(klass)  # let the real __init__ raise its TypeError
+            klass.__init__(self, *args, **kwargs)  # type: ignore[misc]
+            return
+        for index, (name, default, factory) in enumerate(spec):
+            if index < len(args):
+                if name in kwargs:
+                    raise TypeError(f"{klass.__name__}.__init__() got multiple values for argument {name!r}")
+                setattr(self, name, args[index])
+            elif name in kwargs:
+                setattr(self, name, kwargs[name])
+            else:
+                setattr(self, name, default if factory is missing else factory())
+        if post_init is not None:
+            post_init(self)
+
+    return fill
 
 
 def _dataclasses() -> Any:

@@ -18,6 +18,8 @@ from yoke.records import dataclass
 
 @dataclass
 class SessionOptions:
+    """Everything a session is built from; each field's default defers to the user's settings."""
+
     cwd: Path = field(default_factory=Path.cwd)
     """The project folder the session works in."""
 
