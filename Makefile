@@ -23,13 +23,15 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(VENV)/bin/yoke demo
 
-# Debian packages the test suite drives for real (bubblewrap for the sandbox, git, tmux for the terminal UI); installed when missing and root.
+# Debian packages the test suite drives for real (bubblewrap for the sandbox, git, tmux for the terminal UI,
+# openssl for a TLS server's certificate); installed when missing and root.
 system-deps:
 	@missing=""; \
 	command -v bwrap >/dev/null 2>&1 || missing="$$missing bubblewrap"; \
 	command -v git >/dev/null 2>&1 || missing="$$missing git"; \
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing:$$missing"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null \

@@ -22,21 +22,27 @@ class RawServer:
     """Answers the n-th request with `answers[n]`: bytes (sent whole), a list of bytes (sent apart, a pause
     between), or a callable given the writer. After `close_after` requests on one connection it closes it."""
 
-    def __init__(self, answers: list, close_after: int | None = None):
+    def __init__(self, answers: list, close_after: int | None = None, tls: object = None):
         self.answers = answers
         self.close_after = close_after
+        self.tls = tls  # an ssl.SSLContext: serve https
         self.requests: list[bytes] = []
         self.connections = 0
+        self.handlers: set[asyncio.Task] = set()
 
     async def __aenter__(self) -> RawServer:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/messages"
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.tls)  # type: ignore[arg-type]
+        scheme = "https" if self.tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/messages"
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         self.server.close()
+        if self.handlers:  # let each connection see its client's close before the loop ends
+            await asyncio.wait(self.handlers, timeout=1)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.handlers.add(asyncio.current_task())  # type: ignore[arg-type]
         self.connections += 1
         served = 0
         try:
@@ -209,13 +215,13 @@ async def test_an_idle_stream_raises_timeout_and_a_silent_server_the_read_timeou
 
     async def stall(writer: asyncio.StreamWriter) -> None:
         writer.write(head + chunked(SSE)[:-5])
-        await asyncio.sleep(2)
+        await asyncio.sleep(0.6)
 
     async with RawServer([stall]) as srv:
         request = HttpRequest(srv.url, {}, {}, stream=True, idle_timeout=0.2)
         with pytest.raises(TimeoutError):
             await read_events(Http1Transport(), request)
-    async with RawServer([lambda writer: asyncio.sleep(2)]) as srv:
+    async with RawServer([lambda writer: asyncio.sleep(0.6)]) as srv:
         with pytest.raises(ConnectionFailure, match="ReadTimeout"):
             await Http1Transport(read_timeout=0.2).send(post(srv.url))
 
@@ -241,3 +247,40 @@ def test_the_request_head_is_exact() -> None:
     assert head == b"POST /v1/messages?beta=true HTTP/1.1\r\nhost: h:1\r\nx-a: padded\r\n\r\n"
     with pytest.raises(ProviderError):
         request_head("POST", "/a b", [])
+
+
+@pytest.fixture
+def tls_files(tmp_path):
+    """A self-signed certificate for 127.0.0.1, made by the openssl command."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command (make system-deps installs it)")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_https_is_spoken_through_the_standard_library_and_checks_the_certificate(
+    tls_files, monkeypatch
+) -> None:
+    import ssl
+
+    cert, key = tls_files
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    async with RawServer([OK_JSON, OK_JSON], tls=context) as srv:
+        with pytest.raises(ConnectionFailure, match="CERTIFICATE_VERIFY_FAILED"):
+            await Http1Transport().send(post(srv.url))  # not trusted: refused
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trusted, as the system's store would be
+        transport = Http1Transport()
+        for _ in range(2):
+            assert (await transport.send(post(srv.url))).json() == {"a": 1}
+        await transport.aclose()
+    assert srv.connections == 1 and len(srv.requests) == 2  # one kept-alive connection for both requests
