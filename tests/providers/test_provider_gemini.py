@@ -203,3 +203,42 @@ async def test_a_signature_from_another_model_is_refused_by_the_server():
             error = events
         await provider.aclose()
     assert getattr(error, "kind", None) == "invalid_request" and "Corrupted thought signature" in str(error)
+
+
+def test_turns_kept_across_requests_are_what_a_fresh_conversion_makes():
+    from functools import partial
+
+    from yoke.prefix import PrefixMemo
+    from yoke.providers.gemini import gemini_turn
+
+    memo = PrefixMemo(partial(gemini_turn, names={}))
+    history: list = [{"role": "user", "content": "read it"}]
+    bodies = []
+    for turn in range(4):
+        history = [
+            *history,
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"c{turn}", "name": "Read", "input": {"n": turn}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"c{turn}", "content": f"line {turn}"}],
+            },
+            {"role": "user", "content": f"and then {turn}"},  # merged into the turn before: Gemini alternates
+        ]
+        request = ModelRequest(model="gemini-2.5-pro", messages=history, max_tokens=100)
+        kept = build_request_body(request, memo)
+        assert kept == build_request_body(request)  # the same body as converting afresh
+        assert build_request_body(request, memo) == kept  # merging left the kept turns as they were
+        bodies.append(kept)
+    contents = bodies[-1]["contents"]
+    assert [c["role"] for c in contents] == ["user"] + ["model", "user"] * 4
+    assert contents[1]["parts"][0]["functionCall"]["name"] == "Read"
+    assert contents[2]["parts"][0]["functionResponse"]["name"] == "Read"  # named from the earlier message
+    assert contents[2]["parts"][1] == {"text": "and then 0"}
+    assert bodies[-1]["contents"][1] is bodies[0]["contents"][1]  # a shared message's turn is reused
+    rewound = ModelRequest(
+        model="gemini-2.5-pro", messages=[history[0], {"role": "user", "content": "other"}], max_tokens=100
+    )
+    assert build_request_body(rewound, memo) == build_request_body(rewound)

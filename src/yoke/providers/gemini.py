@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from yoke.messages import Block, Message, result_text
+from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
@@ -49,7 +51,11 @@ class GeminiProvider:
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
         self.transport = transport or AutoTransport(read_timeout=api_timeout)
-        # the history's JSON is kept across requests (providers/encode.py)
+        # the history's turns and their JSON are kept across requests (yoke/prefix.py, providers/encode.py).
+        # A function's response names its function, which the call in an earlier message gave: every call
+        # seen is remembered, by id (ids are unique: the model's, or made from the response id).
+        self._names: dict[str, str] = {}
+        self._wire: PrefixMemo[dict[str, Any] | None] = PrefixMemo(partial(gemini_turn, names=self._names))
         self._encoder = BodyEncoder("contents")
 
     @classmethod
@@ -73,7 +79,7 @@ class GeminiProvider:
             url=f"{endpoint}:streamGenerateContent?alt=sse",
             unstreamed_url=f"{endpoint}:generateContent",
             headers=self._headers(),
-            body_for=lambda stream: build_request_body(request),
+            body_for=lambda stream: build_request_body(request, self._wire),
             new_assembler=lambda: GeminiAssembler(request.model),
             error_for=lambda response: gemini_error(response, request.model, self.base_url),
             connection_hint="check GEMINI_BASE_URL and your network",
@@ -129,8 +135,10 @@ def gemini_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
 # ---- request conversion --------------------------------------------------------------------------------
 
 
-def build_request_body(request: ModelRequest) -> dict[str, Any]:
-    body: dict[str, Any] = {"contents": to_gemini_contents(request.messages)}
+def build_request_body(
+    request: ModelRequest, memo: PrefixMemo[dict[str, Any] | None] | None = None
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"contents": to_gemini_contents(request.messages, memo)}
     system = "\n\n".join(
         b.get("text", "") for b in request.system if b.get("type") == "text" and b.get("text")
     )
@@ -153,25 +161,39 @@ def build_request_body(request: ModelRequest) -> dict[str, Any]:
     return body
 
 
-def to_gemini_contents(messages: list[Message]) -> list[dict[str, Any]]:
-    names: dict[str, str] = {}  # tool_use id -> function name (a functionResponse must name its function)
+def to_gemini_contents(
+    messages: list[Message], memo: PrefixMemo[dict[str, Any] | None] | None = None
+) -> list[dict[str, Any]]:
+    """The history as Gemini's contents. With `memo` (over `gemini_turn`), the turns of the leading messages an
+    earlier request shared are reused, not converted again."""
+    turns = memo.values(messages) if memo is not None else map(partial(gemini_turn, names={}), messages)
     contents: list[dict[str, Any]] = []
-    for message in messages:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        if message["role"] == "assistant":
-            parts = _model_parts(blocks, names)
-            role = "model"
-        else:
-            parts = _user_parts(blocks, names)
-            role = "user"
-        if not parts:
+    for turn in turns:
+        if turn is None:
             continue
-        if contents and contents[-1]["role"] == role:  # Gemini wants turns to alternate
-            contents[-1]["parts"].extend(parts)
+        if contents and contents[-1]["role"] == turn["role"]:  # Gemini wants turns to alternate
+            merged = contents[-1]
+            contents[-1] = {
+                "role": merged["role"],
+                "parts": merged["parts"] + turn["parts"],
+            }  # kept turns stay
         else:
-            contents.append({"role": role, "parts": parts})
+            contents.append(turn)
     return contents
+
+
+def gemini_turn(message: Message, names: dict[str, str]) -> dict[str, Any] | None:
+    """One message as a Gemini turn (None when nothing of it goes to Gemini). `names`: the function name of
+    each call id seen so far, which this message's calls are added to and its responses name."""
+    content = message["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if message["role"] == "assistant":
+        parts = _model_parts(blocks, names)
+        role = "model"
+    else:
+        parts = _user_parts(blocks, names)
+        role = "user"
+    return {"role": role, "parts": parts} if parts else None
 
 
 def _model_parts(blocks: list[Block], names: dict[str, str]) -> list[dict[str, Any]]:
