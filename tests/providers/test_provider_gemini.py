@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.providers.histories import read_exchange
+
 from yoke.providers.base import MessageStop, ModelRequest, ToolSpec
 from yoke.providers.gemini import SKIP_SIGNATURE, GeminiProvider, build_request_body
 from yoke.providers.http import RetryPolicy
@@ -217,14 +219,7 @@ def test_turns_kept_across_requests_are_what_a_fresh_conversion_makes():
     for turn in range(4):
         history = [
             *history,
-            {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": f"c{turn}", "name": "Read", "input": {"n": turn}}],
-            },
-            {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": f"c{turn}", "content": f"line {turn}"}],
-            },
+            *read_exchange(turn),
             {"role": "user", "content": f"and then {turn}"},  # merged into the turn before: Gemini alternates
         ]
         request = ModelRequest(model="gemini-2.5-pro", messages=history, max_tokens=100)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.providers.histories import read_exchange
 
 from yoke.providers.base import MessageStop, ModelRequest, ProviderError, RetryNotice, ToolSpec
 from yoke.providers.http import RetryPolicy
@@ -146,17 +147,7 @@ def test_items_kept_across_requests_are_what_a_fresh_conversion_makes():
     history: list = [{"role": "user", "content": "read it"}]
     bodies = []
     for turn in range(4):
-        history = [
-            *history,
-            {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": f"c{turn}", "name": "Read", "input": {"n": turn}}],
-            },
-            {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": f"c{turn}", "content": f"line {turn}"}],
-            },
-        ]
+        history = [*history, *read_exchange(turn)]
         request = ModelRequest(model="gpt-5", messages=history, max_tokens=100)
         kept = build_request_body(request, True, memo)
         assert kept == build_request_body(request, True)  # the same body as converting afresh
