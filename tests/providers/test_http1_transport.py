@@ -44,6 +44,7 @@ class RawServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.handlers.add(asyncio.current_task())  # type: ignore[arg-type]
         self.connections += 1
+        self.last = (reader, writer)
         served = 0
         try:
             while True:
@@ -284,3 +285,17 @@ async def test_https_is_spoken_through_the_standard_library_and_checks_the_certi
             assert (await transport.send(post(srv.url))).json() == {"a": 1}
         await transport.aclose()
     assert srv.connections == 1 and len(srv.requests) == 2  # one kept-alive connection for both requests
+
+
+async def test_an_interrupt_while_waiting_for_the_answer_closes_the_connection() -> None:
+    async def never_answer(writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(0.6)
+
+    async with RawServer([never_answer]) as srv:
+        sending = asyncio.ensure_future(Http1Transport().send(post(srv.url)))
+        await asyncio.sleep(0.1)
+        sending.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await sending
+        reader, _ = srv.last
+        assert await asyncio.wait_for(reader.read(), timeout=0.3) == b""  # the server sees the client go

@@ -204,6 +204,9 @@ class Http1Transport:
             if reused and isinstance(exc, ConnectionError) and not response.started:
                 raise _StaleConnection(str(exc)) from None  # a reset rather than a close: stale all the same
             raise ConnectionFailure(f"{type(exc).__name__}: {exc}") from None
+        except asyncio.CancelledError:
+            conn.close()  # interrupted mid-exchange: the socket goes now, not when collected
+            raise
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in response.headers}
         ok = 200 <= response.status < 300
         if request.stream and ok and "application/json" not in headers.get("content-type", ""):
@@ -222,6 +225,9 @@ class Http1Transport:
         except (OSError, *_PARSE_ERRORS) as exc:
             conn.close()
             raise ConnectionFailure(f"{type(exc).__name__}: {exc}") from None
+        except asyncio.CancelledError:
+            conn.close()
+            raise
         self._release(conn, origin, response)
         return HttpResponse(response.status, headers, body=response.take_body())
 
