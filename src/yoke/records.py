@@ -176,7 +176,9 @@ def _filler(klass: type) -> Any:
 
 
 def _plain_filler(klass: type) -> Any:
-    params = klass.__dict__[_PENDING]
+    params = klass.__dict__.get(_PENDING)
+    if params is None:  # made meanwhile (in another thread): its own __init__ serves
+        return None
     if any(params.get(k, False) for k in ("frozen", "order", "unsafe_hash", "kw_only")):
         return None
     if any("__dataclass_fields__" in base.__dict__ for base in klass.__mro__[1:]):
