@@ -15,7 +15,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -93,7 +92,6 @@ def main() -> None:
         target = read_target(cwd)
         env = bench_env(cwd)
 
-        print(f"The machine's speed at the start: {machine_speed()}\n")
         print(f"| {'measure':<44} | {'Yoke':>18} | {'target':>14} | {'stdlib floor':>16} |")
         print(f"|{'-' * 46}|{'-' * 20}|{'-' * 16}|{'-' * 18}|")
         one = median_run([YOKE, "-p", "hi", "--no-session-persistence"], HELLO, env, cwd, REPEATS)
@@ -124,16 +122,6 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         _, rss = parallel_reads(Path(tmp))
     row("8 parallel Reads of 15 MB files, peak RSS", f"{rss:.0f} MB", "<= 60 MB")
-    print(f"\nThe machine's speed meanwhile: {machine_speed()}")
-
-
-def machine_speed() -> str:
-    """How long a plain 10-million-step Python loop takes, wall and CPU: on a shared virtual machine the same
-    code's figures move two- to four-fold with its neighbours' load, so they read against this."""
-    started, cpu = time.perf_counter(), time.process_time()
-    for _ in range(10_000_000):
-        pass
-    return f"a 10-million-step loop took {time.perf_counter() - started:.2f} s ({time.process_time() - cpu:.2f} s CPU)"
 
 
 if __name__ == "__main__":
