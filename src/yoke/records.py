@@ -125,7 +125,8 @@ def dataclass(cls: Any = None, /, **params: Any) -> Any:
                 setattr(klass, name, stand_in)
                 params.setdefault(_STAND_INS, []).append(name)
         if params.get("eq", True) and "__hash__" not in klass.__dict__:
-            klass.__hash__ = None  # type: ignore[assignment]  # as the made class will have it
+            klass.__hash__ = None  # type: ignore[assignment]  # as made (a frozen one is made before any instance)
+            params.setdefault(_STAND_INS, []).append("__hash__")
         return klass
 
     return wrap if cls is None else wrap(cls)
@@ -155,8 +156,6 @@ def _make(klass: type) -> None:
         del klass.__dataclass_fields__  # type: ignore[attr-defined]
         for name in params.pop(_STAND_INS, ()):
             delattr(klass, name)
-        if klass.__dict__.get("__hash__", 0) is None:
-            del klass.__hash__  # type: ignore[misc]
         _dataclasses().dataclass(klass, **params)
         delattr(klass, _PENDING)  # last: until now other threads wait at the lock
 
