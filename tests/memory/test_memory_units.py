@@ -125,6 +125,7 @@ def test_query_terms_and_ignore_memory():
     assert asks_to_ignore_memory("fix it and ignore memory")
     assert asks_to_ignore_memory("Don't use your saved memories for this")
     assert asks_to_ignore_memory("do it without memory")
+    assert asks_to_ignore_memory("IGNORE YOUR MEMORY, please") and not asks_to_ignore_memory("ignore it")
     assert not asks_to_ignore_memory("fix the memory leak in the cache")
 
 
