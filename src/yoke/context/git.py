@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 from yoke.records import Record
 
@@ -30,7 +33,7 @@ class GitContext(Record):
         self.user_name = user_name
 
 
-# Every git process Yoke itself starts runs through `hardened_git`: a repository is the attacker's file, and
+# Every git process Yoke itself starts runs through `run_hardened_git`: a repository is the attacker's file, and
 # its `.git/config` can name programs git runs on `status` (core.fsmonitor), on output (core.pager,
 # diff.external, textconv drivers) or on hooks. These settings and this environment leave git nothing of the
 # repository's to run, and a fixed PATH and no system config leave it nothing of a planted environment's.
@@ -79,43 +82,97 @@ def hardened_git_argv(*args: str) -> list[str]:
     return [*argv, *args]
 
 
-async def hardened_git(cwd: Path, *args: str, timeout_s: float = GIT_TIMEOUT_S) -> str | None:
-    """Run one hardened git command; its stdout, or None on any failure (never raises)."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *hardened_git_argv(*args),
-            cwd=str(cwd),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=hardened_git_env(),
-            start_new_session=True,
-        )
-    except OSError:
-        return None
-    try:
-        async with asyncio.timeout(timeout_s):
-            out, _ = await proc.communicate()
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        return None
-    if proc.returncode != 0:
-        return None
-    return out.decode("utf-8", errors="replace").rstrip("\n")
+def run_hardened_git(cwd: Path, commands: list[tuple[str, ...]], timeout_s: float = GIT_TIMEOUT_S) -> list:
+    """Run hardened git commands at once (blocking); each one's stdout, or None where it failed or ran out
+    of time. Never raises."""
+    import subprocess
+
+    env = hardened_git_env()
+    procs: list[Any] = []
+    for args in commands:
+        try:
+            procs.append(
+                subprocess.Popen(
+                    hardened_git_argv(*args),
+                    cwd=str(cwd),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                    start_new_session=True,
+                )
+            )
+        except OSError:
+            procs.append(None)
+    deadline = time.monotonic() + timeout_s
+    outputs: list[str | None] = []
+    for proc in procs:
+        if proc is None:
+            outputs.append(None)
+            continue
+        try:
+            out, _ = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            out = None
+        ok = out is not None and proc.returncode == 0
+        outputs.append(out.decode("utf-8", errors="replace").rstrip("\n") if ok else None)
+    return outputs
 
 
-_git = hardened_git
+async def hardened_git_all(cwd: Path, commands: list[tuple[str, ...]]) -> list:
+    """`run_hardened_git` in a thread of its own. Not the event loop's subprocesses: those cost the loop's
+    thread about a millisecond a process (transports, a watcher thread each), and at start-up the loop's
+    thread is the one busy setting the session up while git runs."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future = loop.create_future()
+
+    def settle(outputs: list) -> None:
+        if not done.done():  # the waiter may have been cancelled meanwhile
+            done.set_result(outputs)
+
+    def work() -> None:
+        outputs = run_hardened_git(cwd, commands)
+        try:
+            loop.call_soon_threadsafe(settle, outputs)
+        except RuntimeError:
+            pass  # the loop closed: nobody waits any more
+
+    threading.Thread(target=work, name="yoke-git-context", daemon=True).start()
+    return await done
 
 
-async def _main_branch(cwd: Path) -> str:
-    remote_head = await _git(cwd, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
-    if remote_head:
-        return remote_head.split("/", 1)[-1]
-    for candidate in ("main", "master", "trunk"):
-        if await _git(cwd, "rev-parse", "--verify", "--quiet", f"refs/heads/{candidate}") is not None:
-            return candidate
-    return ""
+# The main branch: origin's default branch when the clone knows it, else the first of these that exists.
+MAIN_CANDIDATES = ("main", "master", "trunk")
+ORIGIN_HEAD = "refs/remotes/origin/HEAD"
+_REF_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
+
+
+def _main_branch(refs: str | None) -> str:
+    """From `for-each-ref` lines (`refname NUL symref`) of origin's HEAD and the candidate branches: one
+    process answers what asking for each in turn took up to four, one after another."""
+    found: dict[str, str] = {}
+    for line in (refs or "").splitlines():
+        name, _, target = line.partition("\0")
+        found[name] = target
+    target = found.get(ORIGIN_HEAD)
+    if target:  # "refs/remotes/origin/main" -> "main", as `symbolic-ref --short` then the remote's part
+        short = next((target[len(p) :] for p in _REF_PREFIXES if target.startswith(p)), target)
+        return short.split("/", 1)[-1]
+    return next((name for name in MAIN_CANDIDATES if f"refs/heads/{name}" in found), "")
+
+
+def _branch(header: str) -> str:
+    """The branch from `git status --branch`'s header: `## main...origin/main [ahead 1]`, `## main`,
+    `## No commits yet on main`, or `## HEAD (no branch)` when detached (then "")."""
+    rest = header[3:] if header.startswith("## ") else ""
+    for unborn in ("No commits yet on ", "Initial commit on "):
+        if rest.startswith(unborn):
+            return rest[len(unborn) :].strip()
+    if rest.startswith("HEAD (no branch)"):
+        return ""
+    return rest.split("...", 1)[0].split(" ", 1)[0]
 
 
 def inside_repository(cwd: Path) -> bool:
@@ -126,19 +183,23 @@ def inside_repository(cwd: Path) -> bool:
 
 
 async def git_context(cwd: Path) -> GitContext | None:
+    """Five git processes, all at once (none waits for another): the branch comes with the status."""
     if not inside_repository(cwd):
         return None
-    root, branch, main, status, log, user = await asyncio.gather(
-        _git(cwd, "rev-parse", "--show-toplevel"),
-        _git(cwd, "branch", "--show-current"),
-        _main_branch(cwd),
-        _git(cwd, "status", "--short"),
-        _git(cwd, "log", "--oneline", "-n", "5"),
-        _git(cwd, "config", "user.name"),
+    root, status, log, refs, user = await hardened_git_all(
+        cwd,
+        [
+            ("rev-parse", "--show-toplevel"),
+            ("status", "--short", "--branch"),
+            ("log", "--oneline", "-n", "5"),
+            ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_candidate_refs()),
+            ("config", "user.name"),
+        ],
     )
     if root is None:
         return None
-    status = status or ""
+    header, _, status = (status or "").partition("\n")
+    branch = _branch(header)
     if len(status) > MAX_STATUS_CHARS:
         status = (
             status[:MAX_STATUS_CHARS]
@@ -147,11 +208,15 @@ async def git_context(cwd: Path) -> GitContext | None:
     return GitContext(
         root=root,
         branch=branch or "(detached HEAD)",
-        main_branch=main,
+        main_branch=_main_branch(refs),
         status=status,
         recent_commits=log or "",
         user_name=user or "",
     )
+
+
+def _candidate_refs() -> list[str]:
+    return [f"refs/heads/{name}" for name in MAIN_CANDIDATES]
 
 
 def format_git(ctx: GitContext) -> str:

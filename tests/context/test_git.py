@@ -1,0 +1,71 @@
+"""Git context against real repositories: the branch, the main branch and the status, in the states a
+repository can be in (unborn, detached, cloned with origin's HEAD, local with master or trunk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.memory.helpers import git
+
+from yoke.context.git import format_git, git_context
+
+
+def repo(root: Path, branch: str = "main", commits: int = 2) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", branch)
+    for i in range(commits):
+        (root / f"f{i}.txt").write_text(str(i))
+        git(root, "add", f"f{i}.txt")
+        git(root, "commit", "-q", "-m", f"change {i}")
+    return root
+
+
+async def test_unborn_branch_has_its_name_and_no_commits(tmp_path):
+    root = repo(tmp_path / "r", branch="trunk", commits=0)
+    (root / "new.txt").write_text("x")
+    ctx = await git_context(root)
+    assert ctx is not None
+    assert (ctx.root, ctx.branch, ctx.recent_commits) == (str(root), "trunk", "")
+    assert ctx.status == "?? new.txt"
+    assert ctx.main_branch == ""  # no branch exists yet, not even the current one
+
+
+async def test_detached_head_and_a_local_master(tmp_path):
+    root = repo(tmp_path / "r", branch="master")
+    git(root, "checkout", "-q", "--detach", "HEAD")
+    (root / "f0.txt").write_text("changed")
+    ctx = await git_context(root)
+    assert ctx is not None
+    assert ctx.branch == "(detached HEAD)" and ctx.main_branch == "master"
+    assert ctx.status == " M f0.txt"
+    assert ctx.recent_commits.splitlines()[0].endswith("change 1")
+
+
+async def test_main_is_preferred_to_master_and_trunk(tmp_path):
+    root = repo(tmp_path / "r", branch="trunk")
+    git(root, "branch", "master")
+    git(root, "branch", "main")
+    git(root, "checkout", "-q", "-b", "feature/x")
+    ctx = await git_context(root)
+    assert ctx is not None and (ctx.branch, ctx.main_branch) == ("feature/x", "main")
+    assert ctx.status == ""
+    assert "Status:\n(clean)" in format_git(ctx)
+
+
+async def test_a_clone_takes_origins_default_branch(tmp_path):
+    upstream = repo(tmp_path / "up", branch="develop")
+    git(upstream, "branch", "main")  # a local `main` in the clone would not be origin's default
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-b", "main", str(upstream), str(clone))
+    git(clone, "remote", "set-head", "origin", "develop")
+    ctx = await git_context(clone / ".")
+    assert ctx is not None
+    assert (ctx.branch, ctx.main_branch) == ("main", "develop")  # header: "## main...origin/main"
+
+
+async def test_a_subfolder_reports_the_repository_root(tmp_path):
+    root = repo(tmp_path / "r")
+    sub = root / "a" / "b"
+    sub.mkdir(parents=True)
+    ctx = await git_context(sub)
+    assert ctx is not None and ctx.root == str(root) and ctx.branch == "main"
