@@ -3,6 +3,7 @@ repository can be in (unborn, detached, cloned with origin's HEAD, local with ma
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.memory.helpers import git
@@ -69,3 +70,20 @@ async def test_a_subfolder_reports_the_repository_root(tmp_path):
     sub.mkdir(parents=True)
     ctx = await git_context(sub)
     assert ctx is not None and ctx.root == str(root) and ctx.branch == "main"
+
+
+async def test_the_location_gives_auto_memory_the_directory_git_itself_would(tmp_path):
+    from yoke.context.git import GitQuery
+    from yoke.memory.auto import default_directory
+
+    root = repo(tmp_path / "r")
+    (root / "pkg").mkdir()
+    git(root, "worktree", "add", "-q", "-b", "side", str(tmp_path / "side"))
+    env = {"HOME": str(tmp_path / "home")}
+    for cwd in (root, root / "pkg", tmp_path / "side"):
+        location = await GitQuery(cwd).location()
+        assert location is not None and location[0] == str(root if cwd != tmp_path / "side" else cwd)
+        asked_here = default_directory(cwd, env, tmp_path / "home")
+        assert default_directory(cwd, env, tmp_path / "home", location[1]) == asked_here
+        assert asked_here.parent.name == re.sub(r"[^a-zA-Z0-9]", "-", str(root.resolve()))
+    assert await GitQuery(tmp_path).location() is None  # outside: no process, no answer

@@ -128,10 +128,10 @@ def _git_binary() -> str:
     return "git"
 
 
-async def hardened_git_all(cwd: Path, commands: list[tuple[str, ...]]) -> list:
-    """`run_hardened_git` in a thread of its own. Not the event loop's subprocesses: those cost the loop's
-    thread about a millisecond a process (transports, a watcher thread each), and at start-up the loop's
-    thread is the one busy setting the session up while git runs."""
+def _in_thread(cwd: Path, commands: list[tuple[str, ...]]) -> asyncio.Future:
+    """`run_hardened_git` in a thread of its own; a future of its outputs. Not the event loop's
+    subprocesses: those cost the loop's thread about a millisecond a process (transports, a watcher thread
+    each), and at start-up the loop's thread is the one busy setting the session up while git runs."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future = loop.create_future()
 
@@ -146,8 +146,8 @@ async def hardened_git_all(cwd: Path, commands: list[tuple[str, ...]]) -> list:
         except RuntimeError:
             pass  # the loop closed: nobody waits any more
 
-    threading.Thread(target=work, name="yoke-git-context", daemon=True).start()
-    return await done
+    threading.Thread(target=work, name="yoke-git", daemon=True).start()
+    return done
 
 
 # The main branch: origin's default branch when the clone knows it, else the first of these that exists.
@@ -189,37 +189,60 @@ def inside_repository(cwd: Path) -> bool:
     return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (cwd, *cwd.parents))
 
 
-async def git_context(cwd: Path) -> GitContext | None:
-    """Five git processes, all at once (none waits for another): the branch comes with the status."""
-    if not inside_repository(cwd):
-        return None
-    root, status, log, refs, user = await hardened_git_all(
-        cwd,
-        [
-            ("rev-parse", "--show-toplevel"),
-            ("status", "--short", "--branch"),
-            ("log", "--oneline", "-n", "5"),
-            ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_candidate_refs()),
-            ("config", "user.name"),
-        ],
-    )
-    if root is None:
-        return None
-    header, _, status = (status or "").partition("\n")
-    branch = _branch(header)
-    if len(status) > MAX_STATUS_CHARS:
-        status = (
-            status[:MAX_STATUS_CHARS]
-            + "\n... (status truncated; run `git status` with Bash to see everything)"
+class GitQuery:
+    """What git says of a folder, asked all at once as the session starts (no process waits for another):
+    where the repository is (`location`: one quick process, which auto memory needs early) and the
+    prompt's context (`context`: four more; the branch comes with the status). Outside a repository no
+    process starts and both answer None."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self._location: asyncio.Future | None = None
+        self._rest: asyncio.Future | None = None
+        if inside_repository(cwd):
+            self._location = _in_thread(cwd, [("rev-parse", "--show-toplevel", "--git-common-dir")])
+            self._rest = _in_thread(
+                cwd,
+                [
+                    ("status", "--short", "--branch"),
+                    ("log", "--oneline", "-n", "5"),
+                    ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_candidate_refs()),
+                    ("config", "user.name"),
+                ],
+            )
+
+    async def location(self) -> tuple[str, str] | None:
+        """(the working tree's top level, the common git directory as git printed it: relative to the
+        folder, or absolute), or None when git could not say."""
+        if self._location is None:
+            return None
+        (out,) = await asyncio.shield(self._location)  # shared: one waiter's cancellation is not another's
+        lines = (out or "").splitlines()
+        return (lines[0], lines[1]) if len(lines) == 2 and all(lines) else None
+
+    async def context(self) -> GitContext | None:
+        location = await self.location()
+        if location is None or self._rest is None:
+            return None
+        status, log, refs, user = await asyncio.shield(self._rest)
+        header, _, status = (status or "").partition("\n")
+        if len(status) > MAX_STATUS_CHARS:
+            status = (
+                status[:MAX_STATUS_CHARS]
+                + "\n... (status truncated; run `git status` with Bash to see everything)"
+            )
+        return GitContext(
+            root=location[0],
+            branch=_branch(header) or "(detached HEAD)",
+            main_branch=_main_branch(refs),
+            status=status,
+            recent_commits=log or "",
+            user_name=user or "",
         )
-    return GitContext(
-        root=root,
-        branch=branch or "(detached HEAD)",
-        main_branch=_main_branch(refs),
-        status=status,
-        recent_commits=log or "",
-        user_name=user or "",
-    )
+
+
+async def git_context(cwd: Path) -> GitContext | None:
+    return await GitQuery(cwd).context()
 
 
 def _candidate_refs() -> list[str]:

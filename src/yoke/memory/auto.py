@@ -95,7 +95,12 @@ def canonical_git_root(cwd: Path) -> Path | None:
         return _git_root_from_files(cwd)
     if proc.returncode != 0 or not proc.stdout.strip():
         return None
-    common = Path(os.path.realpath(cwd / proc.stdout.strip()))
+    return root_of_common_dir(cwd, proc.stdout.strip())
+
+
+def root_of_common_dir(cwd: Path, common_dir: str) -> Path:
+    """The main checkout's root from `git rev-parse --git-common-dir` as printed in `cwd`."""
+    common = Path(os.path.realpath(cwd / common_dir))
     return common.parent if common.name == ".git" else common
 
 
@@ -128,8 +133,13 @@ def sanitize_path(path: Path) -> str:
     return re.sub(r"[^a-zA-Z0-9]", "-", str(path))
 
 
-def default_directory(cwd: Path, env: Mapping[str, str], home: Path | None = None) -> Path:
-    root = canonical_git_root(cwd) or Path(os.path.realpath(cwd))
+def default_directory(
+    cwd: Path, env: Mapping[str, str], home: Path | None = None, git_common_dir: str | None = None
+) -> Path:
+    """`git_common_dir`: what `git rev-parse --git-common-dir` printed in `cwd`, when the caller asked
+    already (the session does, with its other git questions); otherwise git is asked here."""
+    found = root_of_common_dir(cwd, git_common_dir) if git_common_dir else canonical_git_root(cwd)
+    root = found or Path(os.path.realpath(cwd))
     projects = config_dir(env, home) / "projects"
     name = sanitize_path(root)
     if len(name) > _MAX_NAME:
@@ -187,8 +197,10 @@ def resolve_auto_memory(
     settings: Any = None,
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
+    git_common_dir: str | None = None,
 ) -> AutoMemoryConfig:
-    """The session's auto-memory configuration from its loaded settings (a `LoadedSettings`) and env."""
+    """The session's auto-memory configuration from its loaded settings (a `LoadedSettings`) and env.
+    `git_common_dir`: as for `default_directory`."""
     env = os.environ if env is None else env
     home = home or Path(env.get("HOME") or Path.home())
     merged: Mapping[str, Any] = getattr(settings, "merged", None) or {}
@@ -197,7 +209,7 @@ def resolve_auto_memory(
     custom = configured_directory(
         list(getattr(settings, "sources", None) or []), home, lambda: _trusted(cwd, settings), warnings
     )
-    directory = custom if custom is not None else default_directory(Path(cwd), env, home)
+    directory = custom if custom is not None else default_directory(Path(cwd), env, home, git_common_dir)
     return AutoMemoryConfig(
         enabled=enabled,
         directory=directory,

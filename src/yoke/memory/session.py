@@ -160,11 +160,16 @@ def _text_of(content: Any) -> str:
 
 
 def start_auto_memory(
-    cwd: Path, settings: Any, env: Mapping[str, str] | None = None, yoke_home: Path | None = None
+    cwd: Path,
+    settings: Any,
+    env: Mapping[str, str] | None = None,
+    yoke_home: Path | None = None,
+    git_common_dir: str | None = None,
 ) -> AutoMemory | None:
-    """The session's auto memory, or None when it is turned off."""
+    """The session's auto memory, or None when it is turned off. `git_common_dir`: what `git rev-parse
+    --git-common-dir` printed in `cwd`, when the caller has asked (`yoke.memory.auto.default_directory`)."""
     env = os.environ if env is None else env
-    config = resolve_auto_memory(cwd, settings=settings, env=env)
+    config = resolve_auto_memory(cwd, settings=settings, env=env, git_common_dir=git_common_dir)
     if not config.enabled:
         return None
     if yoke_home is None:

@@ -42,7 +42,7 @@ class _Loaded(Record):
 async def open_session(options: SessionOptions) -> Session:
     """Build a session from `options`. Raises `SessionError` (one line) for bad options, files or
     environment. The caller owns the session and must `close()` it."""
-    from yoke.context.git import git_context
+    from yoke.context.git import GitQuery
 
     cwd = Path(options.cwd).resolve()
     if options.worktree is not None:
@@ -53,12 +53,10 @@ async def open_session(options: SessionOptions) -> Session:
             cwd = session_worktree(cwd, options.worktree)
         except ToolError as exc:
             raise SessionError(str(exc)) from None
-    # git's subprocesses run while the rest is set up
-    git_pending = asyncio.ensure_future(git_context(cwd))
-    for _ in range(3):  # let the task reach its subprocess spawns before the synchronous work below
-        await asyncio.sleep(0)
+    git = GitQuery(cwd)  # git's processes run (in threads) while the rest is set up
+    git_pending = asyncio.ensure_future(git.context())
     try:
-        return await _open(options, cwd, git_pending)
+        return await _open(options, cwd, git, git_pending)
     except BaseException:
         # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
         await asyncio.gather(git_pending, return_exceptions=True)
@@ -67,7 +65,7 @@ async def open_session(options: SessionOptions) -> Session:
         resume_collection()  # the command's start-up is over (yoke.startup)
 
 
-async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session:
+async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) -> Session:
     warnings: list[str] = []
     settings = _load_settings(options, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
@@ -95,7 +93,10 @@ async def _open(options: SessionOptions, cwd: Path, git_pending: Any) -> Session
         resources.add(mcp, "MCP servers")
     from yoke.memory.session import start_auto_memory
 
-    auto_memory = start_auto_memory(cwd, settings, env)  # None when turned off
+    location = await git.location()  # where the repository is: the memory directory follows it
+    auto_memory = start_auto_memory(  # None when turned off
+        cwd, settings, env, git_common_dir=location[1] if location is not None else None
+    )
     if auto_memory is not None:
         auto_memory.allow_writes(gate)  # writes into the memory directory need no question
         warnings.extend(auto_memory.config.warnings)
