@@ -86,6 +86,21 @@ def per_turn_cpu(env: dict[str, str], cwd: Path, target: Path) -> tuple[float, f
     return statistics.median(early), statistics.median(late)
 
 
+def git_repository(root: Path) -> Path:
+    """A small repository: 20 files in 3 commits, one changed and one new file (`git status` has work)."""
+    root.mkdir()
+    identity = ["-c", "user.name=Bench", "-c", "user.email=bench@example.com"]
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True)
+    for commit in range(3):
+        for i in range(commit * 7, commit * 7 + 7):
+            (root / f"module_{i}.py").write_text(f"VALUE = {i}\n" * 40)
+        subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+        subprocess.run(["git", *identity, "commit", "-q", "-m", f"step {commit}"], cwd=root, check=True)
+    (root / "module_0.py").write_text("VALUE = -1\n")
+    (root / "notes.txt").write_text("new\n")
+    return root
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
@@ -103,6 +118,9 @@ def main() -> None:
             "<= 0.10 s",
             f"{floor[0]:.3f} s / {floor[1]:.0f} MB",
         )
+        repo = git_repository(cwd / "repo")  # where users run it: git context and auto memory ask git
+        in_repo = median_run([YOKE, "-p", "hi", "--no-session-persistence"], HELLO, env, repo, REPEATS)
+        row("  the same inside a git repository", f"{in_repo[0]:.3f} s / {in_repo[1]:.0f} MB", "")
         version = [measure([YOKE, "--version"], env, cwd)[0] for _ in range(REPEATS * 2)]
         row("`yoke --version`", f"{statistics.median(version):.3f} s", "0.02-0.03 s")
 
