@@ -33,9 +33,9 @@ class GitContext(Record):
         self.user_name = user_name
 
 
-# Every git process Yoke itself starts runs through `run_hardened_git`: a repository is the attacker's file, and
-# its `.git/config` can name programs git runs on `status` (core.fsmonitor), on output (core.pager,
-# diff.external, textconv drivers) or on hooks. These settings and this environment leave git nothing of the
+# Every git process Yoke itself starts takes `hardened_git_argv` and `hardened_git_env`: a repository is the
+# attacker's file, and its `.git/config` can name programs git runs on `status` (core.fsmonitor), on output
+# (core.pager, diff.external, textconv drivers) or on hooks. These settings and this environment leave git nothing of the
 # repository's to run, and a fixed PATH and no system config leave it nothing of a planted environment's.
 HARDENED_CONFIG = (
     "core.fsmonitor=false",
@@ -153,6 +153,7 @@ def _in_thread(cwd: Path, commands: list[tuple[str, ...]]) -> asyncio.Future:
 # The main branch: origin's default branch when the clone knows it, else the first of these that exists.
 MAIN_CANDIDATES = ("main", "master", "trunk")
 ORIGIN_HEAD = "refs/remotes/origin/HEAD"
+_CANDIDATE_REFS = tuple(f"refs/heads/{name}" for name in MAIN_CANDIDATES)
 _REF_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 
@@ -196,7 +197,6 @@ class GitQuery:
     process starts and both answer None."""
 
     def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
         self._location: asyncio.Future | None = None
         self._rest: asyncio.Future | None = None
         if inside_repository(cwd):
@@ -206,7 +206,7 @@ class GitQuery:
                 [
                     ("status", "--short", "--branch"),
                     ("log", "--oneline", "-n", "5"),
-                    ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_candidate_refs()),
+                    ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_CANDIDATE_REFS),
                     ("config", "user.name"),
                 ],
             )
@@ -243,10 +243,6 @@ class GitQuery:
 
 async def git_context(cwd: Path) -> GitContext | None:
     return await GitQuery(cwd).context()
-
-
-def _candidate_refs() -> list[str]:
-    return [f"refs/heads/{name}" for name in MAIN_CANDIDATES]
 
 
 def format_git(ctx: GitContext) -> str:
