@@ -79,6 +79,9 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
+    resources.add(loaded.transcript, "transcript")
+    if loaded.conversation is not None:
+        warnings.extend(loaded.conversation.repairs)  # a history that needed repair says so
     provider = _with_fallback(provider, provider_name, model, options, merged, env, loaded)
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
@@ -101,7 +104,6 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         auto_memory.allow_writes(gate)  # writes into the memory directory need no question
         warnings.extend(auto_memory.config.warnings)
     transcript = loaded.transcript
-    resources.add(transcript, "transcript")
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
 
     from yoke.memory import MemoryIndex
@@ -617,32 +619,53 @@ def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path
 
 
 def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:
-    """The session id, transcript and record chain, and (when resuming) what was loaded."""
+    """The session id, transcript and record chain, and (when resuming) what was loaded. The transcript is
+    claimed (one writer per session) before its history is read, so nothing is appended after the read."""
     from yoke.session.records import RecordChain
-    from yoke.session.transcript import Transcript, transcript_path
+    from yoke.session.transcript import transcript_path
 
     conversation = None
     parent_uuid = None
     session_id = options.session_id or new_uuid()
+    transcript = None
     if options.continue_session or options.resume is not None:
-        conversation, session_id = _resume(options, cwd, home, session_id)
+        conversation, session_id, transcript = _resume(options, cwd, home, session_id)
         if conversation is not None:
             parent_uuid = conversation.last_uuid
-    transcript = Transcript(transcript_path(cwd, session_id, home), enabled=options.persist)
+    if transcript is None:
+        path = transcript_path(cwd, session_id, home)
+        if options.session_id and path.exists():
+            raise SessionError(f"Session ID {session_id} is already in use.")
+        transcript = _claimed(path, options.persist)
     chain = RecordChain(
         session_id=session_id, cwd=str(cwd), entrypoint=options.entrypoint, parent_uuid=parent_uuid
     )
     return _Loaded(session_id, transcript, chain, conversation)
 
 
-def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> tuple[Any, str]:
+def _claimed(path: Path, persist: bool) -> Any:
+    from yoke.session.lock import SessionBusy
+    from yoke.session.transcript import Transcript
+
+    transcript = Transcript(path, enabled=persist)
+    try:
+        transcript.claim()
+    except SessionBusy as exc:
+        raise SessionError(str(exc)) from None
+    except OSError:
+        pass  # an unwritable home: the first append says so and the run goes on unsaved
+    return transcript
+
+
+def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> tuple[Any, str, Any]:
     from yoke.session import store
 
+    transcript = None
     try:
         if options.continue_session and not options.resume:
             path = store.latest_session(cwd, home)
             if path is None:
-                return None, session_id  # as Claude Code: nothing to continue starts a new session
+                return None, session_id, None  # as Claude Code: nothing to continue starts a new session
         else:
             if not options.resume:
                 raise SessionError("--resume needs a session id or path in headless mode", usage=True)
@@ -653,10 +676,13 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
         if forked:
             # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
             session_id, path = store.fork_session(path, cwd, home, options.session_id or None)
+        transcript = _claimed(path, options.persist)
         conversation = store.load_conversation(path)
     except (FileNotFoundError, LookupError, ValueError) as exc:
+        if transcript is not None:
+            transcript.close()
         raise SessionError(str(exc)) from None
-    return conversation, (session_id if forked else conversation.session_id)
+    return conversation, (session_id if forked else conversation.session_id), transcript
 
 
 def _adopted(path: Path, cwd: Path, home: Path) -> Path:

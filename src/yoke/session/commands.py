@@ -122,6 +122,20 @@ def _uuids_after(path: Path, uuid: str) -> list[str]:
 
 
 def _append_rewind(path: Path, uuid: str, entrypoint: str) -> None:
+    from yoke.session.lock import SessionBusy
+
+    transcript = Transcript(path)
+    try:
+        transcript.claim()  # never beside a running session's own writes
+    except SessionBusy as exc:
+        raise SessionError(str(exc)) from None
+    try:
+        _write_rewind(transcript, path, uuid, entrypoint)
+    finally:
+        transcript.close()
+
+
+def _write_rewind(transcript: Transcript, path: Path, uuid: str, entrypoint: str) -> None:
     loaded = load_conversation(path)
     record: dict[str, Any] = system_record(
         "rewind",
@@ -131,8 +145,4 @@ def _append_rewind(path: Path, uuid: str, entrypoint: str) -> None:
         fields={"targetUuid": uuid, "content": f"Rewound to before message {uuid}"},
         entrypoint=entrypoint,
     )
-    transcript = Transcript(path)
-    try:
-        transcript.append(record)
-    finally:
-        transcript.close()
+    transcript.append(record)
