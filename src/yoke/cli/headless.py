@@ -152,7 +152,9 @@ async def _start(args: Namespace, prompt: str) -> int:
         print(await session.context_report())
         await session.close()
         return 0
-    oversized = _oversized(prompt, session.model)
+    from yoke.context.oversize import oversized_prompt
+
+    oversized = oversized_prompt(prompt, session.model)
     if oversized:
         await session.close()
         raise SetupError(oversized)
@@ -167,21 +169,6 @@ def _sdk_bridge(channel):
         return reply.get("mcp_response")
 
     return bridge
-
-
-def _oversized(prompt: str, model: str) -> str:
-    """A prompt that cannot fit the model's window is refused here, before it is uploaded (and retried)."""
-    if len(prompt) < 200_000:  # far below any window: skip the estimate
-        return ""
-    from yoke.context.tokens import context_window, estimate_text
-
-    tokens, window = estimate_text(prompt), context_window(model)
-    if tokens < window:
-        return ""
-    return (
-        f"Prompt is too long: about {tokens:,} tokens ({len(prompt.encode()):,} bytes) for {model}'s "
-        f"{window:,}-token window; send less (a file's path instead of its contents, or a part of it)"
-    )
 
 
 async def _drive(run, prompt: str, channel, lines=None) -> int:

@@ -165,7 +165,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         settings=_loop_settings(options, model, env, effort),
         recorder=recorder,
         system=system,
-        messages=list(loaded.conversation.messages) if loaded.conversation is not None else [],
+        messages=_resumed_messages(loaded.conversation, model, env, warnings),
     )
     agent.ledger.prices = prices
     if loaded.conversation is not None and loaded.conversation.model_usage:
@@ -641,6 +641,23 @@ def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:
         session_id=session_id, cwd=str(cwd), entrypoint=options.entrypoint, parent_uuid=parent_uuid
     )
     return _Loaded(session_id, transcript, chain, conversation)
+
+
+def _resumed_messages(conversation: Any, model: str, env: Any, warnings: list[str]) -> list:
+    """The resumed history, under the same limit new prompts get: a message that alone fills the model's
+    window is cut down rather than uploaded whole (and refused) on every turn."""
+    if conversation is None:
+        return []
+    from yoke.context.oversize import shrink_oversized
+    from yoke.context.tokens import context_window
+
+    messages, cut = shrink_oversized(list(conversation.messages), context_window(model, env))
+    if cut:
+        warnings.append(
+            f"{cut} message(s) of the resumed history were larger than {model}'s context window and were "
+            "shortened to their beginning and end"
+        )
+    return messages
 
 
 def _claimed(path: Path, persist: bool) -> Any:
