@@ -60,6 +60,13 @@ class HttpRequest(Record):
         self.idle_timeout = idle_timeout
 
 
+def header_wait(request: HttpRequest) -> float | None:
+    """How long a streamed request waits for the response's headers: its idle limit (a streaming server
+    sends them before the first token). None: the transport's read timeout (an unstreamed answer comes
+    whole, after the model has written it)."""
+    return request.idle_timeout if request.stream else None
+
+
 class HttpResponse(Record):
     """One response. Headers are keyed in lower case.
 
@@ -176,6 +183,8 @@ class HttpxTransport:
         return self._client
 
     async def send(self, request: HttpRequest) -> HttpResponse:
+        import asyncio
+
         import httpx
 
         client = self._get_client(request.url)
@@ -191,7 +200,10 @@ class HttpxTransport:
                 )
             else:
                 built = client.build_request(request.method, request.url, headers=headers, json=request.body)
-            response = await client.send(built, stream=True)
+            async with asyncio.timeout(header_wait(request)):
+                response = await client.send(built, stream=True)
+        except TimeoutError:
+            raise ConnectionFailure(f"no response headers within {header_wait(request):g} s") from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             # A malformed base URL will not get better by retrying.
             raise ProviderError("config", f"invalid API URL {request.url!r}: {exc}") from None
