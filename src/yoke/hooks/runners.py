@@ -155,8 +155,8 @@ class CommandJob:
         try:
             remaining = max(deadline - time.monotonic(), 0.0)
             async with asyncio.timeout(remaining):
-                await asyncio.gather(*self.tasks)
-                run.exit_code = await self.proc.wait()
+                await self._until_done()
+                run.exit_code = self.proc.returncode
         except TimeoutError:
             kill_group(self.proc)
             run.outcome = "error"
@@ -179,6 +179,28 @@ class CommandJob:
                     f": {first}" if first else ""
                 )
         return run
+
+    async def _until_done(self) -> None:
+        """Until the hook has exited and its output is read. A process it left running may hold its
+        stdout open for ever: once the hook itself has exited, what is buffered is read (briefly) and the
+        pipes are no longer waited for. (asyncio's `wait()` also waits for the pipes, so the exit is
+        watched through `returncode`.)"""
+        readers = asyncio.ensure_future(asyncio.gather(*self.tasks))
+        try:
+            while not readers.done() and self.proc.returncode is None:
+                await asyncio.wait({readers}, timeout=EXIT_POLL_S)
+            if not readers.done():
+                await asyncio.wait({readers}, timeout=AFTER_EXIT_READ_S)
+        finally:
+            if not readers.done():
+                readers.cancel()
+                await asyncio.gather(readers, return_exceptions=True)
+        if self.proc.returncode is None:
+            await self.proc.wait()
+
+
+EXIT_POLL_S = 0.05
+AFTER_EXIT_READ_S = 0.2  # what the hook wrote before it exited is in the pipe: read it, then stop
 
 
 def run_timeout(run: HookRun) -> float:
