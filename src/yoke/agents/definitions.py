@@ -5,13 +5,13 @@ Invalid files are skipped with one warning naming the file."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.records import Record
 from yoke.regex import lazy_compile
 
@@ -221,7 +221,7 @@ def parse_agents_json(value: str | dict[str, Any], source: str, warnings: list[s
     data: Any = value
     if isinstance(value, str):
         try:
-            data = json.loads(value)
+            data = safe_json(value)
         except ValueError as exc:
             raise ValueError(f"--agents: not valid JSON ({exc})") from None
     if not isinstance(data, dict):

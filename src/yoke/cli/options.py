@@ -7,6 +7,7 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
 from yoke.tools.registry import split_tool_list
@@ -60,7 +61,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
 
 def _json_object(text: str, flag: str) -> dict:
     try:
-        value = json.loads(text)
+        value = safe_json(text)
     except json.JSONDecodeError as exc:
         raise SessionError(f"{flag}: not valid JSON ({exc.msg} at position {exc.pos})", usage=True) from None
     if not isinstance(value, dict):

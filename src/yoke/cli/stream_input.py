@@ -8,11 +8,11 @@ query; the session ends at EOF once the running query is done.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
 from yoke.ids import new_uuid
+from yoke.jsonsafe import loads as safe_json
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
 SERVER_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
@@ -117,7 +117,7 @@ class StdinLines:
         if '"control_response"' not in line:
             return False
         try:
-            frame = json.loads(line)
+            frame = safe_json(line)
         except ValueError:
             return False
         if not isinstance(frame, dict) or frame.get("type") != "control_response":
@@ -172,9 +172,14 @@ async def _read_stdin(
 
 def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
     try:
-        frame = json.loads(line)
-    except ValueError:
-        emit(_input_error(run, f"ignored a stdin line that is not JSON: {line[:80]}"))
+        frame = safe_json(line)
+    except ValueError as exc:
+        why = getattr(exc, "msg", "")  # e.g. nested too deeply (yoke.jsonsafe)
+        emit(
+            _input_error(
+                run, f"ignored a stdin line that is not JSON{f' ({why})' if why else ''}: {line[:80]}"
+            )
+        )
         return
     if not isinstance(frame, dict):
         emit(_input_error(run, f"ignored a stdin line that is not a JSON object: {line[:80]}"))

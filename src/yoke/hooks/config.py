@@ -10,11 +10,11 @@ a managed `allowManagedHooksOnly` keeps only the policy's own.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.loop.lifecycle import HOOK_EVENTS
 from yoke.records import Record
 
@@ -365,7 +365,7 @@ def load_plugin_hooks(
     path = plugin_root / "hooks" / "hooks.json"
     if path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = safe_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             out.warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
             data = None
@@ -388,7 +388,7 @@ def load_plugin_hooks(
         manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
         try:
             manifest = (
-                json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+                safe_json(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
             )
         except (OSError, ValueError):
             manifest = None  # the plugins loader reports a bad manifest; not repeated here
@@ -397,7 +397,7 @@ def load_plugin_hooks(
         extra = plugin_root / inline
         if extra.resolve() != path.resolve() and extra.is_file():
             try:
-                loaded = json.loads(extra.read_text(encoding="utf-8"))
+                loaded = safe_json(extra.read_text(encoding="utf-8"))
                 inline = loaded.get("hooks", loaded) if isinstance(loaded, dict) else None
             except (OSError, ValueError) as exc:
                 out.warnings.append(f"{extra}: cannot be read as JSON ({exc}); its hooks are ignored")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
 import re
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.hooks.config import HookGroup, HookHandler
+from yoke.jsonsafe import loads as safe_json
 
 CAPTURE_BYTES = 1024 * 1024
 DEFAULT_TIMEOUTS = {"command": 600.0, "http": 600.0, "mcp_tool": 600.0, "prompt": 30.0, "agent": 60.0}
@@ -69,7 +69,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     if not stripped.startswith("{"):
         return None
     try:
-        value = json.loads(stripped)
+        value = safe_json(stripped)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -77,7 +77,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 def _is_async_marker(line: bytes) -> bool:
     try:
-        value = json.loads(line.decode("utf-8", "replace"))
+        value = safe_json(line.decode("utf-8", "replace"))
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("async") is True

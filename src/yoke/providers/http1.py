@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from yoke.jsonsafe import utf8
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
 from yoke.providers.transport import (
@@ -149,7 +150,7 @@ class Http1Transport:
         elif request.encoded is not None:
             body = request.encoded
         else:
-            body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
+            body = utf8(json.dumps(request.body, ensure_ascii=False))
         head = request_head(request.method, target, _headers(request, parts.netloc, len(body)))
         reused = self._idle.pop(origin, None)
         if reused is not None:

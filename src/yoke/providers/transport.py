@@ -199,7 +199,13 @@ class HttpxTransport:
                     request.method, request.url, headers=headers, content=request.encoded
                 )
             else:
-                built = client.build_request(request.method, request.url, headers=headers, json=request.body)
+                import json
+
+                from yoke.jsonsafe import utf8
+
+                headers.setdefault("content-type", "application/json")
+                content = utf8(json.dumps(request.body, ensure_ascii=False))
+                built = client.build_request(request.method, request.url, headers=headers, content=content)
             async with asyncio.timeout(header_wait(request)):
                 response = await client.send(built, stream=True)
         except TimeoutError:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from yoke.jsonsafe import loads
+from yoke.jsonsafe import loads, utf8
 from yoke.session.lock import SessionLock
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9]")
@@ -69,7 +69,7 @@ class Transcript:
         if not self.enabled:
             return
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
-        data = line.encode("utf-8", "surrogateescape" if _has_surrogates(line) else "strict")
+        data = utf8(line)
         size = -1
         try:
             if self._fd < 0:
@@ -115,15 +115,6 @@ class Transcript:
         if self.lock is not None:
             self.lock.release()
             self.lock = None
-
-
-def _has_surrogates(text: str) -> bool:
-    """Lone surrogates (undecodable bytes kept by `surrogateescape`) cannot be encoded strictly."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 TORN_SUFFIX = ".torn"

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.regex import lazy_compile
 
 
@@ -153,7 +154,7 @@ class _YamlCache:
             self.entries = {}
             if self.path is not None:
                 try:
-                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    data = safe_json(self.path.read_text(encoding="utf-8"))
                     if isinstance(data, dict):
                         self.entries = data
                 except (OSError, ValueError):
@@ -170,7 +171,7 @@ class _YamlCache:
         if self.path is None:
             return
         try:
-            if json.loads(json.dumps(value)) != value:
+            if safe_json(json.dumps(value)) != value:
                 return  # dates and other non-JSON values: parse again next time
         except (TypeError, ValueError):
             return

@@ -3,9 +3,10 @@ written into the project's local or the user's settings file (atomically, keepin
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from yoke.jsonsafe import loads as safe_json
 
 
 def local_settings_file(cwd: str) -> Path:
@@ -28,7 +29,7 @@ def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
     data: Any = {}
     if path.exists():
         try:
-            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            data = safe_json(path.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
             raise ValueError(f"{path} is not valid JSON; fix or remove it first") from None
     if not isinstance(data, dict):
