@@ -41,6 +41,29 @@ STREAM_ERROR_TYPES: dict[str, tuple[str, bool]] = {
 }
 
 
+# Content block types the Messages API sends and takes back in a later request's history. A block of
+# another type (a newer API's, a proxy's invention) is dropped as it arrives: kept, it would be stored in
+# the transcript and sent back on every later turn, where the API refuses it.
+KNOWN_BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+    }
+)
+
+
 class AnthropicAssembler:
     def __init__(self, model: str = "") -> None:
         self.done = False
@@ -85,6 +108,8 @@ class AnthropicAssembler:
         index = int(data.get("index", len(self._blocks)))
         block = dict(data.get("content_block") or {"type": "text"})
         kind = block.get("type")
+        if kind not in KNOWN_BLOCK_TYPES:
+            return []  # its deltas and stop find no block and are dropped too
         if kind == "text":
             block.setdefault("text", "")
         elif kind == "thinking":
