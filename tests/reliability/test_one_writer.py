@@ -182,3 +182,26 @@ def test_full_disk_keeps_whole_lines_and_the_warning_is_true(yoke, base_env, hom
         assert later.code == 0, later.stderr
     assert _prompts(srv.requests[-1])[0] == "hello"
     assert _prompts(srv.requests[-1])[-1] == "disk freed"
+
+
+def test_rewind_of_a_running_session_is_refused(yoke, home, project):
+    from yoke.session.lock import SessionLock
+
+    with ScriptedServer([{"content": "first"}]) as srv:
+        assert yoke("-p", "hello", "--session-id", SID, env=anthropic_env(srv)).code == 0
+    path = _transcript(home)
+    prompt_uuid = next(
+        json.loads(line)["uuid"] for line in path.read_text().splitlines() if '"type":"user"' in line
+    )
+    before = path.read_bytes()
+    held = SessionLock(path.with_suffix(".lock"))
+    held.acquire()  # as a running `yoke -r` holds it
+    try:
+        run = yoke("rewind", prompt_uuid)
+    finally:
+        held.release()
+    assert run.code != 0 and "in use by process" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert path.read_bytes() == before
+    assert yoke("rewind", prompt_uuid).code == 0  # once it is free
+    assert path.read_bytes() != before
