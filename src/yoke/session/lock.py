@@ -29,7 +29,10 @@ class SessionLock:
         self._fd = -1
 
     def acquire(self) -> None:
-        import fcntl
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): no guard, as before
+            return
 
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
