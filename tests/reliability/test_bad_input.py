@@ -98,3 +98,16 @@ def test_directory_name_that_is_not_utf8_runs_and_resumes(yoke, tmp_path):
         again = yoke("-p", "again", "-c", cwd=cwd, env=anthropic_env(srv))
     assert again.code == 0, again.stderr
     assert _user_texts(srv.requests[-1]) == ["hello", "again"]
+
+
+def test_deep_json_from_a_provider_is_an_unreadable_event_not_a_crash():
+    import pytest
+
+    from yoke.providers.anthropic_stream import AnthropicAssembler, parse_tool_input
+    from yoke.providers.sse import SSEEvent
+    from yoke.providers.transport import StreamInterrupted
+
+    with pytest.raises(StreamInterrupted, match="unreadable event data"):
+        AnthropicAssembler().feed(SSEEvent(event="message_start", data=DEEP))
+    value, error = parse_tool_input('{"a": ' + DEEP + "}")
+    assert value == {} and "nested deeper than" in error

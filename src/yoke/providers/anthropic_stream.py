@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block
 from yoke.providers.base import (
     BlockStart,
@@ -82,7 +83,7 @@ class AnthropicAssembler:
         if event.event == "ping":
             return []
         try:
-            data = json.loads(event.data)
+            data = safe_json(event.data)
         except ValueError as exc:
             raise StreamInterrupted(f"unreadable event data: {one_line(event.data, 80)!r}") from exc
         if not isinstance(data, dict):
@@ -261,7 +262,7 @@ def parse_tool_input(text: str) -> tuple[dict[str, Any], str | None]:
     if not text.strip():
         return {}, None
     try:
-        value = json.loads(text)
+        value = safe_json(text)
     except ValueError as exc:
         return {}, f"tool input is not valid JSON ({exc})"
     if not isinstance(value, dict):

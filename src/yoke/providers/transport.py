@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
 from yoke.records import Record
@@ -89,10 +90,9 @@ class HttpResponse(Record):
 
     def json(self) -> Any:
         """The body as JSON, or None when it is not JSON (a proxy's HTML error page, for instance)."""
-        import json
 
         try:
-            return json.loads(self.body.decode("utf-8", "replace"))
+            return safe_json(self.body.decode("utf-8", "replace"))
         except ValueError:
             return None
 
