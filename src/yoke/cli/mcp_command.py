@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
+
 SCOPES = ("local", "project", "user")
 USAGE = """usage: yoke mcp <command>
 
@@ -180,7 +182,7 @@ def add_json(argv: list[str]) -> int:
     a = p.parse_args(argv)
     text = sys.stdin.read() if a.json == "-" else a.json
     try:
-        entry = json.loads(text)
+        entry = safe_json(text)
     except json.JSONDecodeError as exc:
         raise McpCommandError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
     if not isinstance(entry, dict):

@@ -4,9 +4,9 @@ message is done. This assembles each block from the raw stream so the printer ca
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers import base as pb
 
 
@@ -50,7 +50,7 @@ class BlockAssembler:
         raw = "".join(self._json.pop(index, []))
         if block.get("type") in ("tool_use", "server_tool_use") and raw:
             try:
-                block["input"] = json.loads(raw)
+                block["input"] = safe_json(raw)
             except ValueError:
                 block["input"] = {}
         self.written[self.message_id] = self.written.get(self.message_id, 0) + 1

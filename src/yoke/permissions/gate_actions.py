@@ -5,12 +5,12 @@ Kept apart from the decision pipeline (`pipeline.py`); `PermissionGate` inherits
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.permissions.matching import CallFacts, call_facts, path_family
 from yoke.permissions.paths import is_protected, is_secret
 from yoke.permissions.patterns import tool_name_matches
@@ -217,7 +217,7 @@ class GateActions:
         data: dict[str, Any] = {}
         if path.exists():
             try:
-                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+                data = safe_json(path.read_text(encoding="utf-8") or "{}")
             except (OSError, ValueError):
                 raise ValueError(
                     f"cannot save the rule: {path} is not valid JSON; fix or remove it first"
