@@ -111,3 +111,20 @@ def test_deep_json_from_a_provider_is_an_unreadable_event_not_a_crash():
         AnthropicAssembler().feed(SSEEvent(event="message_start", data=DEEP))
     value, error = parse_tool_input('{"a": ' + DEEP + "}")
     assert value == {} and "nested deeper than" in error
+
+
+def test_invalid_utf8_in_a_stream_json_frame_runs(base_env, project):
+    import subprocess
+    import sys
+
+    frame = b'{"type":"user","message":{"role":"user","content":"caf\xe9 au lait"}}\n'
+    with ScriptedServer([{"content": "ok"}]) as srv:
+        proc = subprocess.run(
+            [sys.executable, "-m", "yoke", "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+             "--verbose"],
+            input=frame, cwd=project, env={**base_env, **anthropic_env(srv)}, capture_output=True, timeout=60,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(x) for x in proc.stdout.splitlines() if b'"type": "result"' in x]
+    assert results and results[-1]["result"] == "ok"
+    assert _user_texts(srv.requests[0])[-1] == "caf\ufffd au lait"
