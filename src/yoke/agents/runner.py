@@ -342,7 +342,8 @@ class AgentRunner:
         return self._report(agent)
 
     async def aclose(self) -> None:
-        for agent in set(self.agents.values()):
+        # an agent with a name is filed under its id and its name: each once (RunningAgent is unhashable)
+        for agent in {id(a): a for a in self.agents.values()}.values():
             if agent.task is not None and not agent.task.done():
                 agent.task.cancel()
                 await asyncio.gather(agent.task, return_exceptions=True)

@@ -549,14 +549,14 @@ def _tools(options: SessionOptions) -> Any:
 
 def _plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> None:
     """Enabled plugins' agent definitions, namespaced `plugin:name` as Claude Code names them."""
-    from yoke.agents.definitions import parse_agent_file
+    from yoke.agents.definitions import parse_plugin_agent_file
 
     for plugin in getattr(extensions, "plugins", None) or []:
+        folders = plugin.agent_dirs()
         for path in plugin.agent_files():
-            definition = parse_agent_file(path, "plugin", warnings)
+            folder = next((f for f in folders if f in path.parents), path.parent)
+            definition = parse_plugin_agent_file(path, plugin.name, folder, warnings)
             if definition is not None:
-                definition.name = f"{plugin.name}:{definition.name}"
-                definition.hooks, definition.mcp_servers, definition.permission_mode = {}, [], None
                 catalog.add(definition)
 
 

@@ -183,7 +183,7 @@ def add_plugin(catalog: Catalog, plugin: Any) -> None:
     info = PluginInfo(plugin.name, plugin.root, plugin.data_dir)
     for folder in plugin.skill_dirs():
         for skill in _skills_in(folder, "plugin", catalog.warnings):
-            skill.name = f"{plugin.name}:{skill.display_name or skill.name}"
+            skill.name = f"{plugin.name}:{skill.name}"  # the folder's name, as Claude Code 2.1.330 names it
             skill.plugin, skill.label = info, f"plugin:{plugin.name}"
             catalog.add(skill)
     for folder in plugin.command_dirs():

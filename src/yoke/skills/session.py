@@ -43,7 +43,11 @@ class Extensions(Record):
         catalog = self.runtime.catalog
         return {
             "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
-            "skills": sorted(s.name for s in catalog.all() if s.kind == "skill"),
+            # Claude Code 2.1.330 lists here the skills a user can invoke and the commands the model may
+            # not (`disable-model-invocation: true`), checked against its CLI
+            "skills": sorted(
+                s.name for s in catalog.user_invocable() if s.kind == "skill" or s.disable_model_invocation
+            ),
             "output_style": self.style.name if self.style is not None else "default",
             "plugins": [p.summary() for p in self.plugins],
         }
@@ -116,9 +120,16 @@ def session_plugins(session: Any) -> list[Any]:
 
 
 def init_fields(session: Any) -> dict[str, Any]:
-    """The `system/init` fields for a session built with extensions (none otherwise)."""
-    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
-    return extensions.init_fields() if isinstance(extensions, Extensions) else {}
+    """The `system/init` fields for a session built with extensions (none otherwise), and the agents it
+    can start: built-in, user, project and plugin ones, sorted without regard to case as Claude Code
+    2.1.330 sorts them."""
+    extras = session.agent.executor.ctx.session.extras
+    extensions = extras.get(EXTENSIONS_KEY)
+    fields = extensions.init_fields() if isinstance(extensions, Extensions) else {}
+    catalog = getattr(extras.get("agents"), "catalog", None)
+    if catalog is not None:
+        fields["agents"] = sorted(catalog.names(), key=str.casefold)
+    return fields
 
 
 def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> None:
