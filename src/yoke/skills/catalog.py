@@ -201,6 +201,11 @@ def add_plugin(catalog: Catalog, plugin: Any) -> None:
         skill.name = f"{plugin.name}:{file.stem}"
         skill.plugin, skill.label = info, f"plugin:{plugin.name}"
         catalog.add(skill)
+    if hasattr(plugin, "workflow_files"):
+        from yoke.skills.workflows import workflow_skills
+
+        for skill in workflow_skills(plugin, catalog.warnings):
+            catalog.add(skill)
 
 
 def _folders_between(start: Path, stop: Path) -> Iterable[Path]:

@@ -106,6 +106,10 @@ async def render_body(
     """The skill's body as the model reads it: placeholders filled, `!`cmd`` output and `@file`s in."""
     import os
 
+    if skill.kind == "workflow":
+        raise InlineError(
+            f"{skill.name} is a Claude Code workflow script ({skill.path}); Yoke cannot run workflow scripts"
+        )
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     values = Substitution(

@@ -107,8 +107,8 @@ class Skill(Record):
     def listing_text(self) -> str:
         """description + when_to_use, as the model's listing shows them (cut at 1,536 characters)."""
         text = self.description.strip()
-        if self.when_to_use.strip():
-            text = f"{text} {self.when_to_use.strip()}".strip()
+        if self.when_to_use.strip():  # Claude Code's listing: `description - when_to_use`
+            text = f"{text} - {self.when_to_use.strip()}" if text else self.when_to_use.strip()
         text = " ".join(text.split())
         return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 

@@ -43,10 +43,12 @@ class Extensions(Record):
         catalog = self.runtime.catalog
         return {
             "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
-            # Claude Code 2.1.330 lists here the skills a user can invoke and the commands the model may
-            # not (`disable-model-invocation: true`), checked against its CLI
+            # Claude Code 2.1.330 lists here the skills and workflows a user can invoke and the commands
+            # the model may not (`disable-model-invocation: true`), checked against its CLI
             "skills": sorted(
-                s.name for s in catalog.user_invocable() if s.kind == "skill" or s.disable_model_invocation
+                s.name
+                for s in catalog.user_invocable()
+                if s.kind in ("skill", "workflow") or s.disable_model_invocation
             ),
             "output_style": self.style.name if self.style is not None else "default",
             "plugins": [p.summary() for p in self.plugins],
