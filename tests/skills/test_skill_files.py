@@ -159,3 +159,88 @@ def test_yaml_results_are_cached_by_content(tmp_path):
     write(tmp_path / "repo/.claude/skills/h/SKILL.md", "---\ndescription: e\nhooks:\n  Stop: []\n---\nB")
     changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
     assert changed == "{'Stop': []} e True"
+
+
+# What Claude Code 2.1.330 listed for a command with this frontmatter and the body "body" (run on 2026-11-25)
+CLAUDE_CODE_READS = [
+    ("description: first\ndescription: second\n", "second"),
+    ("description: tabbed\n\tfoo: bar\n", "body"),
+    ("description: foo # comment\n", "foo"),
+    ('description: "unterminated\n', "body"),
+    ("description: 'it''s'\n", "it's"),
+    ("description: line one\n  line two\n", "line one line two"),
+    ("description: >-\n  folded\n  text\n", "folded text"),
+    ("description:\n  - item1\n  - item2\n", "body"),
+    ("description: a --- b\n", "a"),
+    ("description: @mention the user\n", "@mention the user"),
+    ("description:foo\n", "body"),
+    ("description: [a, b]\n", "body"),
+    ("description: {a: 1}\n", "body"),
+    ("description: yes\n", "yes"),
+    ("description: 2024-01-01\n", "2024-01-01"),
+    ("description: 0x1F\n", "31"),
+    ("description: 1e3\n", "1000"),
+    ("description: 1.50\n", "1.5"),
+    ("description: 0o17\n", "15"),
+    ("description: 012\n", "12"),
+    ("description: .inf\n", "Infinity"),
+    ("description: 12:30\n", "12:30"),
+    ("description: ~\n", "body"),
+    ("description: !important note\n", "note"),
+    ('description: "quoted: fine" trailing\n', '"quoted: fine" trailing'),
+    ("allowed-tools:\n  - Read\n   - Bash\ndescription: w desc: x\n", "w desc: x"),
+    ("description: a: b: c\nname: [x\n", "a: b: c"),
+]
+
+
+@pytest.mark.parametrize(("head", "listed"), CLAUDE_CODE_READS)
+def test_descriptions_read_as_claude_code_reads_them(head, listed):
+    meta, body = parse_frontmatter(f"---\n{head}---\nbody\n")
+    assert (
+        skill_from_fields(
+            meta, body, path=Path("/c/x.md"), name="x", kind="command", source="project"
+        ).description
+        == listed
+    )
+
+
+def test_crlf_frontmatter_is_not_repaired_as_claude_code_does_not(tmp_path):
+    from yoke.skills.frontmatter import read_markdown
+
+    path = tmp_path / "c.md"
+    path.write_bytes(b"---\r\ndescription: crlf: yes\r\n---\r\nbody j\r\n")
+    assert parse_frontmatter(read_markdown(path)) == ({}, "body j\n")
+    path.write_bytes(b"---\r\ndescription: plain\r\n---\r\nbody\r\n")
+    assert parse_frontmatter(read_markdown(path))[0] == {"description": "plain"}
+
+
+def test_agent_files_as_claude_code_takes_them(tmp_path):
+    from yoke.agents.definitions import parse_agent_file
+
+    cases = {
+        "dots.md": (
+            "---\nname: Mixed.Case_v2\ndescription: d\ntools: Read Bash(git log:*)\n---\nB",
+            ["Read", "Bash(git log:*)"],
+        ),
+        "star.md": ('---\nname: star\ndescription: d\ntools: "*"\n---\nB', None),
+        "empty.md": ("---\nname: empty\ndescription: d\ntools:\n---\nB", []),
+        "absent.md": ("---\nname: absent\ndescription: d\n---\nB", None),
+    }
+    for file, (text, tools) in cases.items():
+        warnings: list[str] = []
+        definition = parse_agent_file(write(tmp_path / file, text), "project", warnings)
+        assert definition is not None and definition.tools == tools and warnings == []
+    refused = {
+        "num.md": "---\nname: 123\ndescription: d\n---\nB",
+        "dash.md": "---\nname: -dash\ndescription: d\n---\nB",
+        "colon.md": "---\nname: a:b\ndescription: d\n---\nB",
+        "nodesc.md": "---\nname: wtu\nwhen_to_use: only this\n---\nB",
+        "crlf.md": "---\r\nname: crlf\r\ndescription: Use it when: x\r\n---\r\nB",
+    }
+    for file, text in refused.items():
+        path = tmp_path / file
+        path.write_bytes(text.encode())
+        assert parse_agent_file(path, "project", []) is None
+    warnings = []
+    assert parse_agent_file(write(tmp_path / "notes.md", "plain notes"), "project", warnings) is None
+    assert warnings == []

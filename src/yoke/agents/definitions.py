@@ -223,10 +223,10 @@ def parse_plugin_agent_file(
 
 
 def _read_agent_file(path: Path, warnings: list[str]) -> tuple[dict[str, Any], str] | None:
-    from yoke.skills.frontmatter import parse_frontmatter
+    from yoke.skills.frontmatter import parse_frontmatter, read_markdown
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_markdown(path)
     except (OSError, UnicodeDecodeError) as exc:
         warnings.append(f"{path}: skipped, cannot read it ({getattr(exc, 'strerror', None) or exc})")
         return None
@@ -281,15 +281,15 @@ def _definition(
         name=name,
         description=description.replace("\\n", "\n").strip(),
         prompt=body,
-        tools=_tools(meta.get("tools")),
-        disallowed_tools=_tools(meta.get("disallowedTools")) or [],
+        tools=_tools(meta, "tools"),
+        disallowed_tools=_tools(meta, "disallowedTools") or [],
         model=js_model(meta.get("model")),
         permission_mode=_str(meta.get("permissionMode")),
         max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
         background=meta.get("background") in (True, "true"),
         isolation=_str(meta.get("isolation")),
         effort=_str(meta.get("effort")),
-        skills=_tools(meta.get("skills")) or [],
+        skills=tool_list(meta.get("skills")),
         mcp_servers=list(meta.get("mcpServers") or []) if isinstance(meta.get("mcpServers"), list) else [],
         hooks=dict(meta.get("hooks") or {}) if isinstance(meta.get("hooks"), dict) else {},
         memory=_str(meta.get("memory")),
@@ -318,12 +318,13 @@ def _name_problem(name: Any, namespaced: bool) -> str | None:
     return None
 
 
-def _tools(value: Any) -> list[str] | None:
-    """`Read, Grep` or `[Read, Grep]` (a rule like `Bash(git:*)` keeps its parentheses); None (every tool)
-    when absent or when it holds `*`; an empty or unreadable value is no tools."""
-    if value is None:
+def _tools(meta: dict[str, Any], key: str) -> list[str] | None:
+    """`Read, Grep` or `[Read, Grep]` (a rule like `Bash(git:*)` keeps its parentheses). None (every tool)
+    when the key is absent or holds `*`; present but empty, or of another type, is no tools (Claude Code
+    2.1.330 starts such an agent with none, `tools:` with nothing after it included)."""
+    if key not in meta:
         return None
-    names = tool_list(value)
+    names = tool_list(meta[key])
     return None if "*" in names else names
 
 

@@ -33,25 +33,36 @@ _BLOCK = lazy_compile(r"---\s*\n([\s\S]*?)---\s*\n?")
 _RETRY_LINE = lazy_compile(r"([a-zA-Z_-]+):\s+(\S[^\r\n\u2028\u2029]*)\Z")
 _RETRY_SPECIAL = lazy_compile(r"[{}\[\]*&#!|>%@`]|: ")
 _LEADING_TABS = lazy_compile(r"^\t+", re.M)
-_CACHE_VERSION = b"cc-2.1.330\0"  # what a cached parse means changed with the lenient reading
+_CACHE_VERSION = b"cc-2.1.330/2\0"  # what a cached parse means changed with the lenient reading
 
 _KEY = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|)$")
 _ITEM = lazy_compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
 _PLAIN_UNSAFE = lazy_compile(r"^[&*!|>%@`{]|: | #|^\[|^-\s|^\?\s")
-_INT = lazy_compile(r"^[-+]?\d+$")
+# YAML 1.2 core schema numbers (what Claude Code's parser makes of `0x1F`, `012`, `1e3`, `.inf`)
+_INT = lazy_compile(r"^[-+]?[0-9]+$")
+_INT_OCT = lazy_compile(r"^0o[0-7]+$")
+_INT_HEX = lazy_compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = lazy_compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_FLOAT_SPECIAL = lazy_compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+
+
+def read_markdown(path: Path) -> str:
+    """A Markdown file's text with its line endings as written (Claude Code reads `\r\n` frontmatter as
+    it is: its quoting retry skips lines that end in `\r`). Raises OSError, UnicodeDecodeError."""
+    return path.read_bytes().decode("utf-8")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
-    """(the frontmatter text or None, the body). A file that opens `---` and has no other `---` has no
-    frontmatter: all of it is the body."""
+    """(the frontmatter text or None, the body with `\n` line ends). A file that opens `---` and has no
+    other `---` has no frontmatter: all of it is the body."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if text.find("---", 3) < 0:
-        return None, text
+        return None, text.replace("\r\n", "\n")
     block = _BLOCK.match(text)
     if block is None:
-        return None, text
-    return block.group(1), text[block.end() :]
+        return None, text.replace("\r\n", "\n")
+    return block.group(1), text[block.end() :].replace("\r\n", "\n")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
@@ -141,11 +152,27 @@ def _plain(text: str) -> Any:
         return False
     if text in ("null", "Null", "NULL", "~"):
         return None
-    if _INT.match(text):
-        return int(text)
+    number = _core_number(text)
+    if number is not None:
+        return number
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
     return text
+
+
+def _core_number(text: str) -> int | float | None:
+    """A YAML 1.2 core-schema number, or None when the text is not one."""
+    if _INT.match(text):
+        return int(text, 10)
+    if _INT_OCT.match(text):
+        return int(text[2:], 8)
+    if _INT_HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _FLOAT_SPECIAL.match(text):
+        return float(text.lower().replace(".", ""))
+    return None
 
 
 class _YamlCache:
@@ -278,6 +305,16 @@ def _load(text: str) -> Any:
 _LOADER: Any = None
 
 
+def _untagged(loader: Any, _suffix: str, node: Any) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
 def _loader() -> Any:
     """PyYAML's safe loader with YAML 1.2's booleans (not yes/no/on/off) and no timestamps."""
     global _LOADER
@@ -285,7 +322,7 @@ def _loader() -> Any:
         import yaml
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        dropped = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+        dropped = {"tag:yaml.org,2002:" + t for t in ("bool", "timestamp", "int", "float")}
         resolvers = {
             first: [(tag, rx) for tag, rx in pairs if tag not in dropped]
             for first, pairs in base.yaml_implicit_resolvers.items()
@@ -294,5 +331,15 @@ def _loader() -> Any:
         loader.add_implicit_resolver(
             "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
         )
+        number = re.compile(
+            r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        )
+        loader.add_implicit_resolver("tag:yaml.org,2002:int", number, list("-+0123456789."))
+        loader.add_constructor(
+            "tag:yaml.org,2002:int", lambda ld, node: _core_number(ld.construct_scalar(node))
+        )
+        # an unknown local tag (`description: !important note`) is dropped, the value read as written
+        loader.add_multi_constructor("!", _untagged)
         _LOADER = loader
     return _LOADER

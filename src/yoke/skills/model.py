@@ -12,7 +12,7 @@ from typing import Any
 
 from yoke.records import Record
 from yoke.regex import lazy_compile
-from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
+from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter, read_markdown
 
 MAX_DESCRIPTION = 1536  # description + when_to_use, as Claude Code truncates them
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -172,7 +172,7 @@ class Skill(Record):
 def load_skill_file(path: Path, *, name: str, kind: str, source: str, label: str = "") -> Skill:
     """Read and check one file. Raises SkillError naming what to fix."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_markdown(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillError(f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
     try:
@@ -231,8 +231,11 @@ def js_text(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
     if isinstance(value, list | tuple):
         return ",".join("" if item is None else js_text(item) for item in value)
     if isinstance(value, dict):
