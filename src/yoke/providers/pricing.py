@@ -100,6 +100,13 @@ def _table_key(model: str, table: int) -> str | None:
     return _lookup(model, _tables()[table])
 
 
+def model_flag(model: str, key: str) -> Any:
+    """A flag of the model's family in models.json (`task_list`, `tool_search`, ...), or None."""
+    models = model_data()["models"]
+    family = _lookup(model, models)
+    return models[family].get(key) if family else None
+
+
 def price_of(model: str) -> Price | None:
     key = _table_key(model, 0)
     return _tables()[0][key] if key else None

@@ -75,6 +75,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     registry = _tools(options)
     options, catalog = _agents(options, cwd, env, registry, warnings)
     provider, provider_name, model = _make_provider(options, merged, env)
+    _offer_tools(options, registry, model, env)
     prices = _prices(options, merged, model, warnings)
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
@@ -545,6 +546,25 @@ def _tools(options: SessionOptions) -> Any:
             if name not in keep:
                 registry.remove(name)
     return registry
+
+
+def _offer_tools(options: SessionOptions, registry: Any, model: str, env: Mapping[str, str]) -> None:
+    """The tools the model is offered, as `providers/models.json` (`tool_offer`) records Claude Code
+    2.1.330's choices: the todo and task-list tools left out for the families it withholds them from (unless
+    `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search
+    and `ENABLE_TOOL_SEARCH` is not false."""
+    from yoke.providers.pricing import model_data, model_flag
+    from yoke.tools.search import offer_tools
+
+    offer = model_data().get("tool_offer") or {}
+    named = set(options.tools or ())
+    withheld = [n for n in offer.get("task_list", []) if n not in named]
+    search_off = (env.get("ENABLE_TOOL_SEARCH") or "").strip().lower() in ("false", "0", "no", "off")
+    offer_tools(
+        registry,
+        deferred=[] if search_off or model_flag(model, "tool_search") is False else offer.get("deferred", []),
+        withheld=withheld if model_flag(model, "task_list") is False else [],
+    )
 
 
 def _plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> None:
