@@ -253,8 +253,8 @@ async def test_task_list_is_shared_with_agents(project, home):
     )
     with ScriptedServer(default_turn=router) as srv:
         _, events = await run_session(
-                project, home, srv, "plan it", permission_mode="bypassPermissions", model="claude-sonnet-4-5"
-            )  # a family offered the task list (providers/models.json)
+            project, home, srv, "plan it", permission_mode="bypassPermissions", model="claude-sonnet-4-5"
+        )  # a family offered the task list (providers/models.json)
     listing = next(r for r in events if isinstance(r, ev.ToolResultEvent) and r.tool_use_id == "t3")
     assert listing.block["content"] == "#1 [completed] write docs (owner: doer)"
 

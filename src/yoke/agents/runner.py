@@ -205,7 +205,7 @@ class AgentRunner:
         if definition.permission_mode == "plan":
             denied.discard("ExitPlanMode")
         if self.depth + 1 >= self.max_depth:
-            denied |= {"Agent", "Task", "SendMessage"}
+            denied |= {"Agent", "Task", "SendMessage", "ListAgents"}
         if definition.read_only:
             denied |= set(FILE_CHANGING)
         return sorted(denied)

@@ -523,7 +523,7 @@ def _with_fallback(
 
 
 AGENT_TOOL_NAMES = frozenset(
-    {"Agent", "Task", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+    {"Agent", "Task", "ListAgents", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
 )
 
 
