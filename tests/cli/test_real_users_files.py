@@ -163,6 +163,9 @@ def test_a_plugin_loads_as_claude_code_loads_it(yoke, project, tmp_path):
     write(kit / "skills/sql/SKILL.md", "---\nname: sql-table-design\ndescription: Design tables\n---\nX\n")
     write(kit / "commands/setup.md", "---\ndescription: Set up\ndisable-model-invocation: true\n---\nS\n")
     write(kit / "commands/check.md", "---\ndescription: Check it\n---\nC\n")
+    write(kit / "commands/release/cut/SKILL.md", "---\ndescription: Cut a release\n---\nR\n")
+    write(kit / "commands/release/cut/notes.md", "Notes the release skill reads.\n")
+    write(kit / "skills/lint.v2/SKILL.md", "---\ndescription: Lint\n---\nL\n")
     write(
         kit / "workflows/audit.js",
         "// audits the repository\nexport const meta = {\n  name: 'audit',\n  description: 'Audit the repo',\n"
@@ -184,8 +187,16 @@ def test_a_plugin_loads_as_claude_code_loads_it(yoke, project, tmp_path):
     kit_agents = [a for a in init["agents"] if a.startswith("kit:")]
     assert kit_agents == ["kit:hunter", "kit:review:deep", "kit:unnamed"]
     # skills by folder name; commands the model may not invoke and workflows count as skills
-    assert [s for s in init["skills"] if s.startswith("kit:")] == ["kit:audit", "kit:setup", "kit:sql"]
+    # a skill folder among the commands is one command named by its folder; `.` in a skill folder's name is -
+    assert [s for s in init["skills"] if s.startswith("kit:")] == [
+        "kit:audit",
+        "kit:lint-v2",
+        "kit:release:cut",
+        "kit:setup",
+        "kit:sql",
+    ]
     assert {"kit:check", "kit:setup", "kit:sql", "kit:audit"} <= set(init["slash_commands"])
+    assert not [c for c in init["slash_commands"] if "notes" in c or "SKILL" in c]
     assert "kit:late" not in init["slash_commands"]
     seen = listed(body)
     assert seen["kit:unnamed"].startswith("[left open")
