@@ -22,11 +22,6 @@ from typing import Any
 
 from yoke.regex import lazy_compile
 
-
-class FrontmatterError(ValueError):
-    """The frontmatter cannot be read; the message says where and why, in one line."""
-
-
 # Claude Code's block: `---` (then only blanks) on the first line, up to the next `---` wherever it is
 _BLOCK = lazy_compile(r"---\s*\n([\s\S]*?)---\s*\n?")
 # its retry: `key: value` lines (no indentation, no list items) whose value YAML would misread

@@ -12,7 +12,7 @@ from typing import Any
 
 from yoke.records import Record
 from yoke.regex import lazy_compile
-from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter, read_markdown
+from yoke.skills.frontmatter import parse_frontmatter, read_markdown
 
 MAX_DESCRIPTION = 1536  # description + when_to_use, as Claude Code truncates them
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
@@ -170,15 +170,12 @@ class Skill(Record):
 
 
 def load_skill_file(path: Path, *, name: str, kind: str, source: str, label: str = "") -> Skill:
-    """Read and check one file. Raises SkillError naming what to fix."""
+    """Read one file. Raises SkillError only when it cannot be read: its frontmatter never refuses it."""
     try:
         text = read_markdown(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillError(f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        meta, body = parse_frontmatter(text)
-    except FrontmatterError as exc:
-        raise SkillError(str(exc)) from None
+    meta, body = parse_frontmatter(text)
     return skill_from_fields(meta, body, path=path, name=name, kind=kind, source=source, label=label)
 
 
