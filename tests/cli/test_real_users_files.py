@@ -206,3 +206,25 @@ def test_a_plugin_loads_as_claude_code_loads_it(yoke, project, tmp_path):
         assert srv.requests == []
     said = (run.stdout + run.stderr).strip().splitlines()
     assert run.code == 1 and len(said) == 1 and "Yoke cannot run workflow scripts" in said[0]
+
+
+def test_a_name_that_looks_like_a_path_never_leaves_the_memory_folder(yoke, project, tmp_path):
+    """Names are any text now, as in Claude Code; the agent's memory folder still stays where it belongs."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(
+        project / ".claude/agents/odd.md",
+        "---\nname: ../../outside\ndescription: Oddly named\nmemory: project\n---\nYou keep notes.\n",
+    )
+
+    def answer(body: dict[str, Any]) -> dict:
+        if "ODD job" in json.dumps(body["messages"][0]["content"]) or len(body["messages"]) > 1:
+            return TEXT
+        return {
+            "content": [call("a1", "Agent", description="d", prompt="ODD job", subagent_type="../../outside")]
+        }
+
+    with ScriptedServer(default_turn=answer) as srv:
+        run = yoke("-p", "go", "--permission-mode", "bypassPermissions", env=anthropic_env(srv))
+    assert run.code == 0, run.stderr
+    assert not (tmp_path / "outside").exists() and not (project.parent / "outside").exists()
+    assert [p.name for p in (project / ".claude/agent-memory").iterdir()] == ["-..-outside"]

@@ -6,6 +6,7 @@ agents run on after the tool returns and tell the parent when they finish."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import field
 from pathlib import Path
@@ -163,7 +164,8 @@ class AgentRunner:
         from yoke.messages import text_block
 
         env = self.session.agent.executor.ctx.env or {}
-        name = definition.name.replace(":", "-")
+        # a name is any text (`4.1-Beast`, even `../x`): only a plain folder name may reach the disk
+        name = re.sub(r"[^A-Za-z0-9_.-]", "-", definition.name).strip(".") or "agent"
         if definition.memory == "user":
             base = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
             folder = base / "agent-memory" / name
