@@ -126,7 +126,7 @@ def test_listing_stays_within_budget():
     for i, s in enumerate(skills):
         s.name = f"skill-{i:02d}"
     full = listing(skills[:3], 8000)
-    assert full.count("\n") == 2 and all(len(line) <= 250 for line in full.splitlines())
+    assert full.count("\n") == 2 and all(line.endswith("word") for line in full.splitlines())  # whole
     squeezed = listing(skills, 8000)
     assert len(squeezed) <= 8000 and squeezed.count("- skill-") == 60
     assert listing(skills, 1000).splitlines()[0] == "- skill-00"  # names only
@@ -244,3 +244,8 @@ def test_agent_files_as_claude_code_takes_them(tmp_path):
     warnings = []
     assert parse_agent_file(write(tmp_path / "notes.md", "plain notes"), "project", warnings) is None
     assert warnings == []
+
+
+def test_the_listing_escapes_angle_brackets_as_claude_code_does():
+    s = skill("b", description='a <b> & c > d "q"')
+    assert listing([s], 8000) == '- x: a &lt;b&gt; & c &gt; d "q"'
