@@ -57,10 +57,13 @@ def test_toolsearch_loads_a_deferred_built_in_for_the_next_request(yoke, project
     assert "WebFetch" in search["description"] and "WebFetch" not in names(first)
     assert "WebFetch" in names(second)
     assert "WebFetch" in second["messages"][-1]["content"][0]["content"]
-    # sending every tool in full stays a choice
+    # sending every tool in full stays a choice; tools picked by name are sent in full
     with ScriptedServer([TEXT]) as srv:
         yoke("-p", "hi", env={**anthropic_env(srv), "ENABLE_TOOL_SEARCH": "false"})
         assert {"WebFetch", "Monitor"} <= set(names(srv.requests[0].body))
+    with ScriptedServer([TEXT]) as srv:
+        yoke("-p", "hi", "--tools", "Bash,WebFetch", env=anthropic_env(srv))
+        assert names(srv.requests[0].body) == ["Bash", "WebFetch"]
 
 
 def test_monitor_wakes_the_model_with_each_line_the_command_prints(yoke, project):

@@ -551,8 +551,8 @@ def _tools(options: SessionOptions) -> Any:
 def _offer_tools(options: SessionOptions, registry: Any, model: str, env: Mapping[str, str]) -> None:
     """The tools the model is offered, as `providers/models.json` (`tool_offer`) records Claude Code
     2.1.330's choices: the todo and task-list tools left out for the families it withholds them from (unless
-    `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search
-    and `ENABLE_TOOL_SEARCH` is not false."""
+    `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search,
+    `ENABLE_TOOL_SEARCH` is not false and `--tools` did not pick the tools."""
     from yoke.providers.pricing import model_data, model_flag
     from yoke.tools.search import offer_tools
 
@@ -560,6 +560,7 @@ def _offer_tools(options: SessionOptions, registry: Any, model: str, env: Mappin
     named = set(options.tools or ())
     withheld = [n for n in offer.get("task_list", []) if n not in named]
     search_off = (env.get("ENABLE_TOOL_SEARCH") or "").strip().lower() in ("false", "0", "no", "off")
+    search_off = search_off or options.tools is not None  # tools picked by name are sent in full
     offer_tools(
         registry,
         deferred=[] if search_off or model_flag(model, "tool_search") is False else offer.get("deferred", []),
