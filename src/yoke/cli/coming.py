@@ -22,10 +22,6 @@ def config(argv: list[str]) -> int:
     return _not_yet("config", "edit .claude/settings.json (or ~/.claude/settings.json) instead")
 
 
-def doctor(argv: list[str]) -> int:
-    return _not_yet("doctor")
-
-
 def update(argv: list[str]) -> int:
     return _not_yet("update", "upgrade with pip: pip install -U yoke")
 

@@ -24,7 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "plugins": "yoke.plugins.cli:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.coming:config",
-    "doctor": "yoke.cli.coming:doctor",
+    "doctor": "yoke.cli.subcommands:doctor",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",
     "install": "yoke.cli.coming:install",

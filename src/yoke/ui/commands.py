@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -283,30 +282,16 @@ async def _memory(ui: Any, args: str) -> None:
     ui.say(f"  Edited {path}", "dim")
 
 
-@command("doctor", "Check keys, providers and the tools Yoke uses")
+@command("doctor", "Check the installation, settings, provider and models")
 async def _doctor(ui: Any, args: str) -> None:
-    env = ui.session.agent.executor.ctx.env or os.environ
-    checks = [
-        ("Provider", f"{ui.session.provider_name} · model {ui.session.model}"),
-        ("API key", "set" if env.get("ANTHROPIC_API_KEY") or env.get("OPENAI_API_KEY") else "not set"),
-        ("ripgrep", shutil.which("rg") or _bundled_rg() or "missing (Grep/Glob are slower)"),
-        ("bubblewrap", shutil.which("bwrap") or "missing (the Bash sandbox is unavailable)"),
-        ("git", shutil.which("git") or "missing"),
-    ]
-    for warning in ui.session.warnings:
-        checks.append(("Settings", warning))
-    table = Table.grid(padding=(0, 2))
-    for key, value in checks:
-        table.add_row(Text(key, style="bold"), value)
-    ui.emit(ui.painter.ansi(table))
+    from yoke.session.doctor import report_lines, run_checks
 
-
-def _bundled_rg() -> str | None:
-    try:
-        from ripgrep import __file__ as rg  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return f"bundled ({Path(rg).parent})"
+    env = dict(ui.session.agent.executor.ctx.env or os.environ)
+    ui.say("  Checking (the provider's model list may take a few seconds)...", "dim")
+    checks = await asyncio.to_thread(run_checks, Path(ui.cwd), env)
+    styles = {"heading": "bold", "ok": "green", "warn": "yellow", "problem": "red", "info": "dim"}
+    for status, line in report_lines(checks):
+        ui.say(line, styles[status])
 
 
 def _rows(ui: Any, rows: list[tuple[str, str]], empty: str) -> None:
