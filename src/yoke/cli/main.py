@@ -23,7 +23,7 @@ SUBCOMMANDS: dict[str, str] = {
     "plugin": "yoke.plugins.cli:run",
     "plugins": "yoke.plugins.cli:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",
-    "config": "yoke.cli.coming:config",
+    "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",
