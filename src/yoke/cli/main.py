@@ -52,12 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (e.g. `yoke -p … | head`); nothing useful left to say.
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
-        except OSError:
-            pass
-        return 1
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (`yoke -p … | head -1`): nothing useful is left to say, and the
+    interpreter's final flush must not complain either."""
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until the process ends
+    except OSError:
+        pass
+    return 1
 
 
 def run_subcommand(name: str, argv: list[str]) -> int:
