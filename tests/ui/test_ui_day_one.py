@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from tests.ui.tmux import needs_tmux, pick, wait_prompt
 
 from yoke.testing import ScriptedServer
@@ -45,3 +47,45 @@ def test_a_resumed_shell_command_shows_as_a_command_not_tags(pane_factory):
         tail = screen.rsplit("/resume", 1)[1]
         assert "bash-input" not in tail and "bash-stdout" not in tail
         assert "! echo hello-shell" in tail and "> what did it print" in tail
+
+
+def test_a_new_file_is_written_not_updated(pane_factory, project):
+    content = "line one\nline two\nline three\n"
+    call = {"type": "tool_use", "id": "toolu_w", "name": "Write",
+            "input": {"file_path": str(project / "notes.md"), "content": content}}  # fmt: skip
+    with ScriptedServer([{"content": [call]}, {"content": "Written."}]) as srv:
+        pane = pane_factory(srv, "--permission-mode", "acceptEdits")
+        wait_prompt(pane)
+        pane.type("write notes")
+        pane.keys("Enter")
+        screen = pane.wait_for("Written.")
+    assert "Wrote 3 lines to notes.md" in screen
+    assert "Updated notes.md" not in screen and "addition" not in screen
+    assert "1   line one" in screen
+
+
+def test_ctrl_c_that_interrupts_a_turn_does_not_arm_exit(pane_factory):
+    long = " ".join(f"word{i}" for i in range(3000))
+    with ScriptedServer([{"content": long, "delay": 0.05}, {"content": "after"}]) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("talk a lot")
+        pane.keys("Enter")
+        pane.wait_for("word3")
+        pane.keys("C-c")
+        pane.wait_for("Interrupted", timeout=5)
+        pane.keys("C-c")  # the first press after an interrupt only arms exit
+        pane.wait_for("Press Ctrl+C again to exit")
+        time.sleep(0.5)
+        assert not pane.dead()
+        pane.keys("C-c")
+        pane.wait_exit()
+
+
+def test_the_banner_fits_80_columns(pane_factory):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, width=80)
+        wait_prompt(pane)
+        rows = pane.screen().splitlines()
+    assert rows[0].startswith("✻ Yoke") and rows[1].startswith("  /help for commands"), rows[:3]
+    assert all(len(row) <= 80 for row in rows[:2])
