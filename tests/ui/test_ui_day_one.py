@@ -89,3 +89,17 @@ def test_the_banner_fits_80_columns(pane_factory):
         rows = pane.screen().splitlines()
     assert rows[0].startswith("✻ Yoke") and rows[1].startswith("  /help for commands"), rows[:3]
     assert all(len(row) <= 80 for row in rows[:2])
+
+
+def test_a_fully_typed_command_keeps_its_completion_entry(pane_factory):
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, width=160)
+        wait_prompt(pane)
+        pane.type("/docto")
+        pane.wait_for("Check the installation, settings, provider and models")
+        pane.type("r")
+        time.sleep(0.5)
+        screen = pane.wait_for("Check the installation, settings, provider and models")
+        assert "/doctor" in screen
+        pane.keys("Enter")  # Enter still runs the command typed
+        pane.wait_for("Installation")
