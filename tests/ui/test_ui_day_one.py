@@ -103,3 +103,24 @@ def test_a_fully_typed_command_keeps_its_completion_entry(pane_factory):
         assert "/doctor" in screen
         pane.keys("Enter")  # Enter still runs the command typed
         pane.wait_for("Installation")
+
+
+def test_export_writes_every_tool_call_and_its_result(pane_factory, project):
+    call = {"type": "tool_use", "id": "toolu_e", "name": "Bash", "input": {"command": "echo exported-output"}}
+    turns = [{"content": [{"type": "text", "text": "Running it."}, call]}, {"content": "It printed."}]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--allowedTools", "Bash(echo:*)")
+        wait_prompt(pane)
+        pane.type("run echo")
+        pane.keys("Enter")
+        pane.wait_for("It printed.")
+        pane.type("/export out.txt")
+        pane.keys("Enter")
+        pane.wait_for("Conversation exported")
+    text = (project / "out.txt").read_text()
+    assert "> run echo" in text
+    assert "● Running it." in text
+    assert "● Bash(echo exported-output)" in text
+    assert "  ⎿  exported-output" in text
+    assert "● It printed." in text
+    assert "\n\n\n" not in text  # no empty entries for tool calls or results

@@ -250,18 +250,12 @@ async def _add_dir(ui: Any, args: str) -> None:
 
 @command("export", "Write the conversation to a text file [file]")
 async def _export(ui: Any, args: str) -> None:
-    from yoke.messages import result_text
+    from yoke.fsutil import replace_file
+    from yoke.ui.export import export_text
 
     target = Path(args or f"yoke-conversation-{ui.session.id[:8]}.txt").expanduser()
     target = target if target.is_absolute() else Path(ui.cwd) / target
-    parts = []
-    for message in ui.session.messages:
-        content = message.get("content")
-        text = content if isinstance(content, str) else result_text(content)
-        parts.append(f"{'>' if message.get('role') == 'user' else '●'} {text.strip()}\n")
-    from yoke.fsutil import replace_file
-
-    replace_file(target, "\n".join(parts).encode("utf-8"))
+    replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"))
     ui.say(f"  Conversation exported to {target}")
 
 
