@@ -124,3 +124,32 @@ def test_export_writes_every_tool_call_and_its_result(pane_factory, project):
     assert "  ⎿  exported-output" in text
     assert "● It printed." in text
     assert "\n\n\n" not in text  # no empty entries for tool calls or results
+
+
+def _number(text: str, label: str) -> int:
+    import re
+
+    match = re.search(re.escape(label) + r"\s*~?([\d,]+) tokens", text)
+    assert match, (label, text)
+    return int(match.group(1).replace(",", ""))
+
+
+def test_context_has_one_accounting_in_the_grid_the_report_and_headless(pane_factory, yoke, project):
+    from tests.conftest import anthropic_env
+
+    (project / "CLAUDE.md").write_text("Use tabs.\n")
+    flags = ("--tools", "Read,Bash,Grep")
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, *flags, width=200, height=80)
+        wait_prompt(pane)
+        pane.type("/context")
+        pane.keys("Enter")
+        screen = pane.wait_for("In use:")
+        headless = yoke("-p", "/context", *flags, env=anthropic_env(srv)).stdout
+    grid_system, grid_tools = _number(screen, "System prompt:"), _number(screen, "Tools:")
+    assert grid_system == _number(screen.split("Free space:")[1], "System prompt:")  # one screen, one size
+    assert grid_tools == _number(screen, "Tool definitions:")
+    assert _number(headless, "Tool definitions:") == grid_tools  # -p counts the same tools the same way
+    assert (
+        abs(_number(headless, "System prompt:") - grid_system) < 100
+    )  # same prompt up to the front-end's words

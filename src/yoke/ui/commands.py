@@ -164,10 +164,11 @@ async def _cost(ui: Any, args: str) -> None:
 
 @command("context", "What fills the context window")
 async def _context(ui: Any, args: str) -> None:
+    from yoke.context.inspect import usage_report
     from yoke.ui.context_view import context_grid
 
-    report = await ui.session.context_report()
-    ui.emit(ui.painter.ansi(*context_grid(ui.session, report)))
+    usage = ui.session.context_measure()
+    ui.emit(ui.painter.ansi(*context_grid(usage, usage_report(usage, Path(ui.cwd)))))
 
 
 @command("model", "Show or change the model [name]")
