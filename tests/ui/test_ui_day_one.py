@@ -153,3 +153,26 @@ def test_context_has_one_accounting_in_the_grid_the_report_and_headless(pane_fac
     assert (
         abs(_number(headless, "System prompt:") - grid_system) < 100
     )  # same prompt up to the front-end's words
+
+
+def test_review_and_usage_in_the_terminal(pane_factory, project):
+    import json
+    import subprocess
+
+    for args in (["init", "-q"], ["config", "user.email", "t@e.com"], ["config", "user.name", "T"]):
+        subprocess.run(["git", *args], cwd=project, check=True)
+    (project / "app.py").write_text("x = 1\n")
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "one"], cwd=project, check=True)
+    (project / "app.py").write_text("x = 2\n")
+    with ScriptedServer([{"content": "Looks fine: x changes from 1 to 2."}]) as srv:
+        pane = pane_factory(srv, width=160)
+        wait_prompt(pane)
+        pane.type("/review")
+        pane.keys("Enter")
+        pane.wait_for("Looks fine: x changes from 1 to 2.")
+        assert "+x = 2" in json.dumps(srv.requests[0].body["messages"])
+        pane.type("/usage")
+        pane.keys("Enter")
+        screen = pane.wait_for("Activity:")
+    assert "Total cost:" in screen and "Context:" in screen and "1 prompt" in screen

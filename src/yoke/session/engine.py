@@ -75,6 +75,7 @@ class Session:
         self.result_shapers: list[Any] = []  # callables(Result) -> Result, e.g. --json-schema's answer
         self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
         self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
+        self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -135,6 +136,10 @@ class Session:
         async for event in events:
             while self.side_events:
                 yield self.side_events.pop(0)
+            if self.debug_log is not None:  # /debug turned it on
+                from yoke.session.debug_log import write_debug
+
+                write_debug(event, self.debug_log)
             if isinstance(event, ev.Result):
                 for shape in self.result_shapers:
                     event = shape(event)

@@ -13,7 +13,8 @@ from rich.text import Text
 
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
-ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume"}
+ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume",
+           "code-review": "review", "stats": "usage"}  # fmt: skip
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file in its root with what a coding agent working "
     "here needs: the commands to build, lint and test (and to run a single test), and the high-level "
@@ -230,6 +231,30 @@ async def _tasks(ui: Any, args: str) -> None:
 @command("init", "Write a CLAUDE.md describing this project")
 async def _init(ui: Any, args: str) -> None:
     await ui.turn(INIT_PROMPT, echo=False)
+
+
+@command("review", "Review the current changes (or pull request N) for bugs [N] [focus]")
+async def _review(ui: Any, args: str) -> None:
+    await ui.turn(f"/review {args}".strip(), echo=False)
+
+
+@command("security-review", "Review the current changes for security problems [focus]")
+async def _security_review(ui: Any, args: str) -> None:
+    await ui.turn(f"/security-review {args}".strip(), echo=False)
+
+
+@command("debug", "Turn on debug lines for this session and look into a problem [what went wrong]")
+async def _debug(ui: Any, args: str) -> None:
+    await ui.turn(f"/debug {args}".strip(), echo=False)
+    if ui.session.debug_log is not None:
+        ui.say(f"  Debug lines for this session go to {ui.session.debug_log}", "dim")
+
+
+@command("usage", "Cost, tokens, context and activity of this session")
+async def _usage(ui: Any, args: str) -> None:
+    from yoke.skills.daily_commands import usage_text
+
+    ui.say("\n".join("  " + line for line in usage_text(ui.session).splitlines()))
 
 
 @command("add-dir", "Let the tools work in another folder for this session <path>")
