@@ -176,3 +176,58 @@ def test_review_and_usage_in_the_terminal(pane_factory, project):
         pane.keys("Enter")
         screen = pane.wait_for("Activity:")
     assert "Total cost:" in screen and "Context:" in screen and "1 prompt" in screen
+
+
+def _mcp_project(project):
+    import json
+
+    from tests.mcp_support.helpers import stdio_entry
+
+    servers = {"calc": stdio_entry(), "other": stdio_entry()}
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return project / ".claude" / "settings.local.json"
+
+
+def test_mcp_json_servers_are_approved_once_in_a_dialog(pane_factory, project):
+    import json
+
+    local = _mcp_project(project)
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, width=160)
+        screen = pane.wait_for('start the MCP server "calc"')
+        assert "It runs with your permissions" in screen
+        pick(pane, "Yes, this server")
+        pane.wait_for('start the MCP server "other"')
+        pick(pane, "No, do not start it")
+        wait_prompt(pane)
+        for _attempt in range(10):  # the approved server may still be starting on a loaded machine
+            pane.type("/mcp")
+            pane.keys("Enter")
+            try:
+                pane.wait_for("connected", timeout=3)
+                break
+            except AssertionError:
+                continue
+    assert json.loads(local.read_text()) == {
+        "enabledMcpjsonServers": ["calc"],
+        "disabledMcpjsonServers": ["other"],
+    }
+    with ScriptedServer([]) as srv:  # asked once: the next start asks nothing
+        pane = pane_factory(srv, width=160)
+        wait_prompt(pane)
+        time.sleep(1)
+        assert "start the MCP server" not in pane.screen()
+
+
+def test_trusting_every_mcp_json_server_sets_enable_all(pane_factory, project):
+    import json
+
+    local = _mcp_project(project)
+    with ScriptedServer([]) as srv:
+        pane = pane_factory(srv, width=160)
+        pane.wait_for('start the MCP server "calc"')
+        pick(pane, "Yes, and trust every server")
+        wait_prompt(pane)
+        time.sleep(0.5)
+        assert 'start the MCP server "other"' not in pane.screen()
+    assert json.loads(local.read_text()) == {"enableAllProjectMcpServers": True}

@@ -36,3 +36,16 @@ def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
         node[keys[-1]] = value
     path.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(path, data)
+
+
+def add_to_list_setting(path: Path, key: str, value: str) -> None:
+    """Add `value` to the list setting `key` of a settings file (once), keeping the rest."""
+    current: Any = []
+    if path.exists():
+        try:
+            current = json.loads(path.read_text(encoding="utf-8") or "{}").get(key, [])
+        except (OSError, ValueError, AttributeError):
+            current = []  # write_setting reports a broken file
+    items = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []
+    if value not in items:
+        write_setting(path, (key,), [*items, value])

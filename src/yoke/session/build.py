@@ -286,6 +286,7 @@ async def _mcp(
         env=env,
         plugin_dirs=list(options.plugin_dirs),
         sdk_bridge=options.mcp_sdk_bridge,
+        approve=getattr(options.asker, "approve_mcp_servers", None) if options.interactive else None,
     )
 
 
