@@ -90,3 +90,15 @@ def test_behaves_as_in_settings_lends_a_known_models_handling(yoke, project):
     assert body["model"] == "acme-gateway-model"  # the id sent is the user's
     assert body["output_config"] == {"effort": "medium"} and body["max_tokens"] == 128000
     assert json.loads(run.stdout)["total_cost_usd"] == 0  # capabilities are lent, a price is not
+
+
+def test_gemini_3_in_a_run_gets_the_effort_as_its_thinking_level(yoke):
+    with ScriptedServer([{"content": [{"type": "text", "text": "done"}]}]) as srv:
+        env = {"GEMINI_BASE_URL": srv.gemini_url, "GEMINI_API_KEY": "k", "YOKE_PROVIDER": "gemini"}
+        run = yoke("-p", "--effort", "medium", "hi", env=env)
+        body = srv.requests[0].body
+        path = srv.requests[0].path
+    assert run.code == 0, run.stderr
+    assert "gemini-3.1-pro-preview" in path  # the default, now that 2.5 Pro closes
+    assert body["generationConfig"]["thinkingConfig"] == {"thinkingLevel": "medium"}
+    assert "thinkingBudget" not in json.dumps(body)

@@ -154,7 +154,14 @@ def provider_checks(
         checks.append(Check(section, PROBLEM, "API key", f"not set: set {' or '.join(variables)}"))
     elif variables:
         checks.append(
-            Check(section, OK, "API key", "set" if any(session_env.get(v) for v in variables) else "none")
+            Check(
+                section,
+                OK,
+                "API key",
+                "set"
+                if any(session_env.get(v) for v in variables)
+                else "none (a local server may need none)",
+            )
         )
     models = _configured_models(config, loaded.merged, session_env, resolve_model_alias)
     served = _served(config, session_env, checks) if ask_provider else None
@@ -171,9 +178,9 @@ def _configured_models(
 
     chosen = env.get("YOKE_MODEL") or provider_model_variable(config.provider, env) or merged.get("model")
     models = {config.model: "the configured model" if chosen else "the default model"}
-    for setting, role in (("fallbackModel", "the fallback model"),):
-        if isinstance(merged.get(setting), str) and merged[setting].strip():
-            models.setdefault(alias(config.provider, merged[setting].strip(), env), role)
+    fallback = merged.get("fallbackModel")
+    if isinstance(fallback, str) and fallback.strip():
+        models.setdefault(alias(config.provider, fallback.strip(), env), "the fallback model")
     if env.get("CLAUDE_CODE_SUBAGENT_MODEL"):
         models.setdefault(
             alias(config.provider, env["CLAUDE_CODE_SUBAGENT_MODEL"], env), "the sub-agent model"
