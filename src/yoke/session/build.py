@@ -141,7 +141,9 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     )
     _plugin_agents(catalog, extensions, warnings)
     from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+    from yoke.session.hook_agent import agent_hook_model
 
+    ready: list[Any] = []  # the session, once built: agent hooks' checks run as its sub-agents
     attach_hooks(
         lifecycle,
         settings,
@@ -152,6 +154,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         extras=options.extras,
         prompt_model=(provider, provider_name, model),
+        agent_model=agent_hook_model(ready),
         extensions=extensions,
     )
     section = auto_memory.prompt_section() if auto_memory is not None else None
@@ -200,6 +203,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         rebuild_model=_switch_model,
     )
+    ready.append(session)
     executor.ctx.set_permission_mode = session.set_permission_mode
     if structured is not None:
         session.result_shapers.append(structured.shape)
