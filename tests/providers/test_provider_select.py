@@ -60,7 +60,10 @@ def test_cloud_platform_variables_pick_bedrock_and_vertex():
     bedrock = resolve(CLAUDE_CODE_USE_BEDROCK="1", flag_model="haiku")
     assert bedrock.provider == "bedrock" and bedrock.model.startswith("us.anthropic.claude-haiku-4-5")
     vertex = resolve(CLAUDE_CODE_USE_VERTEX="true")
-    assert vertex.provider == "vertex" and vertex.model == "claude-sonnet-4-6"
+    # Claude Code 2.1.330's defaults on the cloud platforms, read from its requests
+    assert vertex.provider == "vertex" and vertex.model == "claude-opus-5-5"
+    assert resolve(CLAUDE_CODE_USE_BEDROCK="1").model == "us.anthropic.claude-opus-5-5"
+    assert resolve(CLAUDE_CODE_USE_VERTEX="1", flag_model="fable").model == "claude-fable-5-2"
     assert resolve(CLAUDE_CODE_USE_BEDROCK="0").provider == "anthropic"
 
 
