@@ -64,6 +64,7 @@ def test_cloud_platform_variables_pick_bedrock_and_vertex():
     assert vertex.provider == "vertex" and vertex.model == "claude-opus-5-5"
     assert resolve(CLAUDE_CODE_USE_BEDROCK="1").model == "us.anthropic.claude-opus-5-5"
     assert resolve(CLAUDE_CODE_USE_VERTEX="1", flag_model="fable").model == "claude-fable-5-2"
+    assert resolve(CLAUDE_CODE_USE_FOUNDRY="1").model == "claude-sonnet-5-5"
     assert resolve(CLAUDE_CODE_USE_BEDROCK="0").provider == "anthropic"
 
 
