@@ -58,3 +58,14 @@ def test_doctor_with_a_provider_that_cannot_be_reached_says_so_in_one_line(yoke,
 def test_doctor_bad_argument_is_one_line(yoke):
     run = yoke("doctor", "--frobnicate")
     assert run.code == 2 and run.stderr.count("\n") == 1 and "unknown argument --frobnicate" in run.stderr
+
+
+def test_doctor_asks_each_configured_provider(yoke, project):
+    with ScriptedServer(models=["claude-opus-5-5"]) as claude, ScriptedServer(models=["llama3"]) as local:
+        env = {**anthropic_env(claude), "OPENAI_BASE_URL": local.openai_url}
+        run = yoke("doctor", env=env)
+        asked = ([r.path for r in claude.requests], [r.path for r in local.requests])
+    assert asked == (["/v1/models"], ["/v1/models"])
+    assert "claude-opus-5-5: the default model, served by anthropic" in run.stdout
+    assert "Provider openai" in run.stdout
+    assert "gpt-5.1: the default model is not served by openai; it serves: llama3" in run.stdout

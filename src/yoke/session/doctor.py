@@ -37,11 +37,27 @@ class Check(Record):
         self.detail = detail
 
 
+BASE_URL_VARIABLES = {
+    "anthropic": ("ANTHROPIC_BASE_URL",),
+    "openai": ("OPENAI_BASE_URL",),
+    "gemini": ("GEMINI_BASE_URL",),
+    "grok": ("GROK_BASE_URL", "XAI_BASE_URL"),
+}
+
+
 def run_checks(cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True) -> list[Check]:
+    """Every check: the installation, the settings, the provider a session here would use, then each other
+    provider the environment configures (its key or base URL is set)."""
     checks = installation_checks(env)
     loaded, settings_checks = _settings(cwd, env)
     checks += settings_checks
-    checks += provider_checks(loaded, cwd, env, ask_provider=ask_provider)
+    selected = provider_checks(loaded, cwd, env, ask_provider=ask_provider)
+    checks += selected
+    chosen = selected[0].detail.split()[0] if selected and selected[0].label == "provider" else None
+    chosen = "openai" if chosen == "openai-responses" else chosen
+    for name, variables in BASE_URL_VARIABLES.items():
+        if name != chosen and any(env.get(v) for v in (*variables, *KEY_VARIABLES[name])):
+            checks += provider_checks(loaded, cwd, env, ask_provider=ask_provider, provider=name)
     return checks
 
 
@@ -129,19 +145,25 @@ def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
 
 
 def provider_checks(
-    loaded: Any, cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True
+    loaded: Any, cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True, provider: str | None = None
 ) -> list[Check]:
+    """The provider a session would use (or `provider`): its key, and its model list against the models."""
     from yoke.config.env_policy import apply_env, settings_env
     from yoke.permissions.trust import is_trusted
     from yoke.providers.base import ProviderError
     from yoke.providers.select import resolve_model_alias, resolve_provider
 
-    section = "Provider"
+    section = f"Provider {provider}" if provider else "Provider"
     session_env = dict(env)
     trusted = is_trusted(cwd, loaded.yoke_home, home=loaded.home, claude_dir=loaded.claude_dir)
     apply_env(settings_env(loaded.sources, trusted, []), session_env)
+    merged = loaded.merged
+    if provider:  # another configured provider: only its own model variable and its default count
+        merged = {}
+        session_env.pop("YOKE_MODEL", None)
+        session_env.pop("CLAUDE_CODE_SUBAGENT_MODEL", None)
     try:
-        config = resolve_provider(None, None, loaded.merged, session_env)
+        config = resolve_provider(provider, None, merged, session_env)
     except ProviderError as exc:
         return [Check(section, PROBLEM, "provider", str(exc))]
     checks = [
@@ -163,10 +185,10 @@ def provider_checks(
                 else "none (a local server may need none)",
             )
         )
-    models = _configured_models(config, loaded.merged, session_env, resolve_model_alias)
-    served = _served(config, session_env, checks) if ask_provider else None
+    models = _configured_models(config, merged, session_env, resolve_model_alias)
+    served = _served(section, config, session_env, checks) if ask_provider else None
     for model, role in models.items():
-        checks += _model_checks(section, config.provider, model, role, served, loaded.merged)
+        checks += _model_checks(section, config.provider, model, role, served, loaded.merged)  # its prices
     return checks
 
 
@@ -188,18 +210,18 @@ def _configured_models(
     return models
 
 
-def _served(config: Any, env: Mapping[str, str], checks: list[Check]) -> list[str] | None:
+def _served(section: str, config: Any, env: Mapping[str, str], checks: list[Check]) -> list[str] | None:
     from yoke.providers.model_list import ModelListError, listable, served_models
 
     if not listable(config.provider):
-        checks.append(Check("Provider", INFO, "model list", f"not asked of {config.provider}"))
+        checks.append(Check(section, INFO, "model list", f"not asked of {config.provider}"))
         return None
     try:
         served = served_models(config.provider, config.base_url, env)
     except ModelListError as exc:
-        checks.append(Check("Provider", PROBLEM, "model list", str(exc)))
+        checks.append(Check(section, PROBLEM, "model list", str(exc)))
         return None
-    checks.append(Check("Provider", OK, "model list", f"{len(served)} models served"))
+    checks.append(Check(section, OK, "model list", f"{len(served)} models served"))
     return served
 
 
