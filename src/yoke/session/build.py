@@ -70,12 +70,13 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     settings = _load_settings(options, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = _session_env(settings, cwd, options.env, warnings)
-    effort = _effort(options, merged, env)
+    _behaves_as(merged, warnings)
     resources = ResourceStack()
     registry = _tools(options)
     options, catalog = _agents(options, cwd, env, registry, warnings)
     provider, provider_name, model = _make_provider(options, merged, env)
     _offer_tools(options, registry, model, env)
+    effort = _effort(options, merged, env, model)
     prices = _prices(options, merged, model, warnings)
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
@@ -141,7 +142,9 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     )
     _plugin_agents(catalog, extensions, warnings)
     from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+    from yoke.session.hook_agent import agent_hook_model
 
+    ready: list[Any] = []  # the session, once built: agent hooks' checks run as its sub-agents
     attach_hooks(
         lifecycle,
         settings,
@@ -152,6 +155,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         extras=options.extras,
         prompt_model=(provider, provider_name, model),
+        agent_model=agent_hook_model(ready),
         extensions=extensions,
     )
     section = auto_memory.prompt_section() if auto_memory is not None else None
@@ -200,6 +204,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         rebuild_model=_switch_model,
     )
+    ready.append(session)
     executor.ctx.set_permission_mode = session.set_permission_mode
     if structured is not None:
         session.result_shapers.append(structured.shape)
@@ -286,6 +291,7 @@ async def _mcp(
         env=env,
         plugin_dirs=list(options.plugin_dirs),
         sdk_bridge=options.mcp_sdk_bridge,
+        approve=getattr(options.asker, "approve_mcp_servers", None) if options.interactive else None,
     )
 
 
@@ -375,12 +381,15 @@ async def _close_shell(ctx: Any) -> None:
         await shutdown_shell(ctx.session)
 
 
-def _effort(options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
-    """The reasoning effort level: CLAUDE_CODE_EFFORT_LEVEL, --effort, then the effortLevel setting."""
-    from yoke.providers.effort import EffortError, resolve_effort
+def _effort(
+    options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str], model: str
+) -> str | None:
+    """The reasoning effort level: CLAUDE_CODE_EFFORT_LEVEL, --effort, the effortLevel setting, else the
+    model's default as Claude Code sends it."""
+    from yoke.providers.effort import EffortError, session_effort
 
     try:
-        return resolve_effort(options.effort, env, merged.get("effortLevel"))
+        return session_effort(options.effort, env, merged.get("effortLevel"), model)
     except EffortError as exc:
         raise SessionError(str(exc)) from None
 
@@ -392,11 +401,43 @@ def _loop_settings(
         model=model,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        max_tokens=options.max_output_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
+        max_tokens=options.max_output_tokens or _max_output(env, model),
         thinking_budget=options.max_thinking_tokens,
         effort=effort,
         include_partial=options.include_partial_messages,
     )
+
+
+def _max_output(env: Mapping[str, str], model: str) -> int:
+    """max_tokens: YOKE_MAX_OUTPUT_TOKENS or CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the model's default as Claude
+    Code 2.1.330 sends it (models.json `max_output`), else 32,000."""
+    from yoke.providers.pricing import max_output
+
+    for name in ("YOKE_MAX_OUTPUT_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"):
+        if env.get(name):
+            return _int_env(env, name, 32000)
+    return max_output(model) or 32000
+
+
+def _behaves_as(merged: Mapping[str, Any], warnings: list[str]) -> None:
+    """Claude Code's `modelPicker.options[].behavesAs`: a model Yoke does not know takes a known one's
+    capabilities (effort levels and default, thinking, context window, max output), never its price."""
+    from yoke.providers.pricing import set_behaves_as
+
+    picker = merged.get("modelPicker")
+    rows = picker.get("options") if isinstance(picker, dict) else None
+    if picker is not None and not isinstance(rows, list):
+        warnings.append('settings: "modelPicker" must be an object with an "options" array; ignored')
+        rows = []
+    pairs = {}
+    for row in rows or ():
+        if (
+            isinstance(row, dict)
+            and isinstance(row.get("model"), str)
+            and isinstance(row.get("behavesAs"), str)
+        ):
+            pairs[row["model"]] = row["behavesAs"]
+    set_behaves_as(pairs)
 
 
 def _yoke_home(env: Mapping[str, str]) -> Path:

@@ -22,7 +22,8 @@ from yoke.skills.inline import InlineError, Permit, RunShell, inline_files, run_
 from yoke.skills.model import Skill
 from yoke.skills.substitute import Substitution, substitute
 
-BUILTINS = ("compact", "init", "cost", "context", "memory")
+BUILTINS = ("compact", "init", "cost", "context", "memory", "review", "code-review", "security-review", "debug",
+            "usage")  # fmt: skip
 
 
 @dataclass
