@@ -6,11 +6,20 @@ PY := $(VENV)/bin/python
 # anew (the suite ran three times slower). Bytecode caching is wanted here.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test lint bench system-deps
+.PHONY: demo test lint bench system-deps install venv-broken
+
+# A .venv whose Python is gone, too old, or cannot import yoke (a failed or interrupted setup) is rebuilt
+# from scratch; a working one is left alone. Only then is $(PYTHON) itself checked: one line if it is too old.
+VENV_OK := $(shell $(PY) -c 'import sys, yoke; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && echo ok)
+ifeq ($(VENV_OK),)
+ifneq ($(shell $(PYTHON) -c 'import sys; print(int(sys.version_info >= (3, 11)))' 2>/dev/null),1)
+$(error Yoke needs Python 3.11 or newer, and $(PYTHON) is $(or $(shell $(PYTHON) --version 2>&1),not found): install one (e.g. apt-get install python3.11) and run: make PYTHON=python3.11)
+endif
+endif
 
 # The package alone: all the demo needs.
-$(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(VENV)/.installed: pyproject.toml $(if $(VENV_OK),,venv-broken)
+	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
 	touch $@
@@ -22,6 +31,13 @@ $(VENV)/.dev-installed: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(VENV)/bin/yoke demo
+
+# `yoke` on PATH: a link in $(BINDIR) (default ~/.local/bin) to this checkout's .venv/bin/yoke.
+BINDIR ?= $(HOME)/.local/bin
+install: $(VENV)/.installed
+	@mkdir -p $(BINDIR) && ln -sf $(abspath $(VENV))/bin/yoke $(BINDIR)/yoke
+	@echo "linked $(BINDIR)/yoke -> $(abspath $(VENV))/bin/yoke"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "$(BINDIR) is not on your PATH; add it: export PATH=\"$(BINDIR):\$$PATH\"";; esac
 
 # Debian packages the test suite drives for real (bubblewrap for the sandbox, git, tmux for the terminal UI,
 # openssl for a TLS server's certificate); installed when missing and root.

@@ -91,8 +91,6 @@ def test_tools_space_separated_enables_each(yoke):
 
 
 SUBCOMMANDS = [
-    ["config", "list"],
-    ["doctor"],
     ["update"],
     ["install"],
     ["setup-token"],
@@ -109,6 +107,15 @@ def test_subcommand_never_reaches_the_model(yoke, argv):
     assert run.code != 0
     assert run.stdout == ""
     assert len(run.stderr.strip().splitlines()) == 1 and "not available" in run.stderr
+
+
+@pytest.mark.parametrize("argv", [["config", "list"], ["doctor"]], ids=lambda a: a[0])
+def test_config_and_doctor_are_commands_not_prompts(yoke, argv):
+    with ScriptedServer([DONE]) as srv:
+        run = yoke(*argv, env=anthropic_env(srv))
+        posts = [r for r in srv.requests if r.method == "POST"]  # doctor only lists the models (a GET)
+    assert posts == [] and "Traceback" not in run.stderr
+    assert run.stdout.strip()
 
 
 def test_mcp_list_is_a_command_not_a_prompt(yoke):

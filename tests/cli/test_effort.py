@@ -49,10 +49,29 @@ def test_a_model_without_effort_gets_no_field(yoke, model):
     assert "output_config" not in bodies[0]
 
 
-def test_no_effort_asked_sends_nothing(yoke):
-    run, bodies = run_anthropic(yoke, "--model", "claude-opus-4-7")
+@pytest.mark.parametrize(
+    ("model", "sent", "max_tokens"),
+    [  # what Claude Code 2.1.330 sends for each when no level is asked (read from its requests)
+        ("claude-opus-5-5", "medium", 128000),
+        ("claude-haiku-5-5", "medium", 128000),
+        ("claude-opus-4-7", "xhigh", 64000),
+        ("claude-fable-5-1", "high", 64000),
+        ("claude-sonnet-4-6", "high", 32000),
+        ("claude-sonnet-4-5", None, 32000),
+        ("my-local-model", None, 32000),
+    ],
+)
+def test_no_effort_asked_sends_claude_codes_default_for_the_model(yoke, model, sent, max_tokens):
+    run, bodies = run_anthropic(yoke, "--model", model)
     assert run.code == 0, run.stderr
-    assert "output_config" not in bodies[0]
+    assert bodies[0].get("output_config") == ({"effort": sent} if sent else None)
+    assert bodies[0]["max_tokens"] == max_tokens
+
+
+def test_the_output_limit_variable_beats_the_models_default(yoke):
+    run, bodies = run_anthropic(yoke, env={"CLAUDE_CODE_MAX_OUTPUT_TOKENS": "4000"})
+    assert run.code == 0, run.stderr
+    assert bodies[0]["max_tokens"] == 4000
 
 
 def test_the_environment_variable_beats_the_flag(yoke):
@@ -189,11 +208,13 @@ def test_thinking_is_adaptive_where_the_model_takes_no_budget(yoke, model, think
 def test_the_aliases_and_default_are_claude_codes(yoke):
     run, bodies = run_anthropic(yoke)
     assert run.code == 0, run.stderr
-    assert bodies[0]["model"] == "claude-sonnet-5-5"
+    assert bodies[0]["model"] == "claude-opus-5-5"
+    assert bodies[0]["output_config"] == {"effort": "medium"} and bodies[0]["max_tokens"] == 128000
     for alias, model in (
         ("opus", "claude-opus-5-5"),
         ("haiku", "claude-haiku-5-5"),
-        ("fable", "claude-fable-5-1"),
+        ("fable", "claude-fable-5-2"),
+        ("sonnet", "claude-sonnet-5-5"),
     ):
         run, bodies = run_anthropic(yoke, "--model", alias)
         assert bodies[0]["model"] == model

@@ -42,9 +42,9 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     lines = run.lines()
     notices = [o for o in lines if o.get("subtype") == "informational"]
     assert [n["content"] for n in notices] == [
-        "Switched to claude-haiku-5-5 due to high demand for claude-sonnet-5-5"
+        "Switched to claude-haiku-5-5 due to high demand for claude-opus-5-5"
     ]
-    assert models == ["claude-sonnet-5-5"] * 4 + ["claude-haiku-5-5"] * 2
+    assert models == ["claude-opus-5-5"] * 4 + ["claude-haiku-5-5"] * 2
     result = run.result()
     assert result["subtype"] == "success" and result["result"] == "All done on the fallback."
     assert list(result["modelUsage"]) == ["claude-haiku-5-5"]
@@ -55,9 +55,7 @@ def test_fallback_on_repeated_overload_is_shown_recorded_and_resumed(yoke, home)
     records = [json.loads(line) for line in transcript.read_text().splitlines()]
     switch = [r for r in records if r.get("subtype") == "notice" and r.get("level") == "model_fallback"]
     assert (
-        switch
-        and switch[0]["fromModel"] == "claude-sonnet-5-5"
-        and switch[0]["toModel"] == "claude-haiku-5-5"
+        switch and switch[0]["fromModel"] == "claude-opus-5-5" and switch[0]["toModel"] == "claude-haiku-5-5"
     )
 
     # resuming the session continues on the fallback model, which the transcript says it switched to
@@ -102,4 +100,4 @@ def test_a_run_that_fell_back_replays(yoke, project, tmp_path):
     assert replayed.code == 0, replayed.stderr
     assert replayed.result()["result"] == "All done on the fallback."
     notices = [o["content"] for o in replayed.lines() if o.get("subtype") == "informational"]
-    assert notices == ["Switched to claude-haiku-5-5 due to high demand for claude-sonnet-5-5"]
+    assert notices == ["Switched to claude-haiku-5-5 due to high demand for claude-opus-5-5"]

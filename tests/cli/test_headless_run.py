@@ -214,7 +214,8 @@ def test_verbose_text_shows_steps_and_the_todo_list(yoke, project):
         {"content": [{"type": "text", "text": "Planned."}]},
     ]
     with ScriptedServer(turns) as srv:
-        run = yoke("-p", "plan", "--verbose", env=anthropic_env(srv))
+        # a family offered the todo list (providers/models.json `task_list`)
+        run = yoke("-p", "plan", "--verbose", "--model", "claude-sonnet-4-5", env=anthropic_env(srv))
     assert run.code == 0, run.stderr
     assert run.stdout == "Planned.\n"  # the live view goes to stderr; stdout stays pipe-clean
     assert "● TodoWrite(" in run.stderr

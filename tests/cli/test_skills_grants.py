@@ -51,7 +51,7 @@ def test_grants_last_for_the_invoking_query_only(yoke, project):
             "--model",
             "claude-sonnet-4-5",
             input=user("/mk") + user("again"),
-            env=anthropic_env(srv),
+            env={**anthropic_env(srv), "ENABLE_TOOL_SEARCH": "false"},  # every tool sent in full
         )
         bodies = [r.body for r in srv.requests][skip:]
     assert run.code in (0, 1), run.stderr

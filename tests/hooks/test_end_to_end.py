@@ -434,3 +434,62 @@ def test_skill_frontmatter_hooks_apply_once_the_skill_is_invoked(yoke, project: 
     assert "Deploy the app now." in json.dumps(requests[0].body["messages"])
     assert not (project / "deployed").exists()
     assert "deploys need a ticket" in tool_result_text(requests[1])
+
+
+def test_agent_hook_checks_with_a_read_only_sub_agent(yoke, project: Path, home: Path):
+    (project / "TESTS.md").write_text("last run: failed\n")
+    hooks = {
+        "Stop": [{"hooks": [{"type": "agent", "prompt": "Check TESTS.md says the tests pass. $ARGUMENTS"}]}]
+    }
+    configure(project, home, hooks)
+    read = {
+        "type": "tool_use",
+        "id": "toolu_r",
+        "name": "Read",
+        "input": {"file_path": str(project / "TESTS.md")},
+    }
+    turns = [
+        {"content": "Done."},
+        {"content": [read]},  # the checking agent looks at the project itself
+        {"content": '{"ok": false, "reason": "TESTS.md says the last run failed."}'},
+        {"content": "Fixed and ran them: green."},
+        {"content": '{"ok": true}'},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "finish", "--output-format", "json", env=anthropic_env(srv))
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "Fixed and ran them: green."
+    check = requests[1].body
+    assert {t["name"] for t in check["tools"]} == {"Read", "Grep", "Glob"}
+    assert "read-only tools" in json.dumps(check["system"])
+    assert "Check TESTS.md says the tests pass." in json.dumps(check["messages"][0])
+    assert "last run: failed" in json.dumps(requests[2].body["messages"])  # the Read ran
+    assert "TESTS.md says the last run failed." in json.dumps(requests[3].body["messages"][-1])
+
+
+def test_an_agent_hook_on_its_own_checks_tool_calls_does_not_recurse(yoke, project: Path, home: Path):
+    (project / "a.txt").write_text("alpha\n")
+    hooks = {
+        "PreToolUse": [{"matcher": "Read", "hooks": [{"type": "agent", "prompt": "Is this read safe?"}]}]
+    }
+    configure(project, home, hooks)
+    read = {
+        "type": "tool_use",
+        "id": "toolu_a",
+        "name": "Read",
+        "input": {"file_path": str(project / "a.txt")},
+    }
+    check_read = {**read, "id": "toolu_c"}
+    turns = [
+        {"content": [read]},
+        {"content": [check_read]},  # the check reads too: its own PreToolUse agent hook is skipped
+        {"content": '{"ok": true}'},
+        {"content": "It says alpha."},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "read a.txt", "--output-format", "json", env=anthropic_env(srv), timeout=60)
+        requests = srv.requests
+    assert run.code == 0, run.stderr
+    assert json.loads(run.stdout)["result"] == "It says alpha."
+    assert len(requests) == 4

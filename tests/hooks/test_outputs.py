@@ -326,7 +326,7 @@ async def test_prompt_hook_asks_the_small_model(project: Path):
 async def test_agent_hook_without_sub_agents_says_so(project: Path):
     lifecycle, _ = make(project, {"Stop": [{"hooks": [{"type": "agent", "prompt": "verify"}]}]})
     out = await lifecycle.announce("Stop", stop_hook_active=False)
-    assert not out.block and "agent hooks are not available yet" in out.system_message
+    assert not out.block and "agent hooks are not available here" in out.system_message
 
 
 async def test_python_callbacks_for_the_sdk(project: Path):

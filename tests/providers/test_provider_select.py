@@ -17,9 +17,10 @@ def resolve(flag_provider=None, flag_model=None, settings=None, **env):
     return resolve_provider(flag_provider, flag_model, settings or {}, env)
 
 
-def test_defaults_are_anthropic_and_sonnet():
+def test_defaults_are_anthropic_and_opus():
+    # Claude Code 2.1.330's default model (its request read against the scripted server)
     config = resolve()
-    assert (config.provider, config.model, config.base_url) == ("anthropic", "claude-sonnet-5-5", None)
+    assert (config.provider, config.model, config.base_url) == ("anthropic", "claude-opus-5-5", None)
 
 
 def test_flags_beat_environment_beats_settings():
@@ -35,11 +36,11 @@ def test_aliases_map_to_ids_and_env_overrides_them():
     # as Claude Code's current release resolves them on the Anthropic API
     assert resolve(flag_model="opus").model == "claude-opus-5-5"
     assert resolve(flag_model="haiku").model == "claude-haiku-5-5"
-    assert resolve(flag_model="fable").model == "claude-fable-5-1"
+    assert resolve(flag_model="fable").model == "claude-fable-5-2"
     assert resolve(flag_model="sonnet[1m]").model == "claude-sonnet-5-5"
     assert resolve(flag_model="best").model == "claude-opus-5-5"
     assert resolve(flag_model="sonnet", ANTHROPIC_DEFAULT_SONNET_MODEL="my-sonnet").model == "my-sonnet"
-    assert resolve(flag_model="default").model == "claude-sonnet-5-5"
+    assert resolve(flag_model="default").model == "claude-opus-5-5"
     assert resolve(flag_model="claude-custom-7").model == "claude-custom-7"
 
 
@@ -59,7 +60,11 @@ def test_cloud_platform_variables_pick_bedrock_and_vertex():
     bedrock = resolve(CLAUDE_CODE_USE_BEDROCK="1", flag_model="haiku")
     assert bedrock.provider == "bedrock" and bedrock.model.startswith("us.anthropic.claude-haiku-4-5")
     vertex = resolve(CLAUDE_CODE_USE_VERTEX="true")
-    assert vertex.provider == "vertex" and vertex.model == "claude-sonnet-4-6"
+    # Claude Code 2.1.330's defaults on the cloud platforms, read from its requests
+    assert vertex.provider == "vertex" and vertex.model == "claude-opus-5-5"
+    assert resolve(CLAUDE_CODE_USE_BEDROCK="1").model == "us.anthropic.claude-opus-5-5"
+    assert resolve(CLAUDE_CODE_USE_VERTEX="1", flag_model="fable").model == "claude-fable-5-2"
+    assert resolve(CLAUDE_CODE_USE_FOUNDRY="1").model == "claude-sonnet-5-5"
     assert resolve(CLAUDE_CODE_USE_BEDROCK="0").provider == "anthropic"
 
 
@@ -119,17 +124,18 @@ def test_claude_code_switches_pick_each_vendor():
 
 def test_model_mapping_per_vendor():
     # GEMINI_MODEL, then GEMINI_DEFAULT_*, then ANTHROPIC_DEFAULT_* (deprecated), then the built-in table
-    assert resolve("gemini").model == "gemini-2.5-pro"
-    assert resolve("gemini", GEMINI_MODEL="gemini-3-pro-preview").model == "gemini-3-pro-preview"
-    assert resolve("gemini", "opus").model == "gemini-3-pro-preview"
+    # gemini-2.5-pro shuts down 2026-12-01 and gemini-3-pro-preview did on 2026-03-09: neither is a default
+    assert resolve("gemini").model == "gemini-3.1-pro-preview"
+    assert resolve("gemini", GEMINI_MODEL="gemini-3-flash-preview").model == "gemini-3-flash-preview"
+    assert resolve("gemini", "opus").model == "gemini-3.1-pro-preview"
     assert resolve("gemini", "haiku", GEMINI_DEFAULT_HAIKU_MODEL="gemini-2.5-flash-lite").model == (
         "gemini-2.5-flash-lite"
     )
     assert resolve("gemini", "sonnet", ANTHROPIC_DEFAULT_SONNET_MODEL="x-sonnet").model == "x-sonnet"
     # a Claude Code settings file naming a Claude model still works on another vendor
-    assert resolve("gemini", settings={"model": "claude-opus-4-7"}).model == "gemini-3-pro-preview"
-    assert resolve("grok", "claude-sonnet-4-6").model == "grok-code-fast-1"
-    assert resolve("grok", GROK_MODEL="grok-4").model == "grok-4"
+    assert resolve("gemini", settings={"model": "claude-opus-4-7"}).model == "gemini-3.1-pro-preview"
+    assert resolve("grok", "claude-sonnet-4-6").model == "grok-4.3"  # xAI retired grok-code-fast-1 2026-05-15
+    assert resolve("grok", GROK_MODEL="grok-4.6").model == "grok-4.6"
     # where the vendor has no mapping the name passes through (OpenRouter serves Claude itself)
     assert resolve("openai", "claude-sonnet-4-6").model == "claude-sonnet-4-6"
     assert resolve("gemini", "gemini-2.5-flash").model == "gemini-2.5-flash"

@@ -329,7 +329,7 @@ async def test_a_planned_switch_builds_the_new_vendor_and_converts_the_history(t
         plan = plan_model_switch(
             "opus", current_provider="gemini", current_model="gemini-2.5-pro", messages=[], env=env
         )
-        assert (plan.provider_name, plan.model, plan.provider) == ("gemini", "gemini-3-pro-preview", None)
+        assert (plan.provider_name, plan.model, plan.provider) == ("gemini", "gemini-3.1-pro-preview", None)
         plan = plan_model_switch(
             "gemini-2.5-pro",
             current_provider="anthropic",
@@ -347,7 +347,7 @@ async def test_a_planned_switch_builds_the_new_vendor_and_converts_the_history(t
     explicit = plan_model_switch(
         "anthropic:sonnet", current_provider="gemini", current_model="x", messages=[], env=env
     )
-    assert (explicit.provider_name, explicit.model) == ("anthropic", "claude-sonnet-5-5")
+    assert (explicit.provider_name, explicit.model) == ("anthropic", "claude-sonnet-5-5")  # the alias
     on_bedrock = plan_model_switch(
         "claude-opus-4-7", current_provider="bedrock", current_model="x", messages=[], env={}
     )

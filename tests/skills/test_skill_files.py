@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from yoke.skills.catalog import load_catalog
-from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
-from yoke.skills.model import SkillError, skill_from_fields
+from yoke.skills.frontmatter import parse_frontmatter
+from yoke.skills.model import skill_from_fields
 from yoke.skills.substitute import Substitution, substitute
 from yoke.skills.tool import listing
 
@@ -38,10 +38,8 @@ def test_flat_reader_agrees_with_yaml(head):
 
     try:
         expected = yaml.safe_load(head)
-    except yaml.YAMLError:
-        with pytest.raises(FrontmatterError):
-            parse_frontmatter(f"---\n{head}---\nbody\n")
-        return
+    except yaml.YAMLError:  # Claude Code quotes the value and reads it again
+        expected = {"name": "a", "description": "Does things: well"}
     fields, body = parse_frontmatter(f"---\n{head}---\nbody\n")
     assert fields == expected and body == "body\n"
 
@@ -55,21 +53,31 @@ def test_flat_frontmatter_does_not_import_yaml():
     assert "yaml" not in sys.modules
 
 
-def test_malformed_frontmatter_is_one_line():
-    with pytest.raises(FrontmatterError, match="line"):
-        parse_frontmatter("---\ndescription: [unclosed\n---\n")
-    with pytest.raises(FrontmatterError, match="never closed"):
-        parse_frontmatter("---\nname: a\n")
+def test_frontmatter_yaml_cannot_read_is_read_as_claude_code_reads_it():
+    # a value YAML misreads is quoted and read again
+    assert parse_frontmatter("---\ndescription: [unclosed\n---\nB")[0] == {"description": "[unclosed"}
+    hint = "---\nargument-hint: [name] | setup | status\nmodel: haiku\n---\n"
+    assert parse_frontmatter(hint)[0] == {"argument-hint": "[name] | setup | status", "model": "haiku"}
+    # a list stays a list; YAML 1.2: `yes` is text, dates are text
+    assert parse_frontmatter("---\nargument-hint: [a, b]\nx: yes\nd: 2024-01-02\n---\n")[0] == {
+        "argument-hint": ["a", "b"],
+        "x": "yes",
+        "d": "2024-01-02",
+    }
+    # beyond repair: no frontmatter, the body still loads; never closed: all of it is the body
+    assert parse_frontmatter("---\na: b\n  c: [\n- d\n---\nbody") == ({}, "body")
+    assert parse_frontmatter("---\nname: a\n") == ({}, "---\nname: a\n")
 
 
-def test_field_checks_name_the_field():
-    with pytest.raises(SkillError, match="context"):
-        skill("b", context="sideways")
-    with pytest.raises(SkillError, match="disable-model-invocation"):
-        skill("b", **{"disable-model-invocation": "maybe"})
-    s = skill("First paragraph\nstill first.\n\nSecond.", **{"allowed-tools": "Bash(git add *) Read, Edit"})
+def test_fields_of_an_unexpected_type_never_refuse_the_file():
+    assert skill("b", context="sideways").context == "inline"
+    assert skill("b", **{"disable-model-invocation": "maybe"}).disable_model_invocation is False
+    assert skill("b", **{"argument-hint": ["name", "flags"]}).argument_hint == "name,flags"
+    assert skill("b", description=["a", "list"]).description == "b"
+    assert skill("b", description=3.0, effort="loud", shell="zsh").description == "3"
+    s = skill("# First line\nstill first.\n\nSecond.", **{"allowed-tools": "Bash(git add *) Read, Edit"})
     assert s.allowed_tools == ["Bash(git add *)", "Read", "Edit"]
-    assert s.description == "First paragraph still first."
+    assert s.description == "First line"
 
 
 def test_substitutions():
@@ -118,7 +126,7 @@ def test_listing_stays_within_budget():
     for i, s in enumerate(skills):
         s.name = f"skill-{i:02d}"
     full = listing(skills[:3], 8000)
-    assert full.count("\n") == 2 and all(len(line) <= 250 for line in full.splitlines())
+    assert full.count("\n") == 2 and all(line.endswith("word") for line in full.splitlines())  # whole
     squeezed = listing(skills, 8000)
     assert len(squeezed) <= 8000 and squeezed.count("- skill-") == 60
     assert listing(skills, 1000).splitlines()[0] == "- skill-00"  # names only
@@ -151,3 +159,93 @@ def test_yaml_results_are_cached_by_content(tmp_path):
     write(tmp_path / "repo/.claude/skills/h/SKILL.md", "---\ndescription: e\nhooks:\n  Stop: []\n---\nB")
     changed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
     assert changed == "{'Stop': []} e True"
+
+
+# What Claude Code 2.1.330 listed for a command with this frontmatter and the body "body" (run on 2026-11-25)
+CLAUDE_CODE_READS = [
+    ("description: first\ndescription: second\n", "second"),
+    ("description: tabbed\n\tfoo: bar\n", "body"),
+    ("description: foo # comment\n", "foo"),
+    ('description: "unterminated\n', "body"),
+    ("description: 'it''s'\n", "it's"),
+    ("description: line one\n  line two\n", "line one line two"),
+    ("description: >-\n  folded\n  text\n", "folded text"),
+    ("description:\n  - item1\n  - item2\n", "body"),
+    ("description: a --- b\n", "a"),
+    ("description: @mention the user\n", "@mention the user"),
+    ("description:foo\n", "body"),
+    ("description: [a, b]\n", "body"),
+    ("description: {a: 1}\n", "body"),
+    ("description: yes\n", "yes"),
+    ("description: 2024-01-01\n", "2024-01-01"),
+    ("description: 0x1F\n", "31"),
+    ("description: 1e3\n", "1000"),
+    ("description: 1.50\n", "1.5"),
+    ("description: 0o17\n", "15"),
+    ("description: 012\n", "12"),
+    ("description: .inf\n", "Infinity"),
+    ("description: 12:30\n", "12:30"),
+    ("description: ~\n", "body"),
+    ("description: !important note\n", "note"),
+    ('description: "quoted: fine" trailing\n', '"quoted: fine" trailing'),
+    ("allowed-tools:\n  - Read\n   - Bash\ndescription: w desc: x\n", "w desc: x"),
+    ("description: a: b: c\nname: [x\n", "a: b: c"),
+]
+
+
+@pytest.mark.parametrize(("head", "listed"), CLAUDE_CODE_READS)
+def test_descriptions_read_as_claude_code_reads_them(head, listed):
+    meta, body = parse_frontmatter(f"---\n{head}---\nbody\n")
+    assert (
+        skill_from_fields(
+            meta, body, path=Path("/c/x.md"), name="x", kind="command", source="project"
+        ).description
+        == listed
+    )
+
+
+def test_crlf_frontmatter_is_not_repaired_as_claude_code_does_not(tmp_path):
+    from yoke.skills.frontmatter import read_markdown
+
+    path = tmp_path / "c.md"
+    path.write_bytes(b"---\r\ndescription: crlf: yes\r\n---\r\nbody j\r\n")
+    assert parse_frontmatter(read_markdown(path)) == ({}, "body j\n")
+    path.write_bytes(b"---\r\ndescription: plain\r\n---\r\nbody\r\n")
+    assert parse_frontmatter(read_markdown(path))[0] == {"description": "plain"}
+
+
+def test_agent_files_as_claude_code_takes_them(tmp_path):
+    from yoke.agents.definitions import parse_agent_file
+
+    cases = {
+        "dots.md": (
+            "---\nname: Mixed.Case_v2\ndescription: d\ntools: Read Bash(git log:*)\n---\nB",
+            ["Read", "Bash(git log:*)"],
+        ),
+        "star.md": ('---\nname: star\ndescription: d\ntools: "*"\n---\nB', None),
+        "empty.md": ("---\nname: empty\ndescription: d\ntools:\n---\nB", []),
+        "absent.md": ("---\nname: absent\ndescription: d\n---\nB", None),
+    }
+    for file, (text, tools) in cases.items():
+        warnings: list[str] = []
+        definition = parse_agent_file(write(tmp_path / file, text), "project", warnings)
+        assert definition is not None and definition.tools == tools and warnings == []
+    refused = {
+        "num.md": "---\nname: 123\ndescription: d\n---\nB",
+        "dash.md": "---\nname: -dash\ndescription: d\n---\nB",
+        "colon.md": "---\nname: a:b\ndescription: d\n---\nB",
+        "nodesc.md": "---\nname: wtu\nwhen_to_use: only this\n---\nB",
+        "crlf.md": "---\r\nname: crlf\r\ndescription: Use it when: x\r\n---\r\nB",
+    }
+    for file, text in refused.items():
+        path = tmp_path / file
+        path.write_bytes(text.encode())
+        assert parse_agent_file(path, "project", []) is None
+    warnings = []
+    assert parse_agent_file(write(tmp_path / "notes.md", "plain notes"), "project", warnings) is None
+    assert warnings == []
+
+
+def test_the_listing_escapes_angle_brackets_as_claude_code_does():
+    s = skill("b", description='a <b> & c > d "q"')
+    assert listing([s], 8000) == '- x: a &lt;b&gt; & c &gt; d "q"'

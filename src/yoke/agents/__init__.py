@@ -12,10 +12,11 @@ from yoke.agents.definitions import AgentCatalog, AgentDefinition, load_catalog
 def agent_tools(catalog: AgentCatalog) -> list[Any]:
     """The tools a session gets for sub-agents and the task list."""
     from yoke.agents.task_list import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
-    from yoke.agents.tools import AgentTool, SendMessageTool
+    from yoke.agents.tools import AgentTool, ListAgentsTool, SendMessageTool
 
     return [
         AgentTool(catalog),
+        ListAgentsTool(),
         SendMessageTool(),
         TaskCreateTool(),
         TaskGetTool(),

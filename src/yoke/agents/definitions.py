@@ -6,16 +6,14 @@ Invalid files are skipped with one warning naming the file."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from yoke.jsonsafe import loads as safe_json
 from yoke.records import Record
-from yoke.regex import lazy_compile
+from yoke.skills.model import js_description, js_model, js_text, tool_list
 
-NAME = lazy_compile(r"^[a-z0-9][a-z0-9_-]*$", re.I)
 READ_ONLY_TOOLS = ["Read", "Glob", "Grep", "Bash", "WebFetch", "WebSearch", "TodoWrite"]
 
 
@@ -182,38 +180,57 @@ def load_dir(directory: Path, source: str, warnings: list[str]) -> list[AgentDef
 
 
 def parse_agent_file(path: Path, source: str, warnings: list[str]) -> AgentDefinition | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"{path}: skipped, cannot read it ({exc})")
+    """A user or project agent file, as Claude Code 2.1.330 takes one: it needs a `name` (any text without
+    `:` that does not start with `-`) and a `description`; other fields of an unexpected type are ignored."""
+    read = _read_agent_file(path, warnings)
+    if read is None:
         return None
-    try:
-        meta, body = split_frontmatter(text)
-    except ValueError as exc:
-        warnings.append(f"{path}: skipped, {exc}")
+    meta, body = read
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        if meta:
+            warnings.append(f"{path}: skipped, it has no `name` in its frontmatter")
         return None
     return _definition(meta, body.strip(), source, path, warnings)
 
 
-def split_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """YAML frontmatter and body; ValueError with a short reason when the YAML cannot be read."""
-    if not text.startswith("---"):
-        return {}, text
-    parts = text.split("\n")
-    for end in range(1, len(parts)):
-        if parts[end].strip() == "---":
-            break
-    else:
-        raise ValueError("its frontmatter has no closing ---")
-    import yaml
+def parse_plugin_agent_file(
+    path: Path, plugin: str, folder: Path, warnings: list[str]
+) -> AgentDefinition | None:
+    """A plugin's agent: named `plugin:sub:folders:name` (the `name` field, else the file's name) and never
+    refused over its frontmatter; no description falls back to `when_to_use`, then to the plugin's name."""
+    read = _read_agent_file(path, warnings)
+    if read is None:
+        return None
+    meta, body = read
+    own = js_text(meta.get("name"))
+    own = own if own and len(own) <= MAX_NAME else path.stem
+    try:
+        namespace = list(path.parent.relative_to(folder).parts)
+    except ValueError:
+        namespace = []
+    description = (
+        js_description(meta.get("description"))
+        or js_description(meta.get("when_to_use"))
+        or js_description(meta.get("when-to-use"))
+        or f"Agent from {plugin} plugin"
+    )
+    meta = {**meta, "name": ":".join([plugin, *namespace, own]), "description": description}
+    definition = _definition(meta, body.strip(), "plugin", path, warnings, namespaced=True)
+    if definition is not None:  # plugins may not set these (Claude Code ignores them too)
+        definition.hooks, definition.mcp_servers, definition.permission_mode = {}, [], None
+    return definition
+
+
+def _read_agent_file(path: Path, warnings: list[str]) -> tuple[dict[str, Any], str] | None:
+    from yoke.skills.frontmatter import parse_frontmatter, read_markdown
 
     try:
-        meta = yaml.safe_load("\n".join(parts[1:end])) or {}
-    except yaml.YAMLError as exc:
-        raise ValueError(f"its frontmatter is not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(meta, dict):
-        raise ValueError("its frontmatter is not a mapping")
-    return meta, "\n".join(parts[end + 1 :])
+        text = read_markdown(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"{path}: skipped, cannot read it ({getattr(exc, 'strerror', None) or exc})")
+        return None
+    return parse_frontmatter(text)
 
 
 def parse_agents_json(value: str | dict[str, Any], source: str, warnings: list[str]) -> list[AgentDefinition]:
@@ -240,32 +257,40 @@ def parse_agents_json(value: str | dict[str, Any], source: str, warnings: list[s
 
 
 def _definition(
-    meta: dict[str, Any], body: str, source: str, path: Path | None, warnings: list[str]
+    meta: dict[str, Any],
+    body: str,
+    source: str,
+    path: Path | None,
+    warnings: list[str],
+    namespaced: bool = False,
 ) -> AgentDefinition | None:
     where = str(path) if path is not None else f"--agents {meta.get('name')}"
     name = meta.get("name")
-    if not isinstance(name, str) or not NAME.match(name) or ":" in name:
-        warnings.append(f"{where}: skipped, `name` must be lowercase letters, digits and hyphens")
+    problem = _name_problem(name, namespaced)
+    if problem:
+        warnings.append(f"{where}: skipped, {problem}")
         return None
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
         warnings.append(f"{where}: skipped, `description` is required")
         return None
     max_turns = meta.get("maxTurns")
+    if isinstance(max_turns, str) and max_turns.strip().isdigit():
+        max_turns = int(max_turns)
     return AgentDefinition(
         name=name,
-        description=description.strip(),
+        description=description.replace("\\n", "\n").strip(),
         prompt=body,
-        tools=_names(meta.get("tools")),
-        disallowed_tools=_names(meta.get("disallowedTools")) or [],
-        model=_str(meta.get("model")),
+        tools=_tools(meta, "tools"),
+        disallowed_tools=_tools(meta, "disallowedTools") or [],
+        model=js_model(meta.get("model")),
         permission_mode=_str(meta.get("permissionMode")),
         max_turns=max_turns if isinstance(max_turns, int) and max_turns > 0 else None,
-        background=meta.get("background") is True,
+        background=meta.get("background") in (True, "true"),
         isolation=_str(meta.get("isolation")),
         effort=_str(meta.get("effort")),
-        skills=_names(meta.get("skills")) or [],
-        mcp_servers=list(meta.get("mcpServers") or []),
+        skills=tool_list(meta.get("skills")),
+        mcp_servers=list(meta.get("mcpServers") or []) if isinstance(meta.get("mcpServers"), list) else [],
         hooks=dict(meta.get("hooks") or {}) if isinstance(meta.get("hooks"), dict) else {},
         memory=_str(meta.get("memory")),
         initial_prompt=_str(meta.get("initialPrompt")),
@@ -274,17 +299,33 @@ def _definition(
     )
 
 
-def _names(value: Any) -> list[str] | None:
-    """`Read, Grep` or `[Read, Grep]` (a rule like `Bash(git:*)` keeps its parentheses)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        from yoke.tools.registry import split_tool_list
+MAX_NAME = 256
 
-        return split_tool_list([value])
-    if isinstance(value, list):
-        return [str(v).strip() for v in value if str(v).strip()]
+
+def _name_problem(name: Any, namespaced: bool) -> str | None:
+    """Claude Code's rule: any text up to 256 characters, not starting with `-`, without `:` (which
+    namespaces plugin agents)."""
+    import unicodedata
+
+    if not isinstance(name, str) or not name:
+        return "`name` is required"
+    if name.startswith("-"):
+        return "`name` must not start with -"
+    if len(name) > MAX_NAME:
+        return f"`name` must be at most {MAX_NAME} characters"
+    if not namespaced and ":" in unicodedata.normalize("NFKC", name):
+        return "`name` must not contain : (it namespaces plugin agents)"
     return None
+
+
+def _tools(meta: dict[str, Any], key: str) -> list[str] | None:
+    """`Read, Grep` or `[Read, Grep]` (a rule like `Bash(git:*)` keeps its parentheses). None (every tool)
+    when the key is absent or holds `*`; present but empty, or of another type, is no tools (Claude Code
+    2.1.330 starts such an agent with none, `tools:` with nothing after it included)."""
+    if key not in meta:
+        return None
+    names = tool_list(meta[key])
+    return None if "*" in names else names
 
 
 def _str(value: Any) -> str | None:

@@ -6,6 +6,7 @@ agents run on after the tool returns and tell the parent when they finish."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from dataclasses import field
 from pathlib import Path
@@ -163,7 +164,8 @@ class AgentRunner:
         from yoke.messages import text_block
 
         env = self.session.agent.executor.ctx.env or {}
-        name = definition.name.replace(":", "-")
+        # a name is any text (`4.1-Beast`, even `../x`): only a plain folder name may reach the disk
+        name = re.sub(r"[^A-Za-z0-9_.-]", "-", definition.name).strip(".") or "agent"
         if definition.memory == "user":
             base = Path(env.get("CLAUDE_CONFIG_DIR") or Path(env.get("HOME") or Path.home()) / ".claude")
             folder = base / "agent-memory" / name
@@ -205,7 +207,7 @@ class AgentRunner:
         if definition.permission_mode == "plan":
             denied.discard("ExitPlanMode")
         if self.depth + 1 >= self.max_depth:
-            denied |= {"Agent", "Task", "SendMessage"}
+            denied |= {"Agent", "Task", "SendMessage", "ListAgents"}
         if definition.read_only:
             denied |= set(FILE_CHANGING)
         return sorted(denied)
@@ -342,7 +344,8 @@ class AgentRunner:
         return self._report(agent)
 
     async def aclose(self) -> None:
-        for agent in set(self.agents.values()):
+        # an agent with a name is filed under its id and its name: each once (RunningAgent is unhashable)
+        for agent in {id(a): a for a in self.agents.values()}.values():
             if agent.task is not None and not agent.task.done():
                 agent.task.cancel()
                 await asyncio.gather(agent.task, return_exceptions=True)

@@ -57,7 +57,7 @@ class AgentTool(SchemaTool):
     @property  # type: ignore[override]
     def description(self) -> str:  # read when the request is built: plugins' agents are in by then
         agents = self.catalog.by_name.values() if self.catalog is not None else []
-        listing = "\n".join(f"- {d.name}: {d.description}" for d in agents)
+        listing = "\n".join(f"- {d.name}: {d.description} (Tools: {_tools_note(d)})" for d in agents)
         return AGENT_DESCRIPTION.format(agents=listing or "- general-purpose")
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -65,6 +65,14 @@ class AgentTool(SchemaTool):
 
     def summary(self, input: Any) -> str:
         return f"Agent({input.get('description', '')})"
+
+
+def _tools_note(definition: Any) -> str:
+    """Which tools an agent gets, as the listing tells the model (Claude Code's `(Tools: ...)`)."""
+    tools = ", ".join(definition.tools or []) or "All tools"
+    if definition.disallowed_tools:
+        tools += " except " + ", ".join(definition.disallowed_tools)
+    return tools
 
 
 class SendMessageTool(SchemaTool):
@@ -88,3 +96,42 @@ class SendMessageTool(SchemaTool):
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await _runner(ctx).send(input["to"], input["message"], ctx)
+
+
+class ListAgentsTool(SchemaTool):
+    """The agents this session can reach with SendMessage: the sub-agents it started, by name or id."""
+
+    name: ClassVar[str] = "ListAgents"
+    kind: ClassVar[ToolKind] = "read"
+    description: ClassVar[str] = (
+        "List the sub-agents you started in this session that SendMessage can reach: one line each with the "
+        "address to use (its name, else its id), its type and whether it is still running. Pass the exact "
+        "address to SendMessage's `to`."
+    )
+    read_only: ClassVar[bool] = True
+    concurrency_safe: ClassVar[bool] = True
+    schema: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "cursor": {
+                "type": "string",
+                "maxLength": 256,
+                "description": "Unused: the whole list fits on one page.",
+            }
+        },
+        "additionalProperties": False,
+    }
+
+    async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        runner = _runner(ctx)
+        agents = list({id(a): a for a in runner.agents.values()}.values())
+        rows = []
+        for agent in agents:
+            state = "running" if agent.running else ("finished" if agent.result is not None else "idle")
+            address = agent.name or agent.id
+            extra = f", id {agent.id}" if agent.name else ""
+            rows.append(f"{address} ({agent.definition.name}{extra}, {state})")
+        data = [{"name": a.name, "id": a.id, "type": a.definition.name, "running": a.running} for a in agents]
+        if not rows:
+            return ToolResult("No sub-agents yet: start one with the Agent tool.", data={"agents": []})
+        return ToolResult("\n".join(rows), data={"agents": data})

@@ -56,6 +56,12 @@ class Worktree:
             self.kept = True
 
 
+NO_COMMITS = (
+    "this repository has no commits yet, and a worktree starts from one; commit first "
+    '(git add -A && git commit -m "first commit")'
+)
+
+
 async def create_worktree(session: Any, name: str) -> Worktree:
     code, root = await git(session.cwd, "rev-parse", "--show-toplevel")
     if code != 0:
@@ -64,9 +70,11 @@ async def create_worktree(session: Any, name: str) -> Worktree:
     slug = f"{_slug(name)}-{random_hex(6)}"
     out = await session.agent.lifecycle.announce("WorktreeCreate", name=slug)
     custom = out.extras.get("worktreePath")
-    _, base = await git(root_path, "rev-parse", "HEAD")
+    head_code, base = await git(root_path, "rev-parse", "--verify", "-q", "HEAD")
     if isinstance(custom, str) and custom:
         return Worktree(session, root_path, Path(custom), "", base, kept=True)
+    if head_code != 0:
+        raise ToolError(f'isolation "worktree": {NO_COMMITS}')
     path = root_path / ".claude" / "worktrees" / slug
     branch = f"worktree/{slug}"
     code, message = await git(root_path, "worktree", "add", "-b", branch, str(path), "HEAD")
@@ -96,6 +104,8 @@ def session_worktree(cwd: Path, name: str) -> Path:
     if top.returncode != 0:
         raise ToolError("--worktree needs a git repository; this folder is not in one.")
     root = Path(top.stdout.strip())
+    if run("rev-parse", "--verify", "-q", "HEAD", where=root).returncode != 0:
+        raise ToolError(f"--worktree: {NO_COMMITS}")
     slug = _slug(name) if name else f"session-{random_hex(6)}"
     path = root / ".claude" / "worktrees" / slug
     if path.is_dir():

@@ -18,14 +18,6 @@ def mcp(argv: list[str]) -> int:  # coming: cli/mcp_command.py (MCP issue)
     return _not_yet("mcp", "MCP servers in .mcp.json and --mcp-config are coming")
 
 
-def config(argv: list[str]) -> int:
-    return _not_yet("config", "edit .claude/settings.json (or ~/.claude/settings.json) instead")
-
-
-def doctor(argv: list[str]) -> int:
-    return _not_yet("doctor")
-
-
 def update(argv: list[str]) -> int:
     return _not_yet("update", "upgrade with pip: pip install -U yoke")
 

@@ -31,6 +31,10 @@ def run_headless(args: Namespace) -> int:
         return 2 if exc.usage else 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        from yoke.cli.main import reader_gone
+
+        return reader_gone()
     except Exception as exc:  # a bug: one line, traceback only with --debug
         if debug:
             raise

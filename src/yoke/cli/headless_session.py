@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from yoke import events as ev
 from yoke.cli.printers import Printer
 from yoke.session.engine import Session
@@ -39,37 +37,9 @@ class HeadlessRun:
         self.printer.result = None
         async for event in self.session.query(prompt):
             if self.debug:
-                _debug_line(event, self.debug_file)
+                from yoke.session.debug_log import write_debug
+
+                write_debug(event, self.debug_file)
             self.printer.handle(event)
             self.printer.note_mode(self.session.permission_mode)  # a plan approved, a hook's setMode
         return self.printer.result
-
-
-def _debug_line(event: ev.Event, path: str | None = None) -> None:
-    """--debug: one stderr line per step that explains what the loop is doing."""
-    line = None
-    if isinstance(event, ev.TurnStarted):
-        line = f"turn {event.turn}: requesting"
-    elif isinstance(event, ev.UsageEvent):
-        u = event.usage
-        line = (
-            f"usage {event.model}: in {u.input_tokens} out {u.output_tokens} cache read "
-            f"{u.cache_read_input_tokens} write {u.cache_creation_input_tokens} · ${event.cost_usd:.5f}"
-        )
-    elif isinstance(event, ev.PermissionDecided):
-        line = f"permission {event.tool_name} {event.tool_use_id}: {event.behavior} ({event.source})"
-    elif isinstance(event, ev.ToolResultEvent):
-        line = f"tool {event.name} {event.tool_use_id}: {'error' if event.is_error else 'ok'}"
-    elif isinstance(event, ev.Notice):
-        line = f"{event.kind}: {event.message}"
-    elif isinstance(event, ev.Result):
-        line = f"result {event.reason} after {event.num_turns} turns, {event.duration_ms} ms"
-    if line and path:
-        try:
-            with open(path, "a", encoding="utf-8") as fh:
-                fh.write(f"[debug] {line}\n")
-            return
-        except OSError:
-            pass  # an unwritable debug file must not break the run: fall back to stderr
-    if line:
-        print(f"[debug] {line}", file=sys.stderr, flush=True)

@@ -23,8 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "plugin": "yoke.plugins.cli:run",
     "plugins": "yoke.plugins.cli:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",
-    "config": "yoke.cli.coming:config",
-    "doctor": "yoke.cli.coming:doctor",
+    "config": "yoke.cli.config_command:run",
+    "doctor": "yoke.cli.subcommands:doctor",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",
     "install": "yoke.cli.coming:install",
@@ -52,12 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (e.g. `yoke -p … | head`); nothing useful left to say.
-        try:
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
-        except OSError:
-            pass
-        return 1
+        return reader_gone()
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (`yoke -p … | head -1`): nothing useful is left to say, and the
+    interpreter's final flush must not complain either."""
+    try:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives until the process ends
+    except OSError:
+        pass
+    return 1
 
 
 def run_subcommand(name: str, argv: list[str]) -> int:

@@ -118,3 +118,25 @@ def rewind(argv: list[str]) -> int:
         return 1
     print(text)
     return 0
+
+
+def doctor(argv: list[str]) -> int:
+    """Check the installation, the settings files and the provider (its key, and whether it serves the
+    configured models); exit 1 when a problem is found."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            "usage: yoke doctor [--offline]\n\nCheck Python, yoke on PATH, bubblewrap, git and ripgrep; read the "
+            "settings files; ask the configured provider's model list whether it serves the configured and "
+            "default models, and say which have no price. --offline skips the model list."
+        )
+        return 0
+    unknown = [a for a in argv if a != "--offline"]
+    if unknown:
+        print(f"yoke doctor: unknown argument {unknown[0]} (use --offline or --help)", file=sys.stderr)
+        return 2
+    from yoke.session.doctor import PROBLEM, report_lines, run_checks
+
+    checks = run_checks(Path.cwd(), os.environ, ask_provider="--offline" not in argv)
+    for _, line in report_lines(checks):
+        print(line)
+    return 1 if any(c.status == PROBLEM for c in checks) else 0

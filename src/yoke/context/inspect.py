@@ -12,6 +12,100 @@ from yoke.context.compaction import Thresholds
 from yoke.context.prompt import build_system_prompt
 from yoke.context.tokens import context_window, effective_window, estimate_json, estimate_text
 from yoke.memory.files import MemoryIndex
+from yoke.records import Record
+
+
+class ContextUsage(Record):
+    """What fills a session's context window, counted once: the system prompt as sent, the tool definitions
+    as sent, the conversation. `/context` in the terminal (its grid) and in `-p`, and `--print-context`,
+    all show this one accounting."""
+
+    __slots__ = ("model", "window", "effective", "autocompact", "blocks", "tools", "tool_count", "memory", "messages",
+                 "message_count")  # fmt: skip
+
+    def __init__(
+        self,
+        model: str,
+        window: int,
+        effective: int,
+        autocompact: int,
+        blocks: list[tuple[int, str]],
+        tools: int,
+        tool_count: int,
+        memory: list[tuple[int, str, str]],
+        messages: int,
+        message_count: int,
+    ) -> None:
+        self.model = model
+        self.window = window
+        self.effective = effective
+        self.autocompact = autocompact
+        self.blocks = blocks  # (tokens, first line) per system-prompt block
+        self.tools = tools
+        self.tool_count = tool_count
+        self.memory = memory  # (tokens, path, label) per memory file (part of the system prompt)
+        self.messages = messages
+        self.message_count = message_count
+
+    @property
+    def system(self) -> int:
+        return sum(tokens for tokens, _ in self.blocks)
+
+    @property
+    def used(self) -> int:
+        return self.system + self.tools + self.messages
+
+
+def measure(
+    model: str,
+    env: Mapping[str, str],
+    system: Sequence[dict[str, Any]],
+    tool_specs: Sequence[dict[str, Any]],
+    messages: Sequence[Any] = (),
+    memory_files: Sequence[Any] = (),
+) -> ContextUsage:
+    """Count a context from what is (or would be) sent: system blocks, tool definitions, messages."""
+    from yoke.context.tokens import estimate_messages
+
+    effective = effective_window(model, env)
+    blocks = []
+    for block in system:
+        text = str(block.get("text", ""))
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        blocks.append((estimate_text(text), first[:70]))
+    return ContextUsage(
+        model,
+        context_window(model, env),
+        effective,
+        Thresholds.for_window(effective, env).autocompact,
+        blocks,
+        estimate_json(list(tool_specs)) if tool_specs else 0,
+        len(tool_specs),
+        [(f.tokens, str(f.path), f.label) for f in memory_files],
+        estimate_messages(list(messages)) if messages else 0,
+        len(messages),
+    )
+
+
+def usage_report(usage: ContextUsage, cwd: Path) -> str:
+    window = usage.window or 1
+    lines = [
+        f"Context for model {usage.model} in {cwd}",
+        f"Window: {usage.window:,} tokens; effective {usage.effective:,} after the reply reserve; "
+        f"autocompact at {usage.autocompact:,}",
+        f"System prompt: ~{usage.system:,} tokens in {len(usage.blocks)} block(s)",
+    ]
+    lines += [f"  ~{tokens:>7,}  {first}" for tokens, first in usage.blocks]
+    lines.append(f"Tool definitions: ~{usage.tools:,} tokens ({usage.tool_count} tools)")
+    if usage.memory:
+        total = sum(tokens for tokens, _, _ in usage.memory)
+        lines.append(f"Memory files (in the system prompt): {len(usage.memory)} loaded, ~{total:,} tokens")
+        lines += [f"  ~{tokens:>7,}  {path}  ({label})" for tokens, path, label in usage.memory]
+    else:
+        lines.append("Memory files: none found")
+    lines.append(f"Conversation so far: ~{usage.messages:,} tokens in {usage.message_count} message(s)")
+    lines.append(f"In use: ~{usage.used:,} tokens ({100 * usage.used / window:.1f}% of the window)")
+    return "\n".join(lines)
 
 
 async def context_report_async(
@@ -25,6 +119,7 @@ async def context_report_async(
     override: str | None = None,
     append: str | None = None,
 ) -> str:
+    """The report for a session that has not started (`--print-context` without one)."""
     env = os.environ if env is None else env
     index = MemoryIndex(Path(cwd), home=home, env=env)
     blocks = await build_system_prompt(
@@ -37,31 +132,7 @@ async def context_report_async(
         env=env,
         memory_index=index,
     )
-    window = context_window(model, env)
-    effective = effective_window(model, env)
-    thresholds = Thresholds.for_window(effective, env)
-    block_tokens = [estimate_text(b.get("text", "")) for b in blocks]
-    tools_tokens = estimate_json(list(tool_specs)) if tool_specs else 0
-    lines = [
-        f"Context for model {model} in {cwd}",
-        f"Window: {window:,} tokens; effective {effective:,} after the reply reserve; "
-        f"autocompact at {thresholds.autocompact:,}",
-        f"System prompt: ~{sum(block_tokens):,} tokens in {len(blocks)} block(s)",
-    ]
-    for block, tokens in zip(blocks, block_tokens, strict=True):
-        first_line = block.get("text", "").strip().splitlines()[0] if block.get("text", "").strip() else ""
-        lines.append(f"  ~{tokens:>7,}  {first_line[:70]}")
-    if tool_specs:
-        lines.append(f"Tool definitions: ~{tools_tokens:,} tokens ({len(tool_specs)} tools)")
-    if index.files:
-        total = sum(f.tokens for f in index.files)
-        lines.append(f"Memory files: {len(index.files)} loaded, ~{total:,} tokens")
-        lines += [f"  ~{f.tokens:>7,}  {f.path}  ({f.label})" for f in index.files]
-    else:
-        lines.append("Memory files: none found")
-    used = sum(block_tokens) + tools_tokens
-    lines.append(f"Before the first message: ~{used:,} tokens ({100 * used / window:.1f}% of the window)")
-    return "\n".join(lines)
+    return usage_report(measure(model, env, blocks, tool_specs, memory_files=index.files), Path(cwd))
 
 
 def context_report(cwd: Path, model: str, **kwargs: Any) -> str:

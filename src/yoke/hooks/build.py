@@ -67,13 +67,15 @@ def attach_hooks(
     warnings: list[str],
     extras: dict[str, Any],
     prompt_model: PromptModel | tuple[Any, str, str] | None = None,
+    agent_model: PromptModel | None = None,
     extensions: Any = None,
 ) -> HookListener | None:
     """Put the settings' and plugins' hooks on a session's lifecycle, and skills' frontmatter hooks as each
     skill is invoked. The listener sees the session's environment (and writes CLAUDE_ENV_FILE exports back
     into it for later Bash commands), its warnings join the session's, and it is closed with the session.
     `extras["hook_report"]` (an `on_report`) lets a front-end show runs. `prompt_model` is a PromptModel or
-    the session's (provider, provider name, model) to build one from. `extensions` is what
+    the session's (provider, provider name, model) to build one from; `agent_model` runs agent hooks'
+    checks (`yoke.session.hook_agent`). `extensions` is what
     `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime)."""
     hooks = settings_hooks(settings)
     plugins = list(getattr(extensions, "plugins", None) or [])
@@ -98,6 +100,7 @@ def attach_hooks(
                     home=settings.home,
                     work_dir=work_dir,
                     prompt_model=model,
+                    agent_model=agent_model,
                     tool_lookup=tool_lookup,
                     on_report=extras.get("hook_report"),
                     base_env=env,

@@ -338,7 +338,7 @@ async def run_prompt(
     if model_call is None:
         run.outcome = "error"
         run.error = (
-            "agent hooks are not available yet (they arrive with sub-agents)"
+            "agent hooks are not available here (no session to start the checking agent); skipped"
             if run.handler.type == "agent"
             else "prompt hooks need a model; none is available in this session"
         )

@@ -29,7 +29,7 @@ def result_text(error: pb.ProviderError) -> str:
     if error.kind == "prompt_too_long":
         return text if text.lower().startswith(PROMPT_TOO_LONG.lower()) else f"{PROMPT_TOO_LONG}: {text}"
     if error.status == 401 or error.kind == "authentication":
-        return text if text.startswith("Invalid API key") else f"Invalid API key · {text}"
+        return text if text.startswith(("Invalid API key", "Not logged in")) else f"Invalid API key · {text}"
     if error.status == 529 or error.kind == "overloaded":
         return "API Error: Repeated 529 Overloaded errors"
     if error.status is not None:

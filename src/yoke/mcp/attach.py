@@ -6,16 +6,16 @@ turn, and register the tools. Runs with no server configured never import the `m
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 
 def approval_hint(name: str) -> str:
     return (
-        f'MCP server "{name}" from .mcp.json is not approved yet and was skipped; approve it by adding '
-        f'"enabledMcpjsonServers": ["{name}"] (or "enableAllProjectMcpServers": true) to '
-        ".claude/settings.local.json"
+        f'MCP server "{name}" from .mcp.json is not approved yet and was skipped; approve it in the terminal '
+        f'(`yoke` here asks once), or add "enabledMcpjsonServers": ["{name}"] (or "enableAllProjectMcpServers": '
+        "true) to .claude/settings.local.json"
     )
 
 
@@ -33,9 +33,13 @@ async def attach_mcp(
     env: Mapping[str, str] | None = None,
     plugin_dirs: list[Any] | None = None,
     sdk_bridge: Callable[[str, dict[str, Any]], Any] | None = None,
+    approve: Callable[[list[dict[str, str]]], Awaitable[dict[str, str]]] | None = None,
 ) -> Any:
     """An `McpRuntime` (with `aclose()` and `entries()`), or None when no server is configured.
-    `sdk_bridge` reaches the in-process servers of an Agent SDK driving the session (`"type": "sdk"`)."""
+    `sdk_bridge` reaches the in-process servers of an Agent SDK driving the session (`"type": "sdk"`).
+    `approve` (an interactive front-end's) is asked once about the project's `.mcp.json` servers nobody has
+    approved or rejected yet; its answers are saved in `.claude/settings.local.json` as Claude Code keeps
+    them (`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`)."""
     from yoke.mcp.config import load_config
 
     env = os.environ if env is None else env
@@ -44,6 +48,8 @@ async def attach_mcp(
     )
     warnings.extend(e.message for e in config.errors)
     warnings.extend(config.warnings)
+    if config.unapproved and approve is not None:
+        await _ask_approval(config, cwd, approve, warnings)
     warnings.extend(approval_hint(name) for name in config.unapproved)
     for cfg in config.servers.values():
         if cfg.type == "sdk":
@@ -62,6 +68,44 @@ async def attach_mcp(
     runtime.start()
     await runtime.wait_started()
     return runtime
+
+
+async def _ask_approval(
+    config: Any,
+    cwd: Path,
+    approve: Callable[[list[dict[str, str]]], Awaitable[dict[str, str]]],
+    warnings: list[str],
+) -> None:
+    """Ask about the unapproved project servers; move each answered one where its answer puts it and save
+    the answer. An unanswered one stays unapproved (asked again next time)."""
+    from yoke.config.settings import local_settings_path
+    from yoke.config.settings_write import add_to_list_setting, write_setting
+
+    pending = [{"name": name, "description": _describe(cfg)} for name, cfg in config.unapproved.items()]
+    answers = await approve(pending)
+    path = local_settings_path(cwd)
+    try:
+        if "all" in answers.values():
+            write_setting(path, ("enableAllProjectMcpServers",), True)
+            answers = {name: answers.get(name) or "all" for name in config.unapproved}
+        for name, answer in answers.items():
+            if name not in config.unapproved or answer not in ("yes", "all", "no"):
+                continue
+            if answer == "no":
+                add_to_list_setting(path, "disabledMcpjsonServers", name)
+                config.rejected[name] = config.unapproved.pop(name)
+            else:
+                if answer == "yes":
+                    add_to_list_setting(path, "enabledMcpjsonServers", name)
+                config.servers[name] = config.unapproved.pop(name)
+    except (OSError, ValueError) as exc:
+        warnings.append(f"MCP approval could not be saved: {exc}")
+
+
+def _describe(cfg: Any) -> str:
+    if cfg.type in ("stdio",):
+        return " ".join([cfg.command, *cfg.args])[:200]
+    return f"{cfg.type} {cfg.url}"[:200]
 
 
 def _plugins(settings: Mapping[str, Any], cwd: Path, plugin_dirs: list[Any] | None, env: Any) -> list[Any]:

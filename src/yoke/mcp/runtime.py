@@ -52,6 +52,7 @@ class McpRuntime:
             prespawned=prespawned,
         )
         self.tool_search = ToolSearch(registry)
+        self._deferring = False
         self._started = False
         self.lifecycle: Any = None  # Elicitation / ElicitationResult hooks (set by attach_session)
         self.tool_ctx: Any = None  # its asker answers elicitation requests
@@ -158,7 +159,8 @@ class McpRuntime:
 
     @property
     def tool_search_on(self) -> bool:
-        return self.registry.get("ToolSearch") is not None
+        """MCP tools are deferred (a ToolSearch may be there for deferred built-ins alone)."""
+        return self._deferring
 
     def _apply_deferral(self) -> None:
         mcp_tools = [t for t in self.registry if isinstance(t, McpTool)]
@@ -168,7 +170,10 @@ class McpRuntime:
             always = tool.always_load or self.manager.servers[tool.server].config.always_load
             tool.deferred = not always
         if any(t.deferred for t in mcp_tools):
-            self.registry.register(self.tool_search)
+            self._deferring = True
+            if self.registry.get("ToolSearch") is None:
+                self.registry.register(self.tool_search)
+            self.registry.refresh()
 
     # ---- prompts as slash commands ------------------------------------------------------------------
 

@@ -1,20 +1,18 @@
-"""Tool search (deferred tools): with many MCP tools only their names reach the model, and `ToolSearch` loads
-a tool's full schema on demand, as current Claude Code releases do.
-
-A deferred tool stays in the registry (so a call by name still works and permission rules still see it) but
-is left out of the request's tool list until ToolSearch selects it; from the next request on, its schema is
-sent like any other tool's. `ENABLE_TOOL_SEARCH`: `true` always defers MCP tools, `false` never, unset or
-`auto` defers once their schemas pass 10% of the context window (`auto:N` for N%).
+"""When MCP tools are deferred behind tool search (`yoke.tools.search`): with many MCP tools only their
+names reach the model, and `ToolSearch` loads a tool's full schema on demand. `ENABLE_TOOL_SEARCH`: `true`
+always defers MCP tools, `false` never, unset or `auto` defers once their schemas pass 10% of the context
+window (`auto:N` for N%).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.search import ToolSearch
+
+__all__ = ["ToolSearch", "schema_tokens", "should_defer"]
 
 CONTEXT_TOKENS = 200_000
 DEFAULT_PERCENT = 10
@@ -37,102 +35,3 @@ def should_defer(tools: list[Any], env: Mapping[str, str]) -> bool:
         except ValueError:
             pass
     return schema_tokens(tools) > CONTEXT_TOKENS * percent / 100
-
-
-def _words(text: str) -> list[str]:
-    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
-    return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
-
-
-class ToolSearch(Tool):
-    name = "ToolSearch"
-    kind = "search"
-    read_only = True
-    concurrency_safe = False  # it changes which tools the next request carries
-
-    def __init__(self, registry: Any):
-        from yoke.mcp.tools import SchemaModel
-
-        self.registry = registry
-        self.input_model = SchemaModel(self.input_schema())  # type: ignore[misc,assignment]
-
-    def deferred_tools(self) -> list[Any]:
-        from yoke.mcp.tools import McpTool
-
-        return [t for t in self.registry if isinstance(t, McpTool) and t.deferred]
-
-    @property
-    def description(self) -> str:  # type: ignore[override]
-        names = ", ".join(t.name for t in self.deferred_tools()) or "(none)"
-        return (
-            "Loads the full definitions of deferred tools so they can be called. Deferred tools are known by "
-            'name only until loaded. Search by keywords (e.g. "github issue"; +word requires a word) or load '
-            'exact tools with "select:name1,name2". Loaded tools are callable from your next step.\n\n'
-            f"Deferred tools: {names}"
-        )
-
-    def input_schema(self) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": 'keywords, or "select:<tool>,<tool>"'},
-                "max_results": {"type": "number", "description": "most tools to load (default 5)"},
-            },
-            "required": ["query"],
-        }
-
-    def validate(self, input: dict[str, Any]) -> dict[str, Any]:
-        from yoke.mcp.tools import check_schema
-
-        check_schema(self.input_schema(), input)
-        return input
-
-    def search(self, query: str, limit: int) -> list[Any]:
-        from yoke.mcp.tools import McpTool
-
-        pool = [t for t in self.registry if isinstance(t, McpTool)]
-        by_name = {t.name.lower(): t for t in pool}
-        if query.strip().lower().startswith("select:"):
-            wanted = [w.strip().lower() for w in query.split(":", 1)[1].split(",") if w.strip()]
-            return [by_name[w] for w in wanted if w in by_name]
-        terms = _words(query.replace("+", " "))
-        required = [w.lower() for w in re.findall(r"\+(\w+)", query)]
-        scored = []
-        for tool in pool:
-            name_words = set(_words(tool.name))
-            desc = tool.description.lower()
-            if any(r not in name_words and r not in desc for r in required):
-                continue
-            score = 0.0
-            if query.strip().lower() == tool.name.lower():
-                score += 12
-            for term in terms:
-                if term in name_words:
-                    score += 6
-                elif any(term in w for w in name_words):
-                    score += 3
-                if term in desc:
-                    score += 2
-            if score:
-                scored.append((score, tool.name, tool))
-        scored.sort(key=lambda s: (-s[0], s[1]))
-        return [t for _, _, t in scored[:limit]]
-
-    async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        limit = int(input.get("max_results") or 5)
-        found = self.search(input["query"], max(1, limit))
-        if not found:
-            return ToolResult(f"No deferred tools match {input['query']!r}.", data={"matches": []})
-        for tool in found:
-            tool.deferred = False
-        refresh = getattr(self.registry, "refresh", None)
-        if callable(refresh):
-            refresh()
-        lines = ["Loaded these tools; call them directly from your next step:"]
-        for tool in found:
-            lines.append(
-                json.dumps(
-                    {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema()}
-                )
-            )
-        return ToolResult("\n".join(lines), data={"matches": [t.name for t in found]})

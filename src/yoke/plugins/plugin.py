@@ -1,10 +1,11 @@
 """One Claude Code plugin folder and where its components are.
 
 A plugin is a folder with an optional `.claude-plugin/plugin.json` manifest and default component paths:
-`commands/`, `agents/`, `skills/`, `hooks/hooks.json`, `.mcp.json`, `output-styles/`. Manifest fields
-`commands`, `agents`, `skills`, `outputStyles` (a path or a list of paths, relative to the plugin root,
-starting with `./`) add to the defaults; `hooks` and `mcpServers` may be a path, a list, or the
-configuration inline. Other parts of Yoke read the components through this API: the skills package reads
+`commands/`, `agents/`, `skills/`, `workflows/`, `hooks/hooks.json`, `.mcp.json`, `output-styles/`.
+Manifest fields `skills`, `outputStyles`, `workflows` (a path or a list of paths, relative to the plugin
+root, starting with `./`) add to the defaults; `commands` and `agents` replace theirs (Claude Code 2.1.330
+then ignores `commands/` and `agents/`), and an `agents` entry that is not a `.md` file refuses the whole
+plugin; `hooks` and `mcpServers` may be a path, a list, or the configuration inline. Other parts of Yoke read the components through this API: the skills package reads
 skills and commands, the hooks package `hooks_configs()`, the MCP package `mcp_configs()`, the sub-agents
 package `agent_files()`; each expands `${CLAUDE_PLUGIN_ROOT}` / `${CLAUDE_PLUGIN_DATA}` with `expand()`.
 """
@@ -52,20 +53,27 @@ class Plugin:
         return self._dirs("skills", "skills")
 
     def command_dirs(self) -> list[Path]:
-        return self._dirs("commands", "commands")
+        return self._named_or_default("commands")
 
     def command_files(self) -> list[Path]:
         """Single .md files the manifest's `commands` names (folders come from `command_dirs`)."""
         return [p for p in self._paths("commands") if p.is_file() and p.suffix == ".md"]
 
     def agent_dirs(self) -> list[Path]:
-        return self._dirs("agents", "agents")
+        return self._named_or_default("agents")
 
     def agent_files(self) -> list[Path]:
         """Every agent definition (.md) the plugin brings, folders searched recursively."""
         files = [p for p in self._paths("agents") if p.is_file() and p.suffix == ".md"]
         for folder in self.agent_dirs():
             files.extend(sorted(p for p in folder.rglob("*.md") if p.is_file()))
+        return list(dict.fromkeys(files))
+
+    def workflow_files(self) -> list[Path]:
+        """Workflow scripts: `workflows/*.js` and the `.js` files (or folders of them) the manifest names."""
+        files = [p for p in self._paths("workflows") if p.is_file() and p.suffix == ".js"]
+        for folder in self._dirs("workflows", "workflows"):
+            files.extend(sorted(p for p in folder.glob("*.js") if p.is_file()))
         return list(dict.fromkeys(files))
 
     def output_style_dirs(self) -> list[Path]:
@@ -164,6 +172,13 @@ class Plugin:
                     continue
         return paths
 
+    def _named_or_default(self, key: str) -> list[Path]:
+        """`commands/` or `agents/`, unless the manifest names its own: then Claude Code 2.1.330 reads only
+        those (skills' folders add to `skills/` instead)."""
+        if key in self.manifest:
+            return [p for p in self._paths(key) if p.is_dir()]
+        return self._dirs(key, key)
+
     def _dirs(self, key: str, default: str) -> list[Path]:
         dirs = [self.root / default] if (self.root / default).is_dir() else []
         dirs += [p for p in self._paths(key) if p.is_dir() and p not in dirs]
@@ -187,6 +202,7 @@ def load_plugin(
         name = manifest.get("name")
         if not isinstance(name, str) or not name.strip():
             raise PluginError(f"{manifest_path}: `name` is required")
+        _check_agent_paths(manifest_path, manifest.get("agents"))
     else:
         name = root.name
     name = name.strip()
@@ -194,6 +210,17 @@ def load_plugin(
         raise PluginError(f"plugin name {name!r} must be letters, digits, dots, dashes and underscores")
     data_id = re.sub(r"[^A-Za-z0-9._-]", "-", f"{name}-{marketplace}" if marketplace else name)
     return Plugin(name, root, data_root / data_id, manifest, marketplace, source)
+
+
+def _check_agent_paths(manifest_path: Path, value: Any) -> None:
+    """Claude Code 2.1.330 refuses a whole plugin whose manifest `agents` names anything but `.md` files."""
+    if value is None:
+        return
+    items = value if isinstance(value, list) else [value]
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or not item.endswith(".md"):
+            where = "`agents`" if not isinstance(value, list) else f"`agents[{i}]`"
+            raise PluginError(f"{manifest_path}: {where} must be the path of a .md file (got {item!r})")
 
 
 def _read_json(path: Path) -> Any:

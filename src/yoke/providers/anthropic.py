@@ -12,7 +12,15 @@ from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
 from yoke.providers.history import foreign_to_anthropic, sanitize_for_anthropic
-from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
+from yoke.providers.http import (
+    USER_AGENT,
+    RetryPolicy,
+    WireCall,
+    missing_key_error,
+    one_line,
+    prompt_too_long_message,
+    run_call,
+)
 from yoke.providers.transport import AutoTransport, HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -96,6 +104,8 @@ class AnthropicProvider:
 
     def error_for(self, response: HttpResponse, model: str) -> ProviderError:
         key_var = "ANTHROPIC_API_KEY" if self.api_key or not self.auth_token else "ANTHROPIC_AUTH_TOKEN"
+        if not self.api_key and not self.auth_token:
+            key_var = ""  # no key at all: say that, not that a key was wrong
         return anthropic_error(
             response.status, response.json(), response.text(), model, self.base_url, key_var
         )
@@ -115,6 +125,8 @@ def anthropic_error(
     else:
         error_type, message = "", one_line(text) or "no details"
     lowered = message.lower()
+    if status == 401 and not key_var:
+        return missing_key_error("ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)", status)
     if status == 401:
         return ProviderError("authentication", f"Invalid API key · check {key_var} ({message})", status)
     if status == 403:

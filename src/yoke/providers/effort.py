@@ -14,7 +14,6 @@ asks for thinking (`--max-thinking-tokens`) gets adaptive thinking there, its de
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
 LEVELS = ("low", "medium", "high", "xhigh", "max")
@@ -48,36 +47,41 @@ def resolve_effort(flag: str | None, env: Mapping[str, str], setting: Any) -> st
     return check_level(setting, "the effortLevel setting")
 
 
-@cache
-def _effort_table() -> dict[str, tuple[str, ...]]:
-    from yoke.providers.pricing import model_data
-
-    return {
-        name: tuple(entry["effort"]) for name, entry in model_data()["models"].items() if entry.get("effort")
-    }
-
-
-@cache
-def _adaptive_models() -> frozenset[str]:
-    from yoke.providers.pricing import model_data
-
-    return frozenset(n for n, e in model_data()["models"].items() if e.get("thinking") == "adaptive")
+def session_effort(flag: str | None, env: Mapping[str, str], setting: Any, model: str) -> str | None:
+    """`resolve_effort`, and when no level is asked anywhere, Claude Code 2.1.330's default for the model
+    (`auto` asked explicitly still means the model's own default: nothing sent)."""
+    level = resolve_effort(flag, env, setting)
+    asked = env.get(ENV_VAR, "").strip() or flag or setting is not None
+    return level if asked else default_level(model)
 
 
 def adaptive_thinking_only(model: str) -> bool:
     """Whether the model takes only adaptive thinking (no `budget_tokens`)."""
-    from yoke.providers.pricing import _lookup
+    from yoke.providers.pricing import model_entry
 
-    return _lookup(model, _adaptive_models()) is not None
+    return model_entry(model).get("thinking") == "adaptive"
+
+
+def thinking_by_level(model: str) -> bool:
+    """Whether the model takes a thinking level (Gemini 3's `thinkingLevel`) instead of a token budget."""
+    from yoke.providers.pricing import model_entry
+
+    return model_entry(model).get("thinking") == "level"
 
 
 def model_levels(model: str) -> tuple[str, ...]:
     """The effort levels `model` accepts, in LEVELS order; () when it takes no effort parameter."""
-    from yoke.providers.pricing import _lookup
+    from yoke.providers.pricing import model_entry
 
-    table = _effort_table()
-    key = _lookup(model, table)
-    return table[key] if key else ()
+    return tuple(model_entry(model).get("effort") or ())
+
+
+def default_level(model: str) -> str | None:
+    """The level sent when none is asked: Claude Code 2.1.330's default for the model (models.json
+    `default_effort`), None for models it has none for."""
+    from yoke.providers.pricing import model_entry
+
+    return model_entry(model).get("default_effort")
 
 
 def fit_level(level: str, levels: tuple[str, ...]) -> str | None:

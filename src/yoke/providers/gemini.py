@@ -155,10 +155,31 @@ def build_request_body(
         config["temperature"] = request.temperature
     if request.stop_sequences:
         config["stopSequences"] = list(request.stop_sequences)
-    if request.thinking_budget:
-        config["thinkingConfig"] = {"thinkingBudget": request.thinking_budget, "includeThoughts": True}
+    thinking = thinking_config(request)
+    if thinking:
+        config["thinkingConfig"] = thinking
     body["generationConfig"] = config
     return body
+
+
+def thinking_config(request: ModelRequest) -> dict[str, Any] | None:
+    """Gemini 3 takes `thinkingLevel` (the session's effort fitted to the model's levels; `high` when only a
+    thinking budget is asked) and refuses `thinkingBudget`; Gemini 2.5 takes the budget and no level."""
+    from yoke.providers.effort import effort_for, thinking_by_level
+
+    if thinking_by_level(request.model):
+        level = effort_for(request.model, request.effort) if request.effort else None
+        if level is None and request.thinking_budget:
+            level = "high"
+        if level is None:
+            return None
+        config: dict[str, Any] = {"thinkingLevel": level}
+        if request.thinking_budget:
+            config["includeThoughts"] = True
+        return config
+    if request.thinking_budget:
+        return {"thinkingBudget": request.thinking_budget, "includeThoughts": True}
+    return None
 
 
 def to_gemini_contents(

@@ -176,6 +176,11 @@ def is_retryable(status: int, headers: Mapping[str, str]) -> bool:
     return status in (408, 409, 429) or status >= 500
 
 
+def missing_key_error(variables: str, status: int | None = None) -> ProviderError:
+    """A 401 when no key was sent at all: the key is missing, not wrong."""
+    return ProviderError("authentication", f"Not logged in · no API key is set: set {variables}", status)
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Server text squeezed onto one line and shortened, for error messages."""
     flat = " ".join(text.split())

@@ -22,6 +22,7 @@ from yoke.providers.http import (
     RetryPolicy,
     WireCall,
     is_retryable,
+    missing_key_error,
     one_line,
     prompt_too_long_message,
     run_call,
@@ -149,7 +150,9 @@ class OpenAIProvider:
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self.is_openai_api, self._wire),
             new_assembler=lambda: OpenAIAssembler(request.model, frozenset(t.name for t in request.tools)),
-            error_for=lambda response: openai_error(response, request.model, self.base_url),
+            error_for=lambda response: openai_error(
+                response, request.model, self.base_url, bool(self.api_key)
+            ),
             connection_hint="check OPENAI_BASE_URL and that the server is running",
             should_retry=_should_retry,
             encoder=self._encoder,
@@ -179,7 +182,7 @@ def _should_retry(response: HttpResponse) -> bool:
     return is_retryable(response.status, response.headers)
 
 
-def openai_error(response: HttpResponse, model: str, base_url: str) -> ProviderError:
+def openai_error(response: HttpResponse, model: str, base_url: str, keyed: bool = True) -> ProviderError:
     status = response.status
     body = response.json()
     error = body.get("error") if isinstance(body, dict) else None
@@ -191,6 +194,8 @@ def openai_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
     else:
         message, code = one_line(response.text()) or "no details", ""
     lowered = message.lower()
+    if status == 401 and not keyed:
+        return missing_key_error("OPENAI_API_KEY (XAI_API_KEY for Grok)", status)
     if status == 401:
         return ProviderError("authentication", f"Invalid API key · check OPENAI_API_KEY ({message})", status)
     if status == 403:

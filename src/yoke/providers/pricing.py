@@ -43,32 +43,22 @@ def model_data() -> dict[str, Any]:
     return json.loads((Path(__file__).with_name("models.json")).read_text(encoding="utf-8"))
 
 
-@cache
-def _tables() -> tuple[dict[str, Price], dict[str, int], frozenset[str]]:
-    prices: dict[str, Price] = {}
-    windows: dict[str, int] = {}
-    responses_only: set[str] = set()
-    for name, entry in model_data()["models"].items():
-        if entry.get("price"):
-            prices[name] = Price(*entry["price"])
-        if entry.get("context"):
-            windows[name] = int(entry["context"])
-        if entry.get("responses_only"):
-            responses_only.add(name)
-    return prices, windows, frozenset(responses_only)
-
-
 def __getattr__(name: str) -> Any:
     # PRICES / CONTEXT_WINDOWS stay importable for callers that read the tables directly.
+    models = model_data()["models"]
     if name == "PRICES":
-        return _tables()[0]
+        return {k: Price(*e["price"]) for k, e in models.items() if e.get("price")}
     if name == "CONTEXT_WINDOWS":
-        return _tables()[1]
+        return {k: int(e["context"]) for k, e in models.items() if e.get("context")}
     raise AttributeError(name)
 
 
 _PREFIXES = re.compile(r"^(?:[a-z0-9_-]+/)+|^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.")
 _SUFFIXES = re.compile(r"(?:\[1m\]|@\d{8}|-v\d+(?::\d+)?|-\d{8}|-\d{4}-\d{2}-\d{2}|-latest)$")
+
+# Models the user's settings say behave as a known one (Claude Code's `modelPicker.options[].behavesAs`):
+# normalized name -> the known model. They take its capabilities, never its price.
+_USER_BEHAVES_AS: dict[str, str] = {}
 
 
 def normalize_model(model: str) -> str:
@@ -94,15 +84,49 @@ def _lookup(model: str, table: Any) -> str | None:
     return best
 
 
+def set_behaves_as(mapping: dict[str, str]) -> None:
+    """Install the settings' `behavesAs` pairs (unknown model -> known model) for this process."""
+    cleaned = {normalize_model(k): v for k, v in mapping.items() if isinstance(v, str) and v.strip()}
+    if cleaned != _USER_BEHAVES_AS:
+        _USER_BEHAVES_AS.clear()
+        _USER_BEHAVES_AS.update(cleaned)
+        model_entry.cache_clear()
+
+
 @cache
-def _table_key(model: str, table: int) -> str | None:
-    """`_lookup` in one of the (fixed) tables, once per model name: every response is priced."""
-    return _lookup(model, _tables()[table])
+def model_entry(model: str) -> dict[str, Any]:
+    """Everything models.json says of `model` ({} when nothing): its family's entry, following `behavesAs`
+    (an entry's own fields win); a user's `behavesAs` lends capabilities but no price."""
+    models = model_data()["models"]
+    borrowed = _USER_BEHAVES_AS.get(normalize_model(model))
+    key = _lookup(model, models)
+    if key is None and borrowed:
+        lent = {k: v for k, v in model_entry(borrowed).items() if k not in ("price", "tiers")}
+        return {**lent, "behavesAs": borrowed}
+    if key is None:
+        return {}
+    entry = models[key]
+    if entry.get("behavesAs"):
+        return {**model_entry(entry["behavesAs"]), **entry, "key": key}
+    return {**entry, "key": key}
 
 
-def price_of(model: str) -> Price | None:
-    key = _table_key(model, 0)
-    return _tables()[0][key] if key else None
+def model_flag(model: str, key: str) -> Any:
+    """A flag of the model's family in models.json (`task_list`, `tool_search`, ...), or None."""
+    return model_entry(model).get(key)
+
+
+def price_of(model: str, prompt_tokens: int = 0) -> Price | None:
+    """The model's price for a request whose prompt (input plus cache reads and writes) has `prompt_tokens`:
+    the highest `tiers` entry it is above, else the base price."""
+    entry = model_entry(model)
+    if not entry.get("price"):
+        return None
+    numbers = entry["price"]
+    for tier in entry.get("tiers", ()):
+        if prompt_tokens > int(tier["above"]):
+            numbers = tier["price"]
+    return Price(*numbers)
 
 
 def known_model(model: str) -> bool:
@@ -118,8 +142,10 @@ def unpriced_notice(model: str) -> str:
 
 
 def cost_usd(model: str, usage: Usage) -> float:
-    """What a call cost; 0.0 for a model without a known price (check `known_model` to say so)."""
-    price = price_of(model)
+    """What one response cost; 0.0 for a model without a known price (check `known_model` to say so). A
+    price tier applies to every token of a request whose prompt is above its threshold."""
+    prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+    price = price_of(model, prompt)
     if price is None:
         return 0.0
     total = (
@@ -131,13 +157,28 @@ def cost_usd(model: str, usage: Usage) -> float:
     return total / 1_000_000
 
 
+def max_output(model: str) -> int | None:
+    """The max_tokens sent by default (Claude Code 2.1.330's per model), None when models.json has none."""
+    value = model_entry(model).get("max_output")
+    return int(value) if value else None
+
+
+def retirement(model: str) -> tuple[str, str, str | None] | None:
+    """("retired" | "retires", date, replacement) when the vendor has shut the model down or announced it."""
+    entry = model_entry(model)
+    for word in ("retired", "retires"):
+        if entry.get(word):
+            return word, str(entry[word]), entry.get("replacement")
+    return None
+
+
 def context_window(model: str) -> int:
-    key = _table_key(model, 1)
-    if key:
-        return _tables()[1][key]
+    window = model_entry(model).get("context")
+    if window:
+        return int(window)
     return CLAUDE_CONTEXT if "claude" in normalize_model(model) else OTHER_CONTEXT
 
 
 def responses_only(model: str) -> bool:
     """Whether OpenAI serves this model only through the Responses API (not Chat Completions)."""
-    return _table_key(model, 2) is not None
+    return bool(model_entry(model).get("responses_only"))

@@ -76,7 +76,9 @@ class ResponsesProvider:
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self._wire),
             new_assembler=lambda: ResponsesAssembler(request.model),
-            error_for=lambda response: openai_error(response, request.model, self.base_url),
+            error_for=lambda response: openai_error(
+                response, request.model, self.base_url, bool(self.api_key)
+            ),
             connection_hint="check OPENAI_BASE_URL and your network",
             should_retry=_should_retry,
             encoder=self._encoder,

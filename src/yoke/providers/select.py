@@ -101,7 +101,7 @@ def resolve_provider(
     model = (
         flag_model
         or env.get("YOKE_MODEL")
-        or _provider_model_variable(provider, env)
+        or provider_model_variable(provider, env)
         or _str_setting(settings, "model")
         or "default"
     )
@@ -225,7 +225,7 @@ def _provider_from_platform_env(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _provider_model_variable(provider: str, env: Mapping[str, str]) -> str | None:
+def provider_model_variable(provider: str, env: Mapping[str, str]) -> str | None:
     for name in MODEL_VARIABLES.get(provider, ("ANTHROPIC_MODEL",)):
         if env.get(name):
             return env[name]

@@ -70,11 +70,13 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     settings = _load_settings(options, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = _session_env(settings, cwd, options.env, warnings)
-    effort = _effort(options, merged, env)
+    _behaves_as(merged, warnings)
     resources = ResourceStack()
     registry = _tools(options)
     options, catalog = _agents(options, cwd, env, registry, warnings)
     provider, provider_name, model = _make_provider(options, merged, env)
+    _offer_tools(options, registry, model, env)
+    effort = _effort(options, merged, env, model)
     prices = _prices(options, merged, model, warnings)
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
@@ -142,7 +144,9 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     )
     _plugin_agents(catalog, extensions, warnings)
     from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
+    from yoke.session.hook_agent import agent_hook_model
 
+    ready: list[Any] = []  # the session, once built: agent hooks' checks run as its sub-agents
     attach_hooks(
         lifecycle,
         settings,
@@ -153,6 +157,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         extras=options.extras,
         prompt_model=(provider, provider_name, model),
+        agent_model=agent_hook_model(ready),
         extensions=extensions,
     )
     section = auto_memory.prompt_section() if auto_memory is not None else None
@@ -201,6 +206,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         warnings=warnings,
         rebuild_model=_switch_model,
     )
+    ready.append(session)
     executor.ctx.set_permission_mode = session.set_permission_mode
     if structured is not None:
         session.result_shapers.append(structured.shape)
@@ -287,6 +293,7 @@ async def _mcp(
         env=env,
         plugin_dirs=list(options.plugin_dirs),
         sdk_bridge=options.mcp_sdk_bridge,
+        approve=getattr(options.asker, "approve_mcp_servers", None) if options.interactive else None,
     )
 
 
@@ -376,12 +383,15 @@ async def _close_shell(ctx: Any) -> None:
         await shutdown_shell(ctx.session)
 
 
-def _effort(options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
-    """The reasoning effort level: CLAUDE_CODE_EFFORT_LEVEL, --effort, then the effortLevel setting."""
-    from yoke.providers.effort import EffortError, resolve_effort
+def _effort(
+    options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str], model: str
+) -> str | None:
+    """The reasoning effort level: CLAUDE_CODE_EFFORT_LEVEL, --effort, the effortLevel setting, else the
+    model's default as Claude Code sends it."""
+    from yoke.providers.effort import EffortError, session_effort
 
     try:
-        return resolve_effort(options.effort, env, merged.get("effortLevel"))
+        return session_effort(options.effort, env, merged.get("effortLevel"), model)
     except EffortError as exc:
         raise SessionError(str(exc)) from None
 
@@ -393,11 +403,43 @@ def _loop_settings(
         model=model,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        max_tokens=options.max_output_tokens or _int_env(env, "YOKE_MAX_OUTPUT_TOKENS", 32000),
+        max_tokens=options.max_output_tokens or _max_output(env, model),
         thinking_budget=options.max_thinking_tokens,
         effort=effort,
         include_partial=options.include_partial_messages,
     )
+
+
+def _max_output(env: Mapping[str, str], model: str) -> int:
+    """max_tokens: YOKE_MAX_OUTPUT_TOKENS or CLAUDE_CODE_MAX_OUTPUT_TOKENS, else the model's default as Claude
+    Code 2.1.330 sends it (models.json `max_output`), else 32,000."""
+    from yoke.providers.pricing import max_output
+
+    for name in ("YOKE_MAX_OUTPUT_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS"):
+        if env.get(name):
+            return _int_env(env, name, 32000)
+    return max_output(model) or 32000
+
+
+def _behaves_as(merged: Mapping[str, Any], warnings: list[str]) -> None:
+    """Claude Code's `modelPicker.options[].behavesAs`: a model Yoke does not know takes a known one's
+    capabilities (effort levels and default, thinking, context window, max output), never its price."""
+    from yoke.providers.pricing import set_behaves_as
+
+    picker = merged.get("modelPicker")
+    rows = picker.get("options") if isinstance(picker, dict) else None
+    if picker is not None and not isinstance(rows, list):
+        warnings.append('settings: "modelPicker" must be an object with an "options" array; ignored')
+        rows = []
+    pairs = {}
+    for row in rows or ():
+        if (
+            isinstance(row, dict)
+            and isinstance(row.get("model"), str)
+            and isinstance(row.get("behavesAs"), str)
+        ):
+            pairs[row["model"]] = row["behavesAs"]
+    set_behaves_as(pairs)
 
 
 def _yoke_home(env: Mapping[str, str]) -> Path:
@@ -524,7 +566,7 @@ def _with_fallback(
 
 
 AGENT_TOOL_NAMES = frozenset(
-    {"Agent", "Task", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+    {"Agent", "Task", "ListAgents", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
 )
 
 
@@ -549,16 +591,36 @@ def _tools(options: SessionOptions) -> Any:
     return registry
 
 
+def _offer_tools(options: SessionOptions, registry: Any, model: str, env: Mapping[str, str]) -> None:
+    """The tools the model is offered, as `providers/models.json` (`tool_offer`) records Claude Code
+    2.1.330's choices: the todo and task-list tools left out for the families it withholds them from (unless
+    `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search,
+    `ENABLE_TOOL_SEARCH` is not false and `--tools` did not pick the tools."""
+    from yoke.providers.pricing import model_data, model_flag
+    from yoke.tools.search import offer_tools
+
+    offer = model_data().get("tool_offer") or {}
+    named = set(options.tools or ())
+    withheld = [n for n in offer.get("task_list", []) if n not in named]
+    search_off = (env.get("ENABLE_TOOL_SEARCH") or "").strip().lower() in ("false", "0", "no", "off")
+    search_off = search_off or options.tools is not None  # tools picked by name are sent in full
+    offer_tools(
+        registry,
+        deferred=[] if search_off or model_flag(model, "tool_search") is False else offer.get("deferred", []),
+        withheld=withheld if model_flag(model, "task_list") is False else [],
+    )
+
+
 def _plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> None:
     """Enabled plugins' agent definitions, namespaced `plugin:name` as Claude Code names them."""
-    from yoke.agents.definitions import parse_agent_file
+    from yoke.agents.definitions import parse_plugin_agent_file
 
     for plugin in getattr(extensions, "plugins", None) or []:
+        folders = plugin.agent_dirs()
         for path in plugin.agent_files():
-            definition = parse_agent_file(path, "plugin", warnings)
+            folder = next((f for f in folders if f in path.parents), path.parent)
+            definition = parse_plugin_agent_file(path, plugin.name, folder, warnings)
             if definition is not None:
-                definition.name = f"{plugin.name}:{definition.name}"
-                definition.hooks, definition.mcp_servers, definition.permission_mode = {}, [], None
                 catalog.add(definition)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from typing import TYPE_CHECKING
+import os
+from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.loop.executor import ToolExecutor
@@ -57,7 +58,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         provider=up.provider,
         executor=executor,
         settings=up.settings.replace(
-            model=options.model or up.settings.model,
+            model=_child_model(options.model, parent.provider_name, ctx.env) or up.settings.model,
             max_turns=options.max_turns,
             effort=options.effort or up.settings.effort,
         ),
@@ -80,6 +81,18 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         session_dir=parent.session_dir,
         parent=parent,
     )
+
+
+def _child_model(model: str | None, provider: str, env: Any) -> str | None:
+    """A definition's `model: haiku` goes through the aliases the main model's `--model haiku` goes through."""
+    if not model:
+        return None
+    from yoke.providers.select import resolve_model_alias
+
+    try:
+        return resolve_model_alias(provider, model, dict(env or os.environ))
+    except KeyError:  # a provider without an alias table (a test double): the name as written
+        return model
 
 
 def _child_registry(tools: ToolRegistry, options: ChildOptions) -> ToolRegistry:

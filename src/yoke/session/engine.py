@@ -75,6 +75,7 @@ class Session:
         self.result_shapers: list[Any] = []  # callables(Result) -> Result, e.g. --json-schema's answer
         self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
         self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
+        self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -135,6 +136,10 @@ class Session:
         async for event in events:
             while self.side_events:
                 yield self.side_events.pop(0)
+            if self.debug_log is not None:  # /debug turned it on
+                from yoke.session.debug_log import write_debug
+
+                write_debug(event, self.debug_log)
             if isinstance(event, ev.Result):
                 for shape in self.result_shapers:
                     event = shape(event)
@@ -211,34 +216,27 @@ class Session:
         return checkpoints.rewind(user_message_id, restore_files=True, later=later)
 
     def context_usage(self) -> dict[str, Any]:
-        """What fills the context window, by category (Claude Code's `get_context_usage` shape)."""
-        import json
-
-        from yoke.context.tokens import context_window, estimate_messages, estimate_text
-
-        system = sum(estimate_text(b.get("text", "")) for b in self.agent.system)
-        specs = self.agent.executor.registry.specs()
-        tools = estimate_text(
-            json.dumps([{"n": t.name, "d": t.description, "s": t.input_schema} for t in specs])
-        )
-        messages = estimate_messages(self.agent.messages)
-        window = context_window(self.model, self.agent.executor.ctx.env)
-        used = system + tools + messages
+        """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same
+        accounting as `/context` (`context_measure`)."""
+        usage = self.context_measure()
+        window = usage.window
         categories = [
-            {"name": "System prompt", "tokens": system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": tools, "color": "inactive"},
-            {"name": "Messages", "tokens": messages, "color": "purple"},
-            {"name": "Free space", "tokens": max(0, window - used), "color": "promptBorder"},
+            {"name": "System prompt", "tokens": usage.system, "color": "promptBorder"},
+            {"name": "System tools", "tokens": usage.tools, "color": "inactive"},
+            {"name": "Messages", "tokens": usage.messages, "color": "purple"},
+            {"name": "Free space", "tokens": max(0, window - usage.used), "color": "promptBorder"},
         ]
         return {
             "categories": categories,
-            "totalTokens": used,
+            "totalTokens": usage.used,
             "maxTokens": window,
             "rawMaxTokens": window,
-            "percentage": round(100 * used / window, 1) if window else 0.0,
+            "percentage": round(100 * usage.used / window, 1) if window else 0.0,
             "model": self.model,
             "isAutoCompactEnabled": self.agent.keeper is not None,
-            "memoryFiles": [],
+            "memoryFiles": [
+                {"path": path, "type": label, "tokens": tokens} for tokens, path, label in usage.memory
+            ],
             "mcpTools": [],
             "agents": [],
             "gridRows": [],
@@ -340,10 +338,25 @@ class Session:
         except Exception:
             pass
 
-    async def context_report(self) -> str:
-        from yoke.context.inspect import context_report
+    def context_measure(self) -> Any:
+        """What fills the context window now (`yoke.context.inspect.ContextUsage`): the system prompt and tool
+        definitions as they are sent, and the conversation; one accounting for every front-end."""
+        from yoke.context.inspect import measure
+        from yoke.memory import MemoryIndex
 
-        return context_report(self.cwd, self.model)
+        env = self.agent.executor.ctx.env or {}
+        specs = [
+            {"name": s.name, "description": s.description, "input_schema": s.input_schema}
+            for s in self.agent.executor.registry.specs()
+        ]
+        home = Path(env["HOME"]) if env.get("HOME") else None
+        memory = MemoryIndex(self.cwd, home=home, env=env).files
+        return measure(self.model, env, self.agent.system, specs, self.agent.messages, memory)
+
+    async def context_report(self) -> str:
+        from yoke.context.inspect import usage_report
+
+        return usage_report(self.context_measure(), self.cwd)
 
     async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
         """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget

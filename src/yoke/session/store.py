@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -335,6 +336,19 @@ _GRANT_KEYS = (
 )
 
 
+SHELL_BLOCK = re.compile(
+    r"<bash-input>(.*?)</bash-input>\s*(?:<bash-stdout>(.*?)</bash-stdout>)?\s*(?:<bash-stderr>.*?</bash-stderr>)?\s*",
+    re.DOTALL,
+)
+
+
+def split_shell_context(text: str) -> tuple[list[tuple[str, str]], str]:
+    """A user message as written to the transcript: the `!` commands run before it ((command, output) each,
+    in order) and the prompt typed after them."""
+    commands = [(m.group(1).strip(), (m.group(2) or "").strip()) for m in SHELL_BLOCK.finditer(text)]
+    return commands, SHELL_BLOCK.sub("", text).strip()
+
+
 def _prompt_text(record: dict[str, Any]) -> str | None:
     """The text a person typed, or None for meta messages and tool results."""
     if record.get("isMeta") or record.get("isCompactSummary") or "toolUseResult" in record:
@@ -351,7 +365,8 @@ def _prompt_text(record: dict[str, Any]) -> str | None:
     text = content.strip()
     if not text or text.startswith(NOT_A_PROMPT_PREFIXES):
         return None
-    return text
+    commands, typed = split_shell_context(text)  # `!cmd` runs sent along: the prompt, else `! cmd`
+    return typed or ("! " + commands[0][0] if commands else text)
 
 
 # ---- listing and forking ---------------------------------------------------------------------------

@@ -70,19 +70,7 @@ def cost_text(agent: Any) -> str:
 
 
 async def context_text(session: Any) -> str:
-    from yoke.context.inspect import context_report_async
-    from yoke.context.tokens import estimate_messages
-
-    agent = session.agent
-    specs = [
-        {"name": s.name, "description": s.description, "input_schema": s.input_schema}
-        for s in agent.executor.registry.specs()
-    ]
-    report = await context_report_async(
-        session.cwd, session.model, tool_names=agent.executor.registry.names(), tool_specs=specs
-    )
-    messages = estimate_messages(agent.messages)
-    return f"{report}\nConversation so far: ~{messages:,} tokens in {len(agent.messages)} message(s)"
+    return await session.context_report()
 
 
 def memory_text(session: Any) -> str:

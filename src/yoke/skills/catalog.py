@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from yoke.records import Record
+from yoke.regex import lazy_compile
 from yoke.skills.model import PluginInfo, Skill, SkillError, load_skill_file
 
 SKILL_FILE = "SKILL.md"
+_PLUGIN_SKILL_CHARS = lazy_compile(r"[^a-zA-Z0-9_-]")
 RESERVED = frozenset({"synced"})
 SOURCE_RANK = {"managed": 0, "user": 1, "yoke": 2, "project": 3, "add-dir": 4, "nested": 5, "plugin": 6}
 MAX_COMMAND_DEPTH = 6
@@ -182,8 +184,20 @@ def add_plugin(catalog: Catalog, plugin: Any) -> None:
     """A plugin's skills and commands, namespaced `plugin:name`."""
     info = PluginInfo(plugin.name, plugin.root, plugin.data_dir)
     for folder in plugin.skill_dirs():
-        for skill in _skills_in(folder, "plugin", catalog.warnings):
-            skill.name = f"{plugin.name}:{skill.display_name or skill.name}"
+        root = folder / SKILL_FILE
+        if root.is_file():  # the folder named is itself a skill: its `name`, else the folder's
+            try:
+                found = [load_skill_file(root, name=folder.name, kind="skill", source="plugin")]
+            except SkillError as exc:
+                catalog.warnings.append(f"{root}: skill skipped: {exc}")
+                continue
+            own = (found[0].display_name or "").removeprefix(f"{plugin.name}:")
+            found[0].name = own or folder.name
+        else:
+            found = _skills_in(folder, "plugin", catalog.warnings)
+        for skill in found:
+            # the folder's name with what is not a letter, digit, - or _ as -, as Claude Code 2.1.330 names it
+            skill.name = f"{plugin.name}:{_PLUGIN_SKILL_CHARS.sub('-', skill.name)}"
             skill.plugin, skill.label = info, f"plugin:{plugin.name}"
             catalog.add(skill)
     for folder in plugin.command_dirs():
@@ -201,6 +215,11 @@ def add_plugin(catalog: Catalog, plugin: Any) -> None:
         skill.name = f"{plugin.name}:{file.stem}"
         skill.plugin, skill.label = info, f"plugin:{plugin.name}"
         catalog.add(skill)
+    if hasattr(plugin, "workflow_files"):
+        from yoke.skills.workflows import workflow_skills
+
+        for skill in workflow_skills(plugin, catalog.warnings):
+            catalog.add(skill)
 
 
 def _folders_between(start: Path, stop: Path) -> Iterable[Path]:
@@ -252,6 +271,21 @@ def _commands_in(folder: Path, source: str, warnings: list[str]) -> list[Skill]:
         )
         sub = Path(dirpath).relative_to(folder).as_posix()
         label = source if sub == "." else f"{source}:{sub}"
+        skill_file = next((f for f in sorted(filenames) if f.lower() == "skill.md"), None)
+        if skill_file is not None and sub != ".":
+            # a skill folder among the commands: the folder is one command (its other files are the
+            # skill's), named and namespaced by where the folder is, as Claude Code 2.1.330 reads it
+            dirnames[:] = []
+            parent = Path(sub).parent.as_posix()
+            where = source if parent == "." else f"{source}:{parent}"
+            path = Path(dirpath) / skill_file
+            try:
+                found.append(
+                    load_skill_file(path, name=Path(sub).name, kind="skill", source=source, label=where)
+                )
+            except SkillError as exc:
+                warnings.append(f"{path}: skill skipped: {exc}")
+            continue
         for filename in sorted(filenames):
             if not filename.endswith(".md") or filename.startswith("."):
                 continue

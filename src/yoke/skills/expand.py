@@ -22,7 +22,8 @@ from yoke.skills.inline import InlineError, Permit, RunShell, inline_files, run_
 from yoke.skills.model import Skill
 from yoke.skills.substitute import Substitution, substitute
 
-BUILTINS = ("compact", "init", "cost", "context", "memory")
+BUILTINS = ("compact", "init", "cost", "context", "memory", "review", "code-review", "security-review", "debug",
+            "usage")  # fmt: skip
 
 
 @dataclass
@@ -106,6 +107,10 @@ async def render_body(
     """The skill's body as the model reads it: placeholders filled, `!`cmd`` output and `@file`s in."""
     import os
 
+    if skill.kind == "workflow":
+        raise InlineError(
+            f"{skill.name} is a Claude Code workflow script ({skill.path}); Yoke cannot run workflow scripts"
+        )
     env = os.environ if env is None else env
     cwd = cwd or Path.cwd()
     values = Substitution(

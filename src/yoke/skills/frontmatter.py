@@ -1,4 +1,10 @@
-"""YAML frontmatter of skills, commands and output styles.
+"""YAML frontmatter of skills, commands, agents and output styles, read as Claude Code 2.1.330 reads it.
+
+Claude Code never refuses a file over its frontmatter: the block runs from a `---` first line to the next
+`---`; YAML (1.2: only true/false are booleans, no dates) reads it; when that fails, each flat `key: value`
+line whose value holds a character YAML treats specially is quoted and YAML tries again; when that fails
+too, the file loads with no frontmatter at all. What a key's value must be is each reader's business
+(`skills/model.py`, `agents/definitions.py`): a value of the wrong type is taken as text or ignored.
 
 Most frontmatter is flat (`key: value`, `key: [a, b]`, `- item` lists); that is read by a small parser so a
 session with many skills does not pay for importing a YAML library. Anything else (nested mappings such as
@@ -17,32 +23,47 @@ from typing import Any
 from yoke.jsonsafe import loads as safe_json
 from yoke.regex import lazy_compile
 
-
-class FrontmatterError(ValueError):
-    """The frontmatter cannot be read; the message says where and why, in one line."""
-
+# Claude Code's block: `---` (then only blanks) on the first line, up to the next `---` wherever it is
+_BLOCK = lazy_compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+# its retry: `key: value` lines (no indentation, no list items) whose value YAML would misread
+_RETRY_LINE = lazy_compile(r"([a-zA-Z_-]+):\s+(\S[^\r\n\u2028\u2029]*)\Z")
+_RETRY_SPECIAL = lazy_compile(r"[{}\[\]*&#!|>%@`]|: ")
+_LEADING_TABS = lazy_compile(r"^\t+", re.M)
+_CACHE_VERSION = b"cc-2.1.330/2\0"  # what a cached parse means changed with the lenient reading
 
 _KEY = lazy_compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)\s*:(?:\s+(.*)|)$")
 _ITEM = lazy_compile(r"^\s+-\s+(.*)$|^-\s+(.*)$")
 _PLAIN_UNSAFE = lazy_compile(r"^[&*!|>%@`{]|: | #|^\[|^-\s|^\?\s")
-_INT = lazy_compile(r"^[-+]?\d+$")
+# YAML 1.2 core schema numbers (what Claude Code's parser makes of `0x1F`, `012`, `1e3`, `.inf`)
+_INT = lazy_compile(r"^[-+]?[0-9]+$")
+_INT_OCT = lazy_compile(r"^0o[0-7]+$")
+_INT_HEX = lazy_compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = lazy_compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_FLOAT_SPECIAL = lazy_compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+
+
+def read_markdown(path: Path) -> str:
+    """A Markdown file's text with its line endings as written (Claude Code reads `\r\n` frontmatter as
+    it is: its quoting retry skips lines that end in `\r`). Raises OSError, UnicodeDecodeError."""
+    return path.read_bytes().decode("utf-8")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
-    """(the frontmatter text or None, the body). A `---` line opens it only on the first line."""
+    """(the frontmatter text or None, the body with `\n` line ends). A file that opens `---` and has no
+    other `---` has no frontmatter: all of it is the body."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    if not (text.startswith("---\n") or text.startswith("---\r\n") or text.rstrip("\r\n") == "---"):
-        return None, text
-    lines = text.splitlines(keepends=True)
-    for end in range(1, len(lines)):
-        if lines[end].rstrip("\r\n").rstrip() == "---":
-            return "".join(lines[1:end]), "".join(lines[end + 1 :])
-    raise FrontmatterError("the frontmatter opened with --- on the first line is never closed with ---")
+    if text.find("---", 3) < 0:
+        return None, text.replace("\r\n", "\n")
+    block = _BLOCK.match(text)
+    if block is None:
+        return None, text.replace("\r\n", "\n")
+    return block.group(1), text[block.end() :].replace("\r\n", "\n")
 
 
 def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
-    """(fields, body). Text without frontmatter gives ({}, text). Raises FrontmatterError."""
+    """(fields, body). Text without frontmatter, or whose frontmatter YAML cannot read even after Claude
+    Code's quoting retry, gives ({}, body). Never raises."""
     head, body = split_frontmatter(text)
     if head is None or not head.strip():
         return {}, body
@@ -121,18 +142,33 @@ def _scalar(text: str) -> Any:
 
 
 def _plain(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "yes", "on"):
+    if text in ("true", "True", "TRUE"):
         return True
-    if lowered in ("false", "no", "off"):
+    if text in ("false", "False", "FALSE"):
         return False
-    if lowered in ("null", "~"):
+    if text in ("null", "Null", "NULL", "~"):
         return None
-    if _INT.match(text):
-        return int(text)
+    number = _core_number(text)
+    if number is not None:
+        return number
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         return text[1:-1]
     return text
+
+
+def _core_number(text: str) -> int | float | None:
+    """A YAML 1.2 core-schema number, or None when the text is not one."""
+    if _INT.match(text):
+        return int(text, 10)
+    if _INT_OCT.match(text):
+        return int(text[2:], 8)
+    if _INT_HEX.match(text):
+        return int(text[2:], 16)
+    if _FLOAT.match(text):
+        return float(text)
+    if _FLOAT_SPECIAL.match(text):
+        return float(text.lower().replace(".", ""))
+    return None
 
 
 class _YamlCache:
@@ -199,7 +235,7 @@ yaml_cache = _YamlCache()
 def _parse_yaml(head: str) -> dict[str, Any]:
     import hashlib  # here: only YAML that needs the full parser gets this far
 
-    key = hashlib.sha256(head.encode("utf-8")).hexdigest()
+    key = hashlib.sha256(_CACHE_VERSION + head.encode("utf-8")).hexdigest()
     cached = yaml_cache.get(key)
     if cached is not None:
         return cached
@@ -209,18 +245,97 @@ def _parse_yaml(head: str) -> dict[str, Any]:
 
 
 def _parse_yaml_now(head: str) -> dict[str, Any]:
+    """YAML, then Claude Code's retry with problem values quoted; {} when neither reads as a mapping."""
+    try:
+        data = _load(head)
+    except ValueError:
+        try:
+            data = _load(_quote_problem_values(head))
+        except ValueError:
+            return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items()}
+
+
+def _quote_problem_values(head: str) -> str:
+    """Quote each flat `key: value` whose value YAML misreads (`: `, `[`, `#`, `|`...), as Claude Code
+    does before its second try; a `[a, b]` value that is a list already stays one. Leading tabs become
+    two spaces each."""
+    out = []
+    for line in head.split("\n"):
+        pair = _RETRY_LINE.match(line)
+        if pair:
+            key, value = pair.group(1), pair.group(2)
+            if len(value) >= 1 and value[0] == value[-1] and value[0] in "\"'":
+                out.append(line)
+                continue
+            if value.startswith("[") and value.endswith("]") and _is_list(value):
+                out.append(line)
+                continue
+            if _RETRY_SPECIAL.search(value):
+                escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+                out.append(f'{key}: "{escaped}"')
+                continue
+        out.append(line)
+    return _LEADING_TABS.sub(lambda m: "  " * len(m.group()), "\n".join(out))
+
+
+def _is_list(text: str) -> bool:
+    try:
+        return isinstance(_load(text), list)
+    except ValueError:
+        return False
+
+
+def _load(text: str) -> Any:
+    """YAML 1.2's core schema, as Claude Code's parser reads it; ValueError when it cannot."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(head, Loader=loader)  # noqa: S506 - a safe loader
+        return yaml.load(text, Loader=_loader())  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise FrontmatterError(f"invalid YAML frontmatter{where}: {problem}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise FrontmatterError("the frontmatter must be a mapping of `key: value` lines")
-    return {str(k): v for k, v in data.items()}
+        raise ValueError(str(exc).splitlines()[0] if str(exc) else "invalid YAML") from None
+
+
+_LOADER: Any = None
+
+
+def _untagged(loader: Any, _suffix: str, node: Any) -> Any:
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
+def _loader() -> Any:
+    """PyYAML's safe loader with YAML 1.2's booleans (not yes/no/on/off) and no timestamps."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        dropped = {"tag:yaml.org,2002:" + t for t in ("bool", "timestamp", "int", "float")}
+        resolvers = {
+            first: [(tag, rx) for tag, rx in pairs if tag not in dropped]
+            for first, pairs in base.yaml_implicit_resolvers.items()
+        }
+        loader = type("CoreSchemaLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+        loader.add_implicit_resolver(
+            "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+        )
+        number = re.compile(
+            r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+        )
+        loader.add_implicit_resolver("tag:yaml.org,2002:int", number, list("-+0123456789."))
+        loader.add_constructor(
+            "tag:yaml.org,2002:int", lambda ld, node: _core_number(ld.construct_scalar(node))
+        )
+        # an unknown local tag (`description: !important note`) is dropped, the value read as written
+        loader.add_multi_constructor("!", _untagged)
+        _LOADER = loader
+    return _LOADER

@@ -11,25 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from yoke.records import Record
-from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
+from yoke.regex import lazy_compile
+from yoke.skills.frontmatter import parse_frontmatter, read_markdown
 
 MAX_DESCRIPTION = 1536  # description + when_to_use, as Claude Code truncates them
-BOOL_FIELDS = ("disable-model-invocation", "user-invocable", "background")
-TEXT_FIELDS = (
-    "name",
-    "description",
-    "when_to_use",
-    "argument-hint",
-    "model",
-    "effort",
-    "context",
-    "agent",
-    "shell",
-    "version",
-    "license",
-    "compatibility",
-)
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
+_HEADING = lazy_compile(r"^#+\s+(\S.*)$")
 
 
 class SkillError(ValueError):
@@ -120,8 +107,8 @@ class Skill(Record):
     def listing_text(self) -> str:
         """description + when_to_use, as the model's listing shows them (cut at 1,536 characters)."""
         text = self.description.strip()
-        if self.when_to_use.strip():
-            text = f"{text} {self.when_to_use.strip()}".strip()
+        if self.when_to_use.strip():  # Claude Code's listing: `description - when_to_use`
+            text = f"{text} - {self.when_to_use.strip()}" if text else self.when_to_use.strip()
         text = " ".join(text.split())
         return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
@@ -183,42 +170,28 @@ class Skill(Record):
 
 
 def load_skill_file(path: Path, *, name: str, kind: str, source: str, label: str = "") -> Skill:
-    """Read and check one file. Raises SkillError naming what to fix."""
+    """Read one file. Raises SkillError only when it cannot be read: its frontmatter never refuses it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_markdown(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise SkillError(f"cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        meta, body = parse_frontmatter(text)
-    except FrontmatterError as exc:
-        raise SkillError(str(exc)) from None
+    meta, body = parse_frontmatter(text)
     return skill_from_fields(meta, body, path=path, name=name, kind=kind, source=source, label=label)
 
 
 def skill_from_fields(
     meta: dict[str, Any], body: str, *, path: Path, name: str, kind: str, source: str, label: str = ""
 ) -> Skill:
-    for key in TEXT_FIELDS:
-        value = meta.get(key)
-        if value is not None and not isinstance(value, str | int | float):
-            raise SkillError(f"`{key}` must be text (got {type(value).__name__})")
-    flags = {key: _bool(meta, key) for key in BOOL_FIELDS}
-    context = _text(meta, "context") or "inline"
-    if context not in ("inline", "fork"):
-        raise SkillError(f"`context` must be inline or fork (got {context!r})")
-    effort = _text(meta, "effort") or None
-    if effort is not None and effort not in EFFORTS:
-        raise SkillError(f"`effort` must be one of {', '.join(EFFORTS)} (got {effort!r})")
-    hooks = meta.get("hooks") or {}
-    if not isinstance(hooks, dict):
-        raise SkillError("`hooks` must be a mapping of event names to matcher lists")
-    parameters = meta.get("parameters") or {}
-    if not isinstance(parameters, dict):
-        raise SkillError("`parameters` must be a mapping of names to `${param.name|default}` templates")
-    shell = _text(meta, "shell") or "bash"
-    if shell not in ("bash", "powershell"):
-        raise SkillError(f"`shell` must be bash or powershell (got {shell!r})")
-    description = _text(meta, "description") or _default_description(body, kind)
+    """Fields as Claude Code 2.1.330 takes them: a value of an unexpected type is read as text where the
+    field is text, and ignored (the default stands) where it cannot be read; no field refuses the file."""
+    description = js_description(meta.get("description"))
+    if description is None:
+        description = _default_description(body, kind)
+    effort = _text(meta, "effort").lower() or None
+    hooks = meta.get("hooks")
+    parameters = meta.get("parameters")
+    shell = _text(meta, "shell").lower()
+    invocable = meta.get("user-invocable")
     return Skill(
         name=name,
         path=path,
@@ -226,85 +199,126 @@ def skill_from_fields(
         source=source,
         body=body,
         description=description,
-        display_name=_text(meta, "name") or None,
+        display_name=_display_name(meta.get("name")),
         when_to_use=_text(meta, "when_to_use"),
         argument_hint=_text(meta, "argument-hint"),
         arguments=_names(meta.get("arguments")),
-        disable_model_invocation=flags["disable-model-invocation"] or False,
-        user_invocable=flags["user-invocable"] is not False,
-        allowed_tools=_tool_list(meta.get("allowed-tools"), "allowed-tools"),
-        disallowed_tools=_tool_list(meta.get("disallowed-tools"), "disallowed-tools"),
-        model=_text(meta, "model") or None,
-        effort=effort,
-        context=context,
+        disable_model_invocation=js_flag(meta.get("disable-model-invocation")) or False,
+        user_invocable=True if invocable is None else bool(js_flag(invocable)),
+        allowed_tools=tool_list(meta.get("allowed-tools")),
+        disallowed_tools=tool_list(meta.get("disallowed-tools")),
+        model=js_model(meta.get("model")),
+        effort=effort if effort in EFFORTS else None,
+        context="fork" if meta.get("context") == "fork" else "inline",
         agent=_text(meta, "agent") or None,
-        background=bool(flags["background"]),
-        hooks=hooks,
-        paths=_tool_list(meta.get("paths"), "paths", split_spaces=False),
-        shell=shell,
-        parameters=parameters,
+        background=bool(js_flag(meta.get("background"))),
+        hooks=hooks if isinstance(hooks, dict) else {},
+        paths=_paths(meta.get("paths")),
+        shell=shell if shell in ("bash", "powershell") else "bash",
+        parameters=parameters if isinstance(parameters, dict) else {},
         label=label or source,
         frontmatter=meta,
     )
 
 
-def _text(meta: dict[str, Any], key: str) -> str:
-    value = meta.get(key)
-    return "" if value is None else str(value).strip()
+def js_text(value: Any) -> str:
+    """A YAML value as text, the way Claude Code's `String(value)` writes it: a list's items joined by
+    commas, true/false in lower case, 2.0 as 2."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+    if isinstance(value, list | tuple):
+        return ",".join("" if item is None else js_text(item) for item in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
 
 
-def _bool(meta: dict[str, Any], key: str) -> bool | None:
-    value = meta.get(key)
-    if value is None or isinstance(value, bool):
+def js_description(value: Any) -> str | None:
+    """A `description`: text (None when blank), a number or true/false as text; a list or mapping is no
+    description (the body's first line stands in)."""
+    if value is None or isinstance(value, list | dict):
+        return None
+    text = js_text(value).strip() if not isinstance(value, str) else value.strip()
+    return text or None
+
+
+def js_flag(value: Any) -> bool | None:
+    """true/false, also written as text or a number (1/yes/on, 0/no/off); None when it is neither."""
+    if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    raise SkillError(f"`{key}` must be true or false (got {value!r})")
+    if not isinstance(value, str | int | float):
+        return None
+    text = js_text(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    return None
+
+
+def tool_list(value: Any) -> list[str]:
+    """`Read, Bash(git add *)` or a list of such: split at commas and spaces outside parentheses; items
+    that are not text are left out."""
+    from yoke.tools.registry import split_tool_list
+
+    if isinstance(value, str):
+        return split_tool_list([value])
+    if isinstance(value, list):
+        return split_tool_list([v for v in value if isinstance(v, str)])
+    return []
+
+
+def _display_name(value: Any) -> str | None:
+    text = js_text(value)
+    return text if text and len(text) <= 256 else None
+
+
+def js_model(value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    model = value.strip()
+    return "inherit" if model.lower() == "inherit" else model
+
+
+def _text(meta: dict[str, Any], key: str) -> str:
+    return js_text(meta.get(key)).strip()
 
 
 def _names(value: Any) -> list[str]:
-    """`arguments`: a list (or space/comma separated text) of names for `$name`."""
-    if value is None:
-        return []
+    """`arguments`: a list (or space separated text) of names for `$name`; numbers are not names."""
     if isinstance(value, str):
-        return [n for n in value.replace(",", " ").split() if n]
-    if isinstance(value, list):
-        names = []
-        for item in value:
-            if isinstance(item, dict) and isinstance(item.get("name"), str):
-                names.append(item["name"])
-            elif isinstance(item, str | int):
-                names.append(str(item))
-            else:
-                raise SkillError("`arguments` must list names")
-        return names
-    raise SkillError("`arguments` must be a list of names")
-
-
-def _tool_list(value: Any, key: str, split_spaces: bool = True) -> list[str]:
-    from yoke.permissions.rules import split_rule_list
-
-    if value is None:
+        value = value.split()
+    if not isinstance(value, list):
         return []
-    if isinstance(value, str):
-        if not split_spaces:
-            return [p.strip() for p in value.split(",") if p.strip()]
-        return split_rule_list([value])
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return [v.strip() for v in value if v.strip()]
-    raise SkillError(f"`{key}` must be text or a list of text")
+    names = []
+    for item in value:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            item = item["name"]
+        if isinstance(item, str) and item.strip() and not item.strip().isdigit():
+            names.append(item)
+    return names
+
+
+def _paths(value: Any) -> list[str]:
+    """`paths`: comma separated text or a list of it."""
+    items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [p.strip() for item in items if isinstance(item, str) for p in item.split(",") if p.strip()]
 
 
 def _default_description(body: str, kind: str) -> str:
-    """No description: the first paragraph of the body (a command's first line), headings stripped."""
-    lines: list[str] = []
-    for line in body.strip().splitlines():
-        if not line.strip():
-            if lines:
-                break
-            continue
-        lines.append(line.strip().lstrip("#").strip())
-        if kind == "command":
-            break
-    text = " ".join(lines)
-    return text[:250]
+    """No description: the body's first non-blank line, a heading's text without its #s, cut at 100
+    characters (Claude Code's rule)."""
+    for line in body.split("\n"):
+        line = line.strip()
+        if line:
+            heading = _HEADING.match(line)
+            text = heading.group(1) if heading else line
+            return text if len(text) <= 100 else text[:97] + "..."
+    return ""

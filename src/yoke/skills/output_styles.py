@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from yoke.records import Record
-from yoke.skills.frontmatter import FrontmatterError, parse_frontmatter
+from yoke.skills.frontmatter import parse_frontmatter, read_markdown
+from yoke.skills.model import js_description, js_flag, js_text
 
 EXPLANATORY = """\
 You are in the Explanatory output style: besides doing the work, help the user understand the codebase and \
@@ -123,16 +124,14 @@ def _styles_in(folder: Path, source: str, warnings: list[str]) -> list[OutputSty
     found = []
     for path in files:
         try:
-            meta, body = parse_frontmatter(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, FrontmatterError) as exc:
+            meta, body = parse_frontmatter(read_markdown(path))
+        except (OSError, UnicodeDecodeError) as exc:
             warnings.append(f"{path}: output style skipped: {exc}")
             continue
-        keep = meta.get("keep-coding-instructions", False)
-        if not isinstance(keep, bool):
-            warnings.append(f"{path}: output style skipped: `keep-coding-instructions` must be true or false")
-            continue
-        name = str(meta.get("name") or path.stem).strip()
-        description = str(meta.get("description") or "").strip()
+        # read as Claude Code 2.1.330 reads it: a value of another type never refuses the style
+        keep = bool(js_flag(meta.get("keep-coding-instructions")))
+        name = js_text(meta.get("name")).strip() or path.stem
+        description = js_description(meta.get("description")) or ""
         found.append(OutputStyle(name, description, body.strip(), keep, source, path))
     return found
 

@@ -7,6 +7,7 @@ front-end's prompts go through it).
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -43,7 +44,13 @@ class Extensions(Record):
         catalog = self.runtime.catalog
         return {
             "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
-            "skills": sorted(s.name for s in catalog.all() if s.kind == "skill"),
+            # Claude Code 2.1.330 lists here the skills and workflows a user can invoke and the commands
+            # the model may not (`disable-model-invocation: true`), checked against its CLI
+            "skills": sorted(
+                s.name
+                for s in catalog.user_invocable()
+                if s.kind in ("skill", "workflow") or s.disable_model_invocation
+            ),
             "output_style": self.style.name if self.style is not None else "default",
             "plugins": [p.summary() for p in self.plugins],
         }
@@ -116,9 +123,16 @@ def session_plugins(session: Any) -> list[Any]:
 
 
 def init_fields(session: Any) -> dict[str, Any]:
-    """The `system/init` fields for a session built with extensions (none otherwise)."""
-    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
-    return extensions.init_fields() if isinstance(extensions, Extensions) else {}
+    """The `system/init` fields for a session built with extensions (none otherwise), and the agents it
+    can start: built-in, user, project and plugin ones, sorted without regard to case as Claude Code
+    2.1.330 sorts them."""
+    extras = session.agent.executor.ctx.session.extras
+    extensions = extras.get(EXTENSIONS_KEY)
+    fields = extensions.init_fields() if isinstance(extensions, Extensions) else {}
+    catalog = getattr(extras.get("agents"), "catalog", None)
+    if catalog is not None:
+        fields["agents"] = sorted(catalog.names(), key=str.casefold)
+    return fields
 
 
 def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> None:
@@ -217,32 +231,63 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
     if name == "memory":
         yield bc.local_result(agent, bc.memory_text(session), started)
         return
+    if name in ("review", "code-review", "security-review", "debug", "usage"):
+        async for event in _daily(session, name, expanded.args or "", started):
+            yield event
+        return
     async for event in _init(session, started):
         yield event
 
 
-async def _init(session: Any, started: float) -> AsyncIterator[ev.Event]:
-    """/init: the model studies the repository with read-only tools; Yoke writes what it answers."""
+async def _daily(session: Any, name: str, args: str, started: float) -> AsyncIterator[ev.Event]:
+    """/usage answers locally; /review, /security-review and /debug ask the model with read-only tools."""
     from yoke.skills import builtin_commands as bc
+    from yoke.skills import daily_commands as dc
 
-    agent = session.agent
-    registry = agent.executor.registry
+    if name == "usage":
+        yield bc.local_result(session.agent, dc.usage_text(session), started)
+        return
+    try:
+        if name == "debug":
+            prompt = dc.debug_prompt(session, args)
+        elif name == "security-review":
+            prompt = await asyncio.to_thread(dc.security_review_prompt, Path(session.cwd), args)
+        else:
+            prompt = await asyncio.to_thread(dc.review_prompt, Path(session.cwd), args)
+    except (dc.CommandError, OSError) as exc:
+        yield bc.local_result(session.agent, str(exc), started, is_error=True)
+        return
+    async for event in _read_only_query(session, prompt):
+        yield event
+
+
+async def _read_only_query(session: Any, prompt: str) -> AsyncIterator[ev.Event]:
+    """A query whose tools are only the read-only ones (and no Skill), restored afterwards."""
+    registry = session.agent.executor.registry
     removed = [
         tool for tool in list(registry) if not getattr(tool, "read_only", False) or tool.name == "Skill"
     ]
     for tool in removed:
         registry.remove(tool.name)
     try:
-        async for event in agent.query(bc.init_prompt(Path(session.cwd))):
-            if isinstance(event, ev.Result) and not event.is_error:
-                try:
-                    text = bc.write_claude_md(Path(session.cwd), event.text)
-                except (OSError, ValueError) as exc:
-                    event = event.replace(is_error=True, text=f"/init: {exc}", errors=[str(exc)])
-                else:
-                    yield ev.Notice("info", text)
-                    event = event.replace(text=text)
+        async for event in session.agent.query(prompt):
             yield event
     finally:
         for tool in removed:
             registry.register(tool)
+
+
+async def _init(session: Any, started: float) -> AsyncIterator[ev.Event]:
+    """/init: the model studies the repository with read-only tools; Yoke writes what it answers."""
+    from yoke.skills import builtin_commands as bc
+
+    async for event in _read_only_query(session, bc.init_prompt(Path(session.cwd))):
+        if isinstance(event, ev.Result) and not event.is_error:
+            try:
+                text = bc.write_claude_md(Path(session.cwd), event.text)
+            except (OSError, ValueError) as exc:
+                event = event.replace(is_error=True, text=f"/init: {exc}", errors=[str(exc)])
+            else:
+                yield ev.Notice("info", text)
+                event = event.replace(text=text)
+        yield event

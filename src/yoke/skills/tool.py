@@ -1,8 +1,8 @@
 """The Skill tool: how the model invokes a skill (input `{"skill": name, "args"?: text}`).
 
 Its description lists the skills the model may invoke (name and description) within a budget of about 1% of
-the context window (4 characters a token, 250 characters an entry); when they do not fit, descriptions are
-shortened evenly, then only names are listed. Invoking a skill returns its body with placeholders filled
+the context window (4 characters a token; a description is cut at 1,536 characters, as Claude Code 2.1.330
+cuts it); when they do not fit, descriptions are shortened evenly, then only names are listed. Invoking a skill returns its body with placeholders filled
 (progressive disclosure: bundled files are read later with Read/Bash). The legacy `SlashCommand` tool name
 and its `{"command": "/name args"}` input are accepted.
 """
@@ -14,7 +14,6 @@ from typing import Any, ClassVar
 from yoke.skills.model import Skill
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 
-ENTRY_MAX = 250
 MIN_DESCRIPTION = 20
 CHARS_PER_TOKEN = 4
 BUDGET_SHARE = 0.01
@@ -35,8 +34,12 @@ the instructions that came with it instead of calling this tool again.
 
 def listing(skills: list[Skill], budget_chars: int) -> str:
     """`- name: description` lines that fit in `budget_chars`."""
-    entries = [(s.name, s.listing_text()) for s in sorted(skills, key=lambda s: s.name)]
-    lines = [_entry(name, text, ENTRY_MAX) for name, text in entries]
+    # `<` and `>` escaped, as Claude Code 2.1.330 writes them in its listing (`&` and quotes as they are)
+    entries = [
+        (s.name, s.listing_text().replace("<", "&lt;").replace(">", "&gt;"))
+        for s in sorted(skills, key=lambda s: s.name)
+    ]
+    lines = [f"- {name}: {text}" if text else f"- {name}" for name, text in entries]
     if _size(lines) <= budget_chars:
         return "\n".join(lines)
     share = budget_chars // max(1, len(entries))

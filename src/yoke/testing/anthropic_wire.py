@@ -85,11 +85,13 @@ def stream_error_frame() -> bytes:
     return sse(error_body("overloaded_error", "Overloaded"), event="error")
 
 
-def models_body() -> dict[str, Any]:
+def models_body(models: list[str] | None = None) -> dict[str, Any]:
+    models = MODELS if models is None else models
     data = [
-        {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"} for m in MODELS
+        {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"} for m in models
     ]
-    return {"data": data, "has_more": False, "first_id": MODELS[0], "last_id": MODELS[-1]}
+    first, last = (models[0], models[-1]) if models else (None, None)
+    return {"data": data, "has_more": False, "first_id": first, "last_id": last}
 
 
 def _event(kind: str, **fields: Any) -> bytes:

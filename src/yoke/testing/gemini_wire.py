@@ -107,8 +107,9 @@ def stream_error_frame() -> bytes:
     return _frame(error_body(503, "UNAVAILABLE", "The model is overloaded. Please try again later."))
 
 
-def models_body() -> dict[str, Any]:
-    return {"models": [{"name": f"models/{m}", "displayName": m} for m in MODELS]}
+def models_body(models: list[str] | None = None) -> dict[str, Any]:
+    models = MODELS if models is None else models
+    return {"models": [{"name": f"models/{m}", "displayName": m} for m in models]}
 
 
 def _envelope(model: str) -> dict[str, Any]:

@@ -79,7 +79,7 @@ class ScriptedHandler(BaseHTTPRequestHandler):
         elif path in MODELS_PATHS or path == GEMINI_MODELS_PATH:
             fmt = "gemini" if path == GEMINI_MODELS_PATH else self._guess_format()
             self._record(path, None, fmt)
-            self._send_json(200, WIRES[fmt].models_body())
+            self._send_json(200, WIRES[fmt].models_body(scripted.models))
         else:
             self._send_error(self._guess_format(), 404, f"yoke.testing: no such endpoint: GET {path}")
 

@@ -111,8 +111,9 @@ def stream_error_frame() -> bytes:
     return sse(error_body("server_error", "The engine is currently overloaded, please try again later."))
 
 
-def models_body() -> dict[str, Any]:
-    data = [{"id": m, "object": "model", "created": 1700000000, "owned_by": "yoke-testing"} for m in MODELS]
+def models_body(models: list[str] | None = None) -> dict[str, Any]:
+    models = MODELS if models is None else models
+    data = [{"id": m, "object": "model", "created": 1700000000, "owned_by": "yoke-testing"} for m in models]
     return {"object": "list", "data": data}
 
 

@@ -84,6 +84,7 @@ class ScriptedServer:
         *,
         port: int = 0,
         validate_requests: bool = True,
+        models: list[str] | None = None,
     ) -> None:
         self._lock = threading.RLock()  # re-entrant: a callable turn may read srv.requests
         self._queue: deque[Turn | Callable[[dict[str, Any]], dict[str, Any]]] = deque()
@@ -100,6 +101,7 @@ class ScriptedServer:
         self.signatures: dict[str, str] = {}
         self._model_calls = 0
         self.validate_requests = validate_requests
+        self.models = models  # what GET /v1/models lists (None: each wire's built-in few)
         self.add_turns(turns)
         self._port = port
         self._httpd: _HTTPServer | None = None

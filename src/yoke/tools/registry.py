@@ -54,16 +54,18 @@ class ToolRegistry:
         """The tools as the model sees them (computed once; schema generation is not free). A deferred tool
         (tool search) is known to the model by name only until ToolSearch loads it."""
         if self._specs is None:
+            searchable = "ToolSearch" in self._tools  # without it a deferred tool could never be loaded
             self._specs = [
                 ToolSpec(t.name, t.description, t.input_schema())
                 for t in self._tools.values()
-                if not _deferred(t)
+                if not (searchable and is_deferred(t))
             ]
         return self._specs
 
 
-def _deferred(tool: Tool) -> bool:
-    """Set on a tool's instance (MCP tools); read without `getattr`, which would make a lazy built-in load."""
+def is_deferred(tool: Tool) -> bool:
+    """Set on a tool's instance (MCP tools, `tools/search.py`); read without `getattr`, which would make a
+    lazy built-in load."""
     return bool(vars(tool).get("deferred", False)) if hasattr(tool, "__dict__") else False
 
 

@@ -52,6 +52,36 @@ class UIAsker:
             return Answer("deny", "The user declined this tool call.", interrupt=True)
         return Answer("deny", f"The user declined this tool call and said: {message}")
 
+    async def approve_mcp_servers(self, servers: list[dict[str, str]]) -> dict[str, str]:
+        """The project's `.mcp.json` servers nobody has approved yet, asked about once each: "all" (this
+        and every server of the project's .mcp.json), "yes", "no"; Esc leaves one undecided."""
+        ui = self.ui
+        labels = [
+            "Yes, and trust every server in this project's .mcp.json",
+            "Yes, this server",
+            "No, do not start it",
+        ]
+        answers: dict[str, str] = {}
+        for server in servers:
+            header = ui.painter.ansi(
+                Text(
+                    f'The project\'s .mcp.json asks to start the MCP server "{server["name"]}"', style="bold"
+                ),
+                Text(f"  {server['description']}", style="dim"),
+                Text(
+                    "  It runs with your permissions; start it only if you trust this project.", style="dim"
+                ),
+            )
+            index = await ui.choose(
+                header, labels, notify=("An MCP server waits for approval", "mcp_approval")
+            )
+            if index is None:
+                continue
+            answers[server["name"]] = ("all", "yes", "no")[index]
+            if index == 0:
+                break
+        return answers
+
     async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
         ui = self.ui
         answers: dict[str, str] = {}

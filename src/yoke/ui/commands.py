@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,8 @@ from rich.text import Text
 
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
-ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume"}
+ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume",
+           "code-review": "review", "stats": "usage"}  # fmt: skip
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file in its root with what a coding agent working "
     "here needs: the commands to build, lint and test (and to run a single test), and the high-level "
@@ -165,10 +165,11 @@ async def _cost(ui: Any, args: str) -> None:
 
 @command("context", "What fills the context window")
 async def _context(ui: Any, args: str) -> None:
+    from yoke.context.inspect import usage_report
     from yoke.ui.context_view import context_grid
 
-    report = await ui.session.context_report()
-    ui.emit(ui.painter.ansi(*context_grid(ui.session, report)))
+    usage = ui.session.context_measure()
+    ui.emit(ui.painter.ansi(*context_grid(usage, usage_report(usage, Path(ui.cwd)))))
 
 
 @command("model", "Show or change the model [name]")
@@ -232,6 +233,30 @@ async def _init(ui: Any, args: str) -> None:
     await ui.turn(INIT_PROMPT, echo=False)
 
 
+@command("review", "Review the current changes (or pull request N) for bugs [N] [focus]")
+async def _review(ui: Any, args: str) -> None:
+    await ui.turn(f"/review {args}".strip(), echo=False)
+
+
+@command("security-review", "Review the current changes for security problems [focus]")
+async def _security_review(ui: Any, args: str) -> None:
+    await ui.turn(f"/security-review {args}".strip(), echo=False)
+
+
+@command("debug", "Turn on debug lines for this session and look into a problem [what went wrong]")
+async def _debug(ui: Any, args: str) -> None:
+    await ui.turn(f"/debug {args}".strip(), echo=False)
+    if ui.session.debug_log is not None:
+        ui.say(f"  Debug lines for this session go to {ui.session.debug_log}", "dim")
+
+
+@command("usage", "Cost, tokens, context and activity of this session")
+async def _usage(ui: Any, args: str) -> None:
+    from yoke.skills.daily_commands import usage_text
+
+    ui.say("\n".join("  " + line for line in usage_text(ui.session).splitlines()))
+
+
 @command("add-dir", "Let the tools work in another folder for this session <path>")
 async def _add_dir(ui: Any, args: str) -> None:
     folder = Path(args).expanduser() if args else None
@@ -251,18 +276,12 @@ async def _add_dir(ui: Any, args: str) -> None:
 
 @command("export", "Write the conversation to a text file [file]")
 async def _export(ui: Any, args: str) -> None:
-    from yoke.messages import result_text
+    from yoke.fsutil import replace_file
+    from yoke.ui.export import export_text
 
     target = Path(args or f"yoke-conversation-{ui.session.id[:8]}.txt").expanduser()
     target = target if target.is_absolute() else Path(ui.cwd) / target
-    parts = []
-    for message in ui.session.messages:
-        content = message.get("content")
-        text = content if isinstance(content, str) else result_text(content)
-        parts.append(f"{'>' if message.get('role') == 'user' else '●'} {text.strip()}\n")
-    from yoke.fsutil import replace_file
-
-    replace_file(target, "\n".join(parts).encode("utf-8"))
+    replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"))
     ui.say(f"  Conversation exported to {target}")
 
 
@@ -283,30 +302,16 @@ async def _memory(ui: Any, args: str) -> None:
     ui.say(f"  Edited {path}", "dim")
 
 
-@command("doctor", "Check keys, providers and the tools Yoke uses")
+@command("doctor", "Check the installation, settings, provider and models")
 async def _doctor(ui: Any, args: str) -> None:
-    env = ui.session.agent.executor.ctx.env or os.environ
-    checks = [
-        ("Provider", f"{ui.session.provider_name} · model {ui.session.model}"),
-        ("API key", "set" if env.get("ANTHROPIC_API_KEY") or env.get("OPENAI_API_KEY") else "not set"),
-        ("ripgrep", shutil.which("rg") or _bundled_rg() or "missing (Grep/Glob are slower)"),
-        ("bubblewrap", shutil.which("bwrap") or "missing (the Bash sandbox is unavailable)"),
-        ("git", shutil.which("git") or "missing"),
-    ]
-    for warning in ui.session.warnings:
-        checks.append(("Settings", warning))
-    table = Table.grid(padding=(0, 2))
-    for key, value in checks:
-        table.add_row(Text(key, style="bold"), value)
-    ui.emit(ui.painter.ansi(table))
+    from yoke.session.doctor import report_lines, run_checks
 
-
-def _bundled_rg() -> str | None:
-    try:
-        from ripgrep import __file__ as rg  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return f"bundled ({Path(rg).parent})"
+    env = dict(ui.session.agent.executor.ctx.env or os.environ)
+    ui.say("  Checking (the provider's model list may take a few seconds)...", "dim")
+    checks = await asyncio.to_thread(run_checks, Path(ui.cwd), env)
+    styles = {"heading": "bold", "ok": "green", "warn": "yellow", "problem": "red", "info": "dim"}
+    for status, line in report_lines(checks):
+        ui.say(line, styles[status])
 
 
 def _rows(ui: Any, rows: list[tuple[str, str]], empty: str) -> None:

@@ -32,7 +32,12 @@ class PromptCompleter(Completer):
 
         for name, description in command_table(self.ui.cwd, self.ui.session_commands):
             if name.startswith(typed):
-                yield Completion("/" + name, start_position=-len(typed) - 1, display_meta=description)
+                # A fully typed name completes to itself plus a space: a completion that adds nothing is
+                # dropped by prompt_toolkit, and the entry (with its description) would vanish from the menu.
+                value = "/" + name + (" " if name == typed else "")
+                yield Completion(
+                    value, start_position=-len(typed) - 1, display="/" + name, display_meta=description
+                )
 
     def _paths(self, typed: str) -> Iterator[Completion]:
         root = Path(self.ui.cwd)

@@ -10,15 +10,10 @@ CELLS = 50  # one cell = 2% of the window
 CATEGORIES = (("System prompt", "magenta"), ("Tools", "cyan"), ("Messages", "green"), ("Free space", "dim"))
 
 
-def context_grid(session: Any, report: str) -> list[Any]:
-    from yoke.context.tokens import context_window, estimate_json, estimate_messages, estimate_text
-
-    env = session.agent.executor.ctx.env
-    window = context_window(session.model, env)
-    system = sum(estimate_text(b.get("text", "")) for b in session.agent.system)
-    tools = estimate_json([{"name": n} for n in session.tool_names]) * 40  # ~ a definition's size per name
-    messages = estimate_messages(session.messages)
-    used = [system, tools, messages]
+def context_grid(usage: Any, report: str) -> list[Any]:
+    """`usage` is the session's `context_measure()`; the report below the grid is made from the same."""
+    window = usage.window
+    used = [usage.system, usage.tools, usage.messages]
     sizes = [*used, max(0, window - sum(used))]
     cells: list[Any] = []
     for (_label, style), tokens in zip(CATEGORIES, sizes, strict=True):
@@ -34,7 +29,7 @@ def context_grid(session: Any, report: str) -> list[Any]:
             grid.append("\n")
     legend = Text()
     legend.append(
-        f"{session.model} · {sum(used):,}/{window:,} tokens ({100 * sum(used) / window:.0f}%)\n", style="bold"
+        f"{usage.model} · {sum(used):,}/{window:,} tokens ({100 * sum(used) / window:.0f}%)\n", style="bold"
     )
     for (label, style), tokens in zip(CATEGORIES, sizes, strict=True):
         legend.append("⛁ ", style=style)

@@ -99,8 +99,10 @@ def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
         if ui.input.text:
             ui.input.reset()
             return
-        if ui.stats.busy:
+        if ui.stats.busy:  # interrupting the turn is all this press does: it does not arm exit
             ui.interrupt()
+            ui.last_ctrl_c = 0.0
+            return
         now = time.monotonic()
         if now - ui.last_ctrl_c < EXIT_WINDOW_S:
             ui.exit()

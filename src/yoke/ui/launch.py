@@ -61,8 +61,13 @@ def _banner(ui: Any) -> None:
     def style(code: str, text: str) -> str:
         return text if plain else f"\x1b[{code}m{text}\x1b[0m"
 
-    hint = "  /help for commands · esc to interrupt · shift+tab to change the permission mode"
+    import shutil
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    hint = "  /help for commands · esc to interrupt · shift+tab: permission mode"
+    room = max(10, width - len(f"✻ Yoke {__version__}  ") - 1)  # the folder is cut from the left to fit
+    folder = ui.cwd if len(ui.cwd) <= room else "…" + ui.cwd[-(room - 1) :]
     ui.emit(
-        style("1;35", "✻ ") + style("1", "Yoke") + style("2", f" {__version__}  ") + style("2", ui.cwd) + "\n"
-        + style("2", hint) + "\n"
+        style("1;35", "✻ ") + style("1", "Yoke") + style("2", f" {__version__}  ") + style("2", folder) + "\n"
+        + style("2", hint[: max(10, width - 1)]) + "\n"
     )  # fmt: skip

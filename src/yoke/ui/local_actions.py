@@ -36,14 +36,19 @@ async def run_shell(ui: Any, command_line: str) -> None:
         ui.say(f"  ⎿  {exc}", "red")
         return
     text = out.decode("utf-8", "replace").rstrip()
-    lines = text.splitlines() or ["(no output)"]
-    shown = "\n".join(("  ⎿  " if i == 0 else "     ") + line for i, line in enumerate(lines[:20]))
-    if len(lines) > 20:
-        shown += f"\n     … +{len(lines) - 20} lines"
-    ui.say(shown, "" if proc.returncode == 0 else "red")
+    ui.say(shell_lines(text), "" if proc.returncode == 0 else "red")
     context = getattr(ui, SHELL_CONTEXT_KEY, [])
     context.append(f"<bash-input>{command_line}</bash-input>\n<bash-stdout>{text[-8000:]}</bash-stdout>\n")
     setattr(ui, SHELL_CONTEXT_KEY, context)
+
+
+def shell_lines(output: str, limit: int = 20) -> str:
+    """`! cmd`'s output as the prompt shows it: under a ⎿, at most `limit` lines."""
+    lines = output.splitlines() or ["(no output)"]
+    shown = "\n".join(("  ⎿  " if i == 0 else "     ") + line for i, line in enumerate(lines[:limit]))
+    if len(lines) > limit:
+        shown += f"\n     … +{len(lines) - limit} lines"
+    return shown
 
 
 def pending_shell_context(ui: Any) -> str:

@@ -72,7 +72,15 @@ def _replay_tail(ui: Any, count: int = 6) -> None:
         if not text.strip():
             continue
         if message.get("role") == "user":
-            ui.emit(ui.painter.ansi(Text(f"> {' '.join(text.split())[:200]}", style="bold")))
+            from yoke.session.store import split_shell_context
+            from yoke.ui.local_actions import shell_lines
+
+            commands, text = split_shell_context(text)
+            for command_line, output in commands:  # `!cmd` runs, shown as they were, not as tags
+                ui.emit(ui.painter.ansi(Text(f"! {command_line}", style="magenta")))
+                ui.say(shell_lines(output, limit=3), "dim")
+            if text:
+                ui.emit(ui.painter.ansi(Text(f"> {' '.join(text.split())[:200]}", style="bold")))
         else:
             ui.emit(ui.painter.markdown(text))
 

@@ -14,11 +14,10 @@ from typing import Any
 
 from rich.text import Text
 
+from yoke.config.settings_write import SETTABLE_MODES
 from yoke.ui.commands import command, emit_table
 from yoke.ui.settings_file import local_settings_file, merged_settings, user_settings_file, write_setting
 
-# Modes a settings file may name as the default; auto and bypassPermissions are chosen with a flag.
-SETTABLE_MODES = ("default", "acceptEdits", "plan", "dontAsk")
 NOTIFY_CHANNELS = ("auto", "terminal_bell", "iterm2", "iterm2_with_bell", "kitty", "ghostty",
                    "notifications_disabled")  # fmt: skip
 CONFIG_KEYS = {

@@ -56,6 +56,8 @@ def result_lines(
         if full:
             return [_under(Text(line, style="red"), first=i == 0) for i, line in enumerate(lines)], False
         return [_under(Text(lines[0], style="red"))], len(lines) > 1
+    if name in EDIT_TOOLS and isinstance(data, dict) and data.get("type") == "create":
+        return created_lines(data, full), False
     if name in EDIT_TOOLS and isinstance(data, dict) and isinstance(data.get("structuredPatch"), list):
         return diff_lines(data["structuredPatch"], data.get("filePath") or input.get("file_path", "")), False
     if name == "Read":
@@ -75,6 +77,18 @@ def result_lines(
 def _under(text: Text, first: bool = True) -> Text:
     prefix = Text("  ⎿  " if first else "     ", style="dim")
     return prefix + text
+
+
+def created_lines(data: dict[str, Any], full: bool) -> list[Text]:
+    """A new file: how many lines were written, and its first lines (a new file is no update)."""
+    lines = str(data.get("content") or "").splitlines()
+    name = os.path.basename(str(data.get("filePath") or "")) or "file"
+    out = [_under(Text(f"Wrote {len(lines)} line{'s' if len(lines) != 1 else ''} to {name}"))]
+    keep = len(lines) if full else PREVIEW_LINES
+    out += [Text(f"     {number:>4}   {line}", style="dim") for number, line in enumerate(lines[:keep], 1)]
+    if len(lines) > keep:
+        out.append(Text(f"     … +{len(lines) - keep} lines (ctrl+o to expand)", style="dim"))
+    return out
 
 
 def diff_lines(hunks: list[dict[str, Any]], path: str) -> list[Text]:

@@ -25,6 +25,7 @@ BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
     ("yoke.tools.builtin.notebook", "NotebookEditTool"),
     ("yoke.tools.builtin.tasks", "TaskOutputTool"),
     ("yoke.tools.builtin.tasks", "TaskStopTool"),
+    ("yoke.tools.builtin.monitor", "MonitorTool"),
     ("yoke.tools.builtin.web_fetch", "WebFetchTool"),
     ("yoke.tools.builtin.web_search", "WebSearchTool"),
     ("yoke.tools.builtin.todo", "TodoWriteTool"),
