@@ -47,7 +47,7 @@ def session_dir(cwd: str | Path, session_id: str, home: Path | None = None) -> P
 
 
 class Transcript:
-    """An append-only JSONL file with one writer. `append` writes one whole line with one system call; a
+    """An append-only JSONL file with one writer. `append` adds one whole line (O_APPEND); a
     write that fails part-way (a full disk) is cut back off, so the file only ever holds whole lines but
     for a crash mid-write, whose torn tail the next writer repairs before it appends (`_open`)."""
 
