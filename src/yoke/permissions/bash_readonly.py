@@ -31,6 +31,9 @@ REMOVE_COMMANDS = frozenset({"rm", "rmdir"})
 _SET_SAFE = re.compile(r"^[-+][eu]+$")
 _SET_NAMES = frozenset({"pipefail", "errexit", "nounset"})
 _TEST_UNSAFE = frozenset({"-v", "-R"})  # they evaluate a variable name, array subscripts included
+# Test hook: names the analyser deliberately mislabels as read-only (reading no file), so a test can show
+# that the kernel confinement of the fast path holds where the analysis is wrong. Empty outside tests.
+MISLABELLED_READ_ONLY: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -55,6 +58,8 @@ def read_only_check(words: list[Word]) -> ReadOnlyCheck:
         return not_read_only("a word with an expansion")
     head = words[0]
     name = head.text
+    if name in MISLABELLED_READ_ONLY:
+        return ReadOnlyCheck(True)
     if head.glob or head.tilde or "/" in name or not name.isascii():
         return not_read_only("not a built-in read-only command")
     args = words[1:]

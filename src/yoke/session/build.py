@@ -84,6 +84,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
     warnings.extend(getattr(gate, "warnings", []) or [])
+    warnings.extend(_sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
@@ -595,6 +596,18 @@ def _agents(
                 catalog.withheld_tools.append(registry.get(name))  # its sub-agents still get them
                 registry.remove(name)
     return options, catalog
+
+
+def _sandbox_warning(gate: Any) -> list[str]:
+    """One line when no kernel sandbox exists here to enforce what the fast paths allow (docs/permissions.md)."""
+    from yoke.sandbox.confine import kernel_sandbox_available
+
+    if getattr(gate, "mode", "") == "bypassPermissions" or kernel_sandbox_available():
+        return []
+    return [
+        "no kernel sandbox found (install bubblewrap on Linux): commands Yoke allows without asking are "
+        "confined only by its analysis of them"
+    ]
 
 
 def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:

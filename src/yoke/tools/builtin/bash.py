@@ -175,6 +175,8 @@ class BashTool(Tool):
         chunk = read_capped(output_path, 0, max_output_chars(env))
         if not chunk.elided:
             output_path.unlink(missing_ok=True)
+        note = ctx.session.extras.pop("confinement_note", "")
+        cwd_note = "\n".join(n for n in (cwd_note, note) if n)
         return finished_result(input.command, chunk, outcome, output_path, timeout_ms, cwd_note)
 
     async def _start_background(
@@ -325,16 +327,38 @@ def start_cwd(ctx: ToolContext) -> Path:
 def sandbox_launcher(
     input: BashInput, ctx: ToolContext, *, writable: list[Path], readable: list[str | Path]
 ) -> Launcher | None:
-    """When the session's sandbox covers this command, an argv rewriter that runs it inside; when the
-    sandbox is enabled but cannot start, refuse (fail closed) rather than run the command unprotected."""
+    """An argv rewriter that runs the command inside the kernel sandbox, or None to run it as it is.
+
+    A call a fast path allowed runs confined to what was judged (`ctx.confinement`: read-only, or only the
+    working directories writable). Otherwise the session's sandbox covers it when enabled; if that cannot
+    start, the command is refused (fail closed) rather than run unprotected. Without any kernel sandbox a
+    fast-path call runs on the analyser's word alone, and the result says so once a session."""
     settings = ctx.session.extras.get("sandbox")
-    if settings is None:
-        return None
     from yoke.sandbox import SandboxUnavailable, should_sandbox
     from yoke.sandbox import wrap_command as sandbox_wrap
 
+    def refuse(exc: SandboxUnavailable) -> ToolError:
+        return ToolError(str(exc))
+
+    confinement = ctx.confinement
+    if confinement is not None and confinement_works(ctx):
+        from yoke.sandbox.confine import confine_command
+        from yoke.sandbox.settings import SandboxSettings
+
+        base = settings if settings is not None else SandboxSettings(base_dir=ctx.cwd)
+
+        def confine(argv: list[str]) -> list[str]:
+            try:
+                return confine_command(
+                    argv, confinement, base, ctx.cwd, ctx.all_dirs(), writable=list(writable),
+                    readable=[Path(p) for p in readable],
+                )  # fmt: skip
+            except SandboxUnavailable as exc:
+                raise refuse(exc) from None
+
+        return confine
     disabled = bool(getattr(input, "dangerouslyDisableSandbox", False))
-    if not should_sandbox(input.command, settings, disabled):
+    if settings is None or not should_sandbox(input.command, settings, disabled):
         return None
 
     def launch(argv: list[str]) -> list[str]:
@@ -348,9 +372,33 @@ def sandbox_launcher(
                 readable=[Path(p) for p in readable],
             )
         except SandboxUnavailable as exc:
-            raise ToolError(str(exc)) from None
+            raise refuse(exc) from None
 
     return launch
+
+
+UNCONFINED_NOTE = (
+    "[Yoke: no kernel sandbox is available here (bubblewrap on Linux, sandbox-exec on macOS), so commands "
+    "allowed without asking are confined only by Yoke's analysis of them]"
+)
+
+
+def confinement_works(ctx: ToolContext) -> bool:
+    """Whether a confined command can start here (probed once a session). When it cannot, the session
+    records a note for the next result, once."""
+    known = ctx.session.extras.get("confinement_works")
+    if known is None:
+        from yoke.sandbox import SandboxUnavailable
+        from yoke.sandbox.confine import probe_confinement
+
+        try:
+            probe_confinement()
+            known = True
+        except SandboxUnavailable:
+            known = False
+            ctx.session.extras["confinement_note"] = UNCONFINED_NOTE
+        ctx.session.extras["confinement_works"] = known
+    return bool(known)
 
 
 def snapshot_launcher(ctx: ToolContext, shell_root: Path) -> Launcher | None:
