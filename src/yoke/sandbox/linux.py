@@ -44,7 +44,7 @@ SECRET_HOME_PATHS = (
 )
 # Inside writable directories these stay read-only (Claude Code's sandbox list, plus the other files that
 # make some program run code: shell and tool rc files, hook managers, editor and agent configuration). They
-# are pinned whether or not they exist: a missing one gets an empty read-only mount point (see guard.py).
+# are pinned whether or not they exist: a missing one gets an empty read-only mount point (see _guarded).
 PROTECTED_DIRS_IN_WORKDIR = (".git/hooks", ".claude", ".yoke", ".vscode", ".idea", ".husky", ".devcontainer",
                              ".cargo", ".yarn", ".mvn")  # fmt: skip
 PROTECTED_FILES_IN_WORKDIR = (
@@ -130,9 +130,27 @@ def bwrap_command(
         # The filter reaches bwrap on a descriptor: a tiny shell opens it and execs bwrap.
         args = ["/bin/sh", "-c", f'exec "$@" {_SECCOMP_FD}<"$0"', seccomp_filter_file(), *args]
     if created:
-        guard = os.path.realpath(Path(__file__).with_name("guard.py"))
-        return [os.path.realpath(sys.executable), "-I", "-S", guard, *created, "--", *args]
+        return _guarded(args, created)
     return args
+
+
+def _guarded(args: list[str], created: list[str]) -> list[str]:
+    """`args` run by a small shell that afterwards removes the mount points bubblewrap had to create for
+    protected names that did not exist, each only if it is still empty (a command cannot fill it: it is
+    a read-only mount while the command runs), so the project is left as it was. The shell catches
+    TERM/INT/HUP (its children do not inherit a caught signal) so that stopping the group stops bwrap and
+    the clean-up still runs; only a SIGKILL of the group could leave an empty file or folder behind."""
+    import shlex
+
+    paths = " ".join(shlex.quote(p) for p in reversed(created))  # deepest (last created) first
+    script = (  # one rmdir for the folders (it leaves non-empty ones), one rm for the empty files
+        'trap : TERM INT HUP; "$@"; rc=$?; set --; '
+        f'for p in {paths}; do [ -d "$p" ] && [ ! -L "$p" ] && set -- "$@" "$p"; done; '
+        '[ $# -eq 0 ] || rmdir -- "$@" 2>/dev/null; set --; '
+        f'for p in {paths}; do [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ] && set -- "$@" "$p"; done; '
+        '[ $# -eq 0 ] || rm -f -- "$@"; exit $rc'
+    )
+    return ["/bin/sh", "-c", script, "yoke-sandbox", *args]
 
 
 def _pin_protected(writable_dirs: list[str], whole_git: bool = False) -> tuple[list[str], list[str]]:
