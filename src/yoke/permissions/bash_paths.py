@@ -38,11 +38,14 @@ def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] |
                 resolved = resolve_path(text, Path(base), home)
                 if resolved is None:
                     return None
-                if resolved.real not in cands:
-                    cands.append(resolved.real)
-                    grown = True
-                    if len(cands) > MAX_CWD_CANDIDATES:
-                        return None
+                # bash's `cd` is logical (`..` removed from the text first, `link/..` is where you were);
+                # the kernel's is physical (`link/..` is the link target's parent): either may happen.
+                for landing in (resolved.real, os.path.realpath(resolved.logical)):
+                    if landing not in cands:
+                        cands.append(landing)
+                        grown = True
+                if len(cands) > MAX_CWD_CANDIDATES:
+                    return None
         if not grown:
             break
     return cands
