@@ -105,7 +105,11 @@ class AgentRunner:
             self._agent_memory(child, definition)
         inline = {k: v for e in definition.mcp_servers if isinstance(e, dict) for k, v in e.items()}
         if inline and definition.source != "plugin":
-            await self._agent_mcp(child, definition, inline)
+            refused = self._mcp_refused(definition)
+            if refused:
+                child.warnings.append(refused)
+            else:
+                await self._agent_mcp(child, definition, inline)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
             child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
@@ -177,6 +181,17 @@ class AgentRunner:
             return
         child.agent.system.append(text_block(memory_section(folder, load_index(folder))))
         allow_memory_directory(child.gate, folder)
+
+    def _mcp_refused(self, definition: AgentDefinition) -> str:
+        """Why a definition's own MCP servers (programs) may not start: a project's definition before the
+        folder is trusted (they are the repository's code), or any while the session plans (plan mode runs
+        nothing). '' when they may."""
+        where = definition.path or definition.name
+        if definition.source == "project" and not _trusted(self.session):
+            return f"{where}: MCP servers skipped until this folder is trusted (yoke trust)"
+        if getattr(getattr(self.session, "gate", None), "mode", "") == "plan":
+            return f"{where}: MCP servers not started in plan mode"
+        return ""
 
     async def _agent_mcp(self, child: Any, definition: AgentDefinition, servers: dict[str, Any]) -> None:
         """A definition's own MCP servers (`mcpServers` entries written out in full) run for that agent only;
