@@ -43,7 +43,8 @@ _VALUED = _words(
     --skip --diff-filter --unified --stat --abbrev --untracked-files --ignore-submodules --word-diff
     --color --decorate --sort --points-at --contains --merged --no-merged --type --default --max-depth
     --relative --find-renames --dirstat --exclude --candidates --match --max-parents --min-parents
-    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column"""
+    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column --output-indicator-new
+    --output-indicator-old --output-indicator-context --src-prefix --dst-prefix --line-prefix"""
 )
 # fmt: on
 _SHORT_FLAGS = "pusqwbMrtahlicvEFHzPIkRBDWT0123456789"
@@ -55,7 +56,7 @@ _SUBCOMMANDS = _words(
 )
 # Options that write, run programs or read files outside the repository, whatever the list above says.
 _NEVER = re.compile(
-    r"^(--output|--ext-diff|--textconv|--filters|--open-files-in-pager|-O|--exec|--upload-pack|--no-index"
+    r"^(--output(?!-indicator-)|--ext-diff|--textconv|--filters|--open-files-in-pager|-O|--exec|--upload-pack|--no-index"
     r"|--contents|--show-signature|--file|--blob|-f|--edit|-e$)"
 )
 

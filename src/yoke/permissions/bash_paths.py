@@ -189,6 +189,37 @@ def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPat
     return out
 
 
+def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What a `cp`/`mv` writes besides its operands: a folder it copies or moves brings every name below
+    it (`cp -r template/. .` writes `./.claude/…` though no operand says so), placed in any of the other
+    operands either directly or under the folder's own name. None when that cannot be known."""
+    if inv.name not in ("cp", "mv") or not inv.fs_edit:
+        return []
+    operands = paths_of(inv.writes, cwds, home)
+    if operands is None:
+        return None
+    out: list[ResolvedPath] = []
+    for source in operands:
+        below = tree_paths([source], follows=False)
+        if below is None:
+            return None
+        if not below:
+            continue
+        for dest in operands:
+            if dest is source:
+                continue
+            for entry in below:
+                rel = os.path.relpath(entry.logical, source.logical)
+                for placed in (
+                    os.path.join(dest.logical, rel),
+                    os.path.join(dest.logical, os.path.basename(source.logical), rel),
+                ):
+                    out.append(ResolvedPath(os.path.normpath(placed), os.path.normpath(placed)))
+            if len(out) > MAX_TREE_ENTRIES:
+                return None
+    return out
+
+
 def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
     """Everything a read-only invocation reads: its operands, the trees below them for a recursive
     reader; None if that cannot be known, or if git would run under a configuration that names programs."""

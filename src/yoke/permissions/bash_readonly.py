@@ -34,6 +34,7 @@ _TEST_UNSAFE = frozenset({"-v", "-R"})  # they evaluate a variable name, array s
 # Test hook: names the analyser deliberately mislabels as read-only (reading no file), so a test can show
 # that the kernel confinement of the fast path holds where the analysis is wrong. Empty outside tests.
 MISLABELLED_READ_ONLY: frozenset[str] = frozenset()
+_NOT_TEXT = Shape()
 
 
 @dataclass(slots=True)
@@ -54,12 +55,15 @@ def read_only_check(words: list[Word]) -> ReadOnlyCheck:
     """Whether a (fully unwrapped) command is in the known-safe subset, and which operands it reads."""
     if not words:
         return ReadOnlyCheck(True)
-    if not all(w.static and not w.brace for w in words):
-        return not_read_only("a word with an expansion")
     head = words[0]
     name = head.text
     if name in MISLABELLED_READ_ONLY:
         return ReadOnlyCheck(True)
+    text_only = head.static and SHAPES.get(name, _NOT_TEXT).text_only
+    if not all(
+        (w.static or (text_only and w.derived and i > 0)) and not w.brace for i, w in enumerate(words)
+    ):
+        return not_read_only("a word with an expansion")  # derived text only where text is all it is
     if head.glob or head.tilde or "/" in name or not name.isascii():
         return not_read_only("not a built-in read-only command")
     args = words[1:]
