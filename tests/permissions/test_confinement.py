@@ -8,7 +8,6 @@ the session is the real one (gate, executor, Bash tool, bubblewrap), driven by t
 from __future__ import annotations
 
 import http.server
-import json
 import os
 import shutil
 import sys
@@ -18,12 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.conftest import anthropic_env
+from tests.permissions.sessions import make_project, run_commands
 
-from yoke import events as ev
 from yoke.permissions import bash_analysis, bash_readonly
-from yoke.session import SessionOptions, open_session
-from yoke.testing import ScriptedServer
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 PYTHON = os.path.realpath(sys.executable)
@@ -55,47 +51,6 @@ def web() -> Iterator[int]:
     server.shutdown()
 
 
-def session_env(home: Path, srv: ScriptedServer) -> dict[str, str]:
-    return {
-        "HOME": str(home),
-        "YOKE_HOME": str(home / ".yoke"),
-        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "PATH": os.environ["PATH"],
-        **anthropic_env(srv),
-    }
-
-
-async def run_commands(project: Path, home: Path, commands: list[str], mode: str = "default") -> list:
-    """Each command as one Bash call of a `-p`-like session; the (source, result text) of each."""
-    calls = [
-        {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": c}}
-        for i, c in enumerate(commands)
-    ]
-    turns = [{"content": [call]} for call in calls] + [{"content": [{"type": "text", "text": "done"}]}]
-    with ScriptedServer(turns) as srv:
-        options = SessionOptions(cwd=project, env=session_env(home, srv), persist=False, permission_mode=mode)
-        session = await open_session(options)
-        try:
-            events = [e async for e in session.query("go")]
-        finally:
-            await session.close()
-    sources = [e.source for e in events if isinstance(e, ev.PermissionDecided)]
-    texts = [json.dumps(e.block.get("content") if isinstance(e.block, dict) else str(e.block))
-             for e in events if isinstance(e, ev.ToolResultEvent)]  # fmt: skip
-    return list(zip(sources, texts, strict=True))
-
-
-def make_project(tmp_path: Path) -> tuple[Path, Path]:
-    home, project = tmp_path / "home", tmp_path / "project"
-    (home / ".ssh").mkdir(parents=True)
-    (home / ".ssh" / "id_rsa").write_text("PRIVATE-KEY-BYTES\n")
-    (project / "sub").mkdir(parents=True)
-    (project / "data.txt").write_text("keep me\n")
-    (project / ".env").write_text("TOKEN=top-secret-value\n")
-    (project / "sub" / "server.pem").write_text("PEM-SECRET\n")
-    return home, project
-
-
 @pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
 async def test_a_mislabelled_writer_cannot_write_delete_connect_or_read_secrets(
     tmp_path: Path, mislabel: None, web: int, mode: str
@@ -112,24 +67,24 @@ async def test_a_mislabelled_writer_cannot_write_delete_connect_or_read_secrets(
         f"{py} 'print(open(\"{home}/.ssh/id_rsa\").read())'",
     ]
     results = await run_commands(project, home, commands, mode)
-    assert [source for source, _ in results] == ["read-only"] * len(commands)  # the analyser was fooled
+    assert [r.source for r in results] == ["read-only"] * len(commands)  # the analyser was fooled
     assert not (project / "created.txt").exists()
     assert not outside.exists()
     assert (project / "data.txt").read_text() == "keep me\n"
-    text = " ".join(t for _, t in results)
+    text = " ".join(r.text for r in results)
     for leaked in ("reached", "top-secret-value", "PEM-SECRET", "PRIVATE-KEY-BYTES"):
         assert leaked not in text
     assert (project / ".env").read_text() == "TOKEN=top-secret-value\n"  # hidden, not harmed
-    assert "Read-only file system" in results[0][1] and "Read-only file system" in results[2][1]
+    assert "Read-only file system" in results[0].text and "Read-only file system" in results[2].text
 
 
 async def test_what_the_analyser_proves_still_works_confined(tmp_path: Path) -> None:
     home, project = make_project(tmp_path)
     (project / "sub" / "a.py").write_text("x = 1\ny = 2\n")
     results = await run_commands(project, home, ["wc -l sub/a.py", "cat data.txt && ls sub"])
-    assert [s for s, _ in results] == ["read-only", "read-only"]
-    assert "2 sub/a.py" in results[0][1]
-    assert "keep me" in results[1][1] and "a.py" in results[1][1]
+    assert [r.source for r in results] == ["read-only", "read-only"]
+    assert "2 sub/a.py" in results[0].text
+    assert "keep me" in results[1].text and "a.py" in results[1].text
 
 
 # Writes each named file (content, so the sandbox guard's clean-up of empty mount points cannot hide a
@@ -153,13 +108,13 @@ async def test_accept_edits_writes_only_the_working_directories(tmp_path: Path, 
         f"mkdir more && {py} '{PLANT}' .git/HEAD .mcp.json .envrc .claude/x {outside} fine.txt",
     ]
     results = await run_commands(project, home, commands, "acceptEdits")
-    assert [s for s, _ in results] == ["mode:acceptEdits,read-only"] * 2
+    assert [r.source for r in results] == ["mode:acceptEdits,read-only"] * 2
     assert (project / "made" / "a.txt").exists() and (project / "more").is_dir()
     for planted in (".git/HEAD", ".mcp.json", ".envrc", ".claude"):
         assert not (project / planted).exists(), planted
     assert not outside.exists()
-    assert "WROTE fine.txt" in results[1][1] and (project / "fine.txt").read_text() == "planted"
-    assert results[1][1].count("WROTE") == 1
+    assert "WROTE fine.txt" in results[1].text and (project / "fine.txt").read_text() == "planted"
+    assert results[1].text.count("WROTE") == 1
 
 
 async def test_without_a_kernel_sandbox_it_is_said_once(
@@ -177,7 +132,7 @@ async def test_without_a_kernel_sandbox_it_is_said_once(
 
     assert not kernel_sandbox_available()
     results = await run_commands(project, home, ["cat data.txt", "ls"])
-    assert [s for s, _ in results] == ["read-only", "read-only"]
-    assert "keep me" in results[0][1]
-    notes = [t for _, t in results if "no kernel sandbox" in t]
+    assert [r.source for r in results] == ["read-only", "read-only"]
+    assert "keep me" in results[0].text
+    notes = [r.text for r in results if "no kernel sandbox" in r.text]
     assert len(notes) == 1

@@ -357,7 +357,9 @@ class AgentRunner:
         return self._report(agent)
 
     async def aclose(self) -> None:
-        for agent in set(self.agents.values()):
+        for agent in {
+            id(a): a for a in self.agents.values()
+        }.values():  # by identity: a name and an id may share one
             if agent.task is not None and not agent.task.done():
                 agent.task.cancel()
                 await asyncio.gather(agent.task, return_exceptions=True)
