@@ -240,6 +240,10 @@ def test_8_skipped_hooks_leave_no_call_unjudged(tmp_path: Path, kernel: str, fla
     denials = json.loads(run.stdout)["permission_denials"]
     assert [d["tool_input"]["command"] for d in denials] == ["rm data.txt"]
     assert "yoke trust" in run.stderr
+    said = "no kernel sandbox found" in run.stderr
+    assert said == (
+        shutil.which("bwrap", path=kernel) is None and "--dangerously-skip-permissions" not in flags
+    )
 
 
 # ---- 9. too strict where it is safe -----------------------------------------------------------------------
