@@ -136,3 +136,10 @@ async def test_without_a_kernel_sandbox_it_is_said_once(
     assert "keep me" in results[0].text
     notes = [r.text for r in results if "no kernel sandbox" in r.text]
     assert len(notes) == 1
+
+
+async def test_the_working_directory_carries_across_confined_commands(tmp_path: Path) -> None:
+    home, project = make_project(tmp_path)
+    results = await run_commands(project, home, ["cd sub", "pwd", "ls"])
+    assert [r.source for r in results] == ["read-only"] * 3
+    assert str(project / "sub") in results[1].text and "server.pem" in results[2].text

@@ -350,7 +350,7 @@ def sandbox_launcher(
         def confine(argv: list[str]) -> list[str]:
             try:
                 return confine_command(
-                    argv, confinement, base, ctx.cwd, ctx.all_dirs(), writable=list(writable),
+                    argv, confinement, base, start_cwd(ctx), ctx.all_dirs(), writable=list(writable),
                     readable=[Path(p) for p in readable],
                 )  # fmt: skip
             except SandboxUnavailable as exc:
@@ -366,7 +366,7 @@ def sandbox_launcher(
             return sandbox_wrap(
                 argv,
                 settings,
-                ctx.cwd,
+                start_cwd(ctx),  # where the command starts (bwrap's --chdir), not the session's folder
                 ctx.all_dirs(),
                 writable=list(writable),
                 readable=[Path(p) for p in readable],
