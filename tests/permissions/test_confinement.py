@@ -8,6 +8,7 @@ the session is the real one (gate, executor, Bash tool, bubblewrap), driven by t
 from __future__ import annotations
 
 import http.server
+import json
 import os
 import shutil
 import sys
@@ -115,6 +116,36 @@ async def test_accept_edits_writes_only_the_working_directories(tmp_path: Path, 
     assert not outside.exists()
     assert "WROTE fine.txt" in results[1].text and (project / "fine.txt").read_text() == "planted"
     assert results[1].text.count("WROTE") == 1
+
+
+async def test_deny_rules_paths_are_hidden_or_pinned_and_git_state_opens_only_to_git_rules(
+    tmp_path: Path, mislabel: None
+) -> None:
+    """A Read deny rule's path is hidden from a confined command, an Edit deny rule's is read-only in
+    acceptEdits; `.git` is read-only as a whole unless the user's rules let commands run git."""
+    home, project = make_project(tmp_path)
+    (project / ".git").mkdir()
+    (project / "private.txt").write_text("PRIVATE-NOTES\n")
+    (project / "frozen.txt").write_text("frozen\n")
+    deny = ["Read(./private.txt)", "Edit(./frozen.txt)"]
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": deny}}))
+    py = f"{PYTHON} -I -S -c"
+    commands = [
+        f"{py} 'print(open(\"private.txt\").read())'",
+        f"mkdir m && {py} '{PLANT}' frozen.txt .git/index ok.txt",
+    ]
+    results = await run_commands(project, home, commands, "acceptEdits")
+    assert [r.behavior for r in results] == ["allow", "allow"] and "PRIVATE-NOTES" not in results[0].text
+    assert (project / "frozen.txt").read_text() == "frozen\n" and not (project / ".git" / "index").exists()
+    assert "WROTE ok.txt" in results[1].text
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": deny, "allow": ["Bash(git commit:*)"]}})
+    )
+    results = await run_commands(
+        project, home, [f"mkdir n && {py} '{PLANT}' .git/index .git/hooks/x"], "acceptEdits"
+    )
+    assert "WROTE .git/index" in results[0].text and "REFUSED .git/hooks/x" in results[0].text
 
 
 async def test_without_a_kernel_sandbox_it_is_said_once(
