@@ -110,8 +110,10 @@ def _list_form(sub: str, rest: list[str]) -> bool:
     name, `git branch --sort=x NAME` creates NAME)."""
     lists = {"--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"}
     if sub == "branch":
-        lists |= {"-a", "-r", "--all", "--remotes", "--show-current", "-v", "-vv", "--verbose"}
+        lists |= {"-a", "-r", "--all", "--remotes", "--show-current"}
     shapes = {"--sort", "--format", "--no-color", "--color", "--column", "--no-column", "--ignore-case"}
+    if sub == "branch":
+        shapes |= {"-v", "-vv", "--verbose"}  # with a name, `git branch -v NAME` creates it
     in_list_mode = False
     for arg in rest:
         key = arg.split("=", 1)[0]

@@ -21,8 +21,13 @@ MAX_CWD_CANDIDATES = 64
 
 
 def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] | None:
-    """Every directory relative paths in the command may be resolved from; None if one cannot be known."""
-    cands = [os.path.realpath(cwd)]
+    """Every directory relative paths in the command may be resolved from; None if one cannot be known.
+
+    bash's `cd` is logical (`..` is removed from `$PWD/dir` as text first: `link/..` is where you were),
+    the kernel's physical (`link/..` is the link target's parent), and bash falls back from one to the
+    other: every `cd` is followed both ways, from every place (as bash's `$PWD` spells it) it may start."""
+    start = os.path.normpath(str(cwd))
+    places = list(dict.fromkeys([start, os.path.realpath(start)]))  # as $PWD may spell them
     if analysis.cd_unknown:
         return None
     cdpath = bool(os.environ.get("CDPATH"))
@@ -34,21 +39,19 @@ def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] |
             text = target.text
             if cdpath and not text.startswith(("/", ".", "~")):
                 return None
-            for base in list(cands):
+            for base in list(places):
                 resolved = resolve_path(text, Path(base), home)
                 if resolved is None:
                     return None
-                # bash's `cd` is logical (`..` removed from the text first, `link/..` is where you were);
-                # the kernel's is physical (`link/..` is the link target's parent): either may happen.
-                for landing in (resolved.real, os.path.realpath(resolved.logical)):
-                    if landing not in cands:
-                        cands.append(landing)
+                for landing in (resolved.logical, resolved.real):
+                    if landing not in places:
+                        places.append(landing)
                         grown = True
-                if len(cands) > MAX_CWD_CANDIDATES:
+                if len(places) > 2 * MAX_CWD_CANDIDATES:
                     return None
         if not grown:
             break
-    return cands
+    return list(dict.fromkeys(os.path.realpath(p) for p in places))
 
 
 def resolve_operand(
