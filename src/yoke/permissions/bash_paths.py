@@ -206,11 +206,12 @@ def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[Re
         below = tree_paths([source], follows=False)
         if below is None:
             return None
-        if not below:
-            continue
         for dest in operands:
             if dest is source:
                 continue
+            # a file (or folder) copied into a folder lands under its own name: `cp t/.mcp.json .`
+            into = os.path.normpath(os.path.join(dest.logical, os.path.basename(source.logical)))
+            out.append(ResolvedPath(into, into))
             for entry in below:
                 rel = os.path.relpath(entry.logical, source.logical)
                 for placed in (
