@@ -85,8 +85,8 @@ def hardened_git_argv(*args: str, overrides: list[str] | None = None) -> list[st
 # diff, merge and credential driver a repository names for itself, every helper, command, pager, editor and
 # tool, and aliases. Includes are read through (`--list` shows what they bring), not blanked (git refuses).
 _PROGRAM_KEY = re.compile(
-    r"^alias\.|\.(command|textconv|driver|clean|smudge|process|program|helper|sshcommand|askpass|editor"
-    r"|pager|fsmonitor|hookspath|cmd|tool|gitproxy|uploadpack|receivepack|proxy|sequenceeditor)$",
+    r"^alias\.|(command|textconv|driver|clean|smudge|process|program|helper|askpass|editor|pager|fsmonitor"
+    r"|hookspath|cmd|tool|gitproxy|uploadpack|receivepack|proxy|external)$",
     re.IGNORECASE,
 )
 

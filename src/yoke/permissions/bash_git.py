@@ -176,12 +176,15 @@ def _short(rest: list[str], i: int) -> int | None:
 
 # ---- the repository's configuration ---------------------------------------------------------------------
 
+# A key names a program by its shape: it ends in one of these words (`core.sshCommand`,
+# `gpg.ssh.defaultKeyCommand`, `sequence.editor`, `filter.x.process`…); a section brings programs by its name.
 _RUNS_PROGRAM_KEY = re.compile(
-    r"^\s*(fsmonitor|pager|external|textconv|command|sshcommand|editor|program|askpass|hookspath|worktree"
-    r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy)\s*(=|$)",
+    r"^\s*[a-z0-9-]*?(fsmonitor|pager|external|textconv|command|editor|program|askpass|hookspath|worktree"
+    r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy|process"
+    r"|clean|smudge)\s*(=|$)",
     re.IGNORECASE | re.MULTILINE,
 )
-_RUNS_PROGRAM_SECTION = re.compile(r"^\s*\[\s*(include|includeif|alias|filter|pager)\b", re.I | re.M)
+_RUNS_PROGRAM_SECTION = re.compile(r"\[\s*(include|includeif|alias|filter|pager)\b", re.I)  # anywhere: a BOM
 
 
 def git_dirs(start: str) -> list[Path] | None:
