@@ -291,3 +291,19 @@ async def test_9_the_users_grants_still_cover_loops_and_the_clear_cases(tmp_path
     results = await run_commands(project, home, commands)
     assert [r.behavior for r in results][1:] == ["allow"] * 3, [r.source for r in results]
     assert "1 src/a.py" in results[1].text
+
+
+def test_8_an_untrusted_agent_definitions_judging_hooks_fail_closed_too(tmp_path: Path, kernel: str) -> None:
+    home, project = make_project(tmp_path)
+    (project / ".claude" / "agents").mkdir(parents=True)
+    agent = "---\nname: cleaner\ndescription: cleans\nhooks:\n  PreToolUse:\n    - matcher: Bash\n"
+    agent += "      hooks:\n        - type: command\n          command: exit 2\n---\nClean.\n"
+    (project / ".claude" / "agents" / "cleaner.md").write_text(agent)
+    call = {"type": "tool_use", "id": "a1", "name": "Agent",
+            "input": {"description": "d", "prompt": "clean", "subagent_type": "cleaner"}}  # fmt: skip
+    rm = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "rm data.txt"}}
+    text = {"content": [{"type": "text", "text": "done"}]}
+    turns = [{"content": [call]}, {"content": [rm]}, text, text]
+    run = run_yoke(project, home, kernel, turns, "--dangerously-skip-permissions")
+    assert run.returncode == 0, run.stderr
+    assert (project / "data.txt").exists()

@@ -126,11 +126,6 @@ class AgentRunner:
         from yoke.hooks.config import parse_hooks
         from yoke.hooks.listener import HookListener
 
-        if definition.source == "project" and not _trusted(self.session):
-            child.warnings.append(
-                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
-            )
-            return
         warnings: list[str] = []
         groups = parse_hooks(
             definition.hooks,
@@ -139,6 +134,16 @@ class AgentRunner:
             warnings=warnings,
             stop_as_subagent_stop=True,
         )
+        if definition.source == "project" and not _trusted(self.session):
+            child.warnings.append(
+                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
+            )
+            from yoke.hooks.untrusted import UntrustedJudges
+
+            judges = UntrustedJudges(groups)  # the calls they would judge fail closed (hooks/untrusted.py)
+            if judges.groups:
+                child.agent.lifecycle.add(judges)
+            return
         if groups:
             ctx = child.agent.executor.ctx
             child.agent.lifecycle.add(HookListener(groups, project_dir=self.session.cwd, base_env=ctx.env))
