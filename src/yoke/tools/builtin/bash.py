@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -111,6 +113,9 @@ class BashTool(Tool):
 
         output_path, cwd_file = state.next_command_files()
         cwd_file.parent.mkdir(parents=True, exist_ok=True)
+        # A folder of its own for the trailer: a sandboxed or confined command may write there, and must not
+        # be able to plant anything (a symlink) where a later command's trailer will be written.
+        cwd_file = Path(tempfile.mkdtemp(prefix=cwd_file.stem + "-", dir=cwd_file.parent)) / cwd_file.name
         script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file)
         launcher = sandbox_launcher(input, ctx, writable=[cwd_file.parent], readable=readable)
         timeout_ms = foreground_timeout_ms(input.timeout, env)
@@ -422,6 +427,8 @@ def carry_cwd(ctx: ToolContext, cwd_file: Path, env: dict[str, str]) -> str:
         cwd_file.unlink()
     except OSError:
         return ""
+    finally:
+        shutil.rmtree(cwd_file.parent, ignore_errors=True)
     if not final:
         return ""
     if env.get("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", "").lower() in ("1", "true", "yes"):
