@@ -307,8 +307,10 @@ class _Walker:
             return None
         bound = self.bindings.get(name)
         if bound is not None:
-            if quoted or (not bound.glob and not any(ch in bound.text for ch in " \t\n*?[")):
-                return Word(bound.text, glob=bound.glob and quoted, tilde=False)
+            if bound.glob or bound.tilde:  # its value is what the expansions make of it: whole words only
+                return Word(bound.text, glob=bound.glob, tilde=bound.tilde) if quoted else None
+            if quoted or not any(ch in bound.text for ch in " \t\n*?["):
+                return Word(bound.text)
             return None
         if name in self.locals:
             return Word(text, static=False, derived=True)
@@ -479,9 +481,9 @@ class _Walker:
                 known = None
                 if child.type in ("simple_expansion", "expansion"):
                     known = self.reference(child.text.decode(), quoted=True)
-                if known is not None and known.glob:
-                    if len(named) == 1:
-                        return known  # "$f" of a glob word: each file the glob names
+                if known is not None and (known.glob or known.tilde):
+                    if len(named) == 1 and not any(c.type == "string_content" for c in node.children):
+                        return known  # "$f" of a glob (or ~) word: each path that word names
                     known = None
                 part = known if known is not None else self.word(child)
                 pieces.append(part.text)
