@@ -71,6 +71,10 @@ UNSAFE = {
         "cat $(echo README.md)",
         "printf $(echo hi)",
         "for f in *; do cat $f; done",
+        'for f in ~/.ssh/*; do cat "$f"; done',
+        "for f in ~; do cat $f/.ssh/id_rsa; done",
+        'for f in ~; do cat "$f/.ssh/id_rsa"; done',
+        'for f in src/*.py; do cat "x$f"; done',
     ],
     "arithmetic": [
         "(( x ))",
