@@ -163,11 +163,12 @@ class HookGroup(Record):
 class HookSet(Record):
     """Every configured hook group, plus the warnings met while reading them."""
 
-    __slots__ = ("groups", "warnings", "skipped")
+    __slots__ = ("groups", "warnings", "skipped", "untrusted")
 
     groups: list[HookGroup]
     warnings: list[str]
     skipped: list[HookGroup]
+    untrusted: list[HookGroup]  # skipped because the folder is not trusted (a subset of `skipped`)
 
     def for_event(self, event: str) -> list[HookGroup]:
         return [g for g in self.groups if g.event == event]
@@ -177,10 +178,12 @@ class HookSet(Record):
         groups: list[HookGroup] | None = None,
         warnings: list[str] | None = None,
         skipped: list[HookGroup] | None = None,
+        untrusted: list[HookGroup] | None = None,
     ) -> None:
         self.groups = [] if groups is None else groups
         self.warnings = [] if warnings is None else warnings
         self.skipped = [] if skipped is None else skipped
+        self.untrusted = [] if untrusted is None else untrusted
 
 
 def parse_hooks(
@@ -335,6 +338,7 @@ def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
                 untrusted_files.append(source.label)
                 untrusted_count += sum(len(g.handlers) for g in groups)
             out.skipped += groups
+            out.untrusted += groups
             continue
         if managed_disable or (source.scope != "managed" and (managed_only or disable_all)):
             out.skipped += groups

@@ -206,6 +206,8 @@ class ToolExecutor:
                 parsed = tool.validate(input)
             except ToolInputError as exc:
                 return await self._error(call, f"InputValidationError: {exc}", emit)
+        if decision.confinement is not None:
+            ctx = ctx.replace(confinement=decision.confinement)
         if not tool.is_read_only(parsed):
             for observer in self.observers:
                 observer.before_change(tool, input, ctx)

@@ -45,7 +45,9 @@ class ToolServer:
         state = SessionState(
             session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}"
         )
-        state.extras["sandbox"] = getattr(self.gate, "sandbox", None)
+        from yoke.permissions.gate_actions import tool_extras
+
+        state.extras.update(tool_extras(self.gate))
         dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])
         self.ctx = ToolContext(cwd=cwd, session=state, working_dirs=dirs, asker=NoAsker())
 

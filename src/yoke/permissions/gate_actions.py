@@ -178,6 +178,21 @@ class GateActions:
         facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
         return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
 
+    def is_read_withheld(self: PermissionGate, path: str | Path) -> bool:
+        """For Grep and Glob, whose fast path judges only the folder they search: whether a file found
+        below it must be left out (a Read deny rule covers it, or it is a secret no Read allow rule
+        covers), so a search cannot show what Read would not."""
+        if self.is_read_denied(path):
+            return True
+        from yoke.permissions.paths import is_secret, resolve_path
+
+        resolved = resolve_path(str(path), self.cwd, self.home)
+        if resolved is None:
+            return True
+        if not (is_secret(resolved.real, self.home) or is_secret(resolved.logical, self.home)):
+            return False
+        return not self._path_rule_allows("read", resolved)
+
     # ---- internals ---------------------------------------------------------------------------------------
 
     def _facts(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> CallFacts:
@@ -253,3 +268,13 @@ def _rule_text(entry: dict[str, Any]) -> str:
 
 def _escape_glob(path: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", path)
+
+
+def tool_extras(gate: Any) -> dict[str, Any]:
+    """What the tools take from the gate through the session's extras: the sandbox Bash runs in, and the
+    verdicts Grep and Glob filter the files below their folder with."""
+    return {
+        "sandbox": getattr(gate, "sandbox", None),
+        "read_withheld": getattr(gate, "is_read_withheld", None),
+        "read_denied": getattr(gate, "is_read_denied", None),
+    }

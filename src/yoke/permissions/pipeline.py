@@ -33,6 +33,7 @@ from yoke.permissions.paths import (
 )
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
+from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import Tool, ToolContext
 
@@ -365,7 +366,22 @@ class PermissionGate(GateActions):
             if paths is None or not all(self._read_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
         unique = list(dict.fromkeys(sources)) or ["read-only"]
-        return Decision("allow", source=",".join(unique))
+        return Decision("allow", source=",".join(unique), confinement=self._confinement(unique))
+
+    def _confinement(self, sources: list[str]) -> Confinement | None:
+        """A line the fast paths alone allowed runs confined to what they judged: read-only, or writing
+        only the working directories; a line any rule or person allowed runs as the rule says."""
+        if set(sources) == {"read-only"}:
+            kind = READ_ONLY
+        elif set(sources) <= {"read-only", "mode:acceptEdits"}:
+            kind = WORKDIRS
+        else:
+            return None
+        git_writes = any(
+            r.tool == "Bash" and (r.whole_tool or (r.specifier or "").lstrip().startswith("git"))
+            for r in [*self.allow, *self.session_rules]
+        )
+        return Confinement(kind, git_writes)
 
     def _approve_invocation(
         self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True

@@ -89,11 +89,13 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
     warnings.extend(getattr(gate, "warnings", []) or [])
+    warnings.extend(_sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
     mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
-    mcp = await _mcp(options, cwd, merged, registry, gate, env, warnings, mcp_events)
+    mcp_merged = _mcp_settings(settings, cwd, merged, warnings)
+    mcp = await _mcp(options, cwd, mcp_merged, registry, gate, env, warnings, mcp_events)
     if mcp is not None:
         resources.add(mcp, "MCP servers")
     from yoke.memory.session import start_auto_memory
@@ -264,6 +266,30 @@ def _end_auto_memory(auto_memory: Any, session: Session) -> None:
     auto_memory.close()
 
 
+_MCP_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
+
+
+def _mcp_settings(settings: Any, cwd: Path, merged: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The settings MCP reads, where a project's own files approve its `.mcp.json` servers only once the
+    folder is trusted: approving them is granting, like an allow rule (refusals still count)."""
+    from yoke.permissions.build import PROJECT_SCOPES
+    from yoke.permissions.trust import is_trusted
+
+    sources = list(getattr(settings, "sources", []) or [])
+    if not any(s.scope in PROJECT_SCOPES and any(k in s.data for k in _MCP_APPROVALS) for s in sources):
+        return merged
+    if is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir):
+        return merged
+    warnings.append(
+        f"this workspace ({cwd}) has not been trusted: its settings do not approve its .mcp.json servers; "
+        "run `yoke trust` in it to trust it"
+    )
+    own = settings.merged_from([s for s in sources if s.scope not in PROJECT_SCOPES])
+    chosen = {k: v for k, v in merged.items() if k not in _MCP_APPROVALS}
+    chosen.update({k: own[k] for k in _MCP_APPROVALS if k in own})
+    return chosen
+
+
 async def _mcp(
     options: SessionOptions,
     cwd: Path,
@@ -361,7 +387,9 @@ def _executor(
     from yoke.tools.base import SessionState, ToolContext
 
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
-    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
+    from yoke.permissions.gate_actions import tool_extras
+
+    state.extras.update(tool_extras(gate))  # the sandbox Bash runs in; what Grep and Glob leave out
     conversation = loaded.conversation
     if conversation is not None:
         if conversation.todos:
@@ -659,6 +687,18 @@ def _agents(
                 catalog.withheld_tools.append(registry.get(name))  # its sub-agents still get them
                 registry.remove(name)
     return options, catalog
+
+
+def _sandbox_warning(gate: Any) -> list[str]:
+    """One line when no kernel sandbox exists here to enforce what the fast paths allow (docs/permissions.md)."""
+    from yoke.sandbox.confine import kernel_sandbox_available
+
+    if getattr(gate, "mode", "") == "bypassPermissions" or kernel_sandbox_available():
+        return []
+    return [
+        "no kernel sandbox found (install bubblewrap on Linux): commands Yoke allows without asking are "
+        "confined only by its analysis of them"
+    ]
 
 
 def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:

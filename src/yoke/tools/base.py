@@ -106,6 +106,7 @@ class ToolContext(Record):
         "set_permission_mode",
         "files",
         "terminal",
+        "confinement",
     )
 
     def __init__(
@@ -121,6 +122,7 @@ class ToolContext(Record):
         set_permission_mode: Any = None,
         files: Any = None,
         terminal: Any = None,
+        confinement: Any = None,
     ) -> None:
         self.cwd = cwd  # the session's primary working directory
         self.session = session
@@ -135,6 +137,8 @@ class ToolContext(Record):
         self.files = files  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
         # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
         self.terminal = terminal
+        # sandbox.confine.Confinement: the property the gate allowed this call for, enforced while it runs
+        self.confinement = confinement
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
