@@ -223,6 +223,8 @@ def validate(args: argparse.Namespace) -> None:
         raise UsageError("--max-budget-usd must be a positive amount")
     if args.system_prompt is not None and args.system_prompt_file:
         raise UsageError("use either --system-prompt or --system-prompt-file, not both")
+    if args.input_format == "stream-json" and args.output_format != "stream-json":
+        raise UsageError("Error: --input-format stream-json needs --output-format stream-json", exact=True)
     if args.print_mode and args.output_format == "stream-json" and not args.verbose:
         raise UsageError(
             "Error: When using --print, --output-format=stream-json requires --verbose", exact=True

@@ -111,7 +111,10 @@ async def _start(args: Namespace, prompt: str) -> int:
 
     options = options_from_args(args, Path.cwd())
     printer = make_printer(
-        args.output_format, args.verbose, init_extra={"apiKeySource": api_key_source(os.environ)}
+        args.output_format,
+        args.verbose,
+        init_extra={"apiKeySource": api_key_source(os.environ)},
+        partial=bool(args.include_partial_messages),
     )
     if args.output_format == "stream-json":
         from yoke.hooks.stream import stream_reporter
@@ -191,8 +194,13 @@ async def _drive(run, prompt: str, channel, lines=None) -> int:
     received: list[int] = []
 
     def on_signal(code: int) -> None:
+        # a signal means "stop": the running query is interrupted (its result line is written) and the
+        # process ends, whatever the input format; the control protocol's `interrupt` stops just a query
         received.append(code)
+        run.stopped = True
         session.interrupt()
+        if lines is not None:
+            lines.end()
 
     for sig, code in signals.items():
         try:

@@ -25,6 +25,7 @@ class HeadlessRun:
         self.debug = debug
         self.replay_user_messages = False
         self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
+        self.stopped = False  # a signal arrived: no further query starts
         self._introduced = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:

@@ -21,6 +21,14 @@ COMPAT_VERSION = "2.1.330"
 # Claude Code writes `is_error: false` on a successful tool result only for these tools; the rest leave it out.
 KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
+# Notices Claude Code writes no stream-json line for (an MCP server's state is reported by `mcp_status`
+# control requests and the init line's `mcp_servers`).
+SILENT_NOTICES = frozenset({"mcp_status"})
+
+# A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
+# decision_reason_type.
+DENIAL_KINDS = {"mode": "mode", "deny": "rule", "hook": "hook", "classifier": "classifier"}
+
 RESULT_SUBTYPES = {
     "completed": "success",
     "max_turns": "error_max_turns",
@@ -208,14 +216,17 @@ class JsonPrinter(Printer):
 class StreamJsonPrinter(Printer):
     """One JSON object per line, written and flushed as each event happens."""
 
-    def __init__(self, *args: Any, init_extra: dict[str, Any] | None = None, **kwargs: Any):
+    def __init__(
+        self, *args: Any, init_extra: dict[str, Any] | None = None, partial: bool = False, **kwargs: Any
+    ):
         from yoke.cli.partial_blocks import BlockAssembler
         from yoke.cli.stream_status import StatusLines
 
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
-        self.status = StatusLines(self._system)  # status "requesting", permission mode, thinking tokens
+        # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
+        self.status = StatusLines(self._system, requesting=partial)
 
     def on_event(self, event: ev.Event) -> None:
         for obj in [*self._lines(event), *self.status.lines(event)]:
@@ -244,11 +255,13 @@ class StreamJsonPrinter(Printer):
             return lines
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
+        if isinstance(event, ev.PermissionDecided):
+            return self._denied(event) if event.behavior == "deny" else []
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
             lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
             block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
-            if block is not None:
+            if block is not None:  # the block's assistant line goes before its content_block_stop
                 message = {
                     "id": self.blocks.message_id,
                     "type": "message",
@@ -259,11 +272,13 @@ class StreamJsonPrinter(Printer):
                     "stop_sequence": None,
                     "usage": self.blocks.usage,
                 }
-                lines.append(self._envelope("assistant", event, message=message))
+                lines.insert(0, self._envelope("assistant", event, message=message))
             return lines
         if isinstance(event, ev.Notice):
             if event.kind == "api_retry":
                 return [self._system("api_retry", **event.data)]
+            if event.kind in SILENT_NOTICES:
+                return []
             level = "warning" if event.kind == "warning" else "info"
             return [self._system("informational", content=event.message, level=level)]
         if isinstance(event, ev.Compacted):
@@ -276,6 +291,18 @@ class StreamJsonPrinter(Printer):
         if isinstance(event, ev.Result):
             return [result_object(event, self.session_id)]
         return []
+
+    def _denied(self, event: ev.PermissionDecided) -> list[dict[str, Any]]:
+        """`system/permission_denied` for each denied call of the main conversation, before its result, as
+        2.1.330 writes it: `decision_reason_type` says what denied it when a mode, rule, hook or the
+        classifier did (none when a person, or nobody, was asked)."""
+        if event.parent_tool_use_id is not None:
+            return []
+        fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
+        kind = DENIAL_KINDS.get(event.source.split(":", 1)[0])
+        if kind:
+            fields["decision_reason_type"] = kind
+        return [self._system("permission_denied", **fields, message=event.reason)]
 
     def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:
         """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""

@@ -99,17 +99,37 @@ class StdinLines:
         self.task = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
+        # stdin is read on a daemon thread of its own, not the loop's executor: a signal ends the process
+        # while that thread still waits on a pipe the SDK holds open, and asyncio.run joins executor threads.
         loop = asyncio.get_running_loop()
+        lines: asyncio.Queue = asyncio.Queue()
+
+        def read() -> None:
+            try:
+                for raw in iter(sys.stdin.readline, ""):
+                    loop.call_soon_threadsafe(lines.put_nowait, raw)
+            except Exception as exc:  # passed on as a line the dispatcher reports, then EOF
+                loop.call_soon_threadsafe(lines.put_nowait, exc)
+            finally:
+                try:
+                    loop.call_soon_threadsafe(lines.put_nowait, None)
+                except RuntimeError:  # the loop has closed: nobody is reading any more
+                    pass
+
+        import threading
+
+        threading.Thread(target=read, name="yoke-stdin", daemon=True).start()
         try:
             while True:
-                line = await loop.run_in_executor(None, sys.stdin.readline)
-                if not line:
+                line = await lines.get()
+                if line is None:
+                    return
+                if isinstance(line, Exception):
+                    self.queue.put_nowait(f"stdin reader failed: {type(line).__name__}: {line}")
                     return
                 line = line.strip()
                 if line and not self._response(line):
                     self.queue.put_nowait(line)
-        except Exception as exc:  # a bug: pass it on as a line the dispatcher reports, then end as at EOF
-            self.queue.put_nowait(f"stdin reader failed: {type(exc).__name__}: {exc}")
         finally:
             self.queue.put_nowait(None)
 
@@ -130,6 +150,10 @@ class StdinLines:
         if self.task is not None:
             self.task.cancel()
 
+    def end(self) -> None:
+        """No more frames: the queries already running finish, then the session ends as at EOF (a signal)."""
+        self.queue.put_nowait(None)
+
 
 async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines | None = None) -> bool:
     """Run queries from stdin until EOF. Returns True when the last result was an error."""
@@ -143,7 +167,7 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
     try:
         while True:
             content = await queue.get()
-            if content is None:
+            if content is None or run.stopped:  # EOF, or a signal: messages still queued are not run
                 break
             result = await run.run(content)
             last_error = result is None or result.is_error

@@ -1,6 +1,7 @@
 """The stream-json lines Claude Code writes about what the session is doing, besides its messages.
 
-- `system/status` `{"status": "requesting"}` as each model request of the main conversation starts;
+- `system/status` `{"status": "requesting"}` as each model request of the main conversation starts, under
+  `--include-partial-messages` only (2.1.330 writes none without it);
 - `system/status` `{"status": null, "permissionMode": <mode>}` when the permission mode changes mid-session
   (a `set_permission_mode` request, an approved plan, a hook's `setMode`);
 - `system/thinking_tokens` `{"estimated_tokens", "estimated_tokens_delta"}` while the model thinks: the
@@ -21,8 +22,9 @@ CHARS_PER_TOKEN = 4
 class StatusLines:
     """Turns events (and mode changes) into those lines; `system(subtype, **fields)` builds one."""
 
-    def __init__(self, system: Any):
+    def __init__(self, system: Any, requesting: bool = True):
         self.system = system
+        self.requesting = requesting
         self.mode: str | None = None
         self.thinking_chars = 0
         self.thinking_tokens = 0
@@ -35,7 +37,7 @@ class StatusLines:
             return []  # sub-agents' requests and thinking are theirs; Claude Code reports the main thread
         if isinstance(event, ev.TurnStarted):
             self.thinking_chars = self.thinking_tokens = 0
-            return [self.system("status", status="requesting")]
+            return [self.system("status", status="requesting")] if self.requesting else []
         if isinstance(event, ev.ThinkingDelta) and event.thinking:
             self.thinking_chars += len(event.thinking)
             total = -(-self.thinking_chars // CHARS_PER_TOKEN)

@@ -191,11 +191,11 @@ class ToolExecutor:
             except ToolInputError as exc:
                 return await self._error(call, f"InputValidationError: {exc}", emit)
         decision, answer = await self._permission(tool, call, input, ctx, pre, emit)
-        emit(
-            PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, decision.reason)
-        )
+        message = decision.reason
         if decision.behavior == "deny":
-            message = decision.reason or f"Permission to use {tool.name} was denied."
+            message = message or f"Permission to use {tool.name} was denied."
+        emit(PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, message))
+        if decision.behavior == "deny":
             outcome = await self._error(call, message, emit)
             outcome.denied = True
             outcome.stop_turn = bool(answer and answer.interrupt)
