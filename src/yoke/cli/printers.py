@@ -255,6 +255,13 @@ class StreamJsonPrinter(Printer):
             return lines
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
+        if isinstance(event, ev.ContinuationMessage):
+            content = event.message["content"]
+            if isinstance(content, str):  # written as a list of blocks, as Claude Code writes it
+                content = [{"type": "text", "text": content}]
+            line = self._envelope("user", event, message={"role": "user", "content": content})
+            line["isSynthetic"] = True
+            return [line]
         if isinstance(event, ev.PermissionDecided):
             return self._denied(event) if event.behavior == "deny" else []
         if isinstance(event, ev.StreamEvent):

@@ -174,7 +174,8 @@ class Run:
         feedback = verdict.reason if verdict.block else verdict.additional_context
         if feedback and self.stop_blocks < MAX_STOP_BLOCKS:
             self.stop_blocks += 1  # a Stop listener asked to keep going, with its reason as feedback
-            self._add_meta(f"Stop hook feedback:\n{feedback}")
+            message, uuid = self._add_meta(f"Stop hook feedback:\n{feedback}")
+            yield ev.ContinuationMessage(message, uuid)
             return
         yield self.result("completed", answer)
 
@@ -208,10 +209,10 @@ class Run:
         elif report.stop_query:
             yield self.result("hook_stopped", report.stop_query)
 
-    def _add_meta(self, text: str) -> None:
+    def _add_meta(self, text: str) -> tuple[Message, str]:
         message = user_message(text)
         self.agent.messages.append(message)
-        self.agent.recorder.user(message, meta=True)
+        return message, self.agent.recorder.user(message, meta=True)
 
     # ---- the model's answer ---------------------------------------------------------------------------
 

@@ -38,6 +38,10 @@ from yoke.tools.base import Tool, ToolContext
 
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
 MODE_ALIASES = {"manual": "default"}
+# Modes in which edits inside the working directories need no question: auto mode starts from acceptEdits'
+# baseline and asks its classifier only about the rest, as 2.1.330 does (a Write in the project ran with no
+# classifier request, tests/cli/cc_2_1_330/auto_mode_risky.json).
+EDITS_ALLOWED = frozenset({"acceptEdits", "auto"})
 # Harness tools that need no permission: they only talk to the user or manage the session's own state.
 SAFE_TOOLS = frozenset(
     [
@@ -289,8 +293,8 @@ class PermissionGate(GateActions):
                 return Decision("allow", source="read-only")
             return None
         if facts.kind == "edit":
-            if self.mode == "acceptEdits" and facts.paths and all(self._inside(p) for p in facts.paths):
-                return Decision("allow", source="mode:acceptEdits")
+            if self.mode in EDITS_ALLOWED and facts.paths and all(self._inside(p) for p in facts.paths):
+                return Decision("allow", source=f"mode:{self.mode}")
             return None
         if facts.names & SAFE_TOOLS:
             return Decision("allow", source="safe-tool")
@@ -359,7 +363,7 @@ class PermissionGate(GateActions):
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._write_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
-            sources.append("mode:acceptEdits" if self.mode == "acceptEdits" else "allow:Edit")
+            sources.append(f"mode:{self.mode}" if self.mode in EDITS_ALLOWED else "allow:Edit")
         for word in analysis.read_redirects:
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._read_approved(p) for p in paths):
@@ -390,10 +394,10 @@ class PermissionGate(GateActions):
             reads = read_only_reads(inv, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
-        if inv.fs_edit and self.mode == "acceptEdits" and edits_ok:
+        if inv.fs_edit and self.mode in EDITS_ALLOWED and edits_ok:
             writes = paths_of(inv.writes, cwds, self.home)
             if writes and all(self._inside(p) and not self._secret(p) for p in writes):
-                return "mode:acceptEdits"
+                return f"mode:{self.mode}"
         return None
 
     def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
@@ -426,7 +430,7 @@ class PermissionGate(GateActions):
     def _write_approved(self, path: ResolvedPath) -> bool:
         if self._path_rule_allows("edit", path):
             return True
-        return self.mode == "acceptEdits" and self._inside(path)
+        return self.mode in EDITS_ALLOWED and self._inside(path)
 
     def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool:
         rules = [*self.allow, *self.session_rules]
