@@ -110,6 +110,10 @@ async def _start(args: Namespace, prompt: str) -> int:
     from yoke.session.build import open_session
 
     options = options_from_args(args, Path.cwd())
+    if (
+        args.permission_prompts == "none"
+    ):  # nobody answers: what would ask is denied (the mode decides the rest)
+        args.permission_prompt_tool = None
     printer = make_printer(
         args.output_format,
         args.verbose,

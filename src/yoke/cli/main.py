@@ -91,6 +91,10 @@ def _parse_and_run(argv: list[str]) -> int:
 
         print(f"{__version__} (Yoke)")
         return 0
+    from yoke.cli.args_compat import not_acted_on
+
+    for line in not_acted_on(args):
+        print(line, file=sys.stderr)
     if _interactive(args):
         from yoke.ui import run_interactive
 

@@ -1,0 +1,176 @@
+"""Every option of `claude --help` (2.1.330 line; the bundled CLI is 2.1.332) parses in Yoke with its arity:
+a switch takes no value, `<x>` one, `<x...>` one or more, `[x]` an optional one; none swallows the prompt or
+leaves its value behind as one. `cc_2_1_330/help_flags.txt` holds the list (names and arity only); when the
+bundled CLI is installed, a test checks that the list is still what its `--help` prints."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import site
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from yoke.cli.args import parse
+
+LIST = Path(__file__).resolve().parent / "cc_2_1_330" / "help_flags.txt"
+# A value each flag accepts (most take any text).
+SAMPLES = {
+    "--output-format": "json",
+    "--input-format": "text",
+    "--permission-mode": "manual",
+    "--effort": "high",
+    "--permission-prompts": "none",
+    "--system-prompt-snapshot": "off",
+    "--autocompact": "auto",
+    "--session-id": "3f0c4d8e-1b2a-4c3d-9e8f-0a1b2c3d4e5f",
+    "--max-budget-usd": "1.5",
+    "--json-schema": '{"type": "object"}',
+    "--prompt-suggestions": "true",
+    "--setting-sources": "user",
+}
+
+
+def flag_specs(text: str) -> list[tuple[list[str], str]]:
+    specs = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith(("#", "@")):
+            continue
+        words = line.split()
+        arity = words[-1] if words[-1] in ("<>", "<...>", "[]") else ""
+        specs.append(([w for w in words if w.startswith("-")], arity))
+    return specs
+
+
+SPECS = flag_specs(LIST.read_text())
+CASES = [(name, arity) for names, arity in SPECS for name in names if name not in ("-h", "--help")]
+
+
+@pytest.mark.parametrize(("flag", "arity"), CASES, ids=[c[0] for c in CASES])
+def test_every_flag_parses_with_its_arity(flag, arity):
+    value = SAMPLES.get(flag, "x")
+    if arity == "<>":
+        argv = [flag, value, "-p", "hello"]
+    elif arity == "<...>":
+        argv = [flag, value, "y", "-p", "hello"]
+    else:  # a switch, or an optional value left out
+        argv = [flag, "-p", "hello"]
+    args = parse(argv)
+    assert args.prompt == "hello" and args.print_mode
+    if arity == "[]":  # the optional value given
+        assert parse([flag, value, "-p", "hello"]).prompt == "hello"
+    if arity in ("<>", "<...>") and flag.startswith("--"):  # the value given with '='
+        assert parse([f"{flag}={value}", "-p", "hello"]).prompt == "hello"
+
+
+def test_manual_is_the_default_mode():
+    assert parse(["--permission-mode", "manual", "-p", "x"]).permission_mode == "manual"
+
+
+def _bundled_help() -> str | None:
+    for base in site.getsitepackages():
+        for path in glob.glob(os.path.join(base, "claude_agent_sdk", "_bundled", "claude")):
+            env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+            run = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60, env=env)
+            return run.stdout
+    return None
+
+
+def help_specs(text: str) -> list[str]:
+    """`claude --help`'s options section reduced to the list file's lines."""
+    options = text.split("Options:")[1].split("Commands:")[0]
+    lines = []
+    for line in options.splitlines():
+        match = re.match(r"^  (-\S.*?)(?:\s{2,}|$)", line)
+        if not match:
+            continue
+        spec = match.group(1).strip()
+        names = re.findall(r"(--?[\w-]+)", spec.split(" <")[0].split(" [")[0])
+        arity = (
+            "<...>"
+            if re.search(r"<[^>]*\.\.\.>", spec)
+            else "<>"
+            if "<" in spec
+            else "[]"
+            if "[" in spec
+            else ""
+        )
+        lines.append(" ".join(names) + (" " + arity if arity else ""))
+    return lines
+
+
+def test_the_list_is_what_the_bundled_cli_prints():
+    text = _bundled_help()
+    if text is None:
+        pytest.skip("the bundled Claude Code (claude-agent-sdk wheel) is not installed")
+    listed = [line for line in LIST.read_text().splitlines() if line and not line.startswith(("#", "@"))]
+    assert help_specs(text) == listed
+
+
+@pytest.mark.parametrize(
+    "flag", ["--bg", "--desktop", "--cloud", "--remote-control", "--forward-subagent-text"]
+)
+def test_a_flag_not_acted_on_says_so_in_one_line(yoke, flag):
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    with ScriptedServer([{"content": [{"type": "text", "text": "done"}]}]) as srv:
+        run = yoke("-p", flag, "--", "hi", env=anthropic_env(srv))
+    assert run.code == 0 and run.stdout.strip() == "done", run.stderr
+    lines = [line for line in run.stderr.splitlines() if flag in line]
+    assert len(lines) == 1 and "not" in lines[0]
+
+
+def test_restricted_removes_bash_and_ignores_settings_files(yoke, project):
+    import json
+
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"model": "claude-haiku-4-5"}))
+    turns = [{"content": [{"type": "text", "text": "done"}]}] * 3
+    with ScriptedServer(turns) as srv:
+        plain = yoke("-p", "hi", env=anthropic_env(srv))
+        restricted = yoke("-p", "--restricted", "hi", env=anthropic_env(srv))
+        named = yoke("-p", "--restricted", "--tools", "Bash,Read", "--", "hi", env=anthropic_env(srv))
+        bodies = [r.body for r in srv.requests]
+    assert plain.code == restricted.code == named.code == 0, restricted.stderr
+    tools = [{t["name"] for t in b["tools"]} for b in bodies]
+    assert "Bash" in tools[0] and "Bash" not in tools[1] and "WebFetch" not in tools[1] and "Read" in tools[1]
+    assert tools[2] == {"Bash", "Read"}
+    assert bodies[0]["model"] == "claude-haiku-4-5" and bodies[1]["model"] != "claude-haiku-4-5"
+    refused = yoke("-p", "--restricted", "--dangerously-skip-permissions", "hi")
+    assert refused.code == 1 and "bypassPermissions" in refused.stderr
+
+
+def test_permission_prompts_none_denies_what_would_ask(yoke):
+    """With stdio prompts a host would be asked; with --permission-prompts none nobody is, the call is denied."""
+    import json
+
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    write = {
+        "type": "tool_use",
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": "w.txt", "content": "w"},
+    }
+    turns = [{"content": [write]}, {"content": [{"type": "text", "text": "done"}]}]
+    frame = json.dumps({"type": "user", "message": {"role": "user", "content": "write"}}) + "\n"
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+            "--permission-prompt-tool", "stdio", "--permission-prompts", "none", input=frame, env=anthropic_env(srv),
+        )  # fmt: skip
+    assert run.code == 0, run.stderr
+    lines = run.lines()
+    assert not [o for o in lines if o["type"] == "control_request"]  # nobody was asked
+    assert [o["tool_name"] for o in lines if o.get("subtype") == "permission_denied"] == ["Write"]
