@@ -55,8 +55,8 @@ class Run:
 
     # ---- the loop -------------------------------------------------------------------------------------
 
-    async def execute(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
-        async for event in self._begin(prompt):
+    async def execute(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
+        async for event in self._begin(prompt, attachments):
             yield event
         while not self.done:
             async for event in self._round_trip():
@@ -76,7 +76,7 @@ class Run:
             yield event
         yield self.result("completed", "Compacted the conversation.")
 
-    async def _begin(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
+    async def _begin(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
         agent = self.agent
         while agent.notices:  # e.g. a model switch made between queries
             yield ev.Notice("info", agent.notices.pop(0))
@@ -95,6 +95,11 @@ class Run:
             }
             blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
             prompt = [*blocks, reminder]
+        if attachments is not None:  # `@` mentions: the first call's note, then the rest before the prompt
+            agent.messages.append(attachments.first)
+            agent.recorder.user(attachments.first, meta=True)
+            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+            prompt = [*attachments.blocks, *blocks]
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
