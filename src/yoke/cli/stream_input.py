@@ -171,6 +171,9 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
                 break
             result = await run.run(content)
             last_error = result is None or result.is_error
+        pending = getattr(run, "pending_controls", None)
+        if pending and not run.stopped:  # answers still being worked out (a model switch's hooks)
+            await asyncio.wait(set(pending), timeout=PENDING_WAIT_S)
     finally:
         reader.cancel()
         lines.stop()
@@ -218,7 +221,9 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
     elif kind == "control_request":
         request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
-            asyncio.ensure_future(_answer_mcp_control(frame, request, run, emit))
+            _later(run, _answer_mcp_control(frame, request, run, emit))
+        elif request.get("subtype") == "set_model":  # hooks run around it: answered when they are done
+            _later(run, _answer_set_model(frame, request, run, emit))
         else:
             emit(_answer_control(frame, run, channel))
             run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
@@ -229,6 +234,32 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
 
 
 MCP_CONTROL = ("mcp_reconnect", "mcp_toggle")
+PENDING_WAIT_S = 30  # at EOF, how long control requests still being answered may take
+
+
+def _later(run: Any, work: Any) -> None:
+    """Answer a control request in its own task; at EOF the session waits for it (bounded)."""
+    task = asyncio.ensure_future(work)
+    pending = run.__dict__.setdefault("pending_controls", set())
+    pending.add(task)
+    task.add_done_callback(pending.discard)
+
+
+async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
+    """`set_model {model}`: the switch, with PreModelSwitch and PostModelSwitch hooks around it."""
+    request_id = frame.get("request_id", "")
+    model = request.get("model")
+    refusal = ""
+    try:
+        if model and model != "default":
+            refusal = await run.session.switch_model(model, "sdk")
+    except ValueError as exc:
+        refusal = str(exc)
+    if refusal:
+        response = {"subtype": "error", "request_id": request_id, "error": refusal}
+    else:
+        response = {"subtype": "success", "request_id": request_id, "response": {}}
+    emit({"type": "control_response", "response": response})
 
 
 async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
@@ -340,11 +371,6 @@ def _control_response(
         if mode not in SERVER_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         session.set_permission_mode(mode)
-        return {}
-    if subtype == "set_model":
-        model = request.get("model")
-        if model and model != "default":
-            session.set_model(model)
         return {}
     if subtype == "get_context_usage":
         return session.context_usage()
