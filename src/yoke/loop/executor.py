@@ -246,6 +246,8 @@ class ToolExecutor:
                 request.decision, reason, updated, interrupt=bool(request.extras.get("interrupt"))
             )
         asker = ctx.asker or NoAsker()
+        if getattr(self.gate, "deny_prompts", False):  # denyInsteadOfPrompting: nobody is waited for
+            asker = NoAsker()
         answer = await asker.ask(PermissionQuestion(tool.name, input, call.id, decision.reason, suggestions))
         if answer.behavior == "allow" and answer.remember:
             remember = getattr(self.gate, "remember", None)

@@ -100,6 +100,10 @@ class PermissionGate(GateActions):
         self.warnings = list(warnings or [])
         self.classifier = classifier
         self.classifier_deadline_s = classifier_deadline_s
+        # settings (permissions/build.py): file-tool writes outside the working directories refused in every
+        # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
+        self.block_outside_writes = False
+        self.deny_prompts = False
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
         self.last_ctx: ToolContext | None = None  # the shell's cwd for suggestions made after an ask
@@ -172,6 +176,9 @@ class PermissionGate(GateActions):
         rule = self._first(self.deny, facts)
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
+        outside = self._blocked_write(facts)
+        if outside:
+            return Decision("deny", outside, "setting:blockWritesOutsideWorkingDirectories")
         if self.mode == "plan" and not self._plan_allows(facts):
             reason = (
                 "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
@@ -210,6 +217,19 @@ class PermissionGate(GateActions):
         if verdict is not None and verdict.behavior in ("allow", "deny"):
             return replace(verdict, source=verdict.source or "classifier")
         return None
+
+    def _blocked_write(self, facts: CallFacts) -> str:
+        """blockWritesOutsideWorkingDirectories: why a file-tool write is refused ("" when it is not). No
+        allow rule or mode lifts it; what the session itself granted (its memory folder) stays writable."""
+        if not self.block_outside_writes or facts.kind != "edit" or facts.paths is None:
+            return ""
+        for path in facts.paths:
+            if not self._inside(path) and not self._session_allows_path(path):
+                return (
+                    f"{facts.tool.name} may not write {path.logical}: it is outside the working directories "
+                    "and the settings block such writes (blockWritesOutsideWorkingDirectories)."
+                )
+        return ""
 
     def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:
         if self.mode == "dontAsk":

@@ -455,6 +455,11 @@ def _session_env(
     if not trusted:
         trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
     apply_env(settings_env(sources, trusted, warnings), env)
+    from yoke.tools.shell.output import SETTING_ENV, setting_limit
+
+    limit = setting_limit((getattr(settings, "merged", {}) or {}).get("bashOutputMaxChars"))
+    if limit is not None:
+        env[SETTING_ENV] = limit
     return env
 
 
