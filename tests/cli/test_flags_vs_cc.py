@@ -174,3 +174,15 @@ def test_permission_prompts_none_denies_what_would_ask(yoke):
     lines = run.lines()
     assert not [o for o in lines if o["type"] == "control_request"]  # nobody was asked
     assert [o["tool_name"] for o in lines if o.get("subtype") == "permission_denied"] == ["Write"]
+
+
+SUBCOMMANDS = [
+    n for line in LIST.read_text().splitlines() if line.startswith("@") for n in line[1:].split("|")
+]
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_every_subcommand_is_one_of_yokes_never_a_prompt(name):
+    from yoke.cli.main import SUBCOMMANDS as YOKES
+
+    assert name in YOKES  # `yoke logs` runs a subcommand (or says it is not available), never a prompt
