@@ -26,8 +26,9 @@ KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 SILENT_NOTICES = frozenset({"mcp_status"})
 
 # A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
-# decision_reason_type.
-DENIAL_KINDS = {"mode": "mode", "deny": "rule", "hook": "hook", "classifier": "classifier"}
+# decision_reason_type, where 2.1.330 wrote one on the same script (a mode, the classifier; none for a deny
+# rule or when nobody could be asked: tests/cli/cc_2_1_330).
+DENIAL_KINDS = {"mode": "mode", "classifier": "classifier"}
 
 RESULT_SUBTYPES = {
     "completed": "success",
@@ -301,8 +302,7 @@ class StreamJsonPrinter(Printer):
 
     def _denied(self, event: ev.PermissionDecided) -> list[dict[str, Any]]:
         """`system/permission_denied` for each denied call of the main conversation, before its result, as
-        2.1.330 writes it: `decision_reason_type` says what denied it when a mode, rule, hook or the
-        classifier did (none when a person, or nobody, was asked)."""
+        2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
         if event.parent_tool_use_id is not None:
             return []
         fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
