@@ -26,6 +26,7 @@ class HeadlessRun:
         self.replay_user_messages = False
         self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
         self.stopped = False  # a signal arrived: no further query starts
+        self.replay: dict | None = None  # --replay-user-messages: the line echoing this query's message
         self._introduced = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:
@@ -33,6 +34,9 @@ class HeadlessRun:
         started = self.session.started
         started.permission_mode = self.session.permission_mode  # each query's init says the mode now
         self.printer.handle(started)
+        if self.replay is not None:  # after the query's init line, as 2.1.330 writes it
+            self.printer.emit(self.replay)
+            self.replay = None
         if not self._introduced:
             self._introduced = True
             for warning in self.session.warnings:

@@ -227,10 +227,16 @@ class StreamJsonPrinter(Printer):
         self.init_extra = init_extra or {}
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
         # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
-        self.status = StatusLines(self._system, requesting=partial)
+        self.status = StatusLines(self._system, partial=partial)
 
     def on_event(self, event: ev.Event) -> None:
-        for obj in [*self._lines(event), *self.status.lines(event)]:
+        status = self.status.lines(event)  # before a stream_event line (a thinking delta's), else after
+        lines = (
+            [*status, *self._lines(event)]
+            if isinstance(event, ev.StreamEvent)
+            else [*self._lines(event), *status]
+        )
+        for obj in lines:
             self.emit(obj)
 
     def note_mode(self, mode: str) -> None:

@@ -166,9 +166,10 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
     last_error = False
     try:
         while True:
-            content = await queue.get()
-            if content is None or run.stopped:  # EOF, or a signal: messages still queued are not run
+            item = await queue.get()
+            if item is None or run.stopped:  # EOF, or a signal: messages still queued are not run
                 break
+            content, run.replay = item
             result = await run.run(content)
             last_error = result is None or result.is_error
         pending = getattr(run, "pending_controls", None)
@@ -212,9 +213,8 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         if content is None:
             emit(_input_error(run, "ignored a user message without content (expected message.content)"))
         elif content:
-            if getattr(run, "replay_user_messages", False):
-                emit(_replay(frame, run))
-            queue.put_nowait(content)
+            replay = _replay(frame, run) if getattr(run, "replay_user_messages", False) else None
+            queue.put_nowait((content, replay))  # echoed when its query starts, after that query's init
     elif kind == "control_response":
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
