@@ -226,6 +226,9 @@ class StreamJsonPrinter(Printer):
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
+        self.denials: dict[
+            str, dict[str, Any]
+        ] = {}  # tool_use_id -> its permission_denied line, until its result
         # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
         self.status = StatusLines(self._system, partial=partial)
 
@@ -270,7 +273,9 @@ class StreamJsonPrinter(Printer):
             line["isSynthetic"] = True
             return [line]
         if isinstance(event, ev.PermissionDecided):
-            return self._denied(event) if event.behavior == "deny" else []
+            if event.behavior == "deny" and event.parent_tool_use_id is None:
+                self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
+            return []
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
             lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
@@ -306,16 +311,14 @@ class StreamJsonPrinter(Printer):
             return [result_object(event, self.session_id)]
         return []
 
-    def _denied(self, event: ev.PermissionDecided) -> list[dict[str, Any]]:
-        """`system/permission_denied` for each denied call of the main conversation, before its result, as
-        2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
-        if event.parent_tool_use_id is not None:
-            return []
+    def _denied(self, event: ev.PermissionDecided) -> dict[str, Any]:
+        """`system/permission_denied` for a denied call of the main conversation, written just before its
+        result's `user` line (after the results of calls that ran before it), as 2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
         fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
         kind = DENIAL_KINDS.get(event.source.split(":", 1)[0])
         if kind:
             fields["decision_reason_type"] = kind
-        return [self._system("permission_denied", **fields, message=event.reason)]
+        return self._system("permission_denied", **fields, message=event.reason)
 
     def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:
         """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""
@@ -329,6 +332,9 @@ class StreamJsonPrinter(Printer):
                 and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE
             ):
                 block = {k: v for k, v in block.items() if k != "is_error"}
+            denial = self.denials.pop(block.get("tool_use_id"), None)
+            if denial is not None:
+                lines.append(denial)
             line = self._envelope("user", event, message={"role": "user", "content": [block]})
             result_data = data.get(block.get("tool_use_id"))
             if result_data is not None:

@@ -42,6 +42,9 @@ class Run:
         self.started = time.monotonic()
         self.api_ms = 0.0
         self.turns = 0
+        # results beyond the first of a batch: Claude Code sends each tool result as a message of its own
+        # and its num_turns counts them (two parallel calls and an answer: 3, not 2 round trips)
+        self.extra_results = 0
         self.denials: list[dict[str, Any]] = []
         self.recoveries = 0
         self.guard = RepeatGuard(agent.settings.repeat_limit)
@@ -329,6 +332,7 @@ class Run:
                 blocks.append(tool_result_block(use["id"], "Not run: the turn was stopped.", True))
         message = user_message(blocks)
         agent.messages.append(message)
+        self.extra_results += max(0, len(blocks) - 1)
         data = report.outcomes[0].data if len(report.outcomes) == 1 else None
         uuid = agent.recorder.user(message, tool_use_result=data)
         results = [
@@ -387,7 +391,7 @@ class Run:
             is_error=is_error,
             text=text,
             # Claude Code counts the turn it refused to start when the limit stops a run (5 -> 6).
-            num_turns=self.turns + 1 if reason == "max_turns" else self.turns,
+            num_turns=self.turns + 1 if reason == "max_turns" else self.turns + self.extra_results,
             duration_ms=int((time.monotonic() - self.started) * 1000),
             duration_api_ms=int(self.api_ms),
             total_cost_usd=agent.ledger.total_cost_usd,
