@@ -27,7 +27,6 @@ class HeadlessRun:
         self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
         self.stopped = False  # a signal arrived: no further query starts
         self.replay: dict | None = None  # --replay-user-messages: the line echoing this query's message
-        self._introduced = False
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
@@ -37,10 +36,6 @@ class HeadlessRun:
         if self.replay is not None:  # after the query's init line, as 2.1.330 writes it
             self.printer.emit(self.replay)
             self.replay = None
-        if not self._introduced:
-            self._introduced = True
-            for warning in self.session.warnings:
-                self.printer.handle(ev.Notice("warning", warning))
         self.printer.result = None
         async for event in self.session.query(prompt):
             if self.debug:

@@ -3,7 +3,7 @@ skeleton that two CLIs can be compared on.
 
 A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
 `files` (project files to create), `stdin` (text fed to the process), `settings` (a project
-`.claude/settings.json`). Requests that carry no tools (titles, summaries, a permission classifier's
+`.claude/settings.json`), `untrusted` (the folder is not marked trusted). Requests that carry no tools (titles, summaries, a permission classifier's
 questions) get `side_answer` (default "ok") and do not consume a turn. `PROJECT` in turns and argv stands for
 the project's path.
 
@@ -48,8 +48,9 @@ def run_scenario(
     if scenario.get("settings") is not None:
         (project / ".claude").mkdir(exist_ok=True)
         (project / ".claude" / "settings.json").write_text(json.dumps(scenario["settings"]))
-    trusted = {"projects": {os.path.realpath(project): {"hasTrustDialogAccepted": True}}}
-    (home / ".claude.json").write_text(json.dumps(trusted))
+    if not scenario.get("untrusted"):  # the folder trusted as Claude Code records it (Yoke reads that too)
+        trusted = {"projects": {os.path.realpath(project): {"hasTrustDialogAccepted": True}}}
+        (home / ".claude.json").write_text(json.dumps(trusted))
     turns = [json.loads(json.dumps(t).replace("PROJECT", str(project))) for t in scenario["turns"]]
 
     side = SIDE_ANSWER
