@@ -186,3 +186,13 @@ def test_every_subcommand_is_one_of_yokes_never_a_prompt(name):
     from yoke.cli.main import SUBCOMMANDS as YOKES
 
     assert name in YOKES  # `yoke logs` runs a subcommand (or says it is not available), never a prompt
+
+
+def test_autocompact_sizes_the_window_compaction_works_in(yoke):
+    plain = yoke("-p", "--print-context", env={"ANTHROPIC_API_KEY": "sk-test"})
+    capped = yoke("-p", "--print-context", "--autocompact", "150000", env={"ANTHROPIC_API_KEY": "sk-test"})
+    assert plain.code == capped.code == 0, capped.stderr
+    assert "effective 150,000" in capped.stdout and "effective 150,000" not in plain.stdout
+    for bad in ("5000", "lots"):
+        refused = yoke("-p", "--autocompact", bad, "hi")
+        assert refused.code == 1 and "--autocompact" in refused.stderr

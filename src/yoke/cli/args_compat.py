@@ -72,7 +72,6 @@ NOT_ACTED_ON: dict[str, str] = {
     "teleport": "--teleport: teleport sessions are not in Yoke",
     "remote": "--remote: remote sessions are not in Yoke",
     "from_pr": "--from-pr: PR-linked sessions are not in Yoke yet",
-    "autocompact": "--autocompact: not acted on; Yoke compacts at its own threshold (YOKE_AUTOCOMPACT_PCT_OVERRIDE)",
     "system_prompt_snapshot": "--system-prompt-snapshot: not acted on; Yoke renders the system prompt once per session",
     "forward_subagent_text": "--forward-subagent-text: not acted on; sub-agents' messages carry parent_tool_use_id",
     "prompt_suggestions": "--prompt-suggestions: not acted on; Yoke writes no prompt_suggestion messages",

@@ -27,7 +27,13 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
     if args.restricted:
         disallowed += [t for t in RESTRICTED_TOOLS if t not in named]
         sources = []  # user, project and local settings files are ignored; --settings still applies
+    env = None
+    if args.autocompact not in (None, "auto"):  # validated in cli/args.py: a whole number >= 100,000
+        from yoke.context.tokens import AUTOCOMPACT_WINDOW_ENV
+
+        env = dict(os.environ, **{AUTOCOMPACT_WINDOW_ENV: args.autocompact})
     return SessionOptions(
+        env=env,
         cwd=cwd,
         model=args.model,
         provider=args.provider,

@@ -350,7 +350,7 @@ class Session:
     async def context_report(self) -> str:
         from yoke.context.inspect import context_report
 
-        return context_report(self.cwd, self.model)
+        return context_report(self.cwd, self.model, env=self.agent.executor.ctx.env)
 
     async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
         """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget
