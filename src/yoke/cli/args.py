@@ -233,11 +233,9 @@ def validate(args: argparse.Namespace) -> None:
 
     for flag, (dest, allowed) in CHOICES.items():
         _choice(flag, getattr(args, dest) or None, allowed)
-    if args.autocompact is not None and args.autocompact != "auto":
-        if not args.autocompact.isdigit() or int(args.autocompact) < 100_000:
-            raise UsageError(
-                f"--autocompact takes auto or a number of tokens, at least 100000 (got {args.autocompact!r})"
-            )
+    compact = args.autocompact
+    if compact not in (None, "auto") and (not compact.isdigit() or int(compact) < 100_000):
+        raise UsageError(f"--autocompact takes auto or a number of tokens, at least 100000 (got {compact!r})")
     if args.restricted and (args.dangerously_skip_permissions or args.permission_mode == "bypassPermissions"):
         raise UsageError("--restricted refuses bypassPermissions mode (drop --dangerously-skip-permissions)")
     _choice("--effort <level>", args.effort, EFFORT_LEVELS)
