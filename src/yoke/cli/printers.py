@@ -178,6 +178,9 @@ class Printer:
     def note_mode(self, mode: str) -> None:
         """The session's permission mode now (stream-json reports a change; other formats ignore it)."""
 
+    def start_mode(self, mode: str) -> None:
+        """The mode the session opened in: a change reported before the first query is measured from it."""
+
     def emit(self, obj: dict[str, Any]) -> None:
         """One JSON line on stdout (stream-json messages, and control frames in every output format)."""
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -245,6 +248,9 @@ class StreamJsonPrinter(Printer):
     def note_mode(self, mode: str) -> None:
         for obj in self.status.mode_changed(mode):
             self.emit(obj)
+
+    def start_mode(self, mode: str) -> None:
+        self.status.mode = mode
 
     def _lines(self, event: ev.Event) -> list[dict[str, Any]]:
         """The stream-json objects for one event (most events print nothing)."""
