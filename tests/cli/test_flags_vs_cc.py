@@ -196,3 +196,39 @@ def test_autocompact_sizes_the_window_compaction_works_in(yoke):
     for bad in ("5000", "lots"):
         refused = yoke("-p", "--autocompact", bad, "hi")
         assert refused.code == 1 and "--autocompact" in refused.stderr
+
+
+SUB_LIST = LIST.with_name("subcommand_flags.txt")
+POSITIONALS = {
+    "mcp add": ["srv", "http://127.0.0.1:9/mcp"],
+    "mcp add-json": ["srv", '{"type": "http", "url": "http://127.0.0.1:9/mcp"}'],
+    "mcp remove": ["srv"],
+    "mcp login": ["srv"],
+    "plugin validate": ["."],
+    **{f"plugin {c}": ["p@m"] for c in ("install", "uninstall", "enable", "disable", "update")},
+}
+SUB_VALUES = {"--scope": "user", "-s": "user", "--transport": "http", "-t": "http", "--callback-port": "8123",
+              "--env": "A=1", "-e": "A=1", "--header": "X-A: 1", "-H": "X-A: 1", "--model": "sonnet"}  # fmt: skip
+SUB_CASES = [
+    (line.split(":", 1)[0], name, line.split()[-1] if line.split()[-1] in ("<>", "<...>", "[]") else "")
+    for line in SUB_LIST.read_text().splitlines()
+    if line.strip() and not line.startswith("#")
+    for name in line.split(":", 1)[1].split()
+    if name.startswith("-")
+]
+NOT_PARSED = ("unrecognized arguments", "unknown option", "invalid choice", "error: argument", "Traceback")
+
+
+@pytest.mark.parametrize(("sub", "flag", "arity"), SUB_CASES, ids=[f"{s}:{f}" for s, f, _ in SUB_CASES])
+def test_every_option_of_yokes_subcommands_parses(yoke, sub, flag, arity, tmp_path):
+    """The options `claude <subcommand> --help` lists, for the subcommands Yoke has: parsed (acted on, or
+    said not to be), never refused as unknown. -e/-H go after the server's name, as users write them."""
+    value = [SUB_VALUES.get(flag, "x")] if arity in ("<>", "<...>") else []
+    argv = [*sub.split(), flag, *value, *POSITIONALS.get(sub, [])]
+    if flag in ("-e", "--env", "-H", "--header"):
+        argv = [*sub.split(), *POSITIONALS[sub], flag, *value]
+    if sub == "mcp serve":
+        argv += ["--permission-mode", "nonsense"]  # ends at once, after the flags are parsed
+    run = yoke(*argv, cwd=tmp_path, input="")
+    said = run.stdout + run.stderr
+    assert not any(word in said for word in NOT_PARSED), said
