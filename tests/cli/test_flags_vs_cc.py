@@ -70,18 +70,20 @@ def test_manual_is_the_default_mode():
     assert parse(["--permission-mode", "manual", "-p", "x"]).permission_mode == "manual"
 
 
-def _bundled_help() -> str | None:
+def _bundled_help(*command: str) -> str | None:
     for base in site.getsitepackages():
         for path in glob.glob(os.path.join(base, "claude_agent_sdk", "_bundled", "claude")):
             env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-            run = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60, env=env)
+            run = subprocess.run(
+                [path, *command, "--help"], capture_output=True, text=True, timeout=60, env=env
+            )
             return run.stdout
     return None
 
 
 def help_specs(text: str) -> list[str]:
     """`claude --help`'s options section reduced to the list file's lines."""
-    options = text.split("Options:")[1].split("Commands:")[0]
+    options = text.split("Options:")[1].split("Commands:")[0] if "Options:" in text else ""
     lines = []
     for line in options.splitlines():
         match = re.match(r"^  (-\S.*?)(?:\s{2,}|$)", line)
@@ -232,3 +234,14 @@ def test_every_option_of_yokes_subcommands_parses(yoke, sub, flag, arity, tmp_pa
     run = yoke(*argv, cwd=tmp_path, input="")
     said = run.stdout + run.stderr
     assert not any(word in said for word in NOT_PARSED), said
+
+
+def test_the_subcommand_list_is_what_the_bundled_cli_prints():
+    if _bundled_help() is None:
+        pytest.skip("the bundled Claude Code (claude-agent-sdk wheel) is not installed")
+    listed = [line for line in SUB_LIST.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    for sub in dict.fromkeys(line.split(":", 1)[0] for line in listed):
+        printed = [spec for spec in help_specs(_bundled_help(*sub.split()) or "") if spec != "-h --help"]
+        assert [f"{sub}: {spec}" for spec in printed] == [
+            line for line in listed if line.startswith(f"{sub}:")
+        ]
