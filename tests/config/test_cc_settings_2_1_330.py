@@ -55,6 +55,8 @@ def test_deny_instead_of_prompting_asks_nobody(yoke, project):
     lines = run.lines()
     assert not [o for o in lines if o["type"] == "control_request"]  # the host was never asked
     assert results(run)[0]["is_error"] and not (project / "w.txt").exists()
+    offered = {t["name"] for t in srv.requests[0].body["tools"]}
+    assert not offered & {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}  # nobody would answer them
 
 
 def test_bash_output_max_chars_sizes_what_the_model_reads(yoke, project):
