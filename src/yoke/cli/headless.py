@@ -135,6 +135,7 @@ async def _start(args: Namespace, prompt: str) -> int:
         lines = StdinLines(channel)  # read from now on: the SDK answers mcp_message while servers start
         lines.start()
     session = await open_session(options)
+    printer.session_id = session.id  # lines written before the first query's init carry it too
     printer.start_mode(session.permission_mode)  # a set_permission_mode before the first query is a change
     if args.permission_prompt_tool not in (None, "stdio"):
         from yoke.mcp.prompt_tool import prompt_tool_asker

@@ -15,7 +15,7 @@ from typing import Any
 from yoke.ids import new_uuid
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
-SERVER_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
+SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
 
 class ControlChannel:
