@@ -26,6 +26,7 @@ MENTION = lazy_compile(r'(?:^|(?<=\s))@(?:"([^"]+)"|(\S+))')
 LINES = lazy_compile(r"^(.*)#L(\d+)(?:-(\d+))?$")
 TRAILING = ".,;:!?)]}'\""
 MAX_MENTIONS = 20
+MAX_LISTED = 1000  # a directory's entries attached at most (node_modules must not flood the prompt)
 
 
 class Attachments:
@@ -131,6 +132,8 @@ async def _listing(session: Any, folder: Path) -> tuple[str, dict[str, Any], str
         names = sorted(entry.name for entry in folder.iterdir() if not entry.name.startswith("."))
     except OSError:
         return None
+    if len(names) > MAX_LISTED:
+        names = [*names[:MAX_LISTED], f"... and {len(names) - MAX_LISTED} more"]
     return "Bash", {"command": f"ls {folder}", "description": f"List the files in {folder}"}, "\n".join(names)
 
 
