@@ -3,7 +3,7 @@
 PreModelSwitch runs before `/model` (source "command") or an SDK's `set_model` (source "sdk") changes the
 model: a listener's `deny` cancels the switch, and so does `ask` when nobody can be asked (the headless and
 SDK paths). PostModelSwitch runs after it; its `additionalContext` reaches the model with the next request.
-Both carry what Claude Code 2.1.330's hook input carries (its schema, read from the bundled CLI): the resolved
+Both carry what Claude Code 2.1.330's hook input carries (observed: the bundled CLI's hooks on `set_model`): the resolved
 `from_model` and `to_model`, `requested_model` (as asked, None for the default), `source`, `context_tokens`
 (what the next request re-sends: the last main-thread answer's input, cache and output tokens),
 `prompt_cache_warm`, `cache_ttl`, and `estimated_cache_write_usd` with the `pricing` it came from. The
