@@ -151,6 +151,34 @@ def test_restricted_removes_bash_and_ignores_settings_files(yoke, project):
     assert refused.code == 1 and "bypassPermissions" in refused.stderr
 
 
+def test_restricted_keeps_the_file_tools_in_the_working_directories(yoke, project):
+    import json
+
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    outside = project.parent / "elsewhere.txt"
+    outside.write_text("secret\n")
+    read = {"type": "tool_use", "id": "toolu_r", "name": "Read", "input": {"file_path": str(outside)}}
+    turns = [{"content": [read]}, {"content": [{"type": "text", "text": "done"}]}]
+    rule = json.dumps({"permissions": {"allow": ["Read"]}})  # an allow rule does not lift it
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "--restricted",
+            "--settings",
+            rule,
+            "--output-format",
+            "json",
+            "read",
+            env=anthropic_env(srv),
+        )
+        told = json.dumps(srv.requests[1].body["messages"][-1])
+    assert run.code == 0, run.stderr
+    assert "secret" not in told and "outside the working directories" in told
+
+
 def test_permission_prompts_none_denies_what_would_ask(yoke):
     """With stdio prompts a host would be asked; with --permission-prompts none nobody is, the call is denied."""
     import json

@@ -38,7 +38,7 @@ def test_block_writes_outside_working_directories_holds_in_every_mode(yoke, proj
         )  # fmt: skip
     assert run.code == 0, run.stderr
     refused, written = results(run)
-    assert refused["is_error"] and "blockWritesOutsideWorkingDirectories" in json.dumps(refused)
+    assert refused["is_error"] and "outside the working directories" in json.dumps(refused)
     assert not outside.exists() and (project / "inside.txt").read_text() == "y"
     assert not written.get("is_error")
 

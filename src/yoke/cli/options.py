@@ -32,7 +32,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         from yoke.context.tokens import AUTOCOMPACT_WINDOW_ENV
 
         env = dict(os.environ, **{AUTOCOMPACT_WINDOW_ENV: args.autocompact})
-    return SessionOptions(
+    options = SessionOptions(
         env=env,
         cwd=cwd,
         model=args.model,
@@ -71,6 +71,9 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         agent=args.agent,
         worktree=args.worktree,
     )
+    if args.restricted:
+        options.extras["restricted"] = True
+    return options
 
 
 def _json_object(text: str, flag: str) -> dict:

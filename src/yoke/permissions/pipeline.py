@@ -103,6 +103,7 @@ class PermissionGate(GateActions):
         # settings (permissions/build.py): file-tool writes outside the working directories refused in every
         # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
         self.block_outside_writes = False
+        self.block_outside_reads = False  # --restricted: the file tools stay inside the working directories
         self.deny_prompts = False
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
@@ -176,9 +177,9 @@ class PermissionGate(GateActions):
         rule = self._first(self.deny, facts)
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
-        outside = self._blocked_write(facts)
+        outside = self._blocked_outside(facts)
         if outside:
-            return Decision("deny", outside, "setting:blockWritesOutsideWorkingDirectories")
+            return Decision("deny", outside, "setting:outside-working-directories")
         if self.mode == "plan" and not self._plan_allows(facts):
             reason = (
                 "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
@@ -218,17 +219,20 @@ class PermissionGate(GateActions):
             return replace(verdict, source=verdict.source or "classifier")
         return None
 
-    def _blocked_write(self, facts: CallFacts) -> str:
-        """blockWritesOutsideWorkingDirectories: why a file-tool write is refused ("" when it is not). No
-        allow rule or mode lifts it; what the session itself granted (its memory folder) stays writable."""
-        if not self.block_outside_writes or facts.kind != "edit" or facts.paths is None:
+    def _blocked_outside(self, facts: CallFacts) -> str:
+        """Why a file tool may not touch a path outside the working directories ("" when it may): writes
+        under blockWritesOutsideWorkingDirectories, reads and writes under --restricted. No allow rule or mode
+        lifts it; what the session itself granted (its memory folder) stays open."""
+        blocked = {
+            "edit": self.block_outside_writes or self.block_outside_reads,
+            "read": self.block_outside_reads,
+        }
+        if not blocked.get(facts.kind) or facts.paths is None:
             return ""
+        why = "--restricted" if self.block_outside_reads else "blockWritesOutsideWorkingDirectories"
         for path in facts.paths:
             if not self._inside(path) and not self._session_allows_path(path):
-                return (
-                    f"{facts.tool.name} may not write {path.logical}: it is outside the working directories "
-                    "and the settings block such writes (blockWritesOutsideWorkingDirectories)."
-                )
+                return f"{facts.tool.name} may not use {path.logical}: it is outside the working directories ({why})."
         return ""
 
     def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:

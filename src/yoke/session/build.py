@@ -83,6 +83,8 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
+    if options.extras.get("restricted"):  # --restricted: the file tools stay inside the working directories
+        gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
