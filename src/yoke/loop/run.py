@@ -216,6 +216,9 @@ class Run:
             yield self.result("tool_denied_stop", "Stopped: the user denied a tool call and asked to stop.")
         elif report.stop_query:
             yield self.result("hook_stopped", report.stop_query)
+        elif report.ends_query:  # e.g. a valid StructuredOutput call: no further request (2.1.330)
+            self.extra_results += 1  # its results count as a turn all the same, as 2.1.330 counts
+            yield self.result("completed", "")
 
     def _add_meta(self, text: str) -> tuple[Message, str]:
         message = user_message(text)

@@ -67,6 +67,7 @@ class _StructuredOutputTool(Tool):
     kind = "other"
     read_only = True
     concurrency_safe = True
+    ends_query = True  # the answer is given: the query ends without another request, as in 2.1.330
 
     def __init__(self, owner: StructuredOutput):
         self.owner = owner
