@@ -103,3 +103,23 @@ def test_a_deny_keeps_the_model(project, base_env):
     assert response["subtype"] == "error" and "stay on the cheap one" in response["error"]
     assert bodies[-1]["model"] == "claude-haiku-4-5"
     assert not (project / "post.log").exists()
+
+
+def test_set_model_is_answered_in_turn_with_the_messages(yoke):
+    """Sent all at once, as a script may: the first message runs on the old model, the switch is answered
+    after its result, the second runs on the new one (the order 2.1.330 keeps)."""
+    turns = [
+        {"content": [{"type": "text", "text": "first"}]},
+        {"content": [{"type": "text", "text": "second"}]},
+    ]
+    stdin = "".join(json.dumps(f) + "\n" for f in (user("hi"), set_model("opus"), user("again")))
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+            "--model", "claude-haiku-4-5", input=stdin, env=anthropic_env(srv),
+        )  # fmt: skip
+        models = [r.body["model"] for r in srv.requests]
+    assert run.code == 0, run.stderr
+    kinds = [o["type"] for o in run.lines() if o["type"] in ("result", "control_response")]
+    assert kinds == ["result", "control_response", "result"]
+    assert models[0] == "claude-haiku-4-5" and "opus" in models[1]

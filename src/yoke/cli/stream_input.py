@@ -169,11 +169,14 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
             item = await queue.get()
             if item is None or run.stopped:  # EOF, or a signal: messages still queued are not run
                 break
+            if callable(item):  # a control request answered in turn (set_model)
+                await item()
+                continue
             content, run.replay = item
             result = await run.run(content)
             last_error = result is None or result.is_error
         pending = getattr(run, "pending_controls", None)
-        if pending and not run.stopped:  # answers still being worked out (a model switch's hooks)
+        if pending and not run.stopped:  # answers still being worked out (an MCP server reconnecting)
             await asyncio.wait(set(pending), timeout=PENDING_WAIT_S)
     finally:
         reader.cancel()
@@ -222,8 +225,9 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
             _later(run, _answer_mcp_control(frame, request, run, emit))
-        elif request.get("subtype") == "set_model":  # hooks run around it: answered when they are done
-            _later(run, _answer_set_model(frame, request, run, emit))
+        elif request.get("subtype") == "set_model":
+            # in turn with the messages, as 2.1.330 answers it: after the query running, before the next one
+            queue.put_nowait(lambda: _answer_set_model(frame, request, run, emit))
         else:
             emit(_answer_control(frame, run, channel))
             run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
