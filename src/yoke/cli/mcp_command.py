@@ -143,6 +143,7 @@ def add(argv: list[str]) -> int:
     p.add_argument("-H", "--header", action="append", help='"Name: value" for a remote server')
     p.add_argument("--client-id")
     p.add_argument("--callback-port", type=int)
+    p.add_argument("--client-secret", action="store_true")  # as add-json: accepted, the secret is not asked
     p.add_argument("name")
     p.add_argument("target", nargs="?")
     p.add_argument("args", nargs="*")

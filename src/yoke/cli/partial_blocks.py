@@ -1,5 +1,5 @@
 """Under `--include-partial-messages`, Claude Code writes each `assistant` line the moment its content block
-ends (between the block's `content_block_stop` stream event and the next block), not when the whole API
+ends (just before the block's `content_block_stop` stream event, as 2.1.330 does), not when the whole API
 message is done. This assembles each block from the raw stream so the printer can do the same."""
 
 from __future__ import annotations

@@ -152,6 +152,8 @@ def main(argv: list[str]) -> int:
 
     p = argparse.ArgumentParser(prog="yoke mcp serve", description=__doc__.splitlines()[0])
     p.add_argument("--permission-mode", help="default | acceptEdits | plan | dontAsk | bypassPermissions")
+    p.add_argument("-d", "--debug", action="store_true", help="accepted (Claude Code's flag); no effect")
+    p.add_argument("--verbose", action="store_true", help="accepted (Claude Code's flag); no effect")
     a = p.parse_args(argv)
     try:
         asyncio.run(serve_stdio(Path.cwd(), a.permission_mode))

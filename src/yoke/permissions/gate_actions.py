@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from yoke.permissions.pipeline import PermissionGate
 
 _DESTINATIONS = ("session", "localSettings", "projectSettings", "userSettings")
+# Tools that wait for a person to answer: not offered when nobody is waited for (denyInsteadOfPrompting).
+WAIT_FOR_A_PERSON = frozenset({"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"})
 
 
 class GateActions:
@@ -163,8 +165,12 @@ class GateActions:
         )
 
     def hidden_tools(self: PermissionGate, names: list[str]) -> set[str]:
-        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""
-        return {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely; with
+        denyInsteadOfPrompting, also those that wait for a person (questions, plan mode), as 2.1.330."""
+        hidden = {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+        if self.deny_prompts:
+            hidden |= {n for n in names if n in WAIT_FOR_A_PERSON}
+        return hidden
 
     def is_read_denied(self: PermissionGate, path: str | Path) -> bool:
         """For Grep/Glob to filter results: whether a deny rule covers reading this path."""

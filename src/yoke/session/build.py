@@ -88,6 +88,8 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
+    if options.extras.get("restricted"):  # --restricted: the file tools stay inside the working directories
+        gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
     warnings.extend(_sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
@@ -527,6 +529,11 @@ def _session_env(
     if not trusted:
         trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
     apply_env(settings_env(sources, trusted, warnings), env)
+    from yoke.tools.shell.output import SETTING_ENV, setting_limit
+
+    limit = setting_limit((getattr(settings, "merged", {}) or {}).get("bashOutputMaxChars"))
+    if limit is not None:
+        env[SETTING_ENV] = limit
     return env
 
 

@@ -161,6 +161,7 @@ class Tool:
     concurrency_safe: ClassVar[bool] = False
     timeout_s: ClassVar[float | None] = None  # executor-enforced ceiling; None = the executor default
     max_result_chars: ClassVar[int] = 100_000
+    ends_query: ClassVar[bool] = False  # a successful call is the query's last step (StructuredOutput)
 
     def prepare(self) -> None:
         """The model has begun a call to this tool: get ready to run it (a lazily loaded tool starts
