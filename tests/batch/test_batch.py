@@ -1,0 +1,196 @@
+"""`yoke batch` as a user runs it: a process against the scripted model server, which answers per task."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from tests.batch.helpers import batch_argv, git_repo, requests_per_task, results, server, task, write_tasks
+from tests.conftest import anthropic_env
+
+
+def _run(base_env, srv, *args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
+    env = {**base_env, **anthropic_env(srv)}
+    return subprocess.run(
+        batch_argv(*args), cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_twelve_tasks_half_pass_with_results_report_and_resume(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo, suite="demo") for n in range(12)])
+    out = tmp_path / "out"
+    with server() as srv:
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", "--json", cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        rows = results(out)
+        assert len(rows) == 12
+        assert sorted(r["id"] for r in rows if r["passed"]) == sorted(f"p{n}" for n in range(0, 12, 2))
+        assert {r["status"] for r in rows} == {"passed", "failed"}
+        for row in rows:
+            assert row["attempt"] == 1 and row["turns"] == 2 and row["tokens"] > 0 and row["cost_usd"] > 0
+            assert row["extra"] == {"suite": "demo"}
+            assert Path(row["transcript"]).is_file() and Path(row["cassette"]).is_file()
+            workspace = Path(row["workspace"])
+            assert workspace.is_dir() and workspace != repo and not (repo / "out.txt").exists()
+            assert "+++ b/out.txt" in Path(row["diff"]).read_text()
+        report = json.loads(run.stdout)["models"]
+        (model,) = report.values()
+        assert model["pass@1"] == 0.5 and model["failures"]["grader fail"] == 6
+        assert requests_per_task(srv) == {f"p{n}": 2 for n in range(12)}
+        again = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert "12 of 12 attempts already done" in again.stderr
+        assert len(results(out)) == 12 and len(srv.requests) == 24  # nothing ran twice
+
+
+def test_bad_task_lines_are_reported_by_number_and_the_rest_run(tmp_path, base_env):
+    repo = tmp_path / "plain"
+    repo.mkdir()
+    good = [task("p0", repo), task("p1", repo)]
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        good,
+        (
+            '{"id": "p2", "prompt": ',
+            '{"id": "p3", "repo": "plain"}',
+            '{"id": "p4", "prompt": "x", "repo": "nowhere"}',
+            '{"id": "p0", "prompt": "again", "repo": "plain"}',
+            '{"id": "p5", "prompt": "x", "repo": "plain", "max_turns": -1}',
+        ),
+    )
+    out = tmp_path / "out"
+    with server() as srv:
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    for number in (3, 4, 5, 6, 7):
+        assert f"line {number}:" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert sorted(r["id"] for r in results(out)) == ["p0", "p1"]
+    assert not (repo / "out.txt").exists()  # a plain folder is copied, never worked in
+
+
+def test_bad_usage_is_one_line(tmp_path, base_env):
+    with server() as srv:
+        missing = _run(
+            base_env, srv, str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"), cwd=tmp_path
+        )
+        no_out = _run(base_env, srv, str(tmp_path / "none.jsonl"), cwd=tmp_path)
+        no_results = _run(base_env, srv, "report", str(tmp_path), cwd=tmp_path)
+    for run in (missing, no_out, no_results):
+        assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert "Traceback" not in run.stderr
+
+
+def test_a_task_that_times_out_and_one_over_budget(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [task("slow", repo, timeout_s=2), task("costly", repo, budget_usd=0.5), task("p0", repo)],
+    )
+    out = tmp_path / "out"
+    with server() as srv:
+        started = time.monotonic()
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "3", cwd=tmp_path)
+        elapsed = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    status = {r["id"]: r["status"] for r in results(out)}
+    assert status == {"slow": "timeout", "costly": "budget", "p0": "passed"}
+    assert elapsed < 15  # the slow answer takes 20 s; the attempt was cut at 2
+    assert "timeout 1" in run.stdout and "budget 1" in run.stdout
+
+
+def test_resume_after_kill_9_runs_nothing_twice(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(8)])
+    out = tmp_path / "out"
+    with server(delay=0.15) as srv:
+        env = {**base_env, **anthropic_env(srv)}
+        proc = subprocess.Popen(
+            batch_argv(str(tasks), "--out", str(out), "--workers", "2"),
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while len(results(out)) < 3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        first = {r["id"] for r in results(out)}
+        assert 3 <= len(first) < 8
+        time.sleep(1.0)  # the workers die with the batch process; nothing more reaches the server
+        before = requests_per_task(srv)
+        time.sleep(1.0)
+        assert requests_per_task(srv) == before
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        after = requests_per_task(srv)
+    rows = results(out)
+    assert sorted(r["id"] for r in rows) == sorted(f"p{n}" for n in range(8))  # one line per attempt
+    for task_id in first:
+        assert after[task_id] == 2  # done before the kill: not run again
+    assert sum(r["passed"] for r in rows) == 4
+
+
+def test_regrade_replays_without_a_model_request(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(4)])
+    out = tmp_path / "out"
+    with server() as srv:
+        assert (
+            _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path).returncode == 0
+        )
+        sent = len(srv.requests)
+        run = _run(
+            base_env, srv, "regrade", str(out), "--grade", "grep -q fail out.txt", "--json", cwd=tmp_path
+        )
+        assert run.returncode == 0, run.stderr
+        assert len(srv.requests) == sent
+    regraded = [json.loads(line) for line in (out / "regrade" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["id"] for r in regraded if r["passed"]) == ["p1", "p3"]  # the new grader, inverted
+    for row in regraded:
+        assert Path(row["workspace"]).is_relative_to(out / "regrade")
+        assert (Path(row["workspace"]) / "out.txt").is_file()  # the tools ran again, for real
+    report = json.loads(run.stdout)
+    assert next(iter(report["models"].values()))["pass@1"] == 0.5
+
+
+def test_report_and_html_page(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(2)])
+    out = tmp_path / "out"
+    with server() as srv:
+        assert (
+            _run(base_env, srv, str(tasks), "--out", str(out), "--attempts", "2", cwd=tmp_path).returncode
+            == 0
+        )
+        page = tmp_path / "report.html"
+        run = _run(base_env, srv, "report", str(out), "--html", str(page), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "pass@1 50.0%" in run.stdout and "pass@2 50.0%" in run.stdout
+    html = page.read_text()
+    assert "<svg" in html and "pass@2" in html
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
+    assert "<script src" not in html and "<link" not in html
+
+
+@pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="needs bubblewrap")
+def test_the_grader_runs_in_the_sandbox(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    outside = tmp_path / "outside.txt"
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl", [task("p0", repo, grade=f"echo x > {outside}; grep -q pass out.txt")]
+    )
+    out = tmp_path / "out"
+    with server() as srv:
+        assert _run(base_env, srv, str(tasks), "--out", str(out), cwd=tmp_path).returncode == 0
+    (row,) = results(out)
+    assert row["status"] == "passed"  # the grader ran in the workspace...
+    assert not outside.exists()  # ...and its write outside it never reached the disk
