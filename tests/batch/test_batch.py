@@ -194,3 +194,47 @@ def test_the_grader_runs_in_the_sandbox(tmp_path, base_env):
     (row,) = results(out)
     assert row["status"] == "passed"  # the grader ran in the workspace...
     assert not outside.exists()  # ...and its write outside it never reached the disk
+
+
+def _ray_processes() -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmd = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"raylet" in cmd or b"gcs_server" in cmd or b"ray::" in cmd:
+                found.add(int(entry.name))
+    return found
+
+
+def test_the_same_batch_on_a_local_ray(tmp_path, base_env):
+    pytest.importorskip("ray")
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(4)])
+    out = tmp_path / "out"
+    before = _ray_processes()
+    with server() as srv:
+        run = _run(
+            base_env,
+            srv,
+            str(tasks),
+            "--out",
+            str(out),
+            "--workers",
+            "2",
+            "--ray",
+            "--rpm",
+            "600",
+            cwd=tmp_path,
+        )
+        assert run.returncode == 0, run.stderr
+        assert requests_per_task(srv) == {f"p{n}": 2 for n in range(4)}
+    rows = results(out)
+    assert sorted(r["id"] for r in rows if r["passed"]) == ["p0", "p2"]
+    assert all(Path(r["cassette"]).is_file() for r in rows)
+    deadline = time.monotonic() + 20
+    while _ray_processes() - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _ray_processes() - before  # the local Ray started for the run is gone
