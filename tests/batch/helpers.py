@@ -1,6 +1,7 @@
 """A scripted model that answers per task: the task's id is in its prompt (`TASK <id>`), and what it does is
 decided by the id's shape. `pN`: writes out.txt with "pass" when N is even, "fail" when odd (one tool turn,
-then a closing text); `slow`: answers after a long delay; `costly`: a tool turn reporting millions of tokens."""
+then a closing text); `slow`: answers after a long delay; `costly`: a tool turn reporting millions of tokens;
+`broken`: a 400 error every time."""
 
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ def answer(body: dict[str, Any], delay: float = 0.0) -> dict[str, Any]:
     task = task_of(body)
     if task == "slow":
         return {"content": "thinking it over", "delay": 20.0}
+    if task == "broken":
+        return {
+            "content": "never sent",
+            "fault": {"status": 400, "times": "always", "message": "bad request"},
+        }
     if _answered(body):
         return {"content": "done", "delay": delay}
     usage = {"input_tokens": 5_000_000, "output_tokens": 10} if task == "costly" else {}
@@ -55,7 +61,11 @@ def answer(body: dict[str, Any], delay: float = 0.0) -> dict[str, Any]:
 
 
 def server(delay: float = 0.0) -> ScriptedServer:
-    return ScriptedServer(default_turn=lambda body: answer(body, delay))
+    """The per-task server; `srv.pace["delay"]` (seconds between stream frames) may be changed while it runs."""
+    pace = {"delay": delay}
+    srv = ScriptedServer(default_turn=lambda body: answer(body, pace["delay"]))
+    srv.pace = pace  # type: ignore[attr-defined]
+    return srv
 
 
 def requests_per_task(srv: ScriptedServer) -> Counter:

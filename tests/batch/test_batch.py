@@ -87,22 +87,29 @@ def test_bad_usage_is_one_line(tmp_path, base_env):
         assert "Traceback" not in run.stderr
 
 
-def test_a_task_that_times_out_and_one_over_budget(tmp_path, base_env):
+def test_a_task_that_times_out_one_over_budget_and_a_model_error(tmp_path, base_env):
     repo = git_repo(tmp_path / "repo")
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
-        [task("slow", repo, timeout_s=2), task("costly", repo, budget_usd=0.5), task("p0", repo)],
+        [
+            task("slow", repo, timeout_s=2),
+            task("costly", repo, budget_usd=0.5),
+            task("p0", repo),
+            task("broken", repo),
+        ],
     )
     out = tmp_path / "out"
     with server() as srv:
         started = time.monotonic()
-        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "3", cwd=tmp_path)
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "4", cwd=tmp_path)
         elapsed = time.monotonic() - started
     assert run.returncode == 0, run.stderr
     status = {r["id"]: r["status"] for r in results(out)}
-    assert status == {"slow": "timeout", "costly": "budget", "p0": "passed"}
+    assert status == {"slow": "timeout", "costly": "budget", "p0": "passed", "broken": "model_error"}
     assert elapsed < 15  # the slow answer takes 20 s; the attempt was cut at 2
-    assert "timeout 1" in run.stdout and "budget 1" in run.stdout
+    assert "timeout 1" in run.stdout and "budget 1" in run.stdout and "model error 1" in run.stdout
+    (broken,) = [r for r in results(out) if r["id"] == "broken"]
+    assert "bad request" in broken["error"]
 
 
 def test_resume_after_kill_9_runs_nothing_twice(tmp_path, base_env):
@@ -238,3 +245,35 @@ def test_the_same_batch_on_a_local_ray(tmp_path, base_env):
     while _ray_processes() - before and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not _ray_processes() - before  # the local Ray started for the run is gone
+
+
+def test_ctrl_c_stops_cleanly_and_the_rerun_finishes(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(4)])
+    out = tmp_path / "out"
+    with server(delay=3.0) as srv:
+        env = {**base_env, **anthropic_env(srv)}
+        proc = subprocess.Popen(
+            batch_argv(str(tasks), "--out", str(out), "--workers", "2"),
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while len(srv.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130, stderr
+        assert time.monotonic() - started < 10
+        assert "Traceback" not in stderr and "Run the same command again" in stderr
+        assert results(out) == []  # cancelled attempts are not recorded...
+        workspaces = list(out.glob("attempts/*/default/1/workspace"))
+        assert len(workspaces) == 2  # ...and their workspaces are left for inspection
+        srv.pace["delay"] = 0.0
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+    assert sorted(r["id"] for r in results(out)) == ["p0", "p1", "p2", "p3"]
