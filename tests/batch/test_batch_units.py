@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import time
 from itertools import combinations
 from pathlib import Path
 
@@ -136,5 +137,7 @@ def test_results_survive_a_torn_line_and_crashes_are_retried(tmp_path):
 
 def test_the_burst_is_ten_seconds_worth(tmp_path):
     buckets = FileBuckets(Path(tmp_path), rpm=600)
+    started = time.monotonic()
     granted = sum(1 for _ in range(200) if buckets.wait_for("k") == 0.0)
-    assert granted in (100, 101)  # 100 at once, perhaps one more refilled meanwhile
+    refilled = (time.monotonic() - started) * 10  # what the bucket regained meanwhile, at ten a second
+    assert 100 <= granted <= 100 + refilled + 1
