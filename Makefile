@@ -57,3 +57,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_skills.py
 	$(PY) benchmarks/bench_ui.py
 	$(PY) benchmarks/bench_mcp.py
+	$(PY) benchmarks/bench_batch.py
