@@ -78,7 +78,7 @@ def write_tasks(path: Path, tasks: list[dict[str, Any]], extra_lines: tuple[str,
     return path
 
 
-def task(task_id: str, repo: Path, **fields: Any) -> dict[str, Any]:
+def task(task_id: str, repo: Path | str, **fields: Any) -> dict[str, Any]:
     return {
         "id": task_id,
         "prompt": f"TASK {task_id}: write out.txt",

@@ -174,14 +174,15 @@ def test_report_and_html_page(tmp_path, base_env):
     tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(2)])
     out = tmp_path / "out"
     with server() as srv:
-        assert (
-            _run(base_env, srv, str(tasks), "--out", str(out), "--attempts", "2", cwd=tmp_path).returncode
-            == 0
-        )
+        models = ("--models", "sonnet,haiku")
+        first = _run(base_env, srv, str(tasks), "--out", str(out), "--attempts", "2", *models, cwd=tmp_path)
+        assert first.returncode == 0, first.stderr
         page = tmp_path / "report.html"
         run = _run(base_env, srv, "report", str(out), "--html", str(page), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert "pass@1 50.0%" in run.stdout and "pass@2 50.0%" in run.stdout
+    assert len(results(out)) == 8  # 2 tasks x 2 models x 2 attempts
+    assert run.stdout.count("pass@1 50.0%  pass@2 50.0%") == 2  # one report per model
+    assert {r["model_spec"] for r in results(out)} == {"sonnet", "haiku"}
     html = page.read_text()
     assert "<svg" in html and "pass@2" in html
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
@@ -277,3 +278,53 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_finishes(tmp_path, base_env):
         run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path)
         assert run.returncode == 0, run.stderr
     assert sorted(r["id"] for r in results(out)) == ["p0", "p1", "p2", "p3"]
+
+
+def test_a_git_url_at_a_commit(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    first = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True
+    ).stdout.strip()
+    (repo / "LATER").write_text("after the commit asked for\n")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "later"], cwd=repo, check=True
+    )
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", f"file://{repo}", commit=first)])
+    out = tmp_path / "out"
+    with server() as srv:
+        run = _run(base_env, srv, str(tasks), "--out", str(out), cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    (row,) = results(out)
+    workspace = Path(row["workspace"])
+    assert row["passed"] and (workspace / "README").is_file() and not (workspace / "LATER").exists()
+
+
+def test_progress_bar_on_a_terminal(tmp_path, base_env):
+    import pty
+
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(4)])
+    master, slave = pty.openpty()
+    with server() as srv:
+        env = {**base_env, **anthropic_env(srv), "COLUMNS": "120", "TERM": "xterm"}
+        proc = subprocess.Popen(
+            batch_argv(str(tasks), "--out", str(tmp_path / "out")),
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=slave,
+        )
+        os.close(slave)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert proc.wait(timeout=120) == 0
+    text = shown.decode("utf-8", "replace")
+    assert "4/4" in text and "pass 50%" in text and "$" in text

@@ -57,35 +57,38 @@ def make_workspace(repo: str, commit: str | None, folder: Path, cache: Path) -> 
 
 
 def _worktree(repo: Path, commit: str, folder: Path, retried: bool) -> Workspace:
+    # A bare clone is named explicitly (safe.bareRepository=explicit); a working repository by its folder.
+    where = ["-C", str(repo)] if (repo / ".git").exists() else [f"--git-dir={repo}"]
     if retried:  # the removed folder is still registered as a worktree
-        _git(hardened_git_argv("-C", str(repo), "worktree", "prune"), repo)
-    _git(hardened_git_argv("-C", str(repo), "worktree", "add", "-q", "--detach", str(folder), commit), repo)
+        _git(hardened_git_argv(*where, "worktree", "prune"), repo)
+    _git(hardened_git_argv(*where, "worktree", "add", "-q", "--detach", str(folder), commit), repo)
     return Workspace(folder, hardened_git_argv("-C", str(folder)))
 
 
 def _cached_clone(url: str, commit: str, cache: Path) -> Path:
-    """One bare clone per URL, shared by the attempts on this machine (made under a lock)."""
+    """One bare clone per URL, shared by the attempts on this machine (made under a lock). Cloning and
+    fetching use the user's own git set-up (credentials, ssh, protocols), as `git clone` would: the task
+    file asked for this URL, and a clone takes no configuration or hooks from the remote."""
     cache.mkdir(parents=True, exist_ok=True)
     bare = cache / (hashlib.sha1(url.encode()).hexdigest()[:16] + ".git")
     with open(cache / (bare.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not bare.exists():
-            _git(hardened_git_argv("clone", "-q", "--bare", url, str(bare)), cache)
+            _git(["git", "clone", "-q", "--bare", url, str(bare)], cache, user_env=True)
         probe = subprocess.run(
             hardened_git_argv("--git-dir", str(bare), "cat-file", "-e", f"{commit}^{{commit}}"),
             env=hardened_git_env(),
             capture_output=True,
         )
         if probe.returncode != 0:
-            _git(hardened_git_argv("--git-dir", str(bare), "fetch", "-q", "origin", commit), cache)
+            _git(["git", "--git-dir", str(bare), "fetch", "-q", "origin", commit], cache, user_env=True)
     return bare
 
 
-def _git(argv: list[str], cwd: Path) -> str:
+def _git(argv: list[str], cwd: Path, user_env: bool = False) -> str:
+    env = None if user_env else hardened_git_env()
     try:
-        done = subprocess.run(
-            argv, cwd=cwd, env=hardened_git_env(), capture_output=True, text=True, timeout=GIT_TIMEOUT_S
-        )
+        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise WorkspaceError(f"git {argv[-1]} took over {GIT_TIMEOUT_S} s") from None
     if done.returncode != 0:
