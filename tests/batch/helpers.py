@@ -1,7 +1,7 @@
 """A scripted model that answers per task: the task's id is in its prompt (`TASK <id>`), and what it does is
 decided by the id's shape. `pN`: writes out.txt with "pass" when N is even, "fail" when odd (one tool turn,
 then a closing text); `slow`: answers after a long delay; `costly`: a tool turn reporting millions of tokens;
-`broken`: a 400 error every time."""
+`broken`: a 400 error every time; `bash...`: one Bash call."""
 
 from __future__ import annotations
 
@@ -45,6 +45,11 @@ def answer(body: dict[str, Any], delay: float = 0.0) -> dict[str, Any]:
         }
     if _answered(body):
         return {"content": "done", "delay": delay}
+    if task.startswith("bash"):  # Bash, auto-allowed inside the sandbox; a write outside the workspace
+        command = "echo pass > out.txt; touch ../escaped"
+        return {
+            "content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": command}}]
+        }
     usage = {"input_tokens": 5_000_000, "output_tokens": 10} if task == "costly" else {}
     number = int(task[1:]) if task[1:].isdigit() else 0
     text = "pass\n" if number % 2 == 0 else "fail\n"

@@ -190,6 +190,20 @@ def test_report_and_html_page(tmp_path, base_env):
 
 
 @pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="needs bubblewrap")
+def test_bash_runs_unasked_inside_the_sandbox(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("bash1", repo)])
+    out = tmp_path / "out"
+    with server() as srv:
+        assert _run(base_env, srv, str(tasks), "--out", str(out), cwd=tmp_path).returncode == 0
+    (row,) = results(out)
+    assert row["status"] == "passed"  # acceptEdits, yet Bash ran: the sandbox allows it without a question
+    assert not (
+        Path(row["workspace"]).parent / "escaped"
+    ).exists()  # its write outside never reached the disk
+
+
+@pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="needs bubblewrap")
 def test_the_grader_runs_in_the_sandbox(tmp_path, base_env):
     repo = git_repo(tmp_path / "repo")
     outside = tmp_path / "outside.txt"
