@@ -96,18 +96,26 @@ def test_a_task_that_times_out_one_over_budget_and_a_model_error(tmp_path, base_
             task("costly", repo, budget_usd=0.5),
             task("p0", repo),
             task("broken", repo),
+            task("p2", repo, timeout_s=2, grade="sleep 347 & sleep 347"),
         ],
     )
     out = tmp_path / "out"
     with server() as srv:
         started = time.monotonic()
-        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "4", cwd=tmp_path)
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "5", cwd=tmp_path)
         elapsed = time.monotonic() - started
     assert run.returncode == 0, run.stderr
     status = {r["id"]: r["status"] for r in results(out)}
-    assert status == {"slow": "timeout", "costly": "budget", "p0": "passed", "broken": "model_error"}
+    assert status == {
+        "slow": "timeout",
+        "costly": "budget",
+        "p0": "passed",
+        "broken": "model_error",
+        "p2": "timeout",
+    }
+    assert not _processes(b"sleep\x00347")  # the grader's whole tree was killed at its time limit
     assert elapsed < 15  # the slow answer takes 20 s; the attempt was cut at 2
-    assert "timeout 1" in run.stdout and "budget 1" in run.stdout and "model error 1" in run.stdout
+    assert "timeout 2" in run.stdout and "budget 1" in run.stdout and "model error 1" in run.stdout
     (broken,) = [r for r in results(out) if r["id"] == "broken"]
     assert "bad request" in broken["error"]
 
@@ -218,17 +226,23 @@ def test_the_grader_runs_in_the_sandbox(tmp_path, base_env):
     assert not outside.exists()  # ...and its write outside it never reached the disk
 
 
-def _ray_processes() -> set[int]:
+def _processes(*needles: bytes) -> set[int]:
+    """Live processes whose command line holds any of `needles`."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 cmd = (entry / "cmdline").read_bytes()
-            except OSError:
+                state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
                 continue
-            if b"raylet" in cmd or b"gcs_server" in cmd or b"ray::" in cmd:
+            if state != b"Z" and any(n in cmd for n in needles):
                 found.add(int(entry.name))
     return found
+
+
+def _ray_processes() -> set[int]:
+    return _processes(b"raylet", b"gcs_server", b"ray::")
 
 
 def test_the_same_batch_on_a_local_ray(tmp_path, base_env):
@@ -342,3 +356,29 @@ def test_progress_bar_on_a_terminal(tmp_path, base_env):
         assert proc.wait(timeout=120) == 0
     text = shown.decode("utf-8", "replace")
     assert "4/4" in text and "pass 50%" in text and "$" in text
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill-9"])
+def test_stopping_the_batch_ends_a_running_grader(tmp_path, base_env, sig):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", repo, grade="sleep 348 & sleep 348")])
+    out = tmp_path / "out"
+    with server() as srv:
+        proc = subprocess.Popen(
+            batch_argv(str(tasks), "--out", str(out)),
+            cwd=tmp_path,
+            env={**base_env, **anthropic_env(srv)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while not _processes(b"sleep\x00348") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes(b"sleep\x00348"), "the grader never started"
+        proc.send_signal(sig)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _processes(b"sleep\x00348") and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert not _processes(b"sleep\x00348")
+    assert results(out) == []  # a stopped attempt has no line: the next run starts it again

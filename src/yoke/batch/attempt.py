@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -25,12 +25,17 @@ class Control:
 
     def __init__(self) -> None:
         self.session: Any = None
+        self.shell: Any = None  # the setup or grader process running now
         self.cancelled = False
 
     def cancel(self) -> None:
         self.cancelled = True
         if self.session is not None:
             self.session.interrupt()
+        if self.shell is not None:
+            from yoke.tools.shell.process import signal_group
+
+            signal_group(self.shell.pid, signal.SIGKILL)
 
 
 async def run_attempt(
@@ -83,7 +88,12 @@ async def _attempt(job: dict[str, Any], row: dict[str, Any], control: Control, g
     row["workspace"] = str(workspace.path)
     deadline = time.monotonic() + float(job["timeout_s"])
     if job.get("setup"):
-        code, output = await _shell(job["setup"], workspace.path, job, deadline, sandboxed=False)
+        code, output = await _shell(
+            job["setup"], workspace.path, job, deadline, False, folder / "setup.txt", control
+        )
+        if code is None:
+            row.update(status="timeout", error=f"setup ran out of time: {output[-OUTPUT_CAP:]}")
+            return
         if code != 0:
             row["error"] = f"setup exited {code}: {output[-OUTPUT_CAP:]}"
             return
@@ -106,7 +116,7 @@ async def _attempt(job: dict[str, Any], row: dict[str, Any], control: Control, g
     if result.reason == "model_error":
         row.update(status="model_error", error=result.text[:OUTPUT_CAP])
         return
-    await _grade(job, row, workspace.path, result, deadline)
+    await _grade(job, row, workspace.path, result, folder / "grader.txt", control)
 
 
 async def _session(
@@ -177,56 +187,55 @@ async def _session(
     return result, timed_out
 
 
-async def _grade(job: dict[str, Any], row: dict[str, Any], cwd: Path, result: Any, deadline: float) -> None:
+async def _grade(
+    job: dict[str, Any], row: dict[str, Any], cwd: Path, result: Any, output: Path, control: Control
+) -> None:
     command = job.get("grade")
     if not command:  # no grader: an attempt passes when the session ended without an error
         row.update(status="failed" if result.is_error else "passed", passed=not result.is_error)
         return
     grade_deadline = time.monotonic() + float(job.get("grade_timeout_s") or job["timeout_s"])
-    code, output = await _shell(command, cwd, job, grade_deadline, sandboxed=job.get("sandbox", True))
-    row.update(grader_exit=code, grader_output=output[-OUTPUT_CAP:], passed=code == 0)
-    row["status"] = "passed" if code == 0 else "failed"
+    code, text = await _shell(command, cwd, job, grade_deadline, job.get("sandbox", True), output, control)
+    row.update(grader_exit=code, grader_output=text, passed=code == 0)
+    row["status"] = "passed" if code == 0 else "timeout" if code is None else "failed"
 
 
 async def _shell(
-    command: str, cwd: Path, job: dict[str, Any], deadline: float, sandboxed: bool
-) -> tuple[int, str]:
-    """Run `command` with bash in `cwd` (inside the sandbox when asked), output merged, killed at `deadline`;
-    exit 124 on a timeout, as timeout(1) does."""
-    argv = ["bash", "-c", command]
+    command: str,
+    cwd: Path,
+    job: dict[str, Any],
+    deadline: float,
+    sandboxed: bool,
+    output: Path,
+    control: Control,
+) -> tuple[int | None, str]:
+    """Run `command` with bash in `cwd` (inside the sandbox when asked), output merged into `output`, its
+    whole process tree killed at `deadline` (the code is then None) or on a cancel. The tools' own
+    spawner runs it: its guard kills the tree should this process die, even by SIGKILL."""
+    from yoke.tools.shell.process import kill_process_group, spawn_bash
+
+    launcher = None
     if sandboxed:
         from yoke.sandbox import SandboxSettings, wrap_command
 
         settings = SandboxSettings.from_settings(SANDBOX, cwd)
-        argv = wrap_command(argv, settings, cwd, [cwd])
+        launcher = lambda argv: wrap_command(argv, settings, cwd, [cwd])  # noqa: E731
     env = dict(os.environ)
     env.update({"YOKE_BATCH_TASK": str(job["id"]), "YOKE_BATCH_ATTEMPT": str(job["attempt"])})
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    output.unlink(missing_ok=True)
+    proc = await spawn_bash(command, cwd=cwd, env=env, output_path=output, launcher=launcher)
+    control.shell = proc
+    timed_out = False
     try:
         async with asyncio.timeout(max(0.1, deadline - time.monotonic())):
-            out, _ = await proc.communicate()
+            await proc.wait()
     except TimeoutError:
-        _kill_group(proc.pid)
-        await proc.wait()
-        return 124, "(timed out)"
-    except asyncio.CancelledError:
-        _kill_group(proc.pid)
-        raise
-    return proc.returncode or 0, out.decode("utf-8", "replace")
-
-
-def _kill_group(pid: int) -> None:
-    import signal
-
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+        timed_out = True
+    finally:
+        control.shell = None
+        if proc.returncode is None:  # timed out or cancelled: the whole tree goes
+            await asyncio.shield(kill_process_group(proc))
+    text = output.read_text(encoding="utf-8", errors="replace")[-OUTPUT_CAP:]
+    if timed_out:
+        return None, text + "\n(timed out)"
+    return proc.returncode or 0, text

@@ -71,7 +71,8 @@ class RayExecutor:
             env = {k: v for k, v in os.environ.items() if k.startswith(PROVIDER_PREFIXES)}
             ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
         else:
-            ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+            # "local": a new instance for this run, even when RAY_ADDRESS names another
+            ray.init(address="local", num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
         self._running: dict[Any, tuple[dict[str, Any], float]] = {}
 
     def run(self, jobs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
