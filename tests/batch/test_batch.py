@@ -382,3 +382,25 @@ def test_stopping_the_batch_ends_a_running_grader(tmp_path, base_env, sig):
             time.sleep(0.1)
     assert not _processes(b"sleep\x00348")
     assert results(out) == []  # a stopped attempt has no line: the next run starts it again
+
+
+def test_rpm_is_one_bucket_shared_by_the_workers(tmp_path, base_env):
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(6)])
+    out = tmp_path / "out"
+    arrivals: list[float] = []
+    from tests.batch.helpers import answer
+
+    from yoke.testing import ScriptedServer
+
+    def timed(body):
+        arrivals.append(time.monotonic())
+        return answer(body)
+
+    with ScriptedServer(default_turn=timed) as srv:
+        args = ("--out", str(out), "--workers", "2", "--rpm", "60")  # a burst of 10, then one a second
+        run = _run(base_env, srv, str(tasks), *args, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert len(arrivals) == 12
+    assert arrivals[-1] - arrivals[0] >= 1.5  # requests 11 and 12 waited for the refill, whichever worker
+    assert len(list((out / ".ratelimit").glob("*.bucket"))) == 1  # one key, one bucket
