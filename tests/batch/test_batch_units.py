@@ -34,7 +34,7 @@ def test_p95_and_summary():
     rows = [
         {
             "id": "a",
-            "model": "m",
+            "model_spec": "m",
             "attempt": 1,
             "passed": True,
             "status": "passed",
@@ -43,7 +43,7 @@ def test_p95_and_summary():
         },
         {
             "id": "a",
-            "model": "m",
+            "model_spec": "m",
             "attempt": 2,
             "passed": False,
             "status": "timeout",
@@ -52,7 +52,7 @@ def test_p95_and_summary():
         },
         {
             "id": "b",
-            "model": "m",
+            "model_spec": "m",
             "attempt": 1,
             "passed": False,
             "status": "failed",
@@ -61,7 +61,7 @@ def test_p95_and_summary():
         },
         {
             "id": "b",
-            "model": "m",
+            "model_spec": "m",
             "attempt": 2,
             "passed": False,
             "status": "crashed",

@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from yoke.batch.report import group_of
+
 COLOURS = {
     "passed": "#2e9d57",
     "grader fail": "#d9822b",
@@ -17,7 +19,7 @@ COLOURS = {
 
 def report_html(report: dict[str, Any], rows: list[dict[str, Any]], title: str = "") -> str:
     sections = [
-        _model_section(model, r, [row for row in rows if (row.get("model") or "default") == model])
+        _model_section(model, r, [row for row in rows if group_of(row) == model])
         for model, r in report["models"].items()
     ]
     body = "\n".join(sections) or "<p>No finished attempts yet.</p>"
@@ -53,7 +55,8 @@ def _model_section(model: str, r: dict[str, Any], rows: list[dict[str, Any]]) ->
         + _bars("outcomes", outcomes, max([n for _, n in outcomes] + [1]), lambda v: str(int(v)))
         + _histogram("time per attempt (s)", walls)
     )
-    return f'<h2>{escape(model)}</h2>\n{table}\n<div class="charts">{charts}</div>'
+    ran = f" ({escape(', '.join(r['ran']))})" if r["ran"] and r["ran"] != [model] else ""
+    return f'<h2>{escape(model)}{ran}</h2>\n{table}\n<div class="charts">{charts}</div>'
 
 
 def _bars(title: str, items: list[tuple[str, float]], top: float, label: Any) -> str:

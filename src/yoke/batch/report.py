@@ -39,8 +39,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The report of a batch's latest results lines (one per attempt), per model."""
     by_model: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
-        by_model[str(row.get("model") or row.get("model_spec") or "default")].append(row)
+        by_model[group_of(row)].append(row)
     return {"models": {model: _model_report(group) for model, group in sorted(by_model.items())}}
+
+
+def group_of(row: dict[str, Any]) -> str:
+    """The model as asked (`--models`, a task's `model`), or "default": an attempt that crashed before its
+    session said which model it had still counts with its siblings."""
+    return str(row.get("model_spec") or "default")
 
 
 def _model_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -61,6 +67,7 @@ def _model_report(rows: list[dict[str, Any]]) -> dict[str, Any]:
             failures[label] += 1
     passed = sum(1 for row in rows if row.get("passed"))
     return {
+        "ran": sorted({str(row["model"]) for row in rows if row.get("model")}),
         "tasks": len(per_task),
         "attempts": len(rows),
         "passed": passed,
@@ -84,7 +91,8 @@ def report_text(report: dict[str, Any]) -> str:
     lines = []
     for model, r in report["models"].items():
         k = r["k"]
-        lines.append(f"{model}: {r['tasks']} tasks, {r['attempts']} attempts, {r['passed']} passed")
+        ran = f" ({', '.join(r['ran'])})" if r["ran"] and r["ran"] != [model] else ""
+        lines.append(f"{model}{ran}: {r['tasks']} tasks, {r['attempts']} attempts, {r['passed']} passed")
         ks = "  ".join(f"pass@{n} {100 * v:.1f}%" for n, v in r["pass@k"].items() if n == "1" or int(n) == k)
         lines.append(f"  {ks}")
         c, w = r["cost_usd"], r["wall_s"]
