@@ -404,3 +404,19 @@ def test_rpm_is_one_bucket_shared_by_the_workers(tmp_path, base_env):
     assert len(arrivals) == 12
     assert arrivals[-1] - arrivals[0] >= 1.5  # requests 11 and 12 waited for the refill, whichever worker
     assert len(list((out / ".ratelimit").glob("*.bucket"))) == 1  # one key, one bucket
+
+
+def test_ray_is_imported_only_with_the_flag(tmp_path, base_env):
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "ray.py").write_text("raise ImportError('No module named ray')\n")  # Ray not installed
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", repo)])
+    env = {**base_env, "PYTHONPATH": str(fake)}
+    with server() as srv:
+        local = _run(env, srv, str(tasks), "--out", str(tmp_path / "a"), cwd=tmp_path)
+        ray = _run(env, srv, str(tasks), "--out", str(tmp_path / "b"), "--ray", cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert (
+        ray.returncode == 2 and ray.stderr.strip() == "yoke batch: --ray needs Ray: pip install 'yoke[ray]'"
+    )
