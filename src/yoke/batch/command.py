@@ -114,6 +114,10 @@ def _execute(
         except ImportError:
             _fail("--ray needs Ray: pip install 'yoke[ray]'")
             return None
+        except Exception as exc:  # Ray's own failure to start or connect, as one line
+            line = (str(exc).strip().splitlines() or [type(exc).__name__])[-1]
+            _fail(f"could not {'reach Ray at ' + args.ray if args.ray else 'start a local Ray'}: {line}")
+            return None
     else:
         from yoke.batch.local import LocalExecutor
 
