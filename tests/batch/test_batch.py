@@ -420,3 +420,28 @@ def test_ray_is_imported_only_with_the_flag(tmp_path, base_env):
     assert (
         ray.returncode == 2 and ray.stderr.strip() == "yoke batch: --ray needs Ray: pip install 'yoke[ray]'"
     )
+
+
+def test_a_ray_address_nobody_answers_at_is_one_line(tmp_path, base_env):
+    pytest.importorskip("ray")
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", repo)])
+    with server() as srv:
+        run = _run(
+            base_env,
+            srv,
+            str(tasks),
+            "--out",
+            str(tmp_path / "o"),
+            "--ray",
+            f"127.0.0.1:{port}",
+            cwd=tmp_path,
+        )
+        assert srv.requests == []
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert f"could not reach Ray at 127.0.0.1:{port}" in run.stderr

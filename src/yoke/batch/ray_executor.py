@@ -68,6 +68,7 @@ class RayExecutor:
         self.address = address
         self.workers = max(1, workers)
         if address:
+            _reachable(address)
             env = {k: v for k, v in os.environ.items() if k.startswith(PROVIDER_PREFIXES)}
             ray.init(address=address, runtime_env={"env_vars": env}, log_to_driver=False)
         else:
@@ -130,3 +131,17 @@ class RayExecutor:
 
     def close(self) -> None:
         ray.shutdown()
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail in seconds, not minutes, on a HOST:PORT nobody listens at (Ray retries a dead address for long);
+    other forms ("auto", ray://...) are left to Ray."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "/" in address:
+        return
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError(f"nothing answers at {address} ({exc.strerror or exc})") from None
