@@ -387,15 +387,14 @@ def _executor(
     from yoke.loop.executor import ToolExecutor
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
+    from yoke.tools.services import SessionServices
 
-    state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
-    from yoke.permissions.gate_actions import tool_extras
-
-    state.extras.update(tool_extras(gate))  # the sandbox Bash runs in; what Grep and Glob leave out
+    services = SessionServices.for_gate(gate)  # the sandbox Bash runs in; what Grep and Glob leave out
+    state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     conversation = loaded.conversation
     if conversation is not None:
         if conversation.todos:
-            state.extras["todos"] = list(conversation.todos)
+            state.services.todos = list(conversation.todos)
         from yoke.session.read_state import restore_read_state
 
         restore_read_state(state, conversation.messages, cwd)
@@ -407,7 +406,7 @@ def _executor(
 
 
 async def _close_shell(ctx: Any) -> None:
-    if "shell" in ctx.session.extras:
+    if ctx.session.services.shell is not None:
         from yoke.tools.shell.state import shutdown_shell
 
         await shutdown_shell(ctx.session)
