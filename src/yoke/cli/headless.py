@@ -127,7 +127,7 @@ async def _start(args: Namespace, prompt: str) -> int:
     if args.output_format == "stream-json":
         from yoke.hooks.stream import stream_reporter
 
-        options.extras["hook_report"] = stream_reporter(printer.emit, args.include_hook_events)
+        options.hook_report = stream_reporter(printer.emit, args.include_hook_events)
     channel = lines = None
     if args.input_format == "stream-json":
         from yoke.cli.stream_input import ControlChannel, StdinLines, StdioAsker

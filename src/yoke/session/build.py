@@ -88,7 +88,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
-    if options.extras.get("restricted"):  # --restricted: the file tools stay inside the working directories
+    if options.restricted:  # the file tools stay inside the working directories
         gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
     warnings.extend(_sandbox_warning(gate))
@@ -159,7 +159,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         env=executor.ctx.env,
         resources=resources,
         warnings=warnings,
-        extras=options.extras,
+        on_report=options.hook_report,
         prompt_model=(provider, provider_name, model),
         agent_model=agent_hook_model(ready),
         extensions=extensions,
