@@ -361,7 +361,7 @@ async def test_interrupting_the_parent_leaves_a_background_agent_running(project
             events = [e async for e in session.query("go")]
             await task
             assert events[-1].reason == "interrupted"
-            runner = session.agent.executor.ctx.session.extras["agents"]
+            runner = session.services.agents
             agent = next(iter(runner.agents.values()))
             await asyncio.wait_for(agent.task, 20)
             assert agent.result.text == "long done"
@@ -701,7 +701,7 @@ async def test_closing_the_session_cancels_a_named_background_agent(project, hom
         try:
             events = [e async for e in session.query("go")]
             assert events[-1].text == "started it"
-            runner = session.agent.executor.ctx.session.extras["agents"]
+            runner = session.services.agents
             agent = runner.agents["worker"]
             assert runner.agents[agent.id] is agent and agent.running
             while "FOREVER job" not in router.seen:

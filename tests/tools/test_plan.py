@@ -51,7 +51,7 @@ async def test_user_edited_plan_is_used(tmp_path):
     asker = FakeAsker(Answer("allow", updated_input={"plan": "Edited plan"}))
     ctx = make_ctx(tmp_path, asker)
     result = await present(ctx, {"plan": PLAN})
-    assert result.data["plan"] == "Edited plan" and ctx.session.extras["plan"] == "Edited plan"
+    assert result.data["plan"] == "Edited plan" and ctx.session.services.plan == "Edited plan"
 
 
 @pytest.mark.parametrize("asker", [None, NoAsker()])
@@ -64,7 +64,7 @@ async def test_extra_keys_and_plan_file(tmp_path):
     plan_file = tmp_path / "plan.md"
     plan_file.write_text("From the file")
     ctx = make_ctx(tmp_path, FakeAsker(Answer("allow")))
-    ctx.session.extras["plan_file"] = str(plan_file)
+    ctx.session.services.plan_file = str(plan_file)
     result = await present(ctx, {"allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}]})
     assert result.data["plan"] == "From the file" and result.data["filePath"] == str(plan_file)
 

@@ -31,7 +31,7 @@ async def test_replaces_list_and_reports_old_and_new(tmp_path):
     result = await write(ctx, first)
     assert result.content.startswith("Todos have been modified successfully.")
     assert result.data == {"oldTodos": [], "newTodos": first}
-    assert ctx.session.extras["todos"] == first
+    assert ctx.session.services.todos == first
     second = [todo("Build", "completed"), todo("Test", "in_progress")]
     result = await write(ctx, second)
     assert result.data["oldTodos"] == first and result.data["newTodos"] == second
@@ -43,13 +43,13 @@ async def test_all_completed_clears_stored_list(tmp_path):
     done = [todo("Build", "completed")]
     result = await write(ctx, done)
     assert result.data["newTodos"] == done
-    assert ctx.session.extras["todos"] == []
+    assert ctx.session.services.todos == []
 
 
 async def test_works_without_emit(tmp_path):
     ctx = make_ctx(tmp_path)
     await write(ctx, [todo("Build", "pending")])
-    assert ctx.session.extras["todos"][0]["content"] == "Build"
+    assert ctx.session.services.todos[0]["content"] == "Build"
 
 
 def test_statuses_and_fields_are_validated():

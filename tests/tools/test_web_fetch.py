@@ -127,7 +127,7 @@ async def test_small_model_processes_page_with_prompt(server, ctx):
         seen["prompt"], seen["text"] = prompt, text
         return "It installs with pip."
 
-    ctx.session.extras["small_model"] = summarize
+    ctx.session.services.small_model = summarize
     result = await fetch(ctx, f"{server}/page", prompt="How to install?")
     assert result.content == "It installs with pip."
     assert seen["prompt"] == "How to install?" and "# Install guide" in seen["text"]

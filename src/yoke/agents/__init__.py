@@ -28,12 +28,12 @@ def agent_tools(catalog: AgentCatalog) -> list[Any]:
 def attach_runner(session: Any, catalog: AgentCatalog) -> None:
     """Give a built session its agent runner and task list (closed with the session)."""
     from yoke.agents.runner import AgentRunner
-    from yoke.agents.task_list import STORE_KEY, TaskList
+    from yoke.agents.task_list import TaskList
 
-    extras = session.agent.executor.ctx.session.extras
-    runner = AgentRunner(session, catalog)
-    extras["agents"] = runner
-    extras.setdefault(STORE_KEY, TaskList(session.agent.lifecycle))
+    services = session.services
+    runner = services.agents = AgentRunner(session, catalog)
+    if services.task_list is None:
+        services.task_list = TaskList(session.agent.lifecycle)
     session.resources.add(runner, "sub-agents")
 
 

@@ -113,9 +113,7 @@ class AgentRunner:
                 await self._agent_mcp(child, definition, inline)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
-            child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
-                child, self.catalog, self.depth + 1, self.max_depth
-            )
+            child.services.agents = AgentRunner(child, self.catalog, self.depth + 1, self.max_depth)
         self.agents[agent.id] = agent
         if agent.name:
             self.agents[agent.name] = agent
@@ -152,9 +150,8 @@ class AgentRunner:
     def _preload_skills(self, child: Any, definition: AgentDefinition) -> None:
         """The definition's `skills`, their full text in the agent's system prompt from the start."""
         from yoke.messages import text_block
-        from yoke.skills.session import EXTENSIONS_KEY
 
-        extensions = self.session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+        extensions = self.session.services.extensions
         catalog = getattr(getattr(extensions, "runtime", None), "catalog", None)
         for name in definition.skills:
             skill = catalog.get(name) if catalog is not None else None

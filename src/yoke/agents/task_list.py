@@ -11,7 +11,6 @@ from yoke.records import dataclass
 from yoke.tools.base import ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.json_schema import SchemaTool
 
-STORE_KEY = "task_list"
 STATUSES = ["pending", "in_progress", "completed", "deleted"]
 
 
@@ -74,9 +73,9 @@ class TaskList:
 
 
 def _store(ctx: ToolContext) -> TaskList:
-    store = ctx.session.extras.get(STORE_KEY)
+    store = ctx.session.services.task_list
     if store is None:
-        store = ctx.session.extras[STORE_KEY] = TaskList()
+        store = ctx.session.services.task_list = TaskList()
     return store
 
 

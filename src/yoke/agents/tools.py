@@ -9,8 +9,6 @@ from typing import Any, ClassVar
 from yoke.tools.base import ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.json_schema import SchemaTool
 
-RUNNER_KEY = "agents"
-
 AGENT_DESCRIPTION = """Launch a sub-agent to handle a complex, multi-step task on its own.
 
 Each agent starts with a fresh context: give it everything it needs in `prompt` (the goal, what you know,
@@ -23,7 +21,7 @@ Available agent types (`subagent_type`):
 
 
 def _runner(ctx: ToolContext) -> Any:
-    runner = ctx.session.extras.get(RUNNER_KEY)
+    runner = ctx.session.services.agents
     if runner is None:
         raise ToolError("Sub-agents are not available in this session.")
     return runner

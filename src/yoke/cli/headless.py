@@ -127,7 +127,7 @@ async def _start(args: Namespace, prompt: str) -> int:
     if args.output_format == "stream-json":
         from yoke.hooks.stream import stream_reporter
 
-        options.extras["hook_report"] = stream_reporter(printer.emit, args.include_hook_events)
+        options.hook_report = stream_reporter(printer.emit, args.include_hook_events)
     channel = lines = None
     if args.input_format == "stream-json":
         from yoke.cli.stream_input import ControlChannel, StdinLines, StdioAsker
@@ -149,10 +149,8 @@ async def _start(args: Namespace, prompt: str) -> int:
         except ValueError as exc:
             await session.close()
             raise SetupError(str(exc)) from None
-    from yoke.skills.session import init_fields
-
     if isinstance(getattr(printer, "init_extra", None), dict):
-        printer.init_extra.update(init_fields(session))  # slash_commands, skills, output_style, plugins
+        printer.init_extra.update(session.init_fields())  # slash_commands, skills, output_style, plugins
     for warning in session.warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     if channel is not None and options.asker is not None:

@@ -177,8 +177,8 @@ def save_note_headless(args: Namespace, note: str) -> int:
         print(message)
         return 0
     from yoke import events as ev
-    from yoke.cli.printers import result_object
     from yoke.providers.base import Usage
+    from yoke.wire.shapes import result_object
 
     result = ev.Result("completed", False, message, 0, 0, 0, 0.0, Usage(), {}, [])
     print(json.dumps(result_object(result, args.session_id or new_uuid())))

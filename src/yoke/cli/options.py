@@ -72,8 +72,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         agent=args.agent,
         worktree=args.worktree,
     )
-    if args.restricted:
-        options.extras["restricted"] = True
+    options.restricted = bool(args.restricted)
     return options
 
 

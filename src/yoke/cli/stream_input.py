@@ -352,7 +352,7 @@ def _control_response(
     subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
 ) -> dict[str, Any]:
     from yoke import __version__
-    from yoke.cli.printers import COMPAT_VERSION
+    from yoke.wire.shapes import COMPAT_VERSION
 
     if subtype == "initialize":
         if request.get("hooks") and channel is not None:

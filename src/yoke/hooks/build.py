@@ -65,7 +65,7 @@ def attach_hooks(
     env: dict[str, str] | None,
     resources: Any,
     warnings: list[str],
-    extras: dict[str, Any],
+    on_report: Callable[..., Any] | None = None,
     prompt_model: PromptModel | tuple[Any, str, str] | None = None,
     agent_model: PromptModel | None = None,
     extensions: Any = None,
@@ -73,7 +73,7 @@ def attach_hooks(
     """Put the settings' and plugins' hooks on a session's lifecycle, and skills' frontmatter hooks as each
     skill is invoked. The listener sees the session's environment (and writes CLAUDE_ENV_FILE exports back
     into it for later Bash commands), its warnings join the session's, and it is closed with the session.
-    `extras["hook_report"]` (an `on_report`) lets a front-end show runs. `prompt_model` is a PromptModel or
+    `on_report` lets a front-end show runs. `prompt_model` is a PromptModel or
     the session's (provider, provider name, model) to build one from; `agent_model` runs agent hooks'
     checks (`yoke.session.hook_agent`). `extensions` is what
     `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime)."""
@@ -111,7 +111,7 @@ def attach_hooks(
                     prompt_model=model,
                     agent_model=agent_model,
                     tool_lookup=tool_lookup,
-                    on_report=extras.get("hook_report"),
+                    on_report=on_report,
                     base_env=env,
                     export_to=env,
                 )

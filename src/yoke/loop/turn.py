@@ -123,9 +123,9 @@ class Agent(Record):
         self.parent_tool_use_id = parent_tool_use_id  # a sub-agent: the Agent tool call that started it
         self.last_usage = last_usage  # the latest response's usage: exact context size for compaction
         self.inbox = [] if inbox is None else inbox  # messages for the model, read before its next request
-        extras = getattr(getattr(executor, "ctx", None), "session", None)
-        if extras is not None:  # tools that notify the model later (Monitor) append to it
-            extras.extras["inbox"] = self.inbox
+        state = getattr(getattr(executor, "ctx", None), "session", None)
+        if state is not None:  # tools that notify the model later (Monitor) append to it
+            state.services.inbox = self.inbox
         self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
         self._pump: Pump | None = None
         self._interrupt_requested = False

@@ -42,12 +42,13 @@ class ToolServer:
         )
         self.tools = {t.name: t for t in builtin_tools() if t.name not in NOT_SERVED}
         session_id = new_uuid()
-        state = SessionState(
-            session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}"
-        )
-        from yoke.permissions.gate_actions import tool_extras
+        from yoke.tools.services import SessionServices
 
-        state.extras.update(tool_extras(self.gate))
+        state = SessionState(
+            session_id=session_id,
+            session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}",
+            services=SessionServices.for_gate(self.gate),
+        )
         dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])
         self.ctx = ToolContext(cwd=cwd, session=state, working_dirs=dirs, asker=NoAsker())
 

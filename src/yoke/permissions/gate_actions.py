@@ -274,13 +274,3 @@ def _rule_text(entry: dict[str, Any]) -> str:
 
 def _escape_glob(path: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", path)
-
-
-def tool_extras(gate: Any) -> dict[str, Any]:
-    """What the tools take from the gate through the session's extras: the sandbox Bash runs in, and the
-    verdicts Grep and Glob filter the files below their folder with."""
-    return {
-        "sandbox": getattr(gate, "sandbox", None),
-        "read_withheld": getattr(gate, "is_read_withheld", None),
-        "read_denied": getattr(gate, "is_read_denied", None),
-    }

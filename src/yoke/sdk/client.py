@@ -123,9 +123,7 @@ class ClaudeSDKClient:
 
             options.listeners.append(sdk_hook_listener(self.options.hooks, options.cwd))
         self.session = await open_session(options)
-        from yoke.skills.session import init_fields
-
-        self._converter.init_extra = init_fields(self.session)
+        self._converter.init_extra = self.session.init_fields()
         if isinstance(options.asker, CallbackAsker):
             options.asker.session = self.session
         if prompt is not None:

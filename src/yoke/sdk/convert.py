@@ -38,7 +38,7 @@ class MessageConverter:
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
         if isinstance(event, ev.StreamEvent) and self.include_partial:
-            from yoke.cli.printers import raw_stream_event
+            from yoke.wire.shapes import raw_stream_event
 
             raw = raw_stream_event(event.event)
             if raw is not None:
@@ -60,29 +60,10 @@ class MessageConverter:
         return []
 
     def _init(self, event: ev.SessionStarted) -> t.SystemMessage:
-        from yoke.cli.printers import COMPAT_VERSION
+        from yoke.wire.shapes import init_message
 
         self.session_id = event.session_id
-        data = {
-            "type": "system",
-            "subtype": "init",
-            "cwd": event.cwd,
-            "session_id": event.session_id,
-            "tools": event.tools,
-            "mcp_servers": list(event.mcp_servers),
-            "model": event.model,
-            "permissionMode": event.permission_mode,
-            "slash_commands": [],
-            "apiKeySource": "none",
-            "claude_code_version": COMPAT_VERSION,
-            "output_style": "default",
-            "agents": [],
-            "skills": [],
-            "plugins": [],
-            "uuid": new_uuid(),
-        }
-        data.update(self.init_extra)
-        return t.SystemMessage("init", data)
+        return t.SystemMessage("init", init_message(event, self.init_extra, yoke_version=False))
 
     def _assistant(self, event: ev.AssistantMessage) -> list[t.Message]:
         out: list[t.Message] = []
@@ -123,7 +104,7 @@ class MessageConverter:
         return out
 
     def _result(self, event: ev.Result) -> t.ResultMessage:
-        from yoke.cli.printers import result_object
+        from yoke.wire.shapes import result_object
 
         obj = result_object(event, self.session_id)
         return t.ResultMessage(

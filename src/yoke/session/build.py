@@ -88,7 +88,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
-    if options.extras.get("restricted"):  # --restricted: the file tools stay inside the working directories
+    if options.restricted:  # the file tools stay inside the working directories
         gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
     warnings.extend(_sandbox_warning(gate))
@@ -159,7 +159,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         env=executor.ctx.env,
         resources=resources,
         warnings=warnings,
-        extras=options.extras,
+        on_report=options.hook_report,
         prompt_model=(provider, provider_name, model),
         agent_model=agent_hook_model(ready),
         extensions=extensions,
@@ -387,15 +387,14 @@ def _executor(
     from yoke.loop.executor import ToolExecutor
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
+    from yoke.tools.services import SessionServices
 
-    state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
-    from yoke.permissions.gate_actions import tool_extras
-
-    state.extras.update(tool_extras(gate))  # the sandbox Bash runs in; what Grep and Glob leave out
+    services = SessionServices.for_gate(gate)  # the sandbox Bash runs in; what Grep and Glob leave out
+    state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     conversation = loaded.conversation
     if conversation is not None:
         if conversation.todos:
-            state.extras["todos"] = list(conversation.todos)
+            state.services.todos = list(conversation.todos)
         from yoke.session.read_state import restore_read_state
 
         restore_read_state(state, conversation.messages, cwd)
@@ -407,7 +406,7 @@ def _executor(
 
 
 async def _close_shell(ctx: Any) -> None:
-    if "shell" in ctx.session.extras:
+    if ctx.session.services.shell is not None:
         from yoke.tools.shell.state import shutdown_shell
 
         await shutdown_shell(ctx.session)

@@ -17,9 +17,6 @@ from yoke.session.resources import ResourceStack
 from yoke.tools.base import SessionState
 from yoke.tools.registry import ToolRegistry
 
-# Session state a sub-agent shares with its parent: the sandbox and the task list (TaskCreate and friends).
-SHARED_EXTRAS = ("sandbox", "task_list")
-
 if TYPE_CHECKING:
     from yoke.session.engine import ChildOptions, Session
 
@@ -43,10 +40,9 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         session_id=parent.id, cwd=str(parent.cwd), entrypoint=up.recorder.chain.entrypoint, is_sidechain=True
     )
     recorder = Recorder(transcript, chain)
-    state = SessionState(session_id=parent.id, session_dir=parent.session_dir)
-    for key in SHARED_EXTRAS:
-        if key in up.executor.ctx.session.extras:
-            state.extras[key] = up.executor.ctx.session.extras[key]
+    state = SessionState(
+        session_id=parent.id, session_dir=parent.session_dir, services=parent.services.for_child()
+    )
     # A sub-agent's calls are not tool calls of the front-end's, so none can show a front-end terminal.
     ctx = up.executor.ctx.replace(session=state, cancel=asyncio.Event(), terminal=None)
     if options.cwd is not None:

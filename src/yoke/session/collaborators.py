@@ -87,7 +87,7 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
         env=env,
         overhead_tokens=overhead,
         recent_files=lambda: [Path(p) for p in reversed(list(state.read_files))],
-        todos=lambda: list(state.extras.get("todos") or []),
+        todos=lambda: list(state.services.todos),
         memory_files=lambda: list(memory.later),
         pre_compact=_pre_compact(lifecycle),
         post_compact=_post_compact(lifecycle),

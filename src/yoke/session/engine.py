@@ -9,10 +9,11 @@ event stream.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.ids import random_hex
@@ -20,6 +21,9 @@ from yoke.loop.turn import Agent
 from yoke.messages import Block, Message
 from yoke.records import dataclass
 from yoke.session.resources import ResourceStack
+
+if TYPE_CHECKING:
+    from yoke.tools.services import SessionServices
 
 
 class SessionError(Exception):
@@ -120,6 +124,27 @@ class Session:
     def transcript_path(self) -> Path:
         return self.agent.recorder.transcript.path
 
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment the session's commands run with (settings' `env` applied to a copy); a copy."""
+        return dict(self.agent.executor.ctx.env or os.environ)
+
+    @property
+    def services(self) -> SessionServices:
+        """The session's named services (`yoke.tools.services`): shell, todos, agent runner, extensions."""
+        return self.agent.executor.ctx.session.services
+
+    def model_usage(self) -> dict[str, ev.ModelUsage]:
+        """Tokens and cost so far per model (this session and its sub-agents: one ledger)."""
+        return self.agent.ledger.model_usage()
+
+    def init_fields(self) -> dict[str, Any]:
+        """What `system/init` reports beyond the started event: slash commands, skills, output style,
+        plugins and the agents this session can start (`yoke.wire.shapes.init_message` lays them over)."""
+        from yoke.skills.session import init_fields
+
+        return init_fields(self)
+
     # ---- what front-ends do ---------------------------------------------------------------------------
 
     async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
@@ -200,7 +225,7 @@ class Session:
     def background_tasks(self) -> list[dict[str, Any]]:
         """Background shell tasks still running ({id, command, description, started_at}), for front-ends
         to list."""
-        shell = self.agent.executor.ctx.session.extras.get("shell")
+        shell = self.services.shell
         manager = getattr(shell, "tasks", None)
         if manager is None:
             return []
@@ -261,7 +286,7 @@ class Session:
 
     def agent_definitions(self) -> list[tuple[str, str, str]]:
         """(name, source, description) of every sub-agent this session can start."""
-        runner = self.agent.executor.ctx.session.extras.get("agents")
+        runner = self.services.agents
         catalog = getattr(runner, "catalog", None)
         return [(d.name, d.source, d.description) for d in (catalog.by_name.values() if catalog else [])]
 
@@ -277,7 +302,7 @@ class Session:
 
     def stop_task(self, task_id: str) -> bool:
         """Stop a background sub-agent by id; False when there is no such running task."""
-        runner = self.agent.executor.ctx.session.extras.get("agents")
+        runner = self.services.agents
         return bool(runner is not None and runner.stop(task_id))
 
     def hooks(self) -> list[dict[str, Any]]:

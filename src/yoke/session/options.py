@@ -125,8 +125,10 @@ class SessionOptions:
     """--worktree [name]: work in a git worktree ("" = a generated name); None: in cwd."""
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
-    extras: dict[str, Any] = field(default_factory=dict)
-    """Front-end specific values the core passes through untouched (e.g. apiKeySource for the init line)."""
+    hook_report: Any = None
+    """Called with each hook run's report (`yoke.hooks.stream.stream_reporter`: stream-json's hook lines)."""
+    restricted: bool = False
+    """--restricted: the file tools read nothing outside the working directories."""
     workspace_files: Any = None
     """A `yoke.tools.workspace.WorkspaceFiles`: Read, Write and Edit read and write text through it (an
     editor's buffers, over ACP). None: the local disk. Sub-agents share it."""

@@ -22,7 +22,6 @@ from yoke.skills.catalog import Catalog
 from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill
 
-EXTRAS_KEY = "skills"  # SessionState.extras: the session's SkillRuntime
 PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
 
 
@@ -234,8 +233,7 @@ def _read_stand_in() -> Any:
 
 def runtime_of(ctx: Any) -> SkillRuntime | None:
     session = getattr(ctx, "session", None)
-    extras = getattr(session, "extras", None) or {}
-    runtime = extras.get(EXTRAS_KEY)
+    runtime = getattr(getattr(session, "services", None), "skills", None)
     return runtime if isinstance(runtime, SkillRuntime) else None
 
 

@@ -16,9 +16,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.records import Record
-from yoke.skills.runtime import EXTRAS_KEY, SkillRuntime, runtime_of
-
-EXTENSIONS_KEY = "extensions"  # SessionState.extras: the session's Extensions
+from yoke.skills.runtime import SkillRuntime, runtime_of
 
 
 class Extensions(Record):
@@ -100,7 +98,7 @@ def prepare_extensions(
         ctx,
         provider_name=provider_name,
     )
-    ctx.session.extras[EXTRAS_KEY] = runtime
+    ctx.session.services.skills = runtime
     if catalog.model_invocable():
         _register_tool(runtime, model, env)
     executor.observers.append(SkillActivation(runtime, model, env))
@@ -111,14 +109,14 @@ def prepare_extensions(
         )
         style = select_style(merged, styles, warnings)
     extensions = Extensions(runtime, plugins, style)
-    ctx.session.extras[EXTENSIONS_KEY] = extensions
+    ctx.session.services.extensions = extensions
     return extensions
 
 
 def session_plugins(session: Any) -> list[Any]:
     """The plugins a built session loaded (`yoke.plugins.Plugin`): for the hooks, MCP and sub-agents
     packages to read `hooks_configs()`, `mcp_configs()`, `agent_files()` from."""
-    extensions = session.agent.executor.ctx.session.extras.get(EXTENSIONS_KEY)
+    extensions = session.services.extensions
     return list(extensions.plugins) if isinstance(extensions, Extensions) else []
 
 
@@ -126,10 +124,10 @@ def init_fields(session: Any) -> dict[str, Any]:
     """The `system/init` fields for a session built with extensions (none otherwise), and the agents it
     can start: built-in, user, project and plugin ones, sorted without regard to case as Claude Code
     2.1.330 sorts them."""
-    extras = session.agent.executor.ctx.session.extras
-    extensions = extras.get(EXTENSIONS_KEY)
+    services = session.services
+    extensions = services.extensions
     fields = extensions.init_fields() if isinstance(extensions, Extensions) else {}
-    catalog = getattr(extras.get("agents"), "catalog", None)
+    catalog = getattr(services.agents, "catalog", None)
     if catalog is not None:
         fields["agents"] = sorted(catalog.names(), key=str.casefold)
     return fields

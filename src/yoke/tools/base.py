@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from yoke.records import Record
+from yoke.tools.services import SessionServices
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -73,7 +74,7 @@ class FileState(Record):
 class SessionState(Record):
     """Per-session state tools share (one object per session, handed to every call)."""
 
-    __slots__ = ("session_id", "session_dir", "read_files", "shell_cwd", "extras")
+    __slots__ = ("session_id", "session_dir", "read_files", "shell_cwd", "services")
 
     def __init__(
         self,
@@ -81,13 +82,13 @@ class SessionState(Record):
         session_dir: Path,  # where spilled outputs and task logs go
         read_files: dict[str, FileState] | None = None,  # realpath -> state when read/written
         shell_cwd: Path | None = None,  # Bash's working directory, carried between calls
-        extras: dict[str, Any] | None = None,  # room for tools' own per-session state
+        services: SessionServices | None = None,  # the session's named services (tools/services.py)
     ) -> None:
         self.session_id = session_id
         self.session_dir = session_dir
         self.read_files: dict[str, FileState] = {} if read_files is None else read_files
         self.shell_cwd = shell_cwd
-        self.extras: dict[str, Any] = {} if extras is None else extras
+        self.services = SessionServices() if services is None else services
 
 
 class ToolContext(Record):

@@ -150,7 +150,7 @@ async def _exit(ui: Any, args: str) -> None:
 @command("cost", "Tokens and cost of this session")
 async def _cost(ui: Any, args: str) -> None:
     session = ui.session
-    usage = session.agent.ledger.model_usage()
+    usage = session.model_usage()
     lines = [f"  Total cost:  ${session.total_cost_usd:.4f}"]
     for model, u in usage.items():
         lines.append(
@@ -310,7 +310,7 @@ async def _memory(ui: Any, args: str) -> None:
 async def _doctor(ui: Any, args: str) -> None:
     from yoke.session.doctor import report_lines, run_checks
 
-    env = dict(ui.session.agent.executor.ctx.env or os.environ)
+    env = ui.session.env
     ui.say("  Checking (the provider's model list may take a few seconds)...", "dim")
     checks = await asyncio.to_thread(run_checks, Path(ui.cwd), env)
     styles = {"heading": "bold", "ok": "green", "warn": "yellow", "problem": "red", "info": "dim"}

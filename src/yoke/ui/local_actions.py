@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ async def run_shell(ui: Any, command_line: str) -> None:
     if not command_line:
         return
     ui.emit(ui.painter.ansi(Text(f"! {command_line}", style="magenta")))
-    env = dict(ui.session.agent.executor.ctx.env or os.environ) if ui.session else None
+    env = ui.session.env if ui.session else None
     try:
         proc = await asyncio.create_subprocess_shell(
             command_line,

@@ -49,11 +49,7 @@ class StatusLine:
     async def _run(self) -> None:
         await asyncio.sleep(DEBOUNCE_S)
         payload = json.dumps(status_payload(self.ui)).encode()
-        env = (
-            dict(self.ui.session.agent.executor.ctx.env or os.environ)
-            if self.ui.session
-            else dict(os.environ)
-        )
+        env = self.ui.session.env if self.ui.session else dict(os.environ)
         columns = str(self.ui.painter.width)
         env.update({"COLUMNS": columns})
         try:
@@ -89,10 +85,8 @@ def _style(session: Any) -> str:
     """The output style the session runs with (what `system/init` reports)."""
     if session is None:
         return "default"
-    from yoke.skills.session import init_fields
-
     try:
-        return str(init_fields(session).get("output_style") or "default")
+        return str(session.init_fields().get("output_style") or "default")
     except Exception:  # a stand-in session (benchmarks) has no extensions
         return "default"
 
@@ -101,7 +95,7 @@ def status_payload(ui: Any) -> dict[str, Any]:
     from yoke import __version__
 
     session = ui.session
-    usage = session.agent.ledger.model_usage() if session is not None else {}
+    usage = session.model_usage() if session is not None else {}
     total_in = sum(
         u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens for u in usage.values()
     )

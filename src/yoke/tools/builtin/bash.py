@@ -180,7 +180,7 @@ class BashTool(Tool):
         chunk = read_capped(output_path, 0, max_output_chars(env))
         if not chunk.elided:
             output_path.unlink(missing_ok=True)
-        note = ctx.session.extras.pop("confinement_note", "")
+        note, ctx.session.services.confinement_note = ctx.session.services.confinement_note, ""
         cwd_note = "\n".join(n for n in (cwd_note, note) if n)
         return finished_result(input.command, chunk, outcome, output_path, timeout_ms, cwd_note)
 
@@ -338,7 +338,7 @@ def sandbox_launcher(
     working directories writable). Otherwise the session's sandbox covers it when enabled; if that cannot
     start, the command is refused (fail closed) rather than run unprotected. Without any kernel sandbox a
     fast-path call runs on the analyser's word alone, and the result says so once a session."""
-    settings = ctx.session.extras.get("sandbox")
+    settings = ctx.session.services.sandbox
     from yoke.sandbox import SandboxUnavailable, should_sandbox
     from yoke.sandbox import wrap_command as sandbox_wrap
 
@@ -391,7 +391,7 @@ UNCONFINED_NOTE = (
 def confinement_works(ctx: ToolContext) -> bool:
     """Whether a confined command can start here (probed once a session). When it cannot, the session
     records a note for the next result, once."""
-    known = ctx.session.extras.get("confinement_works")
+    known = ctx.session.services.confinement_works
     if known is None:
         from yoke.sandbox import SandboxUnavailable
         from yoke.sandbox.confine import probe_confinement
@@ -401,15 +401,15 @@ def confinement_works(ctx: ToolContext) -> bool:
             known = True
         except SandboxUnavailable:
             known = False
-            ctx.session.extras["confinement_note"] = UNCONFINED_NOTE
-        ctx.session.extras["confinement_works"] = known
+            ctx.session.services.confinement_note = UNCONFINED_NOTE
+        ctx.session.services.confinement_works = known
     return bool(known)
 
 
 def snapshot_launcher(ctx: ToolContext, shell_root: Path) -> Launcher | None:
     """With the sandbox enabled the rc-file snapshot runs inside it too (whatever a later command's
     `dangerouslyDisableSandbox` says); if the sandbox cannot start, there is simply no snapshot."""
-    settings = ctx.session.extras.get("sandbox")
+    settings = ctx.session.services.sandbox
     if settings is None or not settings.enabled:
         return None
     from yoke.sandbox import wrap_command as sandbox_wrap

@@ -114,7 +114,7 @@ class GrepTool(Tool):
 
 def _without_withheld(lines: list[str], mode: str, ctx: ToolContext) -> list[str]:
     """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets)."""
-    withheld = ctx.session.extras.get("read_withheld")
+    withheld = ctx.session.services.read_withheld
     if withheld is None:
         return lines
     cwd = str(ctx.cwd)

@@ -2,7 +2,7 @@
 
 The command runs as a background shell task (the session's `ShellTaskManager`, TaskStop ends it, the
 sandbox covers it as it covers Bash). A watcher reads its output as it grows; each batch of new complete
-lines goes to the session's inbox (`SessionState.extras["inbox"]`, the loop's `Agent.inbox`) as one
+lines goes to the session's inbox (`SessionState.services.inbox`, the loop's `Agent.inbox`) as one
 `<task-notification>`, which the model reads before its next request. The watch ends when the command
 exits or its deadline passes (default 5 minutes, at most 10), and the model is told which.
 """
@@ -22,7 +22,6 @@ MAX_TIMEOUT_MS = 600_000
 POLL_S = 0.25
 MAX_LINES_PER_EVENT = 50
 MAX_LINE_CHARS = 1000
-INBOX_KEY = "inbox"
 
 DESCRIPTION = """\
 Watches a long-running command in the background: every line it prints to stdout becomes an event you \
@@ -65,7 +64,7 @@ class MonitorTool(Tool):
 
         if not input.command.strip():
             raise ToolError("command is empty: give the shell command whose output lines are the events.")
-        inbox = ctx.session.extras.get(INBOX_KEY)
+        inbox = ctx.session.services.inbox
         if inbox is None:
             raise ToolError("This session cannot receive monitor events.")
         timeout_ms = min(max(input.timeout_ms or DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS)

@@ -10,9 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
-PLAN_KEY = "plan"  # SessionState.extras: the plan most recently presented
-PLAN_FILE_KEY = "plan_file"  # SessionState.extras: a file the plan was written to, if the front-end keeps one
-
 DESCRIPTION = """\
 In plan mode, presents your plan to the user and asks for approval to start implementing it. Call it only \
 when planning work that will change code, once the plan is complete: what you will change, in which files, \
@@ -46,10 +43,10 @@ class ExitPlanModeTool(Tool):
         plan = (input.plan or "").strip() or _plan_from_file(ctx)
         if not plan:
             raise ToolError("Give the plan to present in `plan` (Markdown).")
-        ctx.session.extras[PLAN_KEY] = plan
+        ctx.session.services.plan = plan
         data: dict[str, Any] = {"plan": plan, "isAgent": False}
-        if ctx.session.extras.get(PLAN_FILE_KEY):
-            data["filePath"] = str(ctx.session.extras[PLAN_FILE_KEY])
+        if ctx.session.services.plan_file:
+            data["filePath"] = str(ctx.session.services.plan_file)
         answer = await ctx.asker.approve_plan(plan) if ctx.asker is not None else None
         if answer is None:
             return ToolResult(NOT_AVAILABLE, data={**data, "approved": False})
@@ -64,7 +61,7 @@ class ExitPlanModeTool(Tool):
             ctx.set_permission_mode(answer.mode or "default")
         if answer.updated_input and isinstance(answer.updated_input.get("plan"), str):
             plan = answer.updated_input["plan"]  # the user may edit the plan before approving it
-            ctx.session.extras[PLAN_KEY] = plan
+            ctx.session.services.plan = plan
             data["plan"] = plan
         text = (
             "The user approved your plan. You can now start implementing it; keep track of the steps with "
@@ -74,7 +71,7 @@ class ExitPlanModeTool(Tool):
 
 
 def _plan_from_file(ctx: ToolContext) -> str:
-    path = ctx.session.extras.get(PLAN_FILE_KEY)
+    path = ctx.session.services.plan_file
     if not path:
         return ""
     try:

@@ -67,7 +67,7 @@ class TaskOutputTool(Tool):
         if not task_id:
             raise ToolError("Give task_id: the id Bash returned when it started the background task.")
         pattern = _compile_filter(input.filter)
-        agents = ctx.session.extras.get("agents")  # a background sub-agent (the session's agent runner)
+        agents = ctx.session.services.agents  # a background sub-agent (the session's agent runner)
         if agents is not None and task_id in agents.agents:
             wait_ms = min(input.timeout if input.timeout is not None else DEFAULT_WAIT_MS, MAX_WAIT_MS)
             block = input.block if input.block is not None else True
@@ -163,7 +163,7 @@ class TaskStopTool(Tool):
         task_id = input.task_id or input.shell_id
         if not task_id:
             raise ToolError("Give task_id: the id of the background task to stop.")
-        agents = ctx.session.extras.get("agents")  # a background sub-agent (the session's agent runner)
+        agents = ctx.session.services.agents  # a background sub-agent (the session's agent runner)
         if agents is not None and agents.stop(task_id):
             message = f"Stopped background agent {task_id}."
             return ToolResult(

@@ -10,8 +10,6 @@ from yoke.events import TodosChanged
 from yoke.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
-TODOS_KEY = "todos"  # SessionState.extras entry holding the current list (kept across compaction)
-
 DESCRIPTION = """\
 Keeps a structured task list for the current session, which the user can see. Each call replaces the whole \
 list, so send every item each time.
@@ -46,12 +44,12 @@ class TodoWriteTool(Tool):
     input_model: ClassVar[type[BaseModel]] = TodoWriteInput
 
     async def run(self, input: TodoWriteInput, ctx: ToolContext) -> ToolResult:
-        old = list(ctx.session.extras.get(TODOS_KEY) or [])
+        old = list(ctx.session.services.todos)
         new = [item.model_dump() for item in input.todos]
         # A finished list is cleared, so the next piece of work starts from an empty one.
-        ctx.session.extras[TODOS_KEY] = [] if new and all(t["status"] == "completed" for t in new) else new
+        ctx.session.services.todos = [] if new and all(t["status"] == "completed" for t in new) else new
         if ctx.emit is not None:
-            ctx.emit(TodosChanged(list(ctx.session.extras[TODOS_KEY])))  # front-ends show it
+            ctx.emit(TodosChanged(list(ctx.session.services.todos)))  # front-ends show it
         text = (
             "Todos have been modified successfully. Keep using the todo list to track your progress, "
             "and go on with the current task if there is one."

@@ -11,8 +11,6 @@ from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
 MAX_MARKDOWN_CHARS = 90_000
-CACHE_KEY = "web_fetch_cache"
-SMALL_MODEL_KEY = "small_model"  # extras entry: async (prompt, page_markdown) -> str
 
 DESCRIPTION = """\
 Fetches a web page and returns its content as Markdown, read in the light of your `prompt`.
@@ -52,7 +50,10 @@ class WebFetchTool(Tool):
 
         started = time.monotonic()
         url = normalize_url(input.url)
-        cache: PageCache = ctx.session.extras.setdefault(CACHE_KEY, PageCache())
+        services = ctx.session.services
+        if services.web_fetch_cache is None:
+            services.web_fetch_cache = PageCache()
+        cache = services.web_fetch_cache
         page = cache.get(url)
         if page is None:
             page = await _fetch_page(url)
@@ -60,7 +61,7 @@ class WebFetchTool(Tool):
                 return _redirect_result(input.url, page, started)
             cache.put(url, page)
         window, note = _window(page.markdown, input.offset or 0)
-        summarize = ctx.session.extras.get(SMALL_MODEL_KEY)
+        summarize = services.small_model
         result = None
         if summarize is not None and window.strip():
             try:

@@ -1,4 +1,4 @@
-"""The shell's per-session state, kept in `SessionState.extras["shell"]`."""
+"""The shell's per-session state, kept in `SessionState.services.shell`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from pathlib import Path
 from yoke.tools.base import SessionState, ToolContext
 from yoke.tools.shell.script import make_snapshot
 from yoke.tools.shell.tasks import ShellTaskManager
-
-EXTRAS_KEY = "shell"
 
 
 @dataclass
@@ -40,11 +38,10 @@ class ShellState:
 
 
 def shell_state(session: SessionState) -> ShellState:
-    state = session.extras.get(EXTRAS_KEY)
+    state = session.services.shell
     if state is None:
         root = session.session_dir / "shell"
-        state = ShellState(root=root, tasks=ShellTaskManager(root / "tasks"))
-        session.extras[EXTRAS_KEY] = state
+        state = session.services.shell = ShellState(root=root, tasks=ShellTaskManager(root / "tasks"))
     return state
 
 
@@ -54,6 +51,6 @@ def task_manager(ctx: ToolContext) -> ShellTaskManager:
 
 async def shutdown_shell(session: SessionState) -> None:
     """Stop all of the session's background tasks. The lead calls this when a session ends."""
-    state = session.extras.get(EXTRAS_KEY)
+    state = session.services.shell
     if state is not None:
         await state.tasks.shutdown()

@@ -8,7 +8,7 @@
   partial messages, each just before the thinking delta's own stream_event line): the
   estimate counts from zero again at each request, and the deltas of one request add up to its total.
   Claude Code does not say how it estimates; here it is the thinking text's length / 4, rounded up.
-(`system/status` around compaction is written with the compaction's own lines, in printers.py.)
+(`system/status` around compaction is written with the compaction's own lines, in stream.py.)
 """
 
 from __future__ import annotations

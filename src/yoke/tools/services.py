@@ -1,0 +1,86 @@
+"""The session's named services: what tools and the session's parts share, one typed record per session
+(`SessionState.services`), instead of a bag of string keys.
+
+A sub-agent's record is made by `for_child`: it shares the services named there (the sandbox Bash runs in,
+the task list) and starts the rest empty. The types above the tools' layer (the agent runner, the skills
+runtime, the extensions) are named for the type checker only, so nothing here imports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from yoke.records import Record
+
+if TYPE_CHECKING:
+    from yoke.agents.runner import AgentRunner
+    from yoke.agents.task_list import TaskList
+    from yoke.messages import Message
+    from yoke.sandbox.settings import SandboxSettings
+    from yoke.skills.runtime import SkillRuntime
+    from yoke.skills.session import Extensions
+    from yoke.tools.shell.state import ShellState
+    from yoke.tools.web.fetch import PageCache
+
+PathCheck = Callable[[str | Path], bool]
+
+
+class SessionServices(Record):
+    __slots__ = (
+        "sandbox",
+        "read_withheld",
+        "read_denied",
+        "shell",
+        "todos",
+        "plan",
+        "plan_file",
+        "inbox",
+        "web_fetch_cache",
+        "small_model",
+        "confinement_works",
+        "confinement_note",
+        "agents",
+        "task_list",
+        "skills",
+        "extensions",
+    )
+
+    def __init__(
+        self,
+        sandbox: SandboxSettings | None = None,
+        read_withheld: PathCheck | None = None,
+        read_denied: PathCheck | None = None,
+        task_list: TaskList | None = None,
+    ) -> None:
+        self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
+        self.read_withheld = read_withheld  # Grep leaves out what this says the model may not read
+        self.read_denied = read_denied  # Glob leaves out what a deny rule covers
+        self.shell: ShellState | None = None  # Bash's snapshot and background tasks, made on first use
+        self.todos: list[dict[str, Any]] = []  # TodoWrite's current list (kept across compaction)
+        self.plan: str | None = None  # the plan most recently presented (ExitPlanMode)
+        self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
+        self.inbox: list[Message] | None = None  # the loop's inbox: messages for the model's next request
+        self.web_fetch_cache: PageCache | None = None
+        self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
+        self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)
+        self.confinement_note = ""  # said once with the next Bash result when it did not
+        self.agents: AgentRunner | None = None  # the Agent tool's runner (None: no sub-agents here)
+        self.task_list = task_list  # TaskCreate and friends
+        self.skills: SkillRuntime | None = None  # the Skill tool's runtime
+        self.extensions: Extensions | None = None  # plugins, skills, commands and the output style
+
+    @classmethod
+    def for_gate(cls, gate: Any) -> SessionServices:
+        """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
+        verdicts Grep and Glob filter the files below their folder with."""
+        return cls(
+            sandbox=getattr(gate, "sandbox", None),
+            read_withheld=getattr(gate, "is_read_withheld", None),
+            read_denied=getattr(gate, "is_read_denied", None),
+        )
+
+    def for_child(self) -> SessionServices:
+        """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan and runner."""
+        return SessionServices(sandbox=self.sandbox, task_list=self.task_list)

@@ -1,0 +1,164 @@
+"""Events as Claude Code's stream-json lines, in the order 2.1.330 writes them (docs/headless.md).
+
+`StreamLines.lines(event)` is every line one event makes (most make none); it keeps what the order needs:
+the session's id, denials held until their result, assistant blocks already written under
+`--include-partial-messages`, and the status lines' state. Writing them is the front-end's business.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from yoke import events as ev
+from yoke.ids import new_uuid
+from yoke.wire.blocks import BlockAssembler
+from yoke.wire.shapes import (
+    DENIAL_KINDS,
+    KEEPS_IS_ERROR_FALSE,
+    SILENT_NOTICES,
+    api_message,
+    init_message,
+    raw_stream_event,
+    result_object,
+)
+from yoke.wire.status import StatusLines
+
+
+class StreamLines:
+    def __init__(self, init_extra: dict[str, Any] | None = None, partial: bool = False) -> None:
+        self.session_id = ""
+        self.init_extra = init_extra or {}  # apiKeySource, and the session's init_fields
+        self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
+        self.denials: dict[str, dict[str, Any]] = {}  # tool_use_id -> its permission_denied line
+        # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
+        self.status = StatusLines(self._system, partial=partial)
+
+    def lines(self, event: ev.Event) -> list[dict[str, Any]]:
+        if isinstance(event, ev.SessionStarted):
+            self.session_id = event.session_id
+        status = self.status.lines(event)  # before a stream_event line (a thinking delta's), else after
+        if isinstance(event, ev.StreamEvent):
+            return [*status, *self._event_lines(event)]
+        return [*self._event_lines(event), *status]
+
+    def mode_changed(self, mode: str) -> list[dict[str, Any]]:
+        """The status line for a permission mode change (none when the mode is the one last reported)."""
+        return self.status.mode_changed(mode)
+
+    def start_mode(self, mode: str) -> None:
+        """The mode the session opened in: a change reported before the first query is measured from it."""
+        self.status.mode = mode
+
+    def _event_lines(self, event: ev.Event) -> list[dict[str, Any]]:
+        """The stream-json objects for one event (most events print nothing)."""
+        if isinstance(event, ev.SessionStarted):
+            return [init_message(event, self.init_extra)]
+        if isinstance(event, ev.AssistantMessage):
+            # one line per content block, all sharing the API message's id, as Claude Code streams them;
+            # with partial messages on, those whose block already ended were written then
+            skip = self.blocks.already_written(event.id)
+            lines = [
+                self._envelope("assistant", event, message=api_message(event, block))
+                for block in event.message["content"][skip:]
+            ]
+            if event.error:  # a synthetic message standing for a failed model call
+                for line in lines:
+                    line["message"]["stop_reason"] = event.stop_reason
+                    line["error"] = event.error
+            return lines
+        if isinstance(event, ev.ToolResultsMessage):
+            return self._tool_results(event)
+        if isinstance(event, ev.ContinuationMessage):
+            content = event.message["content"]
+            if isinstance(content, str):  # written as a list of blocks, as Claude Code writes it
+                content = [{"type": "text", "text": content}]
+            line = self._envelope("user", event, message={"role": "user", "content": content})
+            line["isSynthetic"] = True
+            return [line]
+        if isinstance(event, ev.PermissionDecided):
+            if event.behavior == "deny" and event.parent_tool_use_id is None:
+                self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
+            return []
+        if isinstance(event, ev.StreamEvent):
+            raw = raw_stream_event(event.event)
+            lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
+            block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
+            if block is not None:  # the block's assistant line goes before its content_block_stop
+                message = {
+                    "id": self.blocks.message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": self.blocks.model,
+                    "content": [block],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": self.blocks.usage,
+                }
+                lines.insert(0, self._envelope("assistant", event, message=message))
+            return lines
+        if isinstance(event, ev.Notice):
+            if event.kind == "api_retry":
+                return [self._system("api_retry", **event.data)]
+            if event.kind in SILENT_NOTICES:
+                return []
+            level = "warning" if event.kind == "warning" else "info"
+            return [self._system("informational", content=event.message, level=level)]
+        if isinstance(event, ev.Compacted):
+            meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
+            return [
+                self._system("status", status="compacting"),
+                self._system("compact_boundary", compact_metadata=meta),
+                self._system("status", status=None, compact_result="success"),
+            ]
+        if isinstance(event, ev.Result):
+            return [result_object(event, self.session_id)]
+        return []
+
+    def _denied(self, event: ev.PermissionDecided) -> dict[str, Any]:
+        """`system/permission_denied` for a denied call of the main conversation, written just before its
+        result's `user` line (after the results of calls that ran before it), as 2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
+        fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
+        kind = DENIAL_KINDS.get(event.source.split(":", 1)[0])
+        if kind:
+            fields["decision_reason_type"] = kind
+        return self._system("permission_denied", **fields, message=event.reason)
+
+    def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:
+        """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""
+        content = event.message["content"]
+        data = {r.tool_use_id: r.data for r in event.results}
+        names = {r.tool_use_id: r.name for r in event.results}
+        lines = []
+        for block in content if isinstance(content, list) else []:
+            if (
+                block.get("is_error") is False
+                and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE
+            ):
+                block = {k: v for k, v in block.items() if k != "is_error"}
+            denial = self.denials.pop(block.get("tool_use_id"), None)
+            if denial is not None:
+                lines.append(denial)
+            line = self._envelope("user", event, message={"role": "user", "content": [block]})
+            result_data = data.get(block.get("tool_use_id"))
+            if result_data is not None:
+                line["tool_use_result"] = result_data
+            lines.append(line)
+        return lines
+
+    def _envelope(self, kind: str, source: ev.AgentEvent, **fields: Any) -> dict[str, Any]:
+        return {
+            "type": kind,
+            **fields,
+            "parent_tool_use_id": source.parent_tool_use_id,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }
+
+    def _system(self, subtype: str, **fields: Any) -> dict[str, Any]:
+        return {
+            "type": "system",
+            "subtype": subtype,
+            **fields,
+            "session_id": self.session_id,
+            "uuid": new_uuid(),
+        }
