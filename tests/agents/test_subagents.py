@@ -322,7 +322,7 @@ def test_yoke_agents_lists_definitions_and_skips_bad_files(yoke, project):
     agents.mkdir(parents=True)
     (agents / "good.md").write_text("---\nname: good-one\ndescription: fine\n---\nbody\n")
     (agents / "bad.md").write_text("---\nname: Bad:Name\n---\nbody\n")
-    run = yoke("agents")
+    run = yoke("agents", "--definitions")
     assert run.code == 0
     assert "good-one" in run.stdout and "Explore" in run.stdout
     assert "bad.md" in run.stderr and run.stderr.count("warning") == 1

@@ -63,7 +63,6 @@ SWITCHES: tuple[tuple[str, ...], ...] = (
 # Flags a user reaches for on purpose, for a part Yoke does not have (yet): using one says so, in one line on
 # stderr, instead of silently doing nothing. (The SDKs' plumbing flags above stay silent.)
 NOT_ACTED_ON: dict[str, str] = {
-    "background": "--bg: background sessions are not in Yoke yet; this session runs in the foreground",
     "cloud": "--cloud: cloud sessions are not in Yoke; this session runs here",
     "desktop": "--desktop: not acted on; there is no desktop app, this session runs in the terminal",
     "environment": "--environment: cloud environments are not in Yoke; this session runs here",

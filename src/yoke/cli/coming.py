@@ -42,12 +42,6 @@ def remote_control(argv: list[str]) -> int:
     return _not_yet("remote-control")
 
 
-def background(argv: list[str]) -> int:  # attach, logs, stop/kill, rm, respawn: background sessions (--bg)
-    return _not_yet(
-        "background sessions (attach, logs, stop, rm, respawn)", "run the session in the foreground"
-    )
-
-
 def gateway(argv: list[str]) -> int:
     return _not_yet("gateway")
 

@@ -18,7 +18,8 @@ SUBCOMMANDS: dict[str, str] = {
     "demo": "yoke.cli.subcommands:demo",
     "trust": "yoke.cli.subcommands:trust",
     "memory": "yoke.cli.memory_command:run",
-    "agents": "yoke.agents.command:agents_command",
+    "agents": "yoke.host.commands:agents",
+    "host": "yoke.host.commands:host",
     "acp": "yoke.protocols.acp:acp_command",
     "mcp": "yoke.cli.mcp_command:run",
     "plugin": "yoke.plugins.cli:run",
@@ -36,7 +37,7 @@ SUBCOMMANDS: dict[str, str] = {
     "logout": "yoke.cli.coming:auth",
     "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
     "remote-control": "yoke.cli.coming:remote_control",
-    **{name: "yoke.cli.coming:background" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
+    **{name: f"yoke.host.commands:{name}" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
     "gateway": "yoke.cli.coming:gateway",
     "import": "yoke.cli.coming:import_config",
     "purge": "yoke.cli.coming:purge",
@@ -54,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             return run_subcommand(argv[0], argv[1:])
+        if "--bg" in argv or "--background" in argv:
+            from yoke.host.commands import background_start
+
+            return background_start(argv)
         return _headless(argv)
     except KeyboardInterrupt:
         return 130

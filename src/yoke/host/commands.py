@@ -1,0 +1,223 @@
+"""Claude Code's background-session commands: `yoke --bg`, `agents`, `attach`, `logs`, `stop`, `kill`, `rm`,
+`respawn`, and `yoke host` itself. Output shapes follow Claude Code 2.1.330 (`backgrounded · <id>`,
+`stopped <id>`, `restarted <id>`, `removed <id>`, the `agents --json` rows)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from yoke.host import records
+from yoke.host.client import HostClient, HostError
+
+_DROPPED_WITH_VALUE = (
+    "--output-format",
+    "--input-format",
+    "--resume",
+    "-r",
+    "--session-id",
+    "--permission-prompt-tool",
+)
+_DROPPED = ("--bg", "-p", "--print", "--verbose")
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"yoke {command}: {message}", file=sys.stderr)
+    return 1
+
+
+def background_start(argv: list[str]) -> int:
+    """`yoke --bg [flags] "prompt"` (or `--bg --resume ID`): the session runs in the host; prints its id."""
+    from yoke.cli.args import UsageError, parse
+
+    rest = [a for a in argv if a not in ("--bg", "--background")]
+    try:
+        args = parse(rest)
+    except UsageError as exc:
+        return _fail("--bg", str(exc))
+    prompt = args.prompt or None
+    resume = args.resume if isinstance(args.resume, str) else None
+    if not prompt and not resume:
+        return _fail("--bg", 'give a prompt (yoke --bg "fix the tests") or --resume ID')
+    child_args = _child_args(rest, prompt)
+    try:
+        client = HostClient.connect()
+        started = client.request(
+            "start",
+            {
+                "prompt": prompt,
+                "resume": resume,
+                "cwd": os.getcwd(),
+                "args": child_args,
+                "env": dict(os.environ),
+            },
+        )
+    except HostError as exc:
+        return _fail("--bg", str(exc))
+    client.close()
+    ident = started["id"]
+    print(f"backgrounded · {ident}")
+    print(f"  yoke agents          list sessions\n  yoke attach {ident}   open in this terminal")
+    print(f"  yoke logs {ident}     show recent output\n  yoke stop {ident}     stop this session")
+    return 0
+
+
+def _child_args(argv: list[str], prompt: str | None) -> list[str]:
+    """The flags the session itself takes: everything but the prompt and what the host decides."""
+    out: list[str] = []
+    skip = False
+    prompt_dropped = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg in _DROPPED or arg.split("=", 1)[0] in _DROPPED_WITH_VALUE and "=" in arg:
+            continue
+        if arg in _DROPPED_WITH_VALUE:
+            skip = True
+            continue
+        if prompt is not None and arg == prompt and not prompt_dropped:
+            prompt_dropped = True
+            continue
+        out.append(arg)
+    return out
+
+
+def agents(argv: list[str]) -> int:
+    """`yoke agents [--json] [--all] [--cwd DIR]`: hosted sessions; `--definitions` lists agent definitions."""
+    if "--definitions" in argv:
+        from yoke.agents.command import agents_command
+
+        return agents_command([a for a in argv if a != "--definitions"])
+    if argv and argv[0] in ("-h", "--help"):
+        print("usage: yoke agents [--json] [--all] [--cwd DIR] | yoke agents --definitions")
+        return 0
+    show_all = "--all" in argv
+    cwd = None
+    if "--cwd" in argv:
+        index = argv.index("--cwd")
+        if index + 1 >= len(argv):
+            return _fail("agents", "--cwd needs a folder")
+        cwd = os.path.realpath(argv[index + 1])
+    unknown = [a for a in argv if a.startswith("-") and a not in ("--json", "--all", "--cwd")]
+    if unknown:
+        return _fail("agents", f"unknown option {unknown[0]} (see yoke agents --help)")
+    rows = [records.public_row(r) for r in records.all_records()]
+    rows = [r for r in rows if (show_all or r["state"] != "stopped") and (cwd is None or r["cwd"] == cwd)]
+    if "--json" in argv:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print("No background sessions." + ("" if show_all else " (--all includes stopped ones)"))
+    for row in rows:
+        print(f"{row['id']}  {row['state']:<8}  {row['name']}  ({row['cwd']})")
+    return 0
+
+
+def _record(command: str, argv: list[str]) -> dict[str, Any] | None:
+    if not argv or argv[0].startswith("-"):
+        print(f"usage: yoke {command} <id|name>", file=sys.stderr)
+        return None
+    record = records.find(argv[0])
+    if record is None:
+        _fail(command, f"no background session {argv[0]!r} (yoke agents --all lists them)")
+    return record
+
+
+def logs(argv: list[str]) -> int:
+    record = _record("logs", argv)
+    if record is None:
+        return 1
+    from yoke.host.hosted import read_stream_log
+    from yoke.host.render import render
+
+    for entry in read_stream_log(record["id"])[-400:]:
+        text = render(entry["message"])
+        if text:
+            print(text)
+    return 0
+
+
+def stop(argv: list[str], method: str = "stop") -> int:
+    record = _record(method, argv)
+    if record is None:
+        return 1
+    if records.public_row(record)["state"] != "stopped":
+        try:
+            client = HostClient.connect(start=False)
+            client.request(method, {"session": record["id"]})
+            client.close()
+        except HostError as exc:
+            return _fail(method, str(exc))
+    print(f"stopped {record['id']}")
+    return 0
+
+
+def kill(argv: list[str]) -> int:
+    return stop(argv, "kill")
+
+
+def rm(argv: list[str]) -> int:
+    record = _record("rm", argv)
+    if record is None:
+        return 1
+    try:
+        client = HostClient.connect(start=False)
+        client.request("rm", {"session": record["id"]})
+        client.close()
+    except HostError:
+        records.remove(record["id"])  # no host: nothing runs it, the files are all there is
+    print(f"removed {record['id']}")
+    return 0
+
+
+def respawn(argv: list[str]) -> int:
+    targets = [r for r in records.all_records()] if "--all" in argv else [_record("respawn", argv)]
+    if any(t is None for t in targets):
+        return 1
+    try:
+        client = HostClient.connect()
+        for record in targets:
+            client.request("respawn", {"session": record["id"], "env": dict(os.environ)})
+            print(f"restarted {record['id']}")
+        client.close()
+    except HostError as exc:
+        return _fail("respawn", str(exc))
+    return 0
+
+
+def attach(argv: list[str]) -> int:
+    record = _record("attach", argv)
+    if record is None:
+        return 1
+    from yoke.host.attach import run_attach
+
+    return run_attach(record)
+
+
+def host(argv: list[str]) -> int:
+    """`yoke host [--tcp HOST:PORT] [--idle-stop SECONDS]`: serve in the foreground."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            "usage: yoke host [--tcp HOST:PORT] [--idle-stop SECONDS]\n\nRun the session host (started on demand "
+            "by yoke --bg). TCP clients authenticate with the token in the runtime folder's host.token."
+        )
+        return 0
+    tcp = None
+    idle = float(os.environ.get("YOKE_HOST_IDLE_STOP") or 60)
+    try:
+        if "--tcp" in argv:
+            address = argv[argv.index("--tcp") + 1]
+            name, _, port = address.rpartition(":")
+            tcp = (name or "127.0.0.1", int(port))
+        if "--idle-stop" in argv:
+            idle = float(argv[argv.index("--idle-stop") + 1])
+    except (IndexError, ValueError):
+        return _fail("host", "--tcp takes HOST:PORT and --idle-stop a number of seconds")
+    import asyncio
+
+    from yoke.host.server import run_host
+
+    return asyncio.run(run_host(idle, tcp))

@@ -1,0 +1,245 @@
+"""One hosted session: a child `yoke` speaking stream-json, numbered messages, a replay buffer, clients.
+
+Every message the session sends gets the next sequence number, goes to every attached client and to the
+stream log on disk (so `logs` and a reconnect beyond the buffer work, and so do both after the host died).
+A client is never awaited: its `send` queues or drops it (server.py), so a slow client cannot slow the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from collections import deque
+from typing import Any, Protocol
+
+from yoke.host.protocol import MAX_MESSAGE, encode
+from yoke.host.records import stream_log_path, write_record
+
+# messages kept in memory for reconnecting clients; older ones come from the stream log
+BUFFER = int(os.environ.get("YOKE_HOST_REPLAY_BUFFER") or 2000)
+CHILD_FLAGS = [
+    "--input-format",
+    "stream-json",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--permission-prompt-tool",
+    "stdio",
+]
+
+
+class Peer(Protocol):
+    def send(self, data: bytes) -> bool: ...
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """The session ends (SIGTERM: interrupted, transcript kept) when the host dies, however it dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class HostedSession:
+    def __init__(self, record: dict[str, Any], env: dict[str, str]):
+        self.record = record
+        self.env = env
+        self.proc: asyncio.subprocess.Process | None = None
+        self.buffer: deque[dict[str, Any]] = deque(maxlen=BUFFER)
+        self.seq = _last_seq(record["id"])
+        self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
+        self.driver: Peer | None = None
+        self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
+        self._log = None
+        self.on_change: Any = None  # called when the session's state changes
+        self.removed = False  # `rm`: no record is written again
+
+    @property
+    def ident(self) -> str:
+        return self.record["id"]
+
+    @property
+    def live(self) -> bool:
+        return self.proc is not None and self.proc.returncode is None
+
+    async def start(self, args: list[str], resume: bool) -> None:
+        session_flag = "--resume" if resume else "--session-id"
+        argv = [sys.executable, "-m", "yoke", *CHILD_FLAGS, session_flag, self.record["sessionId"], *args]
+        with open(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
+            self.proc = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=self.record["cwd"],
+                env=self.env,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                limit=8 * MAX_MESSAGE,
+                start_new_session=True,  # the terminal's Ctrl-C is not the session's
+                preexec_fn=_die_with_parent,
+            )
+        self._log = open(stream_log_path(self.ident), "a", encoding="utf-8")  # noqa: SIM115
+        self.record.update(pid=self.proc.pid, hostPid=os.getpid(), startedAt=int(time.time() * 1000))
+        self.set_state("idle", "idle")
+        asyncio.get_running_loop().create_task(self._pump())
+
+    def set_state(self, status: str, state: str) -> None:
+        self.record.update(status=status, state=state)
+        if not self.removed:
+            write_record(self.record)
+        if self.on_change is not None:
+            self.on_change(self)
+
+    async def _pump(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        while True:
+            try:
+                line = await self.proc.stdout.readline()
+            except ValueError:  # a line past the pipe's limit: said, not relayed
+                self.publish(
+                    {
+                        "type": "system",
+                        "subtype": "host_notice",
+                        "message": "a message over the limit was left out",
+                    }
+                )
+                continue
+            if not line:
+                break
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue  # stream-json stdout is JSON by contract; anything else is not the session's
+            if isinstance(message, dict):
+                self._observe(message)
+                self.publish(message)
+        await self.proc.wait()
+        self.pending.clear()
+        self.publish({"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode})
+        self.set_state("idle", "stopped")
+        if self._log is not None:
+            self._log.close()
+
+    def _observe(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
+            self.pending[str(message.get("request_id"))] = message
+            self.set_state("busy", "blocked")
+        elif kind == "result":
+            self.set_state("idle", "idle")
+        elif kind == "system" and message.get("subtype") == "init" and self.record.get("state") != "working":
+            self.set_state("busy", "working")
+
+    def publish(self, message: dict[str, Any]) -> None:
+        self.seq += 1
+        entry = {"session": self.ident, "seq": self.seq, "message": message}
+        self.buffer.append(entry)
+        if self._log is not None and not self._log.closed:
+            self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            self._log.flush()
+        for client, stream_id in list(self.clients.items()):
+            if not client.send(encode("stream", stream_id, entry)):
+                self.detach(client)
+
+    def replay(self, since: int) -> list[dict[str, Any]]:
+        """The messages after `since`: from the buffer, and from the stream log for what it no longer holds."""
+        first = self.buffer[0]["seq"] if self.buffer else self.seq + 1
+        older = read_stream_log(self.ident, since, first) if since + 1 < first else []
+        return older + [entry for entry in self.buffer if entry["seq"] > since]
+
+    def attach(self, client: Peer, stream_id: str, drive: bool) -> bool:
+        self.clients[client] = stream_id
+        if drive and (self.driver is None or self.driver not in self.clients):
+            self.driver = client
+        return self.driver is client
+
+    def detach(self, client: Peer) -> None:
+        self.clients.pop(client, None)
+        if self.driver is client:
+            self.driver = None
+
+    def _write(self, message: dict[str, Any]) -> None:
+        if not self.live or self.proc is None or self.proc.stdin is None:
+            raise RuntimeError(f"session {self.ident} is not running (yoke respawn {self.ident})")
+        self.proc.stdin.write((json.dumps(message) + "\n").encode())
+
+    def prompt(self, text: str) -> None:
+        self._write(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": text},
+                "parent_tool_use_id": None,
+                "session_id": self.record["sessionId"],
+            }
+        )
+        self.set_state("busy", "working")
+
+    def answer(self, request_id: str, response: dict[str, Any]) -> None:
+        """The first answer to a permission prompt wins; every client sees it answered (as a message)."""
+        if self.pending.pop(request_id, None) is None:
+            raise KeyError(f"permission request {request_id} is not waiting (answered already, or unknown)")
+        reply = {"subtype": "success", "request_id": request_id, "response": response}
+        self._write({"type": "control_response", "response": reply})
+        self.publish({"type": "control_response", "response": reply})
+        if not self.pending:
+            self.set_state("busy", "working")
+
+    def interrupt(self) -> None:
+        self._write(
+            {"type": "control_request", "request_id": f"host-{self.seq}", "request": {"subtype": "interrupt"}}
+        )
+
+    async def stop(self, force: bool) -> None:
+        """Stop the session's process; its transcript stays and `respawn` continues it."""
+        if not self.live or self.proc is None:
+            return
+        try:
+            if force:
+                self.proc.kill()
+            else:
+                self.proc.send_signal(signal.SIGTERM)  # yoke interrupts the turn and closes the transcript
+            try:
+                async with asyncio.timeout(10):
+                    await self.proc.wait()
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()
+        except ProcessLookupError:
+            pass
+
+
+def _last_seq(ident: str) -> int:
+    """A respawned session continues its numbering, so a client's last seen number stays meaningful."""
+    last = 0
+    try:
+        with open(stream_log_path(ident), "rb") as handle:
+            for line in handle:
+                try:
+                    last = max(last, int(json.loads(line)["seq"]))
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except OSError:
+        pass
+    return last
+
+
+def read_stream_log(ident: str, since: int = 0, before: int | None = None) -> list[dict[str, Any]]:
+    entries = []
+    try:
+        with open(stream_log_path(ident), "rb") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                    seq = int(entry["seq"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line after a crash
+                if seq > since and (before is None or seq < before):
+                    entries.append(entry)
+    except OSError:
+        pass
+    return entries

@@ -1,0 +1,92 @@
+"""Each hosted session's record on disk (`<yoke home>/hosted/<id>.json`), in the shape of Claude Code's
+`claude agents --json` rows, and its stream log (`<id>.stream.jsonl`: every message with its sequence number).
+
+The host rewrites a record whenever the session's state changes; anyone may read it, host or not. A record
+whose processes are gone reads as `stopped`: the host died or the session ended, and its transcript resumes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from yoke.fsutil import replace_file
+from yoke.host.paths import records_dir
+
+LIVE_FIELDS = ("pid", "id", "cwd", "kind", "startedAt", "sessionId", "name", "status", "state")
+STOPPED_FIELDS = ("id", "cwd", "kind", "startedAt", "sessionId", "name", "state")
+
+
+def pid_alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child the host has not reaped yet is not a running session
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except OSError:
+        return True
+
+
+def record_path(ident: str, env=None) -> Path:
+    return records_dir(env) / f"{ident}.json"
+
+
+def stream_log_path(ident: str, env=None) -> Path:
+    return records_dir(env) / f"{ident}.stream.jsonl"
+
+
+def write_record(record: dict[str, Any], env=None) -> None:
+    replace_file(record_path(record["id"], env), (json.dumps(record, indent=2) + "\n").encode())
+
+
+def read_record(ident: str, env=None) -> dict[str, Any] | None:
+    try:
+        record = json.loads(record_path(ident, env).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and record.get("id") == ident else None
+
+
+def all_records(env=None) -> list[dict[str, Any]]:
+    rows = []
+    for path in sorted(records_dir(env).glob("*.json")):
+        record = read_record(path.stem, env)
+        if record is not None:
+            rows.append(record)
+    rows.sort(key=lambda r: r.get("startedAt") or 0)
+    return rows
+
+
+def public_row(record: dict[str, Any]) -> dict[str, Any]:
+    """The row `agents --json` prints: a live session's pid and status, or `state: stopped` for one whose
+    process (or host) is gone."""
+    live = (
+        record.get("state") != "stopped" and pid_alive(record.get("pid")) and pid_alive(record.get("hostPid"))
+    )
+    if not live:
+        return {key: ("stopped" if key == "state" else record.get(key)) for key in STOPPED_FIELDS}
+    return {key: record.get(key) for key in LIVE_FIELDS}
+
+
+def find(query: str, env=None) -> dict[str, Any] | None:
+    """A record by id, session id, or (part of) its name, as Claude Code's commands accept."""
+    records = all_records(env)
+    for record in records:
+        if query in (record.get("id"), record.get("sessionId")):
+            return record
+    named = [r for r in records if query and query in str(r.get("name") or "")]
+    return named[-1] if named else None
+
+
+def remove(ident: str, env=None) -> None:
+    log = stream_log_path(ident, env)
+    for path in (record_path(ident, env), log, log.with_suffix(".stderr")):
+        path.unlink(missing_ok=True)

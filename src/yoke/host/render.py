@@ -1,0 +1,36 @@
+"""Stream-json messages as the lines `yoke logs` and the line client of `yoke attach` print."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def render(message: dict[str, Any]) -> str:
+    kind = message.get("type")
+    if kind == "assistant":
+        parts = []
+        for block in (message.get("message") or {}).get("content") or []:
+            if block.get("type") == "text" and block.get("text"):
+                parts.append(block["text"])
+            elif block.get("type") == "tool_use":
+                parts.append(f"● {block.get('name')}({_short(block.get('input'))})")
+        return "\n".join(parts)
+    if kind == "user" and isinstance((message.get("message") or {}).get("content"), str):
+        return f"> {message['message']['content']}"
+    if kind == "result":
+        return f"[{message.get('subtype')}] {message.get('num_turns', 0)} turns, ${message.get('total_cost_usd') or 0:.4f}"
+    if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
+        request = message["request"]
+        return f"? allow {request.get('tool_name')}({_short(request.get('input'))})  [y/n]"
+    if kind == "control_response":
+        behavior = ((message.get("response") or {}).get("response") or {}).get("behavior")
+        return f"  answered: {behavior}" if behavior else ""
+    if kind == "system" and message.get("subtype") == "session_ended":
+        return "(session ended)"
+    return ""
+
+
+def _short(value: Any, width: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= width else text[: width - 1] + "…"

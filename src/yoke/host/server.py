@@ -1,0 +1,340 @@
+"""The host process (`yoke host`): listens on a Unix socket (0600) and optionally TCP with a token, runs
+hosted sessions, and stops when idle. Methods and messages: docs/wire.md."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import hmac
+import os
+import secrets
+import time
+import uuid
+from typing import Any
+
+from yoke.host import records
+from yoke.host.hosted import HostedSession
+from yoke.host.paths import runtime_dir, socket_path, token_path
+from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
+
+# bytes queued for one client before it counts as too slow and is dropped (it may reconnect with its last seq)
+CLIENT_BUFFER = int(os.environ.get("YOKE_HOST_CLIENT_BUFFER") or 8 * 1024 * 1024)
+
+
+class Client:
+    def __init__(self, writer: asyncio.StreamWriter, authenticated: bool):
+        self.writer = writer
+        self.authenticated = authenticated
+
+    def send(self, data: bytes) -> bool:
+        """Queue `data`; False (and the connection dropped) when the client has stopped reading."""
+        if self.writer.is_closing():
+            return False
+        if self.writer.transport.get_write_buffer_size() > CLIENT_BUFFER:
+            self.writer.transport.abort()
+            return False
+        self.writer.write(data)
+        return True
+
+
+class Host:
+    def __init__(self, idle_stop: float, token: str | None):
+        self.sessions: dict[str, HostedSession] = {}
+        self.clients: set[Client] = set()
+        self.idle_stop = idle_stop
+        self.token = token
+        self.last_busy = time.monotonic()
+        self.done = asyncio.Event()
+
+    # -- connections ---------------------------------------------------------------------------------------
+    async def serve_connection(self, reader, writer, needs_token: bool) -> None:
+        client = Client(writer, authenticated=not needs_token)
+        self.clients.add(client)
+        try:
+            while True:
+                try:
+                    line = await reader.readline()
+                except ValueError:  # over the limit: the rest of the line cannot be told from the next one
+                    client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
+                    break
+                except ConnectionError:
+                    break
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                if not await self._handle_line(client, line):
+                    break
+        finally:
+            self.clients.discard(client)
+            for session in self.sessions.values():
+                session.detach(client)
+            self.last_busy = time.monotonic()
+            try:
+                if not writer.is_closing():
+                    await asyncio.wait_for(writer.drain(), 2)
+                writer.close()
+            except (ConnectionError, TimeoutError):
+                writer.transport.abort()
+
+    async def _handle_line(self, client: Client, line: bytes) -> bool:
+        """Answer one request; False ends the connection (a failed authentication)."""
+        ident = None
+        try:
+            ident, method, params = decode_request(line)
+            if not client.authenticated:
+                if (
+                    method != "hello"
+                    or not self.token
+                    or not hmac.compare_digest(str(params.get("token")), self.token)
+                ):
+                    client.send(error(ident, "unauthorized", "send hello with the host's token first"))
+                    return False
+                client.authenticated = True
+            handler = METHODS.get(method)
+            if handler is None:
+                raise ProtocolError("method_not_found", f"unknown method {method!r}")
+            result = await handler(self, client, ident, params)
+            client.send(encode("response", ident, result))
+        except ProtocolError as exc:
+            client.send(error(ident, exc.code, str(exc)))
+        except (KeyError, RuntimeError, ValueError, OSError) as exc:
+            client.send(error(ident, "failed", str(exc).strip("'\"")))
+        return True
+
+    def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        for client in list(self.clients):
+            client.send(encode("notification", None, {"method": method, "params": params}))
+
+    def _session(self, params: dict[str, Any]) -> HostedSession:
+        query = str(params.get("session") or "")
+        if query in self.sessions:
+            return self.sessions[query]
+        record = records.find(query)
+        if record is not None and record["id"] in self.sessions:
+            return self.sessions[record["id"]]
+        raise KeyError(f"no running session {query!r} (yoke agents --all lists them)")
+
+    # -- lifetime ------------------------------------------------------------------------------------------
+    async def watch_idle(self) -> None:
+        while not self.done.is_set():
+            await asyncio.sleep(0.5)
+            busy = self.clients or any(s.live for s in self.sessions.values())
+            if busy:
+                self.last_busy = time.monotonic()
+            elif time.monotonic() - self.last_busy > self.idle_stop:
+                self.done.set()
+
+    async def shutdown(self) -> None:
+        await asyncio.gather(*(s.stop(force=False) for s in self.sessions.values()), return_exceptions=True)
+
+
+# -- methods: each (host, client, request id, params) -> the response's payload -------------------------------
+async def _hello(host, client, ident, params):
+    return {"host": os.getpid(), "version": _version()}
+
+
+async def _list(host, client, ident, params):
+    rows = [records.public_row(r) for r in records.all_records()]
+    return {"sessions": rows}
+
+
+async def _start(host, client, ident, params):
+    cwd = str(params.get("cwd") or os.getcwd())
+    if not os.path.isdir(cwd):
+        raise ValueError(f"{cwd} is not a folder")
+    resume = params.get("resume")
+    session_id = str(resume or uuid.uuid4())
+    prompt = params.get("prompt")
+    short = session_id[:8]
+    record = {
+        "id": short,
+        "cwd": cwd,
+        "kind": "background",
+        "sessionId": session_id,
+        "name": str(params.get("name") or (prompt or short))[:80],
+        "args": [str(a) for a in params.get("args") or []],
+    }
+    session = await _launch(host, record, _env(params), resume=bool(resume))
+    if prompt:
+        session.prompt(str(prompt))
+    return {"id": short, "sessionId": session_id, "pid": record["pid"]}
+
+
+async def _respawn(host, client, ident, params):
+    query = str(params.get("session") or "")
+    record = records.find(query)
+    if record is None:
+        raise KeyError(f"no session {query!r} (yoke agents --all lists them)")
+    running = host.sessions.get(record["id"])
+    if running is not None and running.live:
+        await running.stop(force=False)
+    session = await _launch(host, record, _env(params), resume=True)
+    if params.get("prompt"):
+        session.prompt(str(params["prompt"]))
+    return {"id": record["id"], "pid": record["pid"]}
+
+
+async def _launch(host, record, env, resume: bool) -> HostedSession:
+    session = HostedSession(record, env)
+    session.on_change = lambda s: host.broadcast(
+        "session.state", {"session": s.ident, "status": s.record["status"], "state": s.record["state"]}
+    )
+    host.sessions[record["id"]] = session
+    await session.start(record.get("args") or [], resume=resume)
+    return session
+
+
+async def _attach(host, client, ident, params):
+    session = host._session(params)
+    since = params.get("since")
+    driving = session.attach(client, ident, drive=params.get("role", "driver") == "driver")
+    backlog = session.replay(int(since)) if isinstance(since, int) else []
+    for entry in backlog:
+        client.send(encode("stream", ident, entry))
+    return {
+        "session": session.ident,
+        "seq": session.seq,
+        "driver": driving,
+        "state": session.record["state"],
+        "pending": list(session.pending.values()),
+    }
+
+
+async def _detach(host, client, ident, params):
+    host._session(params).detach(client)
+    return {}
+
+
+async def _prompt(host, client, ident, params):
+    session = host._session(params)
+    if session.driver is not None and session.driver is not client:
+        raise ProtocolError(
+            "not_driver", "another client drives this session; watchers may answer and interrupt"
+        )
+    session.prompt(str(params.get("text") or ""))
+    return {}
+
+
+async def _answer(host, client, ident, params):
+    response = params.get("response")
+    if not isinstance(response, dict):
+        raise ProtocolError("invalid_params", "response is the can_use_tool answer object")
+    host._session(params).answer(str(params.get("request_id")), response)
+    return {}
+
+
+async def _interrupt(host, client, ident, params):
+    host._session(params).interrupt()
+    return {}
+
+
+async def _stop(host, client, ident, params, force: bool = False):
+    session = host._session(params)
+    await session.stop(force=force)
+    return {"id": session.ident}
+
+
+async def _kill(host, client, ident, params):
+    return await _stop(host, client, ident, params, force=True)
+
+
+async def _rm(host, client, ident, params):
+    query = str(params.get("session") or "")
+    record = records.find(query)
+    if record is None:
+        raise KeyError(f"no session {query!r}")
+    session = host.sessions.pop(record["id"], None)
+    if session is not None:
+        session.removed = True
+        await session.stop(force=False)
+    records.remove(record["id"])
+    return {"id": record["id"]}
+
+
+async def _shutdown(host, client, ident, params):
+    host.done.set()
+    return {}
+
+
+METHODS = {
+    "hello": _hello,
+    "list": _list,
+    "start": _start,
+    "respawn": _respawn,
+    "attach": _attach,
+    "detach": _detach,
+    "prompt": _prompt,
+    "answer": _answer,
+    "interrupt": _interrupt,
+    "stop": _stop,
+    "kill": _kill,
+    "rm": _rm,
+    "shutdown": _shutdown,
+}
+
+
+def _env(params: dict[str, Any]) -> dict[str, str]:
+    """A session runs with the environment of the command that started it."""
+    env = params.get("env")
+    if isinstance(env, dict):
+        return {str(k): str(v) for k, v in env.items()}
+    return dict(os.environ)
+
+
+def _version() -> str:
+    from yoke import __version__
+
+    return __version__
+
+
+def load_token(create: bool) -> str | None:
+    path = token_path()
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        if not create:
+            return None
+    token = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token)
+    return token
+
+
+async def run_host(idle_stop: float, tcp: tuple[str, int] | None = None) -> int:
+    """Serve until idle; 0, or 1 when another host already holds this runtime directory."""
+    lock = open(runtime_dir() / "host.lock", "a")  # noqa: SIM115 - held for the host's life
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return 1
+    path = socket_path()
+    path.unlink(missing_ok=True)
+    token = os.environ.get("YOKE_HOST_TOKEN") or (load_token(create=True) if tcp else None)
+    host = Host(idle_stop, token)
+    old = os.umask(0o177)  # the socket is born 0600: no window where another user may connect
+    try:
+        unix = await asyncio.start_unix_server(
+            lambda r, w: host.serve_connection(r, w, needs_token=False), path=str(path), limit=MAX_MESSAGE + 1
+        )
+    finally:
+        os.umask(old)
+    servers = [unix]
+    if tcp is not None:
+        tcp_server = await asyncio.start_server(
+            lambda r, w: host.serve_connection(r, w, needs_token=True), tcp[0], tcp[1], limit=MAX_MESSAGE + 1
+        )
+        port = tcp_server.sockets[0].getsockname()[1]
+        (runtime_dir() / "host.port").write_text(str(port))
+        servers.append(tcp_server)
+    watcher = asyncio.get_running_loop().create_task(host.watch_idle())
+    try:
+        await host.done.wait()
+    finally:
+        watcher.cancel()
+        for server in servers:
+            server.close()
+        await host.shutdown()
+        path.unlink(missing_ok=True)
+    return 0

@@ -1,0 +1,95 @@
+"""`yoke --bg` and Claude Code's background commands, as processes against the scripted server."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from tests.conftest import anthropic_env
+from tests.host.conftest import Raw, agents, socket_of, wait_for, yoke_cmd
+
+from yoke.testing import ScriptedServer
+
+
+def _start(env, project, *args) -> str:
+    run = yoke_cmd(env, project, "--bg", *args)
+    assert run.returncode == 0, run.stderr
+    first = run.stdout.splitlines()[0]
+    assert first.startswith("backgrounded · "), run.stdout
+    return first.split("· ")[1]
+
+
+def test_background_session_finishes_after_the_client_closed_and_logs_show_the_answer(host_env, project):
+    with ScriptedServer([{"content": [{"type": "text", "text": "the answer is 42"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "what is the answer")  # the command has exited: only the host remains
+        wait_for(lambda: "the answer is 42" in yoke_cmd(env, project, "logs", ident).stdout)
+        rows = agents(env, project)
+        assert [r["id"] for r in rows] == [ident]
+        row = rows[0]
+        assert set(row) == {"pid", "id", "cwd", "kind", "startedAt", "sessionId", "name", "status", "state"}
+        assert row["kind"] == "background" and row["sessionId"].startswith(ident)
+        assert row["cwd"] == os.path.realpath(project) and row["name"] == "what is the answer"
+        wait_for(lambda: agents(env, project)[0]["state"] == "idle")
+        # part of the name works in place of the id, as in Claude Code
+        assert "the answer is 42" in yoke_cmd(env, project, "logs", "answer").stdout
+
+
+def test_stop_keeps_the_conversation_and_respawn_continues_it(host_env, project):
+    turns = [
+        {"content": [{"type": "text", "text": "first"}]},
+        {"content": [{"type": "text", "text": "second"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "remember the word kumquat")
+        wait_for(lambda: "first" in yoke_cmd(env, project, "logs", ident).stdout)
+        assert yoke_cmd(env, project, "stop", ident).stdout.strip() == f"stopped {ident}"
+        assert agents(env, project) == []  # without --all, stopped sessions are not listed
+        stopped = agents(env, project, "--all")
+        assert stopped[0]["state"] == "stopped" and "pid" not in stopped[0]
+        assert yoke_cmd(env, project, "respawn", ident).stdout.strip() == f"restarted {ident}"
+        client = Raw(socket_of(env))
+        assert client.call("prompt", {"session": ident, "text": "which word?"})["type"] == "response"
+        wait_for(lambda: "second" in yoke_cmd(env, project, "logs", ident).stdout)
+        history = str(srv.requests[-1].body["messages"])
+        assert "kumquat" in history and "which word?" in history
+        assert yoke_cmd(env, project, "kill", ident).stdout.strip() == f"stopped {ident}"
+        assert yoke_cmd(env, project, "rm", ident).stdout.strip() == f"removed {ident}"
+        assert agents(env, project, "--all") == []
+
+
+def test_kill_9_of_the_host_mid_turn_leaves_the_session_stopped_and_respawn_keeps_its_history(
+    host_env, project
+):
+    target = project / "notes.txt"
+    write = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "Write",
+        "input": {"file_path": str(target), "content": "x"},
+    }
+    turns = [{"content": [write]}, {"content": [{"type": "text", "text": "after respawn"}]}]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "write the notes about pomelos")
+        # mid-turn: the Write waits on a permission answer nobody gives
+        wait_for(lambda: (agents(env, project) or [{}])[0].get("state") == "blocked")
+        host_pid = Raw(socket_of(env)).call("hello")["payload"]["host"]
+        os.kill(host_pid, signal.SIGKILL)
+        wait_for(lambda: agents(env, project, "--all")[0]["state"] == "stopped")
+        assert agents(env, project) == []
+        assert yoke_cmd(env, project, "respawn", ident).returncode == 0  # starts a new host on demand
+        client = Raw(socket_of(env))
+        client.call("prompt", {"session": ident, "text": "go on"})
+        wait_for(lambda: "after respawn" in yoke_cmd(env, project, "logs", ident).stdout)
+        history = str(srv.requests[-1].body["messages"])
+        assert "pomelos" in history and "toolu_1" in history  # the unanswered call was answered on resume
+        assert not target.exists()
+
+
+def test_unknown_ids_and_missing_prompts_are_one_line(host_env, project):
+    for args in (("logs", "nope"), ("stop", "nope"), ("attach", "nope"), ("--bg",)):
+        run = yoke_cmd(host_env, project, *args)
+        assert run.returncode != 0 and len(run.stderr.strip().splitlines()) == 1, (args, run.stderr)
+        assert "Traceback" not in run.stderr
