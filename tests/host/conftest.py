@@ -48,6 +48,7 @@ class Raw:
         self.reader = self.sock.makefile("rb")
         self.count = 0
         self.seen: list[dict] = []
+        self.used: set[int] = set()  # indexes into seen that an `until` returned
 
     def send_line(self, data: bytes) -> None:
         self.sock.sendall(data)
@@ -72,11 +73,17 @@ class Raw:
         return self.until(lambda m: m.get("id") == ident and m["type"] in ("response", "error"))
 
     def until(self, predicate, timeout: float = 60) -> dict:
+        """The first message not returned before that matches, whether already read or still to come."""
+        for index, message in enumerate(self.seen):
+            if index not in self.used and predicate(message):
+                self.used.add(index)
+                return message
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             message = self.read()
             assert message is not None, f"connection closed; seen {self.seen[-5:]}"
             if predicate(message):
+                self.used.add(len(self.seen) - 1)
                 return message
         raise AssertionError(f"not seen within {timeout} s; last {self.seen[-5:]}")
 

@@ -54,9 +54,11 @@ class Host:
             while True:
                 try:
                     line = await reader.readline()
-                except ValueError:  # over the limit: the rest of the line cannot be told from the next one
+                except ValueError:  # over the limit: said, and the rest of that line skipped
                     client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
-                    break
+                    if not await _skip_line(reader):
+                        break
+                    continue
                 except ConnectionError:
                     break
                 if not line:
@@ -127,6 +129,17 @@ class Host:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(s.stop(force=False) for s in self.sessions.values()), return_exceptions=True)
+
+
+async def _skip_line(reader: asyncio.StreamReader) -> bool:
+    """Read past the rest of an over-long line; False at the end of the connection."""
+    while True:
+        try:
+            return bool(await reader.readline())
+        except ValueError:
+            continue
+        except ConnectionError:
+            return False
 
 
 # -- methods: each (host, client, request id, params) -> the response's payload -------------------------------
