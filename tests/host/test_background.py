@@ -93,3 +93,31 @@ def test_unknown_ids_and_missing_prompts_are_one_line(host_env, project):
         run = yoke_cmd(host_env, project, *args)
         assert run.returncode != 0 and len(run.stderr.strip().splitlines()) == 1, (args, run.stderr)
         assert "Traceback" not in run.stderr
+
+
+PROBE = (
+    "import sys\n"
+    "from yoke.cli.main import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('HOST:' + ','.join(sorted(m for m in sys.modules if m.startswith('yoke.host'))))\n"
+)
+
+
+def test_a_plain_print_run_needs_no_host_and_loads_none_of_it(host_env, project):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        run = subprocess.run(
+            [sys.executable, "-c", PROBE, "-p", "hi"],
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert run.stdout.splitlines()[0] == "ok", run.stderr
+    assert run.stdout.splitlines()[-1] == "HOST:"
+    assert not (Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock").exists()  # and started no host

@@ -45,6 +45,12 @@ def test_two_clients_one_answers_the_permission_prompt_and_the_other_sees_it_ans
         "input": {"file_path": str(target), "content": "hi\n"},
     }
     turns = [{"content": [write]}, {"content": [{"type": "text", "text": "written"}]}]
+    # the Notification hook runs when the session starts waiting, so a phone can be told
+    hook_out = project.parent / "notified.json"
+    settings = Path(host_env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"type": "command", "command": f"cat > {hook_out}"}
+    settings.write_text(json.dumps({"hooks": {"Notification": [{"matcher": "", "hooks": [hook]}]}}))
     with ScriptedServer(turns) as srv:
         env = dict(host_env, **anthropic_env(srv))
         ident = _start(env, project, "write notes")
@@ -59,6 +65,8 @@ def test_two_clients_one_answers_the_permission_prompt_and_the_other_sees_it_ans
         assert asks[0]["payload"]["seq"] == asks[1]["payload"]["seq"]  # one message, the same number for all
         request_id = asks[0]["payload"]["message"]["request_id"]
         assert agents(env, project)[0]["state"] == "blocked"
+        notified = json.loads(wait_for(lambda: hook_out.exists() and hook_out.read_text()))
+        assert notified["notification_type"] == "permission_prompt" and "Write" in notified["message"]
         answer = {"behavior": "allow"}
         assert (
             watcher.call("answer", {"session": ident, "request_id": request_id, "response": answer})["type"]

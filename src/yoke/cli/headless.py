@@ -155,6 +155,10 @@ async def _start(args: Namespace, prompt: str) -> int:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     if channel is not None and options.asker is not None:
         options.asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
+        if os.environ.get("YOKE_HOSTED") == "1":  # nobody watches a hosted session's pipe: call the user back
+            options.asker.on_ask = lambda q: session.notify(
+                f"Yoke needs your permission to use {q.tool_name}", "permission_prompt"
+            )
     debug = bool(args.debug or args.debug_file)
     run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, debug)
     run.debug_file = args.debug_file

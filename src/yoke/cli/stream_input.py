@@ -52,8 +52,13 @@ class StdioAsker(NoAsker):
     def __init__(self, channel: ControlChannel):
         self.channel = channel
         self.on_update: Any = None  # applies the permission updates an answer carries (always allow, modes)
+        self.on_ask: Any = (
+            None  # awaited before asking: the session host's sessions run the Notification hook
+        )
 
     async def ask(self, question: PermissionQuestion) -> Answer:
+        if self.on_ask is not None:
+            await self.on_ask(question)
         try:
             reply = await self.channel.request(
                 {

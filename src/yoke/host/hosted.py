@@ -75,7 +75,7 @@ class HostedSession:
             self.proc = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=self.record["cwd"],
-                env=self.env,
+                env={**self.env, "YOKE_HOSTED": "1"},
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=stderr,

@@ -34,8 +34,8 @@ def token_path(env=None) -> Path:
 def records_dir(env=None) -> Path:
     """Records and stream logs live beside the transcripts, so they survive a reboot that empties the
     runtime directory."""
-    from yoke.session.transcript import yoke_home
+    from yoke.config.settings import yoke_home_dir
 
-    path = yoke_home(dict(os.environ if env is None else env)) / "hosted"
+    path = yoke_home_dir(env=os.environ if env is None else env) / "hosted"
     path.mkdir(parents=True, exist_ok=True)
     return path
