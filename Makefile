@@ -75,3 +75,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_mcp.py
 	$(PY) benchmarks/bench_sandbox.py
 	$(PY) benchmarks/bench_batch.py
+	$(PY) benchmarks/bench_host.py
