@@ -121,3 +121,57 @@ def test_a_plain_print_run_needs_no_host_and_loads_none_of_it(host_env, project)
     assert run.stdout.splitlines()[0] == "ok", run.stderr
     assert run.stdout.splitlines()[-1] == "HOST:"
     assert not (Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock").exists()  # and started no host
+
+
+def test_attach_drives_the_session_and_leaving_it_keeps_the_session_running(host_env, project, tmp_path):
+    import subprocess
+    import sys
+
+    turns = [
+        {"content": [{"type": "text", "text": "first answer"}]},
+        {"content": [{"type": "text", "text": "second answer"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "first question")
+        wait_for(lambda: "first answer" in yoke_cmd(env, project, "logs", ident).stdout)
+        out = tmp_path / "attach.out"
+        with out.open("w") as sink:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "yoke", "attach", ident],
+                env=env,
+                cwd=project,
+                stdin=subprocess.PIPE,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                text=True,
+            )
+            try:
+                wait_for(lambda: "first answer" in out.read_text())  # what happened before, replayed
+                proc.stdin.write("second question\n")
+                proc.stdin.flush()
+                wait_for(lambda: "second answer" in out.read_text())
+                proc.stdin.write("/detach\n")
+                proc.stdin.flush()
+                assert proc.wait(timeout=20) == 0
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+        row = agents(env, project)[0]
+        assert row["id"] == ident and row["state"] == "idle"  # still running, waiting for a prompt
+        assert "second question" in str(srv.requests[-1].body["messages"])
+
+
+def test_bg_resume_continues_a_foreground_session_in_the_background(host_env, project):
+    turns = [
+        {"content": [{"type": "text", "text": "foreground"}]},
+        {"content": [{"type": "text", "text": "background"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        first = yoke_cmd(env, project, "-p", "remember durian", "--output-format", "json")
+        session_id = __import__("json").loads(first.stdout)["session_id"]
+        ident = _start(env, project, "--resume", session_id, "what fruit?")
+        assert session_id.startswith(ident)
+        wait_for(lambda: "background" in yoke_cmd(env, project, "logs", ident).stdout)
+        assert "durian" in str(srv.requests[-1].body["messages"])

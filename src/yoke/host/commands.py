@@ -174,7 +174,10 @@ def rm(argv: list[str]) -> int:
 
 
 def respawn(argv: list[str]) -> int:
-    targets = [r for r in records.all_records()] if "--all" in argv else [_record("respawn", argv)]
+    if "--all" in argv:  # every stopped session
+        targets = [r for r in records.all_records() if records.public_row(r)["state"] == "stopped"]
+    else:
+        targets = [_record("respawn", argv)]
     if any(t is None for t in targets):
         return 1
     try:
