@@ -175,3 +175,18 @@ def test_bg_resume_continues_a_foreground_session_in_the_background(host_env, pr
         assert session_id.startswith(ident)
         wait_for(lambda: "background" in yoke_cmd(env, project, "logs", ident).stdout)
         assert "durian" in str(srv.requests[-1].body["messages"])
+
+
+def test_a_session_that_crashes_takes_neither_the_host_nor_the_others_down(host_env, project):
+    turns = [{"content": [{"type": "text", "text": f"answer {n}"}]} for n in range(3)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        doomed = _start(env, project, "one")
+        survivor = _start(env, project, "two")
+        wait_for(lambda: {r["state"] for r in agents(env, project)} == {"idle"})
+        pid = next(r["pid"] for r in agents(env, project) if r["id"] == doomed)
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: [r["id"] for r in agents(env, project)] == [survivor])
+        client = Raw(socket_of(env))
+        assert client.call("prompt", {"session": survivor, "text": "still there?"})["type"] == "response"
+        wait_for(lambda: "answer 2" in yoke_cmd(env, project, "logs", survivor).stdout)

@@ -8,6 +8,7 @@ import fcntl
 import hmac
 import os
 import secrets
+import sys
 import time
 import uuid
 from typing import Any
@@ -321,6 +322,7 @@ async def run_host(idle_stop: float, tcp: tuple[str, int] | None = None) -> int:
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        print(f"yoke host: a host is already running for {runtime_dir()}", file=sys.stderr)
         return 1
     path = socket_path()
     path.unlink(missing_ok=True)
