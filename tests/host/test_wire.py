@@ -163,6 +163,8 @@ def test_bad_input_gets_an_error_and_the_host_keeps_serving(host_env, project):
         client = Raw(path)
         client.send_line(b"this is not json\n")
         assert client.read()["payload"]["code"] == "parse_error"
+        client.send_line(b"[" * 100_000 + b"\n")
+        assert client.read()["payload"]["code"] == "parse_error"
         assert client.call("no.such.method")["payload"]["code"] == "method_not_found"
         assert client.call("hello")["type"] == "response"  # the same connection still works
         huge = Raw(path)

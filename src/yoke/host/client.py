@@ -14,6 +14,7 @@ from typing import Any
 
 from yoke.host.paths import runtime_dir, socket_path
 from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
+from yoke.jsonsafe import loads
 
 START_WAIT = 15.0  # seconds for a host started on demand to listen
 
@@ -84,7 +85,7 @@ class HostClient:
             self.sock.settimeout(None)
         if not line:
             raise HostError("the host closed the connection")
-        return json.loads(line)
+        return loads(line)
 
     def close(self) -> None:
         try:

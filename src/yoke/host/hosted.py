@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
+from yoke.jsonsafe import loads
 
 # messages kept in memory for reconnecting clients; older ones come from the stream log
 BUFFER = int(os.environ.get("YOKE_HOST_REPLAY_BUFFER") or 2000)
@@ -112,7 +113,7 @@ class HostedSession:
             if not line:
                 break
             try:
-                message = json.loads(line)
+                message = loads(line)
             except ValueError:
                 continue  # stream-json stdout is JSON by contract; anything else is not the session's
             if isinstance(message, dict):

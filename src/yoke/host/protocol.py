@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke.jsonsafe import loads
+
 MAX_MESSAGE = 10 * 1024 * 1024  # bytes per message, either way
 TYPES = ("request", "response", "notification", "error", "stream")
 REQUEST_TIMEOUT = 30.0  # seconds a client waits for any response
@@ -31,8 +33,8 @@ def error(ident: str | None, code: str, message: str) -> bytes:
 def decode_request(line: bytes) -> tuple[str, str, dict[str, Any]]:
     """(id, method, params) of a request line, or ProtocolError."""
     try:
-        message = json.loads(line)
-    except (ValueError, RecursionError):
+        message = loads(line)  # a nesting limit: deep JSON is a parse error, not a RecursionError
+    except ValueError:
         raise ProtocolError("parse_error", "the line is not JSON") from None
     if not isinstance(message, dict):
         raise ProtocolError("invalid_request", "a message is a JSON object")
