@@ -201,3 +201,39 @@ def test_tcp_needs_the_token(host_env, project, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_websocket_clients_need_the_token_and_then_speak_the_same_protocol(host_env, project):
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    proc = subprocess.Popen([sys.executable, "-m", "yoke", "host", "--ws", "127.0.0.1:0"], env=host_env)
+    try:
+        folder = Path(host_env["XDG_RUNTIME_DIR"]) / "yoke"
+        port = int(
+            wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
+        )
+        url = f"ws://127.0.0.1:{port}"
+        request = {"id": "a", "type": "request", "payload": {"method": "list", "params": {}}}
+        with connect(url) as stranger:
+            stranger.send(json.dumps(request))
+            refused = json.loads(stranger.recv(timeout=20))
+            assert refused["type"] == "error" and refused["payload"]["code"] == "unauthorized"
+            try:
+                stranger.recv(timeout=20)
+                raise AssertionError("the connection stayed open")
+            except ConnectionClosed:
+                pass
+        token = (folder / "host.token").read_text()
+        with connect(url) as friend:
+            hello = {"id": "h", "type": "request", "payload": {"method": "hello", "params": {"token": token}}}
+            friend.send(json.dumps(hello))
+            assert json.loads(friend.recv(timeout=20))["type"] == "response"
+            friend.send(json.dumps(request))
+            listed = json.loads(friend.recv(timeout=20))
+            assert listed["id"] == "a" and listed["payload"] == {"sessions": []}
+            friend.send("not json")
+            assert json.loads(friend.recv(timeout=20))["payload"]["code"] == "parse_error"
+    finally:
+        proc.kill()
+        proc.wait()

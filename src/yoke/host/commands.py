@@ -201,26 +201,30 @@ def attach(argv: list[str]) -> int:
 
 
 def host(argv: list[str]) -> int:
-    """`yoke host [--tcp HOST:PORT] [--idle-stop SECONDS]`: serve in the foreground."""
+    """`yoke host [--tcp HOST:PORT] [--ws HOST:PORT] [--idle-stop SECONDS]`: serve in the foreground."""
     if argv and argv[0] in ("-h", "--help"):
         print(
-            "usage: yoke host [--tcp HOST:PORT] [--idle-stop SECONDS]\n\nRun the session host (started on demand "
-            "by yoke --bg). TCP clients authenticate with the token in the runtime folder's host.token."
+            "usage: yoke host [--tcp HOST:PORT] [--ws HOST:PORT] [--idle-stop SECONDS]\n\nRun the session host "
+            "(started on demand by yoke --bg). TCP and WebSocket clients authenticate with the token in the "
+            "runtime folder's host.token (docs/wire.md)."
         )
         return 0
-    tcp = None
     idle = float(os.environ.get("YOKE_HOST_IDLE_STOP") or 60)
     try:
-        if "--tcp" in argv:
-            address = argv[argv.index("--tcp") + 1]
-            name, _, port = address.rpartition(":")
-            tcp = (name or "127.0.0.1", int(port))
+        tcp, ws = _address(argv, "--tcp"), _address(argv, "--ws")
         if "--idle-stop" in argv:
             idle = float(argv[argv.index("--idle-stop") + 1])
     except (IndexError, ValueError):
-        return _fail("host", "--tcp takes HOST:PORT and --idle-stop a number of seconds")
+        return _fail("host", "--tcp and --ws take HOST:PORT, --idle-stop a number of seconds")
     import asyncio
 
     from yoke.host.server import run_host
 
-    return asyncio.run(run_host(idle, tcp))
+    return asyncio.run(run_host(idle, tcp, ws))
+
+
+def _address(argv: list[str], flag: str) -> tuple[str, int] | None:
+    if flag not in argv:
+        return None
+    name, _, port = argv[argv.index(flag) + 1].rpartition(":")
+    return (name or "127.0.0.1", int(port))

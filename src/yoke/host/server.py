@@ -49,30 +49,11 @@ class Host:
 
     # -- connections ---------------------------------------------------------------------------------------
     async def serve_connection(self, reader, writer, needs_token: bool) -> None:
+        """A Unix socket or TCP connection: one message per line."""
         client = Client(writer, authenticated=not needs_token)
-        self.clients.add(client)
         try:
-            while True:
-                try:
-                    line = await reader.readline()
-                except ValueError:  # over the limit: said, and the rest of that line skipped
-                    client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
-                    if not await _skip_line(reader):
-                        break
-                    continue
-                except ConnectionError:
-                    break
-                if not line:
-                    break
-                if not line.strip():
-                    continue
-                if not await self._handle_line(client, line):
-                    break
+            await self.serve(client, _lines(reader, client))
         finally:
-            self.clients.discard(client)
-            for session in self.sessions.values():
-                session.detach(client)
-            self.last_busy = time.monotonic()
             try:
                 if not writer.is_closing():
                     await asyncio.wait_for(writer.drain(), 2)
@@ -80,7 +61,20 @@ class Host:
             except (ConnectionError, TimeoutError):
                 writer.transport.abort()
 
-    async def _handle_line(self, client: Client, line: bytes) -> bool:
+    async def serve(self, client: Any, messages: Any) -> None:
+        """Answer a client's messages (an async iterator of bytes) until it leaves or fails to authenticate."""
+        self.clients.add(client)
+        try:
+            async for line in messages:
+                if line.strip() and not await self._handle_line(client, line):
+                    break
+        finally:
+            self.clients.discard(client)
+            for session in self.sessions.values():
+                session.detach(client)
+            self.last_busy = time.monotonic()
+
+    async def _handle_line(self, client: Any, line: bytes) -> bool:
         """Answer one request; False ends the connection (a failed authentication)."""
         ident = None
         try:
@@ -130,6 +124,22 @@ class Host:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(s.stop(force=False) for s in self.sessions.values()), return_exceptions=True)
+
+
+async def _lines(reader: asyncio.StreamReader, client: Client) -> Any:
+    while True:
+        try:
+            line = await reader.readline()
+        except ValueError:  # over the limit: said, and the rest of that line skipped
+            client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
+            if not await _skip_line(reader):
+                return
+            continue
+        except ConnectionError:
+            return
+        if not line:
+            return
+        yield line
 
 
 async def _skip_line(reader: asyncio.StreamReader) -> bool:
@@ -316,7 +326,9 @@ def load_token(create: bool) -> str | None:
     return token
 
 
-async def run_host(idle_stop: float, tcp: tuple[str, int] | None = None) -> int:
+async def run_host(
+    idle_stop: float, tcp: tuple[str, int] | None = None, ws: tuple[str, int] | None = None
+) -> int:
     """Serve until idle; 0, or 1 when another host already holds this runtime directory."""
     lock = open(runtime_dir() / "host.lock", "a")  # noqa: SIM115 - held for the host's life
     try:
@@ -326,7 +338,7 @@ async def run_host(idle_stop: float, tcp: tuple[str, int] | None = None) -> int:
         return 1
     path = socket_path()
     path.unlink(missing_ok=True)
-    token = os.environ.get("YOKE_HOST_TOKEN") or (load_token(create=True) if tcp else None)
+    token = os.environ.get("YOKE_HOST_TOKEN") or (load_token(create=True) if tcp or ws else None)
     host = Host(idle_stop, token)
     old = os.umask(0o177)  # the socket is born 0600: no window where another user may connect
     try:
@@ -343,6 +355,10 @@ async def run_host(idle_stop: float, tcp: tuple[str, int] | None = None) -> int:
         port = tcp_server.sockets[0].getsockname()[1]
         (runtime_dir() / "host.port").write_text(str(port))
         servers.append(tcp_server)
+    if ws is not None:
+        from yoke.host.websocket import serve_websocket
+
+        servers.append(await serve_websocket(host, ws))
     watcher = asyncio.get_running_loop().create_task(host.watch_idle())
     try:
         await host.done.wait()

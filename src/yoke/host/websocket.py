@@ -1,0 +1,93 @@
+"""The host's optional WebSocket listener (`yoke host --ws HOST:PORT`): one bridge message per text frame,
+the same token rule as TCP. The `websockets` package is imported only when asked for."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+from yoke.host.paths import runtime_dir
+from yoke.host.protocol import MAX_MESSAGE
+
+
+class WebSocketClient:
+    """Messages queue here and one task sends them; a client with too much queued is dropped."""
+
+    def __init__(self, ws: Any, limit: int):
+        self.ws = ws
+        self.limit = limit
+        self.authenticated = False
+        self.queue: deque[bytes] = deque()
+        self.queued = 0
+        self.ready = asyncio.Event()
+        self.closed = False
+        self.sender = asyncio.get_running_loop().create_task(self._send_all())
+
+    def send(self, data: bytes) -> bool:
+        if self.closed:
+            return False
+        if self.queued > self.limit:
+            self.close()
+            return False
+        self.queue.append(data)
+        self.queued += len(data)
+        self.ready.set()
+        return True
+
+    def close(self) -> None:
+        self.closed = True
+        self.ready.set()
+        asyncio.get_running_loop().create_task(self.ws.close(1008, "too slow"))
+
+    async def _send_all(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        while not self.closed:
+            await self.ready.wait()
+            self.ready.clear()
+            while self.queue and not self.closed:
+                data = self.queue.popleft()
+                self.queued -= len(data)
+                try:
+                    await self.ws.send(data.decode().rstrip("\n"))
+                except ConnectionClosed:
+                    self.closed = True
+
+    async def flush(self) -> None:
+        """Send what is queued (an error before closing), for at most two seconds."""
+        try:
+            async with asyncio.timeout(2):
+                while self.queue and not self.closed:
+                    await asyncio.sleep(0.01)
+        except TimeoutError:
+            pass
+
+
+async def serve_websocket(host: Any, address: tuple[str, int]) -> Any:
+    from websockets.asyncio.server import serve
+    from websockets.exceptions import ConnectionClosed
+
+    from yoke.host.server import CLIENT_BUFFER
+
+    async def handler(ws: Any) -> None:
+        client = WebSocketClient(ws, CLIENT_BUFFER)
+
+        async def messages() -> Any:
+            try:
+                async for message in ws:
+                    yield message.encode() if isinstance(message, str) else message
+            except ConnectionClosed:  # a frame over 10 MB closes with 1009, as the WebSocket protocol says
+                return
+
+        try:
+            await host.serve(client, messages())
+            await client.flush()
+        finally:
+            client.closed = True
+            client.ready.set()
+
+    server = await serve(handler, address[0], address[1], max_size=MAX_MESSAGE)
+    port = next(iter(server.sockets)).getsockname()[1]
+    (runtime_dir() / "host.ws-port").write_text(str(port))
+    return server
