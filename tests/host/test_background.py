@@ -190,3 +190,11 @@ def test_a_session_that_crashes_takes_neither_the_host_nor_the_others_down(host_
         client = Raw(socket_of(env))
         assert client.call("prompt", {"session": survivor, "text": "still there?"})["type"] == "response"
         wait_for(lambda: "answer 2" in yoke_cmd(env, project, "logs", survivor).stdout)
+
+
+def test_a_session_whose_turn_fails_says_why_in_logs(host_env, project):
+    ident = _start(host_env, project, "hi")  # no API key at all
+    shown = wait_for(
+        lambda: (out := yoke_cmd(host_env, project, "logs", ident).stdout) and "[" in out and out
+    )
+    assert "API key" in shown or "ANTHROPIC_API_KEY" in shown, shown

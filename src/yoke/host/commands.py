@@ -133,10 +133,18 @@ def logs(argv: list[str]) -> int:
     from yoke.host.hosted import read_stream_log
     from yoke.host.render import render
 
-    for entry in read_stream_log(record["id"])[-400:]:
+    entries = read_stream_log(record["id"])
+    for entry in entries[-400:]:
         text = render(entry["message"])
         if text:
             print(text)
+    last = entries[-1]["message"] if entries else {}
+    if not entries or (last.get("subtype") == "session_ended" and last.get("exit_code")):
+        stderr = records.stream_log_path(record["id"]).with_suffix(".stderr")
+        try:  # the session could not start or failed: what it said about why
+            print("\n".join(stderr.read_text(errors="replace").splitlines()[-20:]))
+        except OSError:
+            pass
     return 0
 
 
