@@ -11,5 +11,9 @@ one-writer lock on its transcript. The host itself imports no part of a session.
 - `hosted.py`: one hosted session: its child process, sequence numbers, replay buffer and clients.
 - `server.py`: the host process: listeners, methods, idle stop.
 - `client.py`: the blocking client the commands use, starting the host on demand.
+- `remote.py`: a hosted session as the terminal UI sees a session (`yoke attach` in a terminal).
+- `attach.py`: `yoke attach`, the terminal UI or a line client.
+- `render.py`: stream-json messages as text lines (`logs`, the line client).
+- `websocket.py`: the optional WebSocket listener.
 - `commands.py`: `--bg`, `agents --json`, `attach`, `logs`, `stop`, `kill`, `rm`, `respawn`, `host`.
 """

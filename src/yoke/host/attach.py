@@ -1,5 +1,6 @@
-"""`yoke attach <id>`: a line client driving a hosted session. Lines typed are prompts; `y`/`n` answers a
-waiting permission prompt; `/interrupt` interrupts; `/detach` or end of input leaves, the session running."""
+"""`yoke attach <id>`: in a terminal, the terminal UI driving the hosted session (`host/remote.py`); from a
+pipe or with `--lines`, a line client: lines typed are prompts, `y`/`n` answers a waiting permission prompt,
+`/interrupt` interrupts, `/detach` or end of input leaves. Either way the session keeps running."""
 
 from __future__ import annotations
 
@@ -77,3 +78,34 @@ def _keyboard(client: HostClient, session: str, pending: list[str], done: thread
         else:
             client.send("prompt", {"session": session, "text": text})
     done.set()
+
+
+def run_attach_ui(record: dict[str, Any]) -> int:
+    """The terminal UI driving the hosted session; leaving it (Ctrl+D, /exit) leaves the session running."""
+    import asyncio
+
+    try:
+        return asyncio.run(_attach_ui(record))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def _attach_ui(record: dict[str, Any]) -> int:
+    import os
+
+    from yoke.host.remote import RemoteSession
+    from yoke.ui.app import TerminalUI
+    from yoke.ui.asker import UIAsker
+
+    ui: TerminalUI
+
+    async def opener(**overrides: Any) -> Any:
+        if overrides:  # /clear, /resume, /rewind open other sessions: not this client's to do
+            raise ValueError("an attached session stays the same session; detach and start another")
+        return await RemoteSession.open(record, UIAsker(ui))
+
+    ui = TerminalUI(opener, record["cwd"], None, dict(os.environ))
+    ui.settings_flag = None
+    ui.auto_mode_enabled = False
+    ui.emit(f"attached to {record['id']} ({record.get('name') or ''}) · leaving keeps it running\n")
+    return await ui.run()

@@ -203,7 +203,13 @@ def attach(argv: list[str]) -> int:
     record = _record("attach", argv)
     if record is None:
         return 1
-    from yoke.host.attach import run_attach
+    if records.public_row(record)["state"] == "stopped":
+        return _fail("attach", f"{record['id']} is stopped (yoke respawn {record['id']} restarts it)")
+    if "--lines" not in argv and sys.stdin.isatty() and sys.stdout.isatty():
+        from yoke.host.attach import run_attach_ui
+
+        return run_attach_ui(record)
+    from yoke.host.attach import run_attach  # a pipe, or --lines: the line client
 
     return run_attach(record)
 
