@@ -8,7 +8,7 @@ history and the transcript are written here, before the matching event is yielde
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke import events as ev
@@ -110,6 +110,7 @@ class Agent(Record):
         last_usage: pb.Usage | None = None,
         inbox: list[str] | None = None,
         notices: list[str] | None = None,
+        make_keeper: Callable[[Agent], HistoryKeeper] | None = None,
     ) -> None:
         self.provider = provider
         self.executor = executor
@@ -127,6 +128,8 @@ class Agent(Record):
         if state is not None:  # tools that notify the model later (Monitor) append to it
             state.services.inbox = self.inbox
         self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
+        if make_keeper is not None:  # a keeper that summarises with this agent's provider and history
+            self.keeper = make_keeper(self)
         self._pump: Pump | None = None
         self._interrupt_requested = False
 

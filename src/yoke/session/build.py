@@ -11,6 +11,7 @@ import asyncio
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from yoke.loop.turn import Agent, LoopSettings
 from yoke.permissions.gate import NoAsker
 from yoke.providers.base import ProviderError
 from yoke.records import Record
-from yoke.session.engine import Session, SessionError
+from yoke.session.engine import Session, SessionError, set_gate_mode
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
 from yoke.startup import resume_collection
@@ -88,8 +89,6 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
-    if options.restricted:  # the file tools stay inside the working directories
-        gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
     warnings.extend(_sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
@@ -123,13 +122,14 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     if structured is not None:
         lifecycle.add(structured)
     executor = _executor(
-        registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options
+        registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options, lifecycle
     )
-    executor.lifecycle = lifecycle
     if mcp is not None:
         mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
     resources.callback(lambda: _close_shell(executor.ctx), "background shells")
     from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
+
+    loop_settings = _loop_settings(options, model, env, effort)
 
     extensions = prepare_extensions(
         cwd=cwd,
@@ -145,6 +145,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         provider_name=provider_name,
         warnings=warnings,
         setting_sources=options.setting_sources,
+        loop_settings=loop_settings,
     )
     _plugin_agents(catalog, extensions, warnings)
     from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
@@ -168,26 +169,23 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     system = await _system_prompt(
         options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section, extensions
     )
+    from yoke.session.collaborators import make_compactor
+
     agent = Agent(
         provider=provider,
         executor=executor,
-        settings=_loop_settings(options, model, env, effort),
+        settings=loop_settings,
         recorder=recorder,
         system=system,
         messages=_resumed_messages(loaded.conversation, model, env, warnings),
+        ledger=_ledger(prices, loaded),
+        make_keeper=partial(make_compactor, model=model, session_dir=session_dir, memory=memory, env=env),
     )
-    agent.ledger.prices = prices
-    if loaded.conversation is not None and loaded.conversation.model_usage:
-        agent.ledger.restore(loaded.conversation.model_usage)
-    extensions.runtime.agent = agent
     if hasattr(gate, "classifier"):  # auto mode's classifier, active while the mode is auto
         from yoke.permissions.auto_mode import install
 
         install(gate, provider, model, agent.messages, settings, agent.ledger, env)
 
-    from yoke.session.collaborators import make_compactor
-
-    agent.keeper = make_compactor(agent, model, session_dir, memory, env)
     if auto_memory is not None:
         lifecycle.add(auto_memory.listener(agent))  # recall adds memories to each prompt
         auto_memory.start_messages = len(agent.messages)
@@ -209,12 +207,11 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         session_dir=session_dir,
         warnings=warnings,
         rebuild_model=_switch_model,
+        mcp=mcp,
+        side_events=mcp_events,
+        result_shapers=[structured.shape] if structured is not None else [],
     )
     ready.append(session)
-    executor.ctx.set_permission_mode = session.set_permission_mode
-    if structured is not None:
-        session.result_shapers.append(structured.shape)
-    session.mcp, session.side_events = mcp, mcp_events
     if auto_memory is not None:
         resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")
     from yoke.agents import attach_runner
@@ -222,6 +219,17 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     attach_runner(session, catalog)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
+
+
+def _ledger(prices: dict, loaded: _Loaded) -> Any:
+    """One cost ledger for the session and its sub-agents: the prices settings give, and what a resumed
+    session had spent."""
+    from yoke.loop.accounting import CostLedger
+
+    ledger = CostLedger(prices)
+    if loaded.conversation is not None and loaded.conversation.model_usage:
+        ledger.restore(loaded.conversation.model_usage)
+    return ledger
 
 
 def _prices(options: SessionOptions, merged: dict[str, Any], model: str, warnings: list[str]) -> dict:
@@ -382,6 +390,7 @@ def _executor(
     recorder: Any,
     memory: Any,
     options: SessionOptions,
+    lifecycle: Lifecycle,
 ) -> Any:
     """The tool executor, the session's tool context and the collaborators that watch tool calls."""
     from yoke.loop.executor import ToolExecutor
@@ -399,10 +408,18 @@ def _executor(
 
         restore_read_state(state, conversation.messages, cwd)
     asker = options.asker or NoAsker()
-    ctx = ToolContext(cwd=cwd, session=state, working_dirs=working_dirs, asker=asker, env=env)
-    ctx.files, ctx.terminal = options.workspace_files, options.command_terminal  # front-end's, if any
+    ctx = ToolContext(
+        cwd=cwd,
+        session=state,
+        working_dirs=working_dirs,
+        asker=asker,
+        env=env,
+        set_permission_mode=partial(set_gate_mode, gate),  # an approved plan leaves plan mode
+        files=options.workspace_files,  # the front-end's, if any
+        terminal=options.command_terminal,
+    )
     observers = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
-    return ToolExecutor(registry, gate, ctx, observers=observers)
+    return ToolExecutor(registry, gate, ctx, lifecycle, observers)
 
 
 async def _close_shell(ctx: Any) -> None:
@@ -712,7 +729,7 @@ def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path
 
     mode = options.permission_mode
     try:
-        return build_gate(
+        gate = build_gate(
             settings,
             cwd=cwd,
             mode=mode,
@@ -724,6 +741,9 @@ def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path
         )
     except ValueError as exc:
         raise SessionError(str(exc), usage=True) from None
+    if options.restricted:  # the file tools stay inside the working directories
+        gate.block_outside_reads = True
+    return gate
 
 
 def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:

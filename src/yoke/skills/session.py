@@ -69,6 +69,7 @@ def prepare_extensions(
     provider_name: str,
     warnings: list[str],
     setting_sources: Sequence[str] | None = None,
+    loop_settings: Any = None,
 ) -> Extensions:
     from yoke.plugins import enabled_plugins
     from yoke.skills.catalog import load_catalog
@@ -96,6 +97,8 @@ def prepare_extensions(
         registry,
         gate,
         ctx,
+        lifecycle=executor.lifecycle,
+        loop_settings=loop_settings,
         provider_name=provider_name,
     )
     ctx.session.services.skills = runtime
