@@ -17,7 +17,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.ids import new_uuid
-from yoke.loop.lifecycle import Lifecycle
+from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.loop.turn import Agent, LoopSettings
 from yoke.permissions.gate import NoAsker
 from yoke.providers.base import ProviderError
@@ -187,7 +187,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         install(gate, provider, model, agent.messages, settings, agent.ledger, env)
 
     if auto_memory is not None:
-        lifecycle.add(auto_memory.listener(agent))  # recall adds memories to each prompt
+        lifecycle.add(auto_memory.listener(agent, LifecycleOutcome))  # recall adds memories to each prompt
         auto_memory.start_messages = len(agent.messages)
     started = ev.SessionStarted(
         loaded.session_id,

@@ -190,10 +190,10 @@ class SkillRuntime(Record):
         if not skill.allowed_tools or skill.source not in PROJECT_SOURCES:
             return skill.allowed_tools
         if self.trusted is None:
+            from yoke.config.settings import yoke_home_dir
             from yoke.permissions.trust import is_trusted
-            from yoke.session.transcript import yoke_home
 
-            self.trusted = is_trusted(self.cwd, yoke_home(dict(self.env)))
+            self.trusted = is_trusted(self.cwd, yoke_home_dir(env=self.env))
         return skill.allowed_tools if self.trusted else []
 
     def _grant(self, rules: list[str]) -> list[Any]:
