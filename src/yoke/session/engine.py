@@ -20,6 +20,7 @@ from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import Block, Message
 from yoke.session.resources import ResourceStack
+from yoke.session.routing import PromptRouter, default_router
 
 if TYPE_CHECKING:
     from yoke.tools.services import SessionServices
@@ -60,6 +61,7 @@ class Session:
         mcp: Any = None,
         side_events: list[ev.Event] | None = None,
         result_shapers: list[Any] | None = None,
+        router: PromptRouter | None = None,
     ):
         self.agent = agent
         self.started = started
@@ -77,6 +79,7 @@ class Session:
         self.mcp = mcp  # the MCP runtime (yoke.mcp.runtime) when servers are configured
         # raised outside a query's steps (MCP state changes)
         self.side_events: list[ev.Event] = [] if side_events is None else side_events
+        self.router = default_router() if router is None else router  # where a prompt goes (routing.py)
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
 
     # ---- what front-ends read -------------------------------------------------------------------------
@@ -149,14 +152,8 @@ class Session:
         """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
         as the prompt compacts instead (as in Claude Code's headless mode); `/mcp__<server>__<prompt> args` sends
         the prompt an MCP server renders; other `/name args` prompts run skills, custom commands and built-ins
-        (`yoke.skills.session.prompt_events`)."""
-        from yoke.skills.session import prompt_events
-
-        if self.mcp is not None and isinstance(prompt, str) and prompt.lstrip().startswith("/mcp__"):
-            prompt = await self._mcp_prompt(prompt)
-        command = _compact_command(prompt)
-        events = self.agent.compact(command or None) if command is not None else prompt_events(self, prompt)
-        async for event in events:
+        (the session's `router`: `yoke.session.routing`)."""
+        async for event in self.router.events(self, prompt):
             while self.side_events:
                 yield self.side_events.pop(0)
             if self.debug_log is not None:  # /debug turned it on
@@ -167,15 +164,6 @@ class Session:
                 for shape in self.result_shapers:
                     event = shape(event)
             yield event  # (side events raised after the Result wait for the next query)
-
-    async def _mcp_prompt(self, prompt: str) -> str:
-        """`/mcp__<server>__<prompt> [args]`: the prompt as the server renders it."""
-        try:
-            expanded = await self.mcp.expand_command(prompt)
-        except Exception as exc:
-            self.side_events.append(ev.Notice("warning", f"{prompt.split()[0]}: {exc}"))
-            return prompt
-        return expanded if expanded else prompt
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         async for event in self.agent.compact(instructions):
@@ -405,13 +393,3 @@ class Session:
             except Exception:
                 pass
         await self.resources.aclose()
-
-
-def _compact_command(prompt: Any) -> str | None:
-    """`/compact [instructions]` sent as a prompt: the instructions ("" for none), or None."""
-    if not isinstance(prompt, str):
-        return None
-    text = prompt.strip()
-    if text != "/compact" and not text.startswith("/compact "):
-        return None
-    return text[len("/compact") :].strip()
