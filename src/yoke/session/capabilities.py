@@ -230,12 +230,14 @@ def tool_executor(
     lifecycle: Lifecycle,
 ) -> Any:
     """The tool executor, the session's tool context and the collaborators that watch tool calls."""
+    from yoke.agents.task_list import TaskList
     from yoke.loop.executor import ToolExecutor
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
     from yoke.tools.services import SessionServices
 
-    services = SessionServices.for_gate(gate)  # the sandbox Bash runs in; what Grep and Glob leave out
+    # the sandbox Bash runs in; what Grep and Glob leave out; the task list (TaskCreate and friends)
+    services = SessionServices.for_gate(gate, task_list=TaskList(lifecycle))
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     conversation = loaded.conversation
     if conversation is not None:
