@@ -8,7 +8,7 @@ history and the transcript are written here, before the matching event is yielde
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke import events as ev
@@ -91,6 +91,7 @@ class Agent(Record):
         "last_usage",
         "inbox",
         "notices",
+        "observers",
         "_pump",
         "_interrupt_requested",
     )
@@ -127,6 +128,7 @@ class Agent(Record):
         if extras is not None:  # tools that notify the model later (Monitor) append to it
             extras.extras["inbox"] = self.inbox
         self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
+        self.observers: list[Callable[[ev.Event], None]] = []  # see every event as the work produces it
         self._pump: Pump | None = None
         self._interrupt_requested = False
 
@@ -182,7 +184,10 @@ class Agent(Record):
 
     def _publish(self, event: ev.Event) -> ev.Event:
         """Record what the transcript keeps of an event, and say which agent it came from. A sub-agent's
-        events pass through as they are: its own session stamped and recorded them."""
+        events pass through as they are: its own session stamped and recorded them. Observers (telemetry)
+        see each event here, in order, before any front-end does."""
+        for observe in self.observers:
+            observe(event)
         if event.agent_id != "main" or event.parent_tool_use_id is not None:
             return event
         if isinstance(event, ev.Notice) and event.kind != "api_retry":

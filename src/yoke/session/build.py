@@ -25,6 +25,7 @@ from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
 from yoke.startup import resume_collection
+from yoke.telemetry import enabled as telemetry_enabled
 
 
 class _Loaded(Record):
@@ -214,6 +215,10 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     from yoke.agents import attach_runner
 
     attach_runner(session, catalog)
+    if telemetry_enabled(env):  # OpenTelemetry export: docs/observability.md; off costs this one check
+        from yoke.telemetry.attach import attach_telemetry
+
+        attach_telemetry(session, env, merged, resumed=loaded.conversation is not None)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
 

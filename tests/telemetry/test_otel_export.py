@@ -1,0 +1,281 @@
+"""OpenTelemetry export through the real `yoke -p` to a real OTLP receiver: Claude Code's metric and event
+names, units and attributes (as 2.1.330 sends them, docs/observability.md), spans with `traceparent` on the
+model requests, the protocol variants, headers (variable and `otelHeadersHelper`), and cost agreement."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from tests.conftest import anthropic_env
+from tests.telemetry.otlp_receiver import OtlpReceiver
+
+from yoke.testing import ScriptedServer
+
+pytest.importorskip("opentelemetry.sdk")
+
+USAGE = {
+    "input_tokens": 1200,
+    "output_tokens": 300,
+    "cache_read_input_tokens": 5000,
+    "cache_creation_input_tokens": 800,
+}
+
+
+def edit_script(project: Path) -> list[dict]:
+    target = str(project / "greet.py")
+    return [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_read", "name": "Read", "input": {"file_path": target}}
+            ],
+            "usage": USAGE,
+        },
+        {
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "toolu_edit",
+                    "name": "Edit",
+                    "input": {"file_path": target, "old_string": "Helo", "new_string": "Hello"},
+                }
+            ],
+            "usage": USAGE,
+        },
+        {"content": [{"type": "text", "text": "Fixed."}], "usage": USAGE},
+    ]
+
+
+def otel_env(receiver: OtlpReceiver, protocol: str = "http/json", **extra: str) -> dict[str, str]:
+    return {
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+        "OTEL_METRICS_EXPORTER": "otlp",
+        "OTEL_LOGS_EXPORTER": "otlp",
+        "OTEL_TRACES_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": protocol,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url,
+        "OTEL_METRIC_EXPORT_INTERVAL": "60000",  # the final export at exit must carry everything
+        **extra,
+    }
+
+
+@pytest.fixture
+def greet(project: Path) -> Path:
+    path = project / "greet.py"
+    path.write_text('print("Helo, world")\n')
+    return path
+
+
+def run_edit(yoke, project, receiver, protocol="http/json", **extra):
+    with ScriptedServer(edit_script(project)) as srv:
+        env = {**anthropic_env(srv), **otel_env(receiver, protocol, **extra)}
+        run = yoke(
+            "-p", "fix greet.py", "--permission-mode", "acceptEdits", "--output-format", "json", env=env
+        )
+        assert run.code == 0, run.stderr
+        traceparents = [r.headers.get("traceparent") for r in srv.requests]
+    return json.loads(run.stdout), run, traceparents
+
+
+def one(items: list[dict], **match) -> dict:
+    found = [i for i in items if all(i.get(k) == v or i["attributes"].get(k) == v for k, v in match.items())]
+    assert len(found) == 1, (match, items)
+    return found[0]
+
+
+@pytest.mark.parametrize("protocol", ["http/json", "http/protobuf"])
+def test_an_editing_run_exports_claude_codes_metrics_and_events(yoke, project, greet, protocol):
+    with OtlpReceiver() as receiver:
+        result, run, _ = run_edit(yoke, project, receiver, protocol)
+    assert greet.read_text() == 'print("Hello, world")\n'
+    kinds = {r["content_type"].split(";")[0] for r in receiver.requests}
+    assert kinds == {"application/json" if protocol == "http/json" else "application/x-protobuf"}
+    metrics = receiver.metrics()
+    session_id = result["session_id"]
+    for point in metrics:
+        assert point["attributes"]["session.id"] == session_id
+        assert point["resource"]["service.name"] == "yoke"
+    assert one(metrics, name="claude_code.session.count")["attributes"]["start_type"] == "fresh"
+    model = result["modelUsage"] and next(iter(result["modelUsage"]))
+    tokens = {p["attributes"]["type"]: p for p in metrics if p["name"] == "claude_code.token.usage"}
+    assert set(tokens) == {"input", "output", "cacheRead", "cacheCreation"}
+    assert all(p["unit"] == "tokens" and p["attributes"]["model"] == model for p in tokens.values())
+    assert tokens["cacheRead"]["value"] == 3 * 5000 and tokens["output"]["value"] == 3 * 300
+    assert tokens["input"]["value"] == result["usage"]["input_tokens"]
+    cost = [p for p in metrics if p["name"] == "claude_code.cost.usage"]
+    assert cost[0]["unit"] == "USD"
+    assert round(sum(p["value"] for p in cost), 2) == round(result["total_cost_usd"], 2)
+    assert abs(sum(p["value"] for p in cost) - result["total_cost_usd"]) < 1e-9
+    assert {
+        (p["attributes"]["type"], p["value"])
+        for p in metrics
+        if p["name"] == "claude_code.lines_of_code.count"
+    } == {
+        ("added", 1.0),
+        ("removed", 1.0),
+    }
+    decision = one(metrics, name="claude_code.code_edit_tool.decision")
+    assert {k: decision["attributes"][k] for k in ("decision", "source", "tool_name", "language")} == {
+        "decision": "accept",
+        "source": "config",
+        "tool_name": "Edit",
+        "language": "Python",
+    }
+    active = one(metrics, name="claude_code.active_time.total")
+    assert active["unit"] == "s" and active["value"] > 0 and active["attributes"]["type"] == "cli"
+
+    events = receiver.events()
+    assert all(e["scope"] == "com.anthropic.claude_code.events" for e in events)
+    names = [e["attributes"]["event.name"] for e in events]
+    assert names.count("api_request") == 3 and names.count("assistant_response") == 3
+    assert (
+        names.count("tool_decision") == 2
+        and names.count("tool_result") == 2
+        and names.count("user_prompt") == 1
+    )
+    assert all(e["body"] == "claude_code." + e["attributes"]["event.name"] for e in events)
+    assert sorted(e["attributes"]["event.sequence"] for e in events) == list(range(len(events)))
+    prompt = one(events, **{"event.name": "user_prompt"})["attributes"]
+    assert prompt["prompt_length"] == "12" and prompt["prompt"] == "<REDACTED>"  # no OTEL_LOG_USER_PROMPTS
+    requests = [e["attributes"] for e in events if e["attributes"]["event.name"] == "api_request"]
+    assert requests[0]["cache_read_tokens"] == 5000 and requests[0]["output_tokens"] == 300
+    assert abs(sum(r["cost_usd"] for r in requests) - result["total_cost_usd"]) < 1e-9
+    edit = one(events, **{"event.name": "tool_result", "tool_name": "Edit"})["attributes"]
+    assert edit["success"] == "true" and int(edit["tool_result_size_bytes"]) > 0
+    assert (
+        one(events, **{"event.name": "tool_decision", "tool_name": "Edit"})["attributes"]["decision"]
+        == "accept"
+    )
+    assert len({e["attributes"]["prompt.id"] for e in events}) == 1
+
+
+def test_spans_nest_and_model_requests_carry_traceparent(yoke, project, greet):
+    with OtlpReceiver() as receiver:
+        result, run, traceparents = run_edit(yoke, project, receiver)
+    spans = receiver.spans()
+    root = one(spans, name="claude_code.interaction")
+    assert root["parent"] == "" and root["attributes"]["num_turns"] == 3
+    requests = [s for s in spans if s["name"] == "claude_code.llm_request"]
+    assert len(requests) == 3 and all(s["parent"] == root["span_id"] for s in requests)
+    assert {s["trace_id"] for s in spans} == {root["trace_id"]}
+    # the header of each model request names that request's span
+    assert traceparents == [f"00-{root['trace_id']}-{s['span_id']}-01" for s in requests]
+    first = requests[0]["attributes"]
+    assert first["input_tokens"] == 1200 and first["cache_read_tokens"] == 5000 and first["retries"] == 0
+    assert first["ttft_ms"] >= 0 and first["model"]
+    assert abs(sum(s["attributes"]["cost_usd"] for s in requests) - result["total_cost_usd"]) < 1e-9
+    tools = {s["attributes"]["tool_name"]: s for s in spans if s["name"] == "claude_code.tool"}
+    assert set(tools) == {"Read", "Edit"}
+    assert (
+        tools["Edit"]["attributes"]["decision"] == "accept" and tools["Edit"]["attributes"]["success"] is True
+    )
+    assert tools["Edit"]["attributes"]["result_size_bytes"] > 0
+    children = {s["name"] for s in spans if s["parent"] == tools["Edit"]["span_id"]}
+    assert children == {"claude_code.tool.blocked_on_user", "claude_code.tool.execution"}
+
+
+def test_headers_prompts_and_resource_attributes(yoke, project, greet, home):
+    helper = project / "otel-headers.sh"
+    helper.write_text('#!/bin/sh\necho \'{"X-From-Helper": "token-123"}\'\n')
+    helper.chmod(0o755)
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"otelHeadersHelper": str(helper)}))
+    with OtlpReceiver() as receiver:
+        run_edit(
+            yoke,
+            project,
+            receiver,
+            OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer%20abc,X-Team=core",
+            OTEL_LOG_USER_PROMPTS="1",
+            OTEL_RESOURCE_ATTRIBUTES="department=eng,team.id=platform",
+        )
+    assert receiver.requests
+    for request in receiver.requests:
+        headers = {k.lower(): v for k, v in request["headers"].items()}
+        assert headers["authorization"] == "Bearer abc" and headers["x-team"] == "core"
+        assert headers["x-from-helper"] == "token-123"
+    prompt = one(receiver.events(), **{"event.name": "user_prompt"})["attributes"]
+    assert prompt["prompt"] == "fix greet.py"
+    resource = receiver.metrics()[0]["resource"]
+    assert resource["department"] == "eng" and resource["team.id"] == "platform"
+
+
+def test_a_failing_headers_helper_is_one_warning_and_the_run_goes_on(yoke, project, greet, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"otelHeadersHelper": "exit 3"}))
+    with OtlpReceiver() as receiver:
+        _, run, _ = run_edit(yoke, project, receiver)
+    assert "otelHeadersHelper exited with status 3" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_bad_exporter_value_is_one_line(yoke, project, greet):
+    with OtlpReceiver() as receiver:
+        _, run, _ = run_edit(yoke, project, receiver, OTEL_METRICS_EXPORTER="statsd")
+    lines = [line for line in run.stderr.splitlines() if "OTEL_METRICS_EXPORTER" in line]
+    assert len(lines) == 1 and "otlp, console, prometheus, none" in lines[0]
+    assert not receiver.requests
+
+
+def test_api_errors_are_events(yoke, project):
+    script = [{"fault": {"status": 400}, "content": "x"}]
+    with OtlpReceiver() as receiver, ScriptedServer(script) as srv:
+        env = {**anthropic_env(srv), **otel_env(receiver)}
+        run = yoke("-p", "hi", "--output-format", "json", env=env)
+    assert run.code == 1
+    error = one(receiver.events(), **{"event.name": "api_error"})["attributes"]
+    assert error["status_code"] and error["error"]
+
+
+def test_console_exporters_write_to_stderr_not_stdout(yoke, project, greet):
+    with ScriptedServer(edit_script(project)) as srv:
+        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "console"}
+        run = yoke(
+            "-p", "fix greet.py", "--permission-mode", "acceptEdits", "--output-format", "json", env=env
+        )
+    assert run.code == 0
+    json.loads(run.stdout)  # stdout is still exactly the result
+    assert "claude_code.token.usage" in run.stderr
+
+
+def test_without_the_extra_one_line_says_what_to_install(yoke, project, tmp_path):
+    shadow = tmp_path / "shadow" / "opentelemetry"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")  # an `opentelemetry` without the SDK
+    with ScriptedServer([{"content": "ok"}]) as srv:
+        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "otlp"}
+        env["PYTHONPATH"] = str(shadow.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")
+        run = yoke("-p", "hi", env=env)
+    assert run.code == 0 and run.stdout.strip() == "ok"
+    hint = [line for line in run.stderr.splitlines() if "yoke[otel]" in line]
+    assert len(hint) == 1 and "pip install" in hint[0]
+
+
+PROBE = (
+    "import sys\n"
+    "from yoke.cli.main import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('OTEL:' + ','.join(sorted(m for m in sys.modules if m.startswith(('opentelemetry', 'google.protobuf', 'grpc', 'yoke.telemetry.')))))\n"
+)
+
+
+def test_telemetry_off_imports_no_opentelemetry(base_env, project):
+    import subprocess
+
+    with ScriptedServer([{"content": "ok"}]) as srv:
+        env = {**base_env, **anthropic_env(srv)}
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, "-p", "hi"],
+            env=env,
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    line = [x for x in proc.stdout.splitlines() if x.startswith("OTEL:")]
+    assert line == ["OTEL:"], proc.stdout + proc.stderr
