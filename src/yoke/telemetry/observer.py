@@ -290,34 +290,20 @@ class TelemetryObserver:
                     {"model": event.model, "query_source": source, "type": kind},
                 )
         self.metric("claude_code.cost.usage", event.cost_usd, {"model": event.model, "query_source": source})
-        self.log(
-            "api_request",
-            {
-                "model": event.model,
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "cache_read_tokens": usage.cache_read_input_tokens,
-                "cache_creation_tokens": usage.cache_creation_input_tokens,
-                "cost_usd": event.cost_usd,
-                "duration_ms": duration_ms,
-                "ttft_ms": ttft_ms,
-                "query_source": source,
-            },
-        )
+        figures = {
+            "model": event.model,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_read_tokens": usage.cache_read_input_tokens,
+            "cache_creation_tokens": usage.cache_creation_input_tokens,
+            "cost_usd": event.cost_usd,
+            "duration_ms": duration_ms,
+            "ttft_ms": ttft_ms,
+        }
+        self.log("api_request", {**figures, "query_source": source})
         if request is not None:
             self._drop_latest(request)
-            request.attrs.update(
-                {
-                    "model": event.model,
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                    "cache_read_tokens": usage.cache_read_input_tokens,
-                    "cache_creation_tokens": usage.cache_creation_input_tokens,
-                    "cost_usd": event.cost_usd,
-                    "ttft_ms": ttft_ms,
-                    "duration_ms": duration_ms,
-                }
-            )
+            request.attrs.update(figures)
             self.span("claude_code.llm_request", request, now)
 
     def _drop_latest(self, request: _Open) -> None:
