@@ -6,7 +6,7 @@ close)."""
 from __future__ import annotations
 
 import importlib.util
-import platform
+import os
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -103,7 +103,7 @@ def _resource(config: OtelConfig, env: Mapping[str, str]) -> dict[str, Any]:
         "service.name": env.get("OTEL_SERVICE_NAME") or "yoke",
         "service.version": __version__,
         "os.type": sys.platform,
-        "host.arch": platform.machine().lower().replace("x86_64", "amd64"),
+        "host.arch": os.uname().machine.lower().replace("x86_64", "amd64"),
     }
     attrs.update(config.resource_attributes)
     return attrs

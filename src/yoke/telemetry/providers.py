@@ -25,7 +25,7 @@ class PresetIds:
         return self.trace_id
 
     def is_trace_id_random(self) -> bool:
-        return True  # the observer draws them with `random.getrandbits`
+        return True  # the observer draws them from `os.urandom`
 
 
 class Providers:
@@ -139,10 +139,6 @@ def _version() -> str:
 def _exporter(signal: str, name: str, config: SignalConfig, **options: Any) -> Any:
     if name == "console":
         return _console(signal, **options)
-    if config.protocol == "http/json":
-        from yoke.telemetry.otlp_json import json_exporter
-
-        return json_exporter(signal, config.endpoint, config.headers, **options)
     if config.protocol == "grpc":
         from urllib.parse import urlparse
 
@@ -165,19 +161,9 @@ def _exporter(signal: str, name: str, config: SignalConfig, **options: Any) -> A
         from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 
         return OTLPSpanExporter(endpoint=config.endpoint, headers=headers, insecure=insecure)
-    if signal == "metrics":
-        from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from yoke.telemetry.otlp_http import http_exporter
 
-        return OTLPMetricExporter(
-            endpoint=config.endpoint, headers=config.headers, preferred_temporality=options.get("temporality")
-        )
-    if signal == "logs":
-        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-
-        return OTLPLogExporter(endpoint=config.endpoint, headers=config.headers)
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-
-    return OTLPSpanExporter(endpoint=config.endpoint, headers=config.headers)
+    return http_exporter(signal, config.endpoint, config.headers, config.protocol == "http/json", **options)
 
 
 def _console(signal: str, **options: Any) -> Any:

@@ -34,6 +34,7 @@ DESCRIPTIONS = {
     "claude_code.active_time.total": "Total active time in seconds",
 }
 _STOP = object()
+START_DELAY_S = 5.0
 
 
 class TelemetryWorker:
@@ -44,17 +45,22 @@ class TelemetryWorker:
         self.items: queue.SimpleQueue = queue.SimpleQueue()
         self.put = self.items.put
         self.error = ""
+        self.go = threading.Event()  # set at close: start the exporters now
         self._thread = threading.Thread(target=self._run, name="yoke-telemetry", daemon=True)
         self._thread.start()
 
     def close(self, timeout_s: float) -> None:
         """Export what is left, then stop; gives up after `timeout_s` (the thread is a daemon)."""
         self.put(_STOP)
+        self.go.set()
         self._thread.join(timeout_s)
 
     # ---- the thread ---------------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        # The SDK's import holds the GIL for a tenth of a second: done while a turn runs, it would slow the
+        # turn. Items queue up (cheaply) until the session closes or START_DELAY_S have passed.
+        self.go.wait(START_DELAY_S)
         try:
             from yoke.telemetry.providers import Providers
 
