@@ -110,6 +110,11 @@ class OtlpReceiver:
         self._server.shutdown()
         self._server.server_close()
 
+    def add(self, path: str, message: Any, headers: dict[str, str], content_type: str) -> None:
+        with self._lock:
+            self.bodies[path].append(hex_ids(json_format.MessageToDict(message)))
+            self.requests.append({"path": path, "content_type": content_type, "headers": headers})
+
     def metrics(self) -> list[dict[str, Any]]:
         """Every data point: {name, unit, kind, value, attributes, resource}."""
         points = []
@@ -178,3 +183,62 @@ class OtlpReceiver:
                 return True
             time.sleep(0.05)
         return predicate(self)
+
+
+class GrpcOtlpReceiver(OtlpReceiver):
+    """The same receiver over OTLP/gRPC (the collector's three services), on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from concurrent import futures
+
+        import grpc
+        from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+        from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
+        from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+
+        receiver = self
+
+        def servicer(base: Any, path: str, reply: Any) -> Any:
+            class Servicer(base):
+                def Export(self, request: Any, context: Any) -> Any:  # noqa: N802
+                    headers = {k: v for k, v in context.invocation_metadata()}
+                    receiver.add(path, request, headers, "application/grpc")
+                    return reply()
+
+            return Servicer()
+
+        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(
+            servicer(
+                metrics_service_pb2_grpc.MetricsServiceServicer,
+                "/v1/metrics",
+                metrics_service_pb2.ExportMetricsServiceResponse,
+            ),
+            self._grpc,
+        )
+        logs_service_pb2_grpc.add_LogsServiceServicer_to_server(
+            servicer(
+                logs_service_pb2_grpc.LogsServiceServicer,
+                "/v1/logs",
+                logs_service_pb2.ExportLogsServiceResponse,
+            ),
+            self._grpc,
+        )
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(
+            servicer(
+                trace_service_pb2_grpc.TraceServiceServicer,
+                "/v1/traces",
+                trace_service_pb2.ExportTraceServiceResponse,
+            ),
+            self._grpc,
+        )
+        port = self._grpc.add_insecure_port("127.0.0.1:0")
+        self.url = f"http://127.0.0.1:{port}"
+
+    def __enter__(self) -> GrpcOtlpReceiver:
+        self._grpc.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._grpc.stop(grace=None)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.telemetry.otlp_receiver import OtlpReceiver
+from tests.telemetry.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver
 
 from yoke.testing import ScriptedServer
 
@@ -86,13 +86,21 @@ def one(items: list[dict], **match) -> dict:
     return found[0]
 
 
-@pytest.mark.parametrize("protocol", ["http/json", "http/protobuf"])
+CONTENT_TYPES = {
+    "http/json": "application/json",
+    "http/protobuf": "application/x-protobuf",
+    "grpc": "application/grpc",
+}
+
+
+@pytest.mark.parametrize("protocol", ["http/json", "http/protobuf", "grpc"])
 def test_an_editing_run_exports_claude_codes_metrics_and_events(yoke, project, greet, protocol):
-    with OtlpReceiver() as receiver:
+    with GrpcOtlpReceiver() if protocol == "grpc" else OtlpReceiver() as receiver:
         result, run, _ = run_edit(yoke, project, receiver, protocol)
     assert greet.read_text() == 'print("Hello, world")\n'
     kinds = {r["content_type"].split(";")[0] for r in receiver.requests}
-    assert kinds == {"application/json" if protocol == "http/json" else "application/x-protobuf"}
+    assert kinds == {CONTENT_TYPES[protocol]}
+    assert {r["path"] for r in receiver.requests} == {"/v1/metrics", "/v1/logs", "/v1/traces"}
     metrics = receiver.metrics()
     session_id = result["session_id"]
     for point in metrics:
