@@ -287,3 +287,51 @@ def test_telemetry_off_imports_no_opentelemetry(base_env, project):
         )
     line = [x for x in proc.stdout.splitlines() if x.startswith("OTEL:")]
     assert line == ["OTEL:"], proc.stdout + proc.stderr
+
+
+def test_sub_agents_are_child_spans_and_hooks_get_spans(yoke, project, home):
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    hook = {"matcher": "*", "hooks": [{"type": "command", "command": "exit 0"}]}
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [hook]}}))
+
+    def answer(body: dict) -> dict:
+        first = body["messages"][0]["content"]
+        first = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first)
+        if "SUB job" in first:
+            if any(m["role"] == "assistant" for m in body["messages"]):
+                return {"content": [{"type": "text", "text": "sub done"}]}
+            return {
+                "content": [{"type": "tool_use", "id": "s1", "name": "Glob", "input": {"pattern": "*.py"}}]
+            }
+        if any(m["role"] == "assistant" for m in body["messages"]):
+            return {"content": [{"type": "text", "text": "all done"}]}
+        call = {"type": "tool_use", "id": "a1", "name": "Agent"}
+        call["input"] = {"description": "look", "prompt": "SUB job", "subagent_type": "general-purpose"}
+        return {"content": [call]}
+
+    with OtlpReceiver() as receiver, ScriptedServer(default_turn=answer) as srv:
+        env = {**anthropic_env(srv), **otel_env(receiver)}
+        run = yoke("-p", "go", "--output-format", "json", env=env)
+        traceparents = [r.headers.get("traceparent") for r in srv.requests]
+    assert run.code == 0, run.stderr
+    spans = receiver.spans()
+    agent = one(spans, name="claude_code.tool", tool_name="Agent")
+    root = one(spans, name="claude_code.interaction")
+    assert agent["parent"] == root["span_id"]
+    under_agent = [s for s in spans if s["parent"] == agent["span_id"]]
+    requests = [s for s in under_agent if s["name"] == "claude_code.llm_request"]
+    assert len(requests) == 2 and all(s["attributes"]["agent_id"] != "main" for s in requests)
+    glob = one(spans, name="claude_code.tool", tool_name="Glob")
+    assert glob["parent"] == agent["span_id"]
+    assert len(traceparents) == 4 and all(tp.startswith(f"00-{root['trace_id']}-") for tp in traceparents)
+    hooks = [s for s in spans if s["name"] == "claude_code.hook"]
+    assert {s["attributes"]["tool_name"] for s in hooks} == {"Agent", "Glob"}
+    assert all(s["attributes"]["hook_event"] == "PreToolUse" for s in hooks)
+    assert one(hooks, tool_name="Glob")["parent"] == glob["span_id"]
+    cost = sum(p["value"] for p in receiver.metrics() if p["name"] == "claude_code.cost.usage")
+    assert abs(cost - json.loads(run.stdout)["total_cost_usd"]) < 1e-9  # the sub-agent's requests counted too
+    sources = {
+        p["attributes"]["query_source"] for p in receiver.metrics() if p["name"] == "claude_code.cost.usage"
+    }
+    assert sources == {"main", "subagent"}

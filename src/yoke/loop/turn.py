@@ -184,10 +184,9 @@ class Agent(Record):
 
     def _publish(self, event: ev.Event) -> ev.Event:
         """Record what the transcript keeps of an event, and say which agent it came from. A sub-agent's
-        events pass through as they are: its own session stamped and recorded them. Observers (telemetry)
-        see each event here, in order, before any front-end does."""
-        for observe in self.observers:
-            observe(event)
+        events pass through as they are: its own session stamped and recorded them. Observers (telemetry;
+        a sub-agent shares its parent's) see each of an agent's own events here, stamped, as the work
+        produced it."""
         if event.agent_id != "main" or event.parent_tool_use_id is not None:
             return event
         if isinstance(event, ev.Notice) and event.kind != "api_retry":
@@ -198,4 +197,6 @@ class Agent(Record):
             self.recorder.permission(event)
         if self.agent_id != "main":
             ev.from_agent(event, self.agent_id, self.parent_tool_use_id)
+        for observe in self.observers:
+            observe(event)
         return event

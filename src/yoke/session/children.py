@@ -68,6 +68,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         agent_id=agent_id,
         parent_tool_use_id=parent_tool_use_id,
     )
+    agent.observers = up.observers  # the same list: telemetry sees a sub-agent's own events too
     started = ev.SessionStarted(
         parent.id, agent.settings.model, str(parent.cwd), registry.names(), getattr(gate, "mode", ""), ""
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -51,6 +52,31 @@ class TracingTransport:
         return getattr(self.inner, name)
 
 
+class TimedHooks:
+    """A hook listener, timed: each announcement it answers becomes a `claude_code.hook` span."""
+
+    def __init__(self, inner: Any, observer: Any) -> None:
+        self.inner = inner
+        self.observer = observer
+
+    def wants(self, event: str) -> bool:
+        return self.inner.wants(event)
+
+    async def announce(self, event: str, payload: dict[str, Any]) -> Any:
+
+        start = time.time_ns()
+        try:
+            outcome = await self.inner.announce(event, payload)
+        except Exception as exc:
+            self.observer.hook_ran(event, payload, start, None, str(exc) or type(exc).__name__)
+            raise
+        self.observer.hook_ran(event, payload, start, outcome, "")
+        return outcome
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)  # describe_hooks, ...
+
+
 def attach_telemetry(
     session: Any, env: Mapping[str, str], settings: Mapping[str, Any], *, resumed: bool
 ) -> None:
@@ -80,6 +106,11 @@ def attach_telemetry(
     observer.model_changed(session.model)
     session.agent.observers.append(observer)
     session.agent.lifecycle.add(observer)
+    if config.wants("traces"):
+        lifecycle = session.agent.lifecycle
+        for listener in lifecycle.listeners():
+            if callable(getattr(listener, "describe_hooks", None)):  # settings' and plugins' hooks
+                lifecycle.replace(listener, TimedHooks(listener, observer))
     provider = session.agent.provider
     if config.wants("traces") and getattr(provider, "transport", None) is not None:
         provider.transport = TracingTransport(provider.transport, observer)

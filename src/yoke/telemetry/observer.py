@@ -440,6 +440,22 @@ class TelemetryObserver:
             self.span("claude_code.interaction", self.interaction, now, error=error)
             self.interaction = None
 
+    def hook_ran(self, event: str, payload: dict[str, Any], start_ns: int, outcome: Any, error: str) -> None:
+        """A span for one announcement answered by hooks, under the tool call it is about (if any)."""
+        tool = self.tools.get(str(payload.get("tool_use_id") or ""))
+        parent = tool.span_id if tool is not None else (self.interaction.span_id if self.interaction else 0)
+        attrs: dict[str, Any] = {"span.type": "hook", "hook_event": event}
+        if payload.get("tool_name"):
+            attrs["tool_name"] = str(payload["tool_name"])
+        if outcome is not None:
+            attrs["decision"] = outcome.decision or ""
+            attrs["blocked"] = bool(outcome.block or outcome.stop)
+        now = time.time_ns()
+        attrs["duration_ms"] = (now - start_ns) // 1_000_000
+        span = _Open(parent, attrs)
+        span.start_ns = start_ns
+        self.span("claude_code.hook", span, now, error=error)
+
     def model_changed(self, model: str) -> None:
         self._model = model
 
