@@ -335,3 +335,38 @@ def test_sub_agents_are_child_spans_and_hooks_get_spans(yoke, project, home):
         p["attributes"]["query_source"] for p in receiver.metrics() if p["name"] == "claude_code.cost.usage"
     }
     assert sources == {"main", "subagent"}
+
+
+def test_retries_commits_and_settings_env(yoke, project, home):
+    """Telemetry switched on from a settings file's `env` (as Claude Code users do); a retried request is one
+    span with its retries counted; a commit made through Bash is counted."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    commit = "git -c user.name=t -c user.email=t@t commit --allow-empty -q -m first"
+    script = [
+        {
+            "content": [{"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": commit}}],
+            "fault": {"status": 529, "times": 1},
+        },
+        {"content": [{"type": "text", "text": "committed"}]},
+    ]
+    with OtlpReceiver() as receiver, ScriptedServer(script) as srv:
+        settings = home / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text(json.dumps({"env": otel_env(receiver)}))
+        run = yoke("-p", "commit", "--allowedTools", f"Bash({commit})", env=anthropic_env(srv))
+        traceparents = [r.headers.get("traceparent") for r in srv.requests]
+    assert run.code == 0, run.stderr
+    results = [
+        e["attributes"]
+        for e in receiver.events()
+        if e["attributes"]["event.name"] in ("tool_result", "tool_decision")
+    ]
+    commits = [p["value"] for p in receiver.metrics() if p["name"] == "claude_code.commit.count"]
+    assert commits == [1], [
+        (r.get("decision"), r.get("source"), r.get("success"), r.get("error")) for r in results
+    ]
+    requests = [s for s in receiver.spans() if s["name"] == "claude_code.llm_request"]
+    assert [s["attributes"]["retries"] for s in requests] == [1, 0]
+    assert traceparents[0] == traceparents[1] != traceparents[2]  # the retry continues the same span

@@ -15,6 +15,11 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
+from yoke.regex import lazy_compile
+
+# `git [-c k=v | -C dir | --opt]... commit`, `gh pr create`, anywhere in a command line
+GIT_COMMIT = lazy_compile(r"\bgit(?:\s+(?:-[cC]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+commit\b")
+GH_PR_CREATE = lazy_compile(r"\bgh(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+pr\s+create\b")
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _STREAMING = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallStarted, ev.StreamEvent, ev.ToolCallInputPreview)
@@ -408,9 +413,9 @@ class TelemetryObserver:
                 self.metric("claude_code.lines_of_code.count", removed, {"type": "removed", "model": model})
         elif name == "Bash":
             command = str(input.get("command") or "")
-            if "git commit" in command:
+            if GIT_COMMIT.search(command):
                 self.metric("claude_code.commit.count", 1, {})
-            if "gh pr create" in command:
+            if GH_PR_CREATE.search(command):
                 self.metric("claude_code.pull_request.count", 1, {})
 
     def _result(self, event: ev.Result) -> None:
