@@ -335,6 +335,9 @@ def test_sub_agents_are_child_spans_and_hooks_get_spans(yoke, project, home):
         p["attributes"]["query_source"] for p in receiver.metrics() if p["name"] == "claude_code.cost.usage"
     }
     assert sources == {"main", "subagent"}
+    stats = json.loads(yoke("stats", "--json").stdout)  # the sub-agent's transcript adds its tool calls
+    assert stats["tools"]["Glob"] == {"calls": 1, "errors": 0} and stats["tools"]["Agent"]["calls"] == 1
+    assert abs(stats["total"]["cost_usd"] - json.loads(run.stdout)["total_cost_usd"]) < 1e-9
 
 
 def test_retries_commits_and_settings_env(yoke, project, home):

@@ -215,3 +215,56 @@ def _chromium(page: Path, profile: Path, proxy_port: int) -> subprocess.Complete
         text=True,
         timeout=120,
     )
+
+
+def test_claude_codes_own_transcripts_are_priced_once_per_message(yoke, home, project):
+    from yoke.providers.base import Usage
+    from yoke.providers.pricing import cost_usd
+
+    folder = home / ".claude" / "projects" / "-work-app"
+    folder.mkdir(parents=True)
+    usage = {
+        "input_tokens": 3000,
+        "output_tokens": 700,
+        "cache_read_input_tokens": 20000,
+        "cache_creation_input_tokens": 0,
+    }
+    message = {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "usage": usage}
+    records = [
+        {
+            "type": "user",
+            "cwd": "/work/app",
+            "timestamp": "2026-11-20T10:00:00Z",
+            "message": {"role": "user", "content": "hi"},
+        },
+        # one record per content block, each repeating the message's usage (as Claude Code writes them)
+        {
+            **{"type": "assistant", "cwd": "/work/app", "timestamp": "2026-11-20T10:00:05Z"},
+            "message": {**message, "content": [{"type": "text", "text": "Reading."}]},
+        },
+        {
+            **{"type": "assistant", "cwd": "/work/app", "timestamp": "2026-11-20T10:00:05Z"},
+            "message": {
+                **message,
+                "content": [{"type": "tool_use", "id": "tu1", "name": "Read", "input": {}}],
+            },
+        },
+        {
+            "type": "user",
+            "cwd": "/work/app",
+            "timestamp": "2026-11-20T10:00:09Z",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "tu1", "is_error": True}],
+            },
+        },
+    ]
+    (folder / "cc-session.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    data = json.loads(yoke("stats", "--json").stdout)
+    expected = cost_usd("claude-sonnet-4-5", Usage(3000, 700, 20000, 0))
+    assert expected > 0
+    assert data["sessions"] == 1 and abs(data["total"]["cost_usd"] - expected) < 1e-12
+    assert data["total"]["cache_read"] == 20000
+    assert data["by_day"]["2026-11-20"]["output"] == 700
+    assert data["tools"] == {"Read": {"calls": 1, "errors": 1}}
+    assert data["slowest_sessions"][0]["duration_s"] == 9.0

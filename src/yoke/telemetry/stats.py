@@ -88,7 +88,7 @@ class _Session:
         self.tool_names: dict[str, str] = {}
         self.tool_calls: list[tuple[str, bool]] = []  # (name, is_error)
         self._seen: dict[str, dict[str, float]] = {}  # model -> cumulative figures at the last turn_result
-        self._priced: list[tuple[datetime | None, str, dict[str, int]]] = []  # fallback: assistant usages
+        self._priced: dict[str, tuple[datetime | None, str, dict[str, int]]] = {}  # fallback, per message id
         self.has_results = False
 
     def read(self, record: dict[str, Any]) -> None:
@@ -108,7 +108,9 @@ class _Session:
                     self.tool_names[str(block.get("id"))] = str(block.get("name"))
             usage = message.get("usage")
             if isinstance(usage, dict) and message.get("model") and message.get("model") != "<synthetic>":
-                self._priced.append((when, str(message["model"]), _tokens(usage)))
+                # Claude Code writes one record per content block, each with the message's usage
+                key = str(message.get("id") or record.get("uuid") or len(self._priced))
+                self._priced[key] = (when, str(message["model"]), _tokens(usage))
         elif kind == "user":
             for block in message.get("content") or [] if isinstance(message.get("content"), list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
@@ -129,12 +131,18 @@ class _Session:
             if delta_cost or any(delta.values()):
                 self.entries.append((when, model, delta_cost, delta))
 
-    def finish(self) -> None:
+    def finish(self, subagents: list[_Session]) -> None:
+        """Sub-agents' transcripts add their tool calls; their cost is in the parent's `turn_result` (one
+        ledger), or, in a transcript without them, priced with the parent's answers."""
+        for sub in subagents:
+            self.tool_calls += sub.tool_calls
+            if not self.has_results:
+                self._priced.update({f"{sub.id}:{key}": value for key, value in sub._priced.items()})
         if not self.has_results:  # Claude Code's transcript: price each answer with models.json
             from yoke.providers.base import Usage
             from yoke.providers.pricing import cost_usd
 
-            for when, model, tokens in self._priced:
+            for when, model, tokens in self._priced.values():
                 usage = Usage(
                     tokens["input"], tokens["output"], tokens["cache_read"], tokens["cache_creation"]
                 )
@@ -157,8 +165,7 @@ def transcript_paths(home: Path) -> list[Path]:
     return list(paths.values())
 
 
-def _read(path: Path) -> _Session:
-    session = _Session(path)
+def _records(path: Path, session: _Session) -> _Session:
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -170,7 +177,16 @@ def _read(path: Path) -> _Session:
             continue  # a torn last line
         if isinstance(record, dict):
             session.read(record)
-    session.finish()
+    return session
+
+
+def _read(path: Path) -> _Session:
+    session = _records(path, _Session(path))
+    folder = path.with_suffix("") / "subagents"
+    subagents = (
+        [_records(sub, _Session(sub)) for sub in sorted(folder.glob("*.jsonl"))] if folder.is_dir() else []
+    )
+    session.finish(subagents)
     return session
 
 
