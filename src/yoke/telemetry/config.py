@@ -100,6 +100,8 @@ class OtelConfig:
         self.delta = (
             env.get("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE") or "delta"
         ).lower() != "cumulative"
+        self.prometheus_host = env.get("OTEL_EXPORTER_PROMETHEUS_HOST") or "localhost"
+        self.prometheus_port = _millis(env, "OTEL_EXPORTER_PROMETHEUS_PORT", 9464)  # a positive whole number
         self.account_uuid = env.get("CLAUDE_CODE_ACCOUNT_UUID") or ""
         self.organization_id = env.get("CLAUDE_CODE_ORGANIZATION_UUID") or ""
         self.user_email = env.get("CLAUDE_CODE_USER_EMAIL") or ""

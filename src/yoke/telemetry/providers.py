@@ -53,7 +53,7 @@ class Providers:
         readers = []
         for name in signal.exporters:
             if name == "prometheus":
-                readers.append(_prometheus_reader())
+                readers.append(_prometheus_reader(self.config.prometheus_host, self.config.prometheus_port))
                 continue
             exporter = _exporter("metrics", name, signal, temporality=temporality)
             readers.append(
@@ -181,12 +181,16 @@ def _console(signal: str, **options: Any) -> Any:
     return ConsoleSpanExporter(out=sys.stderr)
 
 
-def _prometheus_reader() -> Any:
+def _prometheus_reader(host: str, port: int) -> Any:
+    """A pull exporter: the metrics are served at http://localhost:9464/metrics (OTEL_EXPORTER_PROMETHEUS_HOST
+    and OTEL_EXPORTER_PROMETHEUS_PORT change that) for as long as the session runs."""
     try:
         from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        from prometheus_client import start_http_server
     except ImportError:
         raise RuntimeError(
             "OTEL_METRICS_EXPORTER=prometheus needs the Prometheus exporter: "
             "pip install opentelemetry-exporter-prometheus"
         ) from None
+    start_http_server(port, addr=host)
     return PrometheusMetricReader()
