@@ -101,7 +101,7 @@ class OtelConfig:
             env.get("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE") or "delta"
         ).lower() != "cumulative"
         self.prometheus_host = env.get("OTEL_EXPORTER_PROMETHEUS_HOST") or "localhost"
-        self.prometheus_port = _millis(env, "OTEL_EXPORTER_PROMETHEUS_PORT", 9464)  # a positive whole number
+        self.prometheus_port = _millis(env, "OTEL_EXPORTER_PROMETHEUS_PORT", 9464, "a port")
         self.account_uuid = env.get("CLAUDE_CODE_ACCOUNT_UUID") or ""
         self.organization_id = env.get("CLAUDE_CODE_ORGANIZATION_UUID") or ""
         self.user_email = env.get("CLAUDE_CODE_USER_EMAIL") or ""
@@ -114,16 +114,16 @@ class OtelConfig:
         return any(self.wants(signal) for signal in SIGNALS)
 
 
-def _millis(env: Mapping[str, str], name: str, default: int) -> int:
+def _millis(env: Mapping[str, str], name: str, default: int, what: str = "milliseconds") -> int:
     raw = (env.get(name) or "").strip()
     if not raw:
         return default
     try:
         value = int(raw)
     except ValueError:
-        raise ConfigError(f"{name}={raw!r} must be a whole number of milliseconds") from None
+        raise ConfigError(f"{name}={raw!r} must be a whole number ({what})") from None
     if value <= 0:
-        raise ConfigError(f"{name}={raw!r} must be a positive number of milliseconds")
+        raise ConfigError(f"{name}={raw!r} must be positive ({what})")
     return value
 
 
