@@ -222,12 +222,39 @@ def test_a_failing_headers_helper_is_one_warning_and_the_run_goes_on(yoke, proje
     assert "Traceback" not in run.stderr
 
 
-def test_bad_exporter_value_is_one_line(yoke, project, greet):
+@pytest.mark.parametrize(
+    ("variable", "value", "says"),
+    [
+        ("OTEL_METRICS_EXPORTER", "statsd", "otlp, console, prometheus, none"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "udp", "grpc, http/json, http/protobuf"),
+        ("OTEL_METRIC_EXPORT_INTERVAL", "soon", "whole number (milliseconds)"),
+    ],
+)
+def test_a_bad_value_is_one_line(yoke, project, greet, variable, value, says):
     with OtlpReceiver() as receiver:
-        _, run, _ = run_edit(yoke, project, receiver, OTEL_METRICS_EXPORTER="statsd")
-    lines = [line for line in run.stderr.splitlines() if "OTEL_METRICS_EXPORTER" in line]
-    assert len(lines) == 1 and "otlp, console, prometheus, none" in lines[0]
+        _, run, _ = run_edit(yoke, project, receiver, **{variable: value})
+    lines = [line for line in run.stderr.splitlines() if "telemetry" in line]
+    assert len(lines) == 1 and says in lines[0] and value in lines[0], run.stderr
+    assert "Traceback" not in run.stderr
     assert not receiver.requests
+
+
+def test_per_signal_endpoints_and_protocols(yoke, project, greet):
+    with OtlpReceiver() as metrics, OtlpReceiver() as rest:
+        run_edit(
+            yoke,
+            project,
+            rest,
+            OTEL_EXPORTER_OTLP_METRICS_ENDPOINT=metrics.url + "/v1/metrics",
+            OTEL_EXPORTER_OTLP_METRICS_PROTOCOL="http/protobuf",
+        )
+    assert {(r["path"], r["content_type"]) for r in metrics.requests} == {
+        ("/v1/metrics", "application/x-protobuf")
+    }
+    assert {(r["path"], r["content_type"]) for r in rest.requests} == {
+        ("/v1/logs", "application/json"),
+        ("/v1/traces", "application/json"),
+    }
 
 
 def test_api_errors_are_events(yoke, project):
