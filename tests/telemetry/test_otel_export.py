@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import anthropic_env
-from tests.telemetry.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver
 
-from yoke.testing import ScriptedServer
+pytest.importorskip("opentelemetry.sdk")  # the `otel` extra (in the dev extra)
 
-pytest.importorskip("opentelemetry.sdk")
+from tests.conftest import anthropic_env  # noqa: E402
+from tests.telemetry.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver  # noqa: E402
+
+from yoke.testing import ScriptedServer  # noqa: E402
 
 USAGE = {
     "input_tokens": 1200,

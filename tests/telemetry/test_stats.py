@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.telemetry.otlp_receiver import OtlpReceiver
 
 from yoke.testing import ScriptedServer
 
@@ -81,6 +80,9 @@ def two_projects(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_stats_equal_the_result_lines_cost_and_the_metric(yoke, two_projects):
+    pytest.importorskip("opentelemetry.sdk")  # the `otel` extra (in the dev extra)
+    from tests.telemetry.otlp_receiver import OtlpReceiver
+
     alpha, beta = two_projects
     with OtlpReceiver() as receiver:
         otel = {
