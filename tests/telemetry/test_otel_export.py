@@ -401,3 +401,41 @@ def test_retries_commits_and_settings_env(yoke, project, home):
     requests = [s for s in receiver.spans() if s["name"] == "claude_code.llm_request"]
     assert [s["attributes"]["retries"] for s in requests] == [1, 0]
     assert traceparents[0] == traceparents[1] != traceparents[2]  # the retry continues the same span
+
+
+def test_two_prompts_in_one_session_are_two_interactions(yoke, project):
+    """Over stream-json input (as the Agent SDK drives a session): one trace per prompt, one prompt.id per
+    prompt, event.sequence running on across them, and the account attributes when they are known."""
+    lines = "".join(
+        json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n"
+        for text in ("one", "two")
+    )
+    with OtlpReceiver() as receiver, ScriptedServer([{"content": "first"}, {"content": "second"}]) as srv:
+        env = {
+            **anthropic_env(srv),
+            **otel_env(receiver),
+            "CLAUDE_CODE_ACCOUNT_UUID": "acc-1",
+            "CLAUDE_CODE_ORGANIZATION_UUID": "org-1",
+        }
+        run = yoke(
+            "-p",
+            "--input-format",
+            "stream-json",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            env=env,
+            input=lines,
+        )
+    assert run.code == 0, run.stderr
+    assert [o["result"] for o in run.lines() if o.get("type") == "result"] == ["first", "second"]
+    roots = [s for s in receiver.spans() if s["name"] == "claude_code.interaction"]
+    assert len(roots) == 2 and len({s["trace_id"] for s in roots}) == 2
+    assert sorted(s["attributes"]["interaction.sequence"] for s in roots) == [1, 2]
+    events = receiver.events()
+    prompts = [e["attributes"] for e in events if e["attributes"]["event.name"] == "user_prompt"]
+    assert len(prompts) == 2 and prompts[0]["prompt.id"] != prompts[1]["prompt.id"]
+    assert sorted(e["attributes"]["event.sequence"] for e in events) == list(range(len(events)))
+    active = [p for p in receiver.metrics() if p["name"] == "claude_code.active_time.total"]
+    assert active and all(p["attributes"]["user.account_uuid"] == "acc-1" for p in active)
+    assert all(p["attributes"]["organization.id"] == "org-1" for p in receiver.metrics())
