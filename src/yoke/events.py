@@ -290,6 +290,24 @@ class ToolResultsMessage(AgentEvent):
         self.results = [] if results is None else results
 
 
+class ContinuationMessage(AgentEvent):
+    """A user message the loop added to keep the query going (a Stop listener's feedback, such as the
+    structured-output reminder); Claude Code writes it as a synthetic `user` line."""
+
+    __slots__ = ("message", "uuid")
+
+    message: Message
+    uuid: str
+
+    def __init__(
+        self, message: Message, uuid: str, *, agent_id: str = "main", parent_tool_use_id: str | None = None
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.message = message
+        self.uuid = uuid
+
+
 class PermissionDecided(AgentEvent):
     __slots__ = ("tool_use_id", "tool_name", "input", "behavior", "source", "reason")
 
@@ -541,6 +559,7 @@ Event = (
     | AssistantMessage
     | ToolResultEvent
     | ToolResultsMessage
+    | ContinuationMessage
     | PermissionDecided
     | UsageEvent
     | Notice

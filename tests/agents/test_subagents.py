@@ -646,6 +646,7 @@ def test_an_agent_definitions_own_mcp_server(yoke, project):
     import yaml
 
     (agents / "calculator.md").write_text(f"---\n{yaml.safe_dump(definition)}---\nYou add numbers.\n")
+    assert yoke("trust").code == 0  # a project's definition starts its servers only in a trusted folder
     router = Router(
         {
             "sum it": [

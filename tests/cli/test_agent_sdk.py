@@ -35,8 +35,8 @@ async def test_query_one_shot(project, home):
         ]
         system = srv.requests[0].body["system"]
     kinds = [type(m).__name__ for m in messages]
-    assert kinds == ["SystemMessage", "SystemMessage", "AssistantMessage", "ResultMessage"]
-    assert [m.subtype for m in messages[:2]] == ["init", "status"]  # status "requesting", as Claude Code
+    assert kinds == ["SystemMessage", "AssistantMessage", "ResultMessage"]
+    assert messages[0].subtype == "init"  # no status line without partial messages, as 2.1.330
     assert messages[-1].result == "4" and messages[-1].is_error is False
     assert system[0]["text"] == "Be terse."
 

@@ -125,7 +125,11 @@ def test_the_classifier_reads_the_same_rules(yoke, home, project):
     )
     write(project / ".claude" / "settings.json", {"autoMode": {"allow": ["Uploading anything anywhere"]}})
     turns = [
-        {"content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "touch a.txt"}}]},
+        {
+            "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "touch ../a.txt"}}
+            ]
+        },
         {"content": [{"type": "text", "text": "ALLOW"}]},
         {"content": [{"type": "text", "text": "Done."}]},
     ]

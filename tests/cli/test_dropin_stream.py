@@ -39,8 +39,8 @@ def test_partial_messages_write_each_assistant_line_when_its_block_ends(yoke, pr
         elif line["type"] in ("assistant", "user"):
             kinds.append(line["type"])
     first_stop = kinds.index("content_block_stop")
-    assert kinds[first_stop + 1] == "assistant"  # the text block's line, before the tool block starts
-    assert kinds[first_stop + 2] == "content_block_start"
+    assert kinds[first_stop - 1] == "assistant"  # the text block's line, just before its stop (2.1.330)
+    assert kinds[first_stop + 1] == "content_block_start"
     assistants = [line for line in run.lines() if line["type"] == "assistant"]
     assert [a["message"]["content"][0]["type"] for a in assistants] == ["text", "tool_use", "text"]
     assert assistants[1]["message"]["content"][0]["input"]["content"] == "x\n"
@@ -93,11 +93,8 @@ def test_replay_user_messages_echoes_them(base_env, project):
     assert len(replays) == 1 and replays[0]["message"]["content"] == "hello" and replays[0]["uuid"] == "u-1"
 
 
-def test_stream_json_input_with_json_output(base_env, project):
-    frame = {"type": "user", "message": {"role": "user", "content": "hello"}}
-    with ScriptedServer([{"content": [{"type": "text", "text": "hi"}]}]) as srv:
-        out = _stream_session(
-            dict(base_env, **anthropic_env(srv)), project, ["--output-format", "json"], [frame]
-        )
-    result = json.loads(out.strip().splitlines()[-1])
-    assert result["type"] == "result" and result["result"] == "hi"
+def test_stream_json_input_with_json_output_is_refused(yoke):
+    """2.1.330 refuses stream-json input unless the output is stream-json too (exit 1, before any work)."""
+    for output in ("json", "text"):
+        run = yoke("-p", "--input-format", "stream-json", "--output-format", output, input="")
+        assert run.code == 1 and "--output-format stream-json" in run.stderr and not run.stdout

@@ -35,9 +35,9 @@ def test_stream_json_bad_lines_get_an_error_line_and_the_session_goes_on(project
     assert srv.requests[0].body["messages"][0]["content"][0]["text"] == "hi"
 
 
-def test_stream_json_with_json_output_format(project, base_env):
-    turns = [{"content": [{"type": "text", "text": "one json"}]}]
-    with ScriptedServer(turns) as srv:
+def test_stream_json_input_with_json_output_is_refused_as_2_1_330_does(project, base_env):
+    """Formerly run; 2.1.330 refuses it (exit 1, before any model request: tests/cli/cc_2_1_330)."""
+    with ScriptedServer([{"content": [{"type": "text", "text": "one json"}]}]) as srv:
         env = dict(base_env, **anthropic_env(srv))
         proc = subprocess.run(
             [sys.executable, "-m", "yoke", "-p", "--input-format", "stream-json", "--output-format", "json"],
@@ -48,8 +48,9 @@ def test_stream_json_with_json_output_format(project, base_env):
             text=True,
             timeout=60,
         )
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout.splitlines()[-1])["result"] == "one json"
+        requests = len(srv.requests)
+    assert proc.returncode == 1 and "--output-format stream-json" in proc.stderr
+    assert proc.stdout == "" and requests == 0
 
 
 def test_compact_after_continue_prints_no_generator_errors(yoke):

@@ -59,21 +59,36 @@ def test_text_mode_prints_the_json(yoke):
     assert json.loads(run.stdout) == {"color": "red", "legs": 2}
 
 
-def test_an_answer_without_the_tool_is_sent_back_then_gives_up(yoke):
+def test_an_answer_without_the_tool_is_sent_back_once_then_is_the_result(yoke):
+    """As 2.1.330 on the same script (tests/cli/cc_2_1_330/json_schema_plain.jsonl): one reminder, and a
+    second plain answer ends the query with success and that text."""
     from yoke.testing import ScriptedServer
 
     turns = [{"content": [{"type": "text", "text": f"plain {i}"}]} for i in range(3)]
     with ScriptedServer(turns) as srv:
         run = yoke(
-            "-p", "x", "--json-schema", json.dumps(SCHEMA), "--output-format", "json",
-            env=dict(anthropic_env(srv), MAX_STRUCTURED_OUTPUT_RETRIES="2"),
+            "-p", "x", "--json-schema", json.dumps(SCHEMA), "--output-format", "json", env=anthropic_env(srv)
         )  # fmt: skip
         reminders = [json.dumps(r.body["messages"][-1]) for r in srv.requests[1:]]
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["subtype"] == "success" and result["is_error"] is False
+    assert result["result"] == "plain 1" and "structured_output" not in result
+    assert len(reminders) == 1 and "StructuredOutput" in reminders[0]
+
+
+def test_no_reminders_allowed_gives_up_at_once(yoke):
+    from yoke.testing import ScriptedServer
+
+    with ScriptedServer([{"content": [{"type": "text", "text": "plain"}]}]) as srv:
+        run = yoke(
+            "-p", "x", "--json-schema", json.dumps(SCHEMA), "--output-format", "json",
+            env=dict(anthropic_env(srv), MAX_STRUCTURED_OUTPUT_RETRIES="0"),
+        )  # fmt: skip
     assert run.code == 1
     result = json.loads(run.stdout)
     assert result["subtype"] == "error_max_structured_output_retries" and result["is_error"] is True
     assert "structured_output" not in result and "result" not in result
-    assert len(reminders) == 2 and all("StructuredOutput" in r for r in reminders)
 
 
 @pytest.mark.parametrize("schema", ["{not json", '{"type": "array"}', '{"type": 12}'])

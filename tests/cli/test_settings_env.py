@@ -60,11 +60,11 @@ def _tool_output(yoke, srv) -> str:
 
 
 def test_project_env_reaches_tools_once_trusted(yoke, project):
-    write_settings(project / ".claude" / "settings.json", {"env": {"GREETING": "hello from settings"}})
-    with ScriptedServer(_echo_turns('echo "[$GREETING]"')) as srv:
+    write_settings(project / ".claude" / "settings.json", {"env": {"LOG_LEVEL": "hello from settings"}})
+    with ScriptedServer(_echo_turns('echo "[$LOG_LEVEL]"')) as srv:
         assert "[]" in _tool_output(yoke, srv)  # untrusted: no environment at all
     assert yoke("trust").code == 0
-    with ScriptedServer(_echo_turns('echo "[$GREETING]"')) as srv:
+    with ScriptedServer(_echo_turns('echo "[$LOG_LEVEL]"')) as srv:
         assert "hello from settings" in _tool_output(yoke, srv)
 
 
@@ -82,12 +82,15 @@ def test_a_trusted_project_cannot_set_startup_loader_home_or_tool_variables(yoke
         "NODE_OPTIONS": "--require /tmp/x.js",
         "LD_PRELOAD": "/tmp/x.so",
         "RIPGREP_CONFIG_PATH": str(planted),
-        "SAFE_APP_SETTING": "kept",
+        "PYTHONPLATLIBDIR": str(tmp_path),  # not named anywhere: the allowlist refuses it all the same
+        "NODE_ENV": "kept",
     }
     write_settings(project / ".claude" / "settings.json", {"env": hostile})
     assert yoke("trust").code == 0
-    command = 'echo "[$SAFE_APP_SETTING][$YOKE_HOME][$NODE_OPTIONS][$LD_PRELOAD][$GIT_EXTERNAL_DIFF]"'
+    command = (
+        'echo "[$NODE_ENV][$YOKE_HOME][$NODE_OPTIONS][$LD_PRELOAD][$GIT_EXTERNAL_DIFF][$PYTHONPLATLIBDIR]"'
+    )
     with ScriptedServer(_echo_turns(command)) as srv:
         out = _tool_output(yoke, srv)
     assert "PLANTED-RAN" not in out
-    assert f"[kept][{home / '.yoke'}][][][]" in out
+    assert f"[kept][{home / '.yoke'}][][][][]" in out

@@ -19,15 +19,19 @@ def kinds(lines: list[dict]) -> list[str]:
 
 
 def test_each_model_request_starts_with_status_requesting(yoke, project):
+    """Under --include-partial-messages only: 2.1.330 writes no status line without it."""
     turns = [
         {"content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "notes.txt"}}]},
         {"content": [{"type": "text", "text": "It says hi."}]},
     ]
     (project / "notes.txt").write_text("hi\n")
-    with ScriptedServer(turns) as srv:
-        run = yoke(*STREAM, "read notes.txt", env=anthropic_env(srv))
+    with ScriptedServer(turns * 2) as srv:
+        plain = yoke(*STREAM, "read notes.txt", env=anthropic_env(srv))
+        run = yoke(*STREAM, "--include-partial-messages", "read notes.txt", env=anthropic_env(srv))
+    assert plain.code == 0, plain.stderr
+    assert "system/status" not in kinds(plain.lines())
     assert run.code == 0, run.stderr
-    lines = run.lines()
+    lines = [o for o in run.lines() if o["type"] != "stream_event"]
     assert kinds(lines) == [
         "system/init",
         "system/status",
@@ -62,7 +66,10 @@ def test_thinking_is_reported_as_estimated_tokens_per_request(yoke):
         },
     ]
     with ScriptedServer(turns) as srv:
-        run = yoke(*STREAM, "--max-thinking-tokens", "4000", "find it", env=anthropic_env(srv))
+        run = yoke(
+            *STREAM, "--include-partial-messages", "--max-thinking-tokens", "4000", "find it",
+            env=anthropic_env(srv),
+        )  # fmt: skip
     assert run.code == 0, run.stderr
     lines = run.lines()
     requests = [i for i, o in enumerate(lines) if o.get("subtype") == "status"]

@@ -87,3 +87,23 @@ async def test_the_location_gives_auto_memory_the_directory_git_itself_would(tmp
         assert default_directory(cwd, env, tmp_path / "home", location[1]) == asked_here
         assert asked_here.parent.name == re.sub(r"[^a-zA-Z0-9]", "-", str(root.resolve()))
     assert await GitQuery(tmp_path).location() is None  # outside: no process, no answer
+
+
+async def test_the_repositorys_own_programs_never_run_whatever_their_driver_is_called(tmp_path):
+    """A cloned repository names a clean/smudge filter, a textconv driver and a credential helper of its
+    own; the start-up context (status, log, …) runs none of them: every key that names a program is blanked
+    by configuration (`program_overrides`), not by a list of known driver names."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    marker = tmp_path / "ran"
+    (repo / ".gitattributes").write_text("*.txt filter=zq9 diff=zq9\n")
+    (repo / "a.txt").write_text("hi\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "x")
+    for key in ("filter.zq9.clean", "filter.zq9.smudge", "diff.zq9.textconv", "credential.helper"):
+        git(repo, "config", key, f"touch {marker}; cat")
+    (repo / "a.txt").write_text("changed\n")  # status must look at the content now
+    ctx = await git_context(repo)
+    assert ctx is not None and "a.txt" in ctx.status
+    assert not marker.exists()

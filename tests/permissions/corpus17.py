@@ -25,7 +25,8 @@ EVALUATION = [
     B("e-prompt-expansion", "x='$(id)'; echo ${x@P}", "ask"),
     B("e-quote-in-param-default", "echo \"${u:-'$(id)'}\"", "ask"),
     B("e-heredoc-arith", "cat <<E\n$((a[$(id)]))\nE", "ask"),
-    B("e-case-subject", "case $(id) in *) ls;; esac", "ask"),
+    B("e-case-subject", "case $(id) in *) ls;; esac", "allow"),  # read-only substitution (issue 28)
+    B("e-case-subject-secret", "case $(cat .env) in *) ls;; esac", "ask"),
     B("e-ansi-c-bad-unicode", "cat $'\\U7FFFFFFF'", "ask"),
     B("e-ansi-c-raw-byte-name", "$'\\x72\\x6d' -rf x", "ask"),
     B("e-ansi-c-control", "echo $'\\cA'", "ask"),
@@ -41,7 +42,8 @@ SETTERS = [
     B("s-mapfile", "mapfile -t PATH < README.md; ls", "ask"),
     B("s-export-bashenv-then-bash", "export BASH_ENV=README.md; bash -c ls", "ask"),
     B("s-typeset-x", "typeset -x PAGER=cat; git log", "ask"),
-    B("s-local-only", "x=1", "ask"),
+    B("s-local-only", "x=1", "allow"),  # a line local, set once: changes nothing else (issue 28)
+    B("s-local-twice", "x=1; x=$(cat .env); echo $x", "ask"),
     B("s-set-k", "set -k; ls LD_PRELOAD=/tmp/x.so", "ask"),
     B("s-set-allexport", "set -a; ls", "ask"),
     B("s-set-noglob-off", "set +B; ls", "ask"),

@@ -12,6 +12,10 @@ from yoke.testing import ScriptedServer
 
 
 def bash(command: str, tool_id: str = "toolu_1") -> dict:
+    """A command the classifier is asked about: `touch` inside the project alone would be an edit auto mode
+    allows without asking (its acceptEdits baseline), so it runs through `sh -c`."""
+    if command.startswith("touch "):
+        command = f"sh -c '{command}'"
     return {"content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": command}}]}
 
 
@@ -39,6 +43,23 @@ def test_fast_stage_allows(yoke, project):
     assert classifier["max_tokens"] <= 64 and not classifier.get("tools")
     assert "touch made.txt" in json.dumps(classifier["messages"])
     assert "make the file" in json.dumps(classifier["messages"])
+
+
+def test_edits_inside_the_project_need_no_classifier(yoke, project):
+    """Auto mode starts from acceptEdits: a plain `touch` or a Write in the project runs unasked (2.1.330)."""
+    write = {
+        "type": "tool_use",
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": "w.txt", "content": "w"},
+    }
+    run, requests = run_auto(
+        yoke, [{"content": [{"type": "tool_use", "id": "toolu_t", "name": "Bash", "input": {"command": "touch t.txt"}}]},
+               {"content": [write]}, text("Made them.")],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert (project / "t.txt").exists() and (project / "w.txt").read_text() == "w"
+    assert len(requests) == 3 and all(r.get("tools") for r in requests)
 
 
 def test_reasoning_stage_blocks(yoke, project):
@@ -84,11 +105,11 @@ def test_risky_allow_rule_is_suspended_in_auto_mode(yoke, project):
 
 
 def test_rules_still_settle_calls_without_the_classifier(yoke, project):
-    run, requests = run_auto(
-        yoke, [bash("touch ruled.txt"), text("Done.")], "--allowedTools", "Bash(touch:*)"
-    )
+    outside = {"command": "touch ../ruled.txt"}  # outside the project: no acceptEdits baseline, the rule
+    call = {"content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": outside}]}
+    run, requests = run_auto(yoke, [call, text("Done.")], "--allowedTools", "Bash(touch:*)")
     assert run.code == 0, run.stderr
-    assert (project / "ruled.txt").exists() and len(requests) == 2
+    assert (project.parent / "ruled.txt").exists() and len(requests) == 2
 
 
 def test_consecutive_denials_fall_back_to_asking(yoke, project):

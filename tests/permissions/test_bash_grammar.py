@@ -42,6 +42,13 @@ SAFE = [
     "cd src",
     "diff README.md src/app.py",
     "jq . data.json",
+    # provably safe since issue 28 (permissions/bash_values.py): literal arithmetic, substitutions of
+    # read-only commands as text, a line local, a loop over known words with a read-only body
+    "echo $((1+2))",
+    "echo $(echo hi)",
+    "echo `echo hi`",
+    "x=1",
+    'for f in src/*.py; do wc -l "$f"; done',
 ]
 UNSAFE = {
     "expansion": [
@@ -50,9 +57,6 @@ UNSAFE = {
         "echo ${X:-y}",
         "echo ${X:=y}",
         "echo \"${X:-'a'}\"",
-        "echo $(echo hi)",
-        "echo `echo hi`",
-        "echo $((1+2))",
         "cat <(echo hi)",
         "echo ${!X}",
         "echo ${X@P}",
@@ -61,6 +65,16 @@ UNSAFE = {
         'echo "$@"',
         "cat <<EOF\n$X\nEOF",
         "echo $'\\xff'",
+        "echo $((x+1))",
+        "echo $((1/0))",
+        "echo $((1--2))",
+        "cat $(echo README.md)",
+        "printf $(echo hi)",
+        "for f in *; do cat $f; done",
+        'for f in ~/.ssh/*; do cat "$f"; done',
+        "for f in ~; do cat $f/.ssh/id_rsa; done",
+        'for f in ~; do cat "$f/.ssh/id_rsa"; done',
+        'for f in src/*.py; do cat "x$f"; done',
     ],
     "arithmetic": [
         "(( x ))",
@@ -82,8 +96,11 @@ UNSAFE = {
         "readonly x",
         "mapfile x",
         "getopts a x",
-        "x=1",
         "PATH=/tmp",
+        'for f in a; do f=b; cat "$f"; done',
+        "x=1 && echo $x",
+        "for f in README.md; do cat $f; done; echo $f",
+        "for http_proxy in x; do ls; done",
         "unset x",
         "set -x",
         "set -k",

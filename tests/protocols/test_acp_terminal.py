@@ -65,9 +65,12 @@ class TerminalClient(EditorClient):
 
 
 def bash_turns() -> list[dict]:
+    # Commands a rule or bypassPermissions allowed (an expansion keeps them off the read-only fast path):
+    # a read-only `ls` runs confined, so locally (see test_commands_run_in_the_client_terminal).
     return [
         call("b1", "Bash", command="mkdir -p sub && cd sub && echo hello from $CLAUDECODE; exit 3"),
-        call("b2", "Bash", command="pwd"),
+        call("b2", "Bash", command="echo $PWD"),
+        call("b3", "Bash", command="ls"),
         {"content": [{"type": "text", "text": "Done."}]},
     ]
 
@@ -77,6 +80,7 @@ async def test_commands_run_in_the_client_terminal(project, base_env):
     with ScriptedServer(bash_turns()) as srv:
         await run_prompt(client, srv, base_env, project, TERMINAL)
         results = tool_results(srv)
+    # b3 (`ls`) was allowed as read-only: it runs confined by the kernel, hence locally, not in the editor
     assert [t["id"] for t in client.created] == ["term-1", "term-2"] == client.released
     assert client.created[0]["cwd"] == str(project)
     assert client.created[1]["cwd"] == str((project / "sub").resolve())  # carried as a local run carries it
@@ -127,7 +131,7 @@ async def test_cancel_kills_the_client_terminal(project, base_env):
             await super().kill_terminal(session_id, terminal_id)
 
     client = KillRecording()
-    with ScriptedServer([call("b1", "Bash", command="sleep 30")]) as srv:
+    with ScriptedServer([call("b1", "Bash", command="sleep 30 $CLAUDECODE")]) as srv:  # not read-only
         proc, conn = await start(client, _env(base_env, srv), project, TERMINAL)
         try:
             session = await conn.new_session(cwd=str(project), mcp_servers=[])

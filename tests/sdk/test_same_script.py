@@ -102,26 +102,28 @@ async def test_same_script_both_sdks(sdk_name, project, home):
     with ScriptedServer(turns) as srv:
         out = await script(sdk, srv, project, home)
         second_request = srv.requests[1].body
-    # Over the CLI, Claude Code's `system/status` "requesting" line starts each model request.
-    requesting = ["SystemMessage:status"] if sdk_name == "claude_agent_sdk" else []
+    # Over the CLI, 2.1.330 writes `system/permission_denied` for the denied call (and no status line
+    # without partial messages).
+    denial = ["SystemMessage:permission_denied"] if sdk_name == "claude_agent_sdk" else []
     assert shape(out["first"]) == [
         "SystemMessage:init",
-        *requesting,
         "AssistantMessage:ToolUseBlock",
         "AssistantMessage:ToolUseBlock",
+        *denial,
         "UserMessage:ToolResultBlock",
         "UserMessage:ToolResultBlock",
-        *requesting,
         "AssistantMessage:TextBlock",
         "ResultMessage",
     ]
-    statuses = [m for m in out["first"] if shape([m]) == ["SystemMessage:status"]]
-    assert all(m.data["status"] == "requesting" for m in statuses)
-    out["first"] = [m for m in out["first"] if m not in statuses]
+    denials = [m for m in out["first"] if shape([m]) == ["SystemMessage:permission_denied"]]
+    assert all(m.data["tool_name"] == "Write" and "not that one" in m.data["message"] for m in denials)
+    out["first"] = [m for m in out["first"] if m not in denials]
     assert shape(out["second"])[-2:] == ["AssistantMessage:TextBlock", "ResultMessage"]
     result = out["first"][-1]
     assert result.subtype == "success" and result.result == "first done" and result.is_error is False
-    assert result.num_turns == 2 and result.total_cost_usd is not None and result.usage["input_tokens"] > 0
+    assert (
+        result.num_turns == 3 and result.total_cost_usd is not None and result.usage["input_tokens"] > 0
+    )  # two results + the answer, as 2.1.330 counts
     denied, allowed = out["first"][3].content[0], out["first"][4].content[0]
     assert denied.is_error is True and "not that one" in str(denied.content)
     assert not allowed.is_error

@@ -175,13 +175,24 @@ async def test_background_lifetime_limit(ctx):
 
 async def test_output_size_limit_stops_task(ctx):
     manager = shell_state(ctx.session).tasks
-    manager.max_output_bytes = 10_000
-    # A burst past the read limit first, so the reply is truncated however slowly the loop runs.
+    manager.max_output_bytes = 100_000
     task_id = await start(ctx, "head -c 200000 /dev/zero | tr '\\0' x; while true; do echo flood; done")
     result = await output(ctx, task_id=task_id, timeout=5000)
     assert result.data["task"]["status"] == "killed"
     assert "output passed" in result.content
     assert "characters omitted" in result.content
+    assert manager.get(task_id).output_path.stat().st_size == 100_000
+
+
+async def test_output_cap_holds_against_a_fast_writer(ctx):
+    """`yes` writes at memory speed: the cap is enforced as it writes (issue 29), not by a poll that let
+    it reach hundreds of megabytes past a 64 MB cap."""
+    manager = shell_state(ctx.session).tasks
+    manager.max_output_bytes = 4 * 1024 * 1024
+    task_id = await start(ctx, "yes")
+    result = await output(ctx, task_id=task_id, timeout=10000)
+    assert result.data["task"]["status"] == "killed"
+    assert manager.get(task_id).output_path.stat().st_size == 4 * 1024 * 1024
 
 
 async def test_shutdown_stops_everything(ctx, tmp_path):

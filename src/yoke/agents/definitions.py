@@ -5,12 +5,12 @@ Invalid files are skipped with one warning naming the file."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.records import Record
 from yoke.skills.model import js_description, js_model, js_text, tool_list
 
@@ -238,7 +238,7 @@ def parse_agents_json(value: str | dict[str, Any], source: str, warnings: list[s
     data: Any = value
     if isinstance(value, str):
         try:
-            data = json.loads(value)
+            data = safe_json(value)
         except ValueError as exc:
             raise ValueError(f"--agents: not valid JSON ({exc})") from None
     if not isinstance(data, dict):

@@ -106,7 +106,11 @@ class AgentRunner:
             self._agent_memory(child, definition)
         inline = {k: v for e in definition.mcp_servers if isinstance(e, dict) for k, v in e.items()}
         if inline and definition.source != "plugin":
-            await self._agent_mcp(child, definition, inline)
+            refused = self._mcp_refused(definition)
+            if refused:
+                child.warnings.append(refused)
+            else:
+                await self._agent_mcp(child, definition, inline)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
         if self.depth + 1 < self.max_depth:
             child.agent.executor.ctx.session.extras["agents"] = AgentRunner(
@@ -123,11 +127,6 @@ class AgentRunner:
         from yoke.hooks.config import parse_hooks
         from yoke.hooks.listener import HookListener
 
-        if definition.source == "project" and not _trusted(self.session):
-            child.warnings.append(
-                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
-            )
-            return
         warnings: list[str] = []
         groups = parse_hooks(
             definition.hooks,
@@ -136,6 +135,16 @@ class AgentRunner:
             warnings=warnings,
             stop_as_subagent_stop=True,
         )
+        if definition.source == "project" and not _trusted(self.session):
+            child.warnings.append(
+                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
+            )
+            from yoke.hooks.untrusted import UntrustedJudges
+
+            judges = UntrustedJudges(groups)  # the calls they would judge fail closed (hooks/untrusted.py)
+            if judges.groups:
+                child.agent.lifecycle.add(judges)
+            return
         if groups:
             ctx = child.agent.executor.ctx
             child.agent.lifecycle.add(HookListener(groups, project_dir=self.session.cwd, base_env=ctx.env))
@@ -179,6 +188,17 @@ class AgentRunner:
             return
         child.agent.system.append(text_block(memory_section(folder, load_index(folder))))
         allow_memory_directory(child.gate, folder)
+
+    def _mcp_refused(self, definition: AgentDefinition) -> str:
+        """Why a definition's own MCP servers (programs) may not start: a project's definition before the
+        folder is trusted (they are the repository's code), or any while the session plans (plan mode runs
+        nothing). '' when they may."""
+        where = definition.path or definition.name
+        if definition.source == "project" and not _trusted(self.session):
+            return f"{where}: MCP servers skipped until this folder is trusted (yoke trust)"
+        if getattr(getattr(self.session, "gate", None), "mode", "") == "plan":
+            return f"{where}: MCP servers not started in plan mode"
+        return ""
 
     async def _agent_mcp(self, child: Any, definition: AgentDefinition, servers: dict[str, Any]) -> None:
         """A definition's own MCP servers (`mcpServers` entries written out in full) run for that agent only;

@@ -15,10 +15,11 @@ from yoke.tools.base import ToolError
 
 
 async def git(cwd: Path, *args: str) -> tuple[int, str]:
-    from yoke.context.git import hardened_git_argv, hardened_git_env
+    from yoke.context.git import hardened_git_argv, hardened_git_env, program_overrides
 
+    overrides = await asyncio.to_thread(program_overrides, cwd)  # checkout would run the repo's filters
     proc = await asyncio.create_subprocess_exec(
-        *hardened_git_argv(*args),
+        *hardened_git_argv(*args, overrides=overrides),
         cwd=str(cwd),
         env=hardened_git_env(),
         stdin=asyncio.subprocess.DEVNULL,
@@ -93,12 +94,11 @@ def session_worktree(cwd: Path, name: str) -> Path:
     ToolError, one line, outside a repository or when git refuses."""
     import subprocess
 
-    from yoke.context.git import hardened_git_argv, hardened_git_env
+    from yoke.context.git import hardened_git_argv, hardened_git_env, program_overrides
 
     def run(*args: str, where: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            hardened_git_argv(*args), cwd=where, env=hardened_git_env(), capture_output=True, text=True
-        )
+        argv = hardened_git_argv(*args, overrides=program_overrides(where))
+        return subprocess.run(argv, cwd=where, env=hardened_git_env(), capture_output=True, text=True)
 
     top = run("rev-parse", "--show-toplevel", where=cwd)
     if top.returncode != 0:

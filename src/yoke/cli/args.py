@@ -15,7 +15,9 @@ from typing import NoReturn
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 INPUT_FORMATS = ("text", "stream-json")
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
+# "manual" is 2.1.330's name for "default" (both accepted)
+PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "default", "dontAsk", "plan")
+PERMISSION_PROMPTS = ("host", "none")
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
@@ -140,6 +142,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--permission-mode", metavar="mode", help=" | ".join(PERMISSION_MODES))
     p.add_argument("--permission-prompt-tool", metavar="tool", help="who answers permission prompts (stdio)")
+    p.add_argument(
+        "--permission-prompts",
+        metavar="target",
+        help="host: the SDK host or --permission-prompt-tool answers; none: what would ask is denied",
+    )
+    p.add_argument(
+        "--restricted",
+        action="store_true",
+        help="no Bash or WebFetch unless --tools names them, no user/project/local settings, no bypass mode",
+    )
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="= bypassPermissions mode")
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--enable-auto-mode", action="store_true", help="terminal: auto mode in Shift+Tab's cycle")
@@ -216,6 +228,16 @@ def validate(args: argparse.Namespace) -> None:
     _choice("--output-format <format>", args.output_format, OUTPUT_FORMATS)
     _choice("--input-format <format>", args.input_format, INPUT_FORMATS)
     _choice("--permission-mode <mode>", args.permission_mode, PERMISSION_MODES)
+    _choice("--permission-prompts <target>", args.permission_prompts, PERMISSION_PROMPTS)
+    from yoke.cli.args_compat import CHOICES
+
+    for flag, (dest, allowed) in CHOICES.items():
+        _choice(flag, getattr(args, dest) or None, allowed)
+    compact = args.autocompact
+    if compact not in (None, "auto") and (not compact.isdigit() or int(compact) < 100_000):
+        raise UsageError(f"--autocompact takes auto or a number of tokens, at least 100000 (got {compact!r})")
+    if args.restricted and (args.dangerously_skip_permissions or args.permission_mode == "bypassPermissions"):
+        raise UsageError("--restricted refuses bypassPermissions mode (drop --dangerously-skip-permissions)")
     _choice("--effort <level>", args.effort, EFFORT_LEVELS)
     if args.max_turns is not None and args.max_turns < 1:
         raise UsageError("--max-turns must be a positive whole number")
@@ -223,6 +245,8 @@ def validate(args: argparse.Namespace) -> None:
         raise UsageError("--max-budget-usd must be a positive amount")
     if args.system_prompt is not None and args.system_prompt_file:
         raise UsageError("use either --system-prompt or --system-prompt-file, not both")
+    if args.input_format == "stream-json" and args.output_format != "stream-json":
+        raise UsageError("Error: --input-format stream-json needs --output-format stream-json", exact=True)
     if args.print_mode and args.output_format == "stream-json" and not args.verbose:
         raise UsageError(
             "Error: When using --print, --output-format=stream-json requires --verbose", exact=True

@@ -20,11 +20,18 @@ FLAG_VALUES: dict[tuple[str, ...], str] = {
     ("--plugin-url",): "url",
     ("--sdk-url",): "url",
     ("--workload",): "name",
+    ("--autocompact",): "auto|tokens",
+    ("--environment",): "environment_id",
+    ("--system-prompt-snapshot",): "on|off",
+    ("--remote-control-session-name-prefix",): "prefix",
 }
 FLAG_OPTIONAL_VALUES: dict[tuple[str, ...], str] = {
     ("--from-pr",): "value",
     ("--teleport",): "session",
     ("--remote",): "description",
+    ("--cloud",): "description|session_id|url",
+    ("--remote-control",): "name",
+    ("--prompt-suggestions",): "value",
 }
 FLAG_LISTS: dict[tuple[str, ...], str] = {
     ("--file",): "specs",
@@ -48,7 +55,46 @@ SWITCHES: tuple[tuple[str, ...], ...] = (
     ("-d2e", "--debug-to-stderr"),
     ("--enable-auth-status",),
     ("--brief",),
+    ("--ax-screen-reader",),
+    ("--bg", "--background"),
+    ("--desktop",),
+    ("--forward-subagent-text",),
 )
+# Flags a user reaches for on purpose, for a part Yoke does not have (yet): using one says so, in one line on
+# stderr, instead of silently doing nothing. (The SDKs' plumbing flags above stay silent.)
+NOT_ACTED_ON: dict[str, str] = {
+    "background": "--bg: background sessions are not in Yoke yet; this session runs in the foreground",
+    "cloud": "--cloud: cloud sessions are not in Yoke; this session runs here",
+    "desktop": "--desktop: not acted on; there is no desktop app, this session runs in the terminal",
+    "environment": "--environment: cloud environments are not in Yoke; this session runs here",
+    "remote_control": "--remote-control: Remote Control is not in Yoke yet",
+    "remote_control_session_name_prefix": "--remote-control-session-name-prefix: Remote Control is not in Yoke yet",
+    "teleport": "--teleport: teleport sessions are not in Yoke",
+    "remote": "--remote: remote sessions are not in Yoke",
+    "from_pr": "--from-pr: PR-linked sessions are not in Yoke yet",
+    "system_prompt_snapshot": "--system-prompt-snapshot: not acted on; Yoke renders the system prompt once per session",
+    "forward_subagent_text": "--forward-subagent-text: not acted on; sub-agents' messages carry parent_tool_use_id",
+    "prompt_suggestions": "--prompt-suggestions: not acted on; Yoke writes no prompt_suggestion messages",
+    "ax_screen_reader": "--ax-screen-reader: not acted on yet",
+    "tmux": "--tmux: not acted on; Yoke opens no tmux session for a worktree",
+}
+CHOICES = {
+    "--system-prompt-snapshot <on|off>": ("system_prompt_snapshot", ("on", "off")),
+    "--prompt-suggestions [value]": (
+        "prompt_suggestions",
+        ("true", "false", "1", "0", "yes", "no", "on", "off"),
+    ),
+}
+
+
+def not_acted_on(args: argparse.Namespace) -> list[str]:
+    """One line for each flag given that Yoke accepts without acting on it."""
+    lines = []
+    for dest, line in NOT_ACTED_ON.items():
+        value = getattr(args, dest, None)
+        if line and value not in (None, False):
+            lines.append(f"yoke: {line}")
+    return lines
 
 
 def _dest(names: tuple[str, ...]) -> str:

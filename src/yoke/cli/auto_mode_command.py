@@ -51,6 +51,18 @@ def auto_mode_command(argv: list[str]) -> int:
         print(USAGE, file=sys.stdout if argv else sys.stderr)
         return 0 if argv else 1
     command, rest = argv[0], argv[1:]
+    if command == "defaults" and rest and rest[0].split("=", 1)[0] == "--label":
+        prefix = rest[0].split("=", 1)[1] if "=" in rest[0] else (rest[1] if len(rest) > 1 else None)
+        if prefix is None:
+            print("error: option '--label <prefix>' argument missing", file=sys.stderr)
+            return 1
+        return _defaults(prefix)
+    if command == "reset":
+        print(
+            "yoke auto-mode reset: not available yet; remove the autoMode key from your settings",
+            file=sys.stderr,
+        )
+        return 1
     if command in ("defaults", "config"):
         stop = _refuse_args(command, rest)
         if stop is not None:
@@ -80,10 +92,13 @@ def _write(rules: dict[str, list[str]]) -> int:
     return 0
 
 
-def _defaults() -> int:
+def _defaults(label: str = "") -> int:
+    """The built-in rules; with --label, only those whose label (the words before its colon) starts so."""
     from yoke.permissions.auto_mode_rules import DEFAULT_RULES
 
-    return _write(DEFAULT_RULES)
+    return _write(
+        {section: [r for r in rules if r.startswith(label)] for section, rules in DEFAULT_RULES.items()}
+    )
 
 
 def _loaded() -> tuple[Any, dict[str, Any]]:

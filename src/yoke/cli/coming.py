@@ -40,3 +40,25 @@ def auth(argv: list[str]) -> int:
 
 def remote_control(argv: list[str]) -> int:
     return _not_yet("remote-control")
+
+
+def background(argv: list[str]) -> int:  # attach, logs, stop/kill, rm, respawn: background sessions (--bg)
+    return _not_yet(
+        "background sessions (attach, logs, stop, rm, respawn)", "run the session in the foreground"
+    )
+
+
+def gateway(argv: list[str]) -> int:
+    return _not_yet("gateway")
+
+
+def import_config(argv: list[str]) -> int:
+    return _not_yet("import", "Yoke reads Claude Code's .claude/ files as they are")
+
+
+def purge(argv: list[str]) -> int:
+    return _not_yet("purge", "a project's transcripts are under ~/.yoke/projects/")
+
+
+def ultrareview(argv: list[str]) -> int:
+    return _not_yet("ultrareview", "cloud reviews are not in Yoke")

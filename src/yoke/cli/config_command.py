@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
+
 USAGE = (
     "usage: yoke config [list] | get KEY | set KEY VALUE | unset KEY | add KEY VALUE | remove KEY VALUE "
     "[--global | --project]"
@@ -99,7 +101,7 @@ def _keys(key: str) -> tuple[str, ...]:
 
 def _value(keys: tuple[str, ...], text: str) -> Any:
     try:
-        value = json.loads(text)
+        value = safe_json(text)
     except ValueError:
         value = text
     from yoke.config.settings_write import SETTABLE_MODES
@@ -142,7 +144,7 @@ def _file_data(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+        data = safe_json(path.read_text(encoding="utf-8") or "{}")
     except (OSError, ValueError):
         raise ConfigError(f"{path} is not valid JSON; fix or remove it first") from None
     return data if isinstance(data, dict) else {}

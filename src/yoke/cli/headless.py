@@ -114,8 +114,15 @@ async def _start(args: Namespace, prompt: str) -> int:
     from yoke.session.build import open_session
 
     options = options_from_args(args, Path.cwd())
+    if (
+        args.permission_prompts == "none"
+    ):  # nobody answers: what would ask is denied (the mode decides the rest)
+        args.permission_prompt_tool = None
     printer = make_printer(
-        args.output_format, args.verbose, init_extra={"apiKeySource": api_key_source(os.environ)}
+        args.output_format,
+        args.verbose,
+        init_extra={"apiKeySource": api_key_source(os.environ)},
+        partial=bool(args.include_partial_messages),
     )
     if args.output_format == "stream-json":
         from yoke.hooks.stream import stream_reporter
@@ -132,6 +139,8 @@ async def _start(args: Namespace, prompt: str) -> int:
         lines = StdinLines(channel)  # read from now on: the SDK answers mcp_message while servers start
         lines.start()
     session = await open_session(options)
+    printer.session_id = session.id  # lines written before the first query's init carry it too
+    printer.start_mode(session.permission_mode)  # a set_permission_mode before the first query is a change
     if args.permission_prompt_tool not in (None, "stdio"):
         from yoke.mcp.prompt_tool import prompt_tool_asker
 
@@ -156,7 +165,9 @@ async def _start(args: Namespace, prompt: str) -> int:
         print(await session.context_report())
         await session.close()
         return 0
-    oversized = _oversized(prompt, session.model)
+    from yoke.context.oversize import oversized_prompt
+
+    oversized = oversized_prompt(prompt, session.model)
     if oversized:
         await session.close()
         raise SetupError(oversized)
@@ -173,21 +184,6 @@ def _sdk_bridge(channel):
     return bridge
 
 
-def _oversized(prompt: str, model: str) -> str:
-    """A prompt that cannot fit the model's window is refused here, before it is uploaded (and retried)."""
-    if len(prompt) < 200_000:  # far below any window: skip the estimate
-        return ""
-    from yoke.context.tokens import context_window, estimate_text
-
-    tokens, window = estimate_text(prompt), context_window(model)
-    if tokens < window:
-        return ""
-    return (
-        f"Prompt is too long: about {tokens:,} tokens ({len(prompt.encode()):,} bytes) for {model}'s "
-        f"{window:,}-token window; send less (a file's path instead of its contents, or a part of it)"
-    )
-
-
 async def _drive(run, prompt: str, channel, lines=None) -> int:
     session = run.session
     loop = asyncio.get_running_loop()
@@ -195,8 +191,13 @@ async def _drive(run, prompt: str, channel, lines=None) -> int:
     received: list[int] = []
 
     def on_signal(code: int) -> None:
+        # a signal means "stop": the running query is interrupted (its result line is written) and the
+        # process ends, whatever the input format; the control protocol's `interrupt` stops just a query
         received.append(code)
+        run.stopped = True
         session.interrupt()
+        if lines is not None:
+            lines.end()
 
     for sig, code in signals.items():
         try:

@@ -23,17 +23,17 @@ class HeadlessRun:
         self.debug = debug
         self.replay_user_messages = False
         self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
-        self._introduced = False
+        self.stopped = False  # a signal arrived: no further query starts
+        self.replay: dict | None = None  # --replay-user-messages: the line echoing this query's message
 
     async def run(self, prompt: str | list) -> ev.Result | None:
         """Run one query, printing every event; returns its result."""
         started = self.session.started
         started.permission_mode = self.session.permission_mode  # each query's init says the mode now
         self.printer.handle(started)
-        if not self._introduced:
-            self._introduced = True
-            for warning in self.session.warnings:
-                self.printer.handle(ev.Notice("warning", warning))
+        if self.replay is not None:  # after the query's init line, as 2.1.330 writes it
+            self.printer.emit(self.replay)
+            self.replay = None
         self.printer.result = None
         async for event in self.session.query(prompt):
             if self.debug:

@@ -36,6 +36,11 @@ SUBCOMMANDS: dict[str, str] = {
     "logout": "yoke.cli.coming:auth",
     "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
     "remote-control": "yoke.cli.coming:remote_control",
+    **{name: "yoke.cli.coming:background" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
+    "gateway": "yoke.cli.coming:gateway",
+    "import": "yoke.cli.coming:import_config",
+    "purge": "yoke.cli.coming:purge",
+    "ultrareview": "yoke.cli.coming:ultrareview",
 }
 
 
@@ -97,6 +102,10 @@ def _parse_and_run(argv: list[str]) -> int:
 
         print(f"{__version__} (Yoke)")
         return 0
+    from yoke.cli.args_compat import not_acted_on
+
+    for line in not_acted_on(args):
+        print(line, file=sys.stderr)
     if _interactive(args):
         from yoke.ui import run_interactive
 

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
+
 SCOPES = ("local", "project", "user")
 USAGE = """usage: yoke mcp <command>
 
@@ -141,6 +143,7 @@ def add(argv: list[str]) -> int:
     p.add_argument("-H", "--header", action="append", help='"Name: value" for a remote server')
     p.add_argument("--client-id")
     p.add_argument("--callback-port", type=int)
+    p.add_argument("--client-secret", action="store_true")  # as add-json: accepted, the secret is not asked
     p.add_argument("name")
     p.add_argument("target", nargs="?")
     p.add_argument("args", nargs="*")
@@ -180,7 +183,7 @@ def add_json(argv: list[str]) -> int:
     a = p.parse_args(argv)
     text = sys.stdin.read() if a.json == "-" else a.json
     try:
-        entry = json.loads(text)
+        entry = safe_json(text)
     except json.JSONDecodeError as exc:
         raise McpCommandError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
     if not isinstance(entry, dict):

@@ -7,18 +7,34 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
 from yoke.tools.registry import split_tool_list
+
+# --restricted removes these unless --tools names them (the built-ins that run commands or code, and WebFetch)
+RESTRICTED_TOOLS = ("Bash", "WebFetch")
 
 
 def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     tools = None
+    named: list[str] = []
     if args.tools is not None:
-        names = split_tool_list(args.tools)
+        names = named = split_tool_list(args.tools)
         tools = None if names == ["default"] else names
-    return SessionOptions(
+    disallowed = split_tool_list(args.disallowed_tools)
+    sources = _sources(args.setting_sources)
+    if args.restricted:
+        disallowed += [t for t in RESTRICTED_TOOLS if t not in named]
+        sources = []  # user, project and local settings files are ignored; --settings still applies
+    env = None
+    if args.autocompact not in (None, "auto"):  # validated in cli/args.py: a whole number >= 100,000
+        from yoke.context.tokens import AUTOCOMPACT_WINDOW_ENV
+
+        env = dict(os.environ, **{AUTOCOMPACT_WINDOW_ENV: args.autocompact})
+    options = SessionOptions(
+        env=env,
         cwd=cwd,
         model=args.model,
         provider=args.provider,
@@ -34,13 +50,13 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         append_system_prompt=_appended(args),
         tools=tools,
         allowed_tools=split_tool_list(args.allowed_tools),
-        disallowed_tools=split_tool_list(args.disallowed_tools),
+        disallowed_tools=disallowed,
         permission_mode=mode,
         allow_bypass=bool(args.allow_dangerously_skip_permissions),
         add_dirs=[Path(d) for d in args.add_dirs],
         plugin_dirs=[Path(d) for d in args.plugin_dirs],
         settings=args.settings,
-        setting_sources=_sources(args.setting_sources),
+        setting_sources=sources,
         mcp_config=list(args.mcp_config),
         strict_mcp_config=bool(args.strict_mcp_config),
         max_turns=args.max_turns,
@@ -56,11 +72,14 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         agent=args.agent,
         worktree=args.worktree,
     )
+    if args.restricted:
+        options.extras["restricted"] = True
+    return options
 
 
 def _json_object(text: str, flag: str) -> dict:
     try:
-        value = json.loads(text)
+        value = safe_json(text)
     except json.JSONDecodeError as exc:
         raise SessionError(f"{flag}: not valid JSON ({exc.msg} at position {exc.pos})", usage=True) from None
     if not isinstance(value, dict):

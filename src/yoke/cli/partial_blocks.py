@@ -1,12 +1,12 @@
 """Under `--include-partial-messages`, Claude Code writes each `assistant` line the moment its content block
-ends (between the block's `content_block_stop` stream event and the next block), not when the whole API
+ends (just before the block's `content_block_stop` stream event, as 2.1.330 does), not when the whole API
 message is done. This assembles each block from the raw stream so the printer can do the same."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers import base as pb
 
 
@@ -50,7 +50,7 @@ class BlockAssembler:
         raw = "".join(self._json.pop(index, []))
         if block.get("type") in ("tool_use", "server_tool_use") and raw:
             try:
-                block["input"] = json.loads(raw)
+                block["input"] = safe_json(raw)
             except ValueError:
                 block["input"] = {}
         self.written[self.message_id] = self.written.get(self.message_id, 0) + 1

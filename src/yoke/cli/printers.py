@@ -21,6 +21,15 @@ COMPAT_VERSION = "2.1.330"
 # Claude Code writes `is_error: false` on a successful tool result only for these tools; the rest leave it out.
 KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
+# Notices Claude Code writes no stream-json line for (an MCP server's state is reported by `mcp_status`
+# control requests and the init line's `mcp_servers`).
+SILENT_NOTICES = frozenset({"mcp_status"})
+
+# A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
+# decision_reason_type, where 2.1.330 wrote one on the same script (a mode, the classifier; none for a deny
+# rule or when nobody could be asked: tests/cli/cc_2_1_330).
+DENIAL_KINDS = {"mode": "mode", "classifier": "classifier"}
+
 RESULT_SUBTYPES = {
     "completed": "success",
     "max_turns": "error_max_turns",
@@ -169,6 +178,9 @@ class Printer:
     def note_mode(self, mode: str) -> None:
         """The session's permission mode now (stream-json reports a change; other formats ignore it)."""
 
+    def start_mode(self, mode: str) -> None:
+        """The mode the session opened in: a change reported before the first query is measured from it."""
+
     def emit(self, obj: dict[str, Any]) -> None:
         """One JSON line on stdout (stream-json messages, and control frames in every output format)."""
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
@@ -208,22 +220,37 @@ class JsonPrinter(Printer):
 class StreamJsonPrinter(Printer):
     """One JSON object per line, written and flushed as each event happens."""
 
-    def __init__(self, *args: Any, init_extra: dict[str, Any] | None = None, **kwargs: Any):
+    def __init__(
+        self, *args: Any, init_extra: dict[str, Any] | None = None, partial: bool = False, **kwargs: Any
+    ):
         from yoke.cli.partial_blocks import BlockAssembler
         from yoke.cli.stream_status import StatusLines
 
         super().__init__(*args, **kwargs)
         self.init_extra = init_extra or {}
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
-        self.status = StatusLines(self._system)  # status "requesting", permission mode, thinking tokens
+        self.denials: dict[
+            str, dict[str, Any]
+        ] = {}  # tool_use_id -> its permission_denied line, until its result
+        # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
+        self.status = StatusLines(self._system, partial=partial)
 
     def on_event(self, event: ev.Event) -> None:
-        for obj in [*self._lines(event), *self.status.lines(event)]:
+        status = self.status.lines(event)  # before a stream_event line (a thinking delta's), else after
+        lines = (
+            [*status, *self._lines(event)]
+            if isinstance(event, ev.StreamEvent)
+            else [*self._lines(event), *status]
+        )
+        for obj in lines:
             self.emit(obj)
 
     def note_mode(self, mode: str) -> None:
         for obj in self.status.mode_changed(mode):
             self.emit(obj)
+
+    def start_mode(self, mode: str) -> None:
+        self.status.mode = mode
 
     def _lines(self, event: ev.Event) -> list[dict[str, Any]]:
         """The stream-json objects for one event (most events print nothing)."""
@@ -244,11 +271,22 @@ class StreamJsonPrinter(Printer):
             return lines
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
+        if isinstance(event, ev.ContinuationMessage):
+            content = event.message["content"]
+            if isinstance(content, str):  # written as a list of blocks, as Claude Code writes it
+                content = [{"type": "text", "text": content}]
+            line = self._envelope("user", event, message={"role": "user", "content": content})
+            line["isSynthetic"] = True
+            return [line]
+        if isinstance(event, ev.PermissionDecided):
+            if event.behavior == "deny" and event.parent_tool_use_id is None:
+                self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
+            return []
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
             lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
             block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
-            if block is not None:
+            if block is not None:  # the block's assistant line goes before its content_block_stop
                 message = {
                     "id": self.blocks.message_id,
                     "type": "message",
@@ -259,11 +297,13 @@ class StreamJsonPrinter(Printer):
                     "stop_sequence": None,
                     "usage": self.blocks.usage,
                 }
-                lines.append(self._envelope("assistant", event, message=message))
+                lines.insert(0, self._envelope("assistant", event, message=message))
             return lines
         if isinstance(event, ev.Notice):
             if event.kind == "api_retry":
                 return [self._system("api_retry", **event.data)]
+            if event.kind in SILENT_NOTICES:
+                return []
             level = "warning" if event.kind == "warning" else "info"
             return [self._system("informational", content=event.message, level=level)]
         if isinstance(event, ev.Compacted):
@@ -277,6 +317,15 @@ class StreamJsonPrinter(Printer):
             return [result_object(event, self.session_id)]
         return []
 
+    def _denied(self, event: ev.PermissionDecided) -> dict[str, Any]:
+        """`system/permission_denied` for a denied call of the main conversation, written just before its
+        result's `user` line (after the results of calls that ran before it), as 2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
+        fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
+        kind = DENIAL_KINDS.get(event.source.split(":", 1)[0])
+        if kind:
+            fields["decision_reason_type"] = kind
+        return self._system("permission_denied", **fields, message=event.reason)
+
     def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:
         """One `user` line per tool result, carrying the tool's structured output as `tool_use_result`."""
         content = event.message["content"]
@@ -289,6 +338,9 @@ class StreamJsonPrinter(Printer):
                 and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE
             ):
                 block = {k: v for k, v in block.items() if k != "is_error"}
+            denial = self.denials.pop(block.get("tool_use_id"), None)
+            if denial is not None:
+                lines.append(denial)
             line = self._envelope("user", event, message={"role": "user", "content": [block]})
             result_data = data.get(block.get("tool_use_id"))
             if result_data is not None:

@@ -8,14 +8,14 @@ query; the session ends at EOF once the running query is done.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
 from yoke.ids import new_uuid
+from yoke.jsonsafe import loads as safe_json
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
-SERVER_MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
+SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
 
 class ControlChannel:
@@ -99,17 +99,37 @@ class StdinLines:
         self.task = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
+        # stdin is read on a daemon thread of its own, not the loop's executor: a signal ends the process
+        # while that thread still waits on a pipe the SDK holds open, and asyncio.run joins executor threads.
         loop = asyncio.get_running_loop()
+        lines: asyncio.Queue = asyncio.Queue()
+
+        def read() -> None:
+            try:
+                for raw in iter(sys.stdin.readline, ""):
+                    loop.call_soon_threadsafe(lines.put_nowait, raw)
+            except Exception as exc:  # passed on as a line the dispatcher reports, then EOF
+                loop.call_soon_threadsafe(lines.put_nowait, exc)
+            finally:
+                try:
+                    loop.call_soon_threadsafe(lines.put_nowait, None)
+                except RuntimeError:  # the loop has closed: nobody is reading any more
+                    pass
+
+        import threading
+
+        threading.Thread(target=read, name="yoke-stdin", daemon=True).start()
         try:
             while True:
-                line = await loop.run_in_executor(None, sys.stdin.readline)
-                if not line:
+                line = await lines.get()
+                if line is None:
+                    return
+                if isinstance(line, Exception):
+                    self.queue.put_nowait(f"stdin reader failed: {type(line).__name__}: {line}")
                     return
                 line = line.strip()
                 if line and not self._response(line):
                     self.queue.put_nowait(line)
-        except Exception as exc:  # a bug: pass it on as a line the dispatcher reports, then end as at EOF
-            self.queue.put_nowait(f"stdin reader failed: {type(exc).__name__}: {exc}")
         finally:
             self.queue.put_nowait(None)
 
@@ -117,7 +137,7 @@ class StdinLines:
         if '"control_response"' not in line:
             return False
         try:
-            frame = json.loads(line)
+            frame = safe_json(line)
         except ValueError:
             return False
         if not isinstance(frame, dict) or frame.get("type") != "control_response":
@@ -129,6 +149,10 @@ class StdinLines:
     def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
+
+    def end(self) -> None:
+        """No more frames: the queries already running finish, then the session ends as at EOF (a signal)."""
+        self.queue.put_nowait(None)
 
 
 async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines | None = None) -> bool:
@@ -142,11 +166,18 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
     last_error = False
     try:
         while True:
-            content = await queue.get()
-            if content is None:
+            item = await queue.get()
+            if item is None or run.stopped:  # EOF, or a signal: messages still queued are not run
                 break
+            if callable(item):  # a control request answered in turn (set_model)
+                await item()
+                continue
+            content, run.replay = item
             result = await run.run(content)
             last_error = result is None or result.is_error
+        pending = getattr(run, "pending_controls", None)
+        if pending and not run.stopped:  # answers still being worked out (an MCP server reconnecting)
+            await asyncio.wait(set(pending), timeout=PENDING_WAIT_S)
     finally:
         reader.cancel()
         lines.stop()
@@ -172,9 +203,14 @@ async def _read_stdin(
 
 def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
     try:
-        frame = json.loads(line)
-    except ValueError:
-        emit(_input_error(run, f"ignored a stdin line that is not JSON: {line[:80]}"))
+        frame = safe_json(line)
+    except ValueError as exc:
+        why = getattr(exc, "msg", "")  # e.g. nested too deeply (yoke.jsonsafe)
+        emit(
+            _input_error(
+                run, f"ignored a stdin line that is not JSON{f' ({why})' if why else ''}: {line[:80]}"
+            )
+        )
         return
     if not isinstance(frame, dict):
         emit(_input_error(run, f"ignored a stdin line that is not a JSON object: {line[:80]}"))
@@ -185,16 +221,18 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         if content is None:
             emit(_input_error(run, "ignored a user message without content (expected message.content)"))
         elif content:
-            if getattr(run, "replay_user_messages", False):
-                emit(_replay(frame, run))
-            queue.put_nowait(content)
+            replay = _replay(frame, run) if getattr(run, "replay_user_messages", False) else None
+            queue.put_nowait((content, replay))  # echoed when its query starts, after that query's init
     elif kind == "control_response":
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
     elif kind == "control_request":
         request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
-            asyncio.ensure_future(_answer_mcp_control(frame, request, run, emit))
+            _later(run, _answer_mcp_control(frame, request, run, emit))
+        elif request.get("subtype") == "set_model":
+            # in turn with the messages, as 2.1.330 answers it: after the query running, before the next one
+            queue.put_nowait(lambda: _answer_set_model(frame, request, run, emit))
         else:
             emit(_answer_control(frame, run, channel))
             run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
@@ -205,6 +243,32 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
 
 
 MCP_CONTROL = ("mcp_reconnect", "mcp_toggle")
+PENDING_WAIT_S = 30  # at EOF, how long control requests still being answered may take
+
+
+def _later(run: Any, work: Any) -> None:
+    """Answer a control request in its own task; at EOF the session waits for it (bounded)."""
+    task = asyncio.ensure_future(work)
+    pending = run.__dict__.setdefault("pending_controls", set())
+    pending.add(task)
+    task.add_done_callback(pending.discard)
+
+
+async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
+    """`set_model {model}`: the switch, with PreModelSwitch and PostModelSwitch hooks around it."""
+    request_id = frame.get("request_id", "")
+    model = request.get("model")
+    refusal = ""
+    try:
+        if model and model != "default":
+            refusal = await run.session.switch_model(model, "sdk")
+    except ValueError as exc:
+        refusal = str(exc)
+    if refusal:
+        response = {"subtype": "error", "request_id": request_id, "error": refusal}
+    else:
+        response = {"subtype": "success", "request_id": request_id, "response": {}}
+    emit({"type": "control_response", "response": response})
 
 
 async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
@@ -316,11 +380,6 @@ def _control_response(
         if mode not in SERVER_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         session.set_permission_mode(mode)
-        return {}
-    if subtype == "set_model":
-        model = request.get("model")
-        if model and model != "default":
-            session.set_model(model)
         return {}
     if subtype == "get_context_usage":
         return session.context_usage()

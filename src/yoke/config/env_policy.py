@@ -4,24 +4,20 @@ User, managed and `--settings` files are the user's own words: their `env` block
 files (`.claude/settings*.json`, `.yoke/settings*.json`) are the repository's words:
 
 * an untrusted folder contributes no environment at all;
-* a trusted one still cannot set a variable of the classes below, because each of them makes some later
-  program run code, read configuration, or send data somewhere the user did not choose, and a repository
-  that is trusted for its permission rules has not thereby been given the user's shell.
+* a trusted one may set only the variables on the allowlist below: names that choose a mode, a level, a
+  locale, a model or a limit, and that no program reads as a place to load code or configuration from,
+  a program to run, or somewhere to send data.
 
-The rule is a deny-list of classes (exact names, prefixes, and suffixes such as `_OPTIONS`, `_PATH`,
-`_CONFIG`) rather than an allowlist, because projects legitimately set arbitrary application variables
-(`NODE_ENV`, `MY_APP_MODE`); the suffix classes catch the next tool's `FOO_CONFIG_PATH` without naming it.
-A short allowlist re-admits harmless names a class would otherwise catch.
+An allowlist, because the classes of dangerous variables have no end (`PYTHONPLATLIBDIR` moves where
+Python imports from, and the next interpreter will have its own): whatever is not listed is refused with
+a warning, and the user can set it in their own settings.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any
-
-from yoke.regex import lazy_compile
 
 PROJECT_SCOPES = ("project", "local")
 
@@ -30,44 +26,27 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_DENIED_NAMES = _words(
-    """PATH HOME SHELL ENV BASH_ENV SHELLOPTS BASHOPTS PS4 PROMPT_COMMAND IFS CDPATH GLOBIGNORE INPUTRC
-    ZDOTDIR HISTFILE TMPDIR TMP TEMP EDITOR VISUAL PAGER MANPAGER BROWSER LESSOPEN LESSCLOSE GNUPGHOME
-    KUBECONFIG CLASSPATH LOCPATH GCONV_PATH NLSPATH GLIBC_TUNABLES MALLOC_CHECK_ OPENSSL_CONF SSL_CERT_FILE
-    SSL_CERT_DIR REQUESTS_CA_BUNDLE CURL_CA_BUNDLE NODE_EXTRA_CA_CERTS PERL5OPT PERL5LIB PERLLIB RUBYOPT
-    RUBYLIB PYTHONSTARTUP PYTHONPATH PYTHONHOME PYTHONUSERBASE JAVA_TOOL_OPTIONS _JAVA_OPTIONS
-    JDK_JAVA_OPTIONS LUA_INIT LUA_PATH LUA_CPATH NODE_OPTIONS NODE_PATH CLAUDE_CONFIG_DIR DISPLAY
-    XAUTHORITY DBUS_SESSION_BUS_ADDRESS"""
-)
-# fmt: off
-_DENIED_PREFIXES = (
-    "LD_", "DYLD_", "BASH_FUNC_", "GIT_", "YOKE_", "SSH_", "GPG_", "AWS_", "GOOGLE_", "GCLOUD_", "AZURE_",
-    "ANTHROPIC_", "OPENAI_", "CLAUDE_CODE_USE_", "DOCKER_", "NPM_CONFIG_", "PIP_", "UV_", "POETRY_", "CARGO_",
-    "RUSTUP_", "GOFLAGS", "XDG_", "SUDO_", "HTTP", "NO_PROXY", "ALL_PROXY", "PYTHONBREAKPOINT",
-)
-# fmt: on
-_DENIED_SUFFIX = lazy_compile(
-    r"(_PATH|_HOME|_DIR|_DIRS|_OPTIONS|_OPTS|_FLAGS|_CONFIG|_CONFIG_FILE|_RC|_PROGRAM|_COMMAND|_CMD|_EDITOR"
-    r"|_PAGER|_ASKPASS|_SHELL|_PRELOAD|_LIBRARY|_PLUGINS?|_HOOKS?|_URL|_URI|_ENDPOINT|_HOST|_PROXY"
-    r"|_KEY|_KEYS|_TOKEN|_SECRET|_SECRETS|_PASSWORD|_PASSWD|_CREDENTIALS?|_AUTH|_AUTH_TOKEN|_HEADERS)$",
-    re.IGNORECASE,
-)
-# Caught by a class above, yet harmless: they choose a model or tune output, never a program or a place.
-_ALLOWED = _words(
-    """ANTHROPIC_MODEL ANTHROPIC_SMALL_FAST_MODEL ANTHROPIC_DEFAULT_OPUS_MODEL ANTHROPIC_DEFAULT_SONNET_MODEL
-    ANTHROPIC_DEFAULT_HAIKU_MODEL YOKE_MAX_OUTPUT_TOKENS GIT_TERMINAL_PROMPT GIT_OPTIONAL_LOCKS
-    HTTP_TIMEOUT"""
+# Application modes and levels; locale and output; the agent's own model and limits. Each value is a word
+# or a number a program compares, never a path, a command, a module, an address or a credential.
+PROJECT_SETTABLE = _words(
+    """NODE_ENV RAILS_ENV RACK_ENV APP_ENV MIX_ENV FLASK_ENV FLASK_DEBUG DEBUG LOG_LEVEL LOGLEVEL RUST_LOG
+    RUST_BACKTRACE GOOS GOARCH CGO_ENABLED GO111MODULE CI TZ LANG LANGUAGE LC_ALL LC_CTYPE LC_MESSAGES
+    LC_COLLATE LC_NUMERIC LC_TIME LC_MONETARY FORCE_COLOR NO_COLOR CLICOLOR CLICOLOR_FORCE COLUMNS LINES
+    PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE PYTHONIOENCODING PYTHONUTF8 PYTHONHASHSEED NODE_NO_WARNINGS
+    TOKENIZERS_PARALLELISM OMP_NUM_THREADS CUDA_VISIBLE_DEVICES PORT
+    ANTHROPIC_MODEL ANTHROPIC_SMALL_FAST_MODEL ANTHROPIC_DEFAULT_OPUS_MODEL ANTHROPIC_DEFAULT_SONNET_MODEL
+    ANTHROPIC_DEFAULT_HAIKU_MODEL CLAUDE_CODE_SUBAGENT_MODEL CLAUDE_CODE_MAX_OUTPUT_TOKENS
+    YOKE_MAX_OUTPUT_TOKENS MAX_THINKING_TOKENS MAX_MCP_OUTPUT_TOKENS MCP_TIMEOUT MCP_TOOL_TIMEOUT
+    BASH_DEFAULT_TIMEOUT_MS BASH_MAX_TIMEOUT_MS BASH_MAX_OUTPUT_LENGTH CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR
+    DISABLE_TELEMETRY DISABLE_ERROR_REPORTING DISABLE_AUTOUPDATER DISABLE_COST_WARNINGS
+    DISABLE_PROMPT_CACHING DISABLE_NON_ESSENTIAL_MODEL_CALLS CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+    CLAUDE_CODE_DISABLE_TERMINAL_TITLE GIT_TERMINAL_PROMPT GIT_OPTIONAL_LOCKS"""
 )
 
 
 def project_may_set(name: str) -> bool:
-    """Whether a (trusted) project's settings may set the variable `name`."""
-    upper = name.upper()
-    if upper in _ALLOWED:
-        return True
-    if upper in _DENIED_NAMES or upper.startswith(_DENIED_PREFIXES) or _DENIED_SUFFIX.search(upper):
-        return False
-    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name))
+    """Whether a (trusted) project's settings may set the variable `name`: only the allowlist."""
+    return name in PROJECT_SETTABLE
 
 
 def settings_env(sources: Iterable[Any], trusted: bool, warnings: list[str]) -> dict[str, str | None]:
@@ -88,8 +67,8 @@ def settings_env(sources: Iterable[Any], trusted: bool, warnings: list[str]) -> 
                 continue
             if project and not project_may_set(key):
                 warnings.append(
-                    f"{source.label}: env {key} is ignored: a project may not set loader, shell start-up, "
-                    "home, credential or tool-configuration variables (set it in ~/.claude/settings.json)"
+                    f"{source.label}: env {key} is ignored: a project may set only modes, levels, locales "
+                    "and the agent's model and limits (set it in ~/.claude/settings.json)"
                 )
                 continue
             out[key] = None if value == "" else str(value)

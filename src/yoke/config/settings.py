@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.records import Record
 
 MAX_FLAG_SETTINGS_BYTES = 2 * 1024 * 1024
@@ -254,7 +255,7 @@ def _parse(text: str, label: str, warnings: list[str]) -> dict[str, Any] | None:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = safe_json(text)
     except json.JSONDecodeError as exc:
         warnings.append(f"{label}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); ignored")
         return None

@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from yoke.jsonsafe import loads as safe_json
 
 # Modes a settings file may name as the default; auto and bypassPermissions are chosen with a flag.
 SETTABLE_MODES = ("default", "acceptEdits", "plan", "dontAsk")
@@ -19,7 +20,7 @@ def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
     data: Any = {}
     if path.exists():
         try:
-            data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            data = safe_json(path.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError):
             raise ValueError(f"{path} is not valid JSON; fix or remove it first") from None
     if not isinstance(data, dict):
@@ -43,7 +44,7 @@ def add_to_list_setting(path: Path, key: str, value: str) -> None:
     current: Any = []
     if path.exists():
         try:
-            current = json.loads(path.read_text(encoding="utf-8") or "{}").get(key, [])
+            current = safe_json(path.read_text(encoding="utf-8") or "{}").get(key, [])
         except (OSError, ValueError, AttributeError):
             current = []  # write_setting reports a broken file
     items = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []

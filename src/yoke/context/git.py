@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -71,26 +72,70 @@ def hardened_git_env(base: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def hardened_git_argv(*args: str) -> list[str]:
-    """`git` (found on the fixed PATH) with the hardening options, then `args`."""
-    argv = [_git_binary(), "--no-pager", "--no-optional-locks"]
+def hardened_git_argv(*args: str, overrides: list[str] | None = None) -> list[str]:
+    """`git` (found on the fixed PATH) with the hardening options, then `args`. `overrides` (from
+    `program_overrides`) come first, so the fixed settings still win."""
+    argv = [_git_binary(), "--no-pager", "--no-optional-locks", *(overrides or [])]
     for setting in HARDENED_CONFIG:
         argv += ["-c", setting]
     return [*argv, *args]
 
 
-def run_hardened_git(cwd: Path, commands: list[tuple[str, ...]], timeout_s: float = GIT_TIMEOUT_S) -> list:
+# Keys whose value names a program git may run, by the key's shape rather than by name: every filter,
+# diff, merge and credential driver a repository names for itself, every helper, command, pager, editor and
+# tool, and aliases. Includes are read through (`--list` shows what they bring), not blanked (git refuses).
+_PROGRAM_KEY = re.compile(
+    r"^alias\.|(command|textconv|driver|clean|smudge|process|program|helper|askpass|editor|pager|fsmonitor"
+    r"|hookspath|cmd|tool|gitproxy|uploadpack|receivepack|proxy|external)$",
+    re.IGNORECASE,
+)
+
+
+def program_overrides(
+    cwd: Path, env: dict[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S
+) -> list[str]:
+    """`-c KEY=` for every key of the repository's effective configuration that names a program (and
+    `filter.X.required=false` so a blanked filter is no error): git then runs nothing the repository's
+    configuration names, whatever that driver is called. One `git config --list` (which runs nothing)."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            hardened_git_argv("config", "--list", "-z"),
+            cwd=str(cwd),
+            env=env or hardened_git_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=timeout_s,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    settings: dict[str, str] = {}
+    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+        key = entry.split("\n", 1)[0]
+        if key and _PROGRAM_KEY.search(key):
+            settings[f"{key}="] = ""
+            if key.lower().startswith("filter."):
+                settings[f"{key.rsplit('.', 1)[0]}.required=false"] = ""
+    return [arg for setting in settings for arg in ("-c", setting)]
+
+
+def run_hardened_git(
+    cwd: Path, commands: list[tuple[str, ...]], timeout_s: float = GIT_TIMEOUT_S, programs_off: bool = True
+) -> list:
     """Run hardened git commands at once (blocking); each one's stdout, or None where it failed or ran out
-    of time. Never raises."""
+    of time. `programs_off`: first blank every program the configuration names (`program_overrides`);
+    commands that never run one (`rev-parse`) may skip that. Never raises."""
     import subprocess
 
     env = hardened_git_env()
+    overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
     procs: list[Any] = []
     for args in commands:
         try:
             procs.append(
                 subprocess.Popen(
-                    hardened_git_argv(*args),
+                    hardened_git_argv(*args, overrides=overrides),
                     cwd=str(cwd),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
@@ -128,7 +173,7 @@ def _git_binary() -> str:
     return "git"
 
 
-def _in_thread(cwd: Path, commands: list[tuple[str, ...]]) -> asyncio.Future:
+def _in_thread(cwd: Path, commands: list[tuple[str, ...]], programs_off: bool = True) -> asyncio.Future:
     """`run_hardened_git` in a thread of its own; a future of its outputs. Not the event loop's
     subprocesses: those cost the loop's thread about a millisecond a process (transports, a watcher thread
     each), and at start-up the loop's thread is the one busy setting the session up while git runs."""
@@ -140,7 +185,7 @@ def _in_thread(cwd: Path, commands: list[tuple[str, ...]]) -> asyncio.Future:
             done.set_result(outputs)
 
     def work() -> None:
-        outputs = run_hardened_git(cwd, commands)
+        outputs = run_hardened_git(cwd, commands, programs_off=programs_off)
         try:
             loop.call_soon_threadsafe(settle, outputs)
         except RuntimeError:
@@ -200,7 +245,9 @@ class GitQuery:
         self._location: asyncio.Future | None = None
         self._rest: asyncio.Future | None = None
         if inside_repository(cwd):
-            self._location = _in_thread(cwd, [("rev-parse", "--show-toplevel", "--git-common-dir")])
+            # rev-parse runs no program: no need to list the configuration first
+            location = [("rev-parse", "--show-toplevel", "--git-common-dir")]
+            self._location = _in_thread(cwd, location, programs_off=False)
             self._rest = _in_thread(
                 cwd,
                 [

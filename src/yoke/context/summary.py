@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.context.tokens import estimate_text
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Message, blocks_of
 from yoke.regex import lazy_compile
 
@@ -97,7 +98,7 @@ def user_prompts(messages: Sequence[Message]) -> list[str]:
         carried = _USER_MESSAGES.search(joined)
         if carried:
             try:
-                items = json.loads(carried.group(1))
+                items = safe_json(carried.group(1))
             except ValueError:
                 items = []
             prompts.extend(str(item) for item in items if isinstance(item, str))

@@ -121,7 +121,13 @@ def max_output_tokens(model: str, env: Mapping[str, str] | None = None) -> int:
     return _env_int(env, _MAX_OUTPUT_ENV) or DEFAULT_MAX_OUTPUT
 
 
+# `--autocompact N`: compaction works as if the window were N tokens (when that is smaller)
+AUTOCOMPACT_WINDOW_ENV = "YOKE_AUTOCOMPACT_WINDOW"
+
+
 def effective_window(model: str, env: Mapping[str, str] | None = None, max_output: int | None = None) -> int:
-    """The window minus the space reserved for the reply: min(max output, 20K)."""
+    """The window minus the space reserved for the reply: min(max output, 20K); `--autocompact N` caps it."""
     reserve = min(max_output or max_output_tokens(model, env), MAX_OUTPUT_RESERVE)
-    return context_window(model, env) - reserve
+    window = context_window(model, env) - reserve
+    cap = (os.environ if env is None else env).get(AUTOCOMPACT_WINDOW_ENV, "")
+    return min(window, int(cap)) if cap.isdigit() and int(cap) > 0 else window

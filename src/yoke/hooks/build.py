@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from yoke.hooks.config import HookGroup, HookSet, load_settings_hooks, parse_hooks
+from yoke.hooks.config import PROJECT_SCOPES, HookGroup, HookSet, load_settings_hooks, parse_hooks
 
 if TYPE_CHECKING:
     from yoke.config.settings import LoadedSettings
@@ -78,6 +78,15 @@ def attach_hooks(
     checks (`yoke.session.hook_agent`). `extensions` is what
     `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime)."""
     hooks = settings_hooks(settings)
+    user_disabled = any(
+        s.scope not in PROJECT_SCOPES and s.data.get("disableAllHooks") is True for s in settings.sources
+    )
+    if hooks.untrusted and not user_disabled:  # the untrusted folder's judging hooks fail closed
+        from yoke.hooks.untrusted import UntrustedJudges
+
+        judges = UntrustedJudges(hooks.untrusted)
+        if judges.groups:
+            lifecycle.add(judges)
     plugins = list(getattr(extensions, "plugins", None) or [])
     hooks.groups += plugin_hook_groups(plugins, hooks.warnings)
     warnings.extend(hooks.warnings)

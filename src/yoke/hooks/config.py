@@ -10,11 +10,11 @@ a managed `allowManagedHooksOnly` keeps only the policy's own.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.loop.lifecycle import HOOK_EVENTS
 from yoke.records import Record
 
@@ -163,11 +163,12 @@ class HookGroup(Record):
 class HookSet(Record):
     """Every configured hook group, plus the warnings met while reading them."""
 
-    __slots__ = ("groups", "warnings", "skipped")
+    __slots__ = ("groups", "warnings", "skipped", "untrusted")
 
     groups: list[HookGroup]
     warnings: list[str]
     skipped: list[HookGroup]
+    untrusted: list[HookGroup]  # skipped because the folder is not trusted (a subset of `skipped`)
 
     def for_event(self, event: str) -> list[HookGroup]:
         return [g for g in self.groups if g.event == event]
@@ -177,10 +178,12 @@ class HookSet(Record):
         groups: list[HookGroup] | None = None,
         warnings: list[str] | None = None,
         skipped: list[HookGroup] | None = None,
+        untrusted: list[HookGroup] | None = None,
     ) -> None:
         self.groups = [] if groups is None else groups
         self.warnings = [] if warnings is None else warnings
         self.skipped = [] if skipped is None else skipped
+        self.untrusted = [] if untrusted is None else untrusted
 
 
 def parse_hooks(
@@ -335,6 +338,7 @@ def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
                 untrusted_files.append(source.label)
                 untrusted_count += sum(len(g.handlers) for g in groups)
             out.skipped += groups
+            out.untrusted += groups
             continue
         if managed_disable or (source.scope != "managed" and (managed_only or disable_all)):
             out.skipped += groups
@@ -365,7 +369,7 @@ def load_plugin_hooks(
     path = plugin_root / "hooks" / "hooks.json"
     if path.is_file():
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = safe_json(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             out.warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
             data = None
@@ -388,7 +392,7 @@ def load_plugin_hooks(
         manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
         try:
             manifest = (
-                json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
+                safe_json(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
             )
         except (OSError, ValueError):
             manifest = None  # the plugins loader reports a bad manifest; not repeated here
@@ -397,7 +401,7 @@ def load_plugin_hooks(
         extra = plugin_root / inline
         if extra.resolve() != path.resolve() and extra.is_file():
             try:
-                loaded = json.loads(extra.read_text(encoding="utf-8"))
+                loaded = safe_json(extra.read_text(encoding="utf-8"))
                 inline = loaded.get("hooks", loaded) if isinstance(loaded, dict) else None
             except (OSError, ValueError) as exc:
                 out.warnings.append(f"{extra}: cannot be read as JSON ({exc}); its hooks are ignored")

@@ -36,6 +36,7 @@ from yoke.hooks.runners import (
     start_command,
     wait_first_line,
 )
+from yoke.jsonsafe import loads as safe_json
 from yoke.loop.lifecycle import LifecycleOutcome, merge_outcomes
 
 # Where a background hook's later message can reach the session (see `_deliver_async`).
@@ -438,13 +439,13 @@ def _last_json_object(text: str) -> dict[str, Any] | None:
     if not stripped:
         return None
     try:
-        value = json.loads(stripped)
+        value = safe_json(stripped)
         return value if isinstance(value, dict) else None
     except ValueError:
         pass
     for line in reversed(stripped.splitlines()):
         try:
-            value = json.loads(line)
+            value = safe_json(line)
         except ValueError:
             continue
         if isinstance(value, dict):

@@ -30,6 +30,8 @@ MATCH_FIELDS: dict[str, str] = {
     "SubagentStop": "agent_type",
     "PreCompact": "trigger",
     "PostCompact": "trigger",
+    "PreModelSwitch": "to_model",
+    "PostModelSwitch": "to_model",
     "ConfigChange": "source",
     "DirectoryAdded": "source",
     "FileChanged": "file_path",

@@ -31,6 +31,7 @@ BLOCKING_EVENTS: dict[str, str] = {
     "TeammateIdle": "model",
     "ConfigChange": "user",
     "PreCompact": "user",
+    "PreModelSwitch": "user",  # the switch is cancelled; the user is told why
     "WorktreeCreate": "user",
     "Elicitation": "user",
     "ElicitationResult": "user",

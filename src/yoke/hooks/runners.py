@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import os
 import re
 import shutil
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.hooks.config import HookGroup, HookHandler
+from yoke.jsonsafe import loads as safe_json
 
 CAPTURE_BYTES = 1024 * 1024
 DEFAULT_TIMEOUTS = {"command": 600.0, "http": 600.0, "mcp_tool": 600.0, "prompt": 30.0, "agent": 60.0}
@@ -69,7 +69,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
     if not stripped.startswith("{"):
         return None
     try:
-        value = json.loads(stripped)
+        value = safe_json(stripped)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -77,7 +77,7 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 def _is_async_marker(line: bytes) -> bool:
     try:
-        value = json.loads(line.decode("utf-8", "replace"))
+        value = safe_json(line.decode("utf-8", "replace"))
     except ValueError:
         return False
     return isinstance(value, dict) and value.get("async") is True
@@ -155,8 +155,8 @@ class CommandJob:
         try:
             remaining = max(deadline - time.monotonic(), 0.0)
             async with asyncio.timeout(remaining):
-                await asyncio.gather(*self.tasks)
-                run.exit_code = await self.proc.wait()
+                await self._until_done()
+                run.exit_code = self.proc.returncode
         except TimeoutError:
             kill_group(self.proc)
             run.outcome = "error"
@@ -179,6 +179,28 @@ class CommandJob:
                     f": {first}" if first else ""
                 )
         return run
+
+    async def _until_done(self) -> None:
+        """Until the hook has exited and its output is read. A process it left running may hold its
+        stdout open for ever: once the hook itself has exited, what is buffered is read (briefly) and the
+        pipes are no longer waited for. (asyncio's `wait()` also waits for the pipes, so the exit is
+        watched through `returncode`.)"""
+        readers = asyncio.ensure_future(asyncio.gather(*self.tasks))
+        try:
+            while not readers.done() and self.proc.returncode is None:
+                await asyncio.wait({readers}, timeout=EXIT_POLL_S)
+            if not readers.done():
+                await asyncio.wait({readers}, timeout=AFTER_EXIT_READ_S)
+        finally:
+            if not readers.done():
+                readers.cancel()
+                await asyncio.gather(readers, return_exceptions=True)
+        if self.proc.returncode is None:
+            await self.proc.wait()
+
+
+EXIT_POLL_S = 0.05
+AFTER_EXIT_READ_S = 0.2  # what the hook wrote before it exited is in the pipe: read it, then stop
 
 
 def run_timeout(run: HookRun) -> float:

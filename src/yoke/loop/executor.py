@@ -56,7 +56,7 @@ class ToolCall(Record):
 
 
 class CallOutcome(Record):
-    __slots__ = ("call", "block", "data", "is_error", "denied", "stop_turn", "stop_query")
+    __slots__ = ("call", "block", "data", "is_error", "denied", "stop_turn", "stop_query", "ends_query")
 
     call: ToolCall
     block: Block
@@ -65,6 +65,7 @@ class CallOutcome(Record):
     denied: bool
     stop_turn: bool  # the user denied and asked to stop
     stop_query: str  # a listener's `continue: false`: end the query with this reason
+    ends_query: bool  # the tool's success is the query's answer (Tool.ends_query)
 
     def __init__(
         self,
@@ -75,6 +76,7 @@ class CallOutcome(Record):
         denied: bool = False,
         stop_turn: bool = False,
         stop_query: str = "",
+        ends_query: bool = False,
     ) -> None:
         self.call = call
         self.block = block
@@ -83,6 +85,7 @@ class CallOutcome(Record):
         self.denied = denied
         self.stop_turn = stop_turn
         self.stop_query = stop_query
+        self.ends_query = ends_query
 
 
 @dataclass
@@ -93,6 +96,10 @@ class ExecutionReport:
     @property
     def stop_turn(self) -> bool:
         return any(o.stop_turn for o in self.outcomes)
+
+    @property
+    def ends_query(self) -> bool:
+        return any(o.ends_query for o in self.outcomes)
 
 
 def error_text(message: str) -> str:
@@ -191,11 +198,11 @@ class ToolExecutor:
             except ToolInputError as exc:
                 return await self._error(call, f"InputValidationError: {exc}", emit)
         decision, answer = await self._permission(tool, call, input, ctx, pre, emit)
-        emit(
-            PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, decision.reason)
-        )
+        message = decision.reason
         if decision.behavior == "deny":
-            message = decision.reason or f"Permission to use {tool.name} was denied."
+            message = message or f"Permission to use {tool.name} was denied."
+        emit(PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, message))
+        if decision.behavior == "deny":
             outcome = await self._error(call, message, emit)
             outcome.denied = True
             outcome.stop_turn = bool(answer and answer.interrupt)
@@ -206,6 +213,8 @@ class ToolExecutor:
                 parsed = tool.validate(input)
             except ToolInputError as exc:
                 return await self._error(call, f"InputValidationError: {exc}", emit)
+        if decision.confinement is not None:
+            ctx = ctx.replace(confinement=decision.confinement)
         if not tool.is_read_only(parsed):
             for observer in self.observers:
                 observer.before_change(tool, input, ctx)
@@ -246,6 +255,8 @@ class ToolExecutor:
                 request.decision, reason, updated, interrupt=bool(request.extras.get("interrupt"))
             )
         asker = ctx.asker or NoAsker()
+        if getattr(self.gate, "deny_prompts", False):  # denyInsteadOfPrompting: nobody is waited for
+            asker = NoAsker()
         answer = await asker.ask(PermissionQuestion(tool.name, input, call.id, decision.reason, suggestions))
         if answer.behavior == "allow" and answer.remember:
             remember = getattr(self.gate, "remember", None)
@@ -321,7 +332,8 @@ class ToolExecutor:
         content = _with_notes(content, notes)
         block = tool_result_block(call.id, content, result.is_error)
         emit(ToolResultEvent(call.id, tool.name, block, data, result.is_error))
-        return CallOutcome(call, block, data, result.is_error, stop_query=stop_query)
+        ends = not result.is_error and getattr(type(tool), "ends_query", False)  # the class: no lazy load
+        return CallOutcome(call, block, data, result.is_error, stop_query=stop_query, ends_query=ends)
 
     async def _failed(
         self, tool: Tool, call: ToolCall, input: dict[str, Any], message: str, started: float, emit: Emit

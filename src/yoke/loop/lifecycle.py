@@ -33,6 +33,8 @@ HOOK_EVENTS: tuple[str, ...] = (
     "StopFailure",
     "PreCompact",
     "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "CwdChanged",
     "FileChanged",
     "WorktreeCreate",

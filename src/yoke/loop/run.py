@@ -42,6 +42,9 @@ class Run:
         self.started = time.monotonic()
         self.api_ms = 0.0
         self.turns = 0
+        # results beyond the first of a batch: Claude Code sends each tool result as a message of its own
+        # and its num_turns counts them (two parallel calls and an answer: 3, not 2 round trips)
+        self.extra_results = 0
         self.denials: list[dict[str, Any]] = []
         self.recoveries = 0
         self.guard = RepeatGuard(agent.settings.repeat_limit)
@@ -55,8 +58,8 @@ class Run:
 
     # ---- the loop -------------------------------------------------------------------------------------
 
-    async def execute(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
-        async for event in self._begin(prompt):
+    async def execute(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
+        async for event in self._begin(prompt, attachments):
             yield event
         while not self.done:
             async for event in self._round_trip():
@@ -76,7 +79,7 @@ class Run:
             yield event
         yield self.result("completed", "Compacted the conversation.")
 
-    async def _begin(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
+    async def _begin(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
         agent = self.agent
         while agent.notices:  # e.g. a model switch made between queries
             yield ev.Notice("info", agent.notices.pop(0))
@@ -95,6 +98,11 @@ class Run:
             }
             blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
             prompt = [*blocks, reminder]
+        if attachments is not None:  # `@` mentions: the first call's note, then the rest before the prompt
+            agent.messages.append(attachments.first)
+            agent.recorder.user(attachments.first, meta=True)
+            blocks = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+            prompt = [*attachments.blocks, *blocks]
         message = user_message(prompt)
         agent.messages.append(message)
         agent.recorder.user(message, prompt=True)
@@ -174,7 +182,8 @@ class Run:
         feedback = verdict.reason if verdict.block else verdict.additional_context
         if feedback and self.stop_blocks < MAX_STOP_BLOCKS:
             self.stop_blocks += 1  # a Stop listener asked to keep going, with its reason as feedback
-            self._add_meta(f"Stop hook feedback:\n{feedback}")
+            message, uuid = self._add_meta(f"Stop hook feedback:\n{feedback}")
+            yield ev.ContinuationMessage(message, uuid)
             return
         yield self.result("completed", answer)
 
@@ -207,11 +216,14 @@ class Run:
             yield self.result("tool_denied_stop", "Stopped: the user denied a tool call and asked to stop.")
         elif report.stop_query:
             yield self.result("hook_stopped", report.stop_query)
+        elif report.ends_query:  # e.g. a valid StructuredOutput call: no further request (2.1.330)
+            self.extra_results += 1  # its results count as a turn all the same, as 2.1.330 counts
+            yield self.result("completed", "")
 
-    def _add_meta(self, text: str) -> None:
+    def _add_meta(self, text: str) -> tuple[Message, str]:
         message = user_message(text)
         self.agent.messages.append(message)
-        self.agent.recorder.user(message, meta=True)
+        return message, self.agent.recorder.user(message, meta=True)
 
     # ---- the model's answer ---------------------------------------------------------------------------
 
@@ -323,6 +335,7 @@ class Run:
                 blocks.append(tool_result_block(use["id"], "Not run: the turn was stopped.", True))
         message = user_message(blocks)
         agent.messages.append(message)
+        self.extra_results += max(0, len(blocks) - 1)
         data = report.outcomes[0].data if len(report.outcomes) == 1 else None
         uuid = agent.recorder.user(message, tool_use_result=data)
         results = [
@@ -381,7 +394,7 @@ class Run:
             is_error=is_error,
             text=text,
             # Claude Code counts the turn it refused to start when the limit stops a run (5 -> 6).
-            num_turns=self.turns + 1 if reason == "max_turns" else self.turns,
+            num_turns=self.turns + 1 if reason == "max_turns" else self.turns + self.extra_results,
             duration_ms=int((time.monotonic() - self.started) * 1000),
             duration_api_ms=int(self.api_ms),
             total_cost_usd=agent.ledger.total_cost_usd,

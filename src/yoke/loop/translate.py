@@ -3,10 +3,10 @@ tool-call completion, and retry notices (a broken stream's partial state is drop
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from yoke import events as ev
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers import base as pb
 
 
@@ -31,7 +31,7 @@ class EventTranslator:
             self.partial[item.index] = text
             if text.rstrip().endswith("}"):  # only then can it parse; avoids a json.loads per fragment
                 try:
-                    parsed = json.loads(text)
+                    parsed = safe_json(text)
                 except ValueError:
                     return []
                 if isinstance(parsed, dict):

@@ -143,11 +143,12 @@ class Agent(Record):
         if self._pump is not None:
             self._pump.cancel()
 
-    async def query(self, prompt: str | list[Block]) -> AsyncIterator[ev.Event]:
+    async def query(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
+        """One query. `attachments` (skills.mentions.Attachments): what the prompt's `@` mentions attach."""
         from yoke.loop.run import Run
 
         run = Run(self)
-        async for event in self._drive(run, run.execute(prompt)):
+        async for event in self._drive(run, run.execute(prompt, attachments)):
             yield event
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:

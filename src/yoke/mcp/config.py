@@ -18,6 +18,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.mcp.policy import policy_allows
 from yoke.records import Record, dataclass
 from yoke.regex import lazy_compile
@@ -124,7 +125,7 @@ def read_json(path: Path) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
+        data = safe_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(data, dict):
@@ -241,7 +242,7 @@ def read_flag_config(value: str, cwd: Path) -> tuple[dict[str, Any], str]:
     text = value.strip()
     if text.startswith("{"):
         try:
-            data = json.loads(text)
+            data = safe_json(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"--mcp-config: not valid JSON (column {exc.colno}: {exc.msg})") from None
         if not isinstance(data, dict):

@@ -63,6 +63,9 @@ class ServerState:
         return out
 
 
+DEFAULT_TOOL_TIMEOUT_S = 600.0  # a tools/call with no answer by then is an error result (MCP_TOOL_TIMEOUT)
+
+
 def _ms_env(env: Mapping[str, str], name: str, default: float | None) -> float | None:
     value = env.get(name)
     if not value:
@@ -96,7 +99,7 @@ class McpManager:
         self.elicit = elicit
         self.auth_factory = auth_factory
         self.startup_timeout = _ms_env(env, "MCP_TIMEOUT", 30.0) or 30.0
-        self.tool_timeout = _ms_env(env, "MCP_TOOL_TIMEOUT", None)
+        self.tool_timeout = _ms_env(env, "MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_S)
         self._prespawned = dict(prespawned or {})  # stdio processes started before `mcp` was imported
         self._tasks: list[asyncio.Task] = []
         self._supervisors: dict[str, asyncio.Task] = {}

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.mcp.config import ServerConfig
 
 DEFAULT_CALLBACK_PORT = 0  # 0 = any free port
@@ -35,7 +36,7 @@ class FileTokenStorage:
 
     def _read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = safe_json(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("url") != self.url:

@@ -4,9 +4,9 @@ Claude Code. The tool gets `{tool_name, input, tool_use_id}` and answers with on
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 
 
@@ -25,7 +25,7 @@ class McpPromptToolAsker(NoAsker):
             texts = [c.text for c in result.content or [] if getattr(c, "type", "") == "text"]
             if result.is_error or not texts:
                 raise ValueError(texts[0] if texts else "no answer")
-            verdict = json.loads(texts[0])
+            verdict = safe_json(texts[0])
         except Exception as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return Answer("deny", f"The permission prompt tool {self.tool.name} failed: {first}")

@@ -45,7 +45,9 @@ class ToolServer:
         state = SessionState(
             session_id=session_id, session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}"
         )
-        state.extras["sandbox"] = getattr(self.gate, "sandbox", None)
+        from yoke.permissions.gate_actions import tool_extras
+
+        state.extras.update(tool_extras(self.gate))
         dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])
         self.ctx = ToolContext(cwd=cwd, session=state, working_dirs=dirs, asker=NoAsker())
 
@@ -150,6 +152,8 @@ def main(argv: list[str]) -> int:
 
     p = argparse.ArgumentParser(prog="yoke mcp serve", description=__doc__.splitlines()[0])
     p.add_argument("--permission-mode", help="default | acceptEdits | plan | dontAsk | bypassPermissions")
+    p.add_argument("-d", "--debug", action="store_true", help="accepted (Claude Code's flag); no effect")
+    p.add_argument("--verbose", action="store_true", help="accepted (Claude Code's flag); no effect")
     a = p.parse_args(argv)
     try:
         asyncio.run(serve_stdio(Path.cwd(), a.permission_mode))

@@ -47,7 +47,33 @@ def _parse(line: str) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
-        return exc
+        return _malformed_reply(line) or exc
+
+
+MALFORMED_REPLY = -32603  # JSON-RPC's internal error
+
+
+def _malformed_reply(line: str) -> SessionMessage | None:
+    """A reply to one of our requests that is not a valid JSON-RPC response (a result that is not an
+    object, say) becomes an error for that request: the caller learns of it now, instead of waiting for an
+    answer that will never come. Anything else stays a parse error the session logs."""
+    from yoke.jsonsafe import loads
+
+    try:
+        frame = loads(line)
+    except ValueError:
+        return None
+    if not isinstance(frame, dict) or not ("result" in frame or "error" in frame) or "method" in frame:
+        return None
+    request_id = frame.get("id")
+    if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+        return None
+    shape = type(frame.get("result", frame.get("error"))).__name__
+    error = types.ErrorData(
+        code=MALFORMED_REPLY,
+        message=f"the server sent a malformed reply (a {shape} where JSON-RPC wants an object)",
+    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 def _dump(message: SessionMessage) -> str:

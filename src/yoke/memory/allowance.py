@@ -31,6 +31,8 @@ def unsafe_reason(directory: Path, home: Path, working_dirs: list[Path], custom:
     real = os.path.realpath(directory)
     dirs = [os.path.realpath(d) for d in working_dirs]
     cwd = Path(dirs[0]) if dirs else Path.cwd()
+    if real != _where_meant(directory, [home, *working_dirs]):
+        return f"{directory} is reached through a symbolic link (to {real})"
     for form in {str(directory), real}:
         if is_critical(form, cwd, home, dirs):
             return f"{directory} is a critical folder (the root, home, a working folder or above one)"
@@ -39,6 +41,18 @@ def unsafe_reason(directory: Path, home: Path, working_dirs: list[Path], custom:
         if custom and is_protected(form + "/x"):
             return f"{directory} is a protected configuration path"
     return ""
+
+
+def _where_meant(directory: Path, anchors: list[Path]) -> str:
+    """Where `directory` lies when no symbolic link below the home or working folder containing it
+    redirects it (links above them, like a symlinked home, are the user's own): a repository's link on
+    the way to a memory folder must not turn into a write allowance somewhere else."""
+    normal = os.path.normpath(os.path.abspath(directory))
+    for anchor in anchors:
+        base = os.path.normpath(os.path.abspath(anchor))
+        if normal == base or normal.startswith(base.rstrip("/") + "/"):
+            return os.path.normpath(os.path.join(os.path.realpath(base), os.path.relpath(normal, base)))
+    return normal
 
 
 def allow_memory_directory(gate: Any, directory: Path, *, custom: bool = False) -> bool:

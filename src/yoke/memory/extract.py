@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.memory.store import TYPES, index_line, list_memories, render_memory, slug, write_memory
 
 MAX_TRANSCRIPT_CHARS = 60_000
@@ -114,7 +115,7 @@ def parse_proposals(text: str) -> list[dict[str, Any]]:
     if not match:
         return []
     try:
-        data = json.loads(match.group(0))
+        data = safe_json(match.group(0))
     except json.JSONDecodeError:
         return []
     items = data.get("memories") if isinstance(data, dict) else None
@@ -202,7 +203,7 @@ async def run_extraction(payload_path: Path) -> list[Path]:
     from yoke.providers import base as pb
     from yoke.providers.select import make_provider, resolve_provider
 
-    data = json.loads(payload_path.read_text(encoding="utf-8"))
+    data = safe_json(payload_path.read_text(encoding="utf-8"))
     payload_path.unlink(missing_ok=True)
     directory = Path(data["directory"])
     existing = list_memories(directory, include_expired=False)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.memory.recall import MAX_RESULTS, Hit
 from yoke.memory.store import Memory
 
@@ -47,7 +48,7 @@ def parse_selection(text: str, offered: dict[str, Memory]) -> list[Memory] | Non
     if not match:
         return None
     try:
-        data = json.loads(match.group(0))
+        data = safe_json(match.group(0))
     except json.JSONDecodeError:
         return None
     files = data.get("memories") if isinstance(data, dict) else None

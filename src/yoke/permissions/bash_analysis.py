@@ -151,6 +151,8 @@ class _Analyzer:
         """Assignments, declarations, `unset`, loops and `(( ))` set variables (or evaluate their values as
         arithmetic, array subscripts and all): never read-only. `[[ ]]` is, without expansions, `-v` or an
         arithmetic comparison (which evaluates variable values)."""
+        if cmd.kind in ("local", "forin"):
+            return ReadOnlyCheck(True)  # a line local or a loop over known words (bash_values)
         if cmd.kind == "test":
             tokens = set(cmd.text.split())
             ok = all(w.static for w in cmd.words) and not tokens & _ARITH_TEST_OPERATORS
@@ -400,6 +402,7 @@ def _device(word: Word) -> bool:
 # Re-exported: callers ask the analysis module for where a line's operands lead.
 from yoke.permissions.bash_paths import (  # noqa: E402
     candidate_cwds,
+    copied_paths,
     is_read_only_command,
     paths_of,
     read_only_reads,
@@ -414,6 +417,7 @@ __all__ = [
     "Invocation",
     "analyze",
     "candidate_cwds",
+    "copied_paths",
     "edits_are_stable",
     "fast_path_applies",
     "is_read_only_command",

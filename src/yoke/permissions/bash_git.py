@@ -43,7 +43,8 @@ _VALUED = _words(
     --skip --diff-filter --unified --stat --abbrev --untracked-files --ignore-submodules --word-diff
     --color --decorate --sort --points-at --contains --merged --no-merged --type --default --max-depth
     --relative --find-renames --dirstat --exclude --candidates --match --max-parents --min-parents
-    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column"""
+    --encoding --color-moved --inter-hunk-context --anchored --diff-algorithm --column --output-indicator-new
+    --output-indicator-old --output-indicator-context --src-prefix --dst-prefix --line-prefix"""
 )
 # fmt: on
 _SHORT_FLAGS = "pusqwbMrtahlicvEFHzPIkRBDWT0123456789"
@@ -55,7 +56,7 @@ _SUBCOMMANDS = _words(
 )
 # Options that write, run programs or read files outside the repository, whatever the list above says.
 _NEVER = re.compile(
-    r"^(--output|--ext-diff|--textconv|--filters|--open-files-in-pager|-O|--exec|--upload-pack|--no-index"
+    r"^(--output(?!-indicator-)|--ext-diff|--textconv|--filters|--open-files-in-pager|-O|--exec|--upload-pack|--no-index"
     r"|--contents|--show-signature|--file|--blob|-f|--edit|-e$)"
 )
 
@@ -76,7 +77,11 @@ def git_read_only(args: list[str]) -> tuple[bool, str, list[str]]:
     operands, why = _options(sub, rest)
     if why:
         return False, why, []
-    return True, "", [] if sub in ("config", "var", "remote", "stash", "branch", "tag") else operands
+    if sub in ("config", "var", "remote", "stash", "branch", "tag"):
+        return True, "", []
+    # `REV:PATH` and `:PATH` name a file's committed or staged content: judged as that file
+    blobs = [op.split(":", 1)[1] for op in operands if ":" in op and op.split(":", 1)[1]]
+    return True, "", operands + blobs
 
 
 def _subcommand_ok(sub: str, rest: list[str]) -> bool:
@@ -100,22 +105,26 @@ def _subcommand_ok(sub: str, rest: list[str]) -> bool:
 
 
 def _list_form(sub: str, rest: list[str]) -> bool:
-    """`git branch`/`git tag` only list: any bare name creates one unless a listing option is present."""
-    listing = {"--list", "-l", "--contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"}
+    """`git branch`/`git tag` only list when git itself is in list mode: no name at all, or a name beside an
+    option that puts git in list mode (others, like `--sort` or `--format`, only shape a listing: with a
+    name, `git branch --sort=x NAME` creates NAME)."""
+    lists = {"--list", "-l", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"}
     if sub == "branch":
-        listing |= {"-a", "-r", "--all", "--remotes", "--show-current"}
-    harmless = {"-v", "-vv", "--verbose", "--no-color", "--color", "-n", "--column", "--no-column"}
+        lists |= {"-a", "-r", "--all", "--remotes", "--show-current"}
+    shapes = {"--sort", "--format", "--no-color", "--color", "--column", "--no-column", "--ignore-case"}
+    if sub == "branch":
+        shapes |= {"-v", "-vv", "--verbose"}  # with a name, `git branch -v NAME` creates it
+    in_list_mode = False
     for arg in rest:
         key = arg.split("=", 1)[0]
-        if (
-            arg.startswith("-")
-            and key not in listing
-            and key not in harmless
-            and not re.fullmatch(r"-n\d+", arg)
-        ):
+        if sub == "tag" and re.fullmatch(r"-n\d*", arg):
+            in_list_mode = True  # tag -n<N>: list with annotation lines
+        elif key in lists:
+            in_list_mode = True
+        elif arg.startswith("-") and key not in shapes:
             return False
     names = [a for a in rest if not a.startswith("-")]
-    return not names or any(a.split("=", 1)[0] in listing for a in rest)
+    return not names or in_list_mode
 
 
 def _options(sub: str, rest: list[str]) -> tuple[list[str], str]:
@@ -139,6 +148,7 @@ def _options(sub: str, rest: list[str]) -> tuple[list[str], str]:
             if (not eq and key in _FLAGS) or (eq and key in _VALUED):
                 i += 1
             elif not eq and key in _VALUED and i + 1 < len(rest):
+                operands.append(rest[i + 1])  # where git's value is optional, that word is an operand
                 i += 2
             else:
                 return [], f"`git {sub} {text}` is not a known read-only option"
@@ -146,6 +156,8 @@ def _options(sub: str, rest: list[str]) -> tuple[list[str], str]:
         step = _short(rest, i)
         if step is None:
             return [], f"`git {sub} {text}` is not a known read-only option"
+        if step == 2:
+            operands.append(rest[i + 1])  # as above: `git diff -B FILE` diffs FILE
         i += step
     return operands, ""
 
@@ -164,12 +176,15 @@ def _short(rest: list[str], i: int) -> int | None:
 
 # ---- the repository's configuration ---------------------------------------------------------------------
 
+# A key names a program by its shape: it ends in one of these words (`core.sshCommand`,
+# `gpg.ssh.defaultKeyCommand`, `sequence.editor`, `filter.x.process`…); a section brings programs by its name.
 _RUNS_PROGRAM_KEY = re.compile(
-    r"^\s*(fsmonitor|pager|external|textconv|command|sshcommand|editor|program|askpass|hookspath|worktree"
-    r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy)\s*(=|$)",
+    r"^\s*[a-z0-9-]*?(fsmonitor|pager|external|textconv|command|editor|program|askpass|hookspath|worktree"
+    r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy|process"
+    r"|clean|smudge)\s*(=|$)",
     re.IGNORECASE | re.MULTILINE,
 )
-_RUNS_PROGRAM_SECTION = re.compile(r"^\s*\[\s*(include|includeif|alias|filter|pager)\b", re.I | re.M)
+_RUNS_PROGRAM_SECTION = re.compile(r"\[\s*(include|includeif|alias|filter|pager)\b", re.I)  # anywhere: a BOM
 
 
 def git_dirs(start: str) -> list[Path] | None:
@@ -202,17 +217,72 @@ def _with_common(gitdir: Path) -> list[Path]:
 
 
 def repo_config_safe(start: str) -> bool:
-    """True when the repository's own config names no program git could run for a read-only command."""
+    """True when every configuration file of the repository containing `start` (and of any repository
+    nested below it: a submodule's or a cloned-in repository's own `.git`, where a later `cd` may lead)
+    names no program git could run for a read-only command."""
     dirs = git_dirs(start)
     if dirs is None:
         return False
+    dirs = dirs + _nested_git_dirs(start)
     for gitdir in dirs:
-        try:
-            text = (gitdir / "config").read_text(encoding="utf-8", errors="replace")
-        except FileNotFoundError:
-            continue
-        except OSError:
-            return False
-        if _RUNS_PROGRAM_KEY.search(text) or _RUNS_PROGRAM_SECTION.search(text):
-            return False
+        for text in _config_texts(gitdir):
+            if text is None:
+                return False
+            text = _one_entry_per_line(text)
+            if _RUNS_PROGRAM_KEY.search(text) or _RUNS_PROGRAM_SECTION.search(text):
+                return False
     return True
+
+
+def _config_texts(gitdir: Path) -> list[str | None]:
+    """Every file in a git directory git may read configuration from: `config`, `config.worktree`, and
+    those of its linked worktrees (None for one that exists but cannot be read)."""
+    texts: list[str | None] = []
+    places = [gitdir]
+    try:
+        places += [p for p in (gitdir / "worktrees").iterdir() if p.is_dir()]
+    except OSError:
+        pass
+    for place in places:
+        for name in ("config", "config.worktree"):
+            try:
+                texts.append((place / name).read_text(encoding="utf-8", errors="replace"))
+            except FileNotFoundError:
+                continue
+            except OSError:
+                texts.append(None)
+    return texts
+
+
+def _one_entry_per_line(text: str) -> str:
+    """Git accepts a key on its section's header line (`[core] pager = x`) and continued lines: put every
+    header on a line of its own and join continuations, so a key is always at a line's start."""
+    return re.sub(r"\\\r?\n", "", text).replace("]", "]\n")
+
+
+_NESTED_LIMIT = 5_000  # directory entries looked at below a folder for nested repositories
+
+
+def _nested_git_dirs(start: str) -> list[Path]:
+    """Git directories of repositories below `start` (submodules, vendored clones): a `cd` into one makes
+    its own config apply. Dependency and cache trees are not entered."""
+    found: list[Path] = []
+    budget = _NESTED_LIMIT
+    stack = [start]
+    while stack and budget > 0:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        budget -= len(entries)
+        for entry in entries:
+            if entry.name == ".git":
+                if folder != start:
+                    found.extend(git_dirs(folder) or [])
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_NESTED:
+                stack.append(entry.path)
+    return found
+
+
+_SKIP_NESTED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "target"})

@@ -12,6 +12,13 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from yoke.permissions.bash_values import (
+    MAX_LOOP_ITEMS,
+    assigned_names,
+    literal_arithmetic,
+    local_name,
+    plain_reference,
+)
 from yoke.permissions.bash_words import Word, ansi_c_word, plain_word, unescape_double
 
 MAX_COMMAND_CHARS = 10_000
@@ -115,14 +122,17 @@ def parse_bash(command: str) -> ParsedCommand:
     if root.has_error:
         result.problems.append("the command could not be parsed")
         return result
-    _Walker(result).statements(root)
+    _Walker(result, assigned_names(root)).statements(root)
     return result
 
 
 class _Walker:
-    def __init__(self, result: ParsedCommand) -> None:
+    def __init__(self, result: ParsedCommand, assigned: dict[str, int] | None = None) -> None:
         self.out = result
         self.backtick_depth = 0
+        self.assigned = assigned or {}  # how often each variable is set anywhere in the line
+        self.bindings: dict[str, Word] = {}  # loop variables, while their body is walked (bash_values)
+        self.locals: set[str] = set()  # line locals assigned so far
 
     def problem(self, text: str) -> None:
         if text not in self.out.problems:
@@ -208,6 +218,13 @@ class _Walker:
     def assignments_only(self, node: Any) -> None:
         nodes = node.named_children if node.type == "variable_assignments" else [node]
         cmd = SimpleCommand("assignment", assignments=[self.assignment(n) for n in nodes])
+        top = node.parent is not None and node.parent.type == "program"
+        if top and all(
+            local_name(name) and self.assigned.get(name) == 1 and (value.static or value.derived)
+            for name, value in cmd.assignments
+        ):
+            cmd.kind = "local"  # a line local (bash_values): setting it changes nothing else
+            self.locals.update(name for name, _ in cmd.assignments)
         self.out.commands.append(cmd)
 
     def declaration(self, node: Any) -> None:
@@ -234,7 +251,10 @@ class _Walker:
         self.out.commands.append(SimpleCommand(kind, [Word(node.text.decode(), static=not dynamic)]))
 
     def loop(self, node: Any) -> None:
-        # A loop sets its variable (`for PATH in …`) without an assignment word: never read-only.
+        # A loop sets its variable (`for PATH in …`) without an assignment word: never read-only, unless
+        # it is a loop over a few known words whose body can be walked once per word (bash_values).
+        if self.static_loop(node):
+            return
         kind = "arith" if node.type == "c_style_for_statement" else "loop"
         self.out.commands.append(SimpleCommand(kind, [Word(node.children[0].text.decode())]))
         for child in node.named_children:
@@ -248,6 +268,53 @@ class _Walker:
                 self.word(child)
             else:
                 self.expression("arith", child)
+
+    def static_loop(self, node: Any) -> bool:
+        """`for f in WORDS; do BODY; done` with literal or glob WORDS and `f` a local set nowhere else: BODY
+        walked once per word with `$f` bound to it. False (nothing recorded) when it is not one."""
+        if node.type != "for_statement" or not node.children or node.children[0].type != "for":
+            return False
+        named = node.named_children
+        name = named[0].text.decode() if named and named[0].type == "variable_name" else ""
+        items = [c for c in named[1:] if c.type in _WORDISH]
+        body = [c for c in named[1:] if c.type in ("do_group", "compound_statement")]
+        if not (local_name(name) and self.assigned.get(name) == 1 and len(body) == 1):
+            return False
+        if not 1 <= len(items) <= MAX_LOOP_ITEMS or len(items) + 2 != len(named):
+            return False
+        probe = _Walker(ParsedCommand(), self.assigned)
+        probe.bindings, probe.locals = dict(self.bindings), set(self.locals)
+        values = [probe.word(c) for c in items]
+        if probe.out.problems or probe.out.commands or not all(v.static and not v.brace for v in values):
+            return False
+        self.out.commands.append(SimpleCommand("forin", [Word("for")]))
+        saved = self.bindings.get(name)
+        for value in values:
+            self.bindings[name] = value
+            self.statements(body[0]) if body[0].type == "do_group" else self.compound(body[0])
+        if saved is None:
+            self.bindings.pop(name, None)
+        else:
+            self.bindings[name] = saved
+        return True
+
+    def reference(self, text: str, quoted: bool) -> Word | None:
+        """A `$name` the analyser knows: a bound loop word or a line local (None: an ordinary expansion).
+        Unquoted, a bound word is split and globbed again: only a literal without blanks or glob
+        characters stays itself."""
+        name = plain_reference(text)
+        if name is None:
+            return None
+        bound = self.bindings.get(name)
+        if bound is not None:
+            if bound.glob or bound.tilde:  # its value is what the expansions make of it: whole words only
+                return Word(bound.text, glob=bound.glob, tilde=bound.tilde) if quoted else None
+            if quoted or not any(ch in bound.text for ch in " \t\n*?["):
+                return Word(bound.text)
+            return None
+        if name in self.locals:
+            return Word(text, static=False, derived=True)
+        return None
 
     def case(self, node: Any) -> None:
         for child in node.named_children:
@@ -356,14 +423,24 @@ class _Walker:
         if kind == "concatenation":
             parts = [self.word(c) for c in node.named_children]
             tilde = False if text.startswith(("'", '"', "$'")) or not parts else parts[0].tilde
+            static = all(p.static for p in parts)
             return Word(
                 "".join(p.text for p in parts),
-                static=all(p.static for p in parts),
+                static=static,
+                derived=not static and all(p.static or p.derived for p in parts),
                 glob=any(p.glob for p in parts),
                 brace=any(p.brace for p in parts)
                 or ("{" in text and "}" in text and _has_unquoted_brace(node)),
                 tilde=tilde,
             )
+        if kind in ("simple_expansion", "expansion"):
+            known = self.reference(text, quoted=False)
+            if known is not None:
+                return known
+        if kind == "arithmetic_expansion":
+            value = literal_arithmetic(text)
+            if value is not None:
+                return Word(value)
         if kind in ("simple_expansion", "expansion", "arithmetic_expansion"):
             if kind == "expansion" and "@P" in text.replace(" ", ""):
                 self.problem("prompt expansion ${var@P}")
@@ -371,9 +448,8 @@ class _Walker:
             self.out.expansions = True
             return Word(text, static=False)
         if kind == "command_substitution":
-            self.substitution(node)
-            self.out.expansions = True
-            return Word(text, static=False)
+            self.substitution(node)  # its commands are judged as the line's own
+            return Word(text, static=False, derived=True)
         if kind == "process_substitution":
             self.substitution(node)
             self.out.expansions = True
@@ -393,7 +469,8 @@ class _Walker:
 
     def double_quoted(self, node: Any) -> Word:
         pieces: list[str] = []
-        static = True
+        static = derived = True
+        named = [c for c in node.children if c.is_named]
         for child in node.children:
             if child.type == "string_content":
                 content = child.text.decode()
@@ -401,9 +478,18 @@ class _Walker:
                     self.problem("backslashes inside backquotes")
                 pieces.append(unescape_double(content))
             elif child.is_named:
-                pieces.append(self.word(child).text)
-                static = False
-        return Word("".join(pieces), static=static)
+                known = None
+                if child.type in ("simple_expansion", "expansion"):
+                    known = self.reference(child.text.decode(), quoted=True)
+                if known is not None and (known.glob or known.tilde):
+                    if len(named) == 1 and not any(c.type == "string_content" for c in node.children):
+                        return known  # "$f" of a glob (or ~) word: each path that word names
+                    known = None
+                part = known if known is not None else self.word(child)
+                pieces.append(part.text)
+                static = static and part.static
+                derived = derived and (part.static or part.derived)
+        return Word("".join(pieces), static=static, derived=not static and derived)
 
     def substitution(self, node: Any) -> None:
         backtick = node.children and node.children[0].type == "`"

@@ -21,8 +21,13 @@ MAX_CWD_CANDIDATES = 64
 
 
 def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] | None:
-    """Every directory relative paths in the command may be resolved from; None if one cannot be known."""
-    cands = [os.path.realpath(cwd)]
+    """Every directory relative paths in the command may be resolved from; None if one cannot be known.
+
+    bash's `cd` is logical (`..` is removed from `$PWD/dir` as text first: `link/..` is where you were),
+    the kernel's physical (`link/..` is the link target's parent), and bash falls back from one to the
+    other: every `cd` is followed both ways, from every place (as bash's `$PWD` spells it) it may start."""
+    start = os.path.normpath(str(cwd))
+    places = list(dict.fromkeys([start, os.path.realpath(start)]))  # as $PWD may spell them
     if analysis.cd_unknown:
         return None
     cdpath = bool(os.environ.get("CDPATH"))
@@ -34,18 +39,19 @@ def candidate_cwds(analysis: BashAnalysis, cwd: Path, home: Path) -> list[str] |
             text = target.text
             if cdpath and not text.startswith(("/", ".", "~")):
                 return None
-            for base in list(cands):
+            for base in list(places):
                 resolved = resolve_path(text, Path(base), home)
                 if resolved is None:
                     return None
-                if resolved.real not in cands:
-                    cands.append(resolved.real)
-                    grown = True
-                    if len(cands) > MAX_CWD_CANDIDATES:
-                        return None
+                for landing in (resolved.logical, resolved.real):
+                    if landing not in places:
+                        places.append(landing)
+                        grown = True
+                if len(places) > 2 * MAX_CWD_CANDIDATES:
+                    return None
         if not grown:
             break
-    return cands
+    return list(dict.fromkeys(os.path.realpath(p) for p in places))
 
 
 def resolve_operand(
@@ -181,6 +187,38 @@ def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPat
                 out.append(ResolvedPath(logical, os.path.realpath(logical)))
                 if name == ".git":
                     out.append(ResolvedPath(logical + "/_", os.path.realpath(logical) + "/_"))
+            if len(out) > MAX_TREE_ENTRIES:
+                return None
+    return out
+
+
+def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What a `cp`/`mv` writes besides its operands: a folder it copies or moves brings every name below
+    it (`cp -r template/. .` writes `./.claude/…` though no operand says so), placed in any of the other
+    operands either directly or under the folder's own name. None when that cannot be known."""
+    if inv.name not in ("cp", "mv") or not inv.fs_edit:
+        return []
+    operands = paths_of(inv.writes, cwds, home)
+    if operands is None:
+        return None
+    out: list[ResolvedPath] = []
+    for source in operands:
+        below = tree_paths([source], follows=False)
+        if below is None:
+            return None
+        for dest in operands:
+            if dest is source:
+                continue
+            # a file (or folder) copied into a folder lands under its own name: `cp t/.mcp.json .`
+            into = os.path.normpath(os.path.join(dest.logical, os.path.basename(source.logical)))
+            out.append(ResolvedPath(into, into))
+            for entry in below:
+                rel = os.path.relpath(entry.logical, source.logical)
+                for placed in (
+                    os.path.join(dest.logical, rel),
+                    os.path.join(dest.logical, os.path.basename(source.logical), rel),
+                ):
+                    out.append(ResolvedPath(os.path.normpath(placed), os.path.normpath(placed)))
             if len(out) > MAX_TREE_ENTRIES:
                 return None
     return out

@@ -19,6 +19,9 @@ class Word:
     brace: bool = False  # an unquoted brace expansion
     tilde: bool = False  # an unquoted leading ~ (tilde expansion applies)
     procsub: bool = False  # a process substitution: a /dev/fd path at run time
+    # not static, but dynamic only through the line's own command substitutions and line locals
+    # (bash_values): unknown text, harmless where text is all a command takes
+    derived: bool = False
 
 
 def plain_word(text: str) -> Word:

@@ -92,6 +92,11 @@ def build_gate(
         )
     except PermissionModeError as exc:
         raise PermissionModeError(f"--permission-mode: {exc}") from None
+    # a restriction: true in any source wins, whatever the trust (no source can loosen it)
+    gate.block_outside_writes = any(
+        s.data.get("blockWritesOutsideWorkingDirectories") is True for s in settings.sources
+    )
+    gate.deny_prompts = any(s.data.get("denyInsteadOfPrompting") is True for s in settings.sources)
     gate.settings_paths.update(
         {
             "projectSettings": cwd / ".claude" / "settings.json",

@@ -23,6 +23,8 @@ class Decision:
     reason: str = ""  # shown to the model on deny, to the user on ask
     source: str = ""  # the rule or stage that decided, recorded in the transcript
     updated_input: dict[str, Any] | None = None  # an approver may rewrite the input
+    # how the allowed call must run (sandbox.confine.Confinement), when a fast path allowed it; None: as is
+    confinement: Any = None
 
 
 @dataclass(slots=True, frozen=True)

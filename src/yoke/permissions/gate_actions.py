@@ -5,12 +5,12 @@ Kept apart from the decision pipeline (`pipeline.py`); `PermissionGate` inherits
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.permissions.matching import CallFacts, call_facts, path_family
 from yoke.permissions.paths import is_protected, is_secret
 from yoke.permissions.patterns import tool_name_matches
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from yoke.permissions.pipeline import PermissionGate
 
 _DESTINATIONS = ("session", "localSettings", "projectSettings", "userSettings")
+# Tools that wait for a person to answer: not offered when nobody is waited for (denyInsteadOfPrompting).
+WAIT_FOR_A_PERSON = frozenset({"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"})
 
 
 class GateActions:
@@ -163,8 +165,12 @@ class GateActions:
         )
 
     def hidden_tools(self: PermissionGate, names: list[str]) -> set[str]:
-        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely."""
-        return {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+        """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely; with
+        denyInsteadOfPrompting, also those that wait for a person (questions, plan mode), as 2.1.330."""
+        hidden = {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+        if self.deny_prompts:
+            hidden |= {n for n in names if n in WAIT_FOR_A_PERSON}
+        return hidden
 
     def is_read_denied(self: PermissionGate, path: str | Path) -> bool:
         """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
@@ -177,6 +183,21 @@ class GateActions:
 
         facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
         return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
+
+    def is_read_withheld(self: PermissionGate, path: str | Path) -> bool:
+        """For Grep and Glob, whose fast path judges only the folder they search: whether a file found
+        below it must be left out (a Read deny rule covers it, or it is a secret no Read allow rule
+        covers), so a search cannot show what Read would not."""
+        if self.is_read_denied(path):
+            return True
+        from yoke.permissions.paths import is_secret, resolve_path
+
+        resolved = resolve_path(str(path), self.cwd, self.home)
+        if resolved is None:
+            return True
+        if not (is_secret(resolved.real, self.home) or is_secret(resolved.logical, self.home)):
+            return False
+        return not self._path_rule_allows("read", resolved)
 
     # ---- internals ---------------------------------------------------------------------------------------
 
@@ -217,7 +238,7 @@ class GateActions:
         data: dict[str, Any] = {}
         if path.exists():
             try:
-                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+                data = safe_json(path.read_text(encoding="utf-8") or "{}")
             except (OSError, ValueError):
                 raise ValueError(
                     f"cannot save the rule: {path} is not valid JSON; fix or remove it first"
@@ -253,3 +274,13 @@ def _rule_text(entry: dict[str, Any]) -> str:
 
 def _escape_glob(path: str) -> str:
     return re.sub(r"([*?\[\]\\])", r"\\\1", path)
+
+
+def tool_extras(gate: Any) -> dict[str, Any]:
+    """What the tools take from the gate through the session's extras: the sandbox Bash runs in, and the
+    verdicts Grep and Glob filter the files below their folder with."""
+    return {
+        "sandbox": getattr(gate, "sandbox", None),
+        "read_withheld": getattr(gate, "is_read_withheld", None),
+        "read_denied": getattr(gate, "is_read_denied", None),
+    }

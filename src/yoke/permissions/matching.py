@@ -296,7 +296,7 @@ class RuleMatcher:
     def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath] | None:
         """The files a command line reads (family "read", directory trees included for commands that may
         recurse) or writes (family "edit"); None when one of them cannot be resolved statically."""
-        from yoke.permissions.bash_analysis import candidate_cwds, paths_of, tree_paths
+        from yoke.permissions.bash_analysis import candidate_cwds, copied_paths, paths_of, tree_paths
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
@@ -320,6 +320,12 @@ class RuleMatcher:
                     if tree is None:
                         return None
                     out += tree
+        else:
+            for inv in analysis.invocations:
+                copied = copied_paths(inv, cwds, self.home)
+                if copied is None:
+                    return None
+                out += copied
         found = paths_of(words, cwds, self.home)
         return None if found is None else out + found
 

@@ -33,11 +33,16 @@ from yoke.permissions.paths import (
 )
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
+from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
 from yoke.tools.base import Tool, ToolContext
 
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
 MODE_ALIASES = {"manual": "default"}
+# Modes in which edits inside the working directories need no question: auto mode starts from acceptEdits'
+# baseline and asks its classifier only about the rest, as 2.1.330 does (a Write in the project ran with no
+# classifier request, tests/cli/cc_2_1_330/auto_mode_risky.json).
+EDITS_ALLOWED = frozenset({"acceptEdits", "auto"})
 # Harness tools that need no permission: they only talk to the user or manage the session's own state.
 SAFE_TOOLS = frozenset(
     [
@@ -96,6 +101,11 @@ class PermissionGate(GateActions):
         self.warnings = list(warnings or [])
         self.classifier = classifier
         self.classifier_deadline_s = classifier_deadline_s
+        # settings (permissions/build.py): file-tool writes outside the working directories refused in every
+        # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
+        self.block_outside_writes = False
+        self.block_outside_reads = False  # --restricted: the file tools stay inside the working directories
+        self.deny_prompts = False
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
         self.last_ctx: ToolContext | None = None  # the shell's cwd for suggestions made after an ask
@@ -168,6 +178,9 @@ class PermissionGate(GateActions):
         rule = self._first(self.deny, facts)
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
+        outside = self._blocked_outside(facts)
+        if outside:
+            return Decision("deny", outside, "setting:outside-working-directories")
         if self.mode == "plan" and not self._plan_allows(facts):
             reason = (
                 "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
@@ -206,6 +219,22 @@ class PermissionGate(GateActions):
         if verdict is not None and verdict.behavior in ("allow", "deny"):
             return replace(verdict, source=verdict.source or "classifier")
         return None
+
+    def _blocked_outside(self, facts: CallFacts) -> str:
+        """Why a file tool may not touch a path outside the working directories ("" when it may): writes
+        under blockWritesOutsideWorkingDirectories, reads and writes under --restricted. No allow rule or mode
+        lifts it; what the session itself granted (its memory folder) stays open."""
+        blocked = {
+            "edit": self.block_outside_writes or self.block_outside_reads,
+            "read": self.block_outside_reads,
+        }
+        if not blocked.get(facts.kind) or facts.paths is None:
+            return ""
+        why = "--restricted" if self.block_outside_reads else "blockWritesOutsideWorkingDirectories"
+        for path in facts.paths:
+            if not self._inside(path) and not self._session_allows_path(path):
+                return f"{facts.tool.name} may not use {path.logical}: it is outside the working directories ({why})."
+        return ""
 
     def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:
         if self.mode == "dontAsk":
@@ -289,8 +318,8 @@ class PermissionGate(GateActions):
                 return Decision("allow", source="read-only")
             return None
         if facts.kind == "edit":
-            if self.mode == "acceptEdits" and facts.paths and all(self._inside(p) for p in facts.paths):
-                return Decision("allow", source="mode:acceptEdits")
+            if self.mode in EDITS_ALLOWED and facts.paths and all(self._inside(p) for p in facts.paths):
+                return Decision("allow", source=f"mode:{self.mode}")
             return None
         if facts.names & SAFE_TOOLS:
             return Decision("allow", source="safe-tool")
@@ -359,13 +388,28 @@ class PermissionGate(GateActions):
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._write_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
-            sources.append("mode:acceptEdits" if self.mode == "acceptEdits" else "allow:Edit")
+            sources.append(f"mode:{self.mode}" if self.mode in EDITS_ALLOWED else "allow:Edit")
         for word in analysis.read_redirects:
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._read_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
         unique = list(dict.fromkeys(sources)) or ["read-only"]
-        return Decision("allow", source=",".join(unique))
+        return Decision("allow", source=",".join(unique), confinement=self._confinement(unique))
+
+    def _confinement(self, sources: list[str]) -> Confinement | None:
+        """A line the fast paths alone allowed runs confined to what they judged: read-only, or writing
+        only the working directories; a line any rule or person allowed runs as the rule says."""
+        if set(sources) == {"read-only"}:
+            kind = READ_ONLY
+        elif set(sources) <= {"read-only", "mode:acceptEdits"}:
+            kind = WORKDIRS
+        else:
+            return None
+        git_writes = any(
+            r.tool == "Bash" and (r.whole_tool or (r.specifier or "").lstrip().startswith("git"))
+            for r in [*self.allow, *self.session_rules]
+        )
+        return Confinement(kind, git_writes)
 
     def _approve_invocation(
         self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
@@ -390,10 +434,10 @@ class PermissionGate(GateActions):
             reads = read_only_reads(inv, cwds, self.home)
             if reads is not None and all(self._read_approved(p) for p in reads):
                 return "read-only"
-        if inv.fs_edit and self.mode == "acceptEdits" and edits_ok:
+        if inv.fs_edit and self.mode in EDITS_ALLOWED and edits_ok:
             writes = paths_of(inv.writes, cwds, self.home)
             if writes and all(self._inside(p) and not self._secret(p) for p in writes):
-                return "mode:acceptEdits"
+                return f"mode:{self.mode}"
         return None
 
     def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
@@ -426,7 +470,7 @@ class PermissionGate(GateActions):
     def _write_approved(self, path: ResolvedPath) -> bool:
         if self._path_rule_allows("edit", path):
             return True
-        return self.mode == "acceptEdits" and self._inside(path)
+        return self.mode in EDITS_ALLOWED and self._inside(path)
 
     def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool:
         rules = [*self.allow, *self.session_rules]

@@ -20,21 +20,64 @@ class _Parser(argparse.ArgumentParser):
         raise PluginError(f"{message} (see yoke plugin --help)")
 
 
+# Options `claude plugin <command> --help` (2.1.330's line) lists that Yoke parses without acting on them:
+# flag names -> (argparse keywords, what Yoke does instead). Using one says so in a line on stderr, except the
+# confirmations (-y): Yoke asks none.
+UNACTED: dict[str, list[tuple[tuple[str, ...], dict, str]]] = {
+    "install": [
+        (("--accept-command",), {"metavar": "sha256"}, "marketplace-declared commands are not run"),
+        (("--config",), {"action": "append", "metavar": "key=value"}, "plugin userConfig is not set here"),
+        (("--marketplace",), {"metavar": "source"}, "add the marketplace first: yoke plugin marketplace add"),
+        (("--json",), {"action": "store_true"}, "the result is printed as text"),
+        (("-y", "--yes"), {"action": "store_true"}, ""),
+    ],
+    "uninstall": [
+        (("--json",), {"action": "store_true"}, "the result is printed as text"),
+        (("--keep-data",), {"action": "store_true"}, ""),  # Yoke always keeps the data folder
+        (("--prune",), {"action": "store_true"}, "auto-installed dependencies are not tracked"),
+        (("-y", "--yes"), {"action": "store_true"}, ""),
+    ],
+    "enable": [(("--json",), {"action": "store_true"}, "the result is printed as text")],
+    "disable": [
+        (("-a", "--all"), {"action": "store_true"}, "name the plugin to disable"),
+        (("--json",), {"action": "store_true"}, "the result is printed as text"),
+    ],
+    "list": [
+        (("--available",), {"action": "store_true"}, "marketplaces' plugins are not listed"),
+        (("--data-size",), {"nargs": "?", "const": "", "metavar": "plugin"}, "data sizes are not measured"),
+        (("--json",), {"action": "store_true"}, "the list is printed as text"),
+    ],
+    "validate": [
+        (("--json",), {"action": "store_true"}, "the report is printed as text"),
+        (("--profile",), {"metavar": "name"}, "profiles are not checked"),
+        (("--strict",), {"action": "store_true"}, "warnings do not fail the check"),
+    ],
+}
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="yoke plugin", description="Manage Claude Code plugins and marketplaces.")
     sub = p.add_subparsers(dest="command", required=True)
+    commands: dict[str, argparse.ArgumentParser] = {}
     for name, text in (
         ("install", "install name@marketplace and enable it"),
         ("uninstall", "remove an installed plugin"),
         ("enable", "turn an installed plugin on"),
         ("disable", "turn an installed plugin off"),
+        ("update", "update a plugin (not available yet)"),
     ):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("plugin", help="name@marketplace")
+        cmd = commands[name] = sub.add_parser(name, help=text)
+        cmd.add_argument("plugin", nargs="?" if name == "disable" else None, help="name@marketplace")
         cmd.add_argument("--scope", "-s", choices=SCOPES, default="user", help="which settings file (user)")
-    sub.add_parser("list", help="list installed plugins")
-    validate = sub.add_parser("validate", help="check a plugin or marketplace folder")
+    commands["list"] = sub.add_parser("list", help="list installed plugins")
+    validate = commands["validate"] = sub.add_parser("validate", help="check a plugin or marketplace folder")
     validate.add_argument("path")
+    commands["update"].add_argument("--accept-command", metavar="sha256")
+    commands["update"].add_argument("--json", action="store_true")
+    commands["update"].add_argument("-y", "--yes", action="store_true")
+    for name, flags in UNACTED.items():
+        for names, kwargs, _ in flags:
+            commands[name].add_argument(*names, dest=_dest(names), **kwargs)
     market = sub.add_parser("marketplace", help="manage marketplaces")
     msub = market.add_subparsers(dest="action", required=True)
     add = msub.add_parser("add", help="add a marketplace: a folder, a git URL or owner/repo")
@@ -45,9 +88,23 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _dest(names: tuple[str, ...]) -> str:
+    return "extra_" + names[-1].lstrip("-").replace("-", "_")
+
+
+def _unacted_lines(args: argparse.Namespace) -> list[str]:
+    lines = []
+    for names, _, instead in UNACTED.get(args.command, []):
+        if instead and getattr(args, _dest(names), None) not in (None, False, []):
+            lines.append(f"yoke plugin {args.command}: {names[-1]} is accepted but not acted on: {instead}")
+    return lines
+
+
 def run(argv: list[str]) -> int:
     try:
         args = _parser().parse_args(argv)
+        for line in _unacted_lines(args):
+            print(line, file=sys.stderr)
         text = _dispatch(args)
     except PluginError as exc:
         print(f"yoke plugin: {exc}", file=sys.stderr)
@@ -72,7 +129,11 @@ def _dispatch(args: argparse.Namespace) -> str:
         record = install_plugin(store, args.plugin, scope=args.scope, cwd=cwd, extra=_extra_marketplaces(cwd))
         set_enabled(settings_path(args.scope, cwd, store), args.plugin, True)
         return f"Installed {args.plugin} {record['version']} ({args.scope} scope) at {record['installPath']}"
+    if args.command == "update":
+        raise PluginError("update is not available yet; uninstall and install the plugin again")
     if args.command in ("enable", "disable"):
+        if args.plugin is None:
+            raise PluginError("name the plugin to disable (name@marketplace)")
         _require_installed(store, args.plugin)
         set_enabled(settings_path(args.scope, cwd, store), args.plugin, args.command == "enable")
         return f"{'Enabled' if args.command == 'enable' else 'Disabled'} {args.plugin} ({args.scope} scope)"

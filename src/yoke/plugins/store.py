@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.plugins.plugin import PluginError
 
 
@@ -87,7 +88,7 @@ def read_json(path: Path, default: Any) -> Any:
     except OSError as exc:
         raise PluginError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     try:
-        return json.loads(text) if text.strip() else default
+        return safe_json(text) if text.strip() else default
     except json.JSONDecodeError as exc:
         raise PluginError(f"{path}: invalid JSON at line {exc.lineno}: {exc.msg}; fix or remove it") from None
 

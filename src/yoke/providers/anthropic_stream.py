@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block
 from yoke.providers.base import (
     BlockStart,
@@ -41,6 +42,29 @@ STREAM_ERROR_TYPES: dict[str, tuple[str, bool]] = {
 }
 
 
+# Content block types the Messages API sends and takes back in a later request's history. A block of
+# another type (a newer API's, a proxy's invention) is dropped as it arrives: kept, it would be stored in
+# the transcript and sent back on every later turn, where the API refuses it.
+KNOWN_BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+    }
+)
+
+
 class AnthropicAssembler:
     def __init__(self, model: str = "") -> None:
         self.done = False
@@ -59,7 +83,7 @@ class AnthropicAssembler:
         if event.event == "ping":
             return []
         try:
-            data = json.loads(event.data)
+            data = safe_json(event.data)
         except ValueError as exc:
             raise StreamInterrupted(f"unreadable event data: {one_line(event.data, 80)!r}") from exc
         if not isinstance(data, dict):
@@ -85,6 +109,8 @@ class AnthropicAssembler:
         index = int(data.get("index", len(self._blocks)))
         block = dict(data.get("content_block") or {"type": "text"})
         kind = block.get("type")
+        if kind not in KNOWN_BLOCK_TYPES:
+            return []  # its deltas and stop find no block and are dropped too
         if kind == "text":
             block.setdefault("text", "")
         elif kind == "thinking":
@@ -236,7 +262,7 @@ def parse_tool_input(text: str) -> tuple[dict[str, Any], str | None]:
     if not text.strip():
         return {}, None
     try:
-        value = json.loads(text)
+        value = safe_json(text)
     except ValueError as exc:
         return {}, f"tool input is not valid JSON ({exc})"
     if not isinstance(value, dict):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent
 from yoke.providers.transport import HttpRequest, HttpResponse, Transport
@@ -106,7 +107,7 @@ class Cassette:
             if not line.strip():
                 continue
             try:
-                records.append(json.loads(line))
+                records.append(safe_json(line))
             except ValueError:
                 raise ProviderError("config", f"cassette {path} line {n} is not valid JSON") from None
         if not records or records[0].get("type") != "cassette":

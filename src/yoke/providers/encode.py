@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from yoke.jsonsafe import utf8
 from yoke.prefix import PrefixMemo, common_prefix
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
@@ -19,7 +20,7 @@ _SEPARATOR, _END = b", ", b"]}"
 
 
 def _encode_message(message: Any) -> bytes:
-    return _encode(message).encode("utf-8")
+    return utf8(_encode(message))
 
 
 class BodyEncoder:
@@ -39,14 +40,14 @@ class BodyEncoder:
     def encode(self, body: dict[str, Any]) -> bytes:
         messages = body.get(self._key)
         if not isinstance(messages, list):
-            return _encode(body).encode("utf-8")
+            return utf8(_encode(body))
         parts = self._messages.values(messages)
         rest = {k: v for k, v in body.items() if k != self._key}
         # system prompt and tools are fresh copies each turn but rarely differ (tool schemas, like history
         # messages, are never changed in place): comparing is far cheaper than encoding them again
         if rest != self._rest:
             self._rest = rest
-            head = _encode(rest).encode("utf-8")[:-1]  # without its closing brace
+            head = utf8(_encode(rest))[:-1]  # without its closing brace
             self._body = bytearray(head + (b", " if rest else b"") + self._opening_text)
             self._opening = len(self._body)
             self._parts, self._ends = [], []

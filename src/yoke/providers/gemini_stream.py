@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from yoke.ids import random_hex
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block
 from yoke.providers.base import (
     BlockStart,
@@ -66,7 +67,7 @@ class GeminiAssembler:
         if not text:
             return []
         try:
-            chunk = json.loads(text)
+            chunk = safe_json(text)
         except ValueError as exc:
             raise StreamInterrupted(f"unreadable event data: {one_line(text, 80)!r}") from exc
         if isinstance(chunk, list):  # the non-SSE stream form is a JSON array of chunks

@@ -13,6 +13,7 @@ provider events:
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from typing import Any, Protocol
@@ -33,6 +34,7 @@ USER_AGENT = f"yoke/{__version__}"
 DEFAULT_MAX_RETRIES = 10
 DEFAULT_BASE_DELAY = 0.5
 DEFAULT_IDLE_TIMEOUT = 90.0
+DEFAULT_RETRY_DEADLINE = 600.0  # no retry starts this long after a model call's first attempt
 MAX_DELAY_FACTOR = 64  # the backoff cap is 64 base delays: 32 s with the default 0.5 s
 
 
@@ -64,7 +66,15 @@ def _refused(exc: BaseException) -> bool:
 
 
 class RetryPolicy(Record):
-    __slots__ = ("max_retries", "base_delay", "idle_timeout", "max_retry_after", "jitter", "sleep")
+    __slots__ = (
+        "max_retries",
+        "base_delay",
+        "idle_timeout",
+        "max_retry_after",
+        "jitter",
+        "sleep",
+        "deadline",
+    )
 
     def __init__(
         self,
@@ -74,7 +84,9 @@ class RetryPolicy(Record):
         max_retry_after: float = 600.0,  # a longer server-requested wait is not honoured (plain backoff)
         jitter: float = 0.25,  # each backoff is shortened by up to this fraction, so clients spread out
         sleep: Sleeper = _asyncio_sleep,
+        deadline: float = DEFAULT_RETRY_DEADLINE,  # seconds from a call's first attempt after which none is retried
     ) -> None:
+        self.deadline = deadline
         self.max_retries = max_retries
         self.base_delay = base_delay
         self.idle_timeout = idle_timeout
@@ -97,14 +109,17 @@ class RetryPolicy(Record):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> RetryPolicy:
-        """YOKE_MAX_RETRIES (or Claude Code's CLAUDE_CODE_MAX_RETRIES), YOKE_RETRY_BASE_DELAY and
-        YOKE_STREAM_IDLE_TIMEOUT, all optional; a malformed value is a config error naming the variable."""
+        """YOKE_MAX_RETRIES (or Claude Code's CLAUDE_CODE_MAX_RETRIES), YOKE_RETRY_BASE_DELAY,
+        YOKE_STREAM_IDLE_TIMEOUT (also the wait for a streamed answer's headers) and YOKE_RETRY_DEADLINE,
+        all optional; a malformed value is a config error naming the variable."""
         retries = _env_number(env, "YOKE_MAX_RETRIES", int)
         if retries is None:
             retries = _env_number(env, "CLAUDE_CODE_MAX_RETRIES", int)
         base = _env_number(env, "YOKE_RETRY_BASE_DELAY", float)
         idle = _env_number(env, "YOKE_STREAM_IDLE_TIMEOUT", float)
+        deadline = _env_number(env, "YOKE_RETRY_DEADLINE", float)
         return cls(
+            deadline=DEFAULT_RETRY_DEADLINE if not deadline else float(deadline),
             max_retries=DEFAULT_MAX_RETRIES if retries is None else int(retries),
             base_delay=DEFAULT_BASE_DELAY if base is None else float(base),
             idle_timeout=DEFAULT_IDLE_TIMEOUT if idle is None or idle <= 0 else float(idle),
@@ -272,9 +287,10 @@ async def run_call(
 ) -> AsyncIterator[ProviderEvent]:
     # Each inner generator is closed here, not left to the garbage collector: asyncio finalizes an
     # abandoned one with a task of its own, a cost every turn paid (the consumer stops at MessageStop).
+    started = time.monotonic()  # retries, streamed and not, count against one deadline
     if stream:
         try:
-            async with aclosing(_streamed(transport, policy, call)) as events:
+            async with aclosing(_streamed(transport, policy, call, started)) as events:
                 async for event in events:
                     yield event
             return
@@ -282,13 +298,13 @@ async def run_call(
             yield RetryNotice(
                 attempt=1, max_retries=1, delay_s=0.0, status=None, error=str(restart), discard_partial=True
             )
-    async with aclosing(_unstreamed(transport, policy, call)) as events:
+    async with aclosing(_unstreamed(transport, policy, call, started)) as events:
         async for event in events:
             yield event
 
 
 async def _streamed(
-    transport: Transport, policy: RetryPolicy, call: WireCall
+    transport: Transport, policy: RetryPolicy, call: WireCall, started: float | None = None
 ) -> AsyncIterator[ProviderEvent]:
     body = call.body_for(True)
     encoded = call.encoder.encode(body) if call.encoder is not None else None
@@ -296,7 +312,7 @@ async def _streamed(
         call.url, call.headers, body, stream=True, encoded=encoded, idle_timeout=policy.idle_timeout
     )
     response: HttpResponse | None = None
-    async for item in send_with_retries(transport, policy, request, call):
+    async for item in send_with_retries(transport, policy, request, call, started):
         if isinstance(item, HttpResponse):
             response = item
         else:
@@ -352,10 +368,10 @@ async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 0.25) -> None
 
 
 async def _unstreamed(
-    transport: Transport, policy: RetryPolicy, call: WireCall
+    transport: Transport, policy: RetryPolicy, call: WireCall, started: float | None = None
 ) -> AsyncIterator[ProviderEvent]:
     request = HttpRequest(call.unstreamed_url or call.url, call.headers, call.body_for(False), stream=False)
-    async for item in send_with_retries(transport, policy, request, call):
+    async for item in send_with_retries(transport, policy, request, call, started):
         if isinstance(item, HttpResponse):
             for event in call.new_assembler().from_body(_json_body(item)):
                 yield event
@@ -392,10 +408,16 @@ async def _idle_guarded(events: AsyncIterator[SSEEvent], seconds: float) -> Asyn
 
 
 async def send_with_retries(
-    transport: Transport, policy: RetryPolicy, request: HttpRequest, call: WireCall
+    transport: Transport,
+    policy: RetryPolicy,
+    request: HttpRequest,
+    call: WireCall,
+    started: float | None = None,
 ) -> AsyncIterator[RetryNotice | HttpResponse]:
     """Yield a `RetryNotice` before each wait and finally the successful response; raise `ProviderError`
-    for a failure that is not retryable or still failing after `policy.max_retries` retries."""
+    for a failure that is not retryable, still failing after `policy.max_retries` retries, or when the next
+    retry would start past `policy.deadline` seconds from `started` (the call's first attempt)."""
+    started = time.monotonic() if started is None else started
     retry = 0
     while True:
         retry_after: float | None = None
@@ -424,13 +446,22 @@ async def send_with_retries(
         limit = policy.max_retries
         if refused:
             limit = min(limit, REFUSED_MAX_RETRIES)  # nothing listens there: a few quick tries, not minutes
-        if retry >= limit:
+        delay = policy.delay(retry + 1, retry_after)
+        late = time.monotonic() + delay - started > policy.deadline
+        if retry >= limit or late:
             if status is not None and error.kind not in ("overloaded", "rate_limit"):
                 error = ProviderError(exhausted_kind(status), str(error), status)
+            if late:
+                spent = time.monotonic() - started
+                raise ProviderError(
+                    error.kind,
+                    f"{error} (gave up after {retry} retries in {spent:.0f} s; YOKE_RETRY_DEADLINE is "
+                    f"{policy.deadline:g} s)",
+                    error.status,
+                )
             if retry:
                 raise ProviderError(error.kind, f"{error} (gave up after {retry} retries)", error.status)
             raise error
         retry += 1
-        delay = policy.delay(retry, retry_after)
         yield RetryNotice(attempt=retry, max_retries=limit, delay_s=delay, status=status, error=reason)
         await policy.sleep(delay)

@@ -22,9 +22,16 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from yoke.jsonsafe import utf8
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
-from yoke.providers.transport import ConnectionFailure, HttpRequest, HttpResponse, StreamInterrupted
+from yoke.providers.transport import (
+    ConnectionFailure,
+    HttpRequest,
+    HttpResponse,
+    StreamInterrupted,
+    header_wait,
+)
 
 READ_SIZE = 65536
 _ONE_WRITE = 65536  # a body up to this size is sent joined to its head
@@ -143,7 +150,7 @@ class Http1Transport:
         elif request.encoded is not None:
             body = request.encoded
         else:
-            body = json.dumps(request.body, ensure_ascii=False).encode("utf-8")
+            body = utf8(json.dumps(request.body, ensure_ascii=False))
         head = request_head(request.method, target, _headers(request, parts.netloc, len(body)))
         reused = self._idle.pop(origin, None)
         if reused is not None:
@@ -196,7 +203,7 @@ class Http1Transport:
                 conn.writer.write(head)
                 conn.writer.write(body)  # a large body passed through, not copied
             await conn.writer.drain()
-            await self._read_head(conn, response)
+            await self._read_head(conn, response, header_wait(request))
         except (OSError, *_PARSE_ERRORS, _StaleConnection) as exc:
             conn.close()
             if isinstance(exc, _StaleConnection):
@@ -231,14 +238,22 @@ class Http1Transport:
         self._release(conn, origin, response)
         return HttpResponse(response.status, headers, body=response.take_body())
 
-    async def _read_head(self, conn: _Connection, response: _Response) -> None:
-        while not response.head_done:
-            data = await self._receive(conn, None)
-            if not data:
-                if not response.started:
-                    raise _StaleConnection("the server closed the connection without answering")
-                raise ConnectionResetError("the server closed the connection inside the response head")
-            response.feed(data)
+    async def _read_head(self, conn: _Connection, response: _Response, limit: float | None) -> None:
+        """The response's status and headers, within `limit` seconds when given (a streamed answer's
+        headers come at once; a server that accepts and never answers must not hold the run)."""
+        try:
+            async with asyncio.timeout(limit):
+                while not response.head_done:
+                    data = await self._receive(conn, None)
+                    if not data:
+                        if not response.started:
+                            raise _StaleConnection("the server closed the connection without answering")
+                        raise ConnectionResetError(
+                            "the server closed the connection inside the response head"
+                        )
+                    response.feed(data)
+        except TimeoutError:
+            raise TimeoutError(f"no response headers within {limit:g} s") from None
 
     async def _read_more(self, conn: _Connection, response: _Response, idle: float | None) -> None:
         """Feed the parser what arrives next. The connection's end completes a body that runs to the close

@@ -7,9 +7,10 @@ platforms (Bedrock, Vertex, Foundry) and the replay provider are not asked. Ever
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
+
+from yoke.jsonsafe import loads as safe_json
 
 DEFAULT_BASES = {
     "anthropic": "https://api.anthropic.com",
@@ -94,7 +95,7 @@ def _get(url: str, headers: dict[str, str]) -> dict[str, Any]:
     request = urllib.request.Request(url, headers={"accept": "application/json", **headers})
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 - a configured URL
-            data = json.loads(response.read(4_000_000).decode("utf-8", errors="replace"))
+            data = safe_json(response.read(4_000_000).decode("utf-8", errors="replace"))
     except urllib.error.HTTPError as exc:
         raise ModelListError(f"{url} answered {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError) as exc:

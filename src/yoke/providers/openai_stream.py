@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from yoke.ids import random_hex
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block
 from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
@@ -68,7 +69,7 @@ class OpenAIAssembler:
         if data_text == "[DONE]":
             return self._finish_message()
         try:
-            chunk = json.loads(data_text)
+            chunk = safe_json(data_text)
         except ValueError as exc:
             raise StreamInterrupted(f"unreadable event data: {one_line(data_text, 80)!r}") from exc
         if not isinstance(chunk, dict):
@@ -256,7 +257,7 @@ def _extract_text_calls(
 
 def _text_call(raw: str, tool_names: frozenset[str]) -> tuple[str, dict[str, Any]] | None:
     try:
-        call = json.loads(raw)
+        call = safe_json(raw)
     except ValueError:
         return None
     if not isinstance(call, dict) or call.get("name") not in tool_names:
@@ -264,7 +265,7 @@ def _text_call(raw: str, tool_names: frozenset[str]) -> tuple[str, dict[str, Any
     arguments = call.get("arguments", call.get("parameters", {}))
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = safe_json(arguments)
         except ValueError:
             return None
     return (call["name"], arguments) if isinstance(arguments, dict) else None

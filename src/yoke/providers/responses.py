@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic import api_timeout_from_env
@@ -179,7 +180,7 @@ def _assistant_items(blocks: list[Block]) -> list[dict[str, Any]]:
             if block.get("thinking"):
                 item["summary"] = [{"type": "summary_text", "text": block["thinking"]}]
             try:
-                item.update(json.loads(opaque))
+                item.update(safe_json(opaque))
             except ValueError:
                 continue
             items.append(item)

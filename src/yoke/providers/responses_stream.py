@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from yoke.ids import random_hex
+from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block
 from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
@@ -56,7 +57,7 @@ class ResponsesAssembler:
         if not text or text == "[DONE]":
             return []
         try:
-            data = json.loads(text)
+            data = safe_json(text)
         except ValueError as exc:
             raise StreamInterrupted(f"unreadable event data: {one_line(text, 80)!r}") from exc
         if not isinstance(data, dict):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.providers.base import ProviderError
 from yoke.providers.sse import SSEEvent, SSEParser
 from yoke.records import Record
@@ -60,6 +61,13 @@ class HttpRequest(Record):
         self.idle_timeout = idle_timeout
 
 
+def header_wait(request: HttpRequest) -> float | None:
+    """How long a streamed request waits for the response's headers: its idle limit (a streaming server
+    sends them before the first token). None: the transport's read timeout (an unstreamed answer comes
+    whole, after the model has written it)."""
+    return request.idle_timeout if request.stream else None
+
+
 class HttpResponse(Record):
     """One response. Headers are keyed in lower case.
 
@@ -82,10 +90,9 @@ class HttpResponse(Record):
 
     def json(self) -> Any:
         """The body as JSON, or None when it is not JSON (a proxy's HTML error page, for instance)."""
-        import json
 
         try:
-            return json.loads(self.body.decode("utf-8", "replace"))
+            return safe_json(self.body.decode("utf-8", "replace"))
         except ValueError:
             return None
 
@@ -176,6 +183,8 @@ class HttpxTransport:
         return self._client
 
     async def send(self, request: HttpRequest) -> HttpResponse:
+        import asyncio
+
         import httpx
 
         client = self._get_client(request.url)
@@ -190,8 +199,17 @@ class HttpxTransport:
                     request.method, request.url, headers=headers, content=request.encoded
                 )
             else:
-                built = client.build_request(request.method, request.url, headers=headers, json=request.body)
-            response = await client.send(built, stream=True)
+                import json
+
+                from yoke.jsonsafe import utf8
+
+                headers.setdefault("content-type", "application/json")
+                content = utf8(json.dumps(request.body, ensure_ascii=False))
+                built = client.build_request(request.method, request.url, headers=headers, content=content)
+            async with asyncio.timeout(header_wait(request)):
+                response = await client.send(built, stream=True)
+        except TimeoutError:
+            raise ConnectionFailure(f"no response headers within {header_wait(request):g} s") from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             # A malformed base URL will not get better by retrying.
             raise ProviderError("config", f"invalid API URL {request.url!r}: {exc}") from None

@@ -28,6 +28,9 @@ SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
     ".gnupg",
+    ".config/gh",
+    ".npmrc",
+    ".vault-token",
     ".azure",
     ".config/gcloud",
     ".kube",
@@ -41,7 +44,7 @@ SECRET_HOME_PATHS = (
 )
 # Inside writable directories these stay read-only (Claude Code's sandbox list, plus the other files that
 # make some program run code: shell and tool rc files, hook managers, editor and agent configuration). They
-# are pinned whether or not they exist: a missing one gets an empty read-only mount point (see guard.py).
+# are pinned whether or not they exist: a missing one gets an empty read-only mount point (see _guarded).
 PROTECTED_DIRS_IN_WORKDIR = (".git/hooks", ".claude", ".yoke", ".vscode", ".idea", ".husky", ".devcontainer",
                              ".cargo", ".yarn", ".mvn")  # fmt: skip
 PROTECTED_FILES_IN_WORKDIR = (
@@ -51,6 +54,9 @@ PROTECTED_FILES_IN_WORKDIR = (
     ".ripgreprc", ".devcontainer.json", "pyrightconfig.json",
 )  # fmt: skip
 PROTECTED_IN_WORKDIR = PROTECTED_DIRS_IN_WORKDIR + PROTECTED_FILES_IN_WORKDIR
+# When no rule of the user's lets commands write git's state, the whole `.git` stays read-only, not only
+# the two names that make git run code.
+_GIT_WRITABLE = (".git/hooks", ".git/config")
 
 
 def bwrap_command(
@@ -63,14 +69,17 @@ def bwrap_command(
     writable: list[Path],
     readable: list[Path] | None = None,
     proxy_socket: str | None,
+    whole_git: bool = False,
 ) -> list[str]:
+    """The bwrap argv for `argv`: `working_dirs` and `writable` writable (all else read-only), the protected
+    names inside them pinned read-only (the whole `.git` when `whole_git`)."""
     bwrap = settings.bwrap_path or shutil.which("bwrap")
     if not bwrap or not os.access(bwrap, os.X_OK):
         raise SandboxUnavailable(
             "the sandbox is enabled but bubblewrap (bwrap) is not installed; install it "
             "(apt-get install bubblewrap) or set sandbox.enabled to false"
         )
-    _probe(bwrap)
+    probe_bwrap(bwrap)
     # --cap-drop ALL matters when Yoke runs as root: bwrap would otherwise keep every capability, and
     # CAP_SYS_ADMIN could simply remount the read-only filesystem writable.
     args = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -82,7 +91,7 @@ def bwrap_command(
     )
     for path in writable_dirs:
         args += ["--bind", path, path]
-    pins, created = _pin_protected(writable_dirs)
+    pins, created = _pin_protected(writable_dirs, whole_git)
     args += pins
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
@@ -99,8 +108,11 @@ def bwrap_command(
             env[name] = url
         env["NO_PROXY"] = env["no_proxy"] = ""
         bridge += ["--port", str(PROXY_PORT), "--socket", PROXY_SOCKET]
-    if not settings.allow_all_unix_sockets:
+    no_unix_sockets = not settings.allow_all_unix_sockets
+    if no_unix_sockets and bridge:
         bridge.append("--deny-unix-sockets")
+    elif no_unix_sockets:
+        args += ["--seccomp", str(_SECCOMP_FD)]  # bwrap installs the filter itself: no relay process
     if bridge:
         # The relay runs with the real interpreter and the standard library only (-I -S): no virtualenv is
         # needed inside. Whatever of it lives under the host's /tmp (a checkout or a Python built there) is
@@ -114,24 +126,48 @@ def bwrap_command(
     for key, value in env.items():
         args += ["--setenv", key, value]
     args += ["--chdir", os.path.realpath(cwd), "--", *inner]
+    if "--seccomp" in args:
+        # The filter reaches bwrap on a descriptor: a tiny shell opens it and execs bwrap.
+        args = ["/bin/sh", "-c", f'exec "$@" {_SECCOMP_FD}<"$0"', seccomp_filter_file(), *args]
     if created:
-        guard = os.path.realpath(Path(__file__).with_name("guard.py"))
-        return [os.path.realpath(sys.executable), "-I", "-S", guard, *created, "--", *args]
+        return _guarded(args, created)
     return args
 
 
-def _pin_protected(writable_dirs: list[str]) -> tuple[list[str], list[str]]:
+def _guarded(args: list[str], created: list[str]) -> list[str]:
+    """`args` run by a small shell that afterwards removes the mount points bubblewrap had to create for
+    protected names that did not exist, each only if it is still empty (a command cannot fill it: it is
+    a read-only mount while the command runs), so the project is left as it was. The shell catches
+    TERM/INT/HUP (its children do not inherit a caught signal) so that stopping the group stops bwrap and
+    the clean-up still runs; only a SIGKILL of the group could leave an empty file or folder behind."""
+    import shlex
+
+    paths = " ".join(shlex.quote(p) for p in reversed(created))  # deepest (last created) first
+    script = (  # one rmdir for the folders (it leaves non-empty ones), one rm for the empty files
+        'trap : TERM INT HUP; "$@"; rc=$?; set --; '
+        f'for p in {paths}; do [ -d "$p" ] && [ ! -L "$p" ] && set -- "$@" "$p"; done; '
+        '[ $# -eq 0 ] || rmdir -- "$@" 2>/dev/null; set --; '
+        f'for p in {paths}; do [ -f "$p" ] && [ ! -L "$p" ] && [ ! -s "$p" ] && set -- "$@" "$p"; done; '
+        '[ $# -eq 0 ] || rm -f -- "$@"; exit $rc'
+    )
+    return ["/bin/sh", "-c", script, "yoke-sandbox", *args]
+
+
+def _pin_protected(writable_dirs: list[str], whole_git: bool = False) -> tuple[list[str], list[str]]:
     """bwrap arguments that keep every protected name in the writable folders read-only, and the mount
     points that will have to be created for the names that do not exist (removed afterwards)."""
     args: list[str] = []
     created: list[str] = []
+    names = PROTECTED_IN_WORKDIR
+    if whole_git:
+        names = (".git", *(n for n in names if n not in _GIT_WRITABLE))
     for path in writable_dirs:
-        for name in PROTECTED_IN_WORKDIR:
+        for name in names:
             target = os.path.join(path, name)
             if os.path.lexists(target):
                 args += ["--ro-bind", target, target]
             elif os.path.isdir(os.path.dirname(target)) and not os.path.islink(os.path.dirname(target)):
-                if name in PROTECTED_DIRS_IN_WORKDIR:
+                if name in PROTECTED_DIRS_IN_WORKDIR or name == ".git":
                     args += ["--tmpfs", target, "--remount-ro", target]
                 else:
                     args += ["--ro-bind", "/dev/null", target]
@@ -164,7 +200,7 @@ def _existing(paths) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 @functools.lru_cache(maxsize=4)
-def _probe(bwrap: str) -> None:
+def probe_bwrap(bwrap: str) -> None:
     """Start one trivial sandbox to learn whether namespaces work here (once per process)."""
     try:
         result = subprocess.run(
@@ -194,6 +230,31 @@ def _probe(bwrap: str) -> None:
             f"the sandbox is enabled but bubblewrap cannot create namespaces here ({detail}); "
             "allow unprivileged user namespaces or set sandbox.enabled to false"
         )
+
+
+_SECCOMP_FD = 9
+
+
+@functools.lru_cache(maxsize=1)
+def seccomp_filter_file() -> str:
+    """The compiled seccomp filter that refuses Unix-domain sockets (bridge.py's program), written once per
+    process into a private directory no sandboxed command can write (not the sandbox's /tmp)."""
+    from yoke.sandbox.bridge import seccomp_program
+
+    try:
+        program = seccomp_program(os.uname().machine)
+    except KeyError:
+        raise SandboxUnavailable(
+            f"the Unix-socket filter is not available on {os.uname().machine} "
+            "(set sandbox.network.allowAllUnixSockets)"
+        ) from None
+    folder = tempfile.mkdtemp(prefix="yoke-seccomp-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "unix-sockets.bpf")
+    with open(path, "wb") as out:
+        out.write(program)
+    os.chmod(path, 0o400)
+    return path
 
 
 @functools.lru_cache(maxsize=1)

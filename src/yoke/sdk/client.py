@@ -170,7 +170,9 @@ class ClaudeSDKClient:
 
     async def set_model(self, model: str | None = None) -> None:
         if model:
-            self.session.set_model(model)
+            refusal = await self.session.switch_model(model, "sdk")
+            if refusal:
+                raise ValueError(refusal)
 
     async def disconnect(self) -> None:
         if self.session is not None:

@@ -82,16 +82,23 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     structured = _structured_output(options, registry)
     home = _yoke_home(env)
     loaded = _session(options, cwd, home)
+    resources.add(loaded.transcript, "transcript")
+    if loaded.conversation is not None:
+        warnings.extend(loaded.conversation.repairs)  # a history that needed repair says so
     provider = _with_fallback(provider, provider_name, model, options, merged, env, loaded)
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = _gate(options, settings, cwd, add_dirs)
+    if options.extras.get("restricted"):  # --restricted: the file tools stay inside the working directories
+        gate.block_outside_reads = True
     warnings.extend(getattr(gate, "warnings", []) or [])
+    warnings.extend(_sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
     working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
     mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
-    mcp = await _mcp(options, cwd, merged, registry, gate, env, warnings, mcp_events)
+    mcp_merged = _mcp_settings(settings, cwd, merged, warnings)
+    mcp = await _mcp(options, cwd, mcp_merged, registry, gate, env, warnings, mcp_events)
     if mcp is not None:
         resources.add(mcp, "MCP servers")
     from yoke.memory.session import start_auto_memory
@@ -104,7 +111,6 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         auto_memory.allow_writes(gate)  # writes into the memory directory need no question
         warnings.extend(auto_memory.config.warnings)
     transcript = loaded.transcript
-    resources.add(transcript, "transcript")
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
 
     from yoke.memory import MemoryIndex
@@ -169,7 +175,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         settings=_loop_settings(options, model, env, effort),
         recorder=recorder,
         system=system,
-        messages=list(loaded.conversation.messages) if loaded.conversation is not None else [],
+        messages=_resumed_messages(loaded.conversation, model, env, warnings),
     )
     agent.ledger.prices = prices
     if loaded.conversation is not None and loaded.conversation.model_usage:
@@ -265,6 +271,30 @@ def _end_auto_memory(auto_memory: Any, session: Session) -> None:
     """The session is closing: start the background extraction pass (when on) and close the index."""
     auto_memory.session_ended(session.agent, session.provider_name)
     auto_memory.close()
+
+
+_MCP_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
+
+
+def _mcp_settings(settings: Any, cwd: Path, merged: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    """The settings MCP reads, where a project's own files approve its `.mcp.json` servers only once the
+    folder is trusted: approving them is granting, like an allow rule (refusals still count)."""
+    from yoke.permissions.build import PROJECT_SCOPES
+    from yoke.permissions.trust import is_trusted
+
+    sources = list(getattr(settings, "sources", []) or [])
+    if not any(s.scope in PROJECT_SCOPES and any(k in s.data for k in _MCP_APPROVALS) for s in sources):
+        return merged
+    if is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir):
+        return merged
+    warnings.append(
+        f"this workspace ({cwd}) has not been trusted: its settings do not approve its .mcp.json servers; "
+        "run `yoke trust` in it to trust it"
+    )
+    own = settings.merged_from([s for s in sources if s.scope not in PROJECT_SCOPES])
+    chosen = {k: v for k, v in merged.items() if k not in _MCP_APPROVALS}
+    chosen.update({k: own[k] for k in _MCP_APPROVALS if k in own})
+    return chosen
 
 
 async def _mcp(
@@ -364,7 +394,9 @@ def _executor(
     from yoke.tools.base import SessionState, ToolContext
 
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir)
-    state.extras["sandbox"] = getattr(gate, "sandbox", None)  # the Bash tool runs commands inside it
+    from yoke.permissions.gate_actions import tool_extras
+
+    state.extras.update(tool_extras(gate))  # the sandbox Bash runs in; what Grep and Glob leave out
     conversation = loaded.conversation
     if conversation is not None:
         if conversation.todos:
@@ -502,6 +534,11 @@ def _session_env(
     if not trusted:
         trusted = is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
     apply_env(settings_env(sources, trusted, warnings), env)
+    from yoke.tools.shell.output import SETTING_ENV, setting_limit
+
+    limit = setting_limit((getattr(settings, "merged", {}) or {}).get("bashOutputMaxChars"))
+    if limit is not None:
+        env[SETTING_ENV] = limit
     return env
 
 
@@ -664,6 +701,18 @@ def _agents(
     return options, catalog
 
 
+def _sandbox_warning(gate: Any) -> list[str]:
+    """One line when no kernel sandbox exists here to enforce what the fast paths allow (docs/permissions.md)."""
+    from yoke.sandbox.confine import kernel_sandbox_available
+
+    if getattr(gate, "mode", "") == "bypassPermissions" or kernel_sandbox_available():
+        return []
+    return [
+        "no kernel sandbox found (install bubblewrap on Linux): commands Yoke allows without asking are "
+        "confined only by its analysis of them"
+    ]
+
+
 def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:
     from yoke.permissions import build_gate
 
@@ -684,32 +733,70 @@ def _gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path
 
 
 def _session(options: SessionOptions, cwd: Path, home: Path) -> _Loaded:
-    """The session id, transcript and record chain, and (when resuming) what was loaded."""
+    """The session id, transcript and record chain, and (when resuming) what was loaded. The transcript is
+    claimed (one writer per session) before its history is read, so nothing is appended after the read."""
     from yoke.session.records import RecordChain
-    from yoke.session.transcript import Transcript, transcript_path
+    from yoke.session.transcript import transcript_path
 
     conversation = None
     parent_uuid = None
     session_id = options.session_id or new_uuid()
+    transcript = None
     if options.continue_session or options.resume is not None:
-        conversation, session_id = _resume(options, cwd, home, session_id)
+        conversation, session_id, transcript = _resume(options, cwd, home, session_id)
         if conversation is not None:
             parent_uuid = conversation.last_uuid
-    transcript = Transcript(transcript_path(cwd, session_id, home), enabled=options.persist)
+    if transcript is None:
+        path = transcript_path(cwd, session_id, home)
+        if options.session_id and path.exists():
+            raise SessionError(f"Session ID {session_id} is already in use.")
+        transcript = _claimed(path, options.persist)
     chain = RecordChain(
         session_id=session_id, cwd=str(cwd), entrypoint=options.entrypoint, parent_uuid=parent_uuid
     )
     return _Loaded(session_id, transcript, chain, conversation)
 
 
-def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> tuple[Any, str]:
+def _resumed_messages(conversation: Any, model: str, env: Any, warnings: list[str]) -> list:
+    """The resumed history, under the same limit new prompts get: a message that alone fills the model's
+    window is cut down rather than uploaded whole (and refused) on every turn."""
+    if conversation is None:
+        return []
+    from yoke.context.oversize import shrink_oversized
+    from yoke.context.tokens import context_window
+
+    messages, cut = shrink_oversized(list(conversation.messages), context_window(model, env))
+    if cut:
+        warnings.append(
+            f"{cut} message(s) of the resumed history were larger than {model}'s context window and were "
+            "shortened to their beginning and end"
+        )
+    return messages
+
+
+def _claimed(path: Path, persist: bool) -> Any:
+    from yoke.session.lock import SessionBusy
+    from yoke.session.transcript import Transcript
+
+    transcript = Transcript(path, enabled=persist)
+    try:
+        transcript.claim()
+    except SessionBusy as exc:
+        raise SessionError(str(exc)) from None
+    except OSError:
+        pass  # an unwritable home: the first append says so and the run goes on unsaved
+    return transcript
+
+
+def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> tuple[Any, str, Any]:
     from yoke.session import store
 
+    transcript = None
     try:
         if options.continue_session and not options.resume:
             path = store.latest_session(cwd, home)
             if path is None:
-                return None, session_id  # as Claude Code: nothing to continue starts a new session
+                return None, session_id, None  # as Claude Code: nothing to continue starts a new session
         else:
             if not options.resume:
                 raise SessionError("--resume needs a session id or path in headless mode", usage=True)
@@ -720,10 +807,13 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
         if forked:
             # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
             session_id, path = store.fork_session(path, cwd, home, options.session_id or None)
+        transcript = _claimed(path, options.persist)
         conversation = store.load_conversation(path)
     except (FileNotFoundError, LookupError, ValueError) as exc:
+        if transcript is not None:
+            transcript.close()
         raise SessionError(str(exc)) from None
-    return conversation, (session_id if forked else conversation.session_id)
+    return conversation, (session_id if forked else conversation.session_id), transcript
 
 
 def _adopted(path: Path, cwd: Path, home: Path) -> Path:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.fsutil import replace_file
+from yoke.jsonsafe import loads as safe_json
 
 
 class CheckpointError(ValueError):
@@ -91,7 +92,7 @@ class Checkpoints:
         with open(self.index_path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 try:
-                    entry = json.loads(line)
+                    entry = safe_json(line)
                 except ValueError:
                     continue
                 if isinstance(entry, dict) and "messageUuid" in entry and "path" in entry:

@@ -92,6 +92,21 @@ def rewind_command(
         lines += [f"  {uuid}  {_one_line(text)}" for uuid, text in _prompts_of(path)]
         return "\n".join(lines)
     path, uuid = _locate_message(message_id, cwd, home, session)
+    transcript = _claimed(path)  # nothing is changed beside a running session
+    try:
+        return _rewind(transcript, path, uuid, restore_files, restore_conversation, entrypoint)
+    finally:
+        transcript.close()
+
+
+def _rewind(
+    transcript: Transcript,
+    path: Path,
+    uuid: str,
+    restore_files: bool,
+    restore_conversation: bool,
+    entrypoint: str,
+) -> str:
     later = _uuids_after(path, uuid)
     checkpoints = Checkpoints(path.parent / path.stem)
     restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later)
@@ -103,7 +118,7 @@ def rewind_command(
         else:
             lines.append("No files were changed by Yoke's file tools since that message; nothing to restore.")
     if restore_conversation:
-        _append_rewind(path, uuid, entrypoint)
+        _write_rewind(transcript, path, uuid, entrypoint)
         lines.append(
             f"Conversation of session {path.stem} cut back to before that message; `yoke -c` continues there."
         )
@@ -121,7 +136,18 @@ def _uuids_after(path: Path, uuid: str) -> list[str]:
     return after
 
 
-def _append_rewind(path: Path, uuid: str, entrypoint: str) -> None:
+def _claimed(path: Path) -> Transcript:
+    from yoke.session.lock import SessionBusy
+
+    transcript = Transcript(path)
+    try:
+        transcript.claim()
+    except SessionBusy as exc:
+        raise SessionError(str(exc)) from None
+    return transcript
+
+
+def _write_rewind(transcript: Transcript, path: Path, uuid: str, entrypoint: str) -> None:
     loaded = load_conversation(path)
     record: dict[str, Any] = system_record(
         "rewind",
@@ -131,8 +157,4 @@ def _append_rewind(path: Path, uuid: str, entrypoint: str) -> None:
         fields={"targetUuid": uuid, "content": f"Rewound to before message {uuid}"},
         entrypoint=entrypoint,
     )
-    transcript = Transcript(path)
-    try:
-        transcript.append(record)
-    finally:
-        transcript.close()
+    transcript.append(record)

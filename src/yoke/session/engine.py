@@ -180,6 +180,13 @@ class Session:
         else:
             self.agent.settings.model = model
 
+    async def switch_model(self, spec: str, source: str = "sdk") -> str:
+        """set_model with the PreModelSwitch/PostModelSwitch hooks around it (session/model_switch.py):
+        "" when switched, else why a hook kept the model; ValueError for a model that cannot be used."""
+        from yoke.session.model_switch import switch_model
+
+        return await switch_model(self, spec, source)
+
     def set_asker(self, asker: Any) -> None:
         """Who answers permission prompts, questions and plan approvals from now on."""
         self.agent.executor.ctx.asker = asker

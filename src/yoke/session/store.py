@@ -55,6 +55,7 @@ class LoadedSession:
     cwd: str | None = None
     compactions: int = 0
     fallback: tuple[str, str] | None = None  # (from model, to model) once --fallback-model switched
+    repairs: list[str] = field(default_factory=list)  # what resuming had to repair, one line each
 
 
 @dataclass(frozen=True)
@@ -158,9 +159,7 @@ def load_conversation(path: Path) -> LoadedSession:
     loaded = LoadedSession(path=path, session_id=path.stem, messages=[], uuids=[], last_uuid=None)
     pairs: list[tuple[Message, str | None]] = []
     session_id: str | None = None
-    records = _effective_records(path)
-    if is_claude_code_transcript(records):
-        records = conversation_records(records)
+    records = _conversation(path, loaded.repairs)
     for record in records:
         kind = record.get("type")
         if kind in ("user", "assistant", "system") and not record.get("isSidechain"):
@@ -185,7 +184,24 @@ def load_conversation(path: Path) -> LoadedSession:
     loaded.messages = [m for m, _ in repaired]
     loaded.uuids = [u for _, u in repaired]
     loaded.session_id = session_id or path.stem
+    unanswered = _answered_by_repair(repaired)
+    if unanswered:
+        loaded.repairs.append(
+            f"{unanswered} tool call(s) left without a result (a crash or an interrupt) were answered "
+            "with an error result"
+        )
     return loaded
+
+
+def _answered_by_repair(repaired: list[tuple[Message, str | None]]) -> int:
+    """Tool results the repair added (they carry no record uuid)."""
+    count = 0
+    for message, uuid in repaired:
+        if uuid is None and message.get("role") == "user" and isinstance(message.get("content"), list):
+            count += sum(
+                1 for b in message["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+            )
+    return count
 
 
 def _message_of(record: dict[str, Any]) -> Message | None:
@@ -225,11 +241,73 @@ def _apply_system(
     return pairs
 
 
-def _effective_records(path: Path) -> list[dict[str, Any]]:
-    """The transcript's records with rewinds applied: a `rewind` record removes the conversation records
-    (messages and compactions) from its target on, keeping costs, grants and todos."""
+def _conversation(path: Path, repairs: list[str]) -> list[dict[str, Any]]:
+    """The records of the conversation the newest record continues (by `parentUuid`, never file order: two
+    writers' lines may interleave in an old file), with rewinds applied; what had to be repaired is added
+    to `repairs`."""
+    skipped: list[int] = []
+    records = list(load_records(path, skipped))
+    if skipped:
+        lines = ", ".join(str(n) for n in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+        repairs.append(
+            f"skipped {len(skipped)} unreadable line(s) of the transcript {path} (torn or corrupt: line {lines})"
+        )
+    if is_claude_code_transcript(records):
+        return conversation_records(records)
+    return _effective_records(current_branch(records, repairs))
+
+
+def current_branch(records: list[dict[str, Any]], repairs: list[str]) -> list[dict[str, Any]]:
+    """Yoke's chain records from the newest back to the first through `parentUuid`, oldest first, then
+    the other records (todos, last prompt) in file order. A record whose parent is missing (a lost line)
+    is joined to the chain record written just before it."""
+    chain_kinds = ("user", "assistant", "system")
+    positions = {
+        r["uuid"]: i
+        for i, r in enumerate(records)
+        if r.get("type") in chain_kinds and isinstance(r.get("uuid"), str) and not r.get("isSidechain")
+    }
+    if not positions:
+        return records
+    index: int | None = max(positions.values())
+    chosen: list[int] = []
+    seen: set[int] = set()
+    gaps = 0
+    while index is not None and index not in seen:
+        seen.add(index)
+        chosen.append(index)
+        parent = records[index].get("parentUuid")
+        if not isinstance(parent, str):
+            break
+        found = positions.get(parent)
+        if found is None or found in seen:
+            gaps += 1
+            found = max((i for i in positions.values() if i < index and i not in seen), default=None)
+        index = found
+    chosen.reverse()
+    on_branch = set(chosen)
+    left_out = sum(1 for i in positions.values() if i not in on_branch)
+    if left_out:
+        repairs.append(
+            f"left out {left_out} record(s) of another branch of this session (written by a second process "
+            "at the same time); the history follows the newest branch"
+        )
+    if gaps:
+        repairs.append(f"joined the history across {gaps} missing record(s)")
+    others = [
+        r
+        for i, r in enumerate(records)
+        if i not in on_branch
+        and (r.get("type") not in chain_kinds or r.get("isSidechain") or not isinstance(r.get("uuid"), str))
+    ]
+    return [*(records[i] for i in chosen), *others]
+
+
+def _effective_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with rewinds applied: a `rewind` record removes the conversation records (messages and
+    compactions) from its target on, keeping costs, grants and todos."""
     effective: list[dict[str, Any]] = []
-    for record in load_records(path):
+    for record in records:
         if record.get("type") == "system" and record.get("subtype") == "rewind":
             target = record.get("targetUuid")
             index = next((i for i, r in enumerate(effective) if r.get("uuid") == target), None)

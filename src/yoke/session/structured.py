@@ -2,8 +2,9 @@
 
 The model gets a `StructuredOutput` tool whose input schema is the user's schema. A call that does not
 validate comes back as a tool error naming what is wrong, so the model corrects itself; an answer that
-ends without a valid call is sent back with a reminder (a Stop listener), at most `MAX_RETRIES` times, after
-which the query ends with `error_max_structured_output_retries`. The query's result then carries the
+ends without a valid call is sent back once with a reminder (a Stop listener); a second plain answer is the
+result, as in 2.1.330 (`MAX_STRUCTURED_OUTPUT_RETRIES=0` ends at once with
+`error_max_structured_output_retries`). The query's result then carries the
 object as `structured_output` and its JSON text as `result`. Works with every provider: it is a tool.
 """
 
@@ -19,6 +20,9 @@ from yoke.tools.base import Tool, ToolContext, ToolInputError, ToolResult
 
 TOOL_NAME = "StructuredOutput"
 DEFAULT_MAX_RETRIES = 5
+# An answer that ends in plain text is sent back this many times; if the model answers in plain text again,
+# the query succeeds with that text, as 2.1.330 does (observed on the scripted server, tests/cli/cc_2_1_330).
+PLAIN_ANSWER_REMINDERS = 1
 PROMPT = (
     "When you have the final answer, call the StructuredOutput tool exactly once with it: its input must "
     "match the tool's schema. Do not answer in plain text instead."
@@ -63,6 +67,7 @@ class _StructuredOutputTool(Tool):
     kind = "other"
     read_only = True
     concurrency_safe = True
+    ends_query = True  # the answer is given: the query ends without another request, as in 2.1.330
 
     def __init__(self, owner: StructuredOutput):
         self.owner = owner
@@ -103,8 +108,8 @@ class StructuredOutput:
         if event == "UserPromptSubmit":  # a new query: a new answer is due
             self.value, self.given, self.retries, self.exhausted = None, False, 0, False
             return LifecycleOutcome()
-        if self.given:
-            return LifecycleOutcome()
+        if self.given or self.retries >= PLAIN_ANSWER_REMINDERS:
+            return LifecycleOutcome()  # answered again in plain text: that answer is the result (2.1.330)
         if self.retries >= self.max_retries:
             self.exhausted = True
             return LifecycleOutcome(stop=True, stop_reason=self._gave_up())

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.regex import lazy_compile
 
 # Claude Code's block: `---` (then only blanks) on the first line, up to the next `---` wherever it is
@@ -189,7 +190,7 @@ class _YamlCache:
             self.entries = {}
             if self.path is not None:
                 try:
-                    data = json.loads(self.path.read_text(encoding="utf-8"))
+                    data = safe_json(self.path.read_text(encoding="utf-8"))
                     if isinstance(data, dict):
                         self.entries = data
                 except (OSError, ValueError):
@@ -206,7 +207,7 @@ class _YamlCache:
         if self.path is None:
             return
         try:
-            if json.loads(json.dumps(value)) != value:
+            if safe_json(json.dumps(value)) != value:
                 return  # dates and other non-JSON values: parse again next time
         except (TypeError, ValueError):
             return

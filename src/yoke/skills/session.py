@@ -179,7 +179,9 @@ async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
     agent = session.agent
     runtime = runtime_of(session.agent.executor.ctx)
     if runtime is None or parse_command(prompt) is None:
-        async for event in agent.query(prompt):
+        from yoke.skills.mentions import attach_mentions
+
+        async for event in agent.query(prompt, await attach_mentions(session, prompt)):
             yield event
         return
     from yoke.skills.expand import expand_prompt

@@ -106,6 +106,7 @@ class ToolContext(Record):
         "set_permission_mode",
         "files",
         "terminal",
+        "confinement",
     )
 
     def __init__(
@@ -121,6 +122,7 @@ class ToolContext(Record):
         set_permission_mode: Any = None,
         files: Any = None,
         terminal: Any = None,
+        confinement: Any = None,
     ) -> None:
         self.cwd = cwd  # the session's primary working directory
         self.session = session
@@ -135,6 +137,8 @@ class ToolContext(Record):
         self.files = files  # tools.workspace.WorkspaceFiles: a front-end's view of text files; None: the disk
         # tools.shell.terminal.CommandTerminal: a front-end's terminals; None: local only
         self.terminal = terminal
+        # sandbox.confine.Confinement: the property the gate allowed this call for, enforced while it runs
+        self.confinement = confinement
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
@@ -157,6 +161,7 @@ class Tool:
     concurrency_safe: ClassVar[bool] = False
     timeout_s: ClassVar[float | None] = None  # executor-enforced ceiling; None = the executor default
     max_result_chars: ClassVar[int] = 100_000
+    ends_query: ClassVar[bool] = False  # a successful call is the query's last step (StructuredOutput)
 
     def prepare(self) -> None:
         """The model has begun a call to this tool: get ready to run it (a lazily loaded tool starts

@@ -175,17 +175,21 @@ async def _context(ui: Any, args: str) -> None:
 @command("model", "Show or change the model [name]")
 async def _model(ui: Any, args: str) -> None:
     session = ui.session
+    source = "command"
     if not args:
         choices = ["sonnet", "opus", "haiku"]
         header = ui.painter.line(f"Model: {session.model}. Switch to:", "bold")
         index = await ui.choose(header, [*choices, f"Keep {session.model}"])
         if index is None or index >= len(choices):
             return
-        args = choices[index]
+        args, source = choices[index], "picker"
     try:
-        session.set_model(args)
+        refusal = await session.switch_model(args, source)
     except ValueError as exc:
         ui.say(f"  {exc}", "red")
+        return
+    if refusal:
+        ui.say(f"  Model kept at {session.model}: {refusal}", "red")
         return
     ui.say(f"  Model set to {session.model}")
 

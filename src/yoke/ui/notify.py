@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from yoke.jsonsafe import loads as safe_json
 
 LONG_TURN_S = 20.0  # a turn at least this long notifies when it ends
 QUESTION_WAIT_S = 6.0  # a question unanswered this long notifies
@@ -95,7 +96,7 @@ def _global_config(env: dict[str, str]) -> dict[str, Any]:
     config_dir = env.get("CLAUDE_CONFIG_DIR")
     path = Path(config_dir) / ".claude.json" if config_dir else home / ".claude.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safe_json(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

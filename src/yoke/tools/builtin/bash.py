@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -111,6 +113,9 @@ class BashTool(Tool):
 
         output_path, cwd_file = state.next_command_files()
         cwd_file.parent.mkdir(parents=True, exist_ok=True)
+        # A folder of its own for the trailer: a sandboxed or confined command may write there, and must not
+        # be able to plant anything (a symlink) where a later command's trailer will be written.
+        cwd_file = Path(tempfile.mkdtemp(prefix=cwd_file.stem + "-", dir=cwd_file.parent)) / cwd_file.name
         script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file)
         launcher = sandbox_launcher(input, ctx, writable=[cwd_file.parent], readable=readable)
         timeout_ms = foreground_timeout_ms(input.timeout, env)
@@ -175,6 +180,8 @@ class BashTool(Tool):
         chunk = read_capped(output_path, 0, max_output_chars(env))
         if not chunk.elided:
             output_path.unlink(missing_ok=True)
+        note = ctx.session.extras.pop("confinement_note", "")
+        cwd_note = "\n".join(n for n in (cwd_note, note) if n)
         return finished_result(input.command, chunk, outcome, output_path, timeout_ms, cwd_note)
 
     async def _start_background(
@@ -325,16 +332,38 @@ def start_cwd(ctx: ToolContext) -> Path:
 def sandbox_launcher(
     input: BashInput, ctx: ToolContext, *, writable: list[Path], readable: list[str | Path]
 ) -> Launcher | None:
-    """When the session's sandbox covers this command, an argv rewriter that runs it inside; when the
-    sandbox is enabled but cannot start, refuse (fail closed) rather than run the command unprotected."""
+    """An argv rewriter that runs the command inside the kernel sandbox, or None to run it as it is.
+
+    A call a fast path allowed runs confined to what was judged (`ctx.confinement`: read-only, or only the
+    working directories writable). Otherwise the session's sandbox covers it when enabled; if that cannot
+    start, the command is refused (fail closed) rather than run unprotected. Without any kernel sandbox a
+    fast-path call runs on the analyser's word alone, and the result says so once a session."""
     settings = ctx.session.extras.get("sandbox")
-    if settings is None:
-        return None
     from yoke.sandbox import SandboxUnavailable, should_sandbox
     from yoke.sandbox import wrap_command as sandbox_wrap
 
+    def refuse(exc: SandboxUnavailable) -> ToolError:
+        return ToolError(str(exc))
+
+    confinement = ctx.confinement
+    if confinement is not None and confinement_works(ctx):
+        from yoke.sandbox.confine import confine_command
+        from yoke.sandbox.settings import SandboxSettings
+
+        base = settings if settings is not None else SandboxSettings(base_dir=ctx.cwd)
+
+        def confine(argv: list[str]) -> list[str]:
+            try:
+                return confine_command(
+                    argv, confinement, base, start_cwd(ctx), ctx.all_dirs(), writable=list(writable),
+                    readable=[Path(p) for p in readable],
+                )  # fmt: skip
+            except SandboxUnavailable as exc:
+                raise refuse(exc) from None
+
+        return confine
     disabled = bool(getattr(input, "dangerouslyDisableSandbox", False))
-    if not should_sandbox(input.command, settings, disabled):
+    if settings is None or not should_sandbox(input.command, settings, disabled):
         return None
 
     def launch(argv: list[str]) -> list[str]:
@@ -342,15 +371,39 @@ def sandbox_launcher(
             return sandbox_wrap(
                 argv,
                 settings,
-                ctx.cwd,
+                start_cwd(ctx),  # where the command starts (bwrap's --chdir), not the session's folder
                 ctx.all_dirs(),
                 writable=list(writable),
                 readable=[Path(p) for p in readable],
             )
         except SandboxUnavailable as exc:
-            raise ToolError(str(exc)) from None
+            raise refuse(exc) from None
 
     return launch
+
+
+UNCONFINED_NOTE = (
+    "[Yoke: no kernel sandbox is available here (bubblewrap on Linux, sandbox-exec on macOS), so commands "
+    "allowed without asking are confined only by Yoke's analysis of them]"
+)
+
+
+def confinement_works(ctx: ToolContext) -> bool:
+    """Whether a confined command can start here (probed once a session). When it cannot, the session
+    records a note for the next result, once."""
+    known = ctx.session.extras.get("confinement_works")
+    if known is None:
+        from yoke.sandbox import SandboxUnavailable
+        from yoke.sandbox.confine import probe_confinement
+
+        try:
+            probe_confinement()
+            known = True
+        except SandboxUnavailable:
+            known = False
+            ctx.session.extras["confinement_note"] = UNCONFINED_NOTE
+        ctx.session.extras["confinement_works"] = known
+    return bool(known)
 
 
 def snapshot_launcher(ctx: ToolContext, shell_root: Path) -> Launcher | None:
@@ -374,6 +427,8 @@ def carry_cwd(ctx: ToolContext, cwd_file: Path, env: dict[str, str]) -> str:
         cwd_file.unlink()
     except OSError:
         return ""
+    finally:
+        shutil.rmtree(cwd_file.parent, ignore_errors=True)
     if not final:
         return ""
     if env.get("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", "").lower() in ("1", "true", "yes"):

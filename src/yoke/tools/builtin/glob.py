@@ -61,6 +61,9 @@ class GlobTool(Tool):
         if not files and respect:
             files = await find_files(root, pattern, False, ctx.cancel)
             ignored_only = bool(files)
+        denied = ctx.session.extras.get("read_denied")
+        if denied is not None:  # a name a Read deny rule covers is not listed (a rule hides it everywhere)
+            files = [f for f in files if not denied(f)]
         ordered = await asyncio.to_thread(_newest_first, files)
         shown = ordered[:MAX_FILES]
         names = [display_path(p, ctx) for p in shown]

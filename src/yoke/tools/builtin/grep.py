@@ -100,6 +100,8 @@ class GrepTool(Tool):
             output = await run_rg(args, ctx.cwd, ctx.cancel, on_lines=mtimes.feed if mtimes else None)
             output.check()
             lines, truncated = output.lines(), output.truncated
+        if not target.is_file():  # a file searched directly was judged itself; below a folder, each file is
+            lines = _without_withheld(lines, mode, ctx)
         limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else input.head_limit
         skip = input.offset or 0
         if mtimes is not None:
@@ -108,6 +110,32 @@ class GrepTool(Tool):
         if mode == "count":
             return _count_result(lines, limit, skip)
         return _content_result(lines, target.is_file(), _context_of(input) > 0, limit, skip, truncated)
+
+
+def _without_withheld(lines: list[str], mode: str, ctx: ToolContext) -> list[str]:
+    """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets)."""
+    withheld = ctx.session.extras.get("read_withheld")
+    if withheld is None:
+        return lines
+    cwd = str(ctx.cwd)
+    verdicts: dict[str, bool] = {}
+
+    def shown(line: str) -> bool:
+        if mode == "files_with_matches":
+            name = line
+        elif mode == "count":
+            name = line.rpartition(":")[0]
+        else:
+            name, nul, _ = line.partition("\0")
+            if not nul:
+                return True  # a group separator
+        if not name:
+            return True
+        if name not in verdicts:
+            verdicts[name] = not withheld(os.path.join(cwd, name))
+        return verdicts[name]
+
+    return [line for line in lines if shown(line)]
 
 
 class _Mtimes:

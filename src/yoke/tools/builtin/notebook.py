@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from yoke.jsonsafe import loads as safe_json
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
     atomic_write,
@@ -124,7 +125,7 @@ def _change_cells(
 
 def load_notebook(text: str, path: Path) -> dict[str, Any]:
     try:
-        nb = json.loads(text)
+        nb = safe_json(text)
     except json.JSONDecodeError as e:
         raise ToolError(f"{path.name} is not valid notebook JSON ({e.msg} at line {e.lineno}).") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):

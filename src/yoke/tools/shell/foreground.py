@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from yoke.tools.shell.process import Launcher, forget_group, kill_process_group, spawn_bash
+from yoke.tools.shell.relay import MAX_OUTPUT_BYTES, relay_of
 
 
 @dataclass(slots=True)
@@ -37,7 +38,14 @@ async def run_foreground(
     the background (returned in `process`), False kills it.
     """
     started_at = time.time()
-    proc = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path, launcher=launcher)
+    proc = await spawn_bash(
+        script,
+        cwd=cwd,
+        env=env,
+        output_path=output_path,
+        launcher=launcher,
+        max_output_bytes=MAX_OUTPUT_BYTES,
+    )
     exited = asyncio.ensure_future(proc.wait())
     interrupted = asyncio.ensure_future(cancel.wait())
     try:
@@ -48,6 +56,9 @@ async def run_foreground(
     finally:
         interrupted.cancel()
     if exited.done():
+        relay = relay_of(proc)
+        if relay is not None:
+            await relay.settle()  # what it wrote reaches the file before the file is read
         forget_group(proc.pid)
         return ForegroundOutcome(proc.returncode, started_at=started_at)
     exited.cancel()

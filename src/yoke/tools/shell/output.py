@@ -10,8 +10,24 @@ DEFAULT_MAX_OUTPUT_CHARS = 30_000
 MAX_OUTPUT_CEILING = 150_000  # BASH_MAX_OUTPUT_LENGTH may raise the cap up to here
 
 
+# The `bashOutputMaxChars` setting, carried in the session's environment (session/build.py); it replaces
+# BASH_MAX_OUTPUT_LENGTH and is clamped to 4,000-128,000 characters, as 2.1.330 documents the setting.
+SETTING_ENV = "YOKE_BASH_OUTPUT_MAX_CHARS"
+SETTING_RANGE = (4_000, 128_000)
+
+
+def setting_limit(value: object) -> str | None:
+    """The environment value for a `bashOutputMaxChars` setting (None when it is not a positive integer)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return None
+    return str(max(SETTING_RANGE[0], min(value, SETTING_RANGE[1])))
+
+
 def max_output_chars(env: dict[str, str]) -> int:
-    """The cap on model-facing output (BASH_MAX_OUTPUT_LENGTH, as Claude Code reads it)."""
+    """The cap on model-facing output: the bashOutputMaxChars setting, else BASH_MAX_OUTPUT_LENGTH (as
+    Claude Code reads it)."""
+    if env.get(SETTING_ENV, "").isdigit():
+        return int(env[SETTING_ENV])
     raw = env.get("BASH_MAX_OUTPUT_LENGTH", "")
     try:
         value = int(raw)

@@ -31,9 +31,16 @@ Launcher = Callable[[list[str]], list[str]]  # rewrites the argv, e.g. to run it
 
 
 async def spawn_bash(
-    script: str, *, cwd: Path, env: dict[str, str], output_path: Path, launcher: Launcher | None = None
+    script: str,
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    output_path: Path,
+    launcher: Launcher | None = None,
+    max_output_bytes: int | None = None,
 ) -> asyncio.subprocess.Process:
-    """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order."""
+    """Start `bash -c script` in a new session, stdout and stderr appended to `output_path` in order; with
+    `max_output_bytes`, through a relay that stops the command at that size (`relay.py`)."""
     output_path.parent.mkdir(parents=True, exist_ok=True)
     # The command waits at a gate until the guard knows its group: were Yoke killed between the spawn and
     # `track_group`, the gate's pipe closes unopened and the command exits instead of running unwatched.
@@ -42,13 +49,18 @@ async def spawn_bash(
     argv = [bash_path(), "--noprofile", "--norc", "-c", _GATE + script]
     if launcher is not None:
         argv = launcher(argv)
+    relay = out_fd = None
+    if max_output_bytes is not None:
+        from yoke.tools.shell.relay import relay_pipe
+
+        relay, out_fd = relay_pipe(output_path, max_output_bytes)
     gate_read, gate_write = os.pipe()
     try:
         with open(output_path, "ab") as out:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=gate_read,
-                stdout=out,
+                stdout=out if out_fd is None else out_fd,
                 stderr=asyncio.subprocess.STDOUT,
                 cwd=str(cwd),
                 env=env,
@@ -57,11 +69,20 @@ async def spawn_bash(
         os.close(gate_read)
         gate_read = -1
         track_group(proc.pid)
+        if relay is not None:
+            relay.start(proc.pid)
+            proc.yoke_output_relay = relay  # type: ignore[attr-defined]
         os.write(gate_write, b"1")
+    except BaseException:
+        if relay is not None and relay.pgid is None:
+            relay.discard()
+        raise
     finally:
         if gate_read >= 0:
             os.close(gate_read)
         os.close(gate_write)
+        if out_fd is not None:
+            os.close(out_fd)
     return proc
 
 

@@ -24,11 +24,12 @@ from yoke.tools.shell.process import (
     signal_group,
     spawn_bash,
 )
+from yoke.tools.shell.relay import MAX_OUTPUT_BYTES, relay_of
 
 TaskStatus = Literal["running", "completed", "failed", "killed"]
 
 MAX_RUNNING_TASKS = 16
-MAX_TASK_OUTPUT_BYTES = 64 * 1024 * 1024
+MAX_TASK_OUTPUT_BYTES = MAX_OUTPUT_BYTES
 WATCH_INTERVAL_S = 0.5
 
 
@@ -102,7 +103,14 @@ class ShellTaskManager:
         self._check_room()
         task_id = self._new_id()
         output_path = self.output_dir / f"{task_id}.output"
-        process = await spawn_bash(script, cwd=cwd, env=env, output_path=output_path, launcher=launcher)
+        process = await spawn_bash(
+            script,
+            cwd=cwd,
+            env=env,
+            output_path=output_path,
+            launcher=launcher,
+            max_output_bytes=self.max_output_bytes,
+        )
         return self._add(ShellTask(task_id, command, description, output_path, process), lifetime_s)
 
     def adopt(
@@ -128,7 +136,10 @@ class ShellTaskManager:
         return task
 
     async def _watch(self, task: ShellTask, lifetime_s: float | None) -> None:
+        """The cap on output is enforced as it is written (`relay.py`); this notes it, and the lifetime."""
         deadline = None if lifetime_s is None else task.started_at + lifetime_s
+        relay = relay_of(task.process)
+        capped = f"its output passed {_size_text(self.max_output_bytes)}"
         try:
             while task.process.returncode is None:
                 try:
@@ -138,10 +149,14 @@ class ShellTaskManager:
                     pass
                 else:
                     break
-                if _size(task.output_path) > self.max_output_bytes:
-                    await self._kill(task, f"its output passed {self.max_output_bytes // (1024 * 1024)} MB")
+                if relay is None and _size(task.output_path) > self.max_output_bytes:
+                    await self._kill(task, capped)  # a command started without a relay
                 elif deadline is not None and time.time() > deadline:
                     await self._kill(task, f"it ran past its time limit of {lifetime_s:g} s")
+            if relay is not None:
+                await relay.settle()
+                if relay.capped and task.status == "running":
+                    task.status, task.note = "killed", capped
         finally:
             code = task.process.returncode
             if task.status == "running":
@@ -201,6 +216,10 @@ class ShellTaskManager:
             forget_group(task.process.pid)
             if task.watcher is not None and not task.watcher.done():
                 task.watcher.cancel()
+
+
+def _size_text(size: int) -> str:
+    return f"{size // (1024 * 1024)} MB" if size >= 1024 * 1024 else f"{size:,} bytes"
 
 
 def _size(path: Path) -> int:

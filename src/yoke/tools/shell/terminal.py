@@ -1,8 +1,10 @@
 """A foreground Bash command run in a front-end's terminal (an editor's, over ACP) instead of a local process.
 
 The editor then shows the command live, in its own terminal, inside the tool call. Only commands that would
-run unconfined here anyway go there: the Bash tool uses a front-end terminal only when the sandbox does not
-cover the command (no sandbox, an excluded command, or an approved `dangerouslyDisableSandbox`), and never
+run unconfined here anyway go there: the Bash tool uses a front-end terminal only when neither the sandbox
+nor a fast path's confinement covers the command (no sandbox, an excluded command, or an approved
+`dangerouslyDisableSandbox`; and the call was allowed by a rule or a person, not as read-only or by
+acceptEdits), and never
 for background commands, whose output TaskOutput reads from local files. Sandboxed commands always run
 locally: bubblewrap, its seccomp filter and its network proxy are set up by this process and cannot be
 handed to another. Permission checks and hooks run before the tool, so they are the same either way.

@@ -1,0 +1,71 @@
+"""Sandbox start-up cost per command: what confining a fast-path Bash call adds to running it.
+
+Run: `python benchmarks/bench_sandbox.py`. For `bash -c true` started as the Bash tool starts it, prints the
+median wall time of running it bare, under the read-only confinement (the read-only fast path), under the
+working-directories confinement (acceptEdits: protected names pinned, missing ones created and removed by
+the guard) and under the `sandbox.enabled` sandbox, each with the argv built per command (the secret scan
+of the working directory included), and the added cost. The working directory is this checkout (its
+virtualenv and caches are skipped by the scan, as a project's would be). Target: under 15 ms added for the
+read-only confinement.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from yoke.sandbox import SandboxSettings, wrap_command
+from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement, confine_command
+
+REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "40"))
+TARGET_MS = 15.0
+ROOT = Path(__file__).resolve().parent.parent
+ARGV = ["bash", "--noprofile", "--norc", "-c", "true"]
+
+
+def median_ms(build) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        subprocess.run(build(), cwd=ROOT, check=True, stdin=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def main() -> int:
+    if not sys.platform.startswith("linux"):
+        print("sandbox start-up: skipped (bubblewrap is Linux only)")
+        return 0
+    settings = SandboxSettings(base_dir=ROOT)
+    dirs = [ROOT]
+    runs = {
+        "bare": lambda: ARGV,
+        "read-only confinement": lambda: confine_command(ARGV, Confinement(READ_ONLY), settings, ROOT, dirs),
+        "working-dirs confinement": lambda: confine_command(
+            ARGV, Confinement(WORKDIRS), settings, ROOT, dirs
+        ),
+        "sandbox.enabled": lambda: wrap_command(ARGV, settings.replace(enabled=True), ROOT, dirs),
+    }
+    runs["bare"]()
+    results = {name: median_ms(build) for name, build in runs.items()}
+    bare = results.pop("bare")
+    print(f"sandbox start-up per command (median of {REPEATS}, `bash -c true` in {ROOT.name}/)")
+    print(f"  bare bash                      {bare:7.1f} ms")
+    failed = False
+    for name, ms in results.items():
+        added = ms - bare
+        mark = ""
+        if name == "read-only confinement":
+            ok = added < TARGET_MS
+            failed |= not ok
+            mark = f"  (target < {TARGET_MS:g} ms: {'ok' if ok else 'MISSED'})"
+        print(f"  {name:<30} {ms:7.1f} ms  +{added:5.1f} ms{mark}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

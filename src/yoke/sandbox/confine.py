@@ -1,0 +1,163 @@
+"""Confinement: the property that let a Bash call run without asking, enforced by the kernel while it runs.
+
+A call the read-only fast path allowed runs with the whole filesystem read-only; a call acceptEdits allowed
+runs with only the working directories writable, the protected names in them pinned read-only (the whole
+`.git` unless the user's rules let commands write git's state). Either way secrets (the home's secret
+locations, `.env*`/`*.pem`-style files in the working directories, paths Read deny rules name) are hidden,
+there is no network and /tmp is private. So a mistake in the analysis cannot become an effect.
+
+`confine_command` builds the argv (bubblewrap on Linux, sandbox-exec on macOS, through the same builders as
+the `sandbox` setting); `kernel_sandbox_available()` is the cheap start-up check that decides whether Yoke
+warns that its fast paths are confined by analysis only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from yoke.records import FrozenRecord
+from yoke.sandbox.errors import SandboxUnavailable
+from yoke.sandbox.settings import SandboxSettings
+
+READ_ONLY = "read-only"
+WORKDIRS = "workdirs"
+# Folders the secret scan does not enter: tools' caches and dependency trees (large, and never where a
+# project keeps its own `.env`). The analyser still refuses a fast-path read of a secret anywhere.
+_SCAN_SKIPS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox", ".mypy_cache", ".pytest_cache",
+     ".ruff_cache", "site-packages", "target", ".gradle", ".next", ".cache"}
+)  # fmt: skip
+SCAN_LIMIT = 20_000  # directory entries looked at per working directory, to keep start-up bounded
+
+
+class Confinement(FrozenRecord):
+    """How a call must run: `kind` is READ_ONLY or WORKDIRS; `git_writes` says the user's rules let
+    commands write git's state (then only `.git/hooks` and `.git/config` are pinned)."""
+
+    __slots__ = ("kind", "git_writes")
+
+    def __init__(self, kind: str, git_writes: bool = False) -> None:
+        self._fill(kind=kind, git_writes=git_writes)
+
+
+def confine_command(
+    argv: list[str],
+    confinement: Confinement,
+    settings: SandboxSettings,
+    cwd: Path,
+    working_dirs: list[Path],
+    *,
+    home: Path | None = None,
+    writable: list[Path] | None = None,
+    readable: list[Path] | None = None,
+) -> list[str]:
+    """The argv that runs `argv` under `confinement`; raises SandboxUnavailable (one line) when no kernel
+    sandbox can start. `settings` contributes its deny lists (and Read/Edit deny rules joined to them); its
+    writable paths, domains and socket allowances do not apply: a fast path allows none of them."""
+    home = home or Path.home()
+    dirs = [] if confinement.kind == READ_ONLY else list(working_dirs)
+    seen = [] if dirs else [*working_dirs, cwd]  # read-only: visible even where the private /tmp covers them
+    hidden = secrets_in([*working_dirs, cwd], home)
+    narrowed = settings.replace(
+        enabled=True,
+        allow_write=(),
+        allowed_domains=(),
+        allow_all_unix_sockets=False,
+        allow_unix_sockets=(),
+        allow_local_binding=False,
+        allow_read=(),
+        deny_read=tuple(dict.fromkeys([*settings.deny_read, *hidden])),
+    )
+    if sys.platform.startswith("linux"):
+        from yoke.sandbox.linux import bwrap_command
+
+        return bwrap_command(
+            argv,
+            narrowed,
+            cwd,
+            dirs,
+            home=home,
+            writable=list(writable or []),
+            readable=[*seen, *(readable or [])],
+            proxy_socket=None,
+            whole_git=not confinement.git_writes,
+        )
+    if sys.platform == "darwin":
+        from yoke.sandbox.macos import seatbelt_command
+
+        return seatbelt_command(
+            argv,
+            narrowed,
+            cwd,
+            dirs,
+            home=home,
+            writable=list(writable or []),
+            proxy_port=None,
+            tmp_dir=os.environ.get("TMPDIR") or "/tmp",
+        )
+    raise SandboxUnavailable(f"no kernel sandbox on {sys.platform}")
+
+
+def probe_confinement() -> None:
+    """Raise SandboxUnavailable (one line) unless a confined command can start here (bwrap is found and
+    can create namespaces; sandbox-exec exists). The Linux probe runs once per process."""
+    if sys.platform.startswith("linux"):
+        import shutil
+
+        from yoke.sandbox.linux import probe_bwrap
+
+        bwrap = shutil.which("bwrap")
+        if bwrap is None:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+        probe_bwrap(bwrap)
+    elif sys.platform != "darwin" or not kernel_sandbox_available():
+        raise SandboxUnavailable(f"no kernel sandbox on {sys.platform}")
+
+
+def kernel_sandbox_available(env: dict[str, str] | None = None) -> bool:
+    """Whether the sandbox program is on PATH (no process started: this runs as every session starts;
+    a sandbox that is installed but cannot create namespaces is found out at the first command)."""
+    if sys.platform.startswith("linux"):
+        program = "bwrap"
+    elif sys.platform == "darwin":
+        program = "sandbox-exec"
+    else:
+        return False
+    path = (env if env is not None else os.environ).get("PATH", os.defpath)
+    for folder in path.split(os.pathsep):
+        candidate = os.path.join(folder or ".", program)
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return True
+    return False
+
+
+def secrets_in(dirs: list[Path], home: Path) -> list[str]:
+    """Secret files (`.env*`, `*.pem`, keys…, the permission layer's own test) in and below `dirs`,
+    skipping dependency and cache trees, at most SCAN_LIMIT entries per folder."""
+    from yoke.permissions.paths import is_secret
+
+    found: list[str] = []
+    seen: set[str] = set()
+    for root in dirs:
+        real = os.path.realpath(root)
+        if real in seen or any(real.startswith(s.rstrip("/") + "/") for s in seen):
+            continue
+        seen.add(real)
+        budget = SCAN_LIMIT
+        stack = [real]
+        while stack and budget > 0:
+            folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            budget -= len(entries)
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SCAN_SKIPS:
+                        stack.append(entry.path)
+                elif is_secret(entry.path, home):
+                    found.append(entry.path)
+    return found

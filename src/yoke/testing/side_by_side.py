@@ -1,0 +1,132 @@
+"""Run a headless CLI (Yoke, or Claude Code as the oracle) on one script and reduce what it writes to a
+skeleton that two CLIs can be compared on.
+
+A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
+`files` (project files to create), `stdin` (text fed to the process), `settings` (a project
+`.claude/settings.json`), `untrusted` (the folder is not marked trusted). Requests that carry no tools (titles, summaries, a permission classifier's
+questions) get `side_answer` (default "ok") and do not consume a turn. `PROJECT` in turns and argv stands for
+the project's path.
+
+A skeleton keeps, per stdout line, its kind (`system/permission_denied`, `stream_event/content_block_stop`,
+`assistant/tool_use`, `result/success`) and the few fields that say what happened (tool names and ids,
+reasons' kinds, error flags): never prose, ids that each run makes, timestamps or costs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SIDE_ANSWER = {"content": [{"type": "text", "text": "ok"}]}
+# Fields kept, per line kind, besides the kind itself.
+KEPT_FIELDS = {
+    "system/permission_denied": ("tool_name", "tool_use_id", "decision_reason_type"),
+    "system/status": ("status", "permissionMode"),
+    "result": ("is_error", "num_turns", "structured_output"),
+}
+
+
+def run_scenario(
+    executable: str, scenario: dict[str, Any], *, timeout: float = 60, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Run `executable` on the scenario against a fresh scripted server, home and project; returns the exit
+    code, stdout, stderr, the model requests' bodies and the project's path."""
+    from yoke.testing import ScriptedServer
+
+    root = Path(tempfile.mkdtemp(prefix="side-by-side-"))
+    home, project = root / "home", root / "project"
+    home.mkdir()
+    project.mkdir()
+    for name, text in (scenario.get("files") or {}).items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    if scenario.get("settings") is not None:
+        (project / ".claude").mkdir(exist_ok=True)
+        (project / ".claude" / "settings.json").write_text(json.dumps(scenario["settings"]))
+    if not scenario.get("untrusted"):  # the folder trusted as Claude Code records it (Yoke reads that too)
+        trusted = {"projects": {os.path.realpath(project): {"hasTrustDialogAccepted": True}}}
+        (home / ".claude.json").write_text(json.dumps(trusted))
+    turns = [json.loads(json.dumps(t).replace("PROJECT", str(project))) for t in scenario["turns"]]
+
+    side = SIDE_ANSWER
+    if scenario.get("side_answer"):  # e.g. what a permission classifier says
+        side = {"content": [{"type": "text", "text": scenario["side_answer"]}]}
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        if not body.get("tools") or not turns:
+            return side
+        return turns.pop(0)
+
+    # validate_requests=False: Claude Code sends what the real API takes and the server's checks do not
+    # know (a `system` role message with its per-turn beta), which would make it retry differently
+    with ScriptedServer(default_turn=answer, validate_requests=False) as srv:
+        base = env if env is not None else os.environ
+        run_env = {
+            k: v for k, v in base.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "OPENAI_", "YOKE_"))
+        }
+        run_env.update(
+            HOME=str(home),
+            YOKE_HOME=str(home / ".yoke"),
+            ANTHROPIC_BASE_URL=srv.url,
+            ANTHROPIC_API_KEY="sk-test",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+        )
+        argv = [a.replace("PROJECT", str(project)) for a in scenario["argv"]]
+        proc = subprocess.run(
+            [*executable.split(), *argv],
+            cwd=project,
+            env=run_env,
+            input=scenario.get("stdin", ""),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        bodies = [r.body for r in srv.requests if r.body and r.body.get("tools")]
+    return {
+        "code": proc.returncode,
+        "stdout": proc.stdout,
+        "stderr": proc.stderr,
+        "requests": bodies,
+        "project": project,
+    }
+
+
+def skeleton(stdout: str) -> list[dict[str, Any]]:
+    """What a comparison looks at, line by line (lines that are not JSON are kept as `text`)."""
+    out = []
+    for raw in stdout.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            out.append({"line": "text"})
+            continue
+        kind = line.get("type", "?")
+        if kind == "system":
+            kind = f"system/{line.get('subtype')}"
+        elif kind == "stream_event":
+            kind = f"stream_event/{line['event']['type']}"
+        elif kind in ("assistant", "user"):
+            content = line["message"]["content"]
+            blocks = [b.get("type") for b in content] if isinstance(content, list) else ["string"]
+            kind = f"{kind}/{','.join(blocks)}"
+        entry: dict[str, Any] = {"line": kind}
+        if line.get("type") == "user" and isinstance(line["message"]["content"], list):
+            errors = [
+                bool(b.get("is_error")) for b in line["message"]["content"] if b.get("type") == "tool_result"
+            ]
+            if errors:
+                entry["is_error"] = any(errors)
+        if line.get("type") == "result":
+            entry["line"] = f"result/{line.get('subtype')}"
+        for field in KEPT_FIELDS.get(kind if line.get("type") != "result" else "result", ()):
+            if field in line:
+                entry[field] = line[field]
+        out.append(entry)
+    return out
