@@ -265,7 +265,7 @@ def test_api_errors_are_events(yoke, project):
         run = yoke("-p", "hi", "--output-format", "json", env=env)
     assert run.code == 1
     error = one(receiver.events(), **{"event.name": "api_error"})["attributes"]
-    assert error["status_code"] and error["error"]
+    assert error["status_code"] == "400" and error["error"] and error["model"] != "<synthetic>"
 
 
 def test_console_exporters_write_to_stderr_not_stdout(yoke, project, greet):

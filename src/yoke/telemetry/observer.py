@@ -19,6 +19,9 @@ from yoke.regex import lazy_compile
 
 # `git [-c k=v | -C dir | --opt]... commit`, `gh pr create`, anywhere in a command line
 GIT_COMMIT = lazy_compile(r"\bgit(?:\s+(?:-[cC]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+commit\b")
+HTTP_STATUS = lazy_compile(
+    r"\bAPI Error: (\d{3})\b"
+)  # the failed request's line, as loop/api_errors.py words it
 GH_PR_CREATE = lazy_compile(r"\bgh(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+pr\s+create\b")
 
 EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
@@ -240,12 +243,15 @@ class TelemetryObserver:
         now = time.time_ns()
         duration_ms = (now - request.start_ns) // 1_000_000 if request is not None else 0
         if event.error is not None:
+            text = _text_of(event.message)
+            status = HTTP_STATUS.search(text)
             self.log(
                 "api_error",
                 {
-                    "model": event.model,
-                    "error": _text_of(event.message),
-                    "status_code": event.error,
+                    "model": self._model or event.model,
+                    "error": text,
+                    "status_code": status.group(1) if status else event.error,
+                    "error_kind": event.error,
                     "duration_ms": duration_ms,
                     "attempt": 1 + (request.attrs["retries"] if request is not None else 0),
                 },
