@@ -75,4 +75,5 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_ui.py
 	$(PY) benchmarks/bench_mcp.py
 	$(PY) benchmarks/bench_sandbox.py
+	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_otel.py
