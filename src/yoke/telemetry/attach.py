@@ -81,9 +81,6 @@ def attach_telemetry(
     session: Any, env: Mapping[str, str], settings: Mapping[str, Any], *, resumed: bool
 ) -> None:
     """Start exporting this session's telemetry; a set-up problem becomes one warning line, never an error."""
-    if not installed():
-        session.warnings.append(INSTALL_HINT)
-        return
     try:
         config = OtelConfig(env, settings, str(session.cwd))
     except ConfigError as exc:
@@ -91,6 +88,9 @@ def attach_telemetry(
         return
     if not config.any:
         return  # on, but no exporter chosen: nothing to send (as in Claude Code)
+    if not installed():
+        session.warnings.append(INSTALL_HINT)
+        return
     from yoke.telemetry.observer import TelemetryObserver
     from yoke.telemetry.worker import TelemetryWorker
 
