@@ -19,34 +19,29 @@ PROBE = (
 )
 
 
-def test_telemetry_off_imports_no_opentelemetry(base_env, project):
+def _loaded(env: dict[str, str], project) -> str:
+    """The telemetry-related modules a `yoke -p hi` run has imported when it ends."""
     with ScriptedServer([{"content": "ok"}]) as srv:
-        env = {**base_env, **anthropic_env(srv)}
         proc = subprocess.run(
             [sys.executable, "-c", PROBE, "-p", "hi"],
-            env=env,
+            env={**env, **anthropic_env(srv)},
             cwd=project,
             capture_output=True,
             text=True,
             timeout=60,
         )
     line = [x for x in proc.stdout.splitlines() if x.startswith("OTEL:")]
-    assert line == ["OTEL:"], proc.stdout + proc.stderr
+    assert len(line) == 1, proc.stdout + proc.stderr
+    return line[0][len("OTEL:") :]
+
+
+def test_telemetry_off_imports_no_opentelemetry(base_env, project):
+    assert _loaded(base_env, project) == ""
 
 
 def test_on_without_an_exporter_imports_nothing_either(base_env, project):
-    with ScriptedServer([{"content": "ok"}]) as srv:
-        env = {**base_env, **anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1"}
-        proc = subprocess.run(
-            [sys.executable, "-c", PROBE, "-p", "hi"],
-            env=env,
-            cwd=project,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    line = [x for x in proc.stdout.splitlines() if x.startswith("OTEL:")]
-    assert line == ["OTEL:yoke.telemetry.attach,yoke.telemetry.config"], proc.stdout + proc.stderr
+    loaded = _loaded({**base_env, "CLAUDE_CODE_ENABLE_TELEMETRY": "1"}, project)
+    assert loaded == "yoke.telemetry.attach,yoke.telemetry.config"
 
 
 def test_without_the_extra_one_line_says_what_to_install(yoke, project, tmp_path):
