@@ -82,7 +82,7 @@ def attach_telemetry(
 ) -> None:
     """Start exporting this session's telemetry; a set-up problem becomes one warning line, never an error."""
     try:
-        config = OtelConfig(env, settings, str(session.cwd))
+        config = OtelConfig(env)
     except ConfigError as exc:
         session.warnings.append(f"telemetry is off: {exc}")
         return
@@ -90,6 +90,11 @@ def attach_telemetry(
         return  # on, but no exporter chosen: nothing to send (as in Claude Code)
     if not installed():
         session.warnings.append(INSTALL_HINT)
+        return
+    try:
+        config.add_helper_headers(env, settings, str(session.cwd))
+    except ConfigError as exc:
+        session.warnings.append(f"telemetry is off: {exc}")
         return
     from yoke.telemetry.observer import TelemetryObserver
     from yoke.telemetry.worker import TelemetryWorker

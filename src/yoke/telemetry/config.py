@@ -60,9 +60,8 @@ class SignalConfig:
 
 
 class OtelConfig:
-    def __init__(self, env: Mapping[str, str], settings: Mapping[str, Any], cwd: str) -> None:
+    def __init__(self, env: Mapping[str, str]) -> None:
         self.signals: dict[str, SignalConfig] = {}
-        helper_headers: dict[str, str] | None = None
         for signal in SIGNALS:
             exporters = _split(env.get(f"OTEL_{signal.upper()}_EXPORTER"))
             unknown = [e for e in exporters if e not in EXPORTERS[signal]]
@@ -87,10 +86,6 @@ class OtelConfig:
                     endpoint = (base or "http://localhost:4318").rstrip("/") + f"/v1/{signal}"
             headers = parse_pairs(env.get("OTEL_EXPORTER_OTLP_HEADERS"))
             headers.update(parse_pairs(env.get(key + "HEADERS")))
-            if "otlp" in exporters and settings.get("otelHeadersHelper"):
-                if helper_headers is None:
-                    helper_headers = run_headers_helper(str(settings["otelHeadersHelper"]), env, cwd)
-                headers.update(helper_headers)
             self.signals[signal] = SignalConfig(signal, exporters, protocol, endpoint, headers)
         self.metric_interval_ms = _millis(env, "OTEL_METRIC_EXPORT_INTERVAL", 60000)
         self.logs_interval_ms = _millis(env, "OTEL_LOGS_EXPORT_INTERVAL", 5000)
@@ -105,6 +100,15 @@ class OtelConfig:
         self.account_uuid = env.get("CLAUDE_CODE_ACCOUNT_UUID") or ""
         self.organization_id = env.get("CLAUDE_CODE_ORGANIZATION_UUID") or ""
         self.user_email = env.get("CLAUDE_CODE_USER_EMAIL") or ""
+
+    def add_helper_headers(self, env: Mapping[str, str], settings: Mapping[str, Any], cwd: str) -> None:
+        """Run the `otelHeadersHelper` once and add its headers to every OTLP exporter's."""
+        command = settings.get("otelHeadersHelper")
+        wanted = [signal for signal in self.signals.values() if "otlp" in signal.exporters]
+        if command and wanted:
+            headers = run_headers_helper(str(command), env, cwd)
+            for signal in wanted:
+                signal.headers.update(headers)
 
     def wants(self, signal: str) -> bool:
         return bool(self.signals[signal].exporters)
