@@ -19,7 +19,7 @@ from yoke.tools.base import SessionState
 from yoke.tools.services import SessionServices
 
 SRC = Path(yoke.__file__).parent
-FRONT_ENDS = ("cli", "ui", "protocols", "sdk")
+FRONT_ENDS = ("cli", "ui", "protocols", "sdk", "batch")
 # a front-end walking into the session's parts: session.agent..., ui.session.agent..., .executor.ctx
 REACH = re.compile(r"session\.agent\b|\.executor\.ctx\b|\.agent\.executor\b")
 

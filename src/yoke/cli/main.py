@@ -13,6 +13,7 @@ import sys
 # never become prompts. A developer bringing one replaces its entry here.
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "yoke.cli.subcommands:sessions",
+    "batch": "yoke.batch.command:batch_command",
     "rewind": "yoke.cli.subcommands:rewind",
     "demo": "yoke.cli.subcommands:demo",
     "trust": "yoke.cli.subcommands:trust",
@@ -25,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
+    "stats": "yoke.cli.stats_command:run",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",
     "install": "yoke.cli.coming:install",

@@ -45,6 +45,7 @@ from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
 from yoke.session.resume import load_session, resumed_messages
 from yoke.startup import resume_collection
+from yoke.telemetry import enabled as telemetry_enabled
 
 
 async def open_session(options: SessionOptions) -> Session:
@@ -224,6 +225,10 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     from yoke.agents import attach_runner
 
     attach_runner(session, catalog)
+    if telemetry_enabled(env):  # OpenTelemetry export: docs/observability.md; off costs this one check
+        from yoke.telemetry.attach import attach_telemetry
+
+        attach_telemetry(session, env, merged, resumed=loaded.conversation is not None)
     await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
     return session
 
