@@ -48,6 +48,7 @@ system-deps:
 	command -v jq >/dev/null 2>&1 || missing="$$missing jq"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v openssl >/dev/null 2>&1 || missing="$$missing openssl"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing:$$missing"; \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null \
@@ -76,3 +77,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_sandbox.py
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_host.py
+	$(PY) benchmarks/bench_otel.py

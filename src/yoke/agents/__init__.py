@@ -26,14 +26,11 @@ def agent_tools(catalog: AgentCatalog) -> list[Any]:
 
 
 def attach_runner(session: Any, catalog: AgentCatalog) -> None:
-    """Give a built session its agent runner and task list (closed with the session)."""
+    """Give a built session its agent runner (closed with the session); its task list came with its
+    services (`yoke.session.capabilities.tool_executor`)."""
     from yoke.agents.runner import AgentRunner
-    from yoke.agents.task_list import TaskList
 
-    services = session.services
-    runner = services.agents = AgentRunner(session, catalog)
-    if services.task_list is None:
-        services.task_list = TaskList(session.agent.lifecycle)
+    runner = session.services.agents = AgentRunner(session, catalog)
     session.resources.add(runner, "sub-agents")
 
 

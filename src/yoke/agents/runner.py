@@ -75,7 +75,7 @@ class AgentRunner:
     async def _spawn(
         self, definition: AgentDefinition, input: dict[str, Any], tool_use_id: str
     ) -> RunningAgent:
-        from yoke.session.engine import ChildOptions
+        from yoke.agents.child_options import ChildOptions
 
         worktree = None
         cwd = None
@@ -369,12 +369,12 @@ class AgentRunner:
 
 
 def _trusted(session: Any) -> bool:
+    from yoke.config.settings import yoke_home_dir
     from yoke.permissions.trust import is_trusted
-    from yoke.session.transcript import yoke_home
 
     env = dict(session.agent.executor.ctx.env or {}) or None
     home = Path(env["HOME"]) if env and env.get("HOME") else None
-    return is_trusted(session.cwd, yoke_home(env), home=home)
+    return is_trusted(session.cwd, yoke_home_dir(env=env), home=home)
 
 
 def _effort(value: str | None) -> str | None:

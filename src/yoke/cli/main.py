@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
+    "stats": "yoke.cli.stats_command:run",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",
     "install": "yoke.cli.coming:install",

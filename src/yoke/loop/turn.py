@@ -8,7 +8,7 @@ history and the transcript are written here, before the matching event is yielde
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke import events as ev
@@ -91,6 +91,7 @@ class Agent(Record):
         "last_usage",
         "inbox",
         "notices",
+        "observers",
         "_pump",
         "_interrupt_requested",
     )
@@ -110,6 +111,8 @@ class Agent(Record):
         last_usage: pb.Usage | None = None,
         inbox: list[str] | None = None,
         notices: list[str] | None = None,
+        make_keeper: Callable[[Agent], HistoryKeeper] | None = None,
+        observers: list[Callable[[ev.Event], None]] | None = None,
     ) -> None:
         self.provider = provider
         self.executor = executor
@@ -127,6 +130,10 @@ class Agent(Record):
         if state is not None:  # tools that notify the model later (Monitor) append to it
             state.services.inbox = self.inbox
         self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
+        # see every event as the work produces it (a sub-agent shares its parent's list)
+        self.observers: list[Callable[[ev.Event], None]] = [] if observers is None else observers
+        if make_keeper is not None:  # a keeper that summarises with this agent's provider and history
+            self.keeper = make_keeper(self)
         self._pump: Pump | None = None
         self._interrupt_requested = False
 
@@ -183,7 +190,9 @@ class Agent(Record):
 
     def _publish(self, event: ev.Event) -> ev.Event:
         """Record what the transcript keeps of an event, and say which agent it came from. A sub-agent's
-        events pass through as they are: its own session stamped and recorded them."""
+        events pass through as they are: its own session stamped and recorded them. Observers (telemetry;
+        a sub-agent shares its parent's) see each of an agent's own events here, stamped, as the work
+        produced it."""
         if event.agent_id != "main" or event.parent_tool_use_id is not None:
             return event
         if isinstance(event, ev.Notice) and event.kind != "api_retry":
@@ -194,4 +203,6 @@ class Agent(Record):
             self.recorder.permission(event)
         if self.agent_id != "main":
             ev.from_agent(event, self.agent_id, self.parent_tool_use_id)
+        for observe in self.observers:
+            observe(event)
         return event

@@ -23,10 +23,9 @@ class ToolServer:
     """The tools, the gate and one tool context shared by every call (as in one Yoke session)."""
 
     def __init__(self, cwd: Path, mode: str | None = None):
-        from yoke.config.settings import load_settings
+        from yoke.config.settings import load_settings, yoke_home_dir
         from yoke.permissions import build_gate
         from yoke.permissions.gate import NoAsker
-        from yoke.session.transcript import yoke_home
         from yoke.tools.base import SessionState, ToolContext
         from yoke.tools.builtin import builtin_tools
 
@@ -46,7 +45,7 @@ class ToolServer:
 
         state = SessionState(
             session_id=session_id,
-            session_dir=yoke_home() / "tmp" / f"mcp-serve-{session_id}",
+            session_dir=yoke_home_dir() / "tmp" / f"mcp-serve-{session_id}",
             services=SessionServices.for_gate(self.gate),
         )
         dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])

@@ -106,11 +106,12 @@ class AutoMemory(Record):
         seen.update(str(h.path) for h in hits)
         return format_recall(hits, self.directory)
 
-    def listener(self, agent: Any = None) -> RecallListener:
+    def listener(self, agent: Any, outcome: Callable[..., Any]) -> RecallListener:
         """The lifecycle listener that adds recalled memories to each prompt (UserPromptSubmit context).
-        `agent` (its provider, model and cost ledger) is needed for recall by side query."""
+        `agent` (its provider, model and cost ledger) is needed for recall by side query; `outcome` is the
+        loop's `LifecycleOutcome`, handed in so that memory never imports the loop."""
         self.agent = agent
-        return RecallListener(self.recall_async)
+        return RecallListener(self.recall_async, outcome)
 
     def allow_writes(self, gate: Any) -> bool:
         from yoke.memory.allowance import allow_memory_directory
@@ -138,19 +139,18 @@ class RecallListener:
     """Answers UserPromptSubmit with the recalled memories as additional context (the loop places it in a
     <system-reminder> after the prompt)."""
 
-    def __init__(self, recall: Callable[[str], Awaitable[str | None]]):
+    def __init__(self, recall: Callable[[str], Awaitable[str | None]], outcome: Callable[..., Any]):
         self.recall = recall
+        self.outcome = outcome  # builds the listener's answer (additional_context=...)
 
     def wants(self, event: str) -> bool:
         return event == "UserPromptSubmit"
 
     async def announce(self, event: str, payload: dict[str, Any]) -> Any:
-        from yoke.loop.lifecycle import LifecycleOutcome
-
         prompt = payload.get("prompt")
         text = prompt if isinstance(prompt, str) else _text_of(prompt)
         extra = await self.recall(text) if text.strip() else None
-        return LifecycleOutcome(additional_context=extra or "")
+        return self.outcome(additional_context=extra or "")
 
 
 def _text_of(content: Any) -> str:
@@ -173,9 +173,9 @@ def start_auto_memory(
     if not config.enabled:
         return None
     if yoke_home is None:
-        from yoke.session.transcript import yoke_home as default_home
+        from yoke.config.settings import yoke_home_dir
 
-        yoke_home = default_home(dict(env))
+        yoke_home = yoke_home_dir(env=env)
     try:
         config.directory.mkdir(parents=True, exist_ok=True)
     except OSError:

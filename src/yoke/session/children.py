@@ -63,6 +63,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         ledger=up.ledger,  # one budget for the parent and its agents
         agent_id=agent_id,
         parent_tool_use_id=parent_tool_use_id,
+        observers=up.observers,  # the same list: telemetry sees a sub-agent's own events too
     )
     started = ev.SessionStarted(
         parent.id, agent.settings.model, str(parent.cwd), registry.names(), getattr(gate, "mode", ""), ""

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
+from yoke.agents.child_options import ChildOptions
 from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import Block, Message
-from yoke.records import dataclass
 from yoke.session.resources import ResourceStack
+from yoke.session.routing import PromptRouter, default_router
 
 if TYPE_CHECKING:
     from yoke.tools.services import SessionServices
@@ -35,20 +35,14 @@ class SessionError(Exception):
         self.usage = usage
 
 
-@dataclass
-class ChildOptions:
-    """What a sub-agent may differ in from its parent."""
-
-    agent_type: str = "general-purpose"
-    system_prompt: str | None = None  # replaces the parent's system prompt
-    tools: list[str] | None = None  # restrict to these tools (None: the parent's)
-    disallowed_tools: list[str] = field(default_factory=list)
-    model: str | None = None
-    effort: str | None = None  # the agent's own reasoning effort (None: the parent's)
-    permission_mode: str | None = None
-    max_turns: int | None = None
-    cwd: Path | None = None  # a folder of its own (a worktree); None: the parent's
-    withheld_tools: list[Any] = field(default_factory=list)  # tools the parent may not use but agents may
+def set_gate_mode(gate: Any, mode: str) -> None:
+    """The gate's permission mode from now on (ValueError for one that does not exist or is not available);
+    what `Session.set_permission_mode` does, and what tools get as `ToolContext.set_permission_mode`."""
+    setter = getattr(gate, "set_mode", None)
+    if callable(setter):
+        setter(mode)
+    else:
+        gate.mode = mode
 
 
 class Session:
@@ -64,6 +58,10 @@ class Session:
         warnings: list[str] | None = None,
         parent: Session | None = None,
         rebuild_model: Any = None,
+        mcp: Any = None,
+        side_events: list[ev.Event] | None = None,
+        result_shapers: list[Any] | None = None,
+        router: PromptRouter | None = None,
     ):
         self.agent = agent
         self.started = started
@@ -76,9 +74,12 @@ class Session:
         self.children: list[Session] = []
         self.background = False  # a background sub-agent: the parent's interrupt does not reach it
         self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
-        self.result_shapers: list[Any] = []  # callables(Result) -> Result, e.g. --json-schema's answer
-        self.mcp: Any = None  # the MCP runtime (yoke.mcp.runtime) when servers are configured
-        self.side_events: list[ev.Event] = []  # raised outside a query's steps (MCP state changes)
+        # callables(Result) -> Result, e.g. --json-schema's answer
+        self.result_shapers: list[Any] = [] if result_shapers is None else result_shapers
+        self.mcp = mcp  # the MCP runtime (yoke.mcp.runtime) when servers are configured
+        # raised outside a query's steps (MCP state changes)
+        self.side_events: list[ev.Event] = [] if side_events is None else side_events
+        self.router = default_router() if router is None else router  # where a prompt goes (routing.py)
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
 
     # ---- what front-ends read -------------------------------------------------------------------------
@@ -151,14 +152,8 @@ class Session:
         """One turn: the prompt in, events out, ending with exactly one `Result`. `/compact [instructions]`
         as the prompt compacts instead (as in Claude Code's headless mode); `/mcp__<server>__<prompt> args` sends
         the prompt an MCP server renders; other `/name args` prompts run skills, custom commands and built-ins
-        (`yoke.skills.session.prompt_events`)."""
-        from yoke.skills.session import prompt_events
-
-        if self.mcp is not None and isinstance(prompt, str) and prompt.lstrip().startswith("/mcp__"):
-            prompt = await self._mcp_prompt(prompt)
-        command = _compact_command(prompt)
-        events = self.agent.compact(command or None) if command is not None else prompt_events(self, prompt)
-        async for event in events:
+        (the session's `router`: `yoke.session.routing`)."""
+        async for event in self.router.events(self, prompt):
             while self.side_events:
                 yield self.side_events.pop(0)
             if self.debug_log is not None:  # /debug turned it on
@@ -169,15 +164,6 @@ class Session:
                 for shape in self.result_shapers:
                     event = shape(event)
             yield event  # (side events raised after the Result wait for the next query)
-
-    async def _mcp_prompt(self, prompt: str) -> str:
-        """`/mcp__<server>__<prompt> [args]`: the prompt as the server renders it."""
-        try:
-            expanded = await self.mcp.expand_command(prompt)
-        except Exception as exc:
-            self.side_events.append(ev.Notice("warning", f"{prompt.split()[0]}: {exc}"))
-            return prompt
-        return expanded if expanded else prompt
 
     async def compact(self, instructions: str | None = None) -> AsyncIterator[ev.Event]:
         async for event in self.agent.compact(instructions):
@@ -192,11 +178,7 @@ class Session:
 
     def set_permission_mode(self, mode: str) -> None:
         """Raises ValueError with a one-line reason for a mode that does not exist or is not available."""
-        setter = getattr(self.gate, "set_mode", None)
-        if callable(setter):
-            setter(mode)
-        else:
-            self.gate.mode = mode
+        set_gate_mode(self.gate, mode)
 
     def set_model(self, model: str) -> None:
         """Takes effect on the next request."""
@@ -411,13 +393,3 @@ class Session:
             except Exception:
                 pass
         await self.resources.aclose()
-
-
-def _compact_command(prompt: Any) -> str | None:
-    """`/compact [instructions]` sent as a prompt: the instructions ("" for none), or None."""
-    if not isinstance(prompt, str):
-        return None
-    text = prompt.strip()
-    if text != "/compact" and not text.startswith("/compact "):
-        return None
-    return text[len("/compact") :].strip()

@@ -34,7 +34,8 @@ class SkillRuntime(Record):
         "registry",
         "gate",
         "ctx",
-        "agent",
+        "lifecycle",
+        "loop_settings",
         "provider_name",
         "invoked",
         "_granted",
@@ -55,7 +56,8 @@ class SkillRuntime(Record):
         registry: Any = None,
         gate: Any = None,
         ctx: Any = None,  # the session's ToolContext
-        agent: Any = None,  # for per-skill model overrides
+        lifecycle: Any = None,  # the session's Lifecycle: PreToolUse for a skill's own commands
+        loop_settings: Any = None,  # the main agent's LoopSettings: per-skill model overrides
         provider_name: str = "anthropic",
     ) -> None:
         self.catalog = catalog
@@ -65,7 +67,8 @@ class SkillRuntime(Record):
         self.registry = registry
         self.gate = gate
         self.ctx = ctx
-        self.agent = agent
+        self.lifecycle = lifecycle
+        self.loop_settings = loop_settings
         self.provider_name = provider_name
         self.invoked: list[str] = []  # skills invoked this session (for compaction)
         self._granted: list[Any] = []
@@ -117,7 +120,7 @@ class SkillRuntime(Record):
     async def _pre_tool_use(self, tool_name: str, input: dict) -> tuple[Any, dict | None]:
         """What PreToolUse listeners say about a skill's own command or file read: (a gate hook Decision or
         None, a rewritten input or None)."""
-        lifecycle = getattr(self.agent, "lifecycle", None) if self.agent is not None else None
+        lifecycle = self.lifecycle
         if lifecycle is None:
             return None, None
         self._calls += 1
@@ -161,10 +164,10 @@ class SkillRuntime(Record):
             if tool is not None:
                 self.registry.remove(tool.name)
                 self._removed.append(tool)
-        if skill.model and self.agent is not None and skill.model != "inherit":
+        if skill.model and self.loop_settings is not None and skill.model != "inherit":
             if self._model is None:
-                self._model = self.agent.settings.model
-            self.agent.settings.model = _resolve_model(self.provider_name, skill.model, self.env)
+                self._model = self.loop_settings.model
+            self.loop_settings.model = _resolve_model(self.provider_name, skill.model, self.env)
         if skill.context == "fork":
             notices.append(
                 f"/{skill.name} asks to run as a sub-agent (context: fork); sub-agents are not part of Yoke "
@@ -179,18 +182,18 @@ class SkillRuntime(Record):
         for tool in self._removed:
             self.registry.register(tool)
         self._removed = []
-        if self._model is not None and self.agent is not None:
-            self.agent.settings.model = self._model
+        if self._model is not None and self.loop_settings is not None:
+            self.loop_settings.model = self._model
         self._model = None
 
     def _grants_of(self, skill: Skill) -> list[str]:
         if not skill.allowed_tools or skill.source not in PROJECT_SOURCES:
             return skill.allowed_tools
         if self.trusted is None:
+            from yoke.config.settings import yoke_home_dir
             from yoke.permissions.trust import is_trusted
-            from yoke.session.transcript import yoke_home
 
-            self.trusted = is_trusted(self.cwd, yoke_home(dict(self.env)))
+            self.trusted = is_trusted(self.cwd, yoke_home_dir(env=self.env))
         return skill.allowed_tools if self.trusted else []
 
     def _grant(self, rules: list[str]) -> list[Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.records import Record
-from yoke.skills.runtime import SkillRuntime, runtime_of
+from yoke.skills.runtime import SkillRuntime
 
 
 class Extensions(Record):
@@ -69,6 +69,7 @@ def prepare_extensions(
     provider_name: str,
     warnings: list[str],
     setting_sources: Sequence[str] | None = None,
+    loop_settings: Any = None,
 ) -> Extensions:
     from yoke.plugins import enabled_plugins
     from yoke.skills.catalog import load_catalog
@@ -96,6 +97,8 @@ def prepare_extensions(
         registry,
         gate,
         ctx,
+        lifecycle=executor.lifecycle,
+        loop_settings=loop_settings,
         provider_name=provider_name,
     )
     ctx.session.services.skills = runtime
@@ -170,19 +173,22 @@ class SkillActivation:
         )
 
 
-async def prompt_events(session: Any, prompt: Any) -> AsyncIterator[ev.Event]:
-    """One prompt: `/name args` expanded (or a built-in run), then the agent's query."""
+def command_route(session: Any, prompt: Any) -> AsyncIterator[ev.Event] | None:
+    """The session's prompt route for `/name args` (`yoke.session.routing`): the command's events, or None
+    when the prompt is no command or the session has no skills."""
     from yoke.skills.command_line import parse_command
 
-    agent = session.agent
-    runtime = runtime_of(session.agent.executor.ctx)
+    runtime = session.services.skills
     if runtime is None or parse_command(prompt) is None:
-        from yoke.skills.mentions import attach_mentions
+        return None
+    return _command_events(session, runtime, prompt)
 
-        async for event in agent.query(prompt, await attach_mentions(session, prompt)):
-            yield event
-        return
+
+async def _command_events(session: Any, runtime: SkillRuntime, prompt: Any) -> AsyncIterator[ev.Event]:
+    """One `/name args` prompt: expanded (or a built-in run), then the agent's query."""
     from yoke.skills.expand import expand_prompt
+
+    agent = session.agent
 
     started = time.monotonic()
     expanded = await expand_prompt(

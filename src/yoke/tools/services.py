@@ -72,13 +72,14 @@ class SessionServices(Record):
         self.extensions: Extensions | None = None  # plugins, skills, commands and the output style
 
     @classmethod
-    def for_gate(cls, gate: Any) -> SessionServices:
+    def for_gate(cls, gate: Any, task_list: TaskList | None = None) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
         return cls(
             sandbox=getattr(gate, "sandbox", None),
             read_withheld=getattr(gate, "is_read_withheld", None),
             read_denied=getattr(gate, "is_read_denied", None),
+            task_list=task_list,
         )
 
     def for_child(self) -> SessionServices:
