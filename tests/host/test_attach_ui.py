@@ -51,3 +51,25 @@ def test_attach_opens_the_ui_on_the_hosted_session_and_shares_its_permission_pro
             pane.close()
         row = agents(env, project)[0]
         assert row["id"] == ident and row["state"] == "idle"  # the session outlived its terminal
+
+
+@needs_tmux
+def test_a_second_terminal_watches_and_is_told_it_does_not_drive(host_env, project):
+    with ScriptedServer([{"content": [{"type": "text", "text": "first"}]}]) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        run = yoke_cmd(env, project, "--bg", "say hello")
+        ident = run.stdout.split("· ")[1].split()[0]
+        driver = Raw(socket_of(env))
+        assert driver.call("attach", {"session": ident})["payload"]["driver"]
+        pane = Pane(["attach", ident], env, project)
+        try:
+            pane.wait_for("another client drives this session")
+            pane.type("hello?")
+            pane.keys("Enter")
+            pane.wait_for("watchers may answer and interrupt")  # one line; the UI stays
+            pane.wait_for("shift+tab to cycle")
+            pane.keys("C-d")
+            pane.wait_exit()
+            assert pane.exit_status() == 0
+        finally:
+            pane.close()

@@ -123,7 +123,12 @@ class RemoteSession:
     async def query(self, prompt: str):
         while not self.messages.empty():  # what others' turns left: not this turn's
             self.messages.get_nowait()
-        await self.request("prompt", {"session": self.record["id"], "text": prompt})
+        try:
+            await self.request("prompt", {"session": self.record["id"], "text": prompt})
+        except (RuntimeError, TimeoutError) as exc:  # another client drives, or the session is gone
+            yield ev.Notice("warning", str(exc))
+            yield ev.Result("completed", False, "", 0, 0, 0, self.total_cost_usd, None, {}, [])
+            return
         streamed = False
         while True:
             message = await self.messages.get()
@@ -228,7 +233,9 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
     if kind == "result":
         session.total_cost_usd = float(message.get("total_cost_usd") or 0)
         text = str(message.get("result") or "; ".join(message.get("errors") or []))
-        reason = message.get("terminal_reason") or ("completed" if not message.get("is_error") else "error")
+        reason = message.get("terminal_reason") or (
+            "completed" if not message.get("is_error") else "model_error"
+        )
         return [
             ev.Result(reason, bool(message.get("is_error")), text, int(message.get("num_turns") or 0),
                       int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
