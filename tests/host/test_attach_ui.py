@@ -31,6 +31,7 @@ def test_attach_opens_the_ui_on_the_hosted_session_and_shares_its_permission_pro
         pane = Pane(["attach", ident], env, project)
         try:
             pane.wait_for("shift+tab to cycle")
+            assert "hello from the background" in pane.screen()  # what it said before, shown first
             pane.type("write the notes")
             pane.keys("Enter")
             pane.wait_for("Yes, allow for this session")  # the permission prompt, in the UI

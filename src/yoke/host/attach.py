@@ -107,5 +107,9 @@ async def _attach_ui(record: dict[str, Any]) -> int:
     ui = TerminalUI(opener, record["cwd"], None, dict(os.environ))
     ui.settings_flag = None
     ui.auto_mode_enabled = False
+    from yoke.host.hosted import read_stream_log
+
+    shown = [render(entry["message"]) for entry in read_stream_log(record["id"])[-200:]]
+    ui.emit("".join(f"{text}\n" for text in shown if text))  # what the session said so far
     ui.emit(f"attached to {record['id']} ({record.get('name') or ''}) · leaving keeps it running\n")
     return await ui.run()
