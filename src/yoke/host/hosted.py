@@ -92,7 +92,10 @@ class HostedSession:
     def set_state(self, status: str, state: str) -> None:
         self.record.update(status=status, state=state)
         if not self.removed:
-            write_record(self.record)
+            try:
+                write_record(self.record)
+            except OSError:  # a full disk: the session goes on; `agents` shows the last state written
+                pass
         if self.on_change is not None:
             self.on_change(self)
 
@@ -141,8 +144,11 @@ class HostedSession:
         entry = {"session": self.ident, "seq": self.seq, "message": message}
         self.buffer.append(entry)
         if self._log is not None and not self._log.closed:
-            self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
-            self._log.flush()
+            try:
+                self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
+                self._log.flush()
+            except OSError:  # a full disk: clients still get it from the buffer
+                pass
         for client, stream_id in list(self.clients.items()):
             if not client.send(encode("stream", stream_id, entry)):
                 self.detach(client)
