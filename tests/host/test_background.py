@@ -198,3 +198,16 @@ def test_a_session_whose_turn_fails_says_why_in_logs(host_env, project):
         lambda: (out := yoke_cmd(host_env, project, "logs", ident).stdout) and "[" in out and out
     )
     assert "API key" in shown or "ANTHROPIC_API_KEY" in shown, shown
+
+
+def test_part_of_a_name_that_fits_two_sessions_is_refused_not_guessed(host_env, project):
+    turns = [{"content": [{"type": "text", "text": "ok"}]}] * 2
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        first = _start(env, project, "fix the tests")
+        second = _start(env, project, "fix the docs")
+        run = yoke_cmd(env, project, "rm", "fix")
+        assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1
+        assert first in run.stderr and second in run.stderr
+        assert {r["id"] for r in agents(env, project)} == {first, second}
+        assert yoke_cmd(env, project, "stop", "docs").stdout.strip() == f"stopped {second}"

@@ -120,7 +120,11 @@ def _record(command: str, argv: list[str]) -> dict[str, Any] | None:
     if not argv or argv[0].startswith("-"):
         print(f"usage: yoke {command} <id|name>", file=sys.stderr)
         return None
-    record = records.find(argv[0])
+    try:
+        record = records.find(argv[0])
+    except LookupError as exc:
+        _fail(command, f"{exc.args[0]}; give the id")
+        return None
     if record is None:
         _fail(command, f"no background session {argv[0]!r} (yoke agents --all lists them)")
     return record

@@ -77,13 +77,16 @@ def public_row(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def find(query: str, env=None) -> dict[str, Any] | None:
-    """A record by id, session id, or (part of) its name, as Claude Code's commands accept."""
+    """A record by id, session id, or (part of) its name, as Claude Code's commands accept; LookupError when
+    part of a name fits several."""
     records = all_records(env)
     for record in records:
         if query in (record.get("id"), record.get("sessionId")):
             return record
     named = [r for r in records if query and query in str(r.get("name") or "")]
-    return named[-1] if named else None
+    if len(named) > 1:  # never guess which one to stop or remove
+        raise LookupError(f"{query!r} matches {len(named)} sessions: " + ", ".join(r["id"] for r in named))
+    return named[0] if named else None
 
 
 def remove(ident: str, env=None) -> None:

@@ -95,7 +95,7 @@ class Host:
             client.send(encode("response", ident, result))
         except ProtocolError as exc:
             client.send(error(ident, exc.code, str(exc)))
-        except (KeyError, RuntimeError, ValueError, OSError) as exc:
+        except (LookupError, RuntimeError, ValueError, OSError) as exc:
             client.send(error(ident, "failed", str(exc).strip("'\"")))
         return True
 
