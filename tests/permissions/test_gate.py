@@ -93,7 +93,7 @@ async def test_trusted_project_grants_apply(world: World) -> None:
 
 
 async def test_trust_covers_subfolders_but_not_from_home(world: World) -> None:
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     trust_folder(world.project, world.home / ".yoke")
     assert is_trusted(world.project / "src", world.home / ".yoke", home=world.home)

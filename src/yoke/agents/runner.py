@@ -372,7 +372,7 @@ class AgentRunner:
 
 
 def _trusted(session: Any) -> bool:
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
     from yoke.session.transcript import yoke_home
 
     env = dict(session.agent.executor.ctx.env or {}) or None

@@ -20,8 +20,8 @@ SUBCOMMANDS: dict[str, str] = {
     "agents": "yoke.agents.command:agents_command",
     "acp": "yoke.protocols.acp:acp_command",
     "mcp": "yoke.cli.mcp_command:run",
-    "plugin": "yoke.plugins.cli:run",
-    "plugins": "yoke.plugins.cli:run",
+    "plugin": "yoke.cli.plugin_command:run",
+    "plugins": "yoke.cli.plugin_command:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
@@ -108,10 +108,17 @@ def _parse_and_run(argv: list[str]) -> int:
     if _interactive(args):
         from yoke.ui import run_interactive
 
-        return run_interactive(args, args.prompt)
+        return run_interactive(args, args.prompt, _session_options)
     from yoke.cli.headless import run_headless
 
     return run_headless(args)
+
+
+def _session_options(args, cwd):
+    """Imported only when the UI opens its session: the prompt is drawn before the session engine loads."""
+    from yoke.cli.options import options_from_args
+
+    return options_from_args(args, cwd)
 
 
 def _interactive(args) -> bool:

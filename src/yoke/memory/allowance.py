@@ -26,7 +26,7 @@ def _glob_escape(path: str) -> str:
 
 def unsafe_reason(directory: Path, home: Path, working_dirs: list[Path], custom: bool) -> str:
     """Why writes to `directory` must not be allowed silently ("" when they may)."""
-    from yoke.permissions.paths import is_critical, is_protected, is_secret
+    from yoke.paths import is_critical, is_protected, is_secret
 
     real = os.path.realpath(directory)
     dirs = [os.path.realpath(d) for d in working_dirs]

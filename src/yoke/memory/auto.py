@@ -223,7 +223,7 @@ def resolve_auto_memory(
 
 
 def _trusted(cwd: Path, settings: Any) -> bool:
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     try:
         return is_trusted(

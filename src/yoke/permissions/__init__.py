@@ -15,8 +15,8 @@ _EXPORTS = {
     "PermissionModeError": "yoke.permissions.pipeline",
     "split_rule_list": "yoke.permissions.rules",
     "is_read_only_command": "yoke.permissions.bash_analysis",
-    "is_trusted": "yoke.permissions.trust",
-    "trust_folder": "yoke.permissions.trust",
+    "is_trusted": "yoke.config.trust",
+    "trust_folder": "yoke.config.trust",
 }
 
 __all__ = list(_EXPORTS)

@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
+from yoke.config.trust import is_trusted
 from yoke.permissions.gate import MODES
 from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
-from yoke.permissions.trust import is_trusted
 from yoke.sandbox.settings import SandboxSettings
 
 PROJECT_SCOPES = ("project", "local")

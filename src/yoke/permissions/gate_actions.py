@@ -10,13 +10,13 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.config.trust import write_json_atomic
 from yoke.jsonsafe import loads as safe_json
+from yoke.paths import is_protected, is_secret
 from yoke.permissions.matching import CallFacts, call_facts, path_family
-from yoke.permissions.paths import is_protected, is_secret
 from yoke.permissions.patterns import tool_name_matches
 from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
 from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
-from yoke.permissions.trust import write_json_atomic
 from yoke.tools.base import SessionState, Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ class GateActions:
 
     def is_read_denied(self: PermissionGate, path: str | Path) -> bool:
         """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
-        from yoke.permissions.paths import resolve_path
+        from yoke.paths import resolve_path
 
         resolved = resolve_path(str(path), self.cwd, self.home)
         if resolved is None:
@@ -190,7 +190,7 @@ class GateActions:
         covers), so a search cannot show what Read would not."""
         if self.is_read_denied(path):
             return True
-        from yoke.permissions.paths import is_secret, resolve_path
+        from yoke.paths import is_secret, resolve_path
 
         resolved = resolve_path(str(path), self.cwd, self.home)
         if resolved is None:

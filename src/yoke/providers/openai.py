@@ -98,13 +98,13 @@ class OpenAIProvider:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        from yoke.context.tokens import estimate_memo
         from yoke.providers.openai_budget import (
             after_rejection,
             fitted,
             is_budget_rejection,
             window_in_error,
         )
+        from yoke.providers.tokens import estimate_memo
 
         window = self._windows.get(request.model)  # a window learnt earlier
         if window and self._estimates is None:

@@ -31,6 +31,21 @@ class SandboxSettings(FrozenRecord):
         "bwrap_path",
         "base_dir",
     )
+    enabled: bool
+    auto_allow_bash: bool
+    excluded_commands: tuple[str, ...]
+    allow_unsandboxed_commands: bool
+    allow_write: tuple[str, ...]
+    deny_write: tuple[str, ...]
+    deny_read: tuple[str, ...]
+    allow_read: tuple[str, ...]
+    allowed_domains: tuple[str, ...]
+    denied_domains: tuple[str, ...]
+    allow_unix_sockets: tuple[str, ...]
+    allow_all_unix_sockets: bool
+    allow_local_binding: bool
+    bwrap_path: str | None
+    base_dir: Path | None
 
     def __init__(
         self,

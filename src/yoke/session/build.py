@@ -274,8 +274,8 @@ _MCP_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
 def _mcp_settings(settings: Any, cwd: Path, merged: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     """The settings MCP reads, where a project's own files approve its `.mcp.json` servers only once the
     folder is trusted: approving them is granting, like an allow rule (refusals still count)."""
+    from yoke.config.trust import is_trusted
     from yoke.permissions.build import PROJECT_SCOPES
-    from yoke.permissions.trust import is_trusted
 
     sources = list(getattr(settings, "sources", []) or [])
     if not any(s.scope in PROJECT_SCOPES and any(k in s.data for k in _MCP_APPROVALS) for s in sources):
@@ -519,7 +519,7 @@ def _session_env(
     Claude Code overriding the shell's exports (an empty string unsets). Trust is decided first, from the
     Yoke home as it was before any settings applied; `config.env_policy` says what a project may set."""
     from yoke.config.env_policy import apply_env, settings_env
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     env = dict(os.environ if base is None else base)
     sources = list(getattr(settings, "sources", []) or [])
@@ -758,7 +758,7 @@ def _resumed_messages(conversation: Any, model: str, env: Any, warnings: list[st
     if conversation is None:
         return []
     from yoke.context.oversize import shrink_oversized
-    from yoke.context.tokens import context_window
+    from yoke.providers.tokens import context_window
 
     messages, cut = shrink_oversized(list(conversation.messages), context_window(model, env))
     if cut:

@@ -188,7 +188,7 @@ class SkillRuntime(Record):
         if not skill.allowed_tools or skill.source not in PROJECT_SOURCES:
             return skill.allowed_tools
         if self.trusted is None:
-            from yoke.permissions.trust import is_trusted
+            from yoke.config.trust import is_trusted
             from yoke.session.transcript import yoke_home
 
             self.trusted = is_trusted(self.cwd, yoke_home(dict(self.env)))
