@@ -25,7 +25,7 @@ KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 # control requests and the init line's `mcp_servers`).
 SILENT_NOTICES = frozenset({"mcp_status"})
 
-# A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
+# A denial's source (yoke.seams Decision.source, up to its first ":") -> permission_denied's
 # decision_reason_type, where 2.1.330 wrote one on the same script (a mode, the classifier; none for a deny
 # rule or when nobody could be asked: tests/cli/cc_2_1_330).
 DENIAL_KINDS = {"mode": "mode", "classifier": "classifier"}

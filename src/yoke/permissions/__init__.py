@@ -1,6 +1,6 @@
 """Permissions: Claude Code's rules and modes, the bash analyser, path checks, and the gate built from them.
 
-Entry points (imported lazily so `import yoke.permissions.gate` stays cheap):
+Entry points (imported lazily so `import yoke.seams` stays cheap):
 `build_gate(settings, cwd=…, mode=…, allowed_tools=…, disallowed_tools=…, add_dirs=…, interactive=…)`,
 `PermissionGate`, `PermissionModeError`, `split_rule_list`, `is_read_only_command`.
 """

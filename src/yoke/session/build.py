@@ -18,9 +18,9 @@ from yoke import events as ev
 from yoke.ids import new_uuid
 from yoke.loop.lifecycle import Lifecycle
 from yoke.loop.turn import Agent, LoopSettings
-from yoke.permissions.gate import NoAsker
 from yoke.providers.base import ProviderError
 from yoke.records import Record
+from yoke.seams import NoAsker
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack

@@ -100,7 +100,7 @@ class SkillRuntime(Record):
             try:
                 decision = await self.gate.decide(tool, input, self.ctx, hook=hook)
                 if decision.behavior == "ask":
-                    from yoke.permissions.gate import NoAsker, PermissionQuestion
+                    from yoke.seams import NoAsker, PermissionQuestion
 
                     asker = self.ctx.asker or NoAsker()
                     answer = await asker.ask(PermissionQuestion(tool.name, input, "", decision.reason))
@@ -125,7 +125,7 @@ class SkillRuntime(Record):
         out = await lifecycle.announce(
             "PreToolUse", tool_name=tool_name, tool_input=input, tool_use_id=f"skill_{self._calls}"
         )
-        from yoke.permissions.gate import Decision
+        from yoke.seams import Decision
 
         if out.stop:
             return Decision("deny", out.stop_reason or out.reason, "hook"), None

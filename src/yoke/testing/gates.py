@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from yoke.permissions.gate import Decision
+from yoke.seams import Decision, GateDefaults
 from yoke.tools.base import Tool, ToolContext
 
 
@@ -12,7 +12,7 @@ def _rule_tool_name(rule: str) -> str:
     return rule.split("(", 1)[0].strip()
 
 
-class SimpleGate:
+class SimpleGate(GateDefaults):
     """A minimal gate: deny rules by tool name, allow rules by tool name (or any `Tool(...)` rule, taken
     conservatively as ask), read-only tools allowed, `acceptEdits` allows edits, `bypassPermissions` allows all,
     `dontAsk` turns asks into denials, `plan` denies non-read-only tools. Everything else asks."""
@@ -20,6 +20,7 @@ class SimpleGate:
     EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 
     def __init__(self, mode: str = "default", allow: list[str] | None = None, deny: list[str] | None = None):
+        super().__init__()
         self.mode = mode
         self.allow = list(allow or [])
         self.deny = list(deny or [])

@@ -1,4 +1,7 @@
-"""The permission seams: the gate the loop calls before each tool, and the asker a front-end provides.
+"""The seams below every layer: the gate the loop calls before each tool, and the asker a front-end provides.
+
+Here, in the bottom layer, so that tools (`ToolContext.asker`), the loop, the permission pipeline and the
+front-ends share one contract without importing each other (tool types are imported for type checkers only).
 
 The gate decides allow / deny / ask for one call. When it says ask, the executor puts the question to the
 front-end's `Asker`; a headless run with nobody to ask gets `NoAsker`, which denies (the denial is listed
@@ -9,10 +12,13 @@ in the result's `permission_denials`). The real gate is
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from yoke.records import dataclass
-from yoke.tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from yoke.tools.base import Tool, ToolContext
 
 Behavior = Literal["allow", "deny", "ask"]
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
@@ -48,9 +54,61 @@ class Answer:
 
 
 class Gate(Protocol):
+    """What the loop, the session and the front-ends ask of the gate (`permissions/pipeline.py`
+    `PermissionGate` is the real one; `GateDefaults` fills in all but `decide` for simpler gates)."""
+
+    mode: str  # one of MODES
+    working_dirs: list[Path]  # the folders edits may reach (the cwd first)
+    warnings: list[str]  # what the rules' sources got wrong, for the user
+    deny_prompts: bool  # denyInsteadOfPrompting: an ask is answered no, nobody is waited for
+
     async def decide(
         self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
     ) -> Decision: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def apply_update(self, update: dict[str, Any]) -> None:
+        """A permission update (Claude Code's `PermissionUpdate` shape): rules, mode or directories."""
+        ...
+
+    def runs_alongside(self, tool: Tool, input: dict[str, Any]) -> bool:
+        """Whether this call, not concurrency-safe in general, is proven safe to run with others."""
+        ...
+
+    def suggestions(self, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+        """Permission updates to offer the user with an ask."""
+        ...
+
+    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
+        """Allow calls like this one for the rest of the session (an answer's "don't ask again")."""
+        ...
+
+
+class GateDefaults:
+    """Everything of `Gate` but `decide`, doing nothing: the base of gates that only decide (tests' gates)."""
+
+    mode: str = "default"
+    deny_prompts: bool = False
+
+    def __init__(self) -> None:
+        self.working_dirs: list[Path] = []
+        self.warnings: list[str] = []
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+
+    def apply_update(self, update: dict[str, Any]) -> None:
+        return None
+
+    def runs_alongside(self, tool: Tool, input: dict[str, Any]) -> bool:
+        return False
+
+    def suggestions(self, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
+        return None
 
 
 class Asker(Protocol):
