@@ -76,3 +76,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_ui.py
 	$(PY) benchmarks/bench_mcp.py
 	$(PY) benchmarks/bench_sandbox.py
+	$(PY) benchmarks/bench_batch.py

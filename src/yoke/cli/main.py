@@ -13,6 +13,7 @@ import sys
 # never become prompts. A developer bringing one replaces its entry here.
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "yoke.cli.subcommands:sessions",
+    "batch": "yoke.batch.command:batch_command",
     "rewind": "yoke.cli.subcommands:rewind",
     "demo": "yoke.cli.subcommands:demo",
     "trust": "yoke.cli.subcommands:trust",

@@ -568,6 +568,10 @@ def _make_provider(
             from yoke.providers.record import record_provider
 
             record_provider(provider, Path(options.record), model)
+        if options.request_gate is not None:
+            from yoke.providers.gated import gate_provider
+
+            gate_provider(provider, options.request_gate)
     except ProviderError as exc:
         raise SessionError(str(exc), usage=exc.kind == "config") from None
     headers = getattr(provider, "extra_headers", None)

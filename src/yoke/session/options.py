@@ -98,6 +98,9 @@ class SessionOptions:
     # ---- limits -------------------------------------------------------------------------------------
     max_turns: int | None = None
     max_budget_usd: float | None = None
+    request_gate: Any = None
+    """Awaited with each model request (`providers.transport.HttpRequest`) before it is sent: a shared rate
+    limiter (`yoke batch`). None: requests go at once."""
     include_partial_messages: bool = False
     """Emit raw provider stream events (StreamEvent)."""
 
