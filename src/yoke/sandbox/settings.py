@@ -89,8 +89,7 @@ class SandboxSettings(FrozenRecord):
         block = merged.get("sandbox")
         if not isinstance(block, dict):
             return cls(base_dir=base_dir)
-        fs = block.get("filesystem") if isinstance(block.get("filesystem"), dict) else {}
-        net = block.get("network") if isinstance(block.get("network"), dict) else {}
+        fs, net = _section(block, "filesystem"), _section(block, "network")
         return cls(
             enabled=block.get("enabled") is True,
             auto_allow_bash=block.get("autoAllowBashIfSandboxed", True) is not False,
@@ -123,3 +122,9 @@ def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(v for v in value if isinstance(v, str) and v)
+
+
+def _section(block: dict[str, Any], key: str) -> dict[str, Any]:
+    """`block[key]` when it is an object, else {} (a malformed section is ignored, not an error)."""
+    value = block.get(key)
+    return value if isinstance(value, dict) else {}
