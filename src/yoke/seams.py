@@ -80,7 +80,7 @@ class Gate(Protocol):
         """Permission updates to offer the user with an ask."""
         ...
 
-    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
+    def remember(self, tool: Tool, input: dict[str, Any], scope: str = "session") -> object:
         """Allow calls like this one for the rest of the session (an answer's "don't ask again")."""
         ...
 

@@ -508,3 +508,12 @@ class _PathTool(Tool):
 
 
 _PATH_TOOL = _PathTool()
+
+
+if TYPE_CHECKING:
+    from yoke.seams import Gate
+
+    def _is_a_gate(
+        gate: PermissionGate,
+    ) -> Gate:  # mypy (make lint) holds PermissionGate to the Gate protocol
+        return gate
