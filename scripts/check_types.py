@@ -29,8 +29,13 @@ def current() -> Counter[tuple[str, str, str]]:
     )
     if proc.returncode not in (0, 1) or proc.stderr.strip():
         sys.exit(f"mypy failed to run: {(proc.stderr or proc.stdout).strip()[:500]}")
+    return parse(proc.stdout)
+
+
+def parse(output: str) -> Counter[tuple[str, str, str]]:
+    """mypy's error lines counted by (file, code, message), line numbers dropped (also "on line N" in one)."""
     errors: Counter[tuple[str, str, str]] = Counter()
-    for line in proc.stdout.splitlines():
+    for line in output.splitlines():
         match = ERROR.match(line)
         if match:
             message = LINE_REF.sub("on line N", match["message"])
