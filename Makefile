@@ -61,6 +61,8 @@ test: $(VENV)/.dev-installed system-deps
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
+	$(VENV)/bin/lint-imports --config .importlinter
+	$(PY) scripts/check_types.py
 
 bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_targets.py

@@ -139,8 +139,8 @@ def prefix_stability() -> None:
 async def compaction_ratios() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
     from yoke.context.compaction import Compactor
-    from yoke.context.tokens import estimate_messages
     from yoke.providers.base import Usage
+    from yoke.providers.tokens import estimate_messages
 
     async def summarize(messages, instruction):
         return "<summary>" + "A faithful summary of the work so far. " * 40 + "</summary>"

@@ -100,7 +100,7 @@ async def _cpu_per_token(history_turns: int) -> float:
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output.vt100 import Vt100_Output
 
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
     from yoke.ui.app import TerminalUI
 
     home = Path(tempfile.mkdtemp())
@@ -131,7 +131,7 @@ async def _cpu_per_token(history_turns: int) -> float:
 
 
 def _time_to_prompt(runs: int = 5) -> tuple[float, float]:
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
     from yoke.testing import ScriptedServer
 
     times, paints = [], []

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from yoke import events as ev
-from yoke.permissions.gate import Answer, NoAsker
+from yoke.seams import Answer, NoAsker
 from yoke.session import SessionOptions, open_session
 
 

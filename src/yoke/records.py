@@ -8,7 +8,15 @@ start-up paid that for every event class. A record declares `__slots__` and writ
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, dataclass_transform, overload
+
+if TYPE_CHECKING:
+    from dataclasses import field as _field
+else:
+    _field = None  # only type checkers read the field specifiers; importing dataclasses costs start-up
+
+_T = TypeVar("_T")
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -84,6 +92,11 @@ _PENDING = "__yoke_pending_dataclass__"
 _STAND_INS = "__yoke_stand_ins__"  # (in the pending params) the methods standing in until the class is made
 
 
+@overload
+@dataclass_transform(field_specifiers=(_field,))
+def dataclass(cls: type[_T], /) -> type[_T]: ...
+@overload
+def dataclass(cls: None = None, /, **params: Any) -> Callable[[type[_T]], type[_T]]: ...
 def dataclass(cls: Any = None, /, **params: Any) -> Any:
     """`dataclasses.dataclass`, applied when the class is first used rather than when its module is imported.
 

@@ -10,10 +10,10 @@ import pytest
 from yoke.context.compaction import MAX_CONSECUTIVE_FAILURES, CompactionError, Compactor, Thresholds
 from yoke.context.reduce import RESULT_BUDGET_CHARS, SNIP_MARK, STUB_MARK
 from yoke.context.summary import user_prompts
-from yoke.context.tokens import estimate_messages
 from yoke.memory import MemoryFile
 from yoke.messages import blocks_of, result_text
 from yoke.providers.base import Usage
+from yoke.providers.tokens import estimate_messages
 
 from .helpers import FakeSummarizer, assert_valid, conversation, tool_exchange
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from yoke.context.tokens import (
+from yoke.providers.base import Usage
+from yoke.providers.tokens import (
     IMAGE_TOKENS,
     context_window,
     effective_window,
@@ -11,7 +12,6 @@ from yoke.context.tokens import (
     estimate_text,
     tokens_from_usage,
 )
-from yoke.providers.base import Usage
 
 
 def test_estimates():

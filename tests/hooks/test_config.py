@@ -65,7 +65,7 @@ async def test_untrusted_folder_skips_project_hooks_with_one_line(project: Path,
 
 
 def test_trust_comes_from_the_trust_record(project: Path, home: Path):
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
 
     write(project / ".claude" / "settings.json", {"hooks": hook("true")})
     loaded = settings_in(project, home)

@@ -17,7 +17,7 @@ def configure(project: Path, home: Path, hooks: dict, trusted: bool = True) -> N
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"hooks": hooks}))
     if trusted:
-        from yoke.permissions.trust import trust_folder
+        from yoke.config.trust import trust_folder
 
         trust_folder(project, home / ".yoke")
 

@@ -20,7 +20,8 @@ from tests.loop.test_turn import (
 
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
-from yoke.permissions.gate import Answer, SimpleGate
+from yoke.seams import Answer
+from yoke.testing.gates import SimpleGate
 from yoke.tools.base import Tool, ToolResult
 
 

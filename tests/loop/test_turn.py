@@ -12,11 +12,12 @@ from yoke import events as ev
 from yoke.loop.executor import ToolExecutor
 from yoke.loop.lifecycle import LifecycleOutcome
 from yoke.loop.turn import Agent, LoopSettings
-from yoke.permissions.gate import Answer, Decision, SimpleGate
 from yoke.providers import base as pb
+from yoke.seams import Answer, Decision
 from yoke.session.recorder import Recorder
 from yoke.session.records import RecordChain
 from yoke.session.transcript import Transcript, load_records
+from yoke.testing.gates import SimpleGate
 from yoke.tools.base import SessionState, Tool, ToolContext, ToolResult
 from yoke.tools.registry import ToolRegistry
 

@@ -11,7 +11,7 @@ from tests.mcp_support.helpers import stdio_entry, text, tool_use
 
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
-from yoke.permissions.gate import NoAsker
+from yoke.seams import NoAsker
 from yoke.session import SessionOptions, open_session
 from yoke.testing import ScriptedServer
 

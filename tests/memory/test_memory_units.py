@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from yoke.config.settings import load_settings
+from yoke.config.trust import trust_folder
 from yoke.memory.allowance import unsafe_reason
 from yoke.memory.auto import canonical_git_root, resolve_auto_memory
 from yoke.memory.recall import RecallIndex, query_terms
 from yoke.memory.session import asks_to_ignore_memory
 from yoke.memory.store import forget, load_index, write_memory
-from yoke.permissions.trust import trust_folder
 
 from .helpers import DB_MEMORY, git, make_repo, memory_dir, memory_text, seed
 

@@ -11,8 +11,8 @@ import pytest
 from permissions.helpers import TOOLS, World, make_world
 from yoke.config.settings import load_settings
 from yoke.permissions import build_gate, is_read_only_command, split_rule_list, trust_folder
-from yoke.permissions.gate import Decision
 from yoke.permissions.pipeline import PermissionModeError
+from yoke.seams import Decision
 
 BASH = TOOLS["Bash"]
 
@@ -93,7 +93,7 @@ async def test_trusted_project_grants_apply(world: World) -> None:
 
 
 async def test_trust_covers_subfolders_but_not_from_home(world: World) -> None:
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     trust_folder(world.project, world.home / ".yoke")
     assert is_trusted(world.project / "src", world.home / ".yoke", home=world.home)

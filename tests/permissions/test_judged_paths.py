@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from permissions.helpers import make_world
-from yoke.permissions.paths import is_secret
+from yoke.paths import is_secret
 from yoke.tools.base import ToolError
 from yoke.tools.builtin.read import ReadInput, ReadTool
 from yoke.tools.builtin.write import WriteInput, WriteTool
@@ -84,7 +84,7 @@ def test_secret_paths_under_home_agree_with_the_plain_rule_on_generated_paths(tm
     """The precomputed prefixes say what "the path is a secret folder under home, or below one" says."""
     import itertools
 
-    from yoke.permissions.paths import _SECRET_HOME_PATHS
+    from yoke.paths import _SECRET_HOME_PATHS
 
     real_home = tmp_path / "real"
     real_home.mkdir()

@@ -14,7 +14,6 @@ from pydantic import BaseModel
 from yoke import events as ev
 from yoke.loop.executor import ToolExecutor
 from yoke.loop.turn import Agent, LoopSettings
-from yoke.permissions.gate import SimpleGate
 from yoke.providers.anthropic import AnthropicProvider
 from yoke.providers.base import ModelFallback, ModelRequest, RetryNotice
 from yoke.providers.fallback import FallbackProvider
@@ -25,6 +24,7 @@ from yoke.session.recorder import Recorder
 from yoke.session.records import RecordChain
 from yoke.session.transcript import Transcript
 from yoke.testing import ScriptedServer
+from yoke.testing.gates import SimpleGate
 from yoke.tools.base import SessionState, Tool, ToolContext, ToolResult
 from yoke.tools.registry import ToolRegistry
 

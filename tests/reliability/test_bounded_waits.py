@@ -167,7 +167,7 @@ def test_mcp_call_unanswered_ends_at_mcp_tool_timeout(yoke, tmp_path):
 
 
 def test_hook_leaving_a_process_on_stdout_is_not_waited_for(yoke, project, home):
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
 
     hook = project / "hook.sh"
     hook.write_text(f"#!/bin/sh\ntouch {project}/ran\n(sleep 60; echo late) &\necho '{{}}'\nexit 0\n")

@@ -162,7 +162,7 @@ def long_session_model(project: Path, tool_turns_total: int):
 
 
 def test_300_turn_session_compacts_and_keeps_the_goal(base_env, project, home):
-    from yoke.context.tokens import estimate_json, estimate_messages
+    from yoke.providers.tokens import estimate_json, estimate_messages
 
     for i in range(9):
         (project / f"mod{i}.py").write_text(

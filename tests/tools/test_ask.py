@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from yoke.permissions.gate import NoAsker
+from yoke.seams import NoAsker
 from yoke.tools.base import SessionState, ToolContext
 from yoke.tools.builtin.ask import AskUserQuestionInput, AskUserQuestionTool
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from yoke.permissions.gate import Answer, NoAsker
+from yoke.seams import Answer, NoAsker
 from yoke.tools.base import SessionState, ToolContext, ToolError
 from yoke.tools.builtin.plan import ExitPlanModeInput, ExitPlanModeTool
 

@@ -115,7 +115,7 @@ class Pane:
 
 def trusted_home_env(base_env: dict[str, str], project: Path) -> dict[str, str]:
     """base_env with `project` already trusted (so a test starts at the prompt)."""
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
 
     trust_folder(project, Path(base_env["YOKE_HOME"]))
     return base_env

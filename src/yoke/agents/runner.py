@@ -370,7 +370,7 @@ class AgentRunner:
 
 def _trusted(session: Any) -> bool:
     from yoke.config.settings import yoke_home_dir
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     env = dict(session.agent.executor.ctx.env or {}) or None
     home = Path(env["HOME"]) if env and env.get("HOME") else None

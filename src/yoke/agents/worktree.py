@@ -15,7 +15,7 @@ from yoke.tools.base import ToolError
 
 
 async def git(cwd: Path, *args: str) -> tuple[int, str]:
-    from yoke.context.git import hardened_git_argv, hardened_git_env, program_overrides
+    from yoke.gitsafe import hardened_git_argv, hardened_git_env, program_overrides
 
     overrides = await asyncio.to_thread(program_overrides, cwd)  # checkout would run the repo's filters
     proc = await asyncio.create_subprocess_exec(
@@ -94,7 +94,7 @@ def session_worktree(cwd: Path, name: str) -> Path:
     ToolError, one line, outside a repository or when git refuses."""
     import subprocess
 
-    from yoke.context.git import hardened_git_argv, hardened_git_env, program_overrides
+    from yoke.gitsafe import hardened_git_argv, hardened_git_env, program_overrides
 
     def run(*args: str, where: Path) -> subprocess.CompletedProcess[str]:
         argv = hardened_git_argv(*args, overrides=program_overrides(where))

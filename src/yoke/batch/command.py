@@ -7,13 +7,13 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 USAGE = "yoke batch TASKS.jsonl --out DIR [options] | yoke batch report DIR | yoke batch regrade DIR"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         raise SystemExit(_fail(f"{message} (see yoke batch --help)"))
 
 

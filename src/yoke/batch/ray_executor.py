@@ -79,7 +79,7 @@ class RayExecutor:
     def run(self, jobs: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         todo = list(jobs)
         rpm = next((job["rpm"] for job in todo if job.get("rpm")), None)
-        limiter = RateLimiter.remote(float(rpm)) if rpm else None
+        limiter = RateLimiter.remote(float(rpm)) if rpm else None  # type: ignore[attr-defined]  # a Ray actor
         task = ray.remote(num_cpus=1, max_retries=0)(attempt_task)
         ship_back = bool(self.address)
         todo.reverse()

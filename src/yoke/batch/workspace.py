@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from yoke.batch.tasks import is_git_url
-from yoke.context.git import hardened_git_argv, hardened_git_env
+from yoke.gitsafe import hardened_git_argv, hardened_git_env
 
 GIT_TIMEOUT_S = 600
 

@@ -192,7 +192,7 @@ async def _ask_model(settings: Any, written: dict[str, list[str]], model_flag: s
 def _settings_env(settings: Any) -> dict[str, str]:
     """The environment a session here would have: the shell's, with settings' `env` applied."""
     from yoke.config.env_policy import apply_env, settings_env
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     env = dict(os.environ)
     sources = list(settings.sources)

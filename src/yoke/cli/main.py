@@ -22,8 +22,8 @@ SUBCOMMANDS: dict[str, str] = {
     "host": "yoke.host.commands:host",
     "acp": "yoke.protocols.acp:acp_command",
     "mcp": "yoke.cli.mcp_command:run",
-    "plugin": "yoke.plugins.cli:run",
-    "plugins": "yoke.plugins.cli:run",
+    "plugin": "yoke.cli.plugin_command:run",
+    "plugins": "yoke.cli.plugin_command:run",
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
@@ -57,14 +57,27 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] in SUBCOMMANDS:
             return run_subcommand(argv[0], argv[1:])
         if "--bg" in argv or "--background" in argv:
-            from yoke.host.commands import background_start
-
-            return background_start(argv)
+            return _background(argv)
         return _headless(argv)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return reader_gone()
+
+
+def _background(argv: list[str]) -> int:
+    """`yoke --bg`: the flags are parsed here, then the session is handed to the host."""
+    from yoke.cli.args import UsageError, parse
+    from yoke.host.commands import background_start
+
+    rest = [a for a in argv if a not in ("--bg", "--background")]
+    try:
+        args = parse(rest)
+    except UsageError as exc:
+        print(f"yoke --bg: {exc}", file=sys.stderr)
+        return 1
+    resume = args.resume if isinstance(args.resume, str) else None
+    return background_start(rest, args.prompt or None, resume)
 
 
 def reader_gone() -> int:
@@ -115,10 +128,17 @@ def _parse_and_run(argv: list[str]) -> int:
     if _interactive(args):
         from yoke.ui import run_interactive
 
-        return run_interactive(args, args.prompt)
+        return run_interactive(args, args.prompt, _session_options)
     from yoke.cli.headless import run_headless
 
     return run_headless(args)
+
+
+def _session_options(args, cwd):
+    """Imported only when the UI opens its session: the prompt is drawn before the session engine loads."""
+    from yoke.cli.options import options_from_args
+
+    return options_from_args(args, cwd)
 
 
 def _interactive(args) -> bool:

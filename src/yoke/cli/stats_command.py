@@ -1,5 +1,5 @@
 """`yoke stats [--since WHEN] [--project TEXT] [--json] [--html FILE]`: cost, tokens and tools from the
-transcripts (yoke.telemetry.stats), as terminal tables with bars, JSON, or one self-contained HTML page."""
+transcripts (yoke.cli.stats_data), as terminal tables with bars, JSON, or one self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--html", metavar="FILE", help="write one self-contained page of charts to FILE")
     args = parser.parse_args(argv)
+    from yoke.cli.stats_data import StatsError, collect, parse_since
     from yoke.session.transcript import yoke_home
-    from yoke.telemetry.stats import StatsError, collect, parse_since
 
     try:
         since = parse_since(args.since) if args.since else None

@@ -13,7 +13,7 @@ from typing import Any
 
 from yoke.ids import new_uuid
 from yoke.jsonsafe import loads as safe_json
-from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion
 
 SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 

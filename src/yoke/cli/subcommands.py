@@ -72,7 +72,7 @@ def trust(argv: list[str]) -> int:
             "settings may then grant permissions (allow rules, additionalDirectories)."
         )
         return 0
-    from yoke.permissions.trust import trust_folder
+    from yoke.config.trust import trust_folder
     from yoke.session.transcript import yoke_home
 
     folder = Path(argv[0]).expanduser() if argv else Path.cwd()

@@ -15,7 +15,7 @@ SETTABLE_MODES = ("default", "acceptEdits", "plan", "dontAsk")
 def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
     """Set `keys` (a path into nested objects) in a settings file, keeping the rest; None removes the key.
     ValueError (one line) when the file is not a JSON object."""
-    from yoke.permissions.trust import write_json_atomic
+    from yoke.config.trust import write_json_atomic
 
     data: Any = {}
     if path.exists():

@@ -43,16 +43,16 @@ from yoke.context.summary import (
     summary_text,
     user_prompts,
 )
-from yoke.context.tokens import (
+from yoke.messages import Message, text_block
+from yoke.prefix import PrefixMemo
+from yoke.providers.base import Usage
+from yoke.providers.tokens import (
     effective_window,
     estimate_memo,
     estimate_message,
     estimate_messages,
     tokens_from_usage,
 )
-from yoke.messages import Message, text_block
-from yoke.prefix import PrefixMemo
-from yoke.providers.base import Usage
 from yoke.records import Record
 
 Summarize = Callable[[list[Message], str], Awaitable[str]]

@@ -7,17 +7,13 @@ yield None or partial context, never an error.
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import threading
-import time
 from pathlib import Path
-from typing import Any
 
+from yoke.gitsafe import inside_repository, run_hardened_git
 from yoke.records import Record
 
 MAX_STATUS_CHARS = 2_000
-GIT_TIMEOUT_S = 5.0
 
 
 class GitContext(Record):
@@ -32,145 +28,6 @@ class GitContext(Record):
         self.status = status
         self.recent_commits = recent_commits
         self.user_name = user_name
-
-
-# Every git process Yoke itself starts takes `hardened_git_argv` and `hardened_git_env`: a repository is the
-# attacker's file, and its `.git/config` can name programs git runs on `status` (core.fsmonitor), on output
-# (core.pager, diff.external, textconv drivers) or on hooks. These settings and this environment leave git nothing of the
-# repository's to run, and a fixed PATH and no system config leave it nothing of a planted environment's.
-HARDENED_CONFIG = (
-    "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
-    "safe.bareRepository=explicit",
-    "core.pager=cat",
-    "core.untrackedCache=false",
-    "diff.external=",
-    "protocol.allow=never",
-    "credential.helper=",
-)
-HARDENED_PATH = "/usr/local/bin:/usr/bin:/bin"
-
-
-def hardened_git_env(base: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment for a git process Yoke starts: no GIT_* or pager variable of the caller's survives
-    (GIT_DIR, GIT_CONFIG_*, GIT_EXTERNAL_DIFF, GIT_SSH_COMMAND…), no system config, a fixed PATH."""
-    source = os.environ if base is None else base
-    env = {k: v for k, v in source.items() if not k.startswith("GIT_") and k not in ("PAGER", "PATH")}
-    env.update(
-        {
-            "PATH": HARDENED_PATH,
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_ATTR_NOSYSTEM": "1",
-            "GIT_PAGER": "cat",
-            "PAGER": "cat",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_NO_REPLACE_OBJECTS": "1",
-            "LC_ALL": "C",
-        }
-    )
-    return env
-
-
-def hardened_git_argv(*args: str, overrides: list[str] | None = None) -> list[str]:
-    """`git` (found on the fixed PATH) with the hardening options, then `args`. `overrides` (from
-    `program_overrides`) come first, so the fixed settings still win."""
-    argv = [_git_binary(), "--no-pager", "--no-optional-locks", *(overrides or [])]
-    for setting in HARDENED_CONFIG:
-        argv += ["-c", setting]
-    return [*argv, *args]
-
-
-# Keys whose value names a program git may run, by the key's shape rather than by name: every filter,
-# diff, merge and credential driver a repository names for itself, every helper, command, pager, editor and
-# tool, and aliases. Includes are read through (`--list` shows what they bring), not blanked (git refuses).
-_PROGRAM_KEY = re.compile(
-    r"^alias\.|(command|textconv|driver|clean|smudge|process|program|helper|askpass|editor|pager|fsmonitor"
-    r"|hookspath|cmd|tool|gitproxy|uploadpack|receivepack|proxy|external)$",
-    re.IGNORECASE,
-)
-
-
-def program_overrides(
-    cwd: Path, env: dict[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S
-) -> list[str]:
-    """`-c KEY=` for every key of the repository's effective configuration that names a program (and
-    `filter.X.required=false` so a blanked filter is no error): git then runs nothing the repository's
-    configuration names, whatever that driver is called. One `git config --list` (which runs nothing)."""
-    import subprocess
-
-    try:
-        proc = subprocess.run(
-            hardened_git_argv("config", "--list", "-z"),
-            cwd=str(cwd),
-            env=env or hardened_git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=timeout_s,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    settings: dict[str, str] = {}
-    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
-        key = entry.split("\n", 1)[0]
-        if key and _PROGRAM_KEY.search(key):
-            settings[f"{key}="] = ""
-            if key.lower().startswith("filter."):
-                settings[f"{key.rsplit('.', 1)[0]}.required=false"] = ""
-    return [arg for setting in settings for arg in ("-c", setting)]
-
-
-def run_hardened_git(
-    cwd: Path, commands: list[tuple[str, ...]], timeout_s: float = GIT_TIMEOUT_S, programs_off: bool = True
-) -> list:
-    """Run hardened git commands at once (blocking); each one's stdout, or None where it failed or ran out
-    of time. `programs_off`: first blank every program the configuration names (`program_overrides`);
-    commands that never run one (`rev-parse`) may skip that. Never raises."""
-    import subprocess
-
-    env = hardened_git_env()
-    overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
-    procs: list[Any] = []
-    for args in commands:
-        try:
-            procs.append(
-                subprocess.Popen(
-                    hardened_git_argv(*args, overrides=overrides),
-                    cwd=str(cwd),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                    env=env,
-                    start_new_session=True,
-                )
-            )
-        except OSError:
-            procs.append(None)
-    deadline = time.monotonic() + timeout_s
-    outputs: list[str | None] = []
-    for proc in procs:
-        if proc is None:
-            outputs.append(None)
-            continue
-        try:
-            out, _ = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            out = None
-        ok = out is not None and proc.returncode == 0
-        outputs.append(out.decode("utf-8", errors="replace").rstrip("\n") if ok else None)
-    return outputs
-
-
-def _git_binary() -> str:
-    """The first executable `git` on the fixed PATH (`shutil.which`'s rule, without importing shutil and
-    the compression modules it brings: some 5 ms of start-up, in a run that needs neither)."""
-    for folder in HARDENED_PATH.split(os.pathsep):
-        candidate = os.path.join(folder, "git")
-        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
-            return candidate
-    return "git"
 
 
 def _in_thread(cwd: Path, commands: list[tuple[str, ...]], programs_off: bool = True) -> asyncio.Future:
@@ -226,13 +83,6 @@ def _branch(header: str) -> str:
     if rest.startswith("HEAD (no branch)"):
         return ""
     return rest.split("...", 1)[0].split(" ", 1)[0]
-
-
-def inside_repository(cwd: Path) -> bool:
-    """Whether git could find a repository from `cwd`: a `.git` (folder or file) in it or a parent. The
-    hardened environment leaves git no other way (no GIT_DIR, bare repositories only when named), so outside
-    one no process need start."""
-    return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (cwd, *cwd.parents))
 
 
 class GitQuery:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from yoke.context.tokens import estimate_message
 from yoke.messages import Block, Message, blocks_of, tool_result_block
+from yoke.providers.tokens import estimate_message
 
 T = TypeVar("T")
 INTERRUPTED_RESULT = "[Tool call did not finish: the session ended before its result was recorded.]"

@@ -10,8 +10,8 @@ from typing import Any
 
 from yoke.context.compaction import Thresholds
 from yoke.context.prompt import build_system_prompt
-from yoke.context.tokens import context_window, effective_window, estimate_json, estimate_text
 from yoke.memory.files import MemoryIndex
+from yoke.providers.tokens import context_window, effective_window, estimate_json, estimate_text
 from yoke.records import Record
 
 
@@ -65,7 +65,7 @@ def measure(
     memory_files: Sequence[Any] = (),
 ) -> ContextUsage:
     """Count a context from what is (or would be) sent: system blocks, tool definitions, messages."""
-    from yoke.context.tokens import estimate_messages
+    from yoke.providers.tokens import estimate_messages
 
     effective = effective_window(model, env)
     blocks = []

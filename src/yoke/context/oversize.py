@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from yoke.context.tokens import context_window, estimate_message, estimate_text
 from yoke.messages import Message
+from yoke.providers.tokens import context_window, estimate_message, estimate_text
 
 QUICK_CHARS = 200_000  # far below any window: no estimate needed
 

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yoke.context.tokens import estimate_content
 from yoke.messages import Block, Message, blocks_of, result_text
 from yoke.prefix import PrefixMemo
+from yoke.providers.tokens import estimate_content
 from yoke.records import Record
 
 RESULT_BUDGET_CHARS = 50_000  # one tool result

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from yoke.context.tokens import estimate_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Message, blocks_of
+from yoke.providers.tokens import estimate_text
 from yoke.regex import lazy_compile
 
 FULL_SUMMARY_INSTRUCTION = """\

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def settings_hooks(settings: LoadedSettings, trusted: bool | None = None) -> HookSet:
     """Hooks from every settings source; `trusted` defaults to the folder's recorded trust."""
     if trusted is None:
-        from yoke.permissions.trust import is_trusted
+        from yoke.config.trust import is_trusted
 
         trusted = is_trusted(
             settings.cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir
@@ -182,7 +182,7 @@ class SkillHooks:
 
     def _is_trusted(self) -> bool:
         if self._trusted is None:
-            from yoke.permissions.trust import is_trusted
+            from yoke.config.trust import is_trusted
 
             s = self._settings
             self._trusted = is_trusted(s.cwd, s.yoke_home, home=s.home, claude_dir=s.claude_dir)

@@ -28,17 +28,9 @@ def _fail(command: str, message: str) -> int:
     return 1
 
 
-def background_start(argv: list[str]) -> int:
-    """`yoke --bg [flags] "prompt"` (or `--bg --resume ID`): the session runs in the host; prints its id."""
-    from yoke.cli.args import UsageError, parse
-
-    rest = [a for a in argv if a not in ("--bg", "--background")]
-    try:
-        args = parse(rest)
-    except UsageError as exc:
-        return _fail("--bg", str(exc))
-    prompt = args.prompt or None
-    resume = args.resume if isinstance(args.resume, str) else None
+def background_start(rest: list[str], prompt: str | None, resume: str | None) -> int:
+    """`yoke --bg [flags] "prompt"` (or `--bg --resume ID`): the session runs in the host; prints its id.
+    `rest` is the command line without `--bg`, already parsed by the CLI into `prompt` and `resume`."""
     if not prompt and not resume:
         return _fail("--bg", 'give a prompt (yoke --bg "fix the tests") or --resume ID')
     child_args = _child_args(rest, prompt)

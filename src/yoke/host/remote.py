@@ -94,7 +94,7 @@ class RemoteSession:
         self.asking[request_id] = asyncio.get_running_loop().create_task(self._answer(request_id, request))
 
     async def _answer(self, request_id: str, request: dict[str, Any]) -> None:
-        from yoke.permissions.gate import PermissionQuestion
+        from yoke.seams import PermissionQuestion
 
         question = PermissionQuestion(
             tool_name=str(request.get("tool_name")),

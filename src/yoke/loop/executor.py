@@ -19,8 +19,8 @@ from yoke.events import Notice, PermissionDecided, ToolResultEvent
 from yoke.fsutil import replace_file
 from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.messages import Block, tool_result_block
-from yoke.permissions.gate import Answer, Decision, Gate, NoAsker, PermissionQuestion
 from yoke.records import Record, dataclass
+from yoke.seams import Answer, Decision, Gate, NoAsker, PermissionQuestion
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError
 from yoke.tools.registry import ToolRegistry
 
@@ -158,8 +158,7 @@ class ToolExecutor:
         try:
             if tool.is_concurrency_safe(tool.validate(call.input)):
                 return True
-            alongside = getattr(self.gate, "runs_alongside", None)  # read-only shell commands, proven so
-            return bool(alongside(tool, call.input)) if callable(alongside) else False
+            return self.gate.runs_alongside(tool, call.input)  # read-only shell commands, proven so
         except Exception:
             return False
 
@@ -237,8 +236,7 @@ class ToolExecutor:
         decision = await self.gate.decide(tool, input, ctx, hook=hook)
         if decision.behavior != "ask":
             return decision, None
-        suggest = getattr(self.gate, "suggestions", None)
-        suggestions = suggest(tool, input) if callable(suggest) else []
+        suggestions = self.gate.suggestions(tool, input)
         request = await self._announce(
             emit,
             "PermissionRequest",
@@ -255,13 +253,11 @@ class ToolExecutor:
                 request.decision, reason, updated, interrupt=bool(request.extras.get("interrupt"))
             )
         asker = ctx.asker or NoAsker()
-        if getattr(self.gate, "deny_prompts", False):  # denyInsteadOfPrompting: nobody is waited for
+        if self.gate.deny_prompts:  # denyInsteadOfPrompting: nobody is waited for
             asker = NoAsker()
         answer = await asker.ask(PermissionQuestion(tool.name, input, call.id, decision.reason, suggestions))
         if answer.behavior == "allow" and answer.remember:
-            remember = getattr(self.gate, "remember", None)
-            if callable(remember):
-                remember(tool, input, "session")
+            self.gate.remember(tool, input, "session")
         behavior_source = "user" if answer.behavior == "allow" else "user-denied"
         return Decision(
             answer.behavior, answer.message or decision.reason, behavior_source, answer.updated_input

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from yoke.jsonsafe import loads as safe_json
-from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion
 
 
 class McpPromptToolAsker(NoAsker):

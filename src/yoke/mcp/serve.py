@@ -25,7 +25,7 @@ class ToolServer:
     def __init__(self, cwd: Path, mode: str | None = None):
         from yoke.config.settings import load_settings, yoke_home_dir
         from yoke.permissions import build_gate
-        from yoke.permissions.gate import NoAsker
+        from yoke.seams import NoAsker
         from yoke.tools.base import SessionState, ToolContext
         from yoke.tools.builtin import builtin_tools
 
@@ -48,7 +48,7 @@ class ToolServer:
             session_dir=yoke_home_dir() / "tmp" / f"mcp-serve-{session_id}",
             services=SessionServices.for_gate(self.gate),
         )
-        dirs = list(getattr(self.gate, "working_dirs", None) or [cwd])
+        dirs = list(self.gate.working_dirs or [cwd])
         self.ctx = ToolContext(cwd=cwd, session=state, working_dirs=dirs, asker=NoAsker())
 
     def specs(self) -> list[dict[str, Any]]:

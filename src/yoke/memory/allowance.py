@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
 
 SCOPE = "auto-memory"
 
@@ -26,7 +29,7 @@ def _glob_escape(path: str) -> str:
 
 def unsafe_reason(directory: Path, home: Path, working_dirs: list[Path], custom: bool) -> str:
     """Why writes to `directory` must not be allowed silently ("" when they may)."""
-    from yoke.permissions.paths import is_critical, is_protected, is_secret
+    from yoke.paths import is_critical, is_protected, is_secret
 
     real = os.path.realpath(directory)
     dirs = [os.path.realpath(d) for d in working_dirs]
@@ -55,17 +58,13 @@ def _where_meant(directory: Path, anchors: list[Path]) -> str:
     return normal
 
 
-def allow_memory_directory(gate: Any, directory: Path, *, custom: bool = False) -> bool:
+def allow_memory_directory(gate: PermissionGate, directory: Path, *, custom: bool = False) -> bool:
     """Add the allowance to `gate`; False (and a warning on the gate) when the directory is unsafe."""
     from yoke.permissions.rules import PermissionRule
 
-    home = Path(getattr(gate, "home", None) or Path.home())
-    working = list(getattr(gate, "working_dirs", None) or [])
-    problem = unsafe_reason(directory, home, working, custom)
+    problem = unsafe_reason(directory, Path(gate.home or Path.home()), list(gate.working_dirs), custom)
     if problem:
-        warnings = getattr(gate, "warnings", None)
-        if isinstance(warnings, list):
-            warnings.append(f"auto memory: {problem}; writing there will ask for permission")
+        gate.warnings.append(f"auto memory: {problem}; writing there will ask for permission")
         return False
     forms = dict.fromkeys([os.path.normpath(directory), os.path.realpath(directory)])
     rules = []

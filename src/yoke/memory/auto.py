@@ -78,7 +78,7 @@ def memory_enabled(settings: Mapping[str, Any], env: Mapping[str, str]) -> tuple
 def canonical_git_root(cwd: Path) -> Path | None:
     """The main checkout's root for `cwd` (the same for every worktree of a repository), or None outside
     git. A bare repository's worktrees use the bare repository's folder."""
-    from yoke.context.git import hardened_git_argv, hardened_git_env, inside_repository
+    from yoke.gitsafe import hardened_git_argv, hardened_git_env, inside_repository
 
     if not inside_repository(cwd):
         return None
@@ -223,7 +223,7 @@ def resolve_auto_memory(
 
 
 def _trusted(cwd: Path, settings: Any) -> bool:
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     try:
         return is_trusted(

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from yoke.context.tokens import estimate_text
 from yoke.memory.globs import glob_matches
 from yoke.memory.markdown import find_imports, parse_frontmatter, strip_html_comments
+from yoke.providers.tokens import estimate_text
 from yoke.records import dataclass
 
 MAX_IMPORT_DEPTH = 4
@@ -246,7 +246,7 @@ class MemoryIndex:
         and the managed files import freely."""
         if memory.kind not in ("project", "local", "rule"):
             return True
-        from yoke.permissions.paths import is_inside, is_secret
+        from yoke.paths import is_inside, is_secret
 
         real = os.path.realpath(target)
         if is_secret(real, self.home) or is_secret(str(target), self.home):
@@ -259,7 +259,7 @@ class MemoryIndex:
 
 def _folder_trusted(cwd: Path, home: Path, env: Mapping[str, str]) -> bool:
     from yoke.config.settings import yoke_home_dir
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     return is_trusted(cwd, yoke_home_dir(home, env), home=home)
 

@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.memory.auto import AutoMemoryConfig, resolve_auto_memory
 from yoke.memory.recall import RecallIndex, format_recall, scan
@@ -16,6 +16,9 @@ from yoke.memory.section import IGNORE_NOTICE, memory_section
 from yoke.memory.store import load_index
 from yoke.records import Record
 from yoke.regex import lazy_compile
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
 
 _IGNORE = lazy_compile(
     r"\b(?:ignore|disregard|do\s+not\s+use|don'?t\s+use|without(?:\s+using)?|forget\s+about)\s+"
@@ -113,12 +116,10 @@ class AutoMemory(Record):
         self.agent = agent
         return RecallListener(self.recall_async, outcome)
 
-    def allow_writes(self, gate: Any) -> bool:
+    def allow_writes(self, gate: PermissionGate) -> bool:
         from yoke.memory.allowance import allow_memory_directory
 
-        warnings = getattr(gate, "warnings", None)
-        if isinstance(warnings, list):
-            warnings.extend(self.config.warnings)  # printed with the gate's own
+        gate.warnings.extend(self.config.warnings)  # printed with the gate's own
         return allow_memory_directory(gate, self.directory, custom=self.config.custom)
 
     def session_ended(self, agent: Any, provider_name: str) -> bool:

@@ -1,6 +1,6 @@
 """Permissions: Claude Code's rules and modes, the bash analyser, path checks, and the gate built from them.
 
-Entry points (imported lazily so `import yoke.permissions.gate` stays cheap):
+Entry points (imported lazily so `import yoke.seams` stays cheap):
 `build_gate(settings, cwd=…, mode=…, allowed_tools=…, disallowed_tools=…, add_dirs=…, interactive=…)`,
 `PermissionGate`, `PermissionModeError`, `split_rule_list`, `is_read_only_command`.
 """
@@ -15,8 +15,8 @@ _EXPORTS = {
     "PermissionModeError": "yoke.permissions.pipeline",
     "split_rule_list": "yoke.permissions.rules",
     "is_read_only_command": "yoke.permissions.bash_analysis",
-    "is_trusted": "yoke.permissions.trust",
-    "trust_folder": "yoke.permissions.trust",
+    "is_trusted": "yoke.config.trust",
+    "trust_folder": "yoke.config.trust",
 }
 
 __all__ = list(_EXPORTS)

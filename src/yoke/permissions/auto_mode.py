@@ -27,8 +27,8 @@ from typing import Any
 
 from yoke.messages import Message, text_of
 from yoke.permissions.auto_mode_rules import auto_mode_config, classifier_system, effective_rules
-from yoke.permissions.gate import Decision
 from yoke.providers import base as pb
+from yoke.seams import Decision
 
 MAX_CONSECUTIVE_DENIALS = 3
 MAX_TOTAL_DENIALS = 20

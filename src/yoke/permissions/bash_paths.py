@@ -10,8 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from yoke.paths import ResolvedPath, expand_user, is_inside, is_secret, real_dirs, resolve_path
 from yoke.permissions.bash_words import Word
-from yoke.permissions.paths import ResolvedPath, expand_user, is_inside, is_secret, real_dirs, resolve_path
 
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis, Invocation

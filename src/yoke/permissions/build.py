@@ -12,11 +12,11 @@ import os
 from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
-from yoke.permissions.gate import MODES
+from yoke.config.trust import is_trusted
 from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
-from yoke.permissions.trust import is_trusted
 from yoke.sandbox.settings import SandboxSettings
+from yoke.seams import MODES
 
 PROJECT_SCOPES = ("project", "local")
 

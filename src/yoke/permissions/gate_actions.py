@@ -10,17 +10,19 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.config.trust import write_json_atomic
 from yoke.jsonsafe import loads as safe_json
+from yoke.paths import is_protected, is_secret
 from yoke.permissions.matching import CallFacts, call_facts, path_family
-from yoke.permissions.paths import is_protected, is_secret
 from yoke.permissions.patterns import tool_name_matches
 from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
 from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
-from yoke.permissions.trust import write_json_atomic
 from yoke.tools.base import SessionState, Tool, ToolContext
 
 if TYPE_CHECKING:
-    from yoke.permissions.pipeline import PermissionGate
+    from yoke.paths import ResolvedPath
+    from yoke.permissions.bash_analysis import Invocation
+    from yoke.permissions.matching import RuleMatcher
 
 _DESTINATIONS = ("session", "localSettings", "projectSettings", "userSettings")
 # Tools that wait for a person to answer: not offered when nobody is waited for (denyInsteadOfPrompting).
@@ -28,11 +30,38 @@ WAIT_FOR_A_PERSON = frozenset({"AskUserQuestion", "EnterPlanMode", "ExitPlanMode
 
 
 class GateActions:
+    # what these methods use of `PermissionGate` (pipeline.py), which inherits them
     settings_paths: dict[str, Path]
+    cwd: Path
+    home: Path
+    working_dirs: list[Path]
+    deny: list[PermissionRule]
+    ask: list[PermissionRule]
+    allow: list[PermissionRule]
+    session_rules: list[PermissionRule]
+    deny_prompts: bool
+    local_settings_path: Path
+    matcher: RuleMatcher
+
+    if TYPE_CHECKING:
+
+        def set_mode(self, mode: str) -> None: ...
+
+        def add_working_dir(self, path: Path) -> None: ...
+
+        def _safety(self, facts: CallFacts) -> tuple[str, str] | None: ...
+
+        def _approve_invocation(
+            self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
+        ) -> str | None: ...
+
+        def _inside(self, path: ResolvedPath) -> bool: ...
+
+        def _path_rule_allows(self, family: str, path: ResolvedPath) -> bool: ...
 
     # ---- suggestions -------------------------------------------------------------------------------------
 
-    def suggest_rules(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> list[str]:
+    def suggest_rules(self, tool: Tool, input: dict[str, Any]) -> list[str]:
         """Narrow allow rules that would approve this call next time ([] when none should)."""
         facts = self._facts(tool, input)
         if facts.kind in ("read", "edit") and any(is_protected(p.real) for p in facts.paths or []):
@@ -41,7 +70,7 @@ class GateActions:
             return []
         return self._narrow_rules(facts)
 
-    def suggestions(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+    def suggestions(self, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
         """Claude Code permission-update entries offered with an ask (shown to SDK clients and the UI)."""
         facts = self._facts(tool, input)
         rules = self.suggest_rules(tool, input)
@@ -63,7 +92,7 @@ class GateActions:
             return [add_rules_update(rules, "session")] if rules else []
         return [add_rules_update(rules, "localSettings")] if rules else []
 
-    def _add_dirs_update(self: PermissionGate, facts: CallFacts) -> dict[str, Any]:
+    def _add_dirs_update(self, facts: CallFacts) -> dict[str, Any]:
         dirs = []
         for p in facts.paths or []:
             folder = p.real if os.path.isdir(p.real) else os.path.dirname(p.real)
@@ -71,7 +100,7 @@ class GateActions:
                 dirs.append(folder)
         return {"type": "addDirectories", "directories": dirs, "destination": "session"}
 
-    def _narrow_rules(self: PermissionGate, facts: CallFacts) -> list[str]:
+    def _narrow_rules(self, facts: CallFacts) -> list[str]:
         from yoke.permissions.bash_analysis import candidate_cwds, edits_are_stable, fast_path_applies
 
         if facts.kind == "bash":
@@ -103,9 +132,7 @@ class GateActions:
 
     # ---- answers -----------------------------------------------------------------------------------------
 
-    def remember(
-        self: PermissionGate, tool: Tool, input: dict[str, Any], scope: str = "session"
-    ) -> list[str]:
+    def remember(self, tool: Tool, input: dict[str, Any], scope: str = "session") -> list[str]:
         """Record "allow, and don't ask again": narrow rules for this session, or saved to local settings
         (`scope` "local"/"localSettings"; edits and reads are only ever remembered for the session)."""
         facts = self._facts(tool, input)
@@ -118,11 +145,11 @@ class GateActions:
                 self._add_rule(text, "allow", "session")
         return rules
 
-    def save_local_rule(self: PermissionGate, rule: str, behavior: str = "allow") -> Path:
+    def save_local_rule(self, rule: str, behavior: str = "allow") -> Path:
         """Add `rule` to `.claude/settings.local.json` (atomically) and apply it now; returns the file."""
         return self._save_rules([rule], behavior, "localSettings")
 
-    def apply_update(self: PermissionGate, update: dict[str, Any]) -> None:
+    def apply_update(self, update: dict[str, Any]) -> None:
         """Apply one Claude Code permission-update entry (addRules, setMode, addDirectories, removeRules)."""
         kind = update.get("type")
         destination = update.get("destination", "session")
@@ -148,7 +175,7 @@ class GateActions:
 
     # ---- helpers for other parts ------------------------------------------------------------------------
 
-    def runs_alongside(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> bool:
+    def runs_alongside(self, tool: Tool, input: dict[str, Any]) -> bool:
         """Whether a shell call provably only reads, so it may run in parallel with other such calls (as
         Claude Code runs read-only Bash): every command a known read-only shape, and none that moves the
         shell's working directory (which later calls inherit)."""
@@ -164,7 +191,7 @@ class GateActions:
             inv.name in ("cd", "pushd", "popd") for inv in analysis.invocations
         )
 
-    def hidden_tools(self: PermissionGate, names: list[str]) -> set[str]:
+    def hidden_tools(self, names: list[str]) -> set[str]:
         """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely; with
         denyInsteadOfPrompting, also those that wait for a person (questions, plan mode), as 2.1.330."""
         hidden = {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
@@ -172,9 +199,9 @@ class GateActions:
             hidden |= {n for n in names if n in WAIT_FOR_A_PERSON}
         return hidden
 
-    def is_read_denied(self: PermissionGate, path: str | Path) -> bool:
+    def is_read_denied(self, path: str | Path) -> bool:
         """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
-        from yoke.permissions.paths import resolve_path
+        from yoke.paths import resolve_path
 
         resolved = resolve_path(str(path), self.cwd, self.home)
         if resolved is None:
@@ -184,13 +211,13 @@ class GateActions:
         facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
         return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
 
-    def is_read_withheld(self: PermissionGate, path: str | Path) -> bool:
+    def is_read_withheld(self, path: str | Path) -> bool:
         """For Grep and Glob, whose fast path judges only the folder they search: whether a file found
         below it must be left out (a Read deny rule covers it, or it is a secret no Read allow rule
         covers), so a search cannot show what Read would not."""
         if self.is_read_denied(path):
             return True
-        from yoke.permissions.paths import is_secret, resolve_path
+        from yoke.paths import is_secret, resolve_path
 
         resolved = resolve_path(str(path), self.cwd, self.home)
         if resolved is None:
@@ -201,7 +228,7 @@ class GateActions:
 
     # ---- internals ---------------------------------------------------------------------------------------
 
-    def _facts(self: PermissionGate, tool: Tool, input: dict[str, Any]) -> CallFacts:
+    def _facts(self, tool: Tool, input: dict[str, Any]) -> CallFacts:
         ctx = getattr(self, "last_ctx", None)
         if ctx is None:
             ctx = ToolContext(
@@ -209,7 +236,7 @@ class GateActions:
             )
         return call_facts(tool, input, ctx, self.home)
 
-    def _add_rule(self: PermissionGate, text: str, behavior: str, scope: str) -> PermissionRule:
+    def _add_rule(self, text: str, behavior: str, scope: str) -> PermissionRule:
         try:
             rule = parse_rule(text, behavior, scope, self.cwd)  # type: ignore[arg-type]
         except RuleSyntaxError as exc:
@@ -226,11 +253,11 @@ class GateActions:
             bucket.append(rule)
         return rule
 
-    def _remove_session_rules(self: PermissionGate, texts: list[str], behavior: str) -> None:
+    def _remove_session_rules(self, texts: list[str], behavior: str) -> None:
         if behavior == "allow":
             self.session_rules = [r for r in self.session_rules if r.text not in texts]
 
-    def _save_rules(self: PermissionGate, texts: list[str], behavior: str, destination: str) -> Path:
+    def _save_rules(self, texts: list[str], behavior: str, destination: str) -> Path:
         path = self.settings_paths.get(destination) if hasattr(self, "settings_paths") else None
         if path is None:
             path = self.local_settings_path

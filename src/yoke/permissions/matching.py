@@ -20,7 +20,7 @@ from yoke.regex import lazy_compile
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis
 
-from yoke.permissions.paths import ResolvedPath, resolve_path
+from yoke.paths import ResolvedPath, resolve_path
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern, tool_name_matches
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.domains import domain_matches

@@ -19,10 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import Invocation
 
-from yoke.permissions.gate import MODES, Decision
-from yoke.permissions.gate_actions import GateActions
-from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
-from yoke.permissions.paths import (
+from yoke.paths import (
     ResolvedPath,
     is_critical,
     is_inside,
@@ -31,10 +28,13 @@ from yoke.permissions.paths import (
     real_dirs,
     remember_judged,
 )
+from yoke.permissions.gate_actions import GateActions
+from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
+from yoke.seams import MODES, Decision
 from yoke.tools.base import Tool, ToolContext
 
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
@@ -508,3 +508,12 @@ class _PathTool(Tool):
 
 
 _PATH_TOOL = _PathTool()
+
+
+if TYPE_CHECKING:
+    from yoke.seams import Gate
+
+    def _is_a_gate(
+        gate: PermissionGate,
+    ) -> Gate:  # mypy (make lint) holds PermissionGate to the Gate protocol
+        return gate

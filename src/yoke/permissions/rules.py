@@ -23,6 +23,12 @@ class RuleSyntaxError(ValueError):
 
 class PermissionRule(FrozenRecord):
     __slots__ = ("tool", "specifier", "behavior", "scope", "base_dir", "text")
+    tool: str
+    specifier: str | None
+    behavior: RuleBehavior
+    scope: str
+    base_dir: Path
+    text: str
 
     def __init__(
         self,

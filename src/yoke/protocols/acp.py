@@ -19,8 +19,8 @@ from acp import schema
 
 from yoke import __version__
 from yoke import events as ev
-from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 from yoke.protocols.acp_updates import UpdateMapper, prompt_from_blocks
+from yoke.seams import Answer, NoAsker, PermissionQuestion
 
 MODES = [
     ("default", "Default", "Ask before edits and commands"),

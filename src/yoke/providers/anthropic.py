@@ -2,26 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from yoke.messages import Block, Message
 from yoke.prefix import PrefixMemo
 from yoke.providers.anthropic_stream import AnthropicAssembler
-from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.encode import BodyEncoder
+from yoke.providers.base import ModelRequest, ProviderError
 from yoke.providers.history import foreign_to_anthropic, sanitize_for_anthropic
 from yoke.providers.http import (
     USER_AGENT,
-    RetryPolicy,
     WireCall,
     missing_key_error,
     one_line,
     prompt_too_long_message,
-    run_call,
 )
-from yoke.providers.transport import AutoTransport, HttpResponse, Transport
+from yoke.providers.http_provider import HttpProvider, access_error, parse_custom_headers, status_error
+from yoke.providers.transport import HttpResponse, Transport
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -29,59 +27,44 @@ MAX_CACHE_BREAKPOINTS = 4
 UNCACHEABLE_BLOCKS = ("thinking", "redacted_thinking")
 
 
-class AnthropicProvider:
+class AnthropicProvider(HttpProvider):
     name = "anthropic"
+    default_base_url = DEFAULT_BASE_URL
+    key_vars = ("ANTHROPIC_API_KEY",)
+    base_url_vars = ("ANTHROPIC_BASE_URL",)
 
     def __init__(
         self,
         *,
-        api_key: str | None = None,
         auth_token: str | None = None,
-        base_url: str | None = None,
-        retry: RetryPolicy | None = None,
-        transport: Transport | None = None,
         extra_headers: Mapping[str, str] | None = None,
-        api_timeout: float = 600.0,
+        **settings: Any,
     ) -> None:
-        self.api_key = api_key or None
+        super().__init__(**settings)  # HttpProvider's: api_key, base_url, retry, transport, api_timeout
         self.auth_token = auth_token or None
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.transport = transport or AutoTransport(read_timeout=api_timeout)
-        self._encoder = BodyEncoder()
         self._wire = wire_memo()
         self.extra_headers = dict(extra_headers or {})
 
     @classmethod
-    def from_env(
+    def env_settings(
         cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
-    ) -> AnthropicProvider:
-        """ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL, ANTHROPIC_CUSTOM_HEADERS,
-        API_TIMEOUT_MS and the retry variables of `RetryPolicy.from_env`."""
-        return cls(
-            api_key=env.get("ANTHROPIC_API_KEY"),
-            auth_token=env.get("ANTHROPIC_AUTH_TOKEN"),
-            base_url=base_url or env.get("ANTHROPIC_BASE_URL"),
-            retry=RetryPolicy.from_env(env),
-            transport=transport,
-            extra_headers=parse_custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS", "")),
-            api_timeout=api_timeout_from_env(env),
-        )
+    ) -> dict[str, Any]:
+        """Also ANTHROPIC_AUTH_TOKEN and ANTHROPIC_CUSTOM_HEADERS."""
+        settings = super().env_settings(env, base_url=base_url, transport=transport)
+        settings["auth_token"] = env.get("ANTHROPIC_AUTH_TOKEN")
+        settings["extra_headers"] = parse_custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS", ""))
+        return settings
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        return self._stream(request)
-
-    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        call = WireCall(
+    def wire_call(self, request: ModelRequest) -> WireCall:
+        return WireCall(
             url=f"{self.base_url}/v1/messages",
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self._wire),
             new_assembler=lambda: AnthropicAssembler(request.model),
             error_for=lambda response: self.error_for(response, request.model),
             connection_hint="check ANTHROPIC_BASE_URL and your network",
-            encoder=getattr(self, "_encoder", None),
+            encoder=self._encoder,
         )
-        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         headers = {
@@ -110,9 +93,6 @@ class AnthropicProvider:
             response.status, response.json(), response.text(), model, self.base_url, key_var
         )
 
-    async def aclose(self) -> None:
-        await self.transport.aclose()
-
 
 def anthropic_error(
     status: int, body: Any, text: str, model: str, base_url: str, key_var: str = "ANTHROPIC_API_KEY"
@@ -129,23 +109,15 @@ def anthropic_error(
         return missing_key_error("ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN)", status)
     if status == 401:
         return ProviderError("authentication", f"Invalid API key · check {key_var} ({message})", status)
-    if status == 403:
-        return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
-    if status == 404:
-        return ProviderError(
-            "not_found",
-            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
-            status,
-        )
+    if (denied := access_error(status, message, model, base_url)) is not None:
+        return denied
     if status == 413 or "prompt is too long" in lowered or error_type == "request_too_large":
         return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
     if status == 429:
         return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
     if status == 529 or error_type == "overloaded_error":
         return ProviderError("overloaded", f"The API is overloaded ({status}): {message}", status)
-    if status >= 500 or status in (408, 409):
-        return ProviderError("server", f"API error ({status}): {message}", status)
-    return ProviderError("invalid_request", f"The API rejected the request ({status}): {message}", status)
+    return status_error(status, message)
 
 
 # ---- request body --------------------------------------------------------------------------------------
@@ -271,24 +243,3 @@ def _mark_last_block(messages: list[Message], index: int) -> str:
 
 def _is_empty_text(block: Block) -> bool:
     return block.get("type") == "text" and not str(block.get("text", "")).strip()
-
-
-def parse_custom_headers(text: str) -> dict[str, str]:
-    """ANTHROPIC_CUSTOM_HEADERS: 'Name: value' lines."""
-    headers = {}
-    for line in text.splitlines():
-        name, colon, value = line.partition(":")
-        if colon and name.strip():
-            headers[name.strip()] = value.strip()
-    return headers
-
-
-def api_timeout_from_env(env: Mapping[str, str]) -> float:
-    """API_TIMEOUT_MS (Claude Code's variable) bounds a non-streaming request; default 600 s."""
-    raw = (env.get("API_TIMEOUT_MS") or "").strip()
-    try:
-        return max(1.0, float(raw) / 1000) if raw else 600.0
-    except ValueError:
-        raise ProviderError(
-            "config", f"API_TIMEOUT_MS must be a number of milliseconds (got {raw!r})"
-        ) from None

@@ -11,10 +11,10 @@ which by default are the model ids (`claude-sonnet-4-6`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from yoke.providers.anthropic import AnthropicProvider, api_timeout_from_env, parse_custom_headers
+from yoke.providers.anthropic import AnthropicProvider
 from yoke.providers.base import ProviderError
-from yoke.providers.http import RetryPolicy
 from yoke.providers.transport import Transport
 
 ENTRA_SCOPE = "https://cognitiveservices.azure.com"
@@ -23,10 +23,21 @@ AZ_TIMEOUT_S = 30
 
 class FoundryProvider(AnthropicProvider):
     name = "foundry"
+    key_vars = ("ANTHROPIC_FOUNDRY_API_KEY",)
 
-    def __init__(self, *, skip_auth: bool = False, **kwargs) -> None:
+    def __init__(self, *, skip_auth: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.skip_auth = skip_auth
+
+    @classmethod
+    def env_settings(
+        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
+    ) -> dict[str, Any]:
+        """The endpoint from ANTHROPIC_FOUNDRY_RESOURCE or _BASE_URL; CLAUDE_CODE_SKIP_FOUNDRY_AUTH."""
+        settings = super().env_settings(env, base_url=base_url or foundry_base_url(env), transport=transport)
+        skip = (env.get("CLAUDE_CODE_SKIP_FOUNDRY_AUTH") or "").strip().lower()
+        settings["skip_auth"] = skip in ("1", "true", "yes")
+        return settings
 
     def _headers(self) -> dict[str, str]:
         if not self.api_key and not self.auth_token and not self.skip_auth:
@@ -38,16 +49,7 @@ class FoundryProvider(AnthropicProvider):
 
 
 def foundry_provider(env: Mapping[str, str], *, transport: Transport | None = None) -> FoundryProvider:
-    return FoundryProvider(
-        api_key=env.get("ANTHROPIC_FOUNDRY_API_KEY"),
-        auth_token=env.get("ANTHROPIC_AUTH_TOKEN"),
-        base_url=foundry_base_url(env),
-        retry=RetryPolicy.from_env(env),
-        transport=transport,
-        extra_headers=parse_custom_headers(env.get("ANTHROPIC_CUSTOM_HEADERS", "")),
-        api_timeout=api_timeout_from_env(env),
-        skip_auth=(env.get("CLAUDE_CODE_SKIP_FOUNDRY_AUTH") or "").strip().lower() in ("1", "true", "yes"),
-    )
+    return FoundryProvider.from_env(env, transport=transport)
 
 
 def foundry_base_url(env: Mapping[str, str]) -> str:

@@ -11,20 +11,18 @@ Material from other providers (Anthropic's signed thinking) is left out.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
 from functools import partial
 from typing import Any
 from urllib.parse import quote
 
 from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
-from yoke.providers.anthropic import api_timeout_from_env
-from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.encode import BodyEncoder
+from yoke.providers.base import ModelRequest, ProviderError
 from yoke.providers.gemini_stream import GeminiAssembler
 from yoke.providers.history import untagged
-from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, one_line, prompt_too_long_message, run_call
-from yoke.providers.transport import AutoTransport, HttpResponse, Transport
+from yoke.providers.http import USER_AGENT, WireCall, one_line, prompt_too_long_message
+from yoke.providers.http_provider import HttpProvider, access_error, status_error
+from yoke.providers.transport import HttpResponse
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 # Google's documented stand-in for function calls whose signature was lost (history from another model).
@@ -35,47 +33,24 @@ UNSUPPORTED_SCHEMA_KEYS = frozenset(
 )
 
 
-class GeminiProvider:
+class GeminiProvider(HttpProvider):
     name = "gemini"
+    default_base_url = DEFAULT_BASE_URL
+    key_vars = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    base_url_vars = ("GEMINI_BASE_URL",)
+    history_key = "contents"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        retry: RetryPolicy | None = None,
-        transport: Transport | None = None,
-        api_timeout: float = 600.0,
-    ) -> None:
-        self.api_key = api_key or None
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.transport = transport or AutoTransport(read_timeout=api_timeout)
+    def __init__(self, **settings: Any) -> None:  # HttpProvider's
+        super().__init__(**settings)
         # the history's turns and their JSON are kept across requests (yoke/prefix.py, providers/encode.py).
         # A function's response names its function, which the call in an earlier message gave: every call
         # seen is remembered, by id (ids are unique: the model's, or made from the response id).
         self._names: dict[str, str] = {}
         self._wire: PrefixMemo[dict[str, Any] | None] = PrefixMemo(partial(gemini_turn, names=self._names))
-        self._encoder = BodyEncoder("contents")
 
-    @classmethod
-    def from_env(
-        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
-    ) -> GeminiProvider:
-        return cls(
-            api_key=env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"),
-            base_url=base_url or env.get("GEMINI_BASE_URL"),
-            retry=RetryPolicy.from_env(env),
-            transport=transport,
-            api_timeout=api_timeout_from_env(env),
-        )
-
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        return self._stream(request)
-
-    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def wire_call(self, request: ModelRequest) -> WireCall:
         endpoint = f"{self.base_url}/models/{quote(request.model.removeprefix('models/'), safe='.-_')}"
-        call = WireCall(
+        return WireCall(
             url=f"{endpoint}:streamGenerateContent?alt=sse",
             unstreamed_url=f"{endpoint}:generateContent",
             headers=self._headers(),
@@ -85,7 +60,6 @@ class GeminiProvider:
             connection_hint="check GEMINI_BASE_URL and your network",
             encoder=self._encoder,
         )
-        return run_call(self.transport, self.retry, call, request.stream)
 
     def _headers(self) -> dict[str, str]:
         if not self.api_key:
@@ -94,9 +68,6 @@ class GeminiProvider:
                 "No Gemini API key · set GEMINI_API_KEY, or choose another provider with --provider",
             )
         return {"content-type": "application/json", "user-agent": USER_AGENT, "x-goog-api-key": self.api_key}
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
 
 
 def gemini_error(response: HttpResponse, model: str, base_url: str) -> ProviderError:
@@ -113,23 +84,15 @@ def gemini_error(response: HttpResponse, model: str, base_url: str) -> ProviderE
     lowered = message.lower()
     if status == 401 or "api key not valid" in lowered or code == "UNAUTHENTICATED":
         return ProviderError("authentication", f"Invalid API key · check GEMINI_API_KEY ({message})", status)
-    if status == 403:
-        return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
-    if status == 404:
-        return ProviderError(
-            "not_found",
-            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
-            status,
-        )
+    if (denied := access_error(status, message, model, base_url)) is not None:
+        return denied
     if "exceeds the maximum number of tokens" in lowered or "input token count" in lowered:
         return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
     if status == 429:
         return ProviderError("rate_limit", f"Rate limited by the API (429 {code}): {message}", status)
     if status in (503, 529) and "overloaded" in lowered:
         return ProviderError("overloaded", f"The API is overloaded ({status}): {message}", status)
-    if status >= 500 or status in (408, 409):
-        return ProviderError("server", f"API error ({status}): {message}", status)
-    return ProviderError("invalid_request", f"The API rejected the request ({status}): {message}", status)
+    return status_error(status, message)
 
 
 # ---- request conversion --------------------------------------------------------------------------------

@@ -10,67 +10,38 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import Any
-from urllib.parse import urlsplit
 
 from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
-from yoke.providers.anthropic import api_timeout_from_env
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.encode import BodyEncoder
-from yoke.providers.http import (
-    USER_AGENT,
-    RetryPolicy,
-    WireCall,
-    is_retryable,
-    missing_key_error,
-    one_line,
-    prompt_too_long_message,
-    run_call,
+from yoke.providers.http import WireCall, run_call
+from yoke.providers.http_provider import first_set
+from yoke.providers.openai_api import (
+    REASONING_MODEL_PREFIXES,
+    OpenAIHttpProvider,
+    openai_error,
+    reasoning_effort,
+    should_retry,
 )
 from yoke.providers.openai_stream import OpenAIAssembler
-from yoke.providers.transport import AutoTransport, HttpResponse, Transport
+from yoke.providers.transport import Transport
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-OPENAI_HOST = "api.openai.com"
 XAI_BASE_URL = "https://api.x.ai/v1"
-REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 
 
-class OpenAIProvider:
+class OpenAIProvider(OpenAIHttpProvider):
     name = "openai"
+    missing_key_message = (
+        "No OpenAI API key · set OPENAI_API_KEY, or set OPENAI_BASE_URL to a server that needs none"
+    )
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        retry: RetryPolicy | None = None,
-        transport: Transport | None = None,
-        api_timeout: float = 600.0,
-    ) -> None:
-        self.api_key = api_key or None
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.transport = transport or AutoTransport(read_timeout=api_timeout)
+    def __init__(self, **settings: Any) -> None:  # HttpProvider's
+        super().__init__(**settings)
         self._windows: dict[str, int] = {}  # model -> context window learnt from a rejection
         self._estimates: PrefixMemo[int] | None = (
             None  # the history's token estimates, once a window is known
         )
         self._wire: PrefixMemo[list[dict[str, Any]]] = PrefixMemo(openai_messages)
-        self._encoder = BodyEncoder()
-
-    @classmethod
-    def from_env(
-        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
-    ) -> OpenAIProvider:
-        """OPENAI_API_KEY, OPENAI_BASE_URL, API_TIMEOUT_MS and the retry variables."""
-        return cls(
-            api_key=env.get("OPENAI_API_KEY"),
-            base_url=base_url or env.get("OPENAI_BASE_URL"),
-            retry=RetryPolicy.from_env(env),
-            transport=transport,
-            api_timeout=api_timeout_from_env(env),
-        )
 
     @classmethod
     def for_grok(
@@ -78,33 +49,26 @@ class OpenAIProvider:
     ) -> OpenAIProvider:
         """xAI's Grok over its OpenAI-compatible API: XAI_API_KEY (or GROK_API_KEY), GROK_BASE_URL or
         XAI_BASE_URL (default https://api.x.ai/v1)."""
-        provider = cls(
-            api_key=env.get("XAI_API_KEY") or env.get("GROK_API_KEY"),
-            base_url=base_url or env.get("GROK_BASE_URL") or env.get("XAI_BASE_URL") or XAI_BASE_URL,
-            retry=RetryPolicy.from_env(env),
-            transport=transport,
-            api_timeout=api_timeout_from_env(env),
-        )
+        settings = cls.env_settings(env, transport=transport)
+        settings["api_key"] = first_set(env, ("XAI_API_KEY", "GROK_API_KEY"))
+        settings["base_url"] = base_url or first_set(env, ("GROK_BASE_URL", "XAI_BASE_URL")) or XAI_BASE_URL
+        provider = cls(**settings)
         provider.name = "grok"
         if not provider.api_key:
             raise ProviderError("authentication", "No xAI API key · set XAI_API_KEY (or GROK_API_KEY)")
         return provider
 
-    @property
-    def is_openai_api(self) -> bool:
-        return urlsplit(self.base_url).hostname == OPENAI_HOST
-
     def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        from yoke.context.tokens import estimate_memo
         from yoke.providers.openai_budget import (
             after_rejection,
             fitted,
             is_budget_rejection,
             window_in_error,
         )
+        from yoke.providers.tokens import estimate_memo
 
         window = self._windows.get(request.model)  # a window learnt earlier
         if window and self._estimates is None:
@@ -145,7 +109,10 @@ class OpenAIProvider:
         return window_from_models(response.json(), model) if response.ok else None
 
     def _call(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        call = WireCall(
+        return run_call(self.transport, self.retry, self.wire_call(request), request.stream)
+
+    def wire_call(self, request: ModelRequest) -> WireCall:
+        return WireCall(
             url=f"{self.base_url}/chat/completions",
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self.is_openai_api, self._wire),
@@ -154,66 +121,9 @@ class OpenAIProvider:
                 response, request.model, self.base_url, bool(self.api_key)
             ),
             connection_hint="check OPENAI_BASE_URL and that the server is running",
-            should_retry=_should_retry,
+            should_retry=should_retry,
             encoder=self._encoder,
         )
-        return run_call(self.transport, self.retry, call, request.stream)
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        elif self.is_openai_api:
-            raise ProviderError(
-                "authentication",
-                "No OpenAI API key · set OPENAI_API_KEY, or set OPENAI_BASE_URL to a server that needs none",
-            )
-        return headers
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
-
-
-def _should_retry(response: HttpResponse) -> bool:
-    body = response.json()
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict) and error.get("code") == "insufficient_quota":
-        return False  # a 429 that waiting will not fix
-    return is_retryable(response.status, response.headers)
-
-
-def openai_error(response: HttpResponse, model: str, base_url: str, keyed: bool = True) -> ProviderError:
-    status = response.status
-    body = response.json()
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        message = one_line(str(error.get("message") or error.get("code") or response.text()))
-        code = str(error.get("code") or error.get("type") or "")
-    elif isinstance(error, str):  # Ollama and others: {"error": "text"}
-        message, code = one_line(error), ""
-    else:
-        message, code = one_line(response.text()) or "no details", ""
-    lowered = message.lower()
-    if status == 401 and not keyed:
-        return missing_key_error("OPENAI_API_KEY (XAI_API_KEY for Grok)", status)
-    if status == 401:
-        return ProviderError("authentication", f"Invalid API key · check OPENAI_API_KEY ({message})", status)
-    if status == 403:
-        return ProviderError("permission", f"Permission denied by the API (403): {message}", status)
-    if status == 404:
-        return ProviderError(
-            "not_found",
-            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
-            status,
-        )
-    too_long = ("context_length_exceeded", "string_above_max_length")
-    if status == 413 or code in too_long or "context length" in lowered or "context window" in lowered:
-        return ProviderError("prompt_too_long", prompt_too_long_message(message), status)
-    if status == 429:
-        return ProviderError("rate_limit", f"Rate limited by the API (429): {message}", status)
-    if status >= 500 or status in (408, 409):
-        return ProviderError("server", f"API error ({status}): {message}", status)
-    return ProviderError("invalid_request", f"The API rejected the request ({status}): {message}", status)
 
 
 # ---- request conversion --------------------------------------------------------------------------------
@@ -257,18 +167,6 @@ def build_request_body(
     if stream:
         body["stream_options"] = {"include_usage": True}
     return body
-
-
-def reasoning_effort(request: ModelRequest) -> str | None:
-    """OpenAI's reasoning effort for the session's level, when the model takes one: low/medium/high as they
-    are; xhigh where the model has it (GPT-5.2, 5.1-codex-max), else high; max (which OpenAI lacks) as the
-    model's highest level."""
-    from yoke.providers.effort import effort_for, model_levels
-
-    if request.effort == "max":
-        levels = model_levels(request.model)
-        return levels[-1] if levels else None
-    return effort_for(request.model, request.effort)
 
 
 def to_openai_messages(

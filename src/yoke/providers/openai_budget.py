@@ -52,7 +52,7 @@ def fitted(
     (the provider's memo of `estimate_message`) spares re-estimating the history every request."""
     if not window:
         return request
-    from yoke.context.tokens import estimate_json, estimate_message
+    from yoke.providers.tokens import estimate_json, estimate_message
 
     if estimates is not None:
         estimates.values(request.messages)

@@ -11,67 +11,36 @@ for models OpenAI serves only here (flagged in models.json).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from yoke.jsonsafe import loads as safe_json
 from yoke.messages import Block, Message, result_text
 from yoke.prefix import PrefixMemo
-from yoke.providers.anthropic import api_timeout_from_env
-from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.encode import BodyEncoder
+from yoke.providers.base import ModelRequest
 from yoke.providers.history import untagged
-from yoke.providers.http import USER_AGENT, RetryPolicy, WireCall, run_call
-from yoke.providers.openai import (
-    DEFAULT_BASE_URL,
-    OPENAI_HOST,
+from yoke.providers.http import WireCall
+from yoke.providers.openai_api import (
     REASONING_MODEL_PREFIXES,
-    _should_retry,
+    OpenAIHttpProvider,
     openai_error,
     reasoning_effort,
+    should_retry,
 )
 from yoke.providers.responses_stream import ORIGIN, ResponsesAssembler
-from yoke.providers.transport import AutoTransport, Transport
 
 
-class ResponsesProvider:
+class ResponsesProvider(OpenAIHttpProvider):
     name = "openai-responses"
+    history_key = "input"
+    missing_key_message = "No OpenAI API key · set OPENAI_API_KEY, or choose another provider with --provider"
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        retry: RetryPolicy | None = None,
-        transport: Transport | None = None,
-        api_timeout: float = 600.0,
-    ) -> None:
-        self.api_key = api_key or None
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.retry = retry or RetryPolicy()
-        self.transport = transport or AutoTransport(read_timeout=api_timeout)
+    def __init__(self, **settings: Any) -> None:  # HttpProvider's
+        super().__init__(**settings)
         # the history's items and their JSON are kept across requests (yoke/prefix.py, providers/encode.py)
         self._wire: PrefixMemo[list[dict[str, Any]]] = PrefixMemo(responses_items)
-        self._encoder = BodyEncoder("input")
 
-    @classmethod
-    def from_env(
-        cls, env: Mapping[str, str], *, base_url: str | None = None, transport: Transport | None = None
-    ) -> ResponsesProvider:
-        return cls(
-            api_key=env.get("OPENAI_API_KEY"),
-            base_url=base_url or env.get("OPENAI_BASE_URL"),
-            retry=RetryPolicy.from_env(env),
-            transport=transport,
-            api_timeout=api_timeout_from_env(env),
-        )
-
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        return self._stream(request)
-
-    def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
-        call = WireCall(
+    def wire_call(self, request: ModelRequest) -> WireCall:
+        return WireCall(
             url=f"{self.base_url}/responses",
             headers=self._headers(),
             body_for=lambda stream: build_request_body(request, stream, self._wire),
@@ -80,24 +49,9 @@ class ResponsesProvider:
                 response, request.model, self.base_url, bool(self.api_key)
             ),
             connection_hint="check OPENAI_BASE_URL and your network",
-            should_retry=_should_retry,
+            should_retry=should_retry,
             encoder=self._encoder,
         )
-        return run_call(self.transport, self.retry, call, request.stream)
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json", "user-agent": USER_AGENT}
-        if self.api_key:
-            headers["authorization"] = f"Bearer {self.api_key}"
-        elif urlsplit(self.base_url).hostname == OPENAI_HOST:
-            raise ProviderError(
-                "authentication",
-                "No OpenAI API key · set OPENAI_API_KEY, or choose another provider with --provider",
-            )
-        return headers
-
-    async def aclose(self) -> None:
-        await self.transport.aclose()
 
 
 def is_reasoning_model(model: str) -> bool:

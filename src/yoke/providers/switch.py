@@ -53,7 +53,7 @@ def plan_model_switch(
     settings: Mapping[str, Any] | None = None,
 ) -> ModelSwitchPlan:
     """Raises ProviderError (one line) when the new vendor cannot be set up (e.g. its key is missing)."""
-    from yoke.context.tokens import context_window
+    from yoke.providers.tokens import context_window
 
     target_provider, name = _split(spec.strip(), current_provider)
     config = resolve_provider(target_provider, name, settings or {}, env)

@@ -37,6 +37,8 @@ class Confinement(FrozenRecord):
     commands write git's state (then only `.git/hooks` and `.git/config` are pinned)."""
 
     __slots__ = ("kind", "git_writes")
+    kind: str
+    git_writes: bool
 
     def __init__(self, kind: str, git_writes: bool = False) -> None:
         self._fill(kind=kind, git_writes=git_writes)
@@ -136,7 +138,7 @@ def kernel_sandbox_available(env: dict[str, str] | None = None) -> bool:
 def secrets_in(dirs: list[Path], home: Path) -> list[str]:
     """Secret files (`.env*`, `*.pem`, keys…, the permission layer's own test) in and below `dirs`,
     skipping dependency and cache trees, at most SCAN_LIMIT entries per folder."""
-    from yoke.permissions.paths import is_secret
+    from yoke.paths import is_secret
 
     found: list[str] = []
     seen: set[str] = set()

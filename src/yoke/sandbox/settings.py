@@ -31,6 +31,21 @@ class SandboxSettings(FrozenRecord):
         "bwrap_path",
         "base_dir",
     )
+    enabled: bool
+    auto_allow_bash: bool
+    excluded_commands: tuple[str, ...]
+    allow_unsandboxed_commands: bool
+    allow_write: tuple[str, ...]
+    deny_write: tuple[str, ...]
+    deny_read: tuple[str, ...]
+    allow_read: tuple[str, ...]
+    allowed_domains: tuple[str, ...]
+    denied_domains: tuple[str, ...]
+    allow_unix_sockets: tuple[str, ...]
+    allow_all_unix_sockets: bool
+    allow_local_binding: bool
+    bwrap_path: str | None
+    base_dir: Path | None
 
     def __init__(
         self,
@@ -74,8 +89,7 @@ class SandboxSettings(FrozenRecord):
         block = merged.get("sandbox")
         if not isinstance(block, dict):
             return cls(base_dir=base_dir)
-        fs = block.get("filesystem") if isinstance(block.get("filesystem"), dict) else {}
-        net = block.get("network") if isinstance(block.get("network"), dict) else {}
+        fs, net = _section(block, "filesystem"), _section(block, "network")
         return cls(
             enabled=block.get("enabled") is True,
             auto_allow_bash=block.get("autoAllowBashIfSandboxed", True) is not False,
@@ -108,3 +122,9 @@ def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     return tuple(v for v in value if isinstance(v, str) and v)
+
+
+def _section(block: dict[str, Any], key: str) -> dict[str, Any]:
+    """`block[key]` when it is an object, else {} (a malformed section is ignored, not an error)."""
+    value = block.get(key)
+    return value if isinstance(value, dict) else {}

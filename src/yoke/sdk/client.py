@@ -8,9 +8,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from yoke.permissions.gate import Answer, NoAsker, PermissionQuestion
 from yoke.sdk import types as t
 from yoke.sdk.convert import MessageConverter
+from yoke.seams import Answer, NoAsker, PermissionQuestion
 
 
 class CallbackAsker(NoAsker):

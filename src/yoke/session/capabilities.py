@@ -12,7 +12,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.loop.lifecycle import Lifecycle
-from yoke.permissions.gate import NoAsker
+from yoke.seams import NoAsker
 from yoke.session.engine import SessionError, set_gate_mode
 from yoke.session.options import SessionOptions
 from yoke.session.resume import Loaded
@@ -153,8 +153,8 @@ _MCP_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
 def mcp_settings(settings: Any, cwd: Path, merged: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     """The settings MCP reads, where a project's own files approve its `.mcp.json` servers only once the
     folder is trusted: approving them is granting, like an allow rule (refusals still count)."""
+    from yoke.config.trust import is_trusted
     from yoke.permissions.build import PROJECT_SCOPES
-    from yoke.permissions.trust import is_trusted
 
     sources = list(getattr(settings, "sources", []) or [])
     if not any(s.scope in PROJECT_SCOPES and any(k in s.data for k in _MCP_APPROVALS) for s in sources):

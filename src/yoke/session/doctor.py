@@ -118,7 +118,7 @@ def _on_path(section: str, env: Mapping[str, str]) -> Check:
 
 def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
     from yoke.config.settings import load_settings
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     section = "Settings"
     home = Path(env["HOME"]) if env.get("HOME") else None
@@ -149,7 +149,7 @@ def provider_checks(
 ) -> list[Check]:
     """The provider a session would use (or `provider`): its key, and its model list against the models."""
     from yoke.config.env_policy import apply_env, settings_env
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
     from yoke.providers.base import ProviderError
     from yoke.providers.select import resolve_model_alias, resolve_provider
 

@@ -47,7 +47,7 @@ def session_env(
     Claude Code overriding the shell's exports (an empty string unsets). Trust is decided first, from the
     Yoke home as it was before any settings applied; `config.env_policy` says what a project may set."""
     from yoke.config.env_policy import apply_env, settings_env
-    from yoke.permissions.trust import is_trusted
+    from yoke.config.trust import is_trusted
 
     env = dict(os.environ if base is None else base)
     sources = list(getattr(settings, "sources", []) or [])

@@ -71,7 +71,7 @@ class SessionOptions:
     interactive: bool = False
     """A person can be asked (terminal UI); headless sessions deny what would need a question."""
     asker: Any = None
-    """The front-end's `Asker` (permissions.gate): permission prompts, questions, plan approval. None: nobody
+    """The front-end's `Asker` (yoke.seams): permission prompts, questions, plan approval. None: nobody
     is there, so questions are answered no."""
 
     # ---- sub-agents ---------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def resumed_messages(conversation: Any, model: str, env: Any, warnings: list[str
     if conversation is None:
         return []
     from yoke.context.oversize import shrink_oversized
-    from yoke.context.tokens import context_window
+    from yoke.providers.tokens import context_window
 
     messages, cut = shrink_oversized(list(conversation.messages), context_window(model, env))
     if cut:

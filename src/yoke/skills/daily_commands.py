@@ -65,7 +65,7 @@ class CommandError(Exception):
 
 
 def _git(cwd: Path, *args: str) -> tuple[int, str]:
-    from yoke.context.git import hardened_git_argv, hardened_git_env
+    from yoke.gitsafe import hardened_git_argv, hardened_git_env
 
     try:
         done = subprocess.run(

@@ -102,7 +102,7 @@ class SkillRuntime(Record):
             try:
                 decision = await self.gate.decide(tool, input, self.ctx, hook=hook)
                 if decision.behavior == "ask":
-                    from yoke.permissions.gate import NoAsker, PermissionQuestion
+                    from yoke.seams import NoAsker, PermissionQuestion
 
                     asker = self.ctx.asker or NoAsker()
                     answer = await asker.ask(PermissionQuestion(tool.name, input, "", decision.reason))
@@ -127,7 +127,7 @@ class SkillRuntime(Record):
         out = await lifecycle.announce(
             "PreToolUse", tool_name=tool_name, tool_input=input, tool_use_id=f"skill_{self._calls}"
         )
-        from yoke.permissions.gate import Decision
+        from yoke.seams import Decision
 
         if out.stop:
             return Decision("deny", out.stop_reason or out.reason, "hook"), None
@@ -191,7 +191,7 @@ class SkillRuntime(Record):
             return skill.allowed_tools
         if self.trusted is None:
             from yoke.config.settings import yoke_home_dir
-            from yoke.permissions.trust import is_trusted
+            from yoke.config.trust import is_trusted
 
             self.trusted = is_trusted(self.cwd, yoke_home_dir(env=self.env))
         return skill.allowed_tools if self.trusted else []

@@ -137,7 +137,7 @@ def init_fields(session: Any) -> dict[str, Any]:
 
 
 def _register_tool(runtime: SkillRuntime, model: str, env: Mapping[str, str]) -> None:
-    from yoke.context.tokens import context_window
+    from yoke.providers.tokens import context_window
     from yoke.skills.tool import SkillTool
 
     runtime.registry.register(SkillTool(runtime, context_window(model, env)))

@@ -177,7 +177,7 @@ class ScriptedServer:
 
     def add_turns(self, turns: Iterable[TurnSource]) -> None:
         """Append turns; dicts are validated now so a bad script fails where it is written."""
-        parsed = []
+        parsed: list[Any] = []
         for turn in turns:
             parsed.append(
                 turn if callable(turn) else parse_turn(turn, f"turn {self.remaining + len(parsed)}")

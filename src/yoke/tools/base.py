@@ -15,7 +15,15 @@ from yoke.records import Record
 from yoke.tools.services import SessionServices
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from pydantic import BaseModel
+
+    from yoke.events import Event
+    from yoke.sandbox.confine import Confinement
+    from yoke.seams import Asker
+    from yoke.tools.shell.terminal import CommandTerminal
+    from yoke.tools.workspace import WorkspaceFiles
 
 from yoke.messages import Block
 
@@ -109,6 +117,18 @@ class ToolContext(Record):
         "terminal",
         "confinement",
     )
+    cwd: Path
+    session: SessionState
+    working_dirs: list[Path]
+    env: dict[str, str] | None
+    cancel: asyncio.Event
+    tool_use_id: str
+    asker: Asker | None
+    emit: Callable[[Event], None] | None
+    set_permission_mode: Callable[[str], None] | None
+    files: WorkspaceFiles | None
+    terminal: CommandTerminal | None
+    confinement: Confinement | None
 
     def __init__(
         self,
@@ -118,12 +138,12 @@ class ToolContext(Record):
         env: dict[str, str] | None = None,
         cancel: asyncio.Event | None = None,
         tool_use_id: str = "",
-        asker: Any = None,
-        emit: Any = None,
-        set_permission_mode: Any = None,
-        files: Any = None,
-        terminal: Any = None,
-        confinement: Any = None,
+        asker: Asker | None = None,
+        emit: Callable[[Event], None] | None = None,
+        set_permission_mode: Callable[[str], None] | None = None,
+        files: WorkspaceFiles | None = None,
+        terminal: CommandTerminal | None = None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.cwd = cwd  # the session's primary working directory
         self.session = session
@@ -131,7 +151,7 @@ class ToolContext(Record):
         self.env = env  # the session's environment for subprocesses (None: Yoke's own)
         self.cancel = asyncio.Event() if cancel is None else cancel  # set when the user interrupts
         self.tool_use_id = tool_use_id
-        # the front-end's Asker (permissions.gate.Asker); None or NoAsker when nobody is there
+        # the front-end's Asker (yoke.seams.Asker); None or NoAsker when nobody is there
         self.asker = asker
         self.emit = emit  # callable(event) for tools that publish events (e.g. todo updates); per call
         self.set_permission_mode = set_permission_mode  # callable(mode): an approved plan leaves plan mode
@@ -144,7 +164,7 @@ class ToolContext(Record):
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]
 
-    def for_call(self, tool_use_id: str, emit: Any = None) -> ToolContext:
+    def for_call(self, tool_use_id: str, emit: Callable[[Event], None] | None = None) -> ToolContext:
         return self.replace(tool_use_id=tool_use_id, emit=emit)
 
 

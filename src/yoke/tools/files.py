@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from yoke.fsutil import replace_file
-from yoke.permissions.paths import changed_since_judged
+from yoke.paths import changed_since_judged
 from yoke.tools.base import FileState, ToolContext, ToolError
 
 _BINARY_SUFFIXES = (

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
 
-from yoke.permissions.paths import changed_since_judged
+from yoke.paths import changed_since_judged
 from yoke.tools.base import FileState, ToolContext, ToolError
 
 

@@ -6,9 +6,12 @@ Importing this package is cheap; prompt_toolkit and rich load only when `run_int
 from __future__ import annotations
 
 from argparse import Namespace
+from collections.abc import Callable
+from typing import Any
 
 
-def run_interactive(args: Namespace, first_prompt: str | None) -> int:
+def run_interactive(args: Namespace, first_prompt: str | None, options_from_args: Callable[..., Any]) -> int:
+    """`options_from_args(args, cwd)` is the CLI's flags-to-options mapping, handed in: ui/ never imports cli/."""
     from yoke.ui.launch import run
 
-    return run(args, first_prompt)
+    return run(args, first_prompt, options_from_args)

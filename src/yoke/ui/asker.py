@@ -11,7 +11,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from yoke.permissions.gate import Answer, PermissionQuestion
+from yoke.seams import Answer, PermissionQuestion
 from yoke.ui.tool_view import EDIT_TOOLS, brief, diff_body, preview_patch
 
 DESTINATION_LABELS = {

@@ -6,18 +6,19 @@ import asyncio
 import dataclasses
 import os
 from argparse import Namespace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 
-def run(args: Namespace, first_prompt: str | None) -> int:
+def run(args: Namespace, first_prompt: str | None, options_from_args: Callable[..., Any]) -> int:
     try:
-        return asyncio.run(_run(args, first_prompt))
+        return asyncio.run(_run(args, first_prompt, options_from_args))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: Namespace, first_prompt: str | None) -> int:
+async def _run(args: Namespace, first_prompt: str | None, options_from_args: Callable[..., Any]) -> int:
     # The prompt is drawn first; the session engine is imported and the session opened behind it (keys
     # typed meanwhile wait in the prompt). A bad flag is reported on screen as the session opens.
     from yoke.ui.app import TerminalUI
@@ -28,7 +29,6 @@ async def _run(args: Namespace, first_prompt: str | None) -> int:
     base: list[Any] = []
 
     async def opener(**overrides: Any) -> Any:
-        from yoke.cli.options import options_from_args
         from yoke.session.build import open_session
         from yoke.ui.asker import UIAsker
 

@@ -9,7 +9,7 @@ from rich.text import Text
 
 
 async def ask_trust(ui: Any) -> bool:
-    from yoke.permissions.trust import is_trusted, trust_folder
+    from yoke.config.trust import is_trusted, trust_folder
     from yoke.session.transcript import yoke_home
 
     folder = Path(ui.cwd)

@@ -82,7 +82,7 @@ def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
 
 
 def _context_window(model: str) -> int:
-    from yoke.context.tokens import context_window
+    from yoke.providers.tokens import context_window
 
     return context_window(model)
 

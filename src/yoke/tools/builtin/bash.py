@@ -152,6 +152,8 @@ class BashTool(Tool):
         """The command run in the front-end's terminal (None: it offered none that works; run locally)."""
         from yoke.tools.shell.terminal import run_in_terminal
 
+        if ctx.terminal is None:
+            return None
         outcome = await run_in_terminal(
             ctx.terminal,
             script,

@@ -1,17 +1,24 @@
-"""The permission seams: the gate the loop calls before each tool, and the asker a front-end provides.
+"""The seams below every layer: the gate the loop calls before each tool, and the asker a front-end provides.
+
+Here, in the bottom layer, so that tools (`ToolContext.asker`), the loop, the permission pipeline and the
+front-ends share one contract without importing each other (tool types are imported for type checkers only).
 
 The gate decides allow / deny / ask for one call. When it says ask, the executor puts the question to the
 front-end's `Asker`; a headless run with nobody to ask gets `NoAsker`, which denies (the denial is listed
-in the result's `permission_denials`). The permissions issue replaces `SimpleGate` with the full pipeline.
+in the result's `permission_denials`). The real gate is
+`permissions/pipeline.py`'s; tests use `yoke.testing.gates.SimpleGate`.
 """
 
 from __future__ import annotations
 
 from dataclasses import field
-from typing import Any, Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from yoke.records import dataclass
-from yoke.tools.base import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from yoke.tools.base import Tool, ToolContext
 
 Behavior = Literal["allow", "deny", "ask"]
 MODES = ("default", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
@@ -47,9 +54,61 @@ class Answer:
 
 
 class Gate(Protocol):
+    """What the loop, the session and the front-ends ask of the gate (`permissions/pipeline.py`
+    `PermissionGate` is the real one; `GateDefaults` fills in all but `decide` for simpler gates)."""
+
+    mode: str  # one of MODES
+    working_dirs: list[Path]  # the folders edits may reach (the cwd first)
+    warnings: list[str]  # what the rules' sources got wrong, for the user
+    deny_prompts: bool  # denyInsteadOfPrompting: an ask is answered no, nobody is waited for
+
     async def decide(
         self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
     ) -> Decision: ...
+
+    def set_mode(self, mode: str) -> None: ...
+
+    def apply_update(self, update: dict[str, Any]) -> None:
+        """A permission update (Claude Code's `PermissionUpdate` shape): rules, mode or directories."""
+        ...
+
+    def runs_alongside(self, tool: Tool, input: dict[str, Any]) -> bool:
+        """Whether this call, not concurrency-safe in general, is proven safe to run with others."""
+        ...
+
+    def suggestions(self, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+        """Permission updates to offer the user with an ask."""
+        ...
+
+    def remember(self, tool: Tool, input: dict[str, Any], scope: str = "session") -> object:
+        """Allow calls like this one for the rest of the session (an answer's "don't ask again")."""
+        ...
+
+
+class GateDefaults:
+    """Everything of `Gate` but `decide`, doing nothing: the base of gates that only decide (tests' gates)."""
+
+    mode: str = "default"
+    deny_prompts: bool = False
+
+    def __init__(self) -> None:
+        self.working_dirs: list[Path] = []
+        self.warnings: list[str] = []
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+
+    def apply_update(self, update: dict[str, Any]) -> None:
+        return None
+
+    def runs_alongside(self, tool: Tool, input: dict[str, Any]) -> bool:
+        return False
+
+    def suggestions(self, tool: Tool, input: dict[str, Any]) -> list[dict[str, Any]]:
+        return []
+
+    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
+        return None
 
 
 class Asker(Protocol):
@@ -77,54 +136,3 @@ class NoAsker:
 
     async def approve_plan(self, plan: str) -> Answer | None:
         return None
-
-
-def _rule_tool_name(rule: str) -> str:
-    return rule.split("(", 1)[0].strip()
-
-
-class SimpleGate:
-    """A minimal gate: deny rules by tool name, allow rules by tool name (or any `Tool(...)` rule, taken
-    conservatively as ask), read-only tools allowed, `acceptEdits` allows edits, `bypassPermissions` allows all,
-    `dontAsk` turns asks into denials, `plan` denies non-read-only tools. Everything else asks."""
-
-    EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-
-    def __init__(self, mode: str = "default", allow: list[str] | None = None, deny: list[str] | None = None):
-        self.mode = mode
-        self.allow = list(allow or [])
-        self.deny = list(deny or [])
-        self.session_allowed: set[str] = set()
-
-    def _names(self, tool: Tool) -> set[str]:
-        return {tool.name, *tool.aliases}
-
-    async def decide(
-        self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
-    ) -> Decision:
-        if hook is not None and hook.behavior in ("allow", "deny"):
-            return hook
-        names = self._names(tool)
-        for rule in self.deny:
-            if rule in names or (_rule_tool_name(rule) in names and "(" not in rule):
-                return Decision("deny", f"{tool.name} is denied by the rule {rule!r}.", f"deny:{rule}")
-        if self.mode == "bypassPermissions":
-            return Decision("allow", source="mode:bypassPermissions")
-        read_only = tool.is_read_only(input)
-        if self.mode == "plan" and not read_only:
-            return Decision("deny", "Plan mode: only read-only tools may run.", "mode:plan")
-        for rule in self.allow:
-            if rule in names:
-                return Decision("allow", source=f"allow:{rule}")
-        if names & self.session_allowed:
-            return Decision("allow", source="session")
-        if read_only:
-            return Decision("allow", source="read-only")
-        if self.mode == "acceptEdits" and tool.name in self.EDIT_TOOLS:
-            return Decision("allow", source="mode:acceptEdits")
-        if self.mode == "dontAsk":
-            return Decision("deny", f"{tool.name} is not pre-approved (dontAsk mode).", "mode:dontAsk")
-        return Decision("ask", f"{tool.name} needs approval.", "default")
-
-    def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
-        self.session_allowed.add(tool.name)
