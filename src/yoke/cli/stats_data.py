@@ -99,7 +99,8 @@ class _Session:
         if not self.project and isinstance(record.get("cwd"), str):
             self.project = record["cwd"]
         kind = record.get("type")
-        message = record.get("message") if isinstance(record.get("message"), dict) else {}
+        raw_message = record.get("message")
+        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
         if kind == "system" and record.get("subtype") == "turn_result":
             self._turn_result(record, when)
         elif kind == "assistant":

@@ -181,9 +181,10 @@ def respawn(argv: list[str]) -> int:
     if "--all" in argv:  # every stopped session
         targets = [r for r in records.all_records() if records.public_row(r)["state"] == "stopped"]
     else:
-        targets = [_record("respawn", argv)]
-    if any(t is None for t in targets):
-        return 1
+        record = _record("respawn", argv)
+        if record is None:
+            return 1
+        targets = [record]
     try:
         client = HostClient.connect()
         for record in targets:

@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 from collections import deque
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
@@ -57,7 +57,7 @@ class HostedSession:
         self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
         self.driver: Peer | None = None
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
-        self._log = None
+        self._log: TextIO | None = None
         self.on_change: Any = None  # called when the session's state changes
         self.removed = False  # `rm`: no record is written again
 

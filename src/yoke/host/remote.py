@@ -8,12 +8,14 @@ import asyncio
 import contextlib
 import json
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TypedDict, cast, get_args
 
 from yoke import events as ev
 from yoke.host.paths import socket_path
 from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
 from yoke.jsonsafe import loads
+from yoke.messages import Message
+from yoke.providers.base import Usage
 
 
 class RemoteSession:
@@ -28,7 +30,7 @@ class RemoteSession:
         self.transcript_path = None
         self.env: dict[str, str] = {}
         self.warnings: list[str] = []
-        self.messages = asyncio.Queue()  # stream messages, in order
+        self.messages: asyncio.Queue[dict[str, Any]] = asyncio.Queue()  # stream messages, in order
         self.replies: dict[str, asyncio.Future] = {}
         self.asking: dict[str, asyncio.Task] = {}  # permission prompts shown here, by request id
         self.count = 0
@@ -127,7 +129,7 @@ class RemoteSession:
             await self.request("prompt", {"session": self.record["id"], "text": prompt})
         except (RuntimeError, TimeoutError) as exc:  # another client drives, or the session is gone
             yield ev.Notice("warning", str(exc))
-            yield ev.Result("completed", False, "", 0, 0, 0, self.total_cost_usd, None, {}, [])
+            yield ev.Result("completed", False, "", 0, 0, 0, self.total_cost_usd, Usage(), {}, [])
             return
         streamed = False
         while True:
@@ -172,10 +174,22 @@ class RemoteSession:
         return None  # the hosted session runs its own Notification hooks
 
 
+class _Where(TypedDict):
+    """Which agent an event belongs to: the keyword arguments every agent event takes."""
+
+    agent_id: str
+    parent_tool_use_id: str | None
+
+
+TERMINATION_REASONS: dict[str, ev.TerminationReason] = {
+    reason: reason for reason in get_args(ev.TerminationReason)
+}
+
+
 def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> list[Any]:
     kind = message.get("type")
     parent = message.get("parent_tool_use_id")
-    where = {"agent_id": "sub" if parent else "main", "parent_tool_use_id": parent}
+    where: _Where = {"agent_id": "sub" if parent else "main", "parent_tool_use_id": parent}
     if kind == "system" and message.get("subtype") == "init":
         session.model = str(message.get("model") or session.model)
         session.permission_mode = str(message.get("permissionMode") or session.permission_mode)
@@ -188,7 +202,7 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
             return [ev.ThinkingDelta(str(delta.get("thinking") or ""), **where)]
         return []
     if kind == "assistant":
-        body = message.get("message") or {}
+        body: dict[str, Any] = message.get("message") or {}
         out: list[Any] = []
         for block in body.get("content") or []:
             if block.get("type") == "text" and not streamed:
@@ -202,11 +216,11 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
                 )
         out.append(
             ev.AssistantMessage(
-                body,
+                cast(Message, body),  # an API message: a Message with its id, model and usage beside
                 str(body.get("id") or ""),
                 str(body.get("model") or ""),
                 body.get("stop_reason"),
-                None,
+                Usage.from_dict(body.get("usage")),
                 str(message.get("uuid") or ""),
                 **where,
             )
@@ -233,12 +247,13 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
     if kind == "result":
         session.total_cost_usd = float(message.get("total_cost_usd") or 0)
         text = str(message.get("result") or "; ".join(message.get("errors") or []))
-        reason = message.get("terminal_reason") or (
+        # absent, or a reason this version does not know: what is_error tells
+        reason: ev.TerminationReason = TERMINATION_REASONS.get(str(message.get("terminal_reason"))) or (
             "completed" if not message.get("is_error") else "model_error"
         )
         return [
             ev.Result(reason, bool(message.get("is_error")), text, int(message.get("num_turns") or 0),
                       int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
-                      session.total_cost_usd, None, {}, list(message.get("permission_denials") or []), **where)
+                      session.total_cost_usd, Usage.from_dict(message.get("usage")), {}, list(message.get("permission_denials") or []), **where)
         ]  # fmt: skip
     return []

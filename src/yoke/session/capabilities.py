@@ -231,7 +231,7 @@ def tool_executor(
 ) -> Any:
     """The tool executor, the session's tool context and the collaborators that watch tool calls."""
     from yoke.agents.task_list import TaskList
-    from yoke.loop.executor import ToolExecutor
+    from yoke.loop.executor import ToolExecutor, ToolObserver
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
     from yoke.tools.services import SessionServices
@@ -257,7 +257,7 @@ def tool_executor(
         files=options.workspace_files,  # the front-end's, if any
         terminal=options.command_terminal,
     )
-    observers = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
+    observers: list[ToolObserver] = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
     return ToolExecutor(registry, gate, ctx, lifecycle, observers)
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.loop.turn import LoopSettings
-from yoke.providers.base import ProviderError
+from yoke.providers.base import Provider, ProviderError
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
 from yoke.session.resume import Loaded
@@ -38,8 +38,9 @@ def make_session_provider(
                 )
             from yoke.providers.replay import ReplayProvider
 
-            provider = ReplayProvider(Path(path))
-            model = options.model or provider.model or config.model
+            replay = ReplayProvider(Path(path))
+            provider: Provider = replay
+            model = options.model or replay.model or config.model
         else:
             provider = make_provider(config)
             model = config.model

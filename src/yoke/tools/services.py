@@ -17,7 +17,6 @@ from yoke.records import Record
 if TYPE_CHECKING:
     from yoke.agents.runner import AgentRunner
     from yoke.agents.task_list import TaskList
-    from yoke.messages import Message
     from yoke.sandbox.settings import SandboxSettings
     from yoke.skills.runtime import SkillRuntime
     from yoke.skills.session import Extensions
@@ -61,7 +60,7 @@ class SessionServices(Record):
         self.todos: list[dict[str, Any]] = []  # TodoWrite's current list (kept across compaction)
         self.plan: str | None = None  # the plan most recently presented (ExitPlanMode)
         self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
-        self.inbox: list[Message] | None = None  # the loop's inbox: messages for the model's next request
+        self.inbox: list[str] | None = None  # the loop's inbox: texts for the model's next request
         self.web_fetch_cache: PageCache | None = None
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)

@@ -92,6 +92,7 @@ class TerminalUI(ScreenParts, SessionLink):
         self.settings: dict[str, Any] = {}  # the merged settings, read when a session opens
         self.notifier: Any = None
         self.auto_mode_enabled = False  # --enable-auto-mode
+        self.settings_flag: str | None = None  # --settings: a file or JSON text
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
         self.interrupted = False
         self.input = Buffer(

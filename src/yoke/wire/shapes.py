@@ -37,9 +37,11 @@ RESULT_SUBTYPES = {
 
 def result_object(result: ev.Result, session_id: str) -> dict[str, Any]:
     subtype = RESULT_SUBTYPES.get(result.reason, "error_during_execution")
-    usage = result.usage.as_dict()
-    usage["server_tool_use"] = {"web_search_requests": 0, "web_fetch_requests": 0}
-    usage["service_tier"] = "standard"
+    usage: dict[str, Any] = {
+        **result.usage.as_dict(),
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
+    }
     obj: dict[str, Any] = {
         "type": "result",
         "subtype": subtype,

@@ -11,6 +11,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.ids import new_uuid
+from yoke.messages import text_block
 from yoke.wire.blocks import BlockAssembler
 from yoke.wire.shapes import (
     DENIAL_KINDS,
@@ -57,9 +58,11 @@ class StreamLines:
             # one line per content block, all sharing the API message's id, as Claude Code streams them;
             # with partial messages on, those whose block already ended were written then
             skip = self.blocks.already_written(event.id)
+            content = event.message["content"]
+            blocks = content if isinstance(content, list) else [text_block(content)]
             lines = [
                 self._envelope("assistant", event, message=api_message(event, block))
-                for block in event.message["content"][skip:]
+                for block in blocks[skip:]
             ]
             if event.error:  # a synthetic message standing for a failed model call
                 for line in lines:
@@ -130,16 +133,14 @@ class StreamLines:
         names = {r.tool_use_id: r.name for r in event.results}
         lines = []
         for block in content if isinstance(content, list) else []:
-            if (
-                block.get("is_error") is False
-                and names.get(block.get("tool_use_id")) not in KEEPS_IS_ERROR_FALSE
-            ):
+            tool_use_id: str = block.get("tool_use_id", "")
+            if block.get("is_error") is False and names.get(tool_use_id, "") not in KEEPS_IS_ERROR_FALSE:
                 block = {k: v for k, v in block.items() if k != "is_error"}
-            denial = self.denials.pop(block.get("tool_use_id"), None)
+            denial = self.denials.pop(tool_use_id, None)
             if denial is not None:
                 lines.append(denial)
             line = self._envelope("user", event, message={"role": "user", "content": [block]})
-            result_data = data.get(block.get("tool_use_id"))
+            result_data = data.get(tool_use_id)
             if result_data is not None:
                 line["tool_use_result"] = result_data
             lines.append(line)
