@@ -84,6 +84,17 @@ class Gate(Protocol):
         """Allow calls like this one for the rest of the session (an answer's "don't ask again")."""
         ...
 
+    def available_modes(self) -> list[str]:
+        """The modes `set_mode` accepts now: bypassPermissions and auto only when this gate allows them."""
+        ...
+
+    def rules_in_force(self) -> dict[str, list[str]]:
+        """The rules' texts by behavior: `deny`, `ask`, `allow`, and `session` (the session's own answers)."""
+        ...
+
+
+BASIC_MODES = ["default", "acceptEdits", "plan", "dontAsk"]  # the modes every gate may switch into
+
 
 class GateDefaults:
     """Everything of `Gate` but `decide`, doing nothing: the base of gates that only decide (tests' gates)."""
@@ -109,6 +120,12 @@ class GateDefaults:
 
     def remember(self, tool: Tool, input: dict[str, Any] | None = None, scope: str = "session") -> None:
         return None
+
+    def available_modes(self) -> list[str]:
+        return list(BASIC_MODES)
+
+    def rules_in_force(self) -> dict[str, list[str]]:
+        return {"deny": [], "ask": [], "allow": [], "session": []}
 
 
 class Asker(Protocol):

@@ -193,7 +193,7 @@ class AgentRunner:
         where = definition.path or definition.name
         if definition.source == "project" and not _trusted(self.session):
             return f"{where}: MCP servers skipped until this folder is trusted (yoke trust)"
-        if getattr(getattr(self.session, "gate", None), "mode", "") == "plan":
+        if self.session.permission_mode == "plan":
             return f"{where}: MCP servers not started in plan mode"
         return ""
 

@@ -6,7 +6,7 @@ turn, and register the tools. Runs with no server configured never import the `m
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ async def attach_mcp(
     flag_configs: list[str] | None = None,
     strict: bool = False,
     notify: Callable[[str, str, dict[str, Any]], None] | None = None,
-    hide: Callable[[list[str]], list[str]] | None = None,
+    hide: Callable[[list[str]], Iterable[str]] | None = None,  # the tools a bare deny rule hides
     elicit: Callable[..., Any] | None = None,
     env: Mapping[str, str] | None = None,
     plugin_dirs: list[Any] | None = None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ class McpRuntime:
         registry: Any,
         *,
         notify: Callable[[str, str, dict[str, Any]], None] | None = None,
-        hide: Callable[[list[str]], list[str]] | None = None,
+        hide: Callable[[list[str]], Iterable[str]] | None = None,  # the tools a bare deny rule hides
         elicit: Callable[..., Any] | None = None,
         env: Mapping[str, str] | None = None,
         prespawned: dict[str, Any] | None = None,

@@ -42,6 +42,7 @@ class GateActions:
     deny_prompts: bool
     local_settings_path: Path
     matcher: RuleMatcher
+    last_ctx: ToolContext | None
 
     if TYPE_CHECKING:
 
@@ -226,10 +227,18 @@ class GateActions:
             return False
         return not self._path_rule_allows("read", resolved)
 
+    def rules_in_force(self) -> dict[str, list[str]]:
+        return {
+            "deny": [r.text for r in self.deny],
+            "ask": [r.text for r in self.ask],
+            "allow": [r.text for r in self.allow],
+            "session": [r.text for r in self.session_rules],
+        }
+
     # ---- internals ---------------------------------------------------------------------------------------
 
     def _facts(self, tool: Tool, input: dict[str, Any]) -> CallFacts:
-        ctx = getattr(self, "last_ctx", None)
+        ctx = self.last_ctx
         if ctx is None:
             ctx = ToolContext(
                 cwd=self.cwd, session=SessionState("", self.cwd), working_dirs=self.working_dirs

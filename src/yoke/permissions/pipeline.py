@@ -34,7 +34,7 @@ from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
-from yoke.seams import MODES, Decision
+from yoke.seams import BASIC_MODES, MODES, Decision
 from yoke.tools.base import Tool, ToolContext
 
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
@@ -137,6 +137,14 @@ class PermissionGate(GateActions):
                     "(--permission-mode bypassPermissions or --allow-dangerously-skip-permissions)"
                 )
         self._mode = mode
+
+    def available_modes(self) -> list[str]:
+        modes = list(BASIC_MODES)
+        if self.bypass_available and not self.bypass_disabled:
+            modes.append("bypassPermissions")
+        if self.classifier is not None:
+            modes.append("auto")
+        return modes
 
     def add_working_dir(self, path: Path) -> None:
         real = Path(os.path.realpath(path))

@@ -97,11 +97,11 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.add(provider, "provider")
     add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
     gate = session_gate(options, settings, cwd, add_dirs)
-    warnings.extend(getattr(gate, "warnings", []) or [])
+    warnings.extend(gate.warnings)
     warnings.extend(sandbox_warning(gate))
     for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
         registry.remove(name)
-    working_dirs = list(getattr(gate, "working_dirs", None) or [cwd, *add_dirs])
+    working_dirs = list(gate.working_dirs or [cwd, *add_dirs])
     mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
     mcp_merged = mcp_settings(settings, cwd, merged, warnings)
     mcp = await start_mcp(options, cwd, mcp_merged, registry, gate, env, warnings, mcp_events)
@@ -202,7 +202,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
         model,
         str(cwd),
         registry.names(),
-        getattr(gate, "mode", "default"),
+        gate.mode,
         provider_name,
         mcp.entries() if mcp is not None else [],
     )

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.loop.lifecycle import Lifecycle
@@ -16,6 +16,10 @@ from yoke.seams import NoAsker
 from yoke.session.engine import SessionError, set_gate_mode
 from yoke.session.options import SessionOptions
 from yoke.session.resume import Loaded
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
+    from yoke.seams import Gate
 
 AGENT_TOOL_NAMES = frozenset(
     {"Agent", "Task", "ListAgents", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
@@ -113,7 +117,7 @@ def add_plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> Non
                 catalog.add(definition)
 
 
-def session_gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> Any:
+def session_gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> PermissionGate:
     from yoke.permissions import build_gate
 
     mode = options.permission_mode
@@ -135,11 +139,11 @@ def session_gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: li
     return gate
 
 
-def sandbox_warning(gate: Any) -> list[str]:
+def sandbox_warning(gate: Gate) -> list[str]:
     """One line when no kernel sandbox exists here to enforce what the fast paths allow (docs/permissions.md)."""
     from yoke.sandbox.confine import kernel_sandbox_available
 
-    if getattr(gate, "mode", "") == "bypassPermissions" or kernel_sandbox_available():
+    if gate.mode == "bypassPermissions" or kernel_sandbox_available():
         return []
     return [
         "no kernel sandbox found (install bubblewrap on Linux): commands Yoke allows without asking are "
@@ -176,7 +180,7 @@ async def start_mcp(
     cwd: Path,
     merged: dict[str, Any],
     registry: Any,
-    gate: Any,
+    gate: PermissionGate,
     env: Mapping[str, str],
     warnings: list[str],
     events: list[ev.Event],
@@ -204,13 +208,13 @@ async def start_mcp(
     )
 
 
-def common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
+def common_fields(recorder: Any, cwd: Path, gate: Gate) -> Any:
     def common() -> dict[str, Any]:
         return {
             "session_id": recorder.session_id,
             "transcript_path": str(recorder.transcript.path),
             "cwd": str(cwd),
-            "permission_mode": str(getattr(gate, "mode", "default")),
+            "permission_mode": gate.mode,
         }
 
     return common
@@ -218,7 +222,7 @@ def common_fields(recorder: Any, cwd: Path, gate: Any) -> Any:
 
 def tool_executor(
     registry: Any,
-    gate: Any,
+    gate: PermissionGate,
     cwd: Path,
     env: dict[str, str],
     working_dirs: list[Path],

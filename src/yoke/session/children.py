@@ -31,7 +31,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
     resources = ResourceStack()
     registry = _child_registry(up.executor.registry, options)
     gate = parent.gate
-    if options.permission_mode and options.permission_mode != getattr(gate, "mode", None):
+    if options.permission_mode and options.permission_mode != gate.mode:
         gate = copy.copy(gate)  # shares the rules and the session's answers; only the mode differs
         gate.set_mode(options.permission_mode)
     path = parent.session_dir / "subagents" / f"agent-{agent_id}.jsonl"
@@ -66,7 +66,7 @@ def build_child(parent: Session, options: ChildOptions, parent_tool_use_id: str,
         observers=up.observers,  # the same list: telemetry sees a sub-agent's own events too
     )
     started = ev.SessionStarted(
-        parent.id, agent.settings.model, str(parent.cwd), registry.names(), getattr(gate, "mode", ""), ""
+        parent.id, agent.settings.model, str(parent.cwd), registry.names(), gate.mode, ""
     )
     ev.from_agent(started, agent_id, parent_tool_use_id)
     return Session(

@@ -23,6 +23,7 @@ from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
 if TYPE_CHECKING:
+    from yoke.seams import Gate
     from yoke.tools.services import SessionServices
 
 
@@ -35,14 +36,10 @@ class SessionError(Exception):
         self.usage = usage
 
 
-def set_gate_mode(gate: Any, mode: str) -> None:
+def set_gate_mode(gate: Gate, mode: str) -> None:
     """The gate's permission mode from now on (ValueError for one that does not exist or is not available);
     what `Session.set_permission_mode` does, and what tools get as `ToolContext.set_permission_mode`."""
-    setter = getattr(gate, "set_mode", None)
-    if callable(setter):
-        setter(mode)
-    else:
-        gate.mode = mode
+    gate.set_mode(mode)
 
 
 class Session:
@@ -52,7 +49,7 @@ class Session:
         started: ev.SessionStarted,
         *,
         resources: ResourceStack,
-        gate: Any,
+        gate: Gate,
         provider_name: str,
         session_dir: Path,
         warnings: list[str] | None = None,
@@ -98,7 +95,7 @@ class Session:
 
     @property
     def permission_mode(self) -> str:
-        return str(getattr(self.gate, "mode", "default"))
+        return self.gate.mode
 
     @property
     def messages(self) -> list[Message]:
@@ -200,9 +197,7 @@ class Session:
 
     def apply_permission_update(self, update: dict[str, Any]) -> None:
         """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
-        apply = getattr(self.gate, "apply_update", None)
-        if callable(apply):
-            apply(update)
+        self.gate.apply_update(update)
 
     def background_tasks(self) -> list[dict[str, Any]]:
         """Background shell tasks still running ({id, command, description, started_at}), for front-ends
@@ -258,13 +253,7 @@ class Session:
 
     def permission_rules(self) -> dict[str, list[str]]:
         """The rules in force, by behavior (the session's own answers under `session`)."""
-        gate = self.gate
-        return {
-            "deny": [r.text for r in getattr(gate, "deny", [])],
-            "ask": [r.text for r in getattr(gate, "ask", [])],
-            "allow": [r.text for r in getattr(gate, "allow", [])],
-            "session": [r.text for r in getattr(gate, "session_rules", [])],
-        }
+        return self.gate.rules_in_force()
 
     def agent_definitions(self) -> list[tuple[str, str, str]]:
         """(name, source, description) of every sub-agent this session can start."""
@@ -301,12 +290,7 @@ class Session:
         """The modes the session may switch into now: default, acceptEdits, plan, dontAsk, then
         bypassPermissions when it started with it (or was allowed to), and auto when its classifier is
         installed."""
-        modes = ["default", "acceptEdits", "plan", "dontAsk"]
-        if getattr(self.gate, "bypass_available", False) and not getattr(self.gate, "bypass_disabled", False):
-            modes.append("bypassPermissions")
-        if getattr(self.gate, "classifier", None) is not None:
-            modes.append("auto")
-        return modes
+        return self.gate.available_modes()
 
     async def slash_commands(self) -> list[dict[str, str]]:
         """What a user may type as `/name` besides the front-end's built-ins: user-invocable skills and

@@ -17,6 +17,7 @@ from yoke.records import Record
 if TYPE_CHECKING:
     from yoke.agents.runner import AgentRunner
     from yoke.agents.task_list import TaskList
+    from yoke.permissions.pipeline import PermissionGate
     from yoke.sandbox.settings import SandboxSettings
     from yoke.skills.runtime import SkillRuntime
     from yoke.skills.session import Extensions
@@ -71,13 +72,13 @@ class SessionServices(Record):
         self.extensions: Extensions | None = None  # plugins, skills, commands and the output style
 
     @classmethod
-    def for_gate(cls, gate: Any, task_list: TaskList | None = None) -> SessionServices:
+    def for_gate(cls, gate: PermissionGate, task_list: TaskList | None = None) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
         return cls(
-            sandbox=getattr(gate, "sandbox", None),
-            read_withheld=getattr(gate, "is_read_withheld", None),
-            read_denied=getattr(gate, "is_read_denied", None),
+            sandbox=gate.sandbox,
+            read_withheld=gate.is_read_withheld,
+            read_denied=gate.is_read_denied,
             task_list=task_list,
         )
 
