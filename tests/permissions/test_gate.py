@@ -386,3 +386,26 @@ def test_is_read_only_command(world: World) -> None:
     assert is_read_only_command("cat ../other/notes.txt", world.project, [world.project, world.other])
     assert not is_read_only_command("touch x", world.project, [world.project])
     assert not is_read_only_command("cat key_link", world.project, [world.project], home=world.home)
+
+
+def test_the_sandbox_is_handed_the_gates_excluded_commands(world: World) -> None:
+    """excludedCommands are Bash rule patterns the permissions layer matches; the Bash tool's sandbox gets
+    the verdict through the session's services (a sub-agent's too), and runs those commands outside."""
+    from yoke.tools.builtin.bash import BashInput, sandbox_launcher
+    from yoke.tools.services import SessionServices
+
+    project_settings(world, {"sandbox": {"enabled": True, "excludedCommands": ["docker"]}})
+    gate = headless_gate(world, trusted=True)
+    services = SessionServices.for_gate(gate)
+    for shared in (services, services.for_child()):
+        assert shared.sandbox_excluded is not None
+        assert shared.sandbox_excluded("make && docker build .")
+        assert not shared.sandbox_excluded("make")
+    ctx = world.ctx()
+    ctx.session.services = services
+
+    def launcher(command: str):  # type: ignore[no-untyped-def]
+        return sandbox_launcher(BashInput(command=command), ctx, writable=[], readable=[])
+
+    assert launcher("docker ps") is None  # runs as it is
+    assert launcher("make") is not None  # wrapped in the sandbox

@@ -5,10 +5,12 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from yoke.permissions.sandbox_exclusions import command_excluded
 from yoke.sandbox import SandboxSettings, should_sandbox
 from yoke.sandbox.bridge import seccomp_program
 from yoke.sandbox.macos import seatbelt_profile
@@ -162,12 +164,14 @@ def test_which_commands_are_sandboxed() -> None:
     off = SandboxSettings()
     on = SandboxSettings(enabled=True, excluded_commands=("docker", "git push *"))
     strict = SandboxSettings(enabled=True, allow_unsandboxed_commands=False)
+    excluded = partial(command_excluded, settings=on)  # what the gate hands the sandbox (SessionServices)
     assert not should_sandbox("ls", off)
-    assert should_sandbox("ls && make", on)
-    assert not should_sandbox("docker ps", on)
-    assert not should_sandbox("make && docker build .", on)
-    assert not should_sandbox("git push origin", on)
-    assert should_sandbox("git status", on)
+    assert should_sandbox("ls && make", on, excluded=excluded)
+    assert not should_sandbox("docker ps", on, excluded=excluded)
+    assert not should_sandbox("make && docker build .", on, excluded=excluded)
+    assert not should_sandbox("git push origin", on, excluded=excluded)
+    assert should_sandbox("git status", on, excluded=excluded)
+    assert should_sandbox("docker ps", on)  # nobody said it is excluded: it stays sandboxed
     assert not should_sandbox("ls", on, dangerously_disable=True)
     assert should_sandbox("ls", strict, dangerously_disable=True)
 

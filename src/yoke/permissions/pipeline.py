@@ -32,6 +32,7 @@ from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
+from yoke.permissions.sandbox_exclusions import command_excluded
 from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
 from yoke.seams import BASIC_MODES, MODES, Decision
@@ -449,8 +450,6 @@ class PermissionGate(GateActions):
         return None
 
     def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
-        from yoke.sandbox import command_excluded
-
         sandbox = self.sandbox
         if not (sandbox.enabled and sandbox.auto_allow_bash) or self.mode == "plan":
             return None
@@ -459,6 +458,10 @@ class PermissionGate(GateActions):
         if command_excluded(facts.command, sandbox):
             return None
         return Decision("allow", source="sandbox:auto-allow")
+
+    def excluded_from_sandbox(self, command: str) -> bool:
+        """Whether this Bash command line is one of `sandbox.excludedCommands` (runs outside the sandbox)."""
+        return command_excluded(command, self.sandbox)
 
     # ---- path verdicts ----------------------------------------------------------------------------------
 

@@ -2,20 +2,21 @@
 
 `wrap_command(argv, settings, cwd, working_dirs)` returns the argv that runs `argv` inside the sandbox, or
 raises `SandboxUnavailable` (one line; the caller must then refuse to run the command: fail closed).
-`should_sandbox(command, settings, dangerously_disable)` says whether a Bash command runs sandboxed at all
-(`sandbox.enabled`, `excludedCommands`, `allowUnsandboxedCommands`).
+`should_sandbox(command, settings, dangerously_disable, excluded)` says whether a Bash command runs sandboxed
+at all (`sandbox.enabled`, `excludedCommands`, `allowUnsandboxedCommands`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from yoke.sandbox.errors import SandboxUnavailable
 from yoke.sandbox.settings import SandboxSettings
 
-__all__ = ["SandboxSettings", "SandboxUnavailable", "command_excluded", "should_sandbox", "wrap_command"]
+__all__ = ["SandboxSettings", "SandboxUnavailable", "should_sandbox", "wrap_command"]
 
 
 def wrap_command(
@@ -80,29 +81,17 @@ def _proxy(settings: SandboxSettings):  # type: ignore[no-untyped-def]
         raise SandboxUnavailable(f"the sandbox's network proxy cannot start ({exc})") from None
 
 
-def should_sandbox(command: str, settings: SandboxSettings, dangerously_disable: bool = False) -> bool:
-    """Whether this Bash command runs inside the sandbox."""
+def should_sandbox(
+    command: str,
+    settings: SandboxSettings,
+    dangerously_disable: bool = False,
+    excluded: Callable[[str], bool] | None = None,
+) -> bool:
+    """Whether this Bash command runs inside the sandbox. `excluded` says whether the command line is one
+    of `excludedCommands` (Bash rule patterns, matched by the permissions layer, which hands the check in:
+    `permissions/sandbox_exclusions.py`); without it nothing is excluded, so the command stays sandboxed."""
     if not settings.enabled:
         return False
     if dangerously_disable and settings.allow_unsandboxed_commands:
         return False
-    return not command_excluded(command, settings)
-
-
-def command_excluded(command: str, settings: SandboxSettings) -> bool:
-    """`excludedCommands` entries are Bash rule patterns (`docker` also covers `docker …`); a command line
-    with any matching command runs outside the sandbox."""
-    if not settings.excluded_commands:
-        return False
-    from yoke.permissions.bash_analysis import analyze
-    from yoke.permissions.patterns import bash_matches
-
-    patterns = []
-    for entry in settings.excluded_commands:
-        patterns.append(entry)
-        if "*" not in entry:
-            patterns.append(entry + " *")
-    for inv in analyze(command).invocations:
-        if any(bash_matches(p, text) for p in patterns for text in inv.deny_texts):
-            return True
-    return False
+    return not (excluded is not None and excluded(command))

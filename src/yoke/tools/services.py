@@ -30,6 +30,7 @@ PathCheck = Callable[[str | Path], bool]
 class SessionServices(Record):
     __slots__ = (
         "sandbox",
+        "sandbox_excluded",
         "read_withheld",
         "read_denied",
         "shell",
@@ -50,11 +51,13 @@ class SessionServices(Record):
     def __init__(
         self,
         sandbox: SandboxSettings | None = None,
+        sandbox_excluded: Callable[[str], bool] | None = None,
         read_withheld: PathCheck | None = None,
         read_denied: PathCheck | None = None,
         task_list: TaskList | None = None,
     ) -> None:
         self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
+        self.sandbox_excluded = sandbox_excluded  # whether a command line runs outside it (excludedCommands)
         self.read_withheld = read_withheld  # Grep leaves out what this says the model may not read
         self.read_denied = read_denied  # Glob leaves out what a deny rule covers
         self.shell: ShellState | None = None  # Bash's snapshot and background tasks, made on first use
@@ -77,6 +80,7 @@ class SessionServices(Record):
         verdicts Grep and Glob filter the files below their folder with."""
         return cls(
             sandbox=gate.sandbox,
+            sandbox_excluded=gate.excluded_from_sandbox,
             read_withheld=gate.is_read_withheld,
             read_denied=gate.is_read_denied,
             task_list=task_list,
@@ -84,4 +88,6 @@ class SessionServices(Record):
 
     def for_child(self) -> SessionServices:
         """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan and runner."""
-        return SessionServices(sandbox=self.sandbox, task_list=self.task_list)
+        return SessionServices(
+            sandbox=self.sandbox, sandbox_excluded=self.sandbox_excluded, task_list=self.task_list
+        )

@@ -365,7 +365,8 @@ def sandbox_launcher(
 
         return confine
     disabled = bool(getattr(input, "dangerouslyDisableSandbox", False))
-    if settings is None or not should_sandbox(input.command, settings, disabled):
+    excluded = ctx.session.services.sandbox_excluded
+    if settings is None or not should_sandbox(input.command, settings, disabled, excluded):
         return None
 
     def launch(argv: list[str]) -> list[str]:
