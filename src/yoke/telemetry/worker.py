@@ -34,6 +34,15 @@ DESCRIPTIONS = {
     "claude_code.active_time.total": "Total active time in seconds",
 }
 _STOP = object()
+
+
+def native(config: OtelConfig) -> bool:
+    """Whether every chosen exporter is `otlp` over HTTP: then no SDK is needed (telemetry/native.py)."""
+    return all(
+        signal.exporters == ["otlp"] and signal.protocol != "grpc"
+        for signal in config.signals.values()
+        if signal.exporters
+    )
 START_DELAY_S = 5.0
 
 
@@ -58,6 +67,36 @@ class TelemetryWorker:
     # ---- the thread ---------------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        if native(self.config):
+            self._run_native()
+        else:
+            self._run_sdk()
+
+    def _run_native(self) -> None:
+        """Items wait in the queue (cheaply) until a signal's interval is up or the session closes."""
+        from yoke.telemetry.native import NativeExport
+
+        export = NativeExport(self.config, self.common, self.resource)
+        stopping = False
+        while not stopping:
+            self.go.wait(export.seconds_to_next())
+            while not stopping:
+                try:
+                    item = self.items.get_nowait()
+                except queue.Empty:
+                    break
+                stopping = item is _STOP
+                if not stopping:
+                    try:
+                        export.add(item)
+                    except Exception as exc:
+                        print(f"yoke: warning: telemetry dropped an item: {exc}", file=sys.stderr)
+            try:
+                export.flush(final=stopping)
+            except Exception as exc:
+                print(f"yoke: warning: telemetry export failed: {exc}", file=sys.stderr)
+
+    def _run_sdk(self) -> None:
         # The SDK's import holds the GIL for a tenth of a second: done while a turn runs, it would slow the
         # turn. Items queue up (cheaply) until the session closes or START_DELAY_S have passed.
         self.go.wait(START_DELAY_S)

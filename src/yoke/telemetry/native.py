@@ -1,0 +1,146 @@
+"""The SDK-free exporting side, used when every chosen exporter is `otlp` over HTTP (`http/protobuf` or
+`http/json`): counters summed in memory, events and spans batched, each signal sent on its own interval
+and at close. Runs on the telemetry thread only; imports nothing beyond the standard library."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from yoke.telemetry import otlp_wire as wire
+from yoke.telemetry.config import OtelConfig
+
+TIMEOUT_S = 10.0  # one request's bound while the session runs; the exit's bound is the worker's join
+
+
+class NativeExport:
+    def __init__(self, config: OtelConfig, common: dict[str, Any], resource: dict[str, Any]) -> None:
+        from yoke import __version__
+        from yoke.telemetry.worker import DESCRIPTIONS, EVENTS_SCOPE, METER_NAME, TRACER_NAME, UNITS
+
+        self.config = config
+        self.common = common
+        self.resource = resource
+        self.units, self.descriptions = UNITS, DESCRIPTIONS
+        self.scopes = {
+            "metrics": {"name": METER_NAME, "version": __version__},
+            "logs": {"name": EVENTS_SCOPE, "version": __version__},
+            "traces": {"name": TRACER_NAME, "version": __version__},
+        }
+        self.intervals = {
+            "metrics": config.metric_interval_ms / 1000,
+            "logs": config.logs_interval_ms / 1000,
+            "traces": config.traces_interval_ms / 1000,
+        }
+        now = time.monotonic()
+        self.due = {signal: now + self.intervals[signal] for signal in self.intervals if config.wants(signal)}
+        self.started_ns = self.last_ns = time.time_ns()
+        self.sums: dict[tuple, list] = {}  # (name, attributes) -> [value, attributes]
+        self.batches: dict[str, list] = {"logs": [], "traces": []}
+
+    def seconds_to_next(self) -> float:
+        return max(0.0, min(self.due.values(), default=60.0) - time.monotonic())
+
+    def add(self, item: tuple) -> None:
+        kind = item[0]
+        if kind == "metric" and "metrics" in self.due:
+            _, name, value, attrs = item
+            merged = {**self.common, **attrs}
+            entry = self.sums.setdefault((name, tuple(sorted(merged.items(), key=str))), [0, merged])
+            entry[0] += value
+        elif kind == "log" and "logs" in self.due:
+            _, name, attrs, when = item
+            self.batches["logs"].append(
+                {
+                    "timeUnixNano": str(when),
+                    "observedTimeUnixNano": str(when),
+                    "body": {"stringValue": f"claude_code.{name}"},
+                    "attributes": wire.attributes({**self.common, **attrs}),
+                    "eventName": f"claude_code.{name}",
+                }
+            )
+        elif kind == "span" and "traces" in self.due:
+            self.batches["traces"].append(self._span(item))
+
+    def _span(self, item: tuple) -> dict[str, Any]:
+        _, name, trace_id, span_id, parent_id, start, end, attrs, error = item
+        span: dict[str, Any] = {
+            "traceId": f"{trace_id:032x}",
+            "spanId": f"{span_id:016x}",
+            "name": name,
+            "kind": wire.SPAN_KIND_INTERNAL,
+            "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(end),
+            "attributes": wire.attributes({**self.common, **attrs}),
+            "status": {"message": error, "code": wire.STATUS_ERROR} if error else {},
+            "flags": wire.HAS_IS_REMOTE,
+        }
+        if parent_id:
+            span["parentSpanId"] = f"{parent_id:016x}"
+        return span
+
+    def flush(self, final: bool) -> None:
+        """Send each signal whose interval is up (every signal when `final`)."""
+        now = time.monotonic()
+        for signal in list(self.due):
+            if final or now >= self.due[signal]:
+                self.due[signal] = now + self.intervals[signal]
+                items = self._metrics() if signal == "metrics" else self.batches[signal]
+                self.batches[signal] = []
+                if items:
+                    self._send(signal, items)
+
+    def _metrics(self) -> list[dict[str, Any]]:
+        now_ns = time.time_ns()
+        by_name: dict[str, list] = {}
+        for (name, _), (total, attrs) in self.sums.items():
+            point = {
+                "startTimeUnixNano": str(self.last_ns if self.config.delta else self.started_ns),
+                "timeUnixNano": str(now_ns),
+                "attributes": wire.attributes(attrs),
+            }
+            if isinstance(total, int):
+                point["asInt"] = str(total)
+            else:
+                point["asDouble"] = total
+            by_name.setdefault(name, []).append(point)
+        self.last_ns = now_ns
+        if self.config.delta:
+            self.sums = {}
+        temporality = wire.DELTA if self.config.delta else wire.CUMULATIVE
+        return [
+            {
+                "name": name,
+                "description": self.descriptions.get(name, ""),
+                "unit": self.units.get(name, ""),
+                "sum": {"dataPoints": points, "aggregationTemporality": temporality, "isMonotonic": True},
+            }
+            for name, points in by_name.items()
+        ]
+
+    def _send(self, signal: str, items: list) -> None:
+        config = self.config.signals[signal]
+        as_json = config.protocol == "http/json"
+        body = wire.encode(signal, wire.request(signal, self.resource, self.scopes[signal], items), as_json)
+        if not post(config.endpoint, config.headers, body, as_json):
+            print(f"yoke: warning: telemetry could not send {signal} to {config.endpoint}", file=_stderr())
+
+
+def _stderr() -> Any:
+    import sys
+
+    return sys.stderr
+
+
+def post(endpoint: str, headers: dict[str, str], body: bytes, as_json: bool) -> bool:
+    import urllib.request
+
+    request = urllib.request.Request(endpoint, data=body, method="POST")
+    for key, value in headers.items():
+        request.add_header(key, value)
+    request.add_header("Content-Type", "application/json" if as_json else "application/x-protobuf")
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
+            return 200 <= response.status < 300
+    except OSError:
+        return False
