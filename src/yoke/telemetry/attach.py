@@ -88,7 +88,9 @@ def attach_telemetry(
         return
     if not config.any:
         return  # on, but no exporter chosen: nothing to send (as in Claude Code)
-    if not installed():
+    from yoke.telemetry.worker import TelemetryWorker, native
+
+    if not native(config) and not installed():  # OTLP over HTTP alone needs no SDK (telemetry/native.py)
         session.warnings.append(INSTALL_HINT)
         return
     try:
@@ -97,7 +99,6 @@ def attach_telemetry(
         session.warnings.append(f"telemetry is off: {exc}")
         return
     from yoke.telemetry.observer import TelemetryObserver
-    from yoke.telemetry.worker import TelemetryWorker
 
     common: dict[str, Any] = {"session.id": session.id, "terminal.type": _terminal(env)}
     if config.account_uuid:

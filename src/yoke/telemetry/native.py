@@ -132,13 +132,58 @@ def _stderr() -> Any:
     return sys.stderr
 
 
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+
+
 def post(endpoint: str, headers: dict[str, str], body: bytes, as_json: bool) -> bool:
+    """POST one body; True on a 2xx answer. A plain socket (urllib.request's import alone costs more than
+    all the rest of the exit's work), or urllib when a proxy variable asks for one."""
+    import os
+    from urllib.parse import urlsplit
+
+    content_type = "application/json" if as_json else "application/x-protobuf"
+    if any(os.environ.get(name) or os.environ.get(name.upper()) for name in PROXY_VARIABLES):
+        return _post_urllib(endpoint, {**headers, "Content-Type": content_type}, body)
+    parts = urlsplit(endpoint)
+    secure = parts.scheme == "https"
+    host = parts.hostname or "localhost"
+    lines = [
+        f"POST {parts.path or '/'}{'?' + parts.query if parts.query else ''} HTTP/1.1",
+        f"Host: {parts.netloc.rpartition('@')[2]}",
+        f"Content-Type: {content_type}",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *(
+            f"{key}: {value}"
+            for key, value in headers.items()
+            if "\n" not in key + value and "\r" not in key + value
+        ),
+    ]
+    try:
+        return _exchange(host, parts.port or (443 if secure else 80), secure, "\r\n".join(lines), body)
+    except (OSError, ValueError):
+        return False
+
+
+def _exchange(host: str, port: int, secure: bool, head: str, body: bytes) -> bool:
+    import socket
+
+    # an ASCII host as bytes: a str host would be IDNA-encoded, three modules more to import
+    address = host.encode() if host.isascii() else host
+    with socket.create_connection((address, port), TIMEOUT_S) as sock:
+        if secure:
+            import ssl
+
+            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+        sock.sendall(head.encode("latin-1") + b"\r\n\r\n" + body)
+        status = sock.makefile("rb").readline(1024).split()
+    return len(status) >= 2 and status[0].startswith(b"HTTP/") and status[1][:1] == b"2"
+
+
+def _post_urllib(endpoint: str, headers: dict[str, str], body: bytes) -> bool:
     import urllib.request
 
-    request = urllib.request.Request(endpoint, data=body, method="POST")
-    for key, value in headers.items():
-        request.add_header(key, value)
-    request.add_header("Content-Type", "application/json" if as_json else "application/x-protobuf")
+    request = urllib.request.Request(endpoint, data=body, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             return 200 <= response.status < 300

@@ -107,7 +107,9 @@ def request(signal: str, resource: dict[str, Any], scope: dict[str, str], items:
         "logs": ("resourceLogs", "scopeLogs", "logRecords"),
         "traces": ("resourceSpans", "scopeSpans", "spans"),
     }[signal]
-    return {outer: [{"resource": {"attributes": attributes(resource)}, inner: [{"scope": scope, leaves: items}]}]}
+    return {
+        outer: [{"resource": {"attributes": attributes(resource)}, inner: [{"scope": scope, leaves: items}]}]
+    }
 
 
 def encode(signal: str, message: dict[str, Any], as_json: bool) -> bytes:

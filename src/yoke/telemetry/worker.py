@@ -43,6 +43,8 @@ def native(config: OtelConfig) -> bool:
         for signal in config.signals.values()
         if signal.exporters
     )
+
+
 START_DELAY_S = 5.0
 
 
