@@ -5,7 +5,6 @@ close)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import time
@@ -20,6 +19,8 @@ DEFAULT_SHUTDOWN_MS = 2000
 
 
 def installed() -> bool:
+    import importlib.util
+
     return importlib.util.find_spec("opentelemetry.sdk") is not None
 
 

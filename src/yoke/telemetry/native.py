@@ -4,6 +4,7 @@ and at close. Runs on the telemetry thread only; imports nothing beyond the stan
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -14,9 +15,18 @@ TIMEOUT_S = 10.0  # one request's bound while the session runs; the exit's bound
 
 
 class NativeExport:
-    def __init__(self, config: OtelConfig, common: dict[str, Any], resource: dict[str, Any]) -> None:
+    def __init__(
+        self, config: OtelConfig, common: dict[str, Any], resource: dict[str, Any], started: float
+    ) -> None:
         from yoke import __version__
-        from yoke.telemetry.worker import DESCRIPTIONS, EVENTS_SCOPE, METER_NAME, TRACER_NAME, UNITS
+        from yoke.telemetry.worker import (
+            DESCRIPTIONS,
+            EVENTS_SCOPE,
+            METER_NAME,
+            TRACER_NAME,
+            UNITS,
+            intervals_s,
+        )
 
         self.config = config
         self.common = common
@@ -27,14 +37,12 @@ class NativeExport:
             "logs": {"name": EVENTS_SCOPE, "version": __version__},
             "traces": {"name": TRACER_NAME, "version": __version__},
         }
-        self.intervals = {
-            "metrics": config.metric_interval_ms / 1000,
-            "logs": config.logs_interval_ms / 1000,
-            "traces": config.traces_interval_ms / 1000,
+        self.intervals = intervals_s(config)
+        self.due = {
+            signal: started + self.intervals[signal] for signal in self.intervals if config.wants(signal)
         }
-        now = time.monotonic()
-        self.due = {signal: now + self.intervals[signal] for signal in self.intervals if config.wants(signal)}
-        self.started_ns = self.last_ns = time.time_ns()
+        # the session's start (`started` is its monotonic time): where cumulative sums and the first delta begin
+        self.started_ns = self.last_ns = time.time_ns() - int((time.monotonic() - started) * 1e9)
         self.sums: dict[tuple, list] = {}  # (name, attributes) -> [value, attributes]
         self.batches: dict[str, list] = {"logs": [], "traces": []}
 
@@ -82,13 +90,22 @@ class NativeExport:
     def flush(self, final: bool) -> None:
         """Send each signal whose interval is up (every signal when `final`)."""
         now = time.monotonic()
+        ready = []
         for signal in list(self.due):
             if final or now >= self.due[signal]:
                 self.due[signal] = now + self.intervals[signal]
                 items = self._metrics() if signal == "metrics" else self.batches[signal]
                 self.batches[signal] = []
                 if items:
-                    self._send(signal, items)
+                    ready.append((signal, items))
+        # the signals' requests go out side by side: at exit the wait is one round trip, not three
+        senders = [threading.Thread(target=self._send, args=pair, daemon=True) for pair in ready[1:]]
+        for sender in senders:
+            sender.start()
+        if ready:
+            self._send(*ready[0])
+        for sender in senders:
+            sender.join()
 
     def _metrics(self) -> list[dict[str, Any]]:
         now_ns = time.time_ns()

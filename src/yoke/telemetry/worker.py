@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+import time
 from typing import Any
 
 from yoke.telemetry.config import OtelConfig
@@ -36,6 +37,14 @@ DESCRIPTIONS = {
 _STOP = object()
 
 
+def intervals_s(config: OtelConfig) -> dict[str, float]:
+    return {
+        "metrics": config.metric_interval_ms / 1000,
+        "logs": config.logs_interval_ms / 1000,
+        "traces": config.traces_interval_ms / 1000,
+    }
+
+
 def native(config: OtelConfig) -> bool:
     """Whether every chosen exporter is `otlp` over HTTP: then no SDK is needed (telemetry/native.py)."""
     return all(
@@ -57,6 +66,7 @@ class TelemetryWorker:
         self.put = self.items.put
         self.error = ""
         self.go = threading.Event()  # set at close: start the exporters now
+        self.started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="yoke-telemetry", daemon=True)
         self._thread.start()
 
@@ -75,13 +85,19 @@ class TelemetryWorker:
             self._run_sdk()
 
     def _run_native(self) -> None:
-        """Items wait in the queue (cheaply) until a signal's interval is up or the session closes."""
-        from yoke.telemetry.native import NativeExport
-
-        export = NativeExport(self.config, self.common, self.resource)
+        """Items wait in the queue (cheaply) until a signal's interval is up or the session closes. Even the
+        exporter's set-up waits for that: work on this thread while a turn runs slows the turn (the GIL)."""
+        export = None
+        first = min(
+            (seconds for signal, seconds in intervals_s(self.config).items() if self.config.wants(signal))
+        )
         stopping = False
         while not stopping:
-            self.go.wait(export.seconds_to_next())
+            self.go.wait(first if export is None else export.seconds_to_next())
+            if export is None:
+                from yoke.telemetry.native import NativeExport
+
+                export = NativeExport(self.config, self.common, self.resource, self.started)
             while not stopping:
                 try:
                     item = self.items.get_nowait()
