@@ -49,7 +49,8 @@ def test_without_the_extra_one_line_says_what_to_install(yoke, project, tmp_path
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("")  # an `opentelemetry` without the SDK
     with ScriptedServer([{"content": "ok"}]) as srv:
-        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "otlp"}
+        # the console exporter is the SDK's (`otlp` alone needs no SDK: see test_otel_export)
+        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "console"}
         env["PYTHONPATH"] = str(shadow.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")
         run = yoke("-p", "hi", env=env)
     assert run.code == 0 and run.stdout.strip() == "ok"

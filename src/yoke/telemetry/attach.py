@@ -18,10 +18,18 @@ INSTALL_HINT = "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry
 DEFAULT_SHUTDOWN_MS = 2000
 
 
-def installed() -> bool:
+def installed(config: OtelConfig) -> bool:
+    """Whether what this configuration needs is there: the SDK, unless every exporter is `otlp` (Yoke's own
+    encoder), and grpcio for the `grpc` protocol."""
+    from yoke.telemetry.worker import native
+
+    grpc = any(s.exporters and s.protocol == "grpc" for s in config.signals.values())
+    needed = (["grpc"] if grpc else []) + ([] if native(config) else ["opentelemetry.sdk"])
+    if not needed:
+        return True
     import importlib.util
 
-    return importlib.util.find_spec("opentelemetry.sdk") is not None
+    return all(importlib.util.find_spec(name) is not None for name in needed)
 
 
 class TracingTransport:
@@ -89,9 +97,9 @@ def attach_telemetry(
         return
     if not config.any:
         return  # on, but no exporter chosen: nothing to send (as in Claude Code)
-    from yoke.telemetry.worker import TelemetryWorker, native
+    from yoke.telemetry.worker import TelemetryWorker
 
-    if not native(config) and not installed():  # OTLP over HTTP alone needs no SDK (telemetry/native.py)
+    if not installed(config):
         session.warnings.append(INSTALL_HINT)
         return
     try:

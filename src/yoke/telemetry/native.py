@@ -139,8 +139,43 @@ class NativeExport:
         config = self.config.signals[signal]
         as_json = config.protocol == "http/json"
         body = wire.encode(signal, wire.request(signal, self.resource, self.scopes[signal], items), as_json)
-        if not post(config.endpoint, config.headers, body, as_json):
+        if config.protocol == "grpc":
+            sent = grpc_export(signal, config.endpoint, config.headers, body)
+        else:
+            sent = post(config.endpoint, config.headers, body, as_json)
+        if not sent:
             print(f"yoke: warning: telemetry could not send {signal} to {config.endpoint}", file=_stderr())
+
+
+GRPC_METHODS = {
+    "metrics": "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+    "logs": "/opentelemetry.proto.collector.logs.v1.LogsService/Export",
+    "traces": "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+}
+
+
+def grpc_export(signal: str, endpoint: str, headers: dict[str, str], body: bytes) -> bool:
+    """One OTLP/gRPC Export call with the already-encoded request (grpcio alone imports in a sixth of the
+    time the SDK's gRPC exporter takes)."""
+    from urllib.parse import urlsplit
+
+    import grpc
+
+    parts = urlsplit(endpoint if "://" in endpoint else "http://" + endpoint)
+    target = parts.netloc.rpartition("@")[2]
+    channel = (
+        grpc.secure_channel(target, grpc.ssl_channel_credentials())
+        if parts.scheme == "https"
+        else grpc.insecure_channel(target)
+    )
+    try:
+        call = channel.unary_unary(GRPC_METHODS[signal])  # bytes in, bytes out: no (de)serializers
+        call(body, metadata=tuple((k.lower(), v) for k, v in headers.items()), timeout=TIMEOUT_S)
+        return True
+    except grpc.RpcError:
+        return False
+    finally:
+        channel.close()
 
 
 def _stderr() -> Any:

@@ -35,6 +35,7 @@ DESCRIPTIONS = {
     "claude_code.active_time.total": "Total active time in seconds",
 }
 _STOP = object()
+START_DELAY_S = 5.0
 
 
 def intervals_s(config: OtelConfig) -> dict[str, float]:
@@ -46,15 +47,8 @@ def intervals_s(config: OtelConfig) -> dict[str, float]:
 
 
 def native(config: OtelConfig) -> bool:
-    """Whether every chosen exporter is `otlp` over HTTP: then no SDK is needed (telemetry/native.py)."""
-    return all(
-        signal.exporters == ["otlp"] and signal.protocol != "grpc"
-        for signal in config.signals.values()
-        if signal.exporters
-    )
-
-
-START_DELAY_S = 5.0
+    """Whether every chosen exporter is `otlp`: then no SDK is needed (telemetry/native.py)."""
+    return all(signal.exporters == ["otlp"] for signal in config.signals.values() if signal.exporters)
 
 
 class TelemetryWorker:
