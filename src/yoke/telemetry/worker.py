@@ -111,7 +111,8 @@ class TelemetryWorker:
     def _run_sdk(self) -> None:
         # The SDK's import holds the GIL for a tenth of a second: done while a turn runs, it would slow the
         # turn. Items queue up (cheaply) until the session closes or START_DELAY_S have passed.
-        self.go.wait(START_DELAY_S)
+        # A Prometheus endpoint is scraped while the session runs: it must be up from the start.
+        self.go.wait(0 if "prometheus" in self.config.signals["metrics"].exporters else START_DELAY_S)
         try:
             from yoke.telemetry.providers import Providers
 
