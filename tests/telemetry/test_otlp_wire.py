@@ -96,9 +96,8 @@ def test_protobuf_and_json_bodies_are_the_same_valid_message(signal, items, kind
         _b64_ids(json.loads(wire.encode(signal, message, as_json=True))), kind()
     )
     assert from_protobuf == from_json
-    as_dict = json_format.MessageToDict(
-        from_protobuf, use_integers_for_enums=True
-    )  # OTLP JSON: enums as numbers
+    # OTLP's JSON has enums as numbers
+    as_dict = json_format.MessageToDict(from_protobuf, use_integers_for_enums=True)
     assert hex_ids(as_dict) == json.loads(wire.encode(signal, message, True))
     assert from_protobuf.ByteSize() > 0
 
