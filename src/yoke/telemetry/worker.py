@@ -1,7 +1,8 @@
-"""The exporting side: a thread that imports OpenTelemetry, builds the meter, logger and tracer providers
-from `OtelConfig`, and turns the observer's items into instruments, log records and spans.
+"""The exporting side: a thread that turns the observer's items into OTLP requests, either with Yoke's own
+encoder (`native.py`, when every exporter is `otlp`) or through the OpenTelemetry SDK's providers (for
+`console` and `prometheus`).
 
-Everything slow (the SDK's import, encoding, the network) happens here, never on the session's event loop.
+Everything slow (encoding, the network, the SDK's import) happens here, never on the session's event loop.
 `close()` hands over what is left and waits a bounded time for the last export.
 """
 
