@@ -4,6 +4,7 @@ exporting modules (runs with or without the `otel` extra installed)."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -49,9 +50,53 @@ def test_without_the_extra_one_line_says_what_to_install(yoke, project, tmp_path
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("")  # an `opentelemetry` without the SDK
     with ScriptedServer([{"content": "ok"}]) as srv:
-        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "otlp"}
+        # the console exporter is the SDK's (`otlp` alone needs no SDK: see test_otel_export)
+        env = {**anthropic_env(srv), "CLAUDE_CODE_ENABLE_TELEMETRY": "1", "OTEL_METRICS_EXPORTER": "console"}
         env["PYTHONPATH"] = str(shadow.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")
         run = yoke("-p", "hi", env=env)
     assert run.code == 0 and run.stdout.strip() == "ok"
     hint = [line for line in run.stderr.splitlines() if "yoke[otel]" in line]
     assert len(hint) == 1 and "pip install" in hint[0]
+
+
+def test_otlp_exporters_need_no_sdk_and_import_none_of_it(base_env, project):
+    """Every exporter `otlp` (over HTTP here): Yoke's own encoder sends it, so neither OpenTelemetry nor
+    protobuf is imported. (The collector is unreachable: the run still ends normally.)"""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **base_env,
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+        "OTEL_METRICS_EXPORTER": "otlp",
+        "OTEL_LOGS_EXPORTER": "otlp",
+        "OTEL_TRACES_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{port}",
+    }
+    loaded = _loaded(env, project).split(",")
+    assert "yoke.telemetry.native" in loaded
+    assert not [m for m in loaded if m.startswith(("opentelemetry", "google.protobuf", "grpc"))], loaded
+
+
+def test_a_collector_that_never_answers_holds_the_exit_at_most_the_shutdown_bound(yoke, project):
+    """A collector that accepts the connection and never answers: the run ends within the shutdown bound
+    (CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS, 2 s by default), not the request's own 10 s."""
+    import time
+
+    with socket.socket() as silent, ScriptedServer([{"content": "ok"}]) as srv:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # the kernel completes connections; nobody reads or answers
+        env = {
+            **anthropic_env(srv),
+            "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+            "OTEL_LOGS_EXPORTER": "otlp",
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{silent.getsockname()[1]}",
+            "CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS": "500",
+        }
+        start = time.monotonic()
+        run = yoke("-p", "hi", env=env)
+        elapsed = time.monotonic() - start
+    assert run.code == 0 and run.stdout.strip() == "ok"
+    assert elapsed < 8, elapsed  # 10 s if the request's own timeout held the exit

@@ -5,6 +5,7 @@ model requests, the protocol variants, headers (variable and `otelHeadersHelper`
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -399,3 +400,71 @@ def test_two_prompts_in_one_session_are_two_interactions(yoke, project):
     active = [p for p in receiver.metrics() if p["name"] == "claude_code.active_time.total"]
     assert active and all(p["attributes"]["user.account_uuid"] == "acc-1" for p in active)
     assert all(p["attributes"]["organization.id"] == "org-1" for p in receiver.metrics())
+
+
+SCRAPER = """
+import sys, time, urllib.request
+deadline = time.monotonic() + 30
+text = ""
+while time.monotonic() < deadline and "claude_code_token_usage" not in text:
+    try:
+        text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+    except OSError:
+        time.sleep(0.2)
+open("scraped.txt", "w").write(text)
+"""
+
+
+def test_prometheus_metrics_are_served_while_the_session_runs(yoke, project):
+    """OTEL_METRICS_EXPORTER=prometheus: a scrape made from inside the run (a Bash tool call) sees the
+    session's token usage with its attributes."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    (project / "scrape.py").write_text(SCRAPER)
+    command = f"{sys.executable} scrape.py http://127.0.0.1:{port}/metrics"
+    script = [
+        {"content": [{"type": "tool_use", "id": "s1", "name": "Bash", "input": {"command": command}}]},
+        {"content": [{"type": "text", "text": "scraped"}]},
+    ]
+    env = {
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+        "OTEL_METRICS_EXPORTER": "prometheus",
+        "OTEL_EXPORTER_PROMETHEUS_HOST": "127.0.0.1",
+        "OTEL_EXPORTER_PROMETHEUS_PORT": str(port),
+    }
+    with ScriptedServer(script) as srv:
+        run = yoke("-p", "scrape", "--allowedTools", f"Bash({command})", env={**anthropic_env(srv), **env})
+    assert run.code == 0, run.stderr
+    scraped = (project / "scraped.txt").read_text()
+    usage = [line for line in scraped.splitlines() if line.startswith("claude_code_token_usage")]
+    assert usage, scraped
+    assert any('type="input"' in line and "session_id=" in line for line in usage), usage
+
+
+def test_the_sdk_free_exporter_sends_on_its_intervals_while_the_session_runs(yoke, project):
+    """Yoke's own OTLP exporter (no SDK: `opentelemetry` is shadowed) sends each signal on its interval, not
+    only at exit, and delta sums are not counted twice across exports."""
+    shadow = project.parent / "shadow" / "opentelemetry"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('no SDK here')\n")
+    script = [
+        {"content": [{"type": "tool_use", "id": "w1", "name": "Bash", "input": {"command": "sleep 2"}}]},
+        {"content": [{"type": "text", "text": "waited"}]},
+    ]
+    with OtlpReceiver() as receiver, ScriptedServer(script) as srv:
+        env = {**anthropic_env(srv), **otel_env(receiver, "http/protobuf")}
+        env.update(OTEL_METRIC_EXPORT_INTERVAL="400", OTEL_LOGS_EXPORT_INTERVAL="400")
+        env["PYTHONPATH"] = str(shadow.parent)
+        run = yoke("-p", "wait", "--allowedTools", "Bash(sleep 2)", "--output-format", "json", env=env)
+    assert run.code == 0, run.stderr
+    assert "yoke[otel]" not in run.stderr
+    assert len(receiver.bodies["/v1/logs"]) >= 2 and len(receiver.bodies["/v1/metrics"]) >= 2
+    events = [e["attributes"]["event.name"] for e in receiver.events()]
+    assert events.count("user_prompt") == 1 and events.count("api_request") == 2
+    assert [p["value"] for p in receiver.metrics() if p["name"] == "claude_code.session.count"] == [1]
+    usage = json.loads(run.stdout)["usage"]
+    tokens = [p for p in receiver.metrics() if p["name"] == "claude_code.token.usage"]
+    assert sum(p["value"] for p in tokens if p["attributes"]["type"] == "output") == usage["output_tokens"]

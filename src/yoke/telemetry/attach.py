@@ -5,7 +5,6 @@ close)."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 import time
@@ -19,8 +18,18 @@ INSTALL_HINT = "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry
 DEFAULT_SHUTDOWN_MS = 2000
 
 
-def installed() -> bool:
-    return importlib.util.find_spec("opentelemetry.sdk") is not None
+def installed(config: OtelConfig) -> bool:
+    """Whether what this configuration needs is there: the SDK, unless every exporter is `otlp` (Yoke's own
+    encoder), and grpcio for the `grpc` protocol."""
+    from yoke.telemetry.worker import native
+
+    grpc = any(s.exporters and s.protocol == "grpc" for s in config.signals.values())
+    needed = (["grpc"] if grpc else []) + ([] if native(config) else ["opentelemetry.sdk"])
+    if not needed:
+        return True
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in needed)
 
 
 class TracingTransport:
@@ -88,7 +97,9 @@ def attach_telemetry(
         return
     if not config.any:
         return  # on, but no exporter chosen: nothing to send (as in Claude Code)
-    if not installed():
+    from yoke.telemetry.worker import TelemetryWorker
+
+    if not installed(config):
         session.warnings.append(INSTALL_HINT)
         return
     try:
@@ -97,7 +108,6 @@ def attach_telemetry(
         session.warnings.append(f"telemetry is off: {exc}")
         return
     from yoke.telemetry.observer import TelemetryObserver
-    from yoke.telemetry.worker import TelemetryWorker
 
     common: dict[str, Any] = {"session.id": session.id, "terminal.type": _terminal(env)}
     if config.account_uuid:

@@ -1,19 +1,17 @@
-"""OTLP over HTTP: `http/protobuf` and `http/json` (which the Python SDK's own exporters do not offer).
+"""OTLP over HTTP from the SDK's data, for the runs that need the SDK anyway (a `console` or `prometheus`
+exporter beside `otlp`; otherwise telemetry/native.py does it all without the SDK).
 
-The request is built by the OTLP exporter package's protobuf encoders and sent with urllib (the SDK's HTTP
+The request is built by the OTLP exporter package's protobuf encoders and sent by native.post (the SDK's HTTP
 exporters import `requests`, a tenth of a second more at exit). JSON bodies follow the protobuf JSON mapping,
 except that trace and span ids are hex strings (the OTLP specification's one rule)."""
 
 from __future__ import annotations
 
 import json
-import urllib.request
 from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf import json_format
-
-TIMEOUT_S = 10.0
 
 
 def _hex_ids(value: Any) -> Any:
@@ -33,19 +31,13 @@ def _hex_ids(value: Any) -> Any:
 
 
 def post(endpoint: str, headers: dict[str, str], message: Any, as_json: bool) -> bool:
+    from yoke.telemetry.native import post as send
+
     if as_json:
         body = json.dumps(_hex_ids(json_format.MessageToDict(message))).encode()
     else:
         body = message.SerializeToString()
-    request = urllib.request.Request(endpoint, data=body, method="POST")
-    for key, value in headers.items():
-        request.add_header(key, value)
-    request.add_header("Content-Type", "application/json" if as_json else "application/x-protobuf")
-    try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
-            return 200 <= response.status < 300
-    except OSError:
-        return False
+    return send(endpoint, headers, body, as_json)
 
 
 def http_exporter(signal: str, endpoint: str, headers: dict[str, str], as_json: bool, **options: Any) -> Any:

@@ -1,7 +1,8 @@
-"""The exporting side: a thread that imports OpenTelemetry, builds the meter, logger and tracer providers
-from `OtelConfig`, and turns the observer's items into instruments, log records and spans.
+"""The exporting side: a thread that turns the observer's items into OTLP requests, either with Yoke's own
+encoder (`native.py`, when every exporter is `otlp`) or through the OpenTelemetry SDK's providers (for
+`console` and `prometheus`).
 
-Everything slow (the SDK's import, encoding, the network) happens here, never on the session's event loop.
+Everything slow (encoding, the network, the SDK's import) happens here, never on the session's event loop.
 `close()` hands over what is left and waits a bounded time for the last export.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
+import time
 from typing import Any
 
 from yoke.telemetry.config import OtelConfig
@@ -37,6 +39,19 @@ _STOP = object()
 START_DELAY_S = 5.0
 
 
+def intervals_s(config: OtelConfig) -> dict[str, float]:
+    return {
+        "metrics": config.metric_interval_ms / 1000,
+        "logs": config.logs_interval_ms / 1000,
+        "traces": config.traces_interval_ms / 1000,
+    }
+
+
+def native(config: OtelConfig) -> bool:
+    """Whether every chosen exporter is `otlp`: then no SDK is needed (telemetry/native.py)."""
+    return all(signal.exporters == ["otlp"] for signal in config.signals.values() if signal.exporters)
+
+
 class TelemetryWorker:
     def __init__(self, config: OtelConfig, common: dict[str, Any], resource: dict[str, Any]) -> None:
         self.config = config
@@ -46,6 +61,7 @@ class TelemetryWorker:
         self.put = self.items.put
         self.error = ""
         self.go = threading.Event()  # set at close: start the exporters now
+        self.started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="yoke-telemetry", daemon=True)
         self._thread.start()
 
@@ -58,9 +74,46 @@ class TelemetryWorker:
     # ---- the thread ---------------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        if native(self.config):
+            self._run_native()
+        else:
+            self._run_sdk()
+
+    def _run_native(self) -> None:
+        """Items wait in the queue (cheaply) until a signal's interval is up or the session closes. Even the
+        exporter's set-up waits for that: work on this thread while a turn runs slows the turn (the GIL)."""
+        export = None
+        first = min(
+            (seconds for signal, seconds in intervals_s(self.config).items() if self.config.wants(signal))
+        )
+        stopping = False
+        while not stopping:
+            self.go.wait(first if export is None else export.seconds_to_next())
+            if export is None:
+                from yoke.telemetry.native import NativeExport
+
+                export = NativeExport(self.config, self.common, self.resource, self.started)
+            while not stopping:
+                try:
+                    item = self.items.get_nowait()
+                except queue.Empty:
+                    break
+                stopping = item is _STOP
+                if not stopping:
+                    try:
+                        export.add(item)
+                    except Exception as exc:
+                        print(f"yoke: warning: telemetry dropped an item: {exc}", file=sys.stderr)
+            try:
+                export.flush(final=stopping)
+            except Exception as exc:
+                print(f"yoke: warning: telemetry export failed: {exc}", file=sys.stderr)
+
+    def _run_sdk(self) -> None:
         # The SDK's import holds the GIL for a tenth of a second: done while a turn runs, it would slow the
         # turn. Items queue up (cheaply) until the session closes or START_DELAY_S have passed.
-        self.go.wait(START_DELAY_S)
+        # A Prometheus endpoint is scraped while the session runs: it must be up from the start.
+        self.go.wait(0 if "prometheus" in self.config.signals["metrics"].exporters else START_DELAY_S)
         try:
             from yoke.telemetry.providers import Providers
 
