@@ -251,9 +251,10 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
         reason: ev.TerminationReason = TERMINATION_REASONS.get(str(message.get("terminal_reason"))) or (
             "completed" if not message.get("is_error") else "model_error"
         )
+        usage = Usage.from_dict(message.get("usage"))
         return [
             ev.Result(reason, bool(message.get("is_error")), text, int(message.get("num_turns") or 0),
                       int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
-                      session.total_cost_usd, Usage.from_dict(message.get("usage")), {}, list(message.get("permission_denials") or []), **where)
+                      session.total_cost_usd, usage, {}, list(message.get("permission_denials") or []), **where)
         ]  # fmt: skip
     return []
