@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 
@@ -30,3 +31,22 @@ def replace_file(path: Path, data: bytes, mode: int | None = None) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def bounded_scan(start: str, limit: int, skip: Collection[str]) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Each entry below `start` as (its folder, the entry), depth first, looking at no more than about `limit`
+    entries: scans of a user's tree before a command runs must stay bounded. Folders named in `skip`, and
+    links, are listed but not entered."""
+    budget = limit
+    stack = [start]
+    while stack and budget > 0:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        budget -= len(entries)
+        for entry in entries:
+            yield folder, entry
+            if entry.name not in skip and entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)

@@ -266,23 +266,15 @@ _NESTED_LIMIT = 5_000  # directory entries looked at below a folder for nested r
 def _nested_git_dirs(start: str) -> list[Path]:
     """Git directories of repositories below `start` (submodules, vendored clones): a `cd` into one makes
     its own config apply. Dependency and cache trees are not entered."""
+    from yoke.fsutil import bounded_scan
+
     found: list[Path] = []
-    budget = _NESTED_LIMIT
-    stack = [start]
-    while stack and budget > 0:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        budget -= len(entries)
-        for entry in entries:
-            if entry.name == ".git":
-                if folder != start:
-                    found.extend(git_dirs(folder) or [])
-            elif entry.is_dir(follow_symlinks=False) and entry.name not in _SKIP_NESTED:
-                stack.append(entry.path)
+    for folder, entry in bounded_scan(start, _NESTED_LIMIT, _SKIP_NESTED):
+        if entry.name == ".git" and folder != start:
+            found.extend(git_dirs(folder) or [])
     return found
 
 
-_SKIP_NESTED = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "target"})
+_SKIP_NESTED = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "target"}
+)

@@ -138,6 +138,7 @@ def kernel_sandbox_available(env: dict[str, str] | None = None) -> bool:
 def secrets_in(dirs: list[Path], home: Path) -> list[str]:
     """Secret files (`.env*`, `*.pem`, keys…, the permission layer's own test) in and below `dirs`,
     skipping dependency and cache trees, at most SCAN_LIMIT entries per folder."""
+    from yoke.fsutil import bounded_scan
     from yoke.paths import is_secret
 
     found: list[str] = []
@@ -147,19 +148,7 @@ def secrets_in(dirs: list[Path], home: Path) -> list[str]:
         if real in seen or any(real.startswith(s.rstrip("/") + "/") for s in seen):
             continue
         seen.add(real)
-        budget = SCAN_LIMIT
-        stack = [real]
-        while stack and budget > 0:
-            folder = stack.pop()
-            try:
-                entries = list(os.scandir(folder))
-            except OSError:
-                continue
-            budget -= len(entries)
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in _SCAN_SKIPS:
-                        stack.append(entry.path)
-                elif is_secret(entry.path, home):
-                    found.append(entry.path)
+        for _, entry in bounded_scan(real, SCAN_LIMIT, _SCAN_SKIPS):
+            if not entry.is_dir(follow_symlinks=False) and is_secret(entry.path, home):
+                found.append(entry.path)
     return found
