@@ -38,10 +38,6 @@ def auth(argv: list[str]) -> int:
     return _not_yet("auth", "Yoke reads ANTHROPIC_API_KEY / OPENAI_API_KEY from the environment")
 
 
-def remote_control(argv: list[str]) -> int:
-    return _not_yet("remote-control")
-
-
 def gateway(argv: list[str]) -> int:
     return _not_yet("gateway")
 

@@ -37,7 +37,7 @@ SUBCOMMANDS: dict[str, str] = {
     "login": "yoke.cli.coming:auth",
     "logout": "yoke.cli.coming:auth",
     "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
-    "remote-control": "yoke.cli.coming:remote_control",
+    "remote-control": "yoke.host.remote_command:remote_control",
     **{name: f"yoke.host.commands:{name}" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
     "gateway": "yoke.cli.coming:gateway",
     "import": "yoke.cli.coming:import_config",

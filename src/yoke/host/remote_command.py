@@ -1,0 +1,76 @@
+"""`yoke remote-control [name] [--json] [--host ADDR] [--port N]`: serve the remote page (webpage.py) until
+interrupted. It keeps one connection to the host open, so the host does not stop while the page is served."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sys
+import urllib.parse
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"yoke remote-control: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def remote_control(argv: list[str]) -> int:
+    parser = _Parser(prog="yoke remote-control", description="Watch and steer sessions from a browser.")
+    parser.add_argument("name", nargs="?", help="open this session's page (an id or part of its name)")
+    parser.add_argument("--json", action="store_true", help='print {"url", "code"} as one JSON line first')
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port for the page (default: any free one)")
+    args = parser.parse_args(argv)
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(
+            "yoke remote-control: only 127.0.0.1 is served yet (no HTTPS for other addresses)",
+            file=sys.stderr,
+        )
+        return 2
+    from yoke.host.client import HostClient, HostError
+
+    try:
+        keep_alive = HostClient.connect()
+    except HostError as exc:
+        print(f"yoke remote-control: {exc}", file=sys.stderr)
+        return 1
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(_serve(args))
+    except OSError as exc:
+        print(
+            f"yoke remote-control: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr
+        )
+        return 1
+    finally:
+        keep_alive.close()
+    return 0
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    from yoke.host.webpage import RemoteControl
+
+    server = RemoteControl(args.host, args.port)
+    await server.start()
+    url = server.url + (f"s/{urllib.parse.quote(args.name)}" if args.name else "")
+    if args.json:
+        print(json.dumps({"url": url, "code": server.pairing.code}), flush=True)
+    else:
+        print(
+            f"Remote control: {url}\nPairing code: {server.pairing.code} (one use; Ctrl-C stops)", flush=True
+        )
+        _print_qr(url)
+    await asyncio.Event().wait()
+
+
+def _print_qr(url: str) -> None:
+    try:
+        import qrcode  # optional: the terminal QR code
+    except ImportError:
+        return
+    code = qrcode.QRCode(border=1)
+    code.add_data(url)
+    code.print_ascii(invert=True)

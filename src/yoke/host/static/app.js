@@ -1,0 +1,131 @@
+// The session page: a client of the host's wire over a WebSocket (docs/wire.md, docs/remote.md).
+(function () {
+  "use strict";
+  const root = document.getElementById("session");
+  if (!root) return;
+  const session = root.dataset.session;
+  const wsPort = root.dataset.wsPort;
+  const stream = document.getElementById("stream");
+  const status = document.getElementById("status");
+  let lastSeq = 0;  // the last sequence number shown: a reconnect asks for what follows it
+  let count = 0;
+  let socket = null;
+  let delay = 500;
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function send(method, params) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    count += 1;
+    socket.send(JSON.stringify({id: "w" + count, type: "request", payload: {method: method, params: params}}));
+  }
+
+  function showPrompt(message) {
+    const request = message.request || {};
+    if (request.subtype !== "can_use_tool") return;
+    const id = String(message.request_id);
+    if (document.getElementById("ask-" + id)) return;
+    const box = el("div", "ask");
+    box.id = "ask-" + id;
+    box.appendChild(el("div", "ask-title", "Allow " + request.tool_name + "?"));
+    box.appendChild(el("pre", "ask-input", JSON.stringify(request.input || {}, null, 2)));
+    const allow = el("button", "allow", "Allow");
+    const deny = el("button", "deny", "Deny");
+    allow.type = deny.type = "button";
+    allow.onclick = function () { send("answer", {session: session, request_id: id, response: {behavior: "allow"}}); };
+    deny.onclick = function () {
+      send("answer", {session: session, request_id: id, response: {behavior: "deny", message: "Denied from the remote page."}});
+    };
+    box.appendChild(allow);
+    box.appendChild(deny);
+    stream.appendChild(box);
+  }
+
+  function render(message) {
+    const kind = message.type;
+    if (kind === "assistant") {
+      for (const block of (message.message || {}).content || []) {
+        if (block.type === "text") stream.appendChild(el("div", "text", block.text));
+        else if (block.type === "thinking") {
+          const details = el("details", "thinking");
+          details.appendChild(el("summary", "", "thinking"));
+          details.appendChild(el("pre", "", block.thinking || ""));
+          stream.appendChild(details);
+        } else if (block.type === "tool_use") {
+          const call = el("div", "tool");
+          call.appendChild(el("span", "tool-name", block.name));
+          call.appendChild(el("pre", "tool-input", JSON.stringify(block.input || {}, null, 2)));
+          stream.appendChild(call);
+        }
+      }
+    } else if (kind === "user") {
+      const content = (message.message || {}).content;
+      if (typeof content === "string") stream.appendChild(el("div", "user", content));
+      else for (const block of content || []) {
+        if (block.type === "tool_result") {
+          const body = typeof block.content === "string" ? block.content
+            : (block.content || []).map(function (b) { return b.text || ""; }).join("\n");
+          stream.appendChild(el("pre", block.is_error ? "result error" : "result", body));
+        } else if (block.type === "text") stream.appendChild(el("div", "user", block.text));
+      }
+    } else if (kind === "control_request") showPrompt(message);
+    else if (kind === "control_response") {
+      const box = document.getElementById("ask-" + String((message.response || {}).request_id));
+      if (box) box.remove();
+    } else if (kind === "result") {
+      stream.appendChild(el("div", "turn-end", message.is_error ? "turn ended: " + (message.result || message.subtype) : "turn done"));
+    } else if (kind === "system" && message.subtype === "session_ended") {
+      stream.appendChild(el("div", "turn-end", "session ended"));
+    }
+  }
+
+  function receive(event) {
+    const message = JSON.parse(event.data);
+    const payload = message.payload || {};
+    if (message.type === "stream") {
+      if (payload.seq <= lastSeq) return;  // already shown: no duplicates after a reconnect
+      lastSeq = payload.seq;
+      render(payload.message || {});
+      window.scrollTo(0, document.body.scrollHeight);
+    } else if (message.type === "response" && payload.pending) {
+      for (const pending of payload.pending) showPrompt(pending);
+      status.textContent = payload.state || "";
+    } else if (message.type === "notification" && (payload.params || {}).session === session) {
+      status.textContent = payload.params.state || "";
+    } else if (message.type === "error") {
+      stream.appendChild(el("div", "error", (payload.message || payload.code || "error")));
+    }
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.hostname + ":" + wsPort + "/");
+    socket.onopen = function () {
+      delay = 500;
+      send("attach", {session: session, since: lastSeq, role: "driver"});
+    };
+    socket.onmessage = receive;
+    socket.onclose = function () {
+      status.textContent = "reconnecting";
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 5000);
+    };
+  }
+
+  document.getElementById("prompt-form").onsubmit = function (event) {
+    event.preventDefault();
+    const box = document.getElementById("prompt");
+    const text = box.value.trim();
+    if (!text) return;
+    send("prompt", {session: session, text: text});
+    box.value = "";
+  };
+  document.getElementById("interrupt").onclick = function () { send("interrupt", {session: session}); };
+  window.yokeLastSeq = function () { return lastSeq; };
+  connect();
+})();

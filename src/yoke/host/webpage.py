@@ -1,0 +1,239 @@
+"""`yoke remote-control`: a web page to watch and steer the host's sessions (docs/remote.md).
+
+Pages and pairing are served by a small asyncio HTTP server; the page's WebSocket listens on a second port
+(the `websockets` package answers only GET, and the pairing form is a POST). Cookies are per host, not per
+port, so the session cookie set by the page's port is sent to the WebSocket too. Each WebSocket connection
+is relayed, line for line, to the host's Unix socket: the page speaks the bridge's wire unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import secrets
+import time
+import urllib.parse
+from importlib import resources
+from typing import Any
+
+from yoke.host.paths import socket_path
+from yoke.host.protocol import MAX_MESSAGE
+
+COOKIE = "yoke_rc"
+MAX_FAILURES = 5  # wrong pairing codes within FAILURE_WINDOW before pairing is refused for the window
+FAILURE_WINDOW = 60.0
+MAX_BODY = 4096
+
+
+class Pairing:
+    """The one-time code, the cookies it was exchanged for, and the count of wrong codes."""
+
+    def __init__(self) -> None:
+        self.code = _new_code()
+        self.cookies: set[str] = set()
+        self.failures: list[float] = []
+
+    def limited(self) -> bool:
+        now = time.monotonic()
+        self.failures = [t for t in self.failures if now - t < FAILURE_WINDOW]
+        return len(self.failures) >= MAX_FAILURES
+
+    def exchange(self, code: str) -> str | None:
+        if not secrets.compare_digest(code.strip().upper(), self.code):
+            self.failures.append(time.monotonic())
+            return None
+        self.code = _new_code()  # one-time: the next device needs the next code
+        cookie = secrets.token_urlsafe(32)
+        self.cookies.add(cookie)
+        return cookie
+
+    def authorized(self, cookie_header: str | None) -> bool:
+        return _cookie(cookie_header) in self.cookies
+
+
+def _new_code() -> str:
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(8))
+
+
+def _cookie(header: str | None) -> str:
+    for part in (header or "").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE:
+            return value
+    return ""
+
+
+class RemoteControl:
+    def __init__(self, bind: str, port: int, ws_port: int = 0):
+        self.bind, self.port, self.ws_port = bind, port, ws_port
+        self.pairing = Pairing()
+        self.origins: set[str] = set()
+
+    async def start(self) -> None:
+        from websockets.asyncio.server import serve
+
+        self.http = await asyncio.start_server(self._http, self.bind, self.port)
+        self.port = self.http.sockets[0].getsockname()[1]
+        self.ws = await serve(
+            self._relay, self.bind, self.ws_port, max_size=MAX_MESSAGE, process_request=self._ws_check
+        )
+        self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
+        hosts = (
+            {self.bind, "127.0.0.1", "localhost"} if self.bind in ("127.0.0.1", "localhost") else {self.bind}
+        )
+        self.origins = {f"http://{host}:{self.port}" for host in hosts}
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.bind}:{self.port}/"
+
+    # -- the WebSocket ---------------------------------------------------------------------------------
+    def _ws_check(self, connection: Any, request: Any) -> Any:
+        origin = request.headers.get("Origin")
+        if origin is not None and origin not in self.origins:
+            return connection.respond(403, "Forbidden origin\n")
+        if not self.pairing.authorized(request.headers.get("Cookie")):
+            return connection.respond(401, "Unauthorized\n")
+        return None
+
+    async def _relay(self, ws: Any) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
+
+        async def to_page() -> None:
+            while line := await reader.readline():
+                await ws.send(line.decode().rstrip("\n"))
+            await ws.close(1011, "host gone")
+
+        pump = asyncio.get_running_loop().create_task(to_page())
+        try:
+            async for message in ws:
+                text = message if isinstance(message, str) else message.decode()
+                writer.write(text.replace("\n", " ").encode() + b"\n")
+                await writer.drain()
+        except ConnectionClosed:
+            pass
+        finally:
+            pump.cancel()
+            writer.close()
+
+    # -- HTTP ------------------------------------------------------------------------------------------
+    async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            async with asyncio.timeout(10):
+                status, headers, body = await self._answer(reader)
+        except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError):
+            status, headers, body = 400, {}, b"Bad request\n"
+        head = f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
+        head += "Connection: close\r\nCache-Control: no-store\r\nX-Frame-Options: DENY\r\n"
+        head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        with contextlib.suppress(ConnectionError):
+            writer.write(head.encode() + b"\r\n" + body)
+            await writer.drain()
+        writer.close()
+
+    async def _answer(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+        method, target, _ = (await reader.readline()).decode("latin-1").split(" ", 2)
+        headers: dict[str, str] = {}
+        while (line := (await reader.readline()).decode("latin-1").strip()) != "":
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        length = int(headers.get("content-length") or 0)
+        if length > MAX_BODY:
+            return 413, {}, b"Too large\n"
+        body = await reader.readexactly(length) if length else b""
+        path = urllib.parse.urlsplit(target).path
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.origins:
+            return 403, {}, b"Forbidden origin\n"
+        if method == "POST" and path == "/pair":
+            return self._pair(body)
+        if not self.pairing.authorized(headers.get("cookie")):
+            return 401, _HTML, _pairing_page().encode()
+        if method != "GET":
+            return 405, {}, b"Method not allowed\n"
+        if path == "/":
+            return 200, _HTML, (await self._list_page()).encode()
+        if path.startswith("/s/"):
+            return 200, _HTML, _session_page(urllib.parse.unquote(path[3:]), self.ws_port).encode()
+        if path in ("/static/app.js", "/static/style.css"):
+            kind = "text/javascript" if path.endswith(".js") else "text/css"
+            data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
+            return 200, {"Content-Type": f"{kind}; charset=utf-8"}, data
+        return 404, {}, b"Not found\n"
+
+    def _pair(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        if self.pairing.limited():
+            return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
+        code = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("code") or [""])[0]
+        cookie = self.pairing.exchange(code)
+        if cookie is None:
+            return 401, _HTML, _pairing_page("Wrong code.").encode()
+        flags = "; Secure" if self.url.startswith("https:") else ""
+        return (
+            303,
+            {"Location": "/", "Set-Cookie": f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/{flags}"},
+            b"",
+        )
+
+    async def _list_page(self) -> str:
+        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
+        try:
+            line = {"id": "l", "type": "request", "payload": {"method": "list", "params": {}}}
+            writer.write((json.dumps(line) + "\n").encode())
+            while True:
+                reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
+                if reply.get("id") == "l":
+                    break
+        finally:
+            writer.close()
+        rows = (reply.get("payload") or {}).get("sessions") or []
+        items = "".join(
+            f'<li><a href="/s/{html.escape(str(r.get("id")))}">{html.escape(str(r.get("name") or r.get("id")))}</a>'
+            f' <span class="state">{html.escape(str(r.get("state") or ""))}</span></li>'
+            for r in rows
+        )
+        return _page(
+            "Sessions", f"<h1>Sessions</h1><ul id='sessions'>{items or '<li>No sessions.</li>'}</ul>"
+        )
+
+
+_HTML = {"Content-Type": "text/html; charset=utf-8"}
+_REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 429: "Too Many Requests"}  # fmt: skip
+
+
+def _page(title: str, body: str, script: bool = False) -> str:
+    js = '<script src="/static/app.js"></script>' if script else ""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{html.escape(title)} · Yoke</title><link rel="stylesheet" href="/static/style.css"></head>'
+        f"<body>{body}{js}</body></html>"
+    )
+
+
+def _pairing_page(error: str = "") -> str:
+    note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
+    return _page(
+        "Pair",
+        "<h1>Pair this browser</h1>" + note + '<form method="post" action="/pair">'
+        '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
+        ' <button type="submit">Pair</button></form>',
+    )
+
+
+def _session_page(session: str, ws_port: int) -> str:
+    name = html.escape(session)
+    return _page(
+        session,
+        f'<header><a href="/">Sessions</a><strong>{name}</strong><span id="status"></span></header>'
+        f'<main id="session" data-session="{name}" data-ws-port="{ws_port}"><div id="stream"></div></main>'
+        '<form id="prompt-form"><div id="controls"><label for="prompt">Prompt</label>'
+        '<textarea id="prompt" name="prompt" rows="2"></textarea>'
+        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>',
+        script=True,
+    )

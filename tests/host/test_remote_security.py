@@ -1,0 +1,98 @@
+"""`yoke remote-control`'s locks, with a plain HTTP client: the cookie, the Origin, the one-time code."""
+
+from __future__ import annotations
+
+import http.client
+import urllib.parse
+
+import pytest
+from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
+
+from yoke.host.webpage import COOKIE, MAX_FAILURES
+
+ROUTES = ["/", "/s/anything", "/static/app.js", "/static/style.css", "/nope"]
+
+
+def _http(page, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection(*page.address, timeout=30)
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response, data
+
+
+def _pair(page, code, origin=None):
+    headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    if origin:
+        headers["Origin"] = origin
+    return _http(page, "POST", "/pair", urllib.parse.urlencode({"code": code}), headers)
+
+
+def _ws_port(page, cookie) -> int:
+    response, data = _http(page, "GET", "/s/x", headers={"Cookie": f"{COOKIE}={cookie}"})
+    assert response.status == 200
+    return int(data.decode().split('data-ws-port="')[1].split('"')[0])
+
+
+def _ws_status(port, headers) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+    conn.request("GET", "/", headers={**upgrade, **headers})
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def test_every_route_and_the_websocket_need_the_cookie(host_env, project, remote_page):  # noqa: F811
+    page = remote_page(host_env, project)
+    for path in ROUTES:
+        response, data = _http(page, "GET", path)
+        assert response.status == 401, path
+        assert b"Pairing code" in data
+    response, _ = _pair(page, page.code)
+    assert response.status == 303
+    set_cookie = response.getheader("Set-Cookie")
+    assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie and "Path=/" in set_cookie
+    cookie = set_cookie.split(";")[0].split("=", 1)[1]
+    assert _http(page, "GET", "/", headers={"Cookie": f"{COOKIE}={cookie}"})[0].status == 200
+    assert _http(page, "GET", "/static/app.js", headers={"Cookie": f"{COOKIE}={cookie}"})[0].status == 200
+    port = _ws_port(page, cookie)
+    assert _ws_status(port, {}) == 401
+    assert _ws_status(port, {"Cookie": f"{COOKIE}=forged"}) == 401
+    assert _ws_status(port, {"Cookie": f"{COOKIE}={cookie}", "Origin": page.origin}) == 101
+    # the code was one-time: a second device cannot reuse it
+    assert _pair(page, page.code)[0].status == 401
+
+
+def test_a_wrong_code_is_rate_limited(host_env, project, remote_page):  # noqa: F811
+    page = remote_page(host_env, project)
+    for _ in range(MAX_FAILURES):
+        assert _pair(page, "WRONG000")[0].status == 401
+    limited, _ = _pair(page, page.code)  # even the right code waits out the window
+    assert limited.status == 429 and limited.getheader("Retry-After")
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1:1"])
+def test_another_origin_is_refused(host_env, project, remote_page, origin):  # noqa: F811
+    page = remote_page(host_env, project)
+    assert _pair(page, page.code, origin=origin)[0].status == 403
+    response, _ = _pair(page, page.code, origin=page.origin)
+    cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+    assert (
+        _http(page, "GET", "/", headers={"Cookie": f"{COOKIE}={cookie}", "Origin": origin})[0].status == 403
+    )
+    port = _ws_port(page, cookie)
+    assert _ws_status(port, {"Cookie": f"{COOKIE}={cookie}", "Origin": origin}) == 403
+
+
+def test_bad_arguments_get_one_line(host_env, project):
+    from tests.host.conftest import yoke_cmd
+
+    run = yoke_cmd(host_env, project, "remote-control", "--port", "x")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
