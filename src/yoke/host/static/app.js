@@ -93,6 +93,7 @@
       render(payload.message || {});
       window.scrollTo(0, document.body.scrollHeight);
     } else if (message.type === "response" && payload.pending) {
+      window.yokeAttached = true;
       for (const pending of payload.pending) showPrompt(pending);
       status.textContent = payload.state || "";
     } else if (message.type === "notification" && (payload.params || {}).session === session) {
@@ -107,6 +108,7 @@
     socket = new WebSocket(scheme + location.hostname + ":" + wsPort + "/");
     socket.onopen = function () {
       delay = 500;
+      window.yokeAttached = false;
       send("attach", {session: session, since: lastSeq, role: "driver"});
     };
     socket.onmessage = receive;
@@ -126,6 +128,8 @@
     box.value = "";
   };
   document.getElementById("interrupt").onclick = function () { send("interrupt", {session: session}); };
+  // for tests and scripts: the last sequence number shown, and the current socket
   window.yokeLastSeq = function () { return lastSeq; };
+  window.yokeSocket = function () { return socket; };
   connect();
 })();
