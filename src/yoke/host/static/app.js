@@ -46,8 +46,19 @@
     stream.appendChild(box);
   }
 
+  let live = null;  // the text streaming in (stream_event deltas), replaced by its whole message
+
   function render(message) {
     const kind = message.type;
+    if (kind === "stream_event") {
+      const delta = (message.event || {}).delta || {};
+      if (delta.type === "text_delta") {
+        if (!live) { live = el("div", "text live", ""); stream.appendChild(live); }
+        live.textContent += delta.text || "";
+      }
+      return;
+    }
+    if (live && (kind === "assistant" || kind === "result")) { live.remove(); live = null; }
     if (kind === "assistant") {
       for (const block of (message.message || {}).content || []) {
         if (block.type === "text") stream.appendChild(el("div", "text", block.text));
