@@ -79,4 +79,5 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_sandbox.py
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_host.py
+	$(PY) benchmarks/bench_remote.py
 	$(PY) benchmarks/bench_otel.py

@@ -1,0 +1,123 @@
+"""`yoke remote-control` (docs/remote.md): time from a token leaving the scripted model server to its text on
+the page, in headless Chromium (Debian's, driven by Playwright). Goal: under 100 ms on this machine.
+
+The server's send time of each text delta and the page's time of each word (a MutationObserver) are both
+read from the wall clock of this one machine. Path: model server -> session process -> host -> relay ->
+WebSocket -> page.
+
+Run: `python benchmarks/bench_remote.py`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from yoke.testing import ScriptedServer
+from yoke.testing.handler import ScriptedHandler
+
+CHROMIUM = "/usr/bin/chromium"
+WORDS = 60
+GAP = 0.1  # seconds between the model's tokens: each is timed alone
+SENT: list[tuple[float, int]] = []  # (when, characters of text sent so far) per text delta
+
+OBSERVE = """() => {
+  window.seen = [];
+  new MutationObserver(() => {
+    const node = document.querySelector('.live');
+    if (node) window.seen.push([Date.now() / 1000, node.textContent.length]);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def _record_sends() -> None:
+    write = ScriptedHandler._write_chunk
+
+    def timed(self, data: bytes) -> None:
+        write(self, data)
+        for line in data.splitlines():
+            if line.startswith(b"data:") and b"text_delta" in line:
+                delta = json.loads(line[5:])["delta"]["text"]
+                SENT.append((time.time(), (SENT[-1][1] if SENT else 0) + len(delta)))
+
+    ScriptedHandler._write_chunk = timed  # type: ignore[method-assign]
+
+
+def _env(root: Path, srv) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_", "CLAUDE_"))
+    }
+    env.update(HOME=str(root), YOKE_HOME=str(root / ".yoke"), CLAUDE_CONFIG_DIR=str(root / ".claude"),
+               XDG_RUNTIME_DIR=str(root / "run"), ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="sk-bench",
+               YOKE_HOST_IDLE_STOP="30")  # fmt: skip
+    (root / "run").mkdir(exist_ok=True)
+    return env
+
+
+def main() -> None:
+    if not os.path.exists(CHROMIUM):
+        print("remote-control token-to-page latency: skipped (no /usr/bin/chromium)")
+        return
+    from playwright.sync_api import sync_playwright
+
+    _record_sends()
+    text = " ".join(f"w{i}" for i in range(WORDS))
+    with tempfile.TemporaryDirectory(prefix="ykb") as tmp, ScriptedServer(
+        [{"content": [{"type": "text", "text": "ready"}]}, {"content": [{"type": "text", "text": text}], "delay": GAP}]
+    ) as srv:  # fmt: skip
+        root = Path(tmp)
+        env = _env(root, srv)
+        run = subprocess.run([sys.executable, "-m", "yoke", "--bg", "--include-partial-messages", "ready?"],
+                             env=env, cwd=root, capture_output=True, text=True, check=True)  # fmt: skip
+        ident = run.stdout.split("· ")[1].split()[0]
+        page_proc = subprocess.Popen([sys.executable, "-m", "yoke", "remote-control", "--json", ident], env=env,
+                                     cwd=root, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert page_proc.stdout is not None
+            first = json.loads(page_proc.stdout.readline())
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=[
+                    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync"])  # fmt: skip
+                page = browser.new_page()
+                page.set_default_timeout(60_000)
+                page.goto(first["url"])
+                page.get_by_label("Pairing code").fill(first["code"])
+                page.get_by_role("button", name="Pair").click()
+                page.goto(first["url"])
+                page.get_by_text("ready", exact=True).wait_for()
+                page.wait_for_function("window.yokeAttached")
+                page.evaluate(OBSERVE)
+                page.get_by_label("Prompt").fill("go")
+                SENT.clear()  # the "ready" turn's deltas came before the page watched
+                page.get_by_role("button", name="Send").click()
+                page.get_by_text(f"w{WORDS - 1}").first.wait_for()
+                seen = page.evaluate("window.seen")
+                browser.close()
+        finally:
+            page_proc.send_signal(signal.SIGINT)
+            page_proc.wait(10)
+            subprocess.run(
+                [sys.executable, "-m", "yoke", "kill", ident], env=env, cwd=root, capture_output=True
+            )
+    gaps = sorted(
+        (next(at for at, length in seen if length >= sent) - when) * 1000
+        for when, sent in SENT
+        if any(length >= sent for _, length in seen)
+    )
+    if not gaps:
+        print("remote-control token-to-page latency: no token timed")
+        return
+    p95 = gaps[min(len(gaps) - 1, int(len(gaps) * 0.95))]
+    print(f"remote-control token-to-page latency: median {statistics.median(gaps):.1f} ms, p95 {p95:.1f} ms "
+          f"over {len(gaps)} text deltas (goal < 100 ms)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
