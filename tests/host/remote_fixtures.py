@@ -27,6 +27,7 @@ class RemotePage:
         assert first, self.proc.stderr.read()
         line = json.loads(first)
         self.url, self.code = line["url"], line["code"]
+        self.fingerprint = line.get("fingerprint", "")
         parts = urllib.parse.urlsplit(self.url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.address = (parts.hostname, parts.port)

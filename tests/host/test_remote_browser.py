@@ -42,7 +42,11 @@ def _start(env, project, *args) -> str:
 
 
 def _paired(browser, page_server, viewport=None):
-    context = browser.new_context(viewport=viewport or {"width": 1200, "height": 900})
+    # the self-signed certificate beyond loopback: the user checks its fingerprint; the test trusts it
+    context = browser.new_context(
+        viewport=viewport or {"width": 1200, "height": 900},
+        ignore_https_errors=page_server.url.startswith("https"),
+    )
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(page_server.url)
@@ -123,3 +127,14 @@ def test_a_phone_viewport_shows_the_same_controls(host_env, project, browser, re
             assert control.is_visible() and box is not None
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["y"] + box["height"] <= 844
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+
+
+def test_over_https_beyond_loopback(host_env, project, browser, remote_page):  # noqa: F811
+    with ScriptedServer([{"content": [{"type": "text", "text": "over tls"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        _start(env, project, "secure")
+        server = remote_page(env, project, "--host", "0.0.0.0")
+        assert server.url.startswith("https://")
+        page = _paired(browser, server)
+        page.get_by_role("link", name="secure").click()
+        page.get_by_text("over tls").wait_for()  # the page's WebSocket is wss:// with the same certificate

@@ -96,3 +96,32 @@ def test_bad_arguments_get_one_line(host_env, project):
 
     run = yoke_cmd(host_env, project, "remote-control", "--port", "x")
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_beyond_loopback_it_is_https_with_the_fingerprint_shown(host_env, project, remote_page):  # noqa: F811
+    import hashlib
+    import ssl
+
+    page = remote_page(host_env, project, "--host", "0.0.0.0")
+    assert page.url.startswith("https://") and page.fingerprint
+    pem = ssl.get_server_certificate(("127.0.0.1", page.address[1]))
+    digest = hashlib.sha256(ssl.PEM_cert_to_DER_cert(pem)).hexdigest().upper()
+    assert page.fingerprint.replace(":", "") == digest
+    unverified = ssl._create_unverified_context()
+    conn = http.client.HTTPSConnection("127.0.0.1", page.address[1], timeout=30, context=unverified)
+    conn.request("GET", "/")
+    assert conn.getresponse().status == 401
+    conn.close()
+    conn = http.client.HTTPSConnection("127.0.0.1", page.address[1], timeout=30, context=unverified)
+    body = urllib.parse.urlencode({"code": page.code})
+    conn.request("POST", "/pair", body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = conn.getresponse()
+    assert response.status == 303 and "; Secure" in response.getheader("Set-Cookie")
+    conn.close()
+    # plain HTTP to the HTTPS port gets nothing useful
+    plain = http.client.HTTPConnection("127.0.0.1", page.address[1], timeout=30)
+    try:
+        plain.request("GET", "/")
+        assert plain.getresponse().status != 200
+    except (ConnectionError, http.client.HTTPException):
+        pass

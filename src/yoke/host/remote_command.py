@@ -21,15 +21,11 @@ def remote_control(argv: list[str]) -> int:
     parser = _Parser(prog="yoke remote-control", description="Watch and steer sessions from a browser.")
     parser.add_argument("name", nargs="?", help="open this session's page (an id or part of its name)")
     parser.add_argument("--json", action="store_true", help='print {"url", "code"} as one JSON line first')
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; any other: HTTPS)"
+    )
     parser.add_argument("--port", type=int, default=0, help="port for the page (default: any free one)")
     args = parser.parse_args(argv)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            "yoke remote-control: only 127.0.0.1 is served yet (no HTTPS for other addresses)",
-            file=sys.stderr,
-        )
-        return 2
     from yoke.host.client import HostClient, HostError
 
     try:
@@ -37,9 +33,14 @@ def remote_control(argv: list[str]) -> int:
     except HostError as exc:
         print(f"yoke remote-control: {exc}", file=sys.stderr)
         return 1
+    from yoke.host.tls import CertificateError
+
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_serve(args))
+    except CertificateError as exc:
+        print(f"yoke remote-control: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(
             f"yoke remote-control: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr
@@ -57,11 +58,16 @@ async def _serve(args: argparse.Namespace) -> None:
     await server.start()
     url = server.url + (f"s/{urllib.parse.quote(args.name)}" if args.name else "")
     if args.json:
-        print(json.dumps({"url": url, "code": server.pairing.code}), flush=True)
+        line = {"url": url, "code": server.pairing.code}
+        print(
+            json.dumps(line | ({"fingerprint": server.fingerprint} if server.fingerprint else {})), flush=True
+        )
     else:
         print(
             f"Remote control: {url}\nPairing code: {server.pairing.code} (one use; Ctrl-C stops)", flush=True
         )
+        if server.fingerprint:
+            print(f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}", flush=True)
         _print_qr(url)
     await asyncio.Event().wait()
 

@@ -12,6 +12,7 @@ import contextlib
 import html
 import json
 import secrets
+import ssl
 import time
 import urllib.parse
 from importlib import resources
@@ -24,6 +25,7 @@ COOKIE = "yoke_rc"
 MAX_FAILURES = 5  # wrong pairing codes within FAILURE_WINDOW before pairing is refused for the window
 FAILURE_WINDOW = 60.0
 MAX_BODY = 4096
+LOOPBACK = ("127.0.0.1", "localhost")
 
 
 class Pairing:
@@ -66,28 +68,47 @@ def _cookie(header: str | None) -> str:
 
 
 class RemoteControl:
+    """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate."""
+
     def __init__(self, bind: str, port: int, ws_port: int = 0):
         self.bind, self.port, self.ws_port = bind, port, ws_port
         self.pairing = Pairing()
         self.origins: set[str] = set()
+        self.fingerprint = ""
+        self.addresses = [bind]
+
+    @property
+    def secure(self) -> bool:
+        return self.bind not in LOOPBACK
 
     async def start(self) -> None:
         from websockets.asyncio.server import serve
 
-        self.http = await asyncio.start_server(self._http, self.bind, self.port)
+        context = None
+        if self.secure:
+            from yoke.host.tls import certificate, lan_addresses
+
+            self.addresses = lan_addresses(self.bind)
+            context, self.fingerprint = certificate(self.addresses)
+        else:
+            self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
+        self.http = await asyncio.start_server(self._http, self.bind, self.port, ssl=context)
         self.port = self.http.sockets[0].getsockname()[1]
         self.ws = await serve(
-            self._relay, self.bind, self.ws_port, max_size=MAX_MESSAGE, process_request=self._ws_check
+            self._relay,
+            self.bind,
+            self.ws_port,
+            max_size=MAX_MESSAGE,
+            process_request=self._ws_check,
+            ssl=context,
         )
         self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
-        hosts = (
-            {self.bind, "127.0.0.1", "localhost"} if self.bind in ("127.0.0.1", "localhost") else {self.bind}
-        )
-        self.origins = {f"http://{host}:{self.port}" for host in hosts}
+        scheme = "https" if self.secure else "http"
+        self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
 
     @property
     def url(self) -> str:
-        return f"http://{self.bind}:{self.port}/"
+        return f"{'https' if self.secure else 'http'}://{self.addresses[0]}:{self.port}/"
 
     # -- the WebSocket ---------------------------------------------------------------------------------
     def _ws_check(self, connection: Any, request: Any) -> Any:
@@ -125,7 +146,7 @@ class RemoteControl:
         try:
             async with asyncio.timeout(10):
                 status, headers, body = await self._answer(reader)
-        except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError):
+        except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             status, headers, body = 400, {}, b"Bad request\n"
         head = f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
         head += "Connection: close\r\nCache-Control: no-store\r\nX-Frame-Options: DENY\r\n"
@@ -172,7 +193,7 @@ class RemoteControl:
         cookie = self.pairing.exchange(code)
         if cookie is None:
             return 401, _HTML, _pairing_page("Wrong code.").encode()
-        flags = "; Secure" if self.url.startswith("https:") else ""
+        flags = "; Secure" if self.secure else ""
         return (
             303,
             {"Location": "/", "Set-Cookie": f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/{flags}"},
