@@ -28,6 +28,7 @@ class RemotePage:
         line = json.loads(first)
         self.url, self.code = line["url"], line["code"]
         self.fingerprint = line.get("fingerprint", "")
+        self.share = line.get("share", "")
         parts = urllib.parse.urlsplit(self.url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.address = (parts.hostname, parts.port)

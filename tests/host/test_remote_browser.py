@@ -138,3 +138,18 @@ def test_over_https_beyond_loopback(host_env, project, browser, remote_page):  #
         page = _paired(browser, server)
         page.get_by_role("link", name="secure").click()
         page.get_by_text("over tls").wait_for()  # the page's WebSocket is wss:// with the same certificate
+
+
+def test_a_share_link_shows_the_session_without_controls(host_env, project, browser, remote_page):  # noqa: F811
+    with ScriptedServer([{"content": [{"type": "text", "text": "for your eyes"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "shown")
+        server = remote_page(env, project, ident, "--share")
+        page = browser.new_context().new_page()
+        page.set_default_timeout(30_000)
+        page.goto(server.share)
+        page.get_by_text("for your eyes").wait_for()
+        assert page.url.endswith(f"/s/{ident}")
+        assert page.get_by_role("button", name="Send").count() == 0
+        assert page.get_by_role("button", name="Interrupt").count() == 0
+        assert page.get_by_label("Prompt").count() == 0

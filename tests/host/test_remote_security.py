@@ -125,3 +125,62 @@ def test_beyond_loopback_it_is_https_with_the_fingerprint_shown(host_env, projec
         assert plain.getresponse().status != 200
     except (ConnectionError, http.client.HTTPException):
         pass
+
+
+def test_the_share_link_watches_one_session_and_cannot_prompt_or_answer(host_env, project, remote_page):  # noqa: F811
+    import json
+
+    from tests.conftest import anthropic_env
+    from tests.host.conftest import yoke_cmd
+    from websockets.sync.client import connect
+
+    from yoke.testing import ScriptedServer
+
+    write = {"type": "tool_use", "id": "toolu_w", "name": "Write",
+             "input": {"file_path": str(project / "n.txt"), "content": "x"}}  # fmt: skip
+    with ScriptedServer([{"content": [write]}, {"content": [{"type": "text", "text": "done"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        run = yoke_cmd(env, project, "--bg", "shared work")
+        ident = run.stdout.split("· ")[1].split()[0]
+        page = remote_page(env, project, ident, "--share")
+        path = urllib.parse.urlsplit(page.share).path
+        response, data = _http(page, "GET", path)
+        assert response.status == 200 and b"Open the shared session" in data
+        cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+        assert _http(page, "GET", path)[0].status == 401  # the link works once
+        view = {"Cookie": f"{COOKIE}={cookie}"}
+        shown, body = _http(page, "GET", f"/s/{ident}", headers=view)
+        assert shown.status == 200 and b"Send" not in body and b'id="prompt"' not in body
+        assert _http(page, "GET", "/", headers=view)[0].status == 403  # not the list
+        assert _http(page, "GET", "/s/other", headers=view)[0].status == 403  # nor another session
+        assert _http(page, "POST", "/pair", "code=x", headers=view)[0].status in (401, 429)
+        port = int(body.decode().split('data-ws-port="')[1].split('"')[0])
+        with connect(f"ws://127.0.0.1:{port}/", additional_headers={**view, "Origin": page.origin}) as ws:
+
+            def call(ident_, method, params):
+                ws.send(
+                    json.dumps(
+                        {"id": ident_, "type": "request", "payload": {"method": method, "params": params}}
+                    )
+                )
+                while True:
+                    message = json.loads(ws.recv(timeout=30))
+                    if message.get("id") == ident_ and message["type"] in ("response", "error"):
+                        return message
+
+            attached = call("a", "attach", {"session": ident, "since": 0, "role": "driver"})
+            assert attached["type"] == "response" and attached["payload"]["driver"] is False  # made a watcher
+            while not attached["payload"]["pending"]:
+                message = json.loads(ws.recv(timeout=30))
+                if (message.get("payload") or {}).get("message", {}).get("type") == "control_request":
+                    attached["payload"]["pending"] = [message["payload"]["message"]]
+            request_id = attached["payload"]["pending"][0]["request_id"]
+            for method, params in (
+                ("prompt", {"session": ident, "text": "hijack"}),
+                ("answer", {"session": ident, "request_id": request_id, "response": {"behavior": "allow"}}),
+                ("interrupt", {"session": ident}),
+                ("list", {}),
+            ):
+                refused = call(method, method, params)
+                assert refused["type"] == "error" and refused["payload"]["code"] == "forbidden", method
+        assert not (project / "n.txt").exists()

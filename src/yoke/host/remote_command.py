@@ -24,8 +24,13 @@ def remote_control(argv: list[str]) -> int:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; any other: HTTPS)"
     )
+    parser.add_argument("--share", action="store_true", help="also print a one-time read-only link to NAME")
     parser.add_argument("--port", type=int, default=0, help="port for the page (default: any free one)")
     args = parser.parse_args(argv)
+    if args.share and not args.name:
+        print("yoke remote-control: --share needs the session to share (yoke remote-control NAME --share)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     from yoke.host.client import HostClient, HostError
 
     try:
@@ -57,8 +62,9 @@ async def _serve(args: argparse.Namespace) -> None:
     server = RemoteControl(args.host, args.port)
     await server.start()
     url = server.url + (f"s/{urllib.parse.quote(args.name)}" if args.name else "")
+    share = f"{server.url}share/{server.pairing.share(args.name)}" if args.share else ""
     if args.json:
-        line = {"url": url, "code": server.pairing.code}
+        line = {"url": url, "code": server.pairing.code} | ({"share": share} if share else {})
         print(
             json.dumps(line | ({"fingerprint": server.fingerprint} if server.fingerprint else {})), flush=True
         )
@@ -66,6 +72,8 @@ async def _serve(args: argparse.Namespace) -> None:
         print(
             f"Remote control: {url}\nPairing code: {server.pairing.code} (one use; Ctrl-C stops)", flush=True
         )
+        if share:
+            print(f"Read-only link (one use): {share}", flush=True)
         if server.fingerprint:
             print(f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}", flush=True)
         _print_qr(url)

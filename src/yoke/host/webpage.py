@@ -35,6 +35,8 @@ class Pairing:
         self.code = _new_code()
         self.cookies: set[str] = set()
         self.failures: list[float] = []
+        self.shares: dict[str, str] = {}  # one-time share token -> the session it shows
+        self.viewers: dict[str, str] = {}  # view-only cookie -> the one session it may watch
 
     def limited(self) -> bool:
         now = time.monotonic()
@@ -52,6 +54,25 @@ class Pairing:
 
     def authorized(self, cookie_header: str | None) -> bool:
         return _cookie(cookie_header) in self.cookies
+
+    def share(self, session: str) -> str:
+        token = secrets.token_urlsafe(24)
+        self.shares[token] = session
+        return token
+
+    def exchange_share(self, token: str) -> tuple[str, str] | None:
+        """A view-only cookie and its session for a share token, once."""
+        session = self.shares.pop(token, None)
+        if session is None:
+            self.failures.append(time.monotonic())
+            return None
+        cookie = secrets.token_urlsafe(32)
+        self.viewers[cookie] = session
+        return cookie, session
+
+    def viewing(self, cookie_header: str | None) -> str | None:
+        """The session a view-only cookie may watch (None: not a view-only cookie)."""
+        return self.viewers.get(_cookie(cookie_header))
 
 
 def _new_code() -> str:
@@ -115,13 +136,16 @@ class RemoteControl:
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
             return connection.respond(403, "Forbidden origin\n")
-        if not self.pairing.authorized(request.headers.get("Cookie")):
+        cookie = request.headers.get("Cookie")
+        if not self.pairing.authorized(cookie) and self.pairing.viewing(cookie) is None:
             return connection.respond(401, "Unauthorized\n")
         return None
 
     async def _relay(self, ws: Any) -> None:
         from websockets.exceptions import ConnectionClosed
 
+        cookie = ws.request.headers.get("Cookie")
+        watching = None if self.pairing.authorized(cookie) else self.pairing.viewing(cookie)
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
 
         async def to_page() -> None:
@@ -133,6 +157,11 @@ class RemoteControl:
         try:
             async for message in ws:
                 text = message if isinstance(message, str) else message.decode()
+                if watching is not None:
+                    text, refusal = _view_only(text, watching)
+                    if refusal:
+                        await ws.send(refusal)
+                        continue
                 writer.write(text.replace("\n", " ").encode() + b"\n")
                 await writer.drain()
         except ConnectionClosed:
@@ -172,6 +201,11 @@ class RemoteControl:
             return 403, {}, b"Forbidden origin\n"
         if method == "POST" and path == "/pair":
             return self._pair(body)
+        if method == "GET" and path.startswith("/share/"):
+            return self._share(path[len("/share/") :])
+        watching = self.pairing.viewing(headers.get("cookie"))
+        if watching is not None:
+            return self._view_only_page(method, path, watching)
         if not self.pairing.authorized(headers.get("cookie")):
             return 401, _HTML, _pairing_page().encode()
         if method != "GET":
@@ -180,11 +214,34 @@ class RemoteControl:
             return 200, _HTML, (await self._list_page()).encode()
         if path.startswith("/s/"):
             return 200, _HTML, _session_page(urllib.parse.unquote(path[3:]), self.ws_port).encode()
-        if path in ("/static/app.js", "/static/style.css"):
-            kind = "text/javascript" if path.endswith(".js") else "text/css"
-            data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
-            return 200, {"Content-Type": f"{kind}; charset=utf-8"}, data
-        return 404, {}, b"Not found\n"
+        return _static(path)
+
+    def _view_only_page(self, method: str, path: str, session: str) -> tuple[int, dict[str, str], bytes]:
+        if method != "GET":
+            return 405, {}, b"Method not allowed\n"
+        if path.startswith("/s/"):
+            if urllib.parse.unquote(path[3:]) != session:
+                return 403, {}, b"A share link shows one session\n"
+            return 200, _HTML, _session_page(session, self.ws_port, read_only=True).encode()
+        if path.startswith("/static/"):
+            return _static(path)
+        return 403, {}, b"A share link shows one session\n"
+
+    def _share(self, token: str) -> tuple[int, dict[str, str], bytes]:
+        if self.pairing.limited():
+            return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
+        exchanged = self.pairing.exchange_share(token)
+        if exchanged is None:
+            return 401, _HTML, _pairing_page("This share link was used already, or is wrong.").encode()
+        cookie, session = exchanged
+        target = "/s/" + urllib.parse.quote(session)
+        # a page, not a redirect: a SameSite=Strict cookie is not sent on a redirect a link elsewhere started
+        body = _page("Shared session", f'<p><a id="open" href="{html.escape(target)}">Open the shared session</a></p>'
+                     '<script src="/static/share.js"></script>')  # fmt: skip
+        return 200, {**_HTML, "Set-Cookie": self._cookie_header(cookie)}, body.encode()
+
+    def _cookie_header(self, cookie: str) -> str:
+        return f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/" + ("; Secure" if self.secure else "")
 
     def _pair(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
         if self.pairing.limited():
@@ -193,12 +250,7 @@ class RemoteControl:
         cookie = self.pairing.exchange(code)
         if cookie is None:
             return 401, _HTML, _pairing_page("Wrong code.").encode()
-        flags = "; Secure" if self.secure else ""
-        return (
-            303,
-            {"Location": "/", "Set-Cookie": f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/{flags}"},
-            b"",
-        )
+        return 303, {"Location": "/", "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
@@ -247,14 +299,53 @@ def _pairing_page(error: str = "") -> str:
     )
 
 
-def _session_page(session: str, ws_port: int) -> str:
+def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
     name = html.escape(session)
+    controls = (
+        ""
+        if read_only
+        else '<form id="prompt-form"><div id="controls"><label for="prompt">Prompt</label>'
+        '<textarea id="prompt" name="prompt" rows="2"></textarea><button type="submit">Send</button>'
+        '<button type="button" id="interrupt">Interrupt</button></div></form>'
+    )
+    back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
     return _page(
         session,
-        f'<header><a href="/">Sessions</a><strong>{name}</strong><span id="status"></span></header>'
-        f'<main id="session" data-session="{name}" data-ws-port="{ws_port}"><div id="stream"></div></main>'
-        '<form id="prompt-form"><div id="controls"><label for="prompt">Prompt</label>'
-        '<textarea id="prompt" name="prompt" rows="2"></textarea>'
-        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>',
+        f'<header>{back}<strong>{name}</strong><span id="status"></span></header>'
+        f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
+        f'<div id="stream"></div></main>{controls}',
         script=True,
     )
+
+
+STATIC = {
+    "/static/app.js": "text/javascript",
+    "/static/share.js": "text/javascript",
+    "/static/style.css": "text/css",
+}
+
+
+def _static(path: str) -> tuple[int, dict[str, str], bytes]:
+    if path not in STATIC:
+        return 404, {}, b"Not found\n"
+    data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
+    return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
+
+
+def _view_only(text: str, session: str) -> tuple[str, str]:
+    """A view-only client's request as sent on (attach and detach of its one session, attach as a watcher),
+    or the error that refuses it."""
+    try:
+        message = json.loads(text)
+        payload = message["payload"]
+        method, params = payload["method"], dict(payload.get("params") or {})
+    except (ValueError, KeyError, TypeError):
+        bad = {"code": "invalid_request", "message": "not a request"}
+        return "", json.dumps({"id": None, "type": "error", "payload": bad})
+    if method in ("attach", "detach") and params.get("session") == session:
+        if method == "attach":
+            params["role"] = "watcher"
+        message["payload"] = {"method": method, "params": params}
+        return json.dumps(message), ""
+    refusal = {"code": "forbidden", "message": "a share link only watches its session"}
+    return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})

@@ -5,6 +5,7 @@
   if (!root) return;
   const session = root.dataset.session;
   const wsPort = root.dataset.wsPort;
+  const readOnly = root.dataset.readOnly === "1";  // a share link: watch only
   const stream = document.getElementById("stream");
   const status = document.getElementById("status");
   let lastSeq = 0;  // the last sequence number shown: a reconnect asks for what follows it
@@ -34,6 +35,8 @@
     box.id = "ask-" + id;
     box.appendChild(el("div", "ask-title", "Allow " + request.tool_name + "?"));
     box.appendChild(el("pre", "ask-input", JSON.stringify(request.input || {}, null, 2)));
+    stream.appendChild(box);
+    if (readOnly) return;
     const allow = el("button", "allow", "Allow");
     const deny = el("button", "deny", "Deny");
     allow.type = deny.type = "button";
@@ -43,7 +46,6 @@
     };
     box.appendChild(allow);
     box.appendChild(deny);
-    stream.appendChild(box);
   }
 
   let live = null;  // the text streaming in (stream_event deltas), replaced by its whole message
@@ -120,7 +122,7 @@
     socket.onopen = function () {
       delay = 500;
       window.yokeAttached = false;
-      send("attach", {session: session, since: lastSeq, role: "driver"});
+      send("attach", {session: session, since: lastSeq, role: readOnly ? "watcher" : "driver"});
     };
     socket.onmessage = receive;
     socket.onclose = function () {
@@ -130,7 +132,8 @@
     };
   }
 
-  document.getElementById("prompt-form").onsubmit = function (event) {
+  const form = document.getElementById("prompt-form");
+  if (form) form.onsubmit = function (event) {
     event.preventDefault();
     const box = document.getElementById("prompt");
     const text = box.value.trim();
@@ -138,7 +141,8 @@
     send("prompt", {session: session, text: text});
     box.value = "";
   };
-  document.getElementById("interrupt").onclick = function () { send("interrupt", {session: session}); };
+  const interrupt = document.getElementById("interrupt");
+  if (interrupt) interrupt.onclick = function () { send("interrupt", {session: session}); };
   // for tests and scripts: the last sequence number shown, and the current socket
   window.yokeLastSeq = function () { return lastSeq; };
   window.yokeSocket = function () { return socket; };
