@@ -82,7 +82,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
 def _print_qr(url: str) -> None:
     try:
-        import qrcode  # optional: the terminal QR code
+        import qrcode  # type: ignore[import-untyped]  # optional: the terminal QR code
     except ImportError:
         return
     code = qrcode.QRCode(border=1)
