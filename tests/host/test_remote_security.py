@@ -184,3 +184,28 @@ def test_the_share_link_watches_one_session_and_cannot_prompt_or_answer(host_env
                 refused = call(method, method, params)
                 assert refused["type"] == "error" and refused["payload"]["code"] == "forbidden", method
         assert not (project / "n.txt").exists()
+
+
+def test_the_terminal_shows_the_next_code_after_each_pairing(host_env, project):
+    import re
+    import signal
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    proc = subprocess.Popen([sys.executable, "-m", "yoke", "remote-control"], env=host_env, cwd=project,
+                            stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        url = proc.stdout.readline().split(": ", 1)[1].strip()
+        code = re.search(r"Pairing code: (\w+)", proc.stdout.readline()).group(1)
+        parts = urllib.parse.urlsplit(url)
+        page = SimpleNamespace(address=(parts.hostname, parts.port))
+        assert _pair(page, code)[0].status == 303
+        line = proc.stdout.readline()
+        while "Next pairing code" not in line:
+            line = proc.stdout.readline()
+        following = line.rsplit(": ", 1)[1].strip()
+        assert following != code and _pair(page, following)[0].status == 303
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)

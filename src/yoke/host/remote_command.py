@@ -59,7 +59,11 @@ def remote_control(argv: list[str]) -> int:
 async def _serve(args: argparse.Namespace) -> None:
     from yoke.host.webpage import RemoteControl
 
-    server = RemoteControl(args.host, args.port)
+    def announce(code: str) -> None:
+        if not args.json:  # --json prints one line; scripts pair once
+            print(f"Paired. Next pairing code: {code}", flush=True)
+
+    server = RemoteControl(args.host, args.port, on_new_code=announce)
     await server.start()
     url = server.url + (f"s/{urllib.parse.quote(args.name)}" if args.name else "")
     share = f"{server.url}share/{server.pairing.share(args.name)}" if args.share else ""

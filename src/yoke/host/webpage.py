@@ -15,6 +15,7 @@ import secrets
 import ssl
 import time
 import urllib.parse
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -31,7 +32,8 @@ LOOPBACK = ("127.0.0.1", "localhost")
 class Pairing:
     """The one-time code, the cookies it was exchanged for, and the count of wrong codes."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_new_code: Callable[[str], None] | None = None) -> None:
+        self.on_new_code = on_new_code  # told each code after the first, for the next device
         self.code = _new_code()
         self.cookies: set[str] = set()
         self.failures: list[float] = []
@@ -48,6 +50,8 @@ class Pairing:
             self.failures.append(time.monotonic())
             return None
         self.code = _new_code()  # one-time: the next device needs the next code
+        if self.on_new_code:
+            self.on_new_code(self.code)
         cookie = secrets.token_urlsafe(32)
         self.cookies.add(cookie)
         return cookie
@@ -91,9 +95,11 @@ def _cookie(header: str | None) -> str:
 class RemoteControl:
     """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate."""
 
-    def __init__(self, bind: str, port: int, ws_port: int = 0):
+    def __init__(
+        self, bind: str, port: int, ws_port: int = 0, on_new_code: Callable[[str], None] | None = None
+    ):
         self.bind, self.port, self.ws_port = bind, port, ws_port
-        self.pairing = Pairing()
+        self.pairing = Pairing(on_new_code)
         self.origins: set[str] = set()
         self.fingerprint = ""
         self.addresses = [bind]
