@@ -1,5 +1,5 @@
 """`yoke remote-control [name] [--json] [--host ADDR] [--port N]`: serve the remote page (webpage.py) until
-interrupted. It keeps one connection to the host open, so the host does not stop while the page is served."""
+interrupted; `yoke remote-control devices` / `revoke ID|--all`: the paired browsers (pairing.py). It keeps one connection to the host open, so the host does not stop while the page is served."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import sys
+import time
 import urllib.parse
 
 
@@ -18,6 +19,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def remote_control(argv: list[str]) -> int:
+    if argv and argv[0] in ("devices", "revoke"):
+        return _devices(argv[0], argv[1:])
     parser = _Parser(prog="yoke remote-control", description="Watch and steer sessions from a browser.")
     parser.add_argument("name", nargs="?", help="open this session's page (an id or part of its name)")
     parser.add_argument("--json", action="store_true", help='print {"url", "code"} as one JSON line first')
@@ -57,38 +60,88 @@ def remote_control(argv: list[str]) -> int:
 
 
 async def _serve(args: argparse.Namespace) -> None:
+    await serve_page(args.host, args.port, args.name, args.json, args.share)
+
+
+async def serve_page(host: str, port: int, name: str | None, as_json: bool, share_link: bool = False) -> None:
+    """Serve the page until cancelled, after printing its URL and pairing code (one JSON line for scripts)."""
     from yoke.host.webpage import RemoteControl
 
-    def announce(code: str) -> None:
-        if not args.json:  # --json prints one line; scripts pair once
-            print(f"Paired. Next pairing code: {code}", flush=True)
+    url = ""
 
-    server = RemoteControl(args.host, args.port, on_new_code=announce)
+    def announce(code: str) -> None:
+        if not as_json:  # --json prints one line; scripts pair once
+            print(f"Paired. Next pairing code: {code}", flush=True)
+            _print_qr(pairing_url(url, code))
+
+    server = RemoteControl(host, port, on_new_code=announce)
     await server.start()
-    url = server.url + (f"s/{urllib.parse.quote(args.name)}" if args.name else "")
-    share = f"{server.url}share/{server.pairing.share(args.name)}" if args.share else ""
-    if args.json:
-        line = {"url": url, "code": server.pairing.code} | ({"share": share} if share else {})
+    url = server.url + (f"s/{urllib.parse.quote(name)}" if name else "")
+    code = server.pairing.code
+    share = f"{server.url}share/{server.pairing.share(name)}" if share_link and name else ""
+    if as_json:
+        line = {"url": url, "code": code, "pair_url": pairing_url(url, code)} | (
+            {"share": share} if share else {}
+        )
         print(
             json.dumps(line | ({"fingerprint": server.fingerprint} if server.fingerprint else {})), flush=True
         )
     else:
-        print(
-            f"Remote control: {url}\nPairing code: {server.pairing.code} (one use; Ctrl-C stops)", flush=True
-        )
+        print(f"Remote control: {url}\nPairing code: {code} (one use; Ctrl-C stops)", flush=True)
         if share:
             print(f"Read-only link (one use): {share}", flush=True)
         if server.fingerprint:
             print(f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}", flush=True)
-        _print_qr(url)
+        _print_qr(pairing_url(url, code))
     await asyncio.Event().wait()
 
 
-def _print_qr(url: str) -> None:
+def pairing_url(url: str, code: str) -> str:
+    """The page's URL with the code in its fragment (a browser never sends a fragment to the server): what
+    the QR code holds, so scanning it pairs."""
+    return f"{url}#pair={code}"
+
+
+def _print_qr(data: str) -> None:
     try:
         import qrcode  # type: ignore[import-untyped]  # optional: the terminal QR code
     except ImportError:
         return
     code = qrcode.QRCode(border=1)
-    code.add_data(url)
+    code.add_data(data)
     code.print_ascii(invert=True)
+
+
+def _devices(command: str, argv: list[str]) -> int:
+    """`yoke remote-control devices [--json]` and `yoke remote-control revoke ID... | --all`."""
+    from yoke.host.pairing import read_devices, revoke
+
+    if command == "devices":
+        if [a for a in argv if a != "--json"]:
+            print("usage: yoke remote-control devices [--json]", file=sys.stderr)
+            return 2
+        rows = [{k: v for k, v in row.items() if k != "hash"} for row in read_devices()]
+        if "--json" in argv:
+            print(json.dumps(rows, indent=2))
+        elif not rows:
+            print("No paired devices.")
+        for row in rows if "--json" not in argv else []:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row.get("paired") or 0)))
+            only = f"  (read-only: {row['session']})" if row.get("session") else ""
+            print(f"{row['id']}  {when}  {row.get('label', '')}{only}")
+        return 0
+    if not argv or (argv != ["--all"] and any(a.startswith("-") for a in argv)):
+        print("usage: yoke remote-control revoke ID... | --all  (yoke remote-control devices lists them)",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        gone = revoke(None if argv == ["--all"] else argv)
+    except KeyError as exc:
+        print(f"yoke remote-control: no paired device {exc.args[0]!r} (yoke remote-control devices lists them)",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    for row in gone:
+        print(f"revoked {row['id']}  {row.get('label', '')}")
+    if not gone:
+        print("No paired devices.")
+    return 0

@@ -11,85 +11,22 @@ import asyncio
 import contextlib
 import html
 import json
-import secrets
 import ssl
-import time
 import urllib.parse
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
 from yoke.host.paths import socket_path
 from yoke.host.protocol import MAX_MESSAGE
 
-COOKIE = "yoke_rc"
-MAX_FAILURES = 5  # wrong pairing codes within FAILURE_WINDOW before pairing is refused for the window
-FAILURE_WINDOW = 60.0
+__all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
+
 MAX_BODY = 4096
 LOOPBACK = ("127.0.0.1", "localhost")
-
-
-class Pairing:
-    """The one-time code, the cookies it was exchanged for, and the count of wrong codes."""
-
-    def __init__(self, on_new_code: Callable[[str], None] | None = None) -> None:
-        self.on_new_code = on_new_code  # told each code after the first, for the next device
-        self.code = _new_code()
-        self.cookies: set[str] = set()
-        self.failures: list[float] = []
-        self.shares: dict[str, str] = {}  # one-time share token -> the session it shows
-        self.viewers: dict[str, str] = {}  # view-only cookie -> the one session it may watch
-
-    def limited(self) -> bool:
-        now = time.monotonic()
-        self.failures = [t for t in self.failures if now - t < FAILURE_WINDOW]
-        return len(self.failures) >= MAX_FAILURES
-
-    def exchange(self, code: str) -> str | None:
-        if not secrets.compare_digest(code.strip().upper(), self.code):
-            self.failures.append(time.monotonic())
-            return None
-        self.code = _new_code()  # one-time: the next device needs the next code
-        if self.on_new_code:
-            self.on_new_code(self.code)
-        cookie = secrets.token_urlsafe(32)
-        self.cookies.add(cookie)
-        return cookie
-
-    def authorized(self, cookie_header: str | None) -> bool:
-        return _cookie(cookie_header) in self.cookies
-
-    def share(self, session: str) -> str:
-        token = secrets.token_urlsafe(24)
-        self.shares[token] = session
-        return token
-
-    def exchange_share(self, token: str) -> tuple[str, str] | None:
-        """A view-only cookie and its session for a share token, once."""
-        session = self.shares.pop(token, None)
-        if session is None:
-            self.failures.append(time.monotonic())
-            return None
-        cookie = secrets.token_urlsafe(32)
-        self.viewers[cookie] = session
-        return cookie, session
-
-    def viewing(self, cookie_header: str | None) -> str | None:
-        """The session a view-only cookie may watch (None: not a view-only cookie)."""
-        return self.viewers.get(_cookie(cookie_header))
-
-
-def _new_code() -> str:
-    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-    return "".join(secrets.choice(alphabet) for _ in range(8))
-
-
-def _cookie(header: str | None) -> str:
-    for part in (header or "").split(";"):
-        name, _, value = part.strip().partition("=")
-        if name == COOKIE:
-            return value
-    return ""
+REVOKED = 4401  # the WebSocket close code for a revoked device: the page goes back to pairing
+REVOCATION_POLL = 0.25  # seconds between looks at the devices file: a revoked socket closes within a second
 
 
 class RemoteControl:
@@ -103,6 +40,7 @@ class RemoteControl:
         self.origins: set[str] = set()
         self.fingerprint = ""
         self.addresses = [bind]
+        self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
 
     @property
     def secure(self) -> bool:
@@ -132,6 +70,18 @@ class RemoteControl:
         self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
         scheme = "https" if self.secure else "http"
         self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
+        self.watcher = asyncio.get_running_loop().create_task(self._close_revoked())
+
+    async def _close_revoked(self) -> None:
+        """`yoke remote-control revoke` edits the devices file; a revoked device's sockets close here."""
+        while True:
+            await asyncio.sleep(REVOCATION_POLL)
+            self.pairing.devices.refresh()
+            for ws, digest in list(self.sockets.items()):
+                if digest not in self.pairing.devices.by_hash:
+                    self.sockets.pop(ws, None)
+                    with contextlib.suppress(Exception):
+                        await ws.close(REVOKED, "revoked")
 
     @property
     def url(self) -> str:
@@ -152,6 +102,7 @@ class RemoteControl:
 
         cookie = ws.request.headers.get("Cookie")
         watching = None if self.pairing.authorized(cookie) else self.pairing.viewing(cookie)
+        self.sockets[ws] = device_hash(cookie)
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
 
         async def to_page() -> None:
@@ -173,6 +124,7 @@ class RemoteControl:
         except ConnectionClosed:
             pass
         finally:
+            self.sockets.pop(ws, None)
             pump.cancel()
             writer.close()
 
@@ -205,10 +157,11 @@ class RemoteControl:
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
             return 403, {}, b"Forbidden origin\n"
+        agent = headers.get("user-agent", "")
         if method == "POST" and path == "/pair":
-            return self._pair(body)
+            return self._pair(body, agent)
         if method == "GET" and path.startswith("/share/"):
-            return self._share(path[len("/share/") :])
+            return self._share(path[len("/share/") :], agent)
         watching = self.pairing.viewing(headers.get("cookie"))
         if watching is not None:
             return self._view_only_page(method, path, watching)
@@ -233,10 +186,10 @@ class RemoteControl:
             return _static(path)
         return 403, {}, b"A share link shows one session\n"
 
-    def _share(self, token: str) -> tuple[int, dict[str, str], bytes]:
+    def _share(self, token: str, agent: str) -> tuple[int, dict[str, str], bytes]:
         if self.pairing.limited():
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
-        exchanged = self.pairing.exchange_share(token)
+        exchanged = self.pairing.exchange_share(token, agent)
         if exchanged is None:
             return 401, _HTML, _pairing_page("This share link was used already, or is wrong.").encode()
         cookie, session = exchanged
@@ -249,14 +202,18 @@ class RemoteControl:
     def _cookie_header(self, cookie: str) -> str:
         return f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/" + ("; Secure" if self.secure else "")
 
-    def _pair(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def _pair(self, body: bytes, agent: str) -> tuple[int, dict[str, str], bytes]:
         if self.pairing.limited():
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
-        code = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("code") or [""])[0]
-        cookie = self.pairing.exchange(code)
+        form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
+        cookie = self.pairing.exchange((form.get("code") or [""])[0], agent)
         if cookie is None:
             return 401, _HTML, _pairing_page("Wrong code.").encode()
-        return 303, {"Location": "/", "Set-Cookie": self._cookie_header(cookie)}, b""
+        target = (form.get("next") or ["/"])[0]
+        if not (target.startswith("/s/") or target == "/"):  # only a page of this server
+            target = "/"
+        target = urllib.parse.quote(target, safe="/%")  # no header can be smuggled into Location
+        return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
@@ -295,13 +252,29 @@ def _page(title: str, body: str, script: bool = False) -> str:
     )
 
 
+# A scanned QR code opens `URL#pair=CODE`: the fragment never reaches a server. The page takes the code out
+# of the address bar and history first, then pairs with it as if typed (a POST; the cookie comes back).
+# Inline, because without the cookie every other route, /static/ too, answers 401.
+_PAIR_FROM_FRAGMENT = """<script>(function () {
+  var form = document.getElementById("pair-form");
+  form.elements.next.value = location.pathname;
+  var found = /^#pair=([A-Za-z0-9]+)$/.exec(location.hash);
+  if (!found) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (document.querySelector("[role=alert]")) return;
+  form.elements.code.value = found[1];
+  form.submit();
+})();</script>"""
+
+
 def _pairing_page(error: str = "") -> str:
     note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
     return _page(
         "Pair",
-        "<h1>Pair this browser</h1>" + note + '<form method="post" action="/pair">'
+        "<h1>Pair this browser</h1>" + note + '<form id="pair-form" method="post" action="/pair">'
         '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
-        ' <button type="submit">Pair</button></form>',
+        '<input type="hidden" name="next" value="/"> <button type="submit">Pair</button></form>'
+        + _PAIR_FROM_FRAGMENT,
     )
 
 

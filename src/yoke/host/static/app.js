@@ -125,7 +125,8 @@
       send("attach", {session: session, since: lastSeq, role: readOnly ? "watcher" : "driver"});
     };
     socket.onmessage = receive;
-    socket.onclose = function () {
+    socket.onclose = function (event) {
+      if (event.code === 4401) { location.reload(); return; }  // this device was revoked: pair again
       status.textContent = "reconnecting";
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 5000);
