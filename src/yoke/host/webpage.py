@@ -12,6 +12,7 @@ import contextlib
 import html
 import json
 import ssl
+import time
 import urllib.parse
 from collections.abc import Callable
 from importlib import resources
@@ -227,14 +228,24 @@ class RemoteControl:
         finally:
             writer.close()
         rows = (reply.get("payload") or {}).get("sessions") or []
-        items = "".join(
-            f'<li><a href="/s/{html.escape(str(r.get("id")))}">{html.escape(str(r.get("name") or r.get("id")))}</a>'
-            f' <span class="state">{html.escape(str(r.get("state") or ""))}</span></li>'
-            for r in rows
-        )
-        return _page(
-            "Sessions", f"<h1>Sessions</h1><ul id='sessions'>{items or '<li>No sessions.</li>'}</ul>"
-        )
+        items = "".join(_session_row(row) for row in rows)
+        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}">'
+        body += (items or "<li>No sessions.</li>") + '</ul><script src="/static/list.js"></script>'
+        return _page("Sessions", body)
+
+
+def _session_row(row: dict[str, Any]) -> str:
+    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
+    ident = html.escape(str(row.get("id")))
+    state = str(row.get("state") or "")
+    when = row.get("lastActivityAt")
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
+    return (
+        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
+        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
+        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
+        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
+    )
 
 
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -279,18 +290,26 @@ def _pairing_page(error: str = "") -> str:
 
 
 def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
+    from yoke.seams import MODES
+
     name = html.escape(session)
     controls = (
         ""
         if read_only
-        else '<form id="prompt-form"><div id="controls"><label for="prompt">Prompt</label>'
-        '<textarea id="prompt" name="prompt" rows="2"></textarea><button type="submit">Send</button>'
-        '<button type="button" id="interrupt">Interrupt</button></div></form>'
+        else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
+        '<label for="prompt">Prompt</label><textarea id="prompt" name="prompt" rows="2"></textarea>'
+        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
+    )
+    options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
+    mode = (
+        ""
+        if read_only  # the permission mode: sent as the Agent SDK's set_permission_mode control request
+        else f'<label class="mode">Permission mode <select id="mode">{options}</select></label>'
     )
     back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
     return _page(
         session,
-        f'<header>{back}<strong>{name}</strong><span id="status"></span></header>'
+        f'<header>{back}<strong>{name}</strong><span id="status"></span>{mode}</header>'
         f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
         f'<div id="stream"></div></main>{controls}',
         script=True,
@@ -300,6 +319,7 @@ def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 STATIC = {
     "/static/app.js": "text/javascript",
     "/static/share.js": "text/javascript",
+    "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",
 }
 
