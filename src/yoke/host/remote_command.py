@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import io
 import json
+import os
 import sys
 import time
 import urllib.parse
+from typing import Any
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,17 +68,13 @@ async def _serve(args: argparse.Namespace) -> None:
 
 async def serve_page(host: str, port: int, name: str | None, as_json: bool, share_link: bool = False) -> None:
     """Serve the page until cancelled, after printing its URL and pairing code (one JSON line for scripts)."""
-    from yoke.host.webpage import RemoteControl
-
     url = ""
 
     def announce(code: str) -> None:
         if not as_json:  # --json prints one line; scripts pair once
-            print(f"Paired. Next pairing code: {code}", flush=True)
-            _print_qr(pairing_url(url, code))
+            print(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}", end="", flush=True)
 
-    server = RemoteControl(host, port, on_new_code=announce)
-    await server.start()
+    server = await _open_page(host, port, announce)
     url = server.url + (f"s/{urllib.parse.quote(name)}" if name else "")
     code = server.pairing.code
     share = f"{server.url}share/{server.pairing.share(name)}" if share_link and name else ""
@@ -87,13 +86,27 @@ async def serve_page(host: str, port: int, name: str | None, as_json: bool, shar
             json.dumps(line | ({"fingerprint": server.fingerprint} if server.fingerprint else {})), flush=True
         )
     else:
-        print(f"Remote control: {url}\nPairing code: {code} (one use; Ctrl-C stops)", flush=True)
-        if share:
-            print(f"Read-only link (one use): {share}", flush=True)
-        if server.fingerprint:
-            print(f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}", flush=True)
-        _print_qr(pairing_url(url, code))
+        print(_describe(server, url, share), end="", flush=True)
     await asyncio.Event().wait()
+
+
+async def _open_page(host: str, port: int, announce: Any) -> Any:
+    from yoke.host.webpage import RemoteControl
+
+    server = RemoteControl(host, port, on_new_code=announce)
+    await server.start()
+    return server
+
+
+def _describe(server: Any, url: str, share: str = "") -> str:
+    """What the terminal shows: the URL, the code, the share link and certificate if any, the QR code."""
+    code = server.pairing.code
+    text = f"Remote control: {url}\nPairing code: {code} (one use; Ctrl-C stops)\n"
+    if share:
+        text += f"Read-only link (one use): {share}\n"
+    if server.fingerprint:
+        text += f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}\n"
+    return text + qr_text(pairing_url(url, code))
 
 
 def pairing_url(url: str, code: str) -> str:
@@ -102,14 +115,88 @@ def pairing_url(url: str, code: str) -> str:
     return f"{url}#pair={code}"
 
 
-def _print_qr(data: str) -> None:
+def qr_text(data: str) -> str:
+    """`data` as a QR code drawn in text ("" without the optional qrcode package)."""
     try:
         import qrcode  # type: ignore[import-untyped]  # optional: the terminal QR code
     except ImportError:
-        return
+        return ""
     code = qrcode.QRCode(border=1)
     code.add_data(data)
-    code.print_ascii(invert=True)
+    out = io.StringIO()
+    code.print_ascii(out=out, invert=True)
+    return out.getvalue()
+
+
+def remote_control_session(argv: list[str], prompt: str | None, resume: str | None, name: str) -> int:
+    """`yoke --remote-control [NAME] ["prompt"]` (Claude Code's flag): the session runs in the host, as with
+    `--bg`, and this process serves the page for it. In a terminal the terminal UI drives it too (leaving
+    the UI stops the page; the session keeps running); otherwise the URL and code are printed and the page
+    is served until interrupted."""
+    from yoke.host import records
+    from yoke.host.client import HostClient, HostError
+    from yoke.host.commands import start_hosted
+
+    try:
+        started = start_hosted(_without_flag(argv, name), prompt, resume, name)
+        keep_alive = HostClient.connect()  # the host stays while the page is served
+    except HostError as exc:
+        print(f"yoke --remote-control: {exc}", file=sys.stderr)
+        return 1
+    ident = started["id"]
+    record = records.read_record(ident) or {
+        "id": ident,
+        "sessionId": started["sessionId"],
+        "cwd": os.getcwd(),
+    }
+    try:
+        if sys.stdin.isatty() and sys.stdout.isatty():
+            return asyncio.run(_ui_with_page(record))
+        print(f"Session {ident} runs in the host (yoke attach {ident}; yoke stop {ident})", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve_page("127.0.0.1", 0, ident, as_json=False))
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        keep_alive.close()
+
+
+async def _ui_with_page(record: dict[str, Any]) -> int:
+    from yoke.host.attach import attach_ui
+
+    url = ""
+    shown: list[Any] = []  # the terminal UI, once it exists
+
+    def announce(code: str) -> None:
+        for ui in shown:
+            ui.emit(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}")
+
+    server = await _open_page("127.0.0.1", 0, announce)
+    url = f"{server.url}s/{urllib.parse.quote(record['id'])}"
+
+    def banner(ui: Any) -> str:
+        shown.append(ui)
+        return _describe(server, url).replace("Ctrl-C stops", "leaving this UI stops the page")
+
+    try:
+        return await attach_ui(record, banner)
+    finally:
+        server.close()
+
+
+def _without_flag(argv: list[str], name: str) -> list[str]:
+    """The command line without `--remote-control [NAME]`, for the session's own flags."""
+    out: list[str] = []
+    skip = False
+    for index, arg in enumerate(argv):
+        if skip:
+            skip = False
+        elif arg == "--remote-control":
+            skip = bool(name) and index + 1 < len(argv) and argv[index + 1] == name
+        elif not arg.startswith("--remote-control="):
+            out.append(arg)
+    return out
 
 
 def _devices(command: str, argv: list[str]) -> int:

@@ -84,6 +84,11 @@ class RemoteControl:
                     with contextlib.suppress(Exception):
                         await ws.close(REVOKED, "revoked")
 
+    def close(self) -> None:
+        self.watcher.cancel()
+        self.http.close()
+        self.ws.close()
+
     @property
     def url(self) -> str:
         return f"{'https' if self.secure else 'http'}://{self.addresses[0]}:{self.port}/"
