@@ -55,7 +55,11 @@ def test_the_flag_runs_the_session_in_the_host_and_serves_its_page(host_env, pro
             os.kill(proc.pid, signal.SIGINT)
             assert proc.wait(20) == 0, proc.stderr.read()
         assert "not acted on" not in proc.stderr.read()
-        assert agents(env, project)[0]["state"] == "idle"  # the page stopped; the session runs on
+        parts = urllib.parse.urlsplit(url)
+        wait_for(
+            lambda: _refused(parts.hostname, parts.port), timeout=20
+        )  # the host stopped serving the page
+        assert agents(env, project)[0]["state"] == "idle"  # and the session runs on
 
 
 @needs_tmux

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable
 from typing import Any
 
 
@@ -40,72 +41,85 @@ def remote_control(argv: list[str]) -> int:
     from yoke.host.client import HostClient, HostError
 
     try:
-        keep_alive = HostClient.connect()
+        HostClient.connect().close()  # starts the host if none runs; the page's own connection keeps it
+        with contextlib.suppress(KeyboardInterrupt):
+            return asyncio.run(serve_page(args.host, args.port, args.name, args.json, args.share))
     except HostError as exc:
         print(f"yoke remote-control: {exc}", file=sys.stderr)
         return 1
-    from yoke.host.tls import CertificateError
-
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_serve(args))
-    except CertificateError as exc:
-        print(f"yoke remote-control: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(
-            f"yoke remote-control: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr
-        )
-        return 1
-    finally:
-        keep_alive.close()
     return 0
 
 
-async def _serve(args: argparse.Namespace) -> None:
-    await serve_page(args.host, args.port, args.name, args.json, args.share)
-
-
-async def serve_page(host: str, port: int, name: str | None, as_json: bool, share_link: bool = False) -> None:
-    """Serve the page until cancelled, after printing its URL and pairing code (one JSON line for scripts)."""
+async def serve_page(host: str, port: int, name: str | None, as_json: bool, share_link: bool = False) -> int:
+    """Have the host serve the page, print its URL and pairing code (one JSON line for scripts), and keep
+    it served until cancelled (or 1 when the host goes)."""
     url = ""
 
     def announce(code: str) -> None:
         if not as_json:  # --json prints one line; scripts pair once
             print(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}", end="", flush=True)
 
-    server = await _open_page(host, port, announce)
-    url = server.url + (f"s/{urllib.parse.quote(name)}" if name else "")
-    code = server.pairing.code
-    share = f"{server.url}share/{server.pairing.share(name)}" if share_link and name else ""
+    page, listening = await open_page(host, port, name if share_link else None, announce)
+    url = page["url"] + (f"s/{urllib.parse.quote(name)}" if name else "")
     if as_json:
-        line = {"url": url, "code": code, "pair_url": pairing_url(url, code)} | (
-            {"share": share} if share else {}
-        )
-        print(
-            json.dumps(line | ({"fingerprint": server.fingerprint} if server.fingerprint else {})), flush=True
-        )
+        line = {"url": url, "code": page["code"], "pair_url": pairing_url(url, page["code"])}
+        line |= {key: page[key] for key in ("share", "fingerprint") if page.get(key)}
+        print(json.dumps(line), flush=True)
     else:
-        print(_describe(server, url, share), end="", flush=True)
-    await asyncio.Event().wait()
+        print(_describe(page, url), end="", flush=True)
+    await listening
+    print("yoke remote-control: the session host stopped", file=sys.stderr)
+    return 1
 
 
-async def _open_page(host: str, port: int, announce: Any) -> Any:
-    from yoke.host.webpage import RemoteControl
+async def open_page(
+    bind: str, port: int, share: str | None, announce: Callable[[str], None]
+) -> tuple[dict[str, Any], asyncio.Task]:
+    """Ask the running host to serve the page (`remote_control`, docs/wire.md): its `{url, code,
+    fingerprint, share}`, and a task that tells `announce` each next code and ends when the host goes. The
+    page is served while this connection stays open."""
+    from yoke.host.client import HostError
+    from yoke.host.paths import socket_path
+    from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
+    from yoke.jsonsafe import loads
 
-    server = RemoteControl(host, port, on_new_code=announce)
-    await server.start()
-    return server
+    try:
+        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
+    except OSError as exc:
+        raise HostError(f"cannot reach the session host: {exc.strerror or exc}") from None
+    params = {"bind": bind, "port": port} | ({"share": share} if share else {})
+    request = {"id": "rc", "type": "request", "payload": {"method": "remote_control", "params": params}}
+    writer.write((json.dumps(request) + "\n").encode())
+    while True:
+        line = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
+        if not line:
+            raise HostError("the session host closed the connection")
+        reply = loads(line)
+        if reply.get("id") == "rc":
+            break
+    if reply.get("type") == "error":
+        raise HostError(str((reply.get("payload") or {}).get("message")))
+
+    async def listen() -> None:
+        try:
+            while line := await reader.readline():
+                payload = loads(line).get("payload") or {}
+                if payload.get("method") == "remote.code":
+                    announce(str(payload["params"]["code"]))
+        finally:
+            writer.close()
+
+    return reply["payload"], asyncio.get_running_loop().create_task(listen())
 
 
-def _describe(server: Any, url: str, share: str = "") -> str:
+def _describe(page: dict[str, Any], url: str) -> str:
     """What the terminal shows: the URL, the code, the share link and certificate if any, the QR code."""
-    code = server.pairing.code
+    code = page["code"]
     text = f"Remote control: {url}\nPairing code: {code} (one use; Ctrl-C stops)\n"
-    if share:
-        text += f"Read-only link (one use): {share}\n"
-    if server.fingerprint:
-        text += f"Self-signed certificate, SHA-256 fingerprint:\n  {server.fingerprint}\n"
+    if page.get("share"):
+        text += f"Read-only link (one use): {page['share']}\n"
+    if page.get("fingerprint"):
+        text += f"Self-signed certificate, SHA-256 fingerprint:\n  {page['fingerprint']}\n"
     return text + qr_text(pairing_url(url, code))
 
 
@@ -134,12 +148,11 @@ def remote_control_session(argv: list[str], prompt: str | None, resume: str | No
     the UI stops the page; the session keeps running); otherwise the URL and code are printed and the page
     is served until interrupted."""
     from yoke.host import records
-    from yoke.host.client import HostClient, HostError
+    from yoke.host.client import HostError
     from yoke.host.commands import start_hosted
 
     try:
         started = start_hosted(_without_flag(argv, name), prompt, resume, name)
-        keep_alive = HostClient.connect()  # the host stays while the page is served
     except HostError as exc:
         print(f"yoke --remote-control: {exc}", file=sys.stderr)
         return 1
@@ -154,12 +167,13 @@ def remote_control_session(argv: list[str], prompt: str | None, resume: str | No
             return asyncio.run(_ui_with_page(record))
         print(f"Session {ident} runs in the host (yoke attach {ident}; yoke stop {ident})", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve_page("127.0.0.1", 0, ident, as_json=False))
+            return asyncio.run(serve_page("127.0.0.1", 0, ident, as_json=False))
         return 0
+    except HostError as exc:
+        print(f"yoke --remote-control: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
-    finally:
-        keep_alive.close()
 
 
 async def _ui_with_page(record: dict[str, Any]) -> int:
@@ -172,17 +186,17 @@ async def _ui_with_page(record: dict[str, Any]) -> int:
         for ui in shown:
             ui.emit(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}")
 
-    server = await _open_page("127.0.0.1", 0, announce)
-    url = f"{server.url}s/{urllib.parse.quote(record['id'])}"
+    page, listening = await open_page("127.0.0.1", 0, None, announce)
+    url = f"{page['url']}s/{urllib.parse.quote(record['id'])}"
 
     def banner(ui: Any) -> str:
         shown.append(ui)
-        return _describe(server, url).replace("Ctrl-C stops", "leaving this UI stops the page")
+        return _describe(page, url).replace("Ctrl-C stops", "leaving this UI stops the page")
 
     try:
         return await attach_ui(record, banner)
     finally:
-        server.close()
+        listening.cancel()  # the connection closes: the host stops serving the page
 
 
 def _without_flag(argv: list[str], name: str) -> list[str]:

@@ -46,6 +46,9 @@ class Host:
         self.token = token
         self.last_busy = time.monotonic()
         self.done = asyncio.Event()
+        self.pages: dict[
+            Any, Any
+        ] = {}  # remote-control pages (webpage.py), by the client that asked for them
 
     # -- connections ---------------------------------------------------------------------------------------
     async def serve_connection(self, reader, writer, needs_token: bool) -> None:
@@ -72,6 +75,9 @@ class Host:
             self.clients.discard(client)
             for session in self.sessions.values():
                 session.detach(client)
+            page = self.pages.pop(client, None)
+            if page is not None:  # the page lives as long as the command that asked for it
+                page.close()
             self.last_busy = time.monotonic()
 
     async def _handle_line(self, client: Any, line: bytes) -> bool:
@@ -310,6 +316,36 @@ async def _rm(host, client, ident, params):
     return {"id": record["id"]}
 
 
+async def _remote_control(host, client, ident, params):
+    """Serve the remote-control page from this process (docs/remote.md) for as long as `client` stays
+    connected; it is told each next pairing code (`remote.code`)."""
+    from yoke.host.tls import CertificateError
+    from yoke.host.webpage import RemoteControl
+
+    if client in host.pages:
+        raise ProtocolError("invalid_request", "this connection serves a page already")
+    bind, port = str(params.get("bind") or "127.0.0.1"), params.get("port") or 0
+    if not isinstance(port, int) or not 0 <= port < 65536:
+        raise ProtocolError("invalid_params", "port is a number from 0 to 65535")
+
+    def tell(code: str) -> None:
+        client.send(encode("notification", None, {"method": "remote.code", "params": {"code": code}}))
+
+    page = RemoteControl(host, bind, port, on_new_code=tell)
+    try:
+        await page.start()
+    except (CertificateError, OSError) as exc:
+        page.close()
+        if isinstance(exc, CertificateError):
+            raise RuntimeError(str(exc)) from None
+        raise RuntimeError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+    host.pages[client] = page
+    share = params.get("share")
+    token = page.pairing.share(str(share)) if share else ""
+    return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
+            "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip
+
+
 async def _shutdown(host, client, ident, params):
     host.done.set()
     return {}
@@ -329,6 +365,7 @@ METHODS = {
     "stop": _stop,
     "kill": _kill,
     "rm": _rm,
+    "remote_control": _remote_control,
     "shutdown": _shutdown,
 }
 

@@ -1,9 +1,12 @@
-"""`yoke remote-control`: a web page to watch and steer the host's sessions (docs/remote.md).
+"""The remote-control page (docs/remote.md), served from the session host's own process: `yoke
+remote-control` asks the host for it (the `remote_control` method) and it is served while that command stays
+connected.
 
 Pages and pairing are served by a small asyncio HTTP server; the page's WebSocket listens on a second port
 (the `websockets` package answers only GET, and the pairing form is a POST). Cookies are per host, not per
 port, so the session cookie set by the page's port is sent to the WebSocket too. Each WebSocket connection
-is relayed, line for line, to the host's Unix socket: the page speaks the bridge's wire unchanged."""
+is one more client of the host (server.Host.serve), one bridge message per text frame: the page speaks the
+host's wire unchanged."""
 
 from __future__ import annotations
 
@@ -19,7 +22,6 @@ from importlib import resources
 from typing import Any
 
 from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
-from yoke.host.paths import socket_path
 from yoke.host.protocol import MAX_MESSAGE
 
 __all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
@@ -34,8 +36,14 @@ class RemoteControl:
     """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate."""
 
     def __init__(
-        self, bind: str, port: int, ws_port: int = 0, on_new_code: Callable[[str], None] | None = None
+        self,
+        host: Any,
+        bind: str,
+        port: int,
+        ws_port: int = 0,
+        on_new_code: Callable[[str], None] | None = None,
     ):
+        self.host = host  # the session host (server.Host) this page is one more client of
         self.bind, self.port, self.ws_port = bind, port, ws_port
         self.pairing = Pairing(on_new_code)
         self.origins: set[str] = set()
@@ -55,7 +63,7 @@ class RemoteControl:
             from yoke.host.tls import certificate, lan_addresses
 
             self.addresses = lan_addresses(self.bind)
-            context, self.fingerprint = certificate(self.addresses)
+            context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
         self.http = await asyncio.start_server(self._http, self.bind, self.port, ssl=context)
@@ -85,9 +93,11 @@ class RemoteControl:
                         await ws.close(REVOKED, "revoked")
 
     def close(self) -> None:
-        self.watcher.cancel()
-        self.http.close()
-        self.ws.close()
+        """Stop serving: the listeners and every open page's WebSocket (start may have got part way)."""
+        for part in ("watcher", "http", "ws"):
+            thing = getattr(self, part, None)
+            if thing is not None:
+                thing.cancel() if part == "watcher" else thing.close()
 
     @property
     def url(self) -> str:
@@ -104,35 +114,38 @@ class RemoteControl:
         return None
 
     async def _relay(self, ws: Any) -> None:
+        """The page is a client of the host like any other (one bridge message per text frame), served in
+        this process; a view-only cookie's requests are filtered first."""
         from websockets.exceptions import ConnectionClosed
+
+        from yoke.host.server import CLIENT_BUFFER
+        from yoke.host.websocket import WebSocketClient
 
         cookie = ws.request.headers.get("Cookie")
         watching = None if self.pairing.authorized(cookie) else self.pairing.viewing(cookie)
         self.sockets[ws] = device_hash(cookie)
-        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
+        client = WebSocketClient(ws, CLIENT_BUFFER)
+        client.authenticated = True  # the cookie is this page's authentication
 
-        async def to_page() -> None:
-            while line := await reader.readline():
-                await ws.send(line.decode().rstrip("\n"))
-            await ws.close(1011, "host gone")
+        async def messages() -> Any:
+            try:
+                async for message in ws:
+                    text = message if isinstance(message, str) else message.decode()
+                    if watching is not None:
+                        text, refusal = _view_only(text, watching)
+                        if refusal:
+                            client.send(refusal.encode() + b"\n")
+                            continue
+                    yield text.encode()
+            except ConnectionClosed:
+                return
 
-        pump = asyncio.get_running_loop().create_task(to_page())
         try:
-            async for message in ws:
-                text = message if isinstance(message, str) else message.decode()
-                if watching is not None:
-                    text, refusal = _view_only(text, watching)
-                    if refusal:
-                        await ws.send(refusal)
-                        continue
-                writer.write(text.replace("\n", " ").encode() + b"\n")
-                await writer.drain()
-        except ConnectionClosed:
-            pass
+            await self.host.serve(client, messages())
         finally:
             self.sockets.pop(ws, None)
-            pump.cancel()
-            writer.close()
+            client.closed = True
+            client.ready.set()
 
     # -- HTTP ------------------------------------------------------------------------------------------
     async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -222,17 +235,9 @@ class RemoteControl:
         return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
-        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
-        try:
-            line = {"id": "l", "type": "request", "payload": {"method": "list", "params": {}}}
-            writer.write((json.dumps(line) + "\n").encode())
-            while True:
-                reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
-                if reply.get("id") == "l":
-                    break
-        finally:
-            writer.close()
-        rows = (reply.get("payload") or {}).get("sessions") or []
+        from yoke.host.server import METHODS
+
+        rows = (await METHODS["list"](self.host, None, "l", {}))["sessions"]
         items = "".join(_session_row(row) for row in rows)
         body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}">'
         body += (items or "<li>No sessions.</li>") + '</ul><script src="/static/list.js"></script>'
