@@ -25,7 +25,11 @@ class _Parser(argparse.ArgumentParser):
 def remote_control(argv: list[str]) -> int:
     if argv and argv[0] in ("devices", "revoke"):
         return _devices(argv[0], argv[1:])
-    parser = _Parser(prog="yoke remote-control", description="Watch and steer sessions from a browser.")
+    parser = _Parser(
+        prog="yoke remote-control",
+        description="Watch and steer sessions from a browser.",
+        epilog="Paired browsers: yoke remote-control devices [--json]; yoke remote-control revoke ID... | --all",
+    )
     parser.add_argument("name", nargs="?", help="open this session's page (an id or part of its name)")
     parser.add_argument("--json", action="store_true", help='print {"url", "code"} as one JSON line first')
     parser.add_argument(

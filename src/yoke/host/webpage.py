@@ -131,11 +131,10 @@ class RemoteControl:
             try:
                 async for message in ws:
                     text = message if isinstance(message, str) else message.decode()
-                    if watching is not None:
-                        text, refusal = _view_only(text, watching)
-                        if refusal:
-                            client.send(refusal.encode() + b"\n")
-                            continue
+                    text, refusal = _screen(text, watching)
+                    if refusal:
+                        client.send(refusal.encode() + b"\n")
+                        continue
                     yield text.encode()
             except ConnectionClosed:
                 return
@@ -341,20 +340,28 @@ def _static(path: str) -> tuple[int, dict[str, str], bytes]:
     return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
 
 
-def _view_only(text: str, session: str) -> tuple[str, str]:
-    """A view-only client's request as sent on (attach and detach of its one session, attach as a watcher),
-    or the error that refuses it."""
+def _screen(text: str, watching: str | None) -> tuple[str, str]:
+    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
+    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
     try:
         message = json.loads(text)
         payload = message["payload"]
         method, params = payload["method"], dict(payload.get("params") or {})
     except (ValueError, KeyError, TypeError):
+        if watching is None:
+            return text, ""  # the host says what is wrong with it
         bad = {"code": "invalid_request", "message": "not a request"}
         return "", json.dumps({"id": None, "type": "error", "payload": bad})
-    if method in ("attach", "detach") and params.get("session") == session:
+    if watching is None:
+        if method != "remote_control":
+            return text, ""
+        why = "a page cannot serve more pages"
+    elif method in ("attach", "detach") and params.get("session") == watching:
         if method == "attach":
             params["role"] = "watcher"
         message["payload"] = {"method": method, "params": params}
         return json.dumps(message), ""
-    refusal = {"code": "forbidden", "message": "a share link only watches its session"}
+    else:
+        why = "a share link only watches its session"
+    refusal = {"code": "forbidden", "message": why}
     return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})
