@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
-from yoke.host.protocol import MAX_MESSAGE
+from yoke.host.protocol import MAX_MESSAGE, ProtocolError, encode
 
 __all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
 
@@ -255,6 +255,35 @@ def _session_row(row: dict[str, Any]) -> str:
         f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
         f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
     )
+
+
+async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Serve the remote-control page from this process (docs/remote.md) for as long as `client` stays
+    connected; it is told each next pairing code (`remote.code`)."""
+    from yoke.host.tls import CertificateError
+
+    if client in host.pages:
+        raise ProtocolError("invalid_request", "this connection serves a page already")
+    bind, port = str(params.get("bind") or "127.0.0.1"), params.get("port") or 0
+    if not isinstance(port, int) or not 0 <= port < 65536:
+        raise ProtocolError("invalid_params", "port is a number from 0 to 65535")
+
+    def tell(code: str) -> None:
+        client.send(encode("notification", None, {"method": "remote.code", "params": {"code": code}}))
+
+    page = RemoteControl(host, bind, port, on_new_code=tell)
+    try:
+        await page.start()
+    except (CertificateError, OSError) as exc:
+        page.close()
+        if isinstance(exc, CertificateError):
+            raise RuntimeError(str(exc)) from None
+        raise RuntimeError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+    host.pages[client] = page
+    share = params.get("share")
+    token = page.pairing.share(str(share)) if share else ""
+    return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
+            "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip
 
 
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
