@@ -5,6 +5,7 @@ watches); in a terminal (tmux) the terminal UI drives the same session while the
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -20,14 +21,36 @@ from tests.ui.tmux import Pane, needs_tmux, trusted_home_env
 from yoke.testing import ScriptedServer
 
 
-def _pair(url: str, code: str) -> int:
+def _pair(url: str, code: str) -> tuple[int, str]:
     parts = urllib.parse.urlsplit(url)
     conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
     body = urllib.parse.urlencode({"code": code})
     conn.request("POST", "/pair", body, {"Content-Type": "application/x-www-form-urlencoded"})
-    status = conn.getresponse().status
+    response = conn.getresponse()
     conn.close()
-    return status
+    return response.status, (response.getheader("Set-Cookie") or "").split(";")[0]
+
+
+def _prompt_from_the_page(url: str, cookie: str, ident: str, text: str) -> dict:
+    from websockets.sync.client import connect
+
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    conn.request("GET", parts.path, headers={"Cookie": cookie})
+    port = int(conn.getresponse().read().decode().split('data-ws-port="')[1].split('"')[0])
+    conn.close()
+    origin = f"http://{parts.netloc}"
+    with connect(
+        f"ws://{parts.hostname}:{port}/", additional_headers={"Cookie": cookie, "Origin": origin}
+    ) as ws:
+        ws.send(json.dumps({"id": "a", "type": "request", "payload": {"method": "attach",
+                            "params": {"session": ident, "role": "driver"}}}))  # fmt: skip
+        ws.send(json.dumps({"id": "p", "type": "request", "payload": {"method": "prompt",
+                            "params": {"session": ident, "text": text}}}))  # fmt: skip
+        while True:
+            reply = json.loads(ws.recv(timeout=30))
+            if reply.get("id") == "p" and reply["type"] in ("response", "error"):
+                return reply
 
 
 def test_the_flag_runs_the_session_in_the_host_and_serves_its_page(host_env, project, browser):  # noqa: F811
@@ -64,7 +87,8 @@ def test_the_flag_runs_the_session_in_the_host_and_serves_its_page(host_env, pro
 
 @needs_tmux
 def test_in_a_terminal_the_ui_drives_the_session_while_the_page_is_served(host_env, project):
-    turns = [{"content": [{"type": "text", "text": "typed answer"}]}]
+    turns = [{"content": [{"type": "text", "text": "typed answer"}]},
+             {"content": [{"type": "text", "text": "answer to the phone"}]}]  # fmt: skip
     with ScriptedServer(turns) as srv:
         env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
         pane = Pane(["--remote-control", "tui"], env, project, width=120, height=60)
@@ -72,13 +96,20 @@ def test_in_a_terminal_the_ui_drives_the_session_while_the_page_is_served(host_e
             screen = pane.wait_for("Pairing code: ")
             url = re.search(r"Remote control: (\S+)", screen).group(1)
             code = re.search(r"Pairing code: (\w+)", screen).group(1)
-            assert _pair(url, code) == 303
+            status, cookie = _pair(url, code)
+            assert status == 303
             pane.wait_for("Next pairing code")  # told in the UI, for the next device
             pane.wait_for("shift+tab to cycle")
             pane.type("hello there")
             pane.keys("Enter")
             pane.wait_for("typed answer")
-            assert agents(env, project)[0]["name"] == "tui"
+            row = agents(env, project)[0]
+            assert row["name"] == "tui"
+            # the UI drives, and the page served for it may prompt too (a plain --bg page could not)
+            reply = _prompt_from_the_page(url, cookie, row["id"], "from my phone")
+            assert reply["type"] == "response", reply
+            wait_for(lambda: len(srv.requests) == 2, timeout=30)  # the session ran it
+            assert "from my phone" in json.dumps(srv.requests[-1].body["messages"])
             pane.keys("C-d")
             pane.wait_exit()
         finally:

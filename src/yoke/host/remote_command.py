@@ -77,7 +77,7 @@ async def serve_page(host: str, port: int, name: str | None, as_json: bool, shar
 
 
 async def open_page(
-    bind: str, port: int, share: str | None, announce: Callable[[str], None]
+    bind: str, port: int, share: str | None, announce: Callable[[str], None], drive: str = ""
 ) -> tuple[dict[str, Any], asyncio.Task]:
     """Ask the running host to serve the page (`remote_control`, docs/wire.md): its `{url, code,
     fingerprint, share}`, and a task that tells `announce` each next code and ends when the host goes. The
@@ -91,7 +91,11 @@ async def open_page(
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
     except OSError as exc:
         raise HostError(f"cannot reach the session host: {exc.strerror or exc}") from None
-    params = {"bind": bind, "port": port} | ({"share": share} if share else {})
+    params = (
+        {"bind": bind, "port": port}
+        | ({"share": share} if share else {})
+        | ({"drive": drive} if drive else {})
+    )
     request = {"id": "rc", "type": "request", "payload": {"method": "remote_control", "params": params}}
     writer.write((json.dumps(request) + "\n").encode())
     while True:
@@ -190,7 +194,7 @@ async def _ui_with_page(record: dict[str, Any]) -> int:
         for ui in shown:
             ui.emit(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}")
 
-    page, listening = await open_page("127.0.0.1", 0, None, announce)
+    page, listening = await open_page("127.0.0.1", 0, None, announce, drive=record["id"])
     url = f"{page['url']}s/{urllib.parse.quote(record['id'])}"
 
     def banner(ui: Any) -> str:

@@ -252,6 +252,10 @@ def _state(session: HostedSession) -> dict[str, Any]:
 
 
 def _only_the_driver(session: HostedSession, client: Any) -> None:
+    """The driver, anyone when none drives, or a page served for `--remote-control` of this session (the
+    terminal UI beside it drives too: both are the one user at that terminal)."""
+    if session.ident in getattr(client, "co_drives", ()):
+        return
     if session.driver is not None and session.driver is not client:
         raise ProtocolError(
             "not_driver", "another client drives this session; watchers may answer and interrupt"

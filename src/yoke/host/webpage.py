@@ -50,6 +50,7 @@ class RemoteControl:
         self.fingerprint = ""
         self.addresses = [bind]
         self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
+        self.co_drive = ""  # a session this page's clients may prompt though another client drives it
 
     @property
     def secure(self) -> bool:
@@ -126,6 +127,8 @@ class RemoteControl:
         self.sockets[ws] = device_hash(cookie)
         client = WebSocketClient(ws, CLIENT_BUFFER)
         client.authenticated = True  # the cookie is this page's authentication
+        if watching is None and self.co_drive:
+            client.co_drives = {self.co_drive}
 
         async def messages() -> Any:
             try:
@@ -272,6 +275,8 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
         client.send(encode("notification", None, {"method": "remote.code", "params": {"code": code}}))
 
     page = RemoteControl(host, bind, port, on_new_code=tell)
+    if params.get("drive"):  # `--remote-control`: the page prompts this session beside the terminal UI
+        page.co_drive = host._session({"session": params["drive"]}).ident
     try:
         await page.start()
     except (CertificateError, OSError) as exc:
