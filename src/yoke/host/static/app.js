@@ -50,7 +50,7 @@
     // Deny with feedback: the text goes to the model as the tool's result, so it can change course
     const feedback = el("input", "feedback");
     feedback.setAttribute("aria-label", "Feedback");
-    feedback.placeholder = "Feedback (optional, sent with Deny)";
+    feedback.placeholder = "Feedback (optional)";
     allow.type = deny.type = "button";
     allow.onclick = function () { send("answer", {session: session, request_id: id, response: {behavior: "allow"}}); };
     deny.onclick = function () {
