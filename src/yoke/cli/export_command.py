@@ -42,7 +42,7 @@ def run(argv: list[str]) -> int:
     else:
         from yoke.ui.export import export_text
 
-        text = export_text(loaded.messages, loaded.cwd or str(Path.cwd()))
+        text = export_text([dict(m) for m in loaded.messages], loaded.cwd or str(Path.cwd()))
     if output is None:
         sys.stdout.write(text)
         return 0

@@ -12,6 +12,7 @@ import base64
 import hashlib
 import html
 import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from yoke.redact import REDACTED, redact_value, secret_file
 FILE_TOOLS_INPUT = ("content", "old_string", "new_string", "edits", "new_source")  # what a file tool writes
 
 
-def session_stream(messages: list[dict[str, Any]], transcript: Path | None = None) -> list[dict[str, Any]]:
+def session_stream(
+    messages: Sequence[Mapping[str, Any]], transcript: Path | None = None
+) -> list[dict[str, Any]]:
     """The conversation as stream-json `user`/`assistant` messages; each sub-agent's messages (from its
     transcript beside the session's) carry `parent_tool_use_id` and come just before its Agent call's result."""
     agents = _agent_transcripts(transcript) if transcript is not None else {}
@@ -33,7 +36,7 @@ def session_stream(messages: list[dict[str, Any]], transcript: Path | None = Non
         content = message.get("content")
         if isinstance(content, list):
             for block in content:
-                path = agents.get(block.get("tool_use_id")) if isinstance(block, dict) else None
+                path = agents.get(str(block.get("tool_use_id"))) if isinstance(block, dict) else None
                 if path is not None and block.get("type") == "tool_result":
                     stream += _sub_agent(path, str(block.get("tool_use_id")))
         stream.append(
@@ -150,7 +153,7 @@ def export_html(stream: list[dict[str, Any]], title: str) -> str:
 
 
 def session_html(
-    messages: list[dict[str, Any]], transcript: Path | None, title: str, home: Path | None = None
+    messages: Sequence[Mapping[str, Any]], transcript: Path | None, title: str, home: Path | None = None
 ) -> str:
     """The whole export of one session: its messages and sub-agents, redacted, as one HTML page."""
     stream = redacted(session_stream(messages, transcript), home or Path.home())

@@ -17,7 +17,7 @@
 
   // ---- Markdown (a safe subset: blocks and inlines become elements, never HTML) -------------------------
   const SAFE_URL = /^(https?:|mailto:)/i;
-  const INLINE = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|(!?)\[([^\]\n]*)\]\(\s*(\S+?)(?:\s+"[^"]*")?\s*\)|\*\*(?=\S)([\s\S]*?\S)\*\*|__(?=\S)([\s\S]*?\S)__|~~(?=\S)([\s\S]*?\S)~~|\*(?=[^\s*])([^*]*?[^\s*]|[^\s*])\*|_(?=[^\s_])([^_]*?[^\s_]|[^\s_])_(?!\w)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>]*[^\s<>.,;:!?)\]'"])/g;
+  const INLINE = /(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)|(!?)\[([^\]\n]*)\]\(\s*((?:[^\s()]|\([^\s()]*\))+)(?:\s+"[^"]*")?\s*\)|\*\*(?=\S)([\s\S]*?\S)\*\*|__(?=\S)([\s\S]*?\S)__|~~(?=\S)([\s\S]*?\S)~~|\*(?=[^\s*])([^*]*?[^\s*]|[^\s*])\*|_(?=[^\s_])([^_]*?[^\s_]|[^\s_])_(?!\w)|<(https?:\/\/[^>\s]+)>|(https?:\/\/[^\s<>]*[^\s<>.,;:!?)\]'"])/g;
 
   function link(parent, text, url) {
     if (!SAFE_URL.test(url)) { parent.appendChild(document.createTextNode(text)); return; }
