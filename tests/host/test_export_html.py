@@ -98,3 +98,12 @@ def test_export_needs_a_known_session(yoke, project):
     run = yoke("export", "--html", "nosuchsession")
     assert run.code == 1 and "nosuchsession" in run.stderr and "Traceback" not in run.stderr
     assert yoke("export").code == 2
+
+
+def test_export_as_text_to_stdout(yoke, project):
+    with ScriptedServer([{"content": [{"type": "text", "text": "plain answer"}]}]) as srv:
+        run = yoke("-p", "say it", "--output-format", "json", env=anthropic_env(srv))
+    ident = json.loads(run.stdout)["session_id"]
+    shown = yoke("export", ident[:8])
+    assert shown.code == 0, shown.stderr
+    assert shown.stdout == "> say it\n\n● plain answer\n"

@@ -289,6 +289,9 @@ async def _export(ui: Any, args: str) -> None:
         name or f"yoke-conversation-{ui.session.id[:8]}.{'html' if as_html else 'txt'}"
     ).expanduser()
     target = target if target.is_absolute() else Path(ui.cwd) / target
+    if not isinstance(ui.session.messages, list):  # `yoke attach`: the history lives in the hosted session
+        ui.say(f"  A hosted session exports with: yoke export{' --html' if as_html else ''} {ui.session.id}")
+        return
     if as_html:
         from yoke.ui.export_html import session_html
 
