@@ -107,3 +107,11 @@ def test_export_as_text_to_stdout(yoke, project):
     shown = yoke("export", ident[:8])
     assert shown.code == 0, shown.stderr
     assert shown.stdout == "> say it\n\n● plain answer\n"
+
+
+def test_shell_commands_before_a_prompt_show_as_typed():
+    from yoke.ui.export_html import session_stream
+
+    text = "<bash-input>ls</bash-input><bash-stdout>a.txt</bash-stdout>what is in a.txt?"
+    stream = session_stream([{"role": "user", "content": [{"type": "text", "text": text}]}])
+    assert stream[0]["message"]["content"] == [{"type": "text", "text": "! ls\na.txt\n\nwhat is in a.txt?"}]

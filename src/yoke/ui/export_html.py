@@ -39,10 +39,30 @@ def session_stream(
                 path = agents.get(str(block.get("tool_use_id"))) if isinstance(block, dict) else None
                 if path is not None and block.get("type") == "tool_result":
                     stream += _sub_agent(path, str(block.get("tool_use_id")))
+        if role == "user":
+            content = _typed(content)
         stream.append(
             {"type": role, "message": {"role": role, "content": content}, "parent_tool_use_id": None}
         )
     return stream
+
+
+def _typed(content: Any) -> Any:
+    """A prompt as the user typed it: `!` commands run before it as `! command` and their output."""
+    from yoke.session.store import split_shell_context
+
+    if isinstance(content, list):
+        return [
+            {**block, "text": _typed(block.get("text") or "")}
+            if isinstance(block, dict) and block.get("type") == "text"
+            else block
+            for block in content
+        ]
+    if not isinstance(content, str) or "<bash-input>" not in content:
+        return content
+    commands, typed = split_shell_context(content)
+    shown = [f"! {command}\n{output}".rstrip() for command, output in commands]
+    return "\n\n".join([*shown, *([typed] if typed else [])])
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
