@@ -102,3 +102,18 @@ def test_a_sub_agents_calls_nest_inside_its_agent_call(show):
     assert inner.locator(".tool[data-tool=Grep] pre.result").inner_text() == "found it"
     assert agent.locator(":scope > .tool-output").inner_text() == "agent report"
     assert page.locator("#stream > .tool").count() == 1
+
+
+def test_a_phone_scrolls_wide_content_inside_its_box_not_sideways(show):
+    wide = "x" * 300
+    table = (
+        "| a | b | c | d | e | f |\n|---|---|---|---|---|---|\n| " + " | ".join(["a long cell"] * 6) + " |"
+    )
+    page = show(
+        said(f"```\n{wide}\n```\n\n{table}\n\nhttps://example.org/{'y' * 200}"),
+        used("e", "Edit", file_path="/a/" + "d" * 200, old_string=wide, new_string=wide + "z"),
+        answered("e", wide),
+    )
+    page.add_style_tag(content=resources.files("yoke.host").joinpath("static", "style.css").read_text())
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
