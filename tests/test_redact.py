@@ -78,3 +78,31 @@ def test_a_file_tool_on_a_secret_file_shows_none_of_it(tmp_path):
     assert calls[0]["input"] == read["input"]  # which file stays visible
     assert calls[1]["input"] == {"file_path": "/p/.env", "content": REDACTED}
     assert [r["content"] for r in answers] == [REDACTED, REDACTED, "x = 'plain words'"]
+
+
+@pytest.mark.parametrize(
+    ("command", "secret"),
+    [
+        ("cat ~/.aws/credentials", True),
+        ("source .env && ./run", True),
+        ("wc -l < config/id_rsa", True),
+        ("openssl x509 -in /etc/ssl/server.pem", True),
+        ("cat README.md .env.example", False),
+        ("ls -la 'unbalanced", False),
+    ],
+)
+def test_a_command_naming_a_secret_file(tmp_path, command, secret):
+    from yoke.redact import command_names_secret
+
+    assert command_names_secret(command, "/p", tmp_path) is secret
+
+
+def test_a_commands_output_from_a_secret_file_is_withheld(tmp_path):
+    cat = {"type": "tool_use", "id": "c", "name": "Bash", "input": {"command": "cat .env"}}
+    stream = [
+        {"type": "assistant", "message": {"role": "assistant", "content": [cat]}},
+        {"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c",
+                                                                    "content": "MODE=plain-visible"}]}},
+    ]  # fmt: skip
+    calls, answers = (m["message"]["content"] for m in redacted(stream, tmp_path, "/p"))
+    assert calls[0]["input"] == {"command": "cat .env"} and answers[0]["content"] == REDACTED

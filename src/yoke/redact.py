@@ -2,12 +2,14 @@
 
 Two checks, both drawn from what the permission layer protects (`paths.is_secret`: `.env*`, `*.pem`, `*.key`,
 `id_*`, `~/.ssh`, `~/.aws`, `.netrc`, `.git-credentials`, …): a file tool's call on such a file shows none of
-the file's content (`secret_file`), and the values those files hold are masked wherever they appear, in a
+the file's content (`secret_file`; a command naming one, `command_names_secret`), and the values those files hold are masked wherever they appear, in a
 command's output, a tool's input or the model's text (`redact_text`). One definition of both, here and in
 `paths`."""
 
 from __future__ import annotations
 
+import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +68,21 @@ def redact_value(value: Any) -> Any:
 def secret_file(path: Any, home: Path) -> bool:
     """A file tool's target the permission layer guards as a secret (none of its content may be shown)."""
     return isinstance(path, str) and bool(path) and is_secret(path, home)
+
+
+def command_names_secret(command: str, cwd: str, home: Path) -> bool:
+    """A shell command with a secret file among its words (`cat ~/.aws/credentials`, `source .env`, `< id_rsa`):
+    what it printed may be the file's content."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:  # unbalanced quotes: the words as written
+        words = command.split()
+    for word in words:
+        word = word.lstrip("0123456789&<>")  # a redirection's target
+        if not word or word.startswith("-"):
+            continue
+        if word == "~" or word.startswith("~/"):
+            word = str(home) + word[1:]
+        if secret_file(os.path.normpath(os.path.join(cwd, word)), home):
+            return True
+    return False

@@ -35,14 +35,15 @@ def run(argv: list[str]) -> int:
     except SessionError as exc:
         print(f"yoke export: {exc}", file=sys.stderr)
         return 1
+    cwd = loaded.cwd or str(Path.cwd())
     if as_html:
         from yoke.ui.export_html import session_html
 
-        text = session_html(loaded.messages, path, f"Yoke session {loaded.session_id}")
+        text = session_html(loaded.messages, path, f"Yoke session {loaded.session_id}", cwd)
     else:
         from yoke.ui.export import export_text
 
-        text = export_text([dict(m) for m in loaded.messages], loaded.cwd or str(Path.cwd()))
+        text = export_text([dict(m) for m in loaded.messages], cwd)
     if output is None:
         sys.stdout.write(text)
         return 0

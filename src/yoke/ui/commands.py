@@ -295,7 +295,9 @@ async def _export(ui: Any, args: str) -> None:
     if as_html:
         from yoke.ui.export_html import session_html
 
-        page = session_html(ui.session.messages, ui.session.transcript_path, f"Yoke session {ui.session.id}")
+        page = session_html(
+            ui.session.messages, ui.session.transcript_path, f"Yoke session {ui.session.id}", ui.cwd
+        )
         replace_file(target, page.encode("utf-8"))
     else:
         from yoke.ui.export import export_text

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from yoke.redact import REDACTED, redact_value, secret_file
+from yoke.redact import REDACTED, command_names_secret, redact_value, secret_file
 
 FILE_TOOLS_INPUT = ("content", "old_string", "new_string", "edits", "new_source")  # what a file tool writes
 
@@ -114,25 +114,28 @@ def _sub_agent(path: Path, parent: str) -> list[dict[str, Any]]:
     return out
 
 
-def redacted(stream: list[dict[str, Any]], home: Path) -> list[dict[str, Any]]:
-    """The stream with every secret masked: what a file tool read from or wrote to a secret file, whole;
-    secret values anywhere else."""
+def redacted(stream: list[dict[str, Any]], home: Path, cwd: str = "/") -> list[dict[str, Any]]:
+    """The stream with every secret masked: what a file tool read from or wrote to a secret file, and the
+    output of a command naming one, whole; secret values anywhere else."""
     secret_calls: set[str] = set()
     out = []
     for message in stream:
         content = (message.get("message") or {}).get("content")
         if isinstance(content, list):
-            content = [_redact_block(block, secret_calls, home) for block in content]
+            content = [_redact_block(block, secret_calls, home, cwd) for block in content]
             message = {**message, "message": {**message["message"], "content": content}}
         out.append(redact_value(message))
     return out
 
 
-def _redact_block(block: Any, secret_calls: set[str], home: Path) -> Any:
+def _redact_block(block: Any, secret_calls: set[str], home: Path, cwd: str) -> Any:
     if not isinstance(block, dict):
         return block
     if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
         given = block["input"]
+        command = given.get("command")
+        if isinstance(command, str) and command_names_secret(command, cwd, home):
+            secret_calls.add(str(block.get("id")))
         if any(secret_file(given.get(key), home) for key in ("file_path", "notebook_path", "path")):
             secret_calls.add(str(block.get("id")))
             kept = {key: (REDACTED if key in FILE_TOOLS_INPUT else value) for key, value in given.items()}
@@ -173,8 +176,12 @@ def export_html(stream: list[dict[str, Any]], title: str) -> str:
 
 
 def session_html(
-    messages: Sequence[Mapping[str, Any]], transcript: Path | None, title: str, home: Path | None = None
+    messages: Sequence[Mapping[str, Any]],
+    transcript: Path | None,
+    title: str,
+    cwd: str,
+    home: Path | None = None,
 ) -> str:
     """The whole export of one session: its messages and sub-agents, redacted, as one HTML page."""
-    stream = redacted(session_stream(messages, transcript), home or Path.home())
+    stream = redacted(session_stream(messages, transcript), home or Path.home(), cwd)
     return export_html(stream, title)
