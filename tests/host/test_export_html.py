@@ -115,3 +115,21 @@ def test_shell_commands_before_a_prompt_show_as_typed():
     text = "<bash-input>ls</bash-input><bash-stdout>a.txt</bash-stdout>what is in a.txt?"
     stream = session_stream([{"role": "user", "content": [{"type": "text", "text": text}]}])
     assert stream[0]["message"]["content"] == [{"type": "text", "text": "! ls\na.txt\n\nwhat is in a.txt?"}]
+
+
+def test_images_are_kept_out_of_the_file():
+    from yoke.ui.export_html import session_stream
+
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "r",
+        "content": [image, {"type": "text", "text": "a chart"}],
+    }
+    stream = session_stream([{"role": "user", "content": [image, {"type": "text", "text": "see"}]},
+                             {"role": "user", "content": [result]}])  # fmt: skip
+    assert stream[0]["message"]["content"][0] == {"type": "image"}
+    assert stream[1]["message"]["content"][0]["content"] == [
+        {"type": "image"},
+        {"type": "text", "text": "a chart"},
+    ]

@@ -41,10 +41,25 @@ def session_stream(
                     stream += _sub_agent(path, str(block.get("tool_use_id")))
         if role == "user":
             content = _typed(content)
-        stream.append(
-            {"type": role, "message": {"role": role, "content": content}, "parent_tool_use_id": None}
-        )
+        stream.append(_line(role, content, None))
     return stream
+
+
+def _line(role: str, content: Any, parent: str | None) -> dict[str, Any]:
+    """One stream-json message, as `yoke -p --output-format stream-json` writes a user or assistant line."""
+    return {"type": role, "message": {"role": role, "content": _slim(content)}, "parent_tool_use_id": parent}
+
+
+def _slim(content: Any) -> Any:
+    """Images without their data: the page shows "[image]" for them, and the file stays small."""
+    if isinstance(content, list):
+        return [_slim(block) for block in content]
+    if isinstance(content, dict):
+        if content.get("type") == "image":
+            return {"type": "image"}
+        if content.get("type") == "tool_result" and isinstance(content.get("content"), list):
+            return {**content, "content": _slim(content["content"])}
+    return content
 
 
 def _typed(content: Any) -> Any:
@@ -106,11 +121,7 @@ def _sub_agent(path: Path, parent: str) -> list[dict[str, Any]]:
             and isinstance(message, dict)
             and message.get("content")
         ):
-            role = record["type"]
-            content = message["content"]
-            out.append(
-                {"type": role, "message": {"role": role, "content": content}, "parent_tool_use_id": parent}
-            )
+            out.append(_line(record["type"], message["content"], parent))
     return out
 
 

@@ -323,6 +323,7 @@
       else for (const block of content || []) {
         if (block.type === "tool_result") this.result(into, block);
         else if (block.type === "text") into.appendChild(el("div", "user", block.text));
+        else if (block.type === "image") into.appendChild(el("div", "user", "[image]"));
       }
     } else if (kind === "result") {
       into.appendChild(el("div", "turn-end", message.is_error ? "turn ended: " + (message.result || message.subtype) : "turn done"));
