@@ -117,3 +117,16 @@ def test_a_phone_scrolls_wide_content_inside_its_box_not_sideways(show):
     page.add_style_tag(content=resources.files("yoke.host").joinpath("static", "style.css").read_text())
     page.set_viewport_size({"width": 390, "height": 844})
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_summary_line_is_not_repeated_as_input(show):
+    page = show(
+        used("r", "Read", file_path="/p/app.py"),
+        used("g", "Grep", pattern="needle", path="/p", output_mode="content"),
+    )
+    assert page.locator(".tool[data-tool=Read] .tool-summary").inner_text() == "/p/app.py"
+    assert page.locator(".tool[data-tool=Read] .tool-input").count() == 0
+    assert page.locator(".tool[data-tool=Grep] .tool-summary").inner_text() == "needle in /p"
+    assert (
+        page.locator(".tool[data-tool=Grep] .tool-input").inner_text() == '{\n  "output_mode": "content"\n}'
+    )

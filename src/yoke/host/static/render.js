@@ -221,9 +221,10 @@
     return line.length > width ? line.slice(0, width - 1) + "…" : line;
   }
 
+  const SUMMARY_KEYS = ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
+                        "skill", "prompt"];
+
   function summary(name, input) {
-    const keys = ["command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description",
-                  "skill", "prompt"];
     if (AGENT_TOOLS[name] && input.description) {
       return input.description + (input.subagent_type ? " (" + input.subagent_type + ")" : "");
     }
@@ -231,7 +232,7 @@
       return short(input.pattern || "", 100) + (input.path ? " in " + input.path : "");
     }
     if (name === "TodoWrite" && Array.isArray(input.todos)) return input.todos.length + " todos";
-    for (const key of keys) if (typeof input[key] === "string" && input[key]) return short(input[key], 140);
+    for (const key of SUMMARY_KEYS) if (typeof input[key] === "string" && input[key]) return short(input[key], 140);
     return "";
   }
 
@@ -268,7 +269,15 @@
     if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
       return collapsible(el("pre", "tool-input", input.prompt), "Prompt", true);
     }
-    const json = JSON.stringify(input, null, 2);
+    const said = summary(name, input);
+    const rest = {};  // what the summary line does not already show whole
+    for (const key of Object.keys(input)) {
+      const value = input[key];
+      const shown = SUMMARY_KEYS.indexOf(key) >= 0 && typeof value === "string" && value.indexOf("\n") < 0
+        && said.indexOf(value) >= 0;
+      if (!shown) rest[key] = value;
+    }
+    const json = JSON.stringify(rest, null, 2);
     if (json === "{}") return null;
     return collapsible(el("pre", "tool-input", json), "Input", json.split("\n").length > LONG_LINES);
   }
