@@ -318,8 +318,12 @@
       const delta = (message.event || {}).delta || {};
       if (delta.type === "text_delta") {
         let live = this.live[key];
-        if (!live) { live = this.live[key] = el("div", "text live", ""); into.appendChild(live); }
-        live.textContent += delta.text || "";
+        if (!live) {
+          live = this.live[key] = el("div", "text live");
+          live.appendChild(document.createTextNode(""));
+          into.appendChild(live);
+        }
+        live.firstChild.appendData(delta.text || "");  // no re-parse of what is there: a token costs its length
       }
       return;
     }
