@@ -130,3 +130,16 @@ def test_the_summary_line_is_not_repeated_as_input(show):
     assert (
         page.locator(".tool[data-tool=Grep] .tool-input").inner_text() == '{\n  "output_mode": "content"\n}'
     )
+
+
+def test_turn_ends_and_compaction_are_marked(show):
+    page = show(
+        {"type": "system", "subtype": "compact_boundary", "compact_metadata": {"trigger": "manual"}},
+        {"type": "result", "subtype": "error_max_turns", "is_error": True},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "ok"},
+    )
+    assert page.locator(".turn-end").all_inner_texts() == [
+        "conversation compacted",
+        "turn ended: error_max_turns",
+        "turn done",
+    ]

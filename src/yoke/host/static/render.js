@@ -342,6 +342,8 @@
       into.appendChild(el("div", "turn-end", message.is_error ? "turn ended: " + (message.result || message.subtype) : "turn done"));
     } else if (kind === "system" && message.subtype === "session_ended") {
       into.appendChild(el("div", "turn-end", "session ended"));
+    } else if (kind === "system" && message.subtype === "compact_boundary") {
+      into.appendChild(el("div", "turn-end", "conversation compacted"));
     }
   };
 
