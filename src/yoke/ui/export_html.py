@@ -165,7 +165,7 @@ def _hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode() + "'"
 
 
-def export_html(stream: list[dict[str, Any]], title: str) -> str:
+def export_html(stream: list[dict[str, Any]], title: str, where: str = "") -> str:
     """The page: the (already redacted) stream as JSON in an inert script element, rendered by render.js."""
     style, script = _asset("style.css"), _asset("render.js")
     data = json.dumps(stream, ensure_ascii=False).replace("<", "\\u003c")  # no `</script>` can close it
@@ -180,7 +180,8 @@ def export_html(stream: list[dict[str, Any]], title: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         f"<title>{name}</title><style>{style}</style></head>"
-        f'<body><header><strong>{name}</strong></header><main id="session"><div id="stream"></div></main>'
+        f"<body><header><strong>{name}</strong><span>{html.escape(where)}</span></header>"
+        '<main id="session"><div id="stream"></div></main>'
         f'<script type="application/json" id="yoke-export">{data}</script>'
         f"<script>{script}</script></body></html>\n"
     )
@@ -195,4 +196,4 @@ def session_html(
 ) -> str:
     """The whole export of one session: its messages and sub-agents, redacted, as one HTML page."""
     stream = redacted(session_stream(messages, transcript), home or Path.home(), cwd)
-    return export_html(stream, title)
+    return export_html(stream, title, cwd)
