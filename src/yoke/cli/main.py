@@ -13,6 +13,7 @@ import sys
 # never become prompts. A developer bringing one replaces its entry here.
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "yoke.cli.subcommands:sessions",
+    "export": "yoke.cli.export_command:run",
     "batch": "yoke.batch.command:batch_command",
     "rewind": "yoke.cli.subcommands:rewind",
     "demo": "yoke.cli.subcommands:demo",

@@ -297,7 +297,7 @@ _REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized"
 
 
 def _page(title: str, body: str, script: bool = False) -> str:
-    js = '<script src="/static/app.js"></script>' if script else ""
+    js = '<script src="/static/render.js"></script><script src="/static/app.js"></script>' if script else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -361,6 +361,7 @@ def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 
 STATIC = {
     "/static/app.js": "text/javascript",
+    "/static/render.js": "text/javascript",
     "/static/share.js": "text/javascript",
     "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",

@@ -85,53 +85,15 @@
     if (message.type === "system" && message.permissionMode) showMode(message.permissionMode);
   }
 
-  let live = null;  // the text streaming in (stream_event deltas), replaced by its whole message
+  const view = YokeRender.stream(stream);  // Markdown, tool calls, diffs, sub-agents: render.js
 
   function render(message) {
     const kind = message.type;
-    if (kind === "stream_event") {
-      const delta = (message.event || {}).delta || {};
-      if (delta.type === "text_delta") {
-        if (!live) { live = el("div", "text live", ""); stream.appendChild(live); }
-        live.textContent += delta.text || "";
-      }
-      return;
-    }
-    if (live && (kind === "assistant" || kind === "result")) { live.remove(); live = null; }
-    if (kind === "assistant") {
-      for (const block of (message.message || {}).content || []) {
-        if (block.type === "text") stream.appendChild(el("div", "text", block.text));
-        else if (block.type === "thinking") {
-          const details = el("details", "thinking");
-          details.appendChild(el("summary", "", "thinking"));
-          details.appendChild(el("pre", "", block.thinking || ""));
-          stream.appendChild(details);
-        } else if (block.type === "tool_use") {
-          const call = el("div", "tool");
-          call.appendChild(el("span", "tool-name", block.name));
-          call.appendChild(el("pre", "tool-input", JSON.stringify(block.input || {}, null, 2)));
-          stream.appendChild(call);
-        }
-      }
-    } else if (kind === "user") {
-      const content = (message.message || {}).content;
-      if (typeof content === "string") stream.appendChild(el("div", "user", content));
-      else for (const block of content || []) {
-        if (block.type === "tool_result") {
-          const body = typeof block.content === "string" ? block.content
-            : (block.content || []).map(function (b) { return b.text || ""; }).join("\n");
-          stream.appendChild(el("pre", block.is_error ? "result error" : "result", body));
-        } else if (block.type === "text") stream.appendChild(el("div", "user", block.text));
-      }
-    } else if (kind === "control_request") showPrompt(message);
+    if (kind === "control_request") showPrompt(message);
     else if (kind === "control_response") {
       const box = document.getElementById("ask-" + String((message.response || {}).request_id));
       if (box) box.remove();
-    } else if (kind === "result") {
-      stream.appendChild(el("div", "turn-end", message.is_error ? "turn ended: " + (message.result || message.subtype) : "turn done"));
-    } else if (kind === "system" && message.subtype === "session_ended") {
-      stream.appendChild(el("div", "turn-end", "session ended"));
-    }
+    } else view.render(message);
   }
 
   function receive(event) {
