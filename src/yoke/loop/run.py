@@ -82,7 +82,7 @@ class Run:
     async def _begin(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
         agent = self.agent
         while agent.notices:  # e.g. a model switch made between queries
-            yield ev.Notice("info", agent.notices.pop(0))
+            yield ev.Notice("model_switch", agent.notices.pop(0))
         text = prompt if isinstance(prompt, str) else text_of(user_message(prompt))
         verdict = await agent.lifecycle.announce("UserPromptSubmit", prompt=text)
         if verdict.system_message:

@@ -231,6 +231,11 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
     if name == "cost":
         yield bc.local_result(agent, bc.cost_text(agent), started)
         return
+    if name == "model":  # `/model NAME`: switch, with the model hooks; a bare `/model` says which is in use
+        text, failed = await _model_command(session, (expanded.args or "").strip())
+        yield bc.local_answer(text)  # what it says, as an assistant line of no model (as 2.1.330 writes it)
+        yield bc.local_result(agent, text, started, is_error=failed)
+        return
     if name == "context":
         yield bc.local_result(agent, await bc.context_text(session), started)
         return
@@ -243,6 +248,18 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
         return
     async for event in _init(session, started):
         yield event
+
+
+async def _model_command(session: Any, spec: str) -> tuple[str, bool]:
+    """The text and error flag of `/model [NAME]` run without a terminal."""
+    if spec:
+        try:
+            refusal = await session.switch_model(spec, "command")
+        except ValueError as exc:
+            refusal = str(exc)
+        if refusal:
+            return refusal, True
+    return f"Model: {session.agent.settings.model}", False
 
 
 async def _daily(session: Any, name: str, args: str, started: float) -> AsyncIterator[ev.Event]:
