@@ -184,6 +184,8 @@ class Run:
             self.stop_blocks += 1  # a Stop listener asked to keep going, with its reason as feedback
             message, uuid = self._add_meta(f"Stop hook feedback:\n{feedback}")
             yield ev.ContinuationMessage(message, uuid)
+            if verdict.block and not verdict.extras.get("internal"):  # a user's hook, not Yoke's own listener
+                yield ev.Notice("stop_hook_blocked", "A Stop hook kept the turn going.")
             return
         yield self.result("completed", answer)
 

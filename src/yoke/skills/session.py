@@ -20,12 +20,13 @@ from yoke.skills.runtime import SkillRuntime
 
 
 class Extensions(Record):
-    __slots__ = ("runtime", "plugins", "style")
+    __slots__ = ("runtime", "plugins", "style", "plugin_errors")
 
     def __init__(self, runtime: SkillRuntime, plugins: list[Any] | None = None, style: Any = None) -> None:
         self.runtime = runtime
         self.plugins = [] if plugins is None else plugins
         self.style = style  # the OutputStyle chosen by settings, or None
+        self.plugin_errors: list[dict[str, Any]] = []  # plugins refused (system/init `plugin_errors`)
 
     @property
     def style_prompt(self) -> str | None:
@@ -51,6 +52,8 @@ class Extensions(Record):
             ),
             "output_style": self.style.name if self.style is not None else "default",
             "plugins": [p.summary() for p in self.plugins],
+            # refused plugins, as 2.1.330 reports them (the key only when there is one)
+            **({"plugin_errors": list(self.plugin_errors)} if self.plugin_errors else {}),
         }
 
 
@@ -76,7 +79,10 @@ def prepare_extensions(
     from yoke.skills.output_styles import find_styles, select_style
 
     merged = getattr(settings, "merged", {}) or {}
-    plugins = enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings)
+    plugin_errors: list[dict[str, Any]] = []
+    plugins = enabled_plugins(
+        settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings, errors=plugin_errors
+    )
     sources = None if setting_sources is None else set(setting_sources)
     catalog = load_catalog(
         cwd,
@@ -112,6 +118,7 @@ def prepare_extensions(
         )
         style = select_style(merged, styles, warnings)
     extensions = Extensions(runtime, plugins, style)
+    extensions.plugin_errors = plugin_errors
     ctx.session.services.extensions = extensions
     return extensions
 

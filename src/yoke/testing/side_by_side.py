@@ -30,6 +30,7 @@ KEPT_FIELDS = {
     "system/task_started": ("tool_use_id", "subagent_type", "is_backgrounded", "spawn_depth", "task_type"),
     "system/task_progress": ("tool_use_id", "last_tool_name"),
     "system/task_notification": ("tool_use_id", "status"),
+    "system/notification": ("key", "priority"),
 }
 
 
@@ -133,6 +134,10 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
                 entry["is_error"] = any(errors)
         if line.get("type") == "result":
             entry["line"] = f"result/{line.get('subtype')}"
+        if kind == "system/init" and line.get("plugin_errors"):  # which plugins were refused, and how
+            entry["plugin_errors"] = [
+                {k: e.get(k) for k in ("plugin", "type")} for e in line["plugin_errors"]
+            ]
         if line.get("parent_tool_use_id") or line.get("agent_id"):  # a sub-agent's line (ids vary per run)
             entry["sub_agent"] = True
         for field in KEPT_FIELDS.get(kind if line.get("type") != "result" else "result", ()):

@@ -124,6 +124,12 @@ class StreamLines:
                 return [self._system("api_retry", **event.data)]
             if event.kind in SILENT_NOTICES:
                 return []
+            if event.kind == "stop_hook_blocked":  # after the hook's feedback line, as 2.1.330 writes it
+                return [
+                    self._system(
+                        "notification", key="stop-hook-error", text=event.message, priority="immediate"
+                    )
+                ]
             level = "warning" if event.kind == "warning" else "info"
             return [self._system("informational", content=event.message, level=level)]
         if isinstance(event, ev.Compacted):
