@@ -41,7 +41,7 @@ def local_answer(text: str) -> ev.AssistantMessage:
     from yoke.messages import text_block
     from yoke.providers.base import Usage
 
-    message = {"role": "assistant", "content": [text_block(text)]}
+    message: Any = {"role": "assistant", "content": [text_block(text)]}
     return ev.AssistantMessage(message, new_uuid(), "<synthetic>", "end_turn", Usage(), new_uuid())
 
 

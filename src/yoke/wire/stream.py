@@ -68,10 +68,10 @@ class StreamLines:
             skip = self.blocks.already_written(event.id)
             content = event.message["content"]
             blocks = content if isinstance(content, list) else [text_block(content)]
-            lines = []
-            for block in self.tasks.shown_blocks(event, blocks[skip:]):
-                lines += self.tasks.progress(event, block)  # a sub-agent's call: task_progress first
-                lines.append(self._envelope("assistant", event, message=api_message(event, block)))
+            lines: list[dict[str, Any]] = []
+            for shown in self.tasks.shown_blocks(event, blocks[skip:]):
+                lines += self.tasks.progress(event, shown)  # a sub-agent's call: task_progress first
+                lines.append(self._envelope("assistant", event, message=api_message(event, shown)))
             if event.error:  # a synthetic message standing for a failed model call
                 for line in lines:
                     if line["type"] != "assistant":
@@ -97,8 +97,11 @@ class StreamLines:
                 return self.tasks.ended(event)
             lines = self.tasks.started(event)
             if not event.data.get("background"):  # its prompt, as the first message of its conversation
-                message = {"role": "user", "content": [text_block(event.data.get("prompt", ""))]}
-                line = self._envelope("user", event, message=message)
+                prompt: dict[str, Any] = {
+                    "role": "user",
+                    "content": [text_block(event.data.get("prompt", ""))],
+                }
+                line = self._envelope("user", event, message=prompt)
                 line["parent_tool_use_id"] = event.tool_use_id
                 lines.append(line)
             return lines
