@@ -43,6 +43,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         fallback_model=args.fallback_model,
         max_output_tokens=args.max_tokens,
         max_thinking_tokens=args.max_thinking_tokens,
+        show_subagent_thinking=bool(getattr(args, "forward_subagent_text", False)),
         effort=args.effort,
         betas=[b for v in args.betas for b in v.replace(" ", ",").split(",") if b],
         json_schema=_json_schema(args.json_schema),

@@ -243,6 +243,7 @@ class Run:
             max_tokens=agent.settings.max_tokens,
             thinking_budget=agent.settings.thinking_budget,
             effort=agent.settings.effort,
+            thinking_display=_thinking_display(agent),
         )
         started = time.monotonic()
         previews = EventTranslator()
@@ -419,3 +420,11 @@ def _stop_failure_kind(status: int | None) -> str:
     return {429: "rate_limit", 529: "overloaded", 401: "authentication_failed", 400: "invalid_request"}.get(
         status or 0, "server_error" if status and status >= 500 else "unknown"
     )
+
+
+def _thinking_display(agent: Any) -> str:
+    """A sub-agent's thinking is shown to nobody unless asked (--forward-subagent-text): 2.1.330 asks the
+    API to leave its text out then."""
+    if agent.parent_tool_use_id is None or agent.settings.asked.get("show_subagent_thinking"):
+        return "updates"
+    return "omitted"

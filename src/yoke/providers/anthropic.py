@@ -174,7 +174,9 @@ def build_request_body(
         # models take no budget at all, only adaptive thinking.
         from yoke.providers.effort import thinking_body
 
-        thinking = thinking_body(request.model, request.thinking_budget, request.max_tokens)
+        thinking = thinking_body(
+            request.model, request.thinking_budget, request.max_tokens, request.thinking_display
+        )
     if thinking is not None:
         body["thinking"] = thinking
     if request.temperature is not None and (thinking is None or thinking["type"] == "disabled"):

@@ -79,16 +79,19 @@ def thinking_budget_for(model: str, asked: int | None, max_tokens: int) -> int |
     return asked
 
 
-def thinking_body(model: str, budget: int | None, max_tokens: int) -> dict[str, Any] | None:
-    """The Messages API `thinking` field for a request with `budget` (None: not asked, nothing sent)."""
+def thinking_body(
+    model: str, budget: int | None, max_tokens: int, display: str = "updates"
+) -> dict[str, Any] | None:
+    """The Messages API `thinking` field for a request with `budget` (None: not asked, nothing sent);
+    `display` as 2.1.330 sends it: `omitted` for a sub-agent whose thinking nobody is shown."""
     if budget is None:
         return None
     mode = default_thinking(model)
     if budget <= 0:
         return {"type": "disabled"} if mode == "budget" else None
     if mode == "adaptive" or adaptive_thinking_only(model):
-        return {"type": "adaptive", "display": "updates"}
-    return {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1), "display": "updates"}
+        return {"type": "adaptive", "display": display}
+    return {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1), "display": display}
 
 
 def adaptive_thinking_only(model: str) -> bool:

@@ -148,6 +148,7 @@ def loop_settings_for(
         "effort": effort_asked,
         "thinking": options.max_thinking_tokens,
         "max_tokens": bool(options.max_output_tokens or _output_env(env)),
+        "show_subagent_thinking": options.show_subagent_thinking,
     }
     return settings
 
