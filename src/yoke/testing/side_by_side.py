@@ -3,7 +3,8 @@ skeleton that two CLIs can be compared on.
 
 A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
 `files` (project files to create), `stdin` (text fed to the process), `settings` (a project
-`.claude/settings.json`), `untrusted` (the folder is not marked trusted). Requests that carry no tools (titles, summaries, a permission classifier's
+`.claude/settings.json`), `untrusted` (the folder is not marked trusted), `request_fields` (request body fields
+to compare request by request, e.g. `thinking`: `request_fields()`). Requests that carry no tools (titles, summaries, a permission classifier's
 questions) get `side_answer` (default "ok") and do not consume a turn. `PROJECT` in turns and argv stands for
 the project's path.
 
