@@ -79,9 +79,11 @@ class AgentRunner:
         emit = ctx.emit
         if emit is not None:
             emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
-        await self._drive(agent, prompt, emit)
-        if emit is not None:
-            emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, self._task_outcome(agent)))
+        try:
+            await self._drive(agent, prompt, emit)
+        finally:  # every task_started gets its task_notification, also when the agent fails
+            if emit is not None:
+                emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, self._task_outcome(agent)))
         return self._report(agent)
 
     def _task_fields(self, agent: RunningAgent, input: dict[str, Any]) -> dict[str, Any]:
