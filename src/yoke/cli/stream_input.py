@@ -273,8 +273,7 @@ async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run:
         response = {"subtype": "error", "request_id": request_id, "error": refusal}
     else:
         # the model now in use, as 2.1.330 answers
-        model_now = run.session.agent.settings.model
-        response = {"subtype": "success", "request_id": request_id, "response": {"model": model_now}}
+        response = {"subtype": "success", "request_id": request_id, "response": {"model": run.session.model}}
     emit({"type": "control_response", "response": response})
 
 
