@@ -72,7 +72,6 @@ NOT_ACTED_ON: dict[str, str] = {
     "remote": "--remote: remote sessions are not in Yoke",
     "from_pr": "--from-pr: PR-linked sessions are not in Yoke yet",
     "system_prompt_snapshot": "--system-prompt-snapshot: not acted on; Yoke renders the system prompt once per session",
-    "forward_subagent_text": "--forward-subagent-text: not acted on; sub-agents' messages carry parent_tool_use_id",
     "prompt_suggestions": "--prompt-suggestions: not acted on; Yoke writes no prompt_suggestion messages",
     "ax_screen_reader": "--ax-screen-reader: not acted on yet",
     "tmux": "--tmux: not acted on; Yoke opens no tmux session for a worktree",
