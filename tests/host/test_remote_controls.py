@@ -155,7 +155,7 @@ def test_deny_with_feedback_reaches_the_model(host_env, project, browser, remote
         page = _paired(browser, server)
         page.goto(server.url + f"s/{ident}")
         page.get_by_role("button", name="Deny").wait_for()
-        page.get_by_label("Feedback").fill("write notes.md instead")
+        page.get_by_role("textbox", name="Feedback", exact=True).fill("write notes.md instead")
         page.get_by_role("button", name="Deny").click()
         page.get_by_text("understood").wait_for()
         assert not target.exists()
