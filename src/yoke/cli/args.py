@@ -76,7 +76,8 @@ def _flag_usage(parser: argparse.ArgumentParser, flag: str) -> str:
     for action in parser._actions:
         if flag in action.option_strings:
             names = ", ".join(action.option_strings)
-            return f"{names} <{(action.metavar or action.dest).lower().replace('_', '-')}>"
+            label = action.metavar if isinstance(action.metavar, str) and action.metavar else action.dest
+            return f"{names} <{label.lower().replace('_', '-')}>"
     return flag
 
 

@@ -249,7 +249,7 @@ class HookListener:
         env_file = self._env.new_file(run.event, run.hook_id) if run.event in ENV_FILE_EVENTS else None
         run.env_file = env_file
         env = self._environment(group, payload, env_file)
-        subst = {
+        subst: dict[str, str] = {
             k: env[k] for k in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA") if k in env
         }
         cwd = Path(str(payload.get("cwd") or self.project_dir))

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from yoke.events import Notice, PermissionDecided, ToolResultEvent
 from yoke.fsutil import replace_file
@@ -200,7 +200,10 @@ class ToolExecutor:
         message = decision.reason
         if decision.behavior == "deny":
             message = message or f"Permission to use {tool.name} was denied."
-        emit(PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, message))
+        verdict: Literal["allow", "deny"] = (
+            "deny" if decision.behavior == "deny" else "allow"
+        )  # asks are answered
+        emit(PermissionDecided(call.id, tool.name, input, verdict, decision.source, message))
         if decision.behavior == "deny":
             outcome = await self._error(call, message, emit)
             outcome.denied = True

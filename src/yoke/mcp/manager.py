@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, MessageHandlerFnT
 
 from yoke.mcp.config import ServerConfig
 from yoke.mcp.errors import error_text, is_connection_error, is_timeout, needs_auth, unwrap
@@ -334,7 +334,7 @@ class McpManager:
             except Exception:
                 return
 
-    def _messages(self, state: ServerState) -> Callable[[Any], Any]:
+    def _messages(self, state: ServerState) -> MessageHandlerFnT:
         async def handle(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 state.refreshing = asyncio.ensure_future(self.refresh_tools(state.name))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
 from yoke.config.trust import is_trusted
+from yoke.jsonsafe import dict_at
 from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
 from yoke.sandbox.settings import SandboxSettings
@@ -65,7 +66,7 @@ def build_gate(
     dirs = _working_dirs(cwd, add_dirs, counted, warnings)
     chosen = _mode(mode, counted, warnings)
     merged = merge_settings([s.data for s in counted])
-    perms = merged.get("permissions") if isinstance(merged.get("permissions"), dict) else {}
+    perms = dict_at(merged, "permissions")
     bypass_disabled = (
         any(
             (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable"
@@ -135,7 +136,7 @@ def _untrusted_grants(sources: list[SettingsSource]) -> str:
     for source in sources:
         if source.scope not in PROJECT_SCOPES:
             continue
-        perms = source.data.get("permissions") if isinstance(source.data.get("permissions"), dict) else {}
+        perms = dict_at(source.data, "permissions")
         allow += len(perms.get("allow") or [])
         dirs += len(perms.get("additionalDirectories") or [])
         if perms.get("defaultMode"):
@@ -195,18 +196,23 @@ def _mode(mode: str | None, sources: list[SettingsSource], warnings: list[str]) 
     return "default"
 
 
+def _fetch_domains(rules: list[PermissionRule]) -> list[str]:
+    """The domains of `WebFetch(domain:NAME)` rules."""
+    return [
+        r.specifier.removeprefix("domain:")
+        for r in rules
+        if r.tool == "WebFetch" and r.specifier and r.specifier.startswith("domain:")
+    ]
+
+
 def _sandbox(
     merged: dict, cwd: Path, allow: list[PermissionRule], deny: list[PermissionRule], home: Path
 ) -> SandboxSettings:
     """The sandbox block plus what permission rules add to it, as in Claude Code: WebFetch domain allow rules
     join the network allowlist, Read and Edit deny rules with plain paths join denyRead / denyWrite."""
     base = SandboxSettings.from_settings(merged, cwd)
-    domains = [
-        r.specifier[7:] for r in allow if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
-    ]
-    denied_domains = [
-        r.specifier[7:] for r in deny if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
-    ]
+    domains = _fetch_domains(allow)
+    denied_domains = _fetch_domains(deny)
     deny_read: list[str] = []
     deny_write: list[str] = []
     for rule in deny:

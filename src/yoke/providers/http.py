@@ -14,12 +14,12 @@ provider events:
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import aclosing
 from typing import Any, Protocol
 
 from yoke import __version__
-from yoke.providers.base import ProviderError, ProviderEvent, RetryNotice
+from yoke.providers.base import ErrorKind, ProviderError, ProviderEvent, RetryNotice
 from yoke.providers.sse import SSEEvent
 from yoke.providers.transport import (
     ConnectionFailure,
@@ -193,7 +193,7 @@ def prompt_too_long_message(server_message: str) -> str:
     return f"Prompt is too long: {server_message}"
 
 
-def exhausted_kind(status: int) -> str:
+def exhausted_kind(status: int) -> ErrorKind:
     """The error kind for a retryable status that kept failing."""
     if status == 429:
         return "rate_limit"
@@ -284,7 +284,7 @@ class _Restart(Exception):
 
 async def run_call(
     transport: Transport, policy: RetryPolicy, call: WireCall, stream: bool
-) -> AsyncIterator[ProviderEvent]:
+) -> AsyncGenerator[ProviderEvent, None]:
     # Each inner generator is closed here, not left to the garbage collector: asyncio finalizes an
     # abandoned one with a task of its own, a cost every turn paid (the consumer stops at MessageStop).
     started = time.monotonic()  # retries, streamed and not, count against one deadline
@@ -305,7 +305,7 @@ async def run_call(
 
 async def _streamed(
     transport: Transport, policy: RetryPolicy, call: WireCall, started: float | None = None
-) -> AsyncIterator[ProviderEvent]:
+) -> AsyncGenerator[ProviderEvent, None]:
     body = call.body_for(True)
     encoded = call.encoder.encode(body) if call.encoder is not None else None
     request = HttpRequest(
@@ -354,7 +354,7 @@ async def _streamed(
         await response.aclose()
 
 
-async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 0.25) -> None:
+async def _drain(events: AsyncGenerator[SSEEvent, None], limit_s: float = 0.25) -> None:
     """Read what little follows the final event (the body's terminator) so the connection goes back to the
     pool instead of being closed: a new TCP connection per turn is a measurable share of a short turn."""
     import asyncio
@@ -369,7 +369,7 @@ async def _drain(events: AsyncIterator[SSEEvent], limit_s: float = 0.25) -> None
 
 async def _unstreamed(
     transport: Transport, policy: RetryPolicy, call: WireCall, started: float | None = None
-) -> AsyncIterator[ProviderEvent]:
+) -> AsyncGenerator[ProviderEvent, None]:
     request = HttpRequest(call.unstreamed_url or call.url, call.headers, call.body_for(False), stream=False)
     async for item in send_with_retries(transport, policy, request, call, started):
         if isinstance(item, HttpResponse):
@@ -387,7 +387,9 @@ def _json_body(response: HttpResponse) -> Any:
     return body
 
 
-async def _idle_guarded(events: AsyncIterator[SSEEvent], seconds: float) -> AsyncIterator[SSEEvent]:
+async def _idle_guarded(
+    events: AsyncGenerator[SSEEvent, None], seconds: float
+) -> AsyncGenerator[SSEEvent, None]:
     """Pass events through; raise TimeoutError when the next one takes longer than `seconds`. Closing this
     closes `events` too, so wrappers below (a recorder's tee) finish promptly."""
     import asyncio

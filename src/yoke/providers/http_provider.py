@@ -8,7 +8,7 @@ URL and headers, the body encoding, the assembler of its answer and the mapping 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Self
 
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
@@ -59,7 +59,7 @@ class HttpProvider:
     ) -> Self:
         return cls(**cls.env_settings(env, base_url=base_url, transport=transport))
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return run_call(self.transport, self.retry, self.wire_call(request), request.stream)
 
     def wire_call(self, request: ModelRequest) -> WireCall:

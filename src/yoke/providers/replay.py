@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
@@ -23,7 +23,7 @@ class ReplayProvider:
             self.cassette.provider, self.transport, retries if isinstance(retries, int) else 0
         )
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return self.inner.stream(request)
 
     async def aclose(self) -> None:

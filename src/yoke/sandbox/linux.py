@@ -158,7 +158,7 @@ def _pin_protected(writable_dirs: list[str], whole_git: bool = False) -> tuple[l
     points that will have to be created for the names that do not exist (removed afterwards)."""
     args: list[str] = []
     created: list[str] = []
-    names = PROTECTED_IN_WORKDIR
+    names: tuple[str, ...] = PROTECTED_IN_WORKDIR
     if whole_git:
         names = (".git", *(n for n in names if n not in _GIT_WRITABLE))
     for path in writable_dirs:
