@@ -110,6 +110,7 @@ class PermissionGate(GateActions):
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
         self.last_ctx: ToolContext | None = None  # the shell's cwd for suggestions made after an ask
+        self.mode_listeners: list[Callable[[str], None]] = []  # told each mode set (auto mode's rule sync)
         self._mode = "default"
         self.set_mode(mode)
 
@@ -138,6 +139,8 @@ class PermissionGate(GateActions):
                     "(--permission-mode bypassPermissions or --allow-dangerously-skip-permissions)"
                 )
         self._mode = mode
+        for listener in self.mode_listeners:
+            listener(mode)
 
     def available_modes(self) -> list[str]:
         modes = list(BASIC_MODES)
