@@ -14,7 +14,8 @@ from typing import Any, Literal
 from yoke.providers.anthropic import anthropic_error, build_request_body
 from yoke.providers.anthropic_stream import AnthropicAssembler
 from yoke.providers.base import ErrorKind, ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.http import DEFAULT_MAX_RETRIES, MidStreamError, one_line
+from yoke.providers.http import MidStreamError, one_line
+from yoke.providers.retry import DEFAULT_MAX_RETRIES
 
 Platform = Literal["bedrock", "vertex"]
 LABELS = {"bedrock": "Bedrock", "vertex": "Vertex AI"}
@@ -45,7 +46,7 @@ class CloudProvider:
         """Bedrock: AWS_REGION (or AWS_DEFAULT_REGION), ANTHROPIC_BEDROCK_BASE_URL; credentials the AWS way.
         Vertex: CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, ANTHROPIC_VERTEX_BASE_URL; credentials the
         Google way. Both: YOKE_MAX_RETRIES / CLAUDE_CODE_MAX_RETRIES."""
-        from yoke.providers.http import RetryPolicy
+        from yoke.providers.retry import RetryPolicy
 
         retries = RetryPolicy.from_env(env).max_retries
         if platform == "bedrock":

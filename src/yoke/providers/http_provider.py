@@ -13,7 +13,8 @@ from typing import Any, Self
 
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
-from yoke.providers.http import RetryPolicy, WireCall, run_call
+from yoke.providers.http import WireCall, run_call
+from yoke.providers.retry import RetryPolicy
 from yoke.providers.transport import AutoTransport, Transport
 
 

@@ -35,7 +35,7 @@ async def _no_wait(seconds: float) -> None:
 
 
 def _wire_provider(kind: str, transport: ReplayTransport, max_retries: int = 0):
-    from yoke.providers.http import RetryPolicy
+    from yoke.providers.retry import RetryPolicy
 
     # A recorded failure is answered again by the next recorded exchange, at once: retried as often as the
     # recorded run retried (older cassettes, without the count, replay no retries).
