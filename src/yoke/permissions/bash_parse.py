@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from yoke.permissions.bash_parse_words import WordReader
+from yoke.permissions.bash_parse_words import WordReader, source
 from yoke.permissions.bash_values import (
     MAX_LOOP_ITEMS,
     assigned_names,
     local_name,
 )
 from yoke.permissions.bash_words import Word
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 MAX_COMMAND_CHARS = 10_000
 
@@ -96,7 +99,7 @@ class ParsedCommand:
 
 
 @functools.lru_cache(maxsize=1)
-def _parser() -> Any:
+def _parser() -> Parser:
     import tree_sitter_bash
     from tree_sitter import Language, Parser
 
@@ -139,11 +142,11 @@ class _Walker(WordReader):
 
     # statements ---------------------------------------------------------------------------------------
 
-    def statements(self, node: Any) -> None:
+    def statements(self, node: Node) -> None:
         for child in node.named_children:
             self.statement(child)
 
-    def statement(self, node: Any) -> None:
+    def statement(self, node: Node) -> None:
         kind = node.type
         if kind == "comment":
             return
@@ -177,7 +180,7 @@ class _Walker(WordReader):
         else:
             self.problem(f"unsupported shell construct `{kind}`")
 
-    def command(self, node: Any) -> None:
+    def command(self, node: Node) -> None:
         cmd = SimpleCommand("command")
         for child in node.named_children:
             kind = child.type
@@ -200,21 +203,21 @@ class _Walker(WordReader):
             cmd.kind = "assignment"
         self.out.commands.append(cmd)
 
-    def redirected(self, node: Any) -> None:
+    def redirected(self, node: Node) -> None:
         for child in node.named_children:
             if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 self.redirect(child)
             else:
                 self.statement(child)
 
-    def compound(self, node: Any) -> None:
+    def compound(self, node: Node) -> None:
         first = node.children[0].type if node.children else ""
         if first == "((":
             self.expression("arith", node)
         else:
             self.statements(node)
 
-    def assignments_only(self, node: Any) -> None:
+    def assignments_only(self, node: Node) -> None:
         nodes = node.named_children if node.type == "variable_assignments" else [node]
         cmd = SimpleCommand("assignment", assignments=[self.assignment(n) for n in nodes])
         top = node.parent is not None and node.parent.type == "program"
@@ -226,18 +229,18 @@ class _Walker(WordReader):
             self.locals.update(name for name, _ in cmd.assignments)
         self.out.commands.append(cmd)
 
-    def declaration(self, node: Any) -> None:
-        cmd = SimpleCommand("declaration", [Word(node.children[0].text.decode())])
+    def declaration(self, node: Node) -> None:
+        cmd = SimpleCommand("declaration", [Word(source(node.children[0]))])
         for child in node.named_children:
             if child.type == "variable_assignment":
                 cmd.assignments.append(self.assignment(child))
             elif child.type == "variable_name":
-                cmd.words.append(Word(child.text.decode()))
+                cmd.words.append(Word(source(child)))
             else:
                 cmd.words.append(self.word(child))
         self.out.commands.append(cmd)
 
-    def expression(self, kind: str, node: Any) -> None:
+    def expression(self, kind: str, node: Node) -> None:
         """`[[ ]]` and `(( ))`: record their words; any expansion inside makes them not read-only."""
         dynamic = False
         for sub in _descendants(node):
@@ -247,15 +250,15 @@ class _Walker(WordReader):
             elif sub.type in ("simple_expansion", "expansion", "arithmetic_expansion"):
                 dynamic = True
         self.out.expansions = self.out.expansions or dynamic
-        self.out.commands.append(SimpleCommand(kind, [Word(node.text.decode(), static=not dynamic)]))
+        self.out.commands.append(SimpleCommand(kind, [Word(source(node), static=not dynamic)]))
 
-    def loop(self, node: Any) -> None:
+    def loop(self, node: Node) -> None:
         # A loop sets its variable (`for PATH in …`) without an assignment word: never read-only, unless
         # it is a loop over a few known words whose body can be walked once per word (bash_values).
         if self.static_loop(node):
             return
         kind = "arith" if node.type == "c_style_for_statement" else "loop"
-        self.out.commands.append(SimpleCommand(kind, [Word(node.children[0].text.decode())]))
+        self.out.commands.append(SimpleCommand(kind, [Word(source(node.children[0]))]))
         for child in node.named_children:
             if child.type == "do_group":
                 self.statements(child)
@@ -268,13 +271,13 @@ class _Walker(WordReader):
             else:
                 self.expression("arith", child)
 
-    def static_loop(self, node: Any) -> bool:
+    def static_loop(self, node: Node) -> bool:
         """`for f in WORDS; do BODY; done` with literal or glob WORDS and `f` a local set nowhere else: BODY
         walked once per word with `$f` bound to it. False (nothing recorded) when it is not one."""
         if node.type != "for_statement" or not node.children or node.children[0].type != "for":
             return False
         named = node.named_children
-        name = named[0].text.decode() if named and named[0].type == "variable_name" else ""
+        name = source(named[0]) if named and named[0].type == "variable_name" else ""
         items = [c for c in named[1:] if c.type in _WORDISH]
         body = [c for c in named[1:] if c.type in ("do_group", "compound_statement")]
         if not (local_name(name) and self.assigned.get(name) == 1 and len(body) == 1):
@@ -297,7 +300,7 @@ class _Walker(WordReader):
             self.bindings[name] = saved
         return True
 
-    def case(self, node: Any) -> None:
+    def case(self, node: Node) -> None:
         for child in node.named_children:
             if child.type == "case_item":
                 for sub in child.named_children:
@@ -308,19 +311,19 @@ class _Walker(WordReader):
             else:
                 self.word(child)
 
-    def function(self, node: Any) -> None:
+    def function(self, node: Node) -> None:
         named = node.named_children
         if named and named[0].type == "word":
-            self.out.functions.append(named[0].text.decode())
+            self.out.functions.append(source(named[0]))
         for child in named[1:]:
             self.statement(child)
 
-    def assignment(self, node: Any) -> tuple[str, Word]:
+    def assignment(self, node: Node) -> tuple[str, Word]:
         named = node.named_children
-        name = named[0].text.decode() if named else ""
+        name = source(named[0]) if named else ""
         if named and named[0].type == "subscript":
             self.word(named[0])  # a[$(cmd)]=x runs cmd
-            name = named[0].named_children[0].text.decode() if named[0].named_children else name
+            name = source(named[0].named_children[0]) if named[0].named_children else name
         value = Word("")
         for child in named[1:]:
             if child.type == "array":
@@ -332,7 +335,7 @@ class _Walker(WordReader):
 
     # redirections -------------------------------------------------------------------------------------
 
-    def redirect(self, node: Any) -> None:
+    def redirect(self, node: Node) -> None:
         if node.type == "herestring_redirect":
             for child in node.named_children:
                 self.word(child)
@@ -345,7 +348,7 @@ class _Walker(WordReader):
         targets: list[Word] = []
         for child in node.children:
             if child.type == "file_descriptor":
-                fd = child.text.decode()
+                fd = source(child)
             elif not child.is_named:
                 op = child.type
             elif child.type == "number" and op in (">&", "<&"):
@@ -357,12 +360,12 @@ class _Walker(WordReader):
             return
         self.out.redirects.append(Redirect(op, targets[0] if targets else None, fd))
 
-    def heredoc(self, node: Any) -> None:
+    def heredoc(self, node: Node) -> None:
         quoted = False
         for child in node.named_children:
             kind = child.type
             if kind == "heredoc_start":
-                quoted = any(q in child.text.decode() for q in ("'", '"', "\\"))
+                quoted = any(q in source(child) for q in ("'", '"', "\\"))
             elif kind == "heredoc_body":
                 if not quoted:
                     self.heredoc_body(child)
@@ -373,17 +376,17 @@ class _Walker(WordReader):
             else:
                 self.statement(child)  # the rest of the line: `cat <<EOF | grep x > out`
 
-    def heredoc_body(self, node: Any) -> None:
-        if "`" in node.text.decode():
+    def heredoc_body(self, node: Node) -> None:
+        if "`" in source(node):
             self.problem("backquotes inside a here-document")
-        if "$" in node.text.decode():
+        if "$" in source(node):
             self.out.expansions = True  # an unquoted here-document expands `$x`, `$((x))`, `$(cmd)`
         for sub in node.named_children:
             if sub.type in ("command_substitution", "expansion", "arithmetic_expansion"):
                 self.word(sub)
 
 
-def _descendants(node: Any) -> list[Any]:
+def _descendants(node: Node) -> list[Node]:
     out = []
     stack = list(node.named_children)
     while stack:

@@ -4,13 +4,21 @@ judged as the line's own. `bash_parse.py`'s walker inherits these methods."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from yoke.permissions.bash_values import literal_arithmetic, plain_reference
 from yoke.permissions.bash_words import Word, ansi_c_word, plain_word, unescape_double
 
 if TYPE_CHECKING:
+    from tree_sitter import Node
+
     from yoke.permissions.bash_parse import ParsedCommand
+
+
+def source(node: Node) -> str:
+    """The node's text as written (the tree is parsed from the line's bytes, so it is always there)."""
+    text = node.text
+    return text.decode() if text is not None else ""
 
 
 class WordReader:
@@ -24,7 +32,7 @@ class WordReader:
 
         def problem(self, text: str) -> None: ...
 
-        def statement(self, node: Any) -> None: ...
+        def statement(self, node: Node) -> None: ...
 
     def reference(self, text: str, quoted: bool) -> Word | None:
         """A `$name` the analyser knows: a bound loop word or a line local (None: an ordinary expansion).
@@ -46,9 +54,9 @@ class WordReader:
 
     # words --------------------------------------------------------------------------------------------
 
-    def word(self, node: Any) -> Word:
+    def word(self, node: Node) -> Word:
         kind = node.type
-        text = node.text.decode()
+        text = source(node)
         if kind == "word":
             if "`" in text:
                 self.problem("an escaped backquote")
@@ -98,7 +106,7 @@ class WordReader:
         self.problem(f"unsupported shell construct `{kind}` in a word")
         return Word(text, static=False)
 
-    def expansion(self, kind: str, node: Any, text: str) -> Word:
+    def expansion(self, kind: str, node: Node, text: str) -> Word:
         """`$x`, `${x...}`, `$((...))`: a value the analyser knows, else an expansion only known at run time."""
         if kind in ("simple_expansion", "expansion"):
             known = self.reference(text, quoted=False)
@@ -114,20 +122,20 @@ class WordReader:
         self.out.expansions = True
         return Word(text, static=False)
 
-    def double_quoted(self, node: Any) -> Word:
+    def double_quoted(self, node: Node) -> Word:
         pieces: list[str] = []
         static = derived = True
         named = [c for c in node.children if c.is_named]
         for child in node.children:
             if child.type == "string_content":
-                content = child.text.decode()
+                content = source(child)
                 if self.backtick_depth and "\\" in content:
                     self.problem("backslashes inside backquotes")
                 pieces.append(unescape_double(content))
             elif child.is_named:
                 known = None
                 if child.type in ("simple_expansion", "expansion"):
-                    known = self.reference(child.text.decode(), quoted=True)
+                    known = self.reference(source(child), quoted=True)
                 if known is not None and (known.glob or known.tilde):
                     if len(named) == 1 and not any(c.type == "string_content" for c in node.children):
                         return known  # "$f" of a glob (or ~) word: each path that word names
@@ -138,10 +146,10 @@ class WordReader:
                 derived = derived and (part.static or part.derived)
         return Word("".join(pieces), static=static, derived=not static and derived)
 
-    def substitution(self, node: Any) -> None:
+    def substitution(self, node: Node) -> None:
         backtick = node.children and node.children[0].type == "`"
         if backtick:
-            if "\\" in node.text.decode():
+            if "\\" in source(node):
                 self.problem("backslashes inside backquotes")
             self.backtick_depth += 1
         for child in node.named_children:
@@ -149,7 +157,7 @@ class WordReader:
         if backtick:
             self.backtick_depth -= 1
 
-    def nested(self, node: Any) -> None:
+    def nested(self, node: Node) -> None:
         """Expansions can hide command substitutions: `${x:-$(cmd)}`, `$(( $(cmd) ))`."""
         for sub in node.named_children:
             if sub.type in ("command_substitution", "process_substitution"):
@@ -158,7 +166,5 @@ class WordReader:
                 self.nested(sub)
 
 
-def _has_unquoted_brace(node: Any) -> bool:
-    return any(
-        c.type == "word" and ("{" in c.text.decode() or "}" in c.text.decode()) for c in node.named_children
-    )
+def _has_unquoted_brace(node: Node) -> bool:
+    return any(c.type == "word" and ("{" in source(c) or "}" in source(c)) for c in node.named_children)
