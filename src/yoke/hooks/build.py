@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from yoke.config.settings import LoadedSettings
     from yoke.hooks.listener import HookListener, ReportFn
     from yoke.hooks.runners import PromptModel
+    from yoke.loop.lifecycle import Lifecycle
 
 
 def settings_hooks(settings: LoadedSettings, trusted: bool | None = None) -> HookSet:
@@ -58,7 +59,7 @@ def build_hook_listener(
 
 
 def attach_hooks(
-    lifecycle: Any,
+    lifecycle: Lifecycle,
     settings: LoadedSettings,
     *,
     tool_lookup: Callable[[str], Any] | None,
@@ -114,7 +115,7 @@ def attach_hooks(
     return listener() if hooks.groups else None
 
 
-def _judge_untrusted(lifecycle: Any, hooks: HookSet, settings: LoadedSettings) -> None:
+def _judge_untrusted(lifecycle: Lifecycle, hooks: HookSet, settings: LoadedSettings) -> None:
     """An untrusted folder's judging hooks do not run, and the calls they would judge fail closed (unless
     the user's own settings turn every hook off)."""
     user_disabled = any(

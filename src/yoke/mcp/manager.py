@@ -280,7 +280,7 @@ class McpManager(McpRequests):
         finally:
             state.session = None
 
-    async def _until_lost(self, state: ServerState, session: Any, link: Link) -> None:
+    async def _until_lost(self, state: ServerState, session: ClientSession, link: Link) -> None:
         """Wait until the connection ends: the transport says so, a call failed on it, or pings stop."""
         waits = [
             asyncio.ensure_future(link.ended.wait()),
@@ -295,7 +295,7 @@ class McpManager(McpRequests):
             for waiter in waits:
                 waiter.cancel()
 
-    async def _ping(self, session: Any) -> None:
+    async def _ping(self, session: ClientSession) -> None:
         while True:
             await asyncio.sleep(PING_EVERY_S)
             try:
@@ -340,7 +340,7 @@ class McpManager(McpRequests):
             self.on_tools_changed(name)
 
 
-async def list_tools(session: Any) -> list[Any]:
+async def list_tools(session: ClientSession) -> list[types.Tool]:
     tools: list[Any] = []
     cursor = None
     for _ in range(100):  # a server that pages forever is not followed forever

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from yoke.seams import Decision
 if TYPE_CHECKING:
     from yoke.permissions.pipeline import PermissionGate
     from yoke.permissions.rules import PermissionRule
+    from yoke.tools.base import Tool, ToolContext
 
 MAX_CONSECUTIVE_DENIALS = 3
 MAX_TOTAL_DENIALS = 20
@@ -89,7 +91,7 @@ class AutoMode:
     """The classifier for one session: `await auto(tool, input, ctx)` -> Decision or None (no decision)."""
 
     def __init__(self, gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
-                 ledger: Any = None, env: Any = None):  # fmt: skip
+                 ledger: Any = None, env: Mapping[str, str] | None = None):  # fmt: skip
         self.gate = gate
         self.provider = provider
         self.model = model
@@ -103,7 +105,7 @@ class AutoMode:
 
     # ---- the gate's hook --------------------------------------------------------------------------------
 
-    async def __call__(self, tool: Any, input: dict[str, Any], ctx: Any) -> Decision | None:
+    async def __call__(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
         if self.gate.mode != "auto":
             return None
         if self.consecutive >= MAX_CONSECUTIVE_DENIALS or self.total >= MAX_TOTAL_DENIALS:
@@ -195,7 +197,7 @@ def is_risky_rule(rule: PermissionRule) -> bool:
 
 
 def install(gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
-            ledger: Any = None, env: Any = None) -> AutoMode:  # fmt: skip
+            ledger: Any = None, env: Mapping[str, str] | None = None) -> AutoMode:  # fmt: skip
     """Plug auto mode into `gate`: its classifier hook, its deadline, and rule suspension on mode changes."""
     auto = AutoMode(gate, provider, model, messages, settings, ledger, env)
     gate.classifier = auto
@@ -239,7 +241,7 @@ def _compact(value: Any) -> str:
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
-def _env_float(env: Any, name: str, default: float) -> float:
+def _env_float(env: Mapping[str, str], name: str, default: float) -> float:
     try:
         value = float(env.get(name) or default)
     except ValueError:

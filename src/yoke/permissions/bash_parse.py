@@ -12,11 +12,12 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from yoke.permissions.bash_parse_words import WordReader, source
+from yoke.permissions.bash_parse_words import WordReader
 from yoke.permissions.bash_values import (
     MAX_LOOP_ITEMS,
     assigned_names,
     local_name,
+    source,
 )
 from yoke.permissions.bash_words import Word
 

@@ -6,19 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from yoke.permissions.bash_values import literal_arithmetic, plain_reference
+from yoke.permissions.bash_values import literal_arithmetic, plain_reference, source
 from yoke.permissions.bash_words import Word, ansi_c_word, plain_word, unescape_double
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
     from yoke.permissions.bash_parse import ParsedCommand
-
-
-def source(node: Node) -> str:
-    """The node's text as written (the tree is parsed from the line's bytes, so it is always there)."""
-    text = node.text
-    return text.decode() if text is not None else ""
 
 
 class WordReader:

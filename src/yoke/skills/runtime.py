@@ -23,6 +23,7 @@ from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill
 
 if TYPE_CHECKING:
+    from yoke.loop.lifecycle import Lifecycle
     from yoke.permissions.rules import PermissionRule
     from yoke.seams import Gate
 
@@ -57,10 +58,10 @@ class SkillRuntime(Record):
         cwd: Path,
         session_id: str,
         env: Mapping[str, str],
-        registry: Any = None,
+        registry: Any = None,  # the session's ToolRegistry
         gate: Gate | None = None,
         ctx: Any = None,  # the session's ToolContext
-        lifecycle: Any = None,  # the session's Lifecycle: PreToolUse for a skill's own commands
+        lifecycle: Lifecycle | None = None,  # the session's: PreToolUse for a skill's own commands
         loop_settings: Any = None,  # the main agent's LoopSettings: per-skill model overrides
         provider_name: str = "anthropic",
     ) -> None:
