@@ -59,9 +59,10 @@ class Approval:
     sandbox: SandboxSettings
     matcher: RuleMatcher
 
-    @property
-    def mode(self) -> str:
-        raise NotImplementedError  # PermissionGate's
+    if TYPE_CHECKING:
+
+        @property
+        def mode(self) -> str: ...
 
     def _session_allows_path(self, path: ResolvedPath) -> bool:
         """A protected path the user approved earlier in this session ("allow for this session")."""
