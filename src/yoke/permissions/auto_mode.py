@@ -22,13 +22,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.messages import Message, text_of
 from yoke.permissions.auto_mode_rules import auto_mode_config, classifier_system, effective_rules
 from yoke.providers import base as pb
 from yoke.seams import Decision
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
+    from yoke.permissions.rules import PermissionRule
+    from yoke.tools.base import Tool, ToolContext
 
 MAX_CONSECUTIVE_DENIALS = 3
 MAX_TOTAL_DENIALS = 20
@@ -84,8 +90,8 @@ REASONING_QUESTION = (
 class AutoMode:
     """The classifier for one session: `await auto(tool, input, ctx)` -> Decision or None (no decision)."""
 
-    def __init__(self, gate: Any, provider: Any, model: str, messages: list[Message], settings: Any,
-                 ledger: Any = None, env: Any = None):  # fmt: skip
+    def __init__(self, gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
+                 ledger: Any = None, env: Mapping[str, str] | None = None):  # fmt: skip
         self.gate = gate
         self.provider = provider
         self.model = model
@@ -94,12 +100,12 @@ class AutoMode:
         self.system = classifier_system(effective_rules(auto_mode_config(settings)))
         self.consecutive = 0
         self.total = 0
-        self.suspended: list[Any] = []
+        self.suspended: list[PermissionRule] = []
         self.timeout_s = _env_float(env or os.environ, "YOKE_AUTO_MODE_TIMEOUT", DEFAULT_TIMEOUT_S)
 
     # ---- the gate's hook --------------------------------------------------------------------------------
 
-    async def __call__(self, tool: Any, input: dict[str, Any], ctx: Any) -> Decision | None:
+    async def __call__(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
         if self.gate.mode != "auto":
             return None
         if self.consecutive >= MAX_CONSECUTIVE_DENIALS or self.total >= MAX_TOTAL_DENIALS:
@@ -175,34 +181,28 @@ class AutoMode:
             self.suspended = []
 
 
-def is_risky_rule(rule: Any) -> bool:
+def is_risky_rule(rule: PermissionRule) -> bool:
     """An allow rule that would let code run unseen: whole Bash or Agent, or a prefix naming an interpreter,
     a shell, sudo or eval (`Bash(python:*)`, `Bash(sudo *)`)."""
-    tool = getattr(rule, "tool", "")
+    tool = rule.tool
     if tool in ("Agent", "Task"):
         return True
     if tool not in ("Bash", "PowerShell"):
         return False
-    spec = getattr(rule, "specifier", None)
+    spec = rule.specifier
     if spec is None or spec.strip() in ("*", ""):
         return True
     first = re.split(r"[\s:*]", spec.strip(), maxsplit=1)[0]
     return os.path.basename(first) in RISKY_COMMANDS or bool(re.fullmatch(r"python\d(\.\d+)?", first))
 
 
-def install(gate: Any, provider: Any, model: str, messages: list[Message], settings: Any,
-            ledger: Any = None, env: Any = None) -> AutoMode:  # fmt: skip
+def install(gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
+            ledger: Any = None, env: Mapping[str, str] | None = None) -> AutoMode:  # fmt: skip
     """Plug auto mode into `gate`: its classifier hook, its deadline, and rule suspension on mode changes."""
     auto = AutoMode(gate, provider, model, messages, settings, ledger, env)
     gate.classifier = auto
     gate.classifier_deadline_s = auto.timeout_s
-    set_mode = gate.set_mode
-
-    def set_mode_and_sync(mode: str) -> None:
-        set_mode(mode)
-        auto.sync_rules()
-
-    gate.set_mode = set_mode_and_sync
+    gate.mode_listeners.append(lambda _mode: auto.sync_rules())
     auto.sync_rules()
     return auto
 
@@ -241,7 +241,7 @@ def _compact(value: Any) -> str:
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
-def _env_float(env: Any, name: str, default: float) -> float:
+def _env_float(env: Mapping[str, str], name: str, default: float) -> float:
     try:
         value = float(env.get(name) or default)
     except ValueError:

@@ -73,7 +73,7 @@ def split_tool_list(values: list[str]) -> list[str]:
     """Split `--allowedTools "Bash(git log:*) Edit,Read"` into rules: on commas and spaces outside parentheses."""
     rules: list[str] = []
     for value in values:
-        depth, current = 0, []
+        depth, current = 0, list[str]()
         for ch in value:
             if ch == "(":
                 depth += 1
