@@ -74,8 +74,8 @@ class AgentRunner:
         )
         if out.additional_context:
             prompt = f"{prompt}\n\n<system-reminder>\n{out.additional_context}\n</system-reminder>"
-        if input.get("run_in_background") or definition.background:
-            return self._launch_background(agent, prompt)
+        if self._in_background(input, definition):
+            return self._launch_background(agent, input, prompt, ctx)
         emit = ctx.emit
         if emit is not None:
             emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
@@ -85,6 +85,16 @@ class AgentRunner:
             if emit is not None:
                 emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, self._task_outcome(agent)))
         return self._report(agent)
+
+    def _in_background(self, input: dict[str, Any], definition: AgentDefinition) -> bool:
+        """Claude Code 2.1.330 runs a main session's sub-agent in the background unless the call says
+        `run_in_background: false` (every model it was run with; tests/cli/cc_2_1_330/agent_background*).
+        A sub-agent's own sub-agents run in the foreground unless asked: nothing would read the notice of one
+        that ended after its parent did."""
+        asked = input.get("run_in_background")
+        if definition.background or asked is True:
+            return True
+        return asked is None and self.depth == 0
 
     def _task_fields(self, agent: RunningAgent, input: dict[str, Any]) -> dict[str, Any]:
         """What a program is told when a sub-agent starts (stream-json `task_started`)."""
@@ -326,18 +336,26 @@ class AgentRunner:
 
     # ---- background agents ----------------------------------------------------------------------------
 
-    def _launch_background(self, agent: RunningAgent, prompt: str) -> ToolResult:
+    def _launch_background(
+        self, agent: RunningAgent, input: dict[str, Any], prompt: str, ctx: ToolContext
+    ) -> ToolResult:
         agent.background = True
         agent.session.background = True  # the parent's interrupt does not stop it; closing the session does
         agent.output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
         agent.output_file.parent.mkdir(parents=True, exist_ok=True)
-        agent.task = asyncio.get_running_loop().create_task(self._background(agent, prompt))
+        if ctx.emit is not None:  # announced before the call's result, as 2.1.330 writes it
+            ctx.emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
+        agent.task = asyncio.get_running_loop().create_task(self._background(agent, prompt, ctx.tool_use_id))
         data = {
+            "isAsync": True,
             "status": "async_launched",
             "agentId": agent.id,
-            "description": agent.definition.name,
+            "description": input.get("description", ""),
+            "resolvedModel": agent.session.model,
             "prompt": prompt,
             "outputFile": str(agent.output_file),
+            "canReadOutputFile": True,
+            "canContinueAgent": True,
         }
         text = (
             f"Async agent launched successfully.\nagentId: {agent.id}\nThe agent is working in the "
@@ -345,15 +363,19 @@ class AgentRunner:
         )
         return ToolResult(text, data=data)
 
-    async def _background(self, agent: RunningAgent, prompt: str) -> None:
+    async def _background(self, agent: RunningAgent, prompt: str, tool_use_id: str) -> None:
+        post = self.session.post_background  # its lines reach the stream after its Agent call returned
         try:
-            await self._drive(agent, prompt, None)
+            await self._drive(agent, prompt, post)
         finally:
             result = agent.result
             text = result.text if result is not None else "(no answer)"
             status = "completed" if result is not None and not result.is_error else "failed"
             assert agent.output_file is not None
             agent.output_file.write_text(text, encoding="utf-8")
+            outcome = self._task_outcome(agent)
+            outcome["background"] = True
+            post(ev.TaskEvent("ended", agent.id, tool_use_id, outcome))
             self.session.agent.inbox.append(
                 f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
                 f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'

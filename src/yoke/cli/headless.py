@@ -213,7 +213,8 @@ async def _drive(run, prompt: str, channel, lines=None) -> int:
 
             is_error = await serve_stream_json(run, channel, lines)
         else:
-            result = await run.run(prompt)
+            run.hold_results = True
+            result = await run.settle(await run.run(prompt))  # background work, and its follow-ups
             is_error = result is None or result.is_error
     finally:
         await session.close()

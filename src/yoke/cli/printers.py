@@ -58,10 +58,16 @@ class TextPrinter(Printer):
     """stdout carries what a pipe expects, as Claude Code prints it: the answer, or the error that is the
     result (an API error's text, `Error: Reached max turns (N)`); other failures go to stderr."""
 
+    written = 0  # results written: a follow-up query's answer comes after a blank line, as in 2.1.330
+
     def on_event(self, event: ev.Event) -> None:
         self.retry_line(event)
         if isinstance(event, ev.Result):
-            print(text_mode_line(event), file=self.out if on_stdout(event) else self.err, flush=True)
+            out = self.out if on_stdout(event) else self.err
+            if self.written:
+                print(file=out)
+            self.written += 1
+            print(text_mode_line(event), file=out, flush=True)
 
 
 def text_mode_line(result: ev.Result) -> str:

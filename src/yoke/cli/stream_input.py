@@ -169,16 +169,23 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
     queue: asyncio.Queue = asyncio.Queue()
     reader = asyncio.get_running_loop().create_task(_read_stdin(queue, lines, channel, run, emit))
     last_error = False
+    result = None
     try:
         while True:
-            item = await queue.get()
+            item = await _next_message(queue, run)
             if item is None or run.stopped:  # EOF, or a signal: messages still queued are not run
                 break
-            if callable(item):  # a control request answered in turn (set_model)
+            if item is FOLLOW_UP:  # a background task ended while stdin is open: 2.1.330 answers it at once
+                result = await run.follow_up() or result
+            elif callable(item):  # a control request answered in turn (set_model)
                 await item()
                 continue
-            content, run.replay = item
-            result = await run.run(content)
+            else:
+                content, run.replay = item
+                result = await run.run(content)
+            last_error = result is None or result.is_error
+        if item is None and not run.stopped:  # stdin ended: background work, and its follow-ups, first
+            result = await run.settle(result)
             last_error = result is None or result.is_error
         pending = getattr(run, "pending_controls", None)
         if pending and not run.stopped:  # answers still being worked out (an MCP server reconnecting)
@@ -187,6 +194,31 @@ async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines
         reader.cancel()
         lines.stop()
     return last_error
+
+
+BACKGROUND_POLL_S = 60.0  # one bounded wait on background work while stdin is open (then another)
+FOLLOW_UP = object()  # what `_next_message` returns when a background task's notice wants a query
+
+
+async def _next_message(queue: asyncio.Queue, run: Any) -> Any:
+    """The next stdin item, writing background sub-agents' lines while waiting for it; FOLLOW_UP when one of
+    them ended first (its notice is the next query's input)."""
+    session = run.session
+    if queue.qsize() or not (session.background_busy() or session.follow_up_due()):
+        return await queue.get()
+    getter = asyncio.ensure_future(queue.get())
+    try:
+        while not getter.done() and not run.stopped:
+            if session.follow_up_due():
+                return FOLLOW_UP
+            if not session.background_busy():
+                break
+            async for event in session.background_events(BACKGROUND_POLL_S, until=getter):
+                run.show(event)
+        return await getter
+    finally:
+        if not getter.done():
+            getter.cancel()
 
 
 async def _read_stdin(
@@ -203,6 +235,7 @@ async def _read_stdin(
     except Exception as exc:  # a bug: say so, and let the session end as at EOF
         emit(_input_error(run, f"stdin reader failed: {type(exc).__name__}: {exc}"))
     finally:
+        run.hold_results = True  # no more input: a result written while background agents run waits
         queue.put_nowait(None)
 
 

@@ -78,6 +78,10 @@ class Session:
         self.side_events: list[ev.Event] = [] if side_events is None else side_events
         self.router = default_router() if router is None else router  # where a prompt goes (routing.py)
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
+        # what background sub-agents raise after their Agent call returned, for `background_events`
+        self._background_posts: list[ev.Event] = []
+        self._background_wake: Any = None  # an asyncio.Event while someone waits on background work
+        self._wait_stopped = False
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -153,6 +157,8 @@ class Session:
         async for event in self.router.events(self, prompt):
             while self.side_events:
                 yield self.side_events.pop(0)
+            while self._background_posts and not isinstance(event, ev.Result):  # background work's, live
+                yield self._background_posts.pop(0)
             if self.debug_log is not None:  # /debug turned it on
                 from yoke.session.debug_log import write_debug
 
@@ -167,7 +173,11 @@ class Session:
             yield event
 
     def interrupt(self) -> None:
-        """End the running query (and the children's) within a second, from any point."""
+        """End the running query (and the children's) within a second, from any point; a wait on
+        background work (`background_events`) ends too."""
+        self._wait_stopped = True
+        if self._background_wake is not None:
+            self._background_wake.set()
         for child in self.children:
             if not child.background:
                 child.interrupt()
@@ -211,6 +221,68 @@ class Session:
             for t in manager.tasks()
             if t.running
         ]
+
+    # ---- background work: its lines after the query that started it, and the follow-up query -------------
+
+    def post_background(self, event: ev.Event) -> None:
+        """An event of background work (a background sub-agent's steps, its end), raised whether or not a
+        query runs: the root session yields it within its running query, or from `background_events`."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        if root is not self:
+            root.post_background(event)
+            return
+        self._background_posts.append(event)
+        if self._background_wake is not None:
+            self._background_wake.set()
+
+    def background_busy(self) -> bool:
+        """A background sub-agent still runs (what `-p` waits for before it ends)."""
+        runner = self.services.agents
+        agents = getattr(runner, "agents", None) or {}
+        return any(getattr(a, "background", False) and a.running for a in agents.values())
+
+    def follow_up_due(self) -> bool:
+        """A completion notice waits for the model (a background task ended): `follow_up` runs it."""
+        return bool(self.agent.inbox)
+
+    async def background_events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
+        """Background work's events as they come, until a completion notice waits (`follow_up_due`), no
+        background work runs, `timeout` seconds pass, the session is interrupted, or the awaitable `until`
+        (e.g. the next stdin message) is done. Every wait is bounded: each step sleeps at most half a second."""
+        import asyncio
+        import time
+
+        deadline = time.monotonic() + timeout
+        self._wait_stopped = False
+        wake = self._background_wake = asyncio.Event()
+        try:
+            while True:
+                while self._background_posts:
+                    yield self._background_posts.pop(0)
+                if self._wait_stopped or self.follow_up_due() or not self.background_busy():
+                    return
+                if until is not None and until.done():
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                waiter = asyncio.ensure_future(wake.wait())
+                waits = {waiter} if until is None else {waiter, until}
+                await asyncio.wait(waits, timeout=min(left, 0.5), return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                wake.clear()
+        finally:
+            self._background_wake = None
+
+    async def follow_up(self) -> AsyncIterator[ev.Event]:
+        """The query a completion notice starts once the turn that launched the work has ended (as 2.1.330
+        runs it in `-p` and stream-json input): the notices are its prompt."""
+        notices = "\n\n".join(self.agent.inbox)
+        self.agent.inbox.clear()
+        async for event in self.query(notices):
+            yield event
 
     def rewind_files(self, user_message_id: str) -> list[Path]:
         """Put back every file the session changed since the prompt `user_message_id` (its checkpoints);

@@ -4,13 +4,20 @@ skeleton that two CLIs can be compared on.
 A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
 `files` (project files to create), `stdin` (text fed to the process), `settings` (a project
 `.claude/settings.json`), `untrusted` (the folder is not marked trusted), `request_fields` (request body fields
-to compare request by request, e.g. `thinking`: `request_fields()`). Requests that carry no tools (titles, summaries, a permission classifier's
+to compare request by request, e.g. `thinking`: `request_fields()`), `agent_turns` (a map from a sub-agent's
+prompt to its own answers: a request whose first user message contains that prompt takes the next of those,
+so a background agent and its parent, asking at the same time, each get their own script). Requests that carry no tools (titles, summaries, a permission classifier's
 questions) get `side_answer` (default "ok") and do not consume a turn. `PROJECT` in turns and argv stands for
 the project's path.
 
 A skeleton keeps, per stdout line, its kind (`system/permission_denied`, `stream_event/content_block_stop`,
 `assistant/tool_use`, `result/success`) and the few fields that say what happened (tool names and ids,
 reasons' kinds, error flags): never prose, ids that each run makes, timestamps or costs.
+
+Background work runs beside the query that started it, so where its lines fall among the main session's
+differs from run to run (2.1.330's own runs differ). A scenario with `loose_background_order` is compared on
+`background_split()`: the background lines in their order, the main session's lines in theirs, and where the
+background lines begin and end among the main ones; only the interleaving in between is free.
 """
 
 from __future__ import annotations
@@ -36,6 +43,31 @@ KEPT_FIELDS = {
 }
 
 
+BACKGROUND_KINDS = (
+    "system/background_tasks_changed",
+    "system/task_started",
+    "system/task_progress",
+    "system/task_updated",
+    "system/task_notification",
+)
+
+
+def background_split(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """A skeleton as two sequences, the background work's lines (sub-agents' lines and task lines) and the
+    rest, plus how many main lines come before the first background line and before the last one's end."""
+    main: list[dict[str, Any]] = []
+    background: list[dict[str, Any]] = []
+    first = last = None
+    for line in lines:
+        if line.get("sub_agent") or line["line"] in BACKGROUND_KINDS:
+            first = len(main) if first is None else first
+            last = len(main)
+            background.append(line)
+        else:
+            main.append(line)
+    return {"main": main, "background": background, "begins_after": first, "ends_before": last}
+
+
 def run_scenario(
     executable: str, scenario: dict[str, Any], *, timeout: float = 60, env: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -45,15 +77,20 @@ def run_scenario(
 
     home, project = _scenario_folders(scenario)
     turns = [json.loads(json.dumps(t).replace("PROJECT", str(project))) for t in scenario["turns"]]
+    routed = json.loads(json.dumps(scenario.get("agent_turns") or {}).replace("PROJECT", str(project)))
 
     side = SIDE_ANSWER
     if scenario.get("side_answer"):  # e.g. what a permission classifier says
         side = {"content": [{"type": "text", "text": scenario["side_answer"]}]}
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
-        if not body.get("tools") or not turns:
+        if not body.get("tools"):
             return side
-        return turns.pop(0)
+        opening = _first_user_text(body)
+        for prompt, own in routed.items():
+            if prompt in opening:
+                return own.pop(0) if own else side
+        return turns.pop(0) if turns else side
 
     # validate_requests=False: Claude Code sends what the real API takes and the server's checks do not
     # know (a `system` role message with its per-turn beta), which would make it retry differently
@@ -77,6 +114,16 @@ def run_scenario(
         "requests": bodies,
         "project": project,
     }
+
+
+def _first_user_text(body: Mapping[str, Any]) -> str:
+    """The text of a request's first user message (where a sub-agent's prompt is)."""
+    messages = body.get("messages") or []
+    first = messages[0] if messages else {}
+    content = first.get("content", "")
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
 
 
 def request_fields(bodies: list[dict[str, Any]], fields: list[str]) -> list[dict[str, Any]]:

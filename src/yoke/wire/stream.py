@@ -69,9 +69,11 @@ class StreamLines:
             content = event.message["content"]
             blocks = content if isinstance(content, list) else [text_block(content)]
             lines: list[dict[str, Any]] = []
+            first = self.tasks.progress_first(event)
             for shown in self.tasks.shown_blocks(event, blocks[skip:]):
-                lines += self.tasks.progress(event, shown)  # a sub-agent's call: task_progress first
-                lines.append(self._envelope("assistant", event, message=api_message(event, shown)))
+                progress = self.tasks.progress(event, shown)  # a sub-agent's call: task_progress
+                line = self._envelope("assistant", event, message=api_message(event, shown))
+                lines += [*progress, line] if first else [line, *progress]
             if event.error:  # a synthetic message standing for a failed model call
                 for line in lines:
                     if line["type"] != "assistant":

@@ -6,6 +6,10 @@
   running count of calls); its text and thinking blocks are not written unless `--forward-subagent-text`;
 - when it ends, `system/task_updated` (the status patch), then `system/task_notification` (status, summary,
   output file, usage), both before the Agent call's result.
+
+A background agent (captured in tests/cli/cc_2_1_330/agent_background*): `system/background_tasks_changed`
+(the background tasks running now) before its `task_started` and after its `task_notification`; no prompt
+line; its text is written; each tool call's `task_progress` comes after the call's `assistant` line.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class TaskLines:
             "started": time.monotonic(),
             "tool_uses": 0,
         }
+        background = bool(data.get("background"))
+        task["background"] = background
         self.tasks[event.task_id] = task
         line = self._system(
             "task_started",
@@ -51,7 +57,27 @@ class TaskLines:
             task_type="local_agent",
             prompt=data.get("prompt", ""),
         )
-        return [line]
+        return [self._background_changed(), line] if background else [line]
+
+    def _background_changed(self) -> dict[str, Any]:
+        running = [
+            {
+                "task_id": task_id,
+                "run_id": task["run_id"],
+                "task_type": "local_agent",
+                "subagent_type": task["subagent_type"],
+                "description": task["description"],
+            }
+            for task_id, task in self.tasks.items()
+            if task.get("background")
+        ]
+        return self._system("background_tasks_changed", tasks=running)
+
+    def progress_first(self, event: ev.AssistantMessage) -> bool:
+        """Whether a sub-agent's `task_progress` line precedes its call's `assistant` line (foreground) or
+        follows it (background)."""
+        task = self.tasks.get(event.agent_id)
+        return task is None or not task.get("background")
 
     def ended(self, event: ev.TaskEvent) -> list[dict[str, Any]]:
         data = event.data
@@ -64,7 +90,7 @@ class TaskLines:
             "tool_uses": data.get("tool_uses", 0),
             "duration_ms": data.get("duration_ms", 0),
         }
-        return [
+        lines = [
             self._system("task_updated", task_id=event.task_id, run_id=run_id, patch=patch),
             self._system(
                 "task_notification",
@@ -77,11 +103,16 @@ class TaskLines:
                 usage=usage,
             ),
         ]
+        if task.get("background"):
+            lines.append(self._background_changed())
+        return lines
 
     def shown_blocks(self, event: ev.AssistantMessage, blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The blocks of a sub-agent's message that are written: its tool calls (and, with
         --forward-subagent-text, its text and thinking)."""
         if event.parent_tool_use_id is None or self.forward_text:
+            return blocks
+        if self.tasks.get(event.agent_id, {}).get("background"):
             return blocks
         return [b for b in blocks if b.get("type") not in ("text", "thinking", "redacted_thinking")]
 
