@@ -81,13 +81,27 @@ async def test_three_parallel_agents_with_their_own_tools(project, home):
                 {
                     "content": [
                         call(
-                            "a1", "Agent", description="bg", prompt="BACKGROUND job", run_in_background=True
+                            "a1",
+                            "Agent",
+                            description="bg",
+                            prompt="BACKGROUND job",
+                            run_in_background=True,
                         ),
                         call(
-                            "a2", "Agent", description="review", prompt="REVIEW job", subagent_type="reviewer"
+                            "a2",
+                            "Agent",
+                            run_in_background=False,
+                            description="review",
+                            prompt="REVIEW job",
+                            subagent_type="reviewer",
                         ),
                         call(
-                            "a3", "Agent", description="look", prompt="EXPLORE job", subagent_type="Explore"
+                            "a3",
+                            "Agent",
+                            run_in_background=False,
+                            description="look",
+                            prompt="EXPLORE job",
+                            subagent_type="Explore",
                         ),
                     ]
                 },
@@ -129,7 +143,13 @@ async def test_background_agent_notifies_the_parent(project, home):
             "delegate": [
                 {
                     "content": [
-                        call("a1", "Agent", description="bg", prompt="SLOW job", run_in_background=True)
+                        call(
+                            "a1",
+                            "Agent",
+                            description="bg",
+                            prompt="SLOW job",
+                            run_in_background=True,
+                        )
                     ]
                 },
                 {"content": [call("b1", "Bash", command="sleep 0.5")]},
@@ -149,7 +169,18 @@ async def test_send_message_resumes_a_finished_agent(project, home):
     router = Router(
         {
             "talk to it": [
-                {"content": [call("a1", "Agent", description="x", prompt="HELPER job", name="helper")]},
+                {
+                    "content": [
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="x",
+                            prompt="HELPER job",
+                            name="helper",
+                        )
+                    ]
+                },
                 {"content": [call("s1", "SendMessage", to="helper", message="and one more thing")]},
                 text("done talking"),
             ],
@@ -168,15 +199,27 @@ async def test_depth_limit_removes_the_agent_tool(project, home):
     router = Router(
         {
             "level zero": [
-                {"content": [call("a0", "Agent", description="d", prompt="LEVEL one")]},
+                {
+                    "content": [
+                        call("a0", "Agent", run_in_background=False, description="d", prompt="LEVEL one")
+                    ]
+                },
                 text("top"),
             ],
             "LEVEL one": [
-                {"content": [call("a1", "Agent", description="d", prompt="LEVEL two")]},
+                {
+                    "content": [
+                        call("a1", "Agent", run_in_background=False, description="d", prompt="LEVEL two")
+                    ]
+                },
                 text("one"),
             ],
             "LEVEL two": [
-                {"content": [call("a2", "Agent", description="d", prompt="LEVEL three")]},
+                {
+                    "content": [
+                        call("a2", "Agent", run_in_background=False, description="d", prompt="LEVEL three")
+                    ]
+                },
                 text("two"),
             ],
             "LEVEL three": [text("three")],
@@ -209,7 +252,11 @@ async def test_lifecycle_sees_subagent_start_and_stop(project, home):
     router = Router(
         {
             "watch it": [
-                {"content": [call("a1", "Agent", description="d", prompt="WORKER job")]},
+                {
+                    "content": [
+                        call("a1", "Agent", run_in_background=False, description="d", prompt="WORKER job")
+                    ]
+                },
                 text("ok"),
             ],
             "WORKER job": [
@@ -241,7 +288,11 @@ async def test_task_list_is_shared_with_agents(project, home):
         {
             "plan it": [
                 {"content": [call("t1", "TaskCreate", subject="write docs", description="the README")]},
-                {"content": [call("a1", "Agent", description="d", prompt="DOER job")]},
+                {
+                    "content": [
+                        call("a1", "Agent", run_in_background=False, description="d", prompt="DOER job")
+                    ]
+                },
                 {"content": [call("t3", "TaskList")]},
                 text("listed"),
             ],
@@ -273,7 +324,18 @@ async def test_worktree_agent_keeps_changes_or_cleans_up(project, home, changes)
     router = Router(
         {
             "isolate": [
-                {"content": [call("a1", "Agent", description="d", prompt="TREE job", isolation="worktree")]},
+                {
+                    "content": [
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="TREE job",
+                            isolation="worktree",
+                        )
+                    ]
+                },
                 text("ok"),
             ],
             "TREE job": worker,
@@ -301,7 +363,11 @@ def test_stream_json_marks_subagent_lines(yoke, project):
     router = Router(
         {
             "nest": [
-                {"content": [call("toolu_a", "Agent", description="d", prompt="CHILD job")]},
+                {
+                    "content": [
+                        call("toolu_a", "Agent", run_in_background=False, description="d", prompt="CHILD job")
+                    ]
+                },
                 text("top"),
             ],
             "CHILD job": [text("child says hi")],
@@ -349,7 +415,13 @@ async def test_interrupting_the_parent_leaves_a_background_agent_running(project
             "go": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="LONG job", run_in_background=True)
+                        call(
+                            "a1",
+                            "Agent",
+                            description="d",
+                            prompt="LONG job",
+                            run_in_background=True,
+                        )
                     ]
                 },
                 {"content": [call("b1", "Bash", command="sleep 30")]},
@@ -404,7 +476,14 @@ def test_a_plugin_brings_an_agent(yoke, project, tmp_path):
             "use the kit": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="KIT job", subagent_type="kit:helper")
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="KIT job",
+                            subagent_type="kit:helper",
+                        )
                     ]
                 },
                 text("kit done"),
@@ -470,7 +549,14 @@ def test_an_agent_definitions_hooks_apply_to_that_agent_only(yoke, project, home
             "delegate": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="CAREFUL job", subagent_type="careful")
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="CAREFUL job",
+                            subagent_type="careful",
+                        )
                     ]
                 },
                 {"content": [call("b0", "Bash", command="echo parent > parent.txt")]},
@@ -504,9 +590,15 @@ def test_coordinator_agent_runs_workers_in_parallel_and_stops_one(yoke, project)
             "split it": [
                 {
                     "content": [
-                        call("w1", "Agent", description="a", prompt="WORKER one"),
-                        call("w2", "Agent", description="b", prompt="WORKER two"),
-                        call("w3", "Agent", description="c", prompt="SLOW worker", run_in_background=True),
+                        call("w1", "Agent", run_in_background=False, description="a", prompt="WORKER one"),
+                        call("w2", "Agent", run_in_background=False, description="b", prompt="WORKER two"),
+                        call(
+                            "w3",
+                            "Agent",
+                            description="c",
+                            prompt="SLOW worker",
+                            run_in_background=True,
+                        ),
                     ]
                 },
                 {"content": [call("s1", "TaskStop", task_id="LATER")]},
@@ -566,7 +658,14 @@ def test_an_agent_definition_preloads_its_skills(yoke, project):
             "write it": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="WRITER job", subagent_type="writer")
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="WRITER job",
+                            subagent_type="writer",
+                        )
                     ]
                 },
                 text("ok"),
@@ -593,7 +692,14 @@ def test_an_agent_with_project_memory_writes_its_notes_unasked(yoke, project):
             "take notes": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="SCRIBE job", subagent_type="scribe")
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="SCRIBE job",
+                            subagent_type="scribe",
+                        )
                     ]
                 },
                 text("ok"),
@@ -625,7 +731,17 @@ def test_task_output_waits_for_a_background_agent(yoke, project):
     router = Router(
         {
             "fan out": [
-                {"content": [call("a1", "Agent", description="d", prompt="BG job", run_in_background=True)]},
+                {
+                    "content": [
+                        call(
+                            "a1",
+                            "Agent",
+                            description="d",
+                            prompt="BG job",
+                            run_in_background=True,
+                        )
+                    ]
+                },
                 {"content": [call("o1", "TaskOutput", task_id="LATER")]},
                 text("collected"),
             ],
@@ -666,7 +782,14 @@ def test_an_agent_definitions_own_mcp_server(yoke, project):
             "sum it": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="CALC job", subagent_type="calculator")
+                        call(
+                            "a1",
+                            "Agent",
+                            run_in_background=False,
+                            description="d",
+                            prompt="CALC job",
+                            subagent_type="calculator",
+                        )
                     ]
                 },
                 text("ok"),

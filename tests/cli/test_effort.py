@@ -177,7 +177,12 @@ def test_an_agent_runs_at_its_own_effort(yoke, project):
         if any(m["role"] == "assistant" for m in body["messages"]):
             return DONE
         call = {"type": "tool_use", "id": "a1", "name": "Agent"}
-        call["input"] = {"description": "look", "prompt": "QUICK job", "subagent_type": "quick"}
+        call["input"] = {
+            "description": "look",
+            "prompt": "QUICK job",
+            "subagent_type": "quick",
+            "run_in_background": False,
+        }
         return {"content": [call]}
 
     with ScriptedServer(default_turn=answer) as srv:

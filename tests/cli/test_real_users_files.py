@@ -131,8 +131,22 @@ def test_an_agent_named_with_dots_and_capitals_runs_on_its_resolved_model(yoke, 
             return TEXT
         return {
             "content": [
-                call("a1", "Agent", description="go", prompt="BEAST job", subagent_type="4.1-Beast"),
-                call("a2", "Agent", description="look", prompt="MENTOR job", subagent_type="mentor"),
+                call(
+                    "a1",
+                    "Agent",
+                    run_in_background=False,
+                    description="go",
+                    prompt="BEAST job",
+                    subagent_type="4.1-Beast",
+                ),
+                call(
+                    "a2",
+                    "Agent",
+                    run_in_background=False,
+                    description="look",
+                    prompt="MENTOR job",
+                    subagent_type="mentor",
+                ),
             ]
         }
 
@@ -220,7 +234,16 @@ def test_a_name_that_looks_like_a_path_never_leaves_the_memory_folder(yoke, proj
         if "ODD job" in json.dumps(body["messages"][0]["content"]) or len(body["messages"]) > 1:
             return TEXT
         return {
-            "content": [call("a1", "Agent", description="d", prompt="ODD job", subagent_type="../../outside")]
+            "content": [
+                call(
+                    "a1",
+                    "Agent",
+                    run_in_background=False,
+                    description="d",
+                    prompt="ODD job",
+                    subagent_type="../../outside",
+                )
+            ]
         }
 
     with ScriptedServer(default_turn=answer) as srv:

@@ -92,7 +92,9 @@ def test_list_agents_shows_the_agents_send_message_can_reach(yoke, project):
             return TEXT
         steps = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if steps == 0:
-            return call("a1", "Agent", description="scout", prompt="SCOUT job", name="scout")
+            return call(
+                "a1", "Agent", run_in_background=False, description="scout", prompt="SCOUT job", name="scout"
+            )
         if steps == 1:
             return call("l1", "ListAgents")
         return TEXT

@@ -32,7 +32,7 @@ def _session(yoke, project) -> str:
         {"content": [{"type": "text", "text": "## Plan of work\n\n```python\nprint('hi')\n```"},
                      call("b1", "Bash", command=PLANT), call("r1", "Read", file_path=str(project / "app.py"))]},
         {"content": [call("e1", "Edit", file_path=str(project / "app.py"), old_string="b = 2", new_string="b = 3")]},
-        {"content": [call("a1", "Agent", description="look", prompt="CHILD job")]},
+        {"content": [call("a1", "Agent", run_in_background=False, description="look", prompt="CHILD job")]},
         {"content": [{"type": "text", "text": "nested child words"}]},  # the sub-agent's answer
         {"content": [{"type": "text", "text": "All finished. " + HOSTILE}]},
     ]  # fmt: skip

@@ -28,7 +28,7 @@ def test_the_stream_renders_markdown_thinking_diffs_and_sub_agents(host_env, pro
         {"content": [{"type": "thinking", "thinking": "private musing", "signature": "sig"},
                      {"type": "text", "text": MARKDOWN}, call("r1", "Read", file_path=str(source))]},
         {"content": [call("e1", "Edit", file_path=str(source), old_string="y = 2", new_string="y = 20\ny2 = 4")]},
-        {"content": [call("a1", "Agent", description="survey", prompt="CHILD job")]},
+        {"content": [call("a1", "Agent", run_in_background=False, description="survey", prompt="CHILD job")]},
         {"content": [{"type": "text", "text": "words from the child"}]},  # the sub-agent's answer
         {"content": [{"type": "text", "text": "Done. " + HOSTILE}]},
     ]  # fmt: skip

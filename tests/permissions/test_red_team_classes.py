@@ -154,7 +154,7 @@ def test_5_an_untrusted_clone_starts_no_program_of_its_own(tmp_path: Path, kerne
     agent += f"      args: ['-c', 'touch {marker}']\n---\nHelp.\n"
     (project / ".claude" / "agents" / "helper.md").write_text(agent)
     call = {"type": "tool_use", "id": "a1", "name": "Agent",
-            "input": {"description": "d", "prompt": "help", "subagent_type": "helper"}}  # fmt: skip
+            "input": {"description": "d", "prompt": "help", "subagent_type": "helper", "run_in_background": False}}  # fmt: skip
     text = {"content": [{"type": "text", "text": "done"}]}
     turns = [{"content": [call]}, text, text]
     for mode in ("default", "plan", "bypassPermissions"):
@@ -300,7 +300,7 @@ def test_8_an_untrusted_agent_definitions_judging_hooks_fail_closed_too(tmp_path
     agent += "      hooks:\n        - type: command\n          command: exit 2\n---\nClean.\n"
     (project / ".claude" / "agents" / "cleaner.md").write_text(agent)
     call = {"type": "tool_use", "id": "a1", "name": "Agent",
-            "input": {"description": "d", "prompt": "clean", "subagent_type": "cleaner"}}  # fmt: skip
+            "input": {"description": "d", "prompt": "clean", "subagent_type": "cleaner", "run_in_background": False}}  # fmt: skip
     rm = {"type": "tool_use", "id": "b1", "name": "Bash", "input": {"command": "rm data.txt"}}
     text = {"content": [{"type": "text", "text": "done"}]}
     turns = [{"content": [call]}, {"content": [rm]}, text, text]

@@ -142,7 +142,7 @@ async def test_a_sub_agent_reads_through_the_editor_too(project, base_env):
                 return call("cr", "Read", file_path=str(target))
             return {"content": "child done"}
         if step == 0:
-            return call("ag", "Agent", description="look", prompt="CHILD job")
+            return call("ag", "Agent", run_in_background=False, description="look", prompt="CHILD job")
         return {"content": "All delegated."}
 
     client = EditorClient({str(target): "unsaved line\n"})

@@ -296,7 +296,12 @@ def test_sub_agents_are_child_spans_and_hooks_get_spans(yoke, project, home):
         if any(m["role"] == "assistant" for m in body["messages"]):
             return {"content": [{"type": "text", "text": "all done"}]}
         call = {"type": "tool_use", "id": "a1", "name": "Agent"}
-        call["input"] = {"description": "look", "prompt": "SUB job", "subagent_type": "general-purpose"}
+        call["input"] = {
+            "description": "look",
+            "prompt": "SUB job",
+            "subagent_type": "general-purpose",
+            "run_in_background": False,
+        }
         return {"content": [call]}
 
     with OtlpReceiver() as receiver, ScriptedServer(default_turn=answer) as srv:

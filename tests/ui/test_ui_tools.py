@@ -194,7 +194,7 @@ def test_sub_agent_progress_is_nested_under_its_agent_call(pane_factory, project
             "type": "tool_use",
             "id": "toolu_ag",
             "name": "Agent",
-            "input": {"description": "look at notes", "prompt": "CHILD job"},
+            "input": {"description": "look at notes", "prompt": "CHILD job", "run_in_background": False},
         }
         return {"content": [agent]} if step == 0 else {"content": "All delegated."}
 
