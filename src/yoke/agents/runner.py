@@ -45,6 +45,7 @@ class RunningAgent:
     started: float = field(default_factory=time.monotonic)
     tool_uses: int = 0
     worktree: Any = None
+    stopped: bool = False  # TaskStop ended it: its end is reported, but needs no answer from the model
 
     @property
     def running(self) -> bool:
@@ -375,12 +376,15 @@ class AgentRunner:
             agent.output_file.write_text(text, encoding="utf-8")
             outcome = self._task_outcome(agent)
             outcome["background"] = True
+            if agent.stopped:
+                outcome["status"] = status = "stopped"
             post(ev.TaskEvent("ended", agent.id, tool_use_id, outcome))
-            self.session.agent.inbox.append(
-                f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
-                f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'
-                f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
-            )
+            if not agent.stopped:  # one stopped on purpose needs no answer
+                self.session.agent.inbox.append(
+                    f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
+                    f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'
+                    f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
+                )
 
     async def output(self, agent_id: str, wait_s: float) -> ToolResult:
         """TaskOutput for a background agent: its answer once done (waiting up to `wait_s`)."""
@@ -410,6 +414,7 @@ class AgentRunner:
         agent = self.agents.get(agent_id)
         if agent is None or not agent.running:
             return False
+        agent.stopped = True
         agent.session.interrupt()
         return True
 

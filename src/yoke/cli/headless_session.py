@@ -57,7 +57,10 @@ class HeadlessRun:
     def show(self, event: ev.Event) -> None:
         """One event to the printer (a result perhaps held: `hold_results`)."""
         if isinstance(event, ev.Result):
-            if self.hold_results and self.session.background_busy():
+            from yoke.cli.printers import JsonPrinter
+
+            one = isinstance(self.printer, JsonPrinter)  # json output is the run's one last result
+            if self.hold_results and (one or self.session.background_busy(commands=False)):  # agents only
                 self._held.append(event)
                 self.printer.result = event
                 return

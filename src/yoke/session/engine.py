@@ -82,6 +82,7 @@ class Session:
         self._background_posts: list[ev.Event] = []
         self._background_wake: Any = None  # an asyncio.Event while someone waits on background work
         self._wait_stopped = False
+        self.services.post_background = self.post_background  # background commands' lines (tools/shell)
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -237,11 +238,14 @@ class Session:
         if self._background_wake is not None:
             self._background_wake.set()
 
-    def background_busy(self) -> bool:
-        """A background sub-agent still runs (what `-p` waits for before it ends)."""
+    def background_busy(self, commands: bool = True) -> bool:
+        """A background sub-agent (or, with `commands`, a background command) still runs: what `-p` waits
+        for before it ends."""
         runner = self.services.agents
         agents = getattr(runner, "agents", None) or {}
-        return any(getattr(a, "background", False) and a.running for a in agents.values())
+        if any(getattr(a, "background", False) and a.running for a in agents.values()):
+            return True
+        return commands and bool(self.background_tasks())
 
     def follow_up_due(self) -> bool:
         """A completion notice waits for the model (a background task ended): `follow_up` runs it."""

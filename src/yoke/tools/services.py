@@ -38,6 +38,7 @@ class SessionServices(Record):
         "plan",
         "plan_file",
         "inbox",
+        "post_background",
         "web_fetch_cache",
         "small_model",
         "confinement_works",
@@ -65,6 +66,8 @@ class SessionServices(Record):
         self.plan: str | None = None  # the plan most recently presented (ExitPlanMode)
         self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
         self.inbox: list[str] | None = None  # the loop's inbox: texts for the model's next request
+        # where background work's events go once its call has returned (the session's `post_background`)
+        self.post_background: Callable[[Any], None] | None = None
         self.web_fetch_cache: PageCache | None = None
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)

@@ -311,6 +311,9 @@ class TerminalUI(ScreenParts, SessionLink):
             try:
                 while True:
                     text = await self.inbox.get()
+                    if text is FOLLOW_UP:  # a background task ended while idle: the model answers its notice
+                        await self.turn("", echo=False, follow_up=True)
+                        continue
                     if self.stats.queue and self.stats.queue[0] == text:
                         self.stats.queue.pop(0)
                     await self.handle(text)
@@ -336,6 +339,17 @@ class TerminalUI(ScreenParts, SessionLink):
                 self.stats.busy or self.hint or ticks % 10 == 0
             ):  # idle: the footer (background tasks) each second
                 self.app.invalidate()
+            if not self.stats.busy and self.inbox.empty() and self.session is not None:
+                await self._background_while_idle()
+
+    async def _background_while_idle(self) -> None:
+        """Background work's steps as they come while no turn runs; when a task's completion notice waits,
+        the next turn answers it (as 2.1.330 does)."""
+        async for event in self.session.background_events(0):
+            self.view.on_event(event)
+            self.app.invalidate()
+        if self.session.follow_up_due() and not self.stats.busy and self.inbox.empty():
+            self.inbox.put_nowait(FOLLOW_UP)
 
     async def handle(self, text: str) -> None:
         from yoke.ui.commands import run_command
@@ -356,7 +370,9 @@ class TerminalUI(ScreenParts, SessionLink):
             return
         await self.turn(text)
 
-    async def turn(self, prompt: str, echo: bool = True, compact: str | None = None) -> None:
+    async def turn(
+        self, prompt: str, echo: bool = True, compact: str | None = None, follow_up: bool = False
+    ) -> None:
         """One query (or a compaction), rendered as it streams; Esc interrupts it."""
         from yoke.ui.local_actions import pending_shell_context
         from yoke.ui.prompt_input import with_images
@@ -364,7 +380,7 @@ class TerminalUI(ScreenParts, SessionLink):
         if echo:
             self.emit(self.painter.ansi(_echo(prompt, self.painter.no_color)))
         message: Any = prompt
-        if compact is None:
+        if compact is None and not follow_up:
             message = with_images(pending_shell_context(self) + prompt, self.cwd)
         self.stats.busy = True
         self.interrupted = False
@@ -372,9 +388,12 @@ class TerminalUI(ScreenParts, SessionLink):
         self.view.reset_turn()
         self.app.invalidate()
         try:
-            events = (
-                self.session.compact(compact or None) if compact is not None else self.session.query(message)
-            )
+            if follow_up:
+                events = self.session.follow_up()
+            elif compact is not None:
+                events = self.session.compact(compact or None)
+            else:
+                events = self.session.query(message)
             async for event in events:
                 self.view.on_event(event)
                 self.app.invalidate()
@@ -391,6 +410,9 @@ class TerminalUI(ScreenParts, SessionLink):
                     notifier.notify(self.session, "Yoke is waiting for your input", "idle_prompt")
                 )
             loop.create_task(self._load_session_commands())  # MCP servers may have come or gone
+
+
+FOLLOW_UP: Any = object()  # in the inbox: run the follow-up turn on a background task's notice
 
 
 def _echo(prompt: str, plain: bool) -> Any:

@@ -44,33 +44,35 @@ class TaskLines:
         }
         background = bool(data.get("background"))
         task["background"] = background
+        task["task_type"] = data.get("task_type", "local_agent")
         self.tasks[event.task_id] = task
-        line = self._system(
-            "task_started",
-            task_id=event.task_id,
-            run_id=task["run_id"],
-            tool_use_id=event.tool_use_id,
-            description=task["description"],
-            subagent_type=task["subagent_type"],
-            is_backgrounded=bool(data.get("background")),
-            spawn_depth=data.get("depth", 1),
-            task_type="local_agent",
-            prompt=data.get("prompt", ""),
-        )
+        fields: dict[str, Any] = {
+            "task_id": event.task_id,
+            "run_id": task["run_id"],
+            "tool_use_id": event.tool_use_id,
+            "description": task["description"],
+        }
+        if task["task_type"] == "local_bash":  # a background command: what it is, no agent fields
+            fields.update(is_backgrounded=True, task_type="local_bash")
+        else:
+            fields.update(
+                subagent_type=task["subagent_type"],
+                is_backgrounded=background,
+                spawn_depth=data.get("depth", 1),
+                task_type="local_agent",
+                prompt=data.get("prompt", ""),
+            )
+        line = self._system("task_started", **fields)
         return [self._background_changed(), line] if background else [line]
 
     def _background_changed(self) -> dict[str, Any]:
-        running = [
-            {
-                "task_id": task_id,
-                "run_id": task["run_id"],
-                "task_type": "local_agent",
-                "subagent_type": task["subagent_type"],
-                "description": task["description"],
-            }
-            for task_id, task in self.tasks.items()
-            if task.get("background")
-        ]
+        running = []
+        for task_id, task in self.tasks.items():
+            if task.get("background"):
+                entry = {"task_id": task_id, "run_id": task["run_id"], "task_type": task["task_type"]}
+                if task["task_type"] == "local_agent":
+                    entry["subagent_type"] = task["subagent_type"]
+                running.append({**entry, "description": task["description"]})
         return self._system("background_tasks_changed", tasks=running)
 
     def progress_first(self, event: ev.AssistantMessage) -> bool:
@@ -90,18 +92,19 @@ class TaskLines:
             "tool_uses": data.get("tool_uses", 0),
             "duration_ms": data.get("duration_ms", 0),
         }
+        notification = {
+            "task_id": event.task_id,
+            "run_id": run_id,
+            "tool_use_id": event.tool_use_id,
+            "status": status,
+            "output_file": data.get("output_file", ""),
+            "summary": data.get("summary", ""),
+        }
+        if task.get("task_type", "local_agent") == "local_agent":  # a command's has no usage
+            notification["usage"] = usage
         lines = [
             self._system("task_updated", task_id=event.task_id, run_id=run_id, patch=patch),
-            self._system(
-                "task_notification",
-                task_id=event.task_id,
-                run_id=run_id,
-                tool_use_id=event.tool_use_id,
-                status=status,
-                output_file=data.get("output_file", ""),
-                summary=data.get("summary", ""),
-                usage=usage,
-            ),
+            self._system("task_notification", **notification),
         ]
         if task.get("background"):
             lines.append(self._background_changed())

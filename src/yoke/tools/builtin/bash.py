@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
+from yoke.tools.shell.announce import announce_background
 from yoke.tools.shell.confinement import sandbox_launcher, snapshot_launcher, start_cwd
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
 from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_note, read_capped
@@ -109,7 +110,7 @@ class BashTool(Tool):
         if input.run_in_background:
             script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=None)
             launcher = sandbox_launcher(input, ctx, writable=[], readable=readable)
-            return await self._start_background(input, state, script, cwd, env, launcher)
+            return await self._start_background(input, ctx, state, script, cwd, env, launcher)
 
         output_path, cwd_file = state.next_command_files()
         cwd_file.parent.mkdir(parents=True, exist_ok=True)
@@ -189,6 +190,7 @@ class BashTool(Tool):
     async def _start_background(
         self,
         input: BashInput,
+        ctx: ToolContext,
         state: ShellState,
         script: str,
         cwd: Path,
@@ -205,6 +207,7 @@ class BashTool(Tool):
             lifetime_s=lifetime_ms / 1000,
             launcher=launcher,
         )
+        announce_background(task, ctx)
         text = (
             f"Command running in the background with ID: {task.id}. Its output is written to "
             f"{task.output_path}. Check on it with TaskOutput (task_id {task.id!r}); stop it with TaskStop."

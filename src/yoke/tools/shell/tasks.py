@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -47,6 +48,7 @@ class ShellTask:
     note: str = ""  # why Yoke stopped it, when it did
     done: asyncio.Event = field(default_factory=asyncio.Event)
     watcher: asyncio.Task[None] | None = None
+    on_end: Callable[[ShellTask], None] | None = None  # told once when it ends (tools/shell/announce.py)
 
     @property
     def running(self) -> bool:
@@ -163,6 +165,8 @@ class ShellTaskManager:
                 task.status = "completed" if code == 0 else "failed"
             task.exit_code = code
             task.done.set()
+            if task.on_end is not None:
+                task.on_end(task)
 
     # --- reading and stopping ---------------------------------------------------------------------------
 
