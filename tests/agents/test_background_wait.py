@@ -172,3 +172,25 @@ def test_sigint_during_the_wait_exits_130_within_a_second(project, base_env):
                 proc.kill()
     assert proc.returncode == 130, proc.stderr.read()
     assert took < 3, f"took {took:.2f} s to exit"  # within a second; generous under load
+
+
+def test_text_and_json_output_after_a_follow_up(project, base_env):
+    """Text output writes each answer, a blank line between; json output only the run's last result."""
+    router_args = {
+        "delegate": [
+            {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
+            text("launched"),
+            text("after the notice"),
+        ],
+        "QUICK job": [text("quick answer")],
+    }
+    outputs = {}
+    for fmt in ("text", "json"):
+        with ScriptedServer(default_turn=Router(json.loads(json.dumps(router_args)))) as srv:
+            env = dict(base_env, **anthropic_env(srv))
+            argv = [sys.executable, "-m", "yoke", "-p", "delegate", "--output-format", fmt]
+            proc = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        outputs[fmt] = proc.stdout
+    assert outputs["text"] == "launched\n\nafter the notice\n"
+    assert json.loads(outputs["json"])["result"] == "after the notice"

@@ -208,3 +208,30 @@ def test_sub_agent_progress_is_nested_under_its_agent_call(pane_factory, project
         agent_line = screen.index("● Agent(look at notes)")
         nested = screen.index("⎿  Read(notes.md)")
         assert agent_line < nested < screen.index("All delegated.")
+
+
+def test_a_background_agent_s_notice_starts_the_next_turn_while_idle(pane_factory, project):
+    """The agent runs in the background (the default); once the turn that launched it has ended, its
+    completion notice starts a turn of its own, with nothing typed."""
+
+    def route(body):
+        first = body["messages"][0]["content"]
+        first = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first)
+        step = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if "CHILD job" in first:
+            return {"content": "child found 42"}
+        if step == 0:
+            agent = {"type": "tool_use", "id": "toolu_ag", "name": "Agent"}
+            agent["input"] = {"description": "count things", "prompt": "CHILD job"}
+            return {"content": [agent]}
+        if "child found 42" in json.dumps(body["messages"][-1]):
+            return {"content": "The agent says 42."}
+        return {"content": "Launched it."}
+
+    with ScriptedServer(default_turn=route) as srv:
+        pane = pane_factory(srv)
+        wait_prompt(pane)
+        pane.type("count in the background")
+        pane.keys("Enter")
+        screen = pane.wait_for("The agent says 42.")
+        assert screen.index("Launched it.") < screen.index("The agent says 42.")
