@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from yoke.tools.services import SessionServices
 
 
+TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
+
+
 class SessionError(Exception):
     """A problem with the user's options, files or environment: one line, no traceback.
     `usage` marks a mistake in how Yoke was called (the CLI exits 2 for those)."""
@@ -248,8 +251,9 @@ class Session:
         return commands and bool(self.background_tasks())
 
     def follow_up_due(self) -> bool:
-        """A completion notice waits for the model (a background task ended): `follow_up` runs it."""
-        return bool(self.agent.inbox)
+        """A background task's notice (it ended, or a watch saw output) waits for the model: `follow_up`
+        runs it. Other inbox texts (a hook's context) wait for the next query."""
+        return any(text.startswith(TASK_NOTICE) for text in self.agent.inbox)
 
     async def background_events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
         """Background work's events as they come, until a completion notice waits (`follow_up_due`), no
