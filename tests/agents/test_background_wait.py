@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 from tests.agents.test_subagents import Router, call, text
@@ -194,3 +196,53 @@ def test_text_and_json_output_after_a_follow_up(project, base_env):
         outputs[fmt] = proc.stdout
     assert outputs["text"] == "launched\n\nafter the notice\n"
     assert json.loads(outputs["json"])["result"] == "after the notice"
+
+
+def test_stream_json_input_answers_the_notice_while_stdin_is_open(project, base_env):
+    """As 2.1.330 does (checked with stdin held open): the follow-up query runs without a new message, its
+    own init and result lines; the first result is written at once."""
+    router = Router(
+        {
+            "delegate": [
+                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
+                text("launched"),
+                text("after the notice"),
+            ],
+            "QUICK job": [text("quick answer")],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        env = dict(base_env, **anthropic_env(srv))
+        argv = [sys.executable, "-m", "yoke", "-p", "--input-format", "stream-json", *STREAM_OUT]
+        proc = subprocess.Popen(
+            argv, cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        try:
+            message = {"type": "user", "message": {"role": "user", "content": "delegate"}}
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            lines, results = [], []
+            arrived: queue.Queue = queue.Queue()
+            threading.Thread(target=lambda: [arrived.put(x) for x in proc.stdout], daemon=True).start()
+            deadline = time.monotonic() + 30
+            while len(results) < 2 and time.monotonic() < deadline:  # a bounded wait for each line
+                try:
+                    line = arrived.get(timeout=max(0.1, deadline - time.monotonic()))
+                except queue.Empty:
+                    break
+                lines.append(json.loads(line))
+                if lines[-1]["type"] == "result":
+                    results.append(lines[-1]["result"])
+            assert proc.poll() is None  # stdin is still open: the process waits for more
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert results == ["launched", "after the notice"]
+    kinds = [(x["type"], x.get("subtype")) for x in lines]
+    assert kinds.count(("system", "init")) == 2
+    assert kinds.index(("system", "task_notification")) < len(kinds) - 1 - kinds[::-1].index(
+        ("system", "init")
+    )
+    assert proc.returncode == 0
