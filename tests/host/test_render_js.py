@@ -90,7 +90,7 @@ def test_multiedit_write_long_output_and_error(show):
 
 def test_a_sub_agents_calls_nest_inside_its_agent_call(show):
     page = show(
-        used("a", "Agent", run_in_background=False, description="dig", prompt="look"),
+        used("a", "Agent", description="dig", prompt="look"),
         {**said("from inside"), "parent_tool_use_id": "a"},
         used("g", "Grep", parent="a", pattern="needle"),
         answered("g", "found it", parent="a"),
