@@ -84,9 +84,8 @@ REASONING_QUESTION = (
 class AutoMode:
     """The classifier for one session: `await auto(tool, input, ctx)` -> Decision or None (no decision)."""
 
-    def __init__(self, gate: Any, provider: Any, model: str, messages: list[Message], settings: Any,
+    def __init__(self, provider: Any, model: str, messages: list[Message], settings: Any,
                  ledger: Any = None, env: Any = None):  # fmt: skip
-        self.gate = gate
         self.provider = provider
         self.model = model
         self.messages = messages  # the session's live history
@@ -94,14 +93,13 @@ class AutoMode:
         self.system = classifier_system(effective_rules(auto_mode_config(settings)))
         self.consecutive = 0
         self.total = 0
-        self.suspended: list[Any] = []
+        self.suspended: dict[int, list[Any]] = {}  # per gate (a sub-agent's own mode has a copy)
         self.timeout_s = _env_float(env or os.environ, "YOKE_AUTO_MODE_TIMEOUT", DEFAULT_TIMEOUT_S)
 
     # ---- the gate's hook --------------------------------------------------------------------------------
 
     async def __call__(self, tool: Any, input: dict[str, Any], ctx: Any) -> Decision | None:
-        if self.gate.mode != "auto":
-            return None
+        """Consulted only while the gate's mode is auto (`gate_options`: `classifier_mode`)."""
         if self.consecutive >= MAX_CONSECUTIVE_DENIALS or self.total >= MAX_TOTAL_DENIALS:
             return None  # back to asking
         try:
@@ -165,14 +163,26 @@ class AutoMode:
 
     # ---- risky allow rules --------------------------------------------------------------------------------
 
-    def sync_rules(self) -> None:
-        """Suspend risky allow rules while in auto mode; put them back when it is left."""
-        if self.gate.mode == "auto" and not self.suspended:
-            self.suspended = [r for r in self.gate.allow if is_risky_rule(r)]
-            self.gate.allow = [r for r in self.gate.allow if not is_risky_rule(r)]
-        elif self.gate.mode != "auto" and self.suspended:
-            self.gate.allow = [*self.gate.allow, *self.suspended]
-            self.suspended = []
+    def sync_rules(self, gate: Any) -> None:
+        """The gate's mode changed: suspend its risky allow rules while in auto mode; put them back when it
+        is left."""
+        suspended = self.suspended.get(id(gate))
+        if gate.mode == "auto" and not suspended:
+            self.suspended[id(gate)] = [r for r in gate.allow if is_risky_rule(r)]
+            gate.allow = [r for r in gate.allow if not is_risky_rule(r)]
+        elif gate.mode != "auto" and suspended:
+            gate.allow = [*gate.allow, *suspended]
+            del self.suspended[id(gate)]
+
+    def gate_options(self) -> dict[str, Any]:
+        """What the gate is built with to consult this classifier (`permissions.build_gate`): it decides
+        only in auto mode, within its deadline, and hears of every mode change."""
+        return {
+            "classifier": self,
+            "classifier_deadline_s": self.timeout_s,
+            "classifier_mode": "auto",
+            "on_mode_change": self.sync_rules,
+        }
 
 
 def is_risky_rule(rule: Any) -> bool:
@@ -188,23 +198,6 @@ def is_risky_rule(rule: Any) -> bool:
         return True
     first = re.split(r"[\s:*]", spec.strip(), maxsplit=1)[0]
     return os.path.basename(first) in RISKY_COMMANDS or bool(re.fullmatch(r"python\d(\.\d+)?", first))
-
-
-def install(gate: Any, provider: Any, model: str, messages: list[Message], settings: Any,
-            ledger: Any = None, env: Any = None) -> AutoMode:  # fmt: skip
-    """Plug auto mode into `gate`: its classifier hook, its deadline, and rule suspension on mode changes."""
-    auto = AutoMode(gate, provider, model, messages, settings, ledger, env)
-    gate.classifier = auto
-    gate.classifier_deadline_s = auto.timeout_s
-    set_mode = gate.set_mode
-
-    def set_mode_and_sync(mode: str) -> None:
-        set_mode(mode)
-        auto.sync_rules()
-
-    gate.set_mode = set_mode_and_sync
-    auto.sync_rules()
-    return auto
 
 
 # ---- parsing ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ default mode and sandbox settings only once the folder is trusted.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
@@ -34,6 +35,10 @@ def build_gate(
     home: Path | None = None,
     allow_bypass: bool = False,
     classifier: ClassifierFn | None = None,
+    classifier_deadline_s: float = 2.0,
+    classifier_mode: str | None = None,
+    on_mode_change: Callable[[PermissionGate], None] | None = None,
+    block_outside_reads: bool = False,
 ) -> PermissionGate:
     """The gate for one session. Raises ValueError (a one-line message) for a bad mode or --add-dir."""
     from yoke.config.settings import load_settings
@@ -89,6 +94,9 @@ def build_gate(
             bypass_disabled=bypass_disabled,
             warnings=warnings,
             classifier=classifier,
+            classifier_deadline_s=classifier_deadline_s,
+            classifier_mode=classifier_mode,
+            on_mode_change=on_mode_change,
         )
     except PermissionModeError as exc:
         raise PermissionModeError(f"--permission-mode: {exc}") from None
@@ -96,6 +104,7 @@ def build_gate(
     gate.block_outside_writes = any(
         s.data.get("blockWritesOutsideWorkingDirectories") is True for s in settings.sources
     )
+    gate.block_outside_reads = block_outside_reads  # --restricted: the file tools stay inside them
     gate.deny_prompts = any(s.data.get("denyInsteadOfPrompting") is True for s in settings.sources)
     gate.settings_paths.update(
         {

@@ -89,6 +89,8 @@ class PermissionGate(GateActions):
         warnings: list[str] | None = None,
         classifier: ClassifierFn | None = None,
         classifier_deadline_s: float = 2.0,
+        classifier_mode: str | None = None,
+        on_mode_change: Callable[[PermissionGate], None] | None = None,
     ) -> None:
         self.cwd = Path(os.path.realpath(cwd))
         self.home = home
@@ -102,6 +104,8 @@ class PermissionGate(GateActions):
         self.warnings = list(warnings or [])
         self.classifier = classifier
         self.classifier_deadline_s = classifier_deadline_s
+        self.classifier_mode = classifier_mode  # the mode the classifier decides in (None: every mode)
+        self.on_mode_change = on_mode_change  # told of every mode this gate enters, the first included
         # settings (permissions/build.py): file-tool writes outside the working directories refused in every
         # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
         self.block_outside_writes = False
@@ -138,6 +142,8 @@ class PermissionGate(GateActions):
                     "(--permission-mode bypassPermissions or --allow-dangerously-skip-permissions)"
                 )
         self._mode = mode
+        if self.on_mode_change is not None:
+            self.on_mode_change(self)
 
     def available_modes(self) -> list[str]:
         modes = list(BASIC_MODES)
@@ -173,7 +179,7 @@ class PermissionGate(GateActions):
         if facts.kind in ("read", "edit") and facts.paths:
             remember_judged(facts.paths)  # the file tools re-check these when they open them
         decision = self.evaluate(facts, hook)
-        if decision is None and self.classifier is not None:
+        if decision is None and self.classifier is not None and self.classifier_mode in (None, self.mode):
             decision = await self._classify(tool, input, ctx)
         if decision is None:
             decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))
