@@ -46,12 +46,7 @@ async def open_session(options: SessionOptions) -> Session:
     git_pending = asyncio.ensure_future(git.context())
     try:
         session = await _assemble(options, cwd, git, git_pending)
-        if telemetry_enabled(session.env):  # OpenTelemetry export: docs/observability.md; off: this check
-            from yoke.telemetry.attach import attach_telemetry
-
-            environment = session.stages.environment
-            attach_telemetry(session, environment.env, environment.merged, resumed=_resumed(session))
-        await _announce_start(session, "resume" if _resumed(session) else "startup")
+        await _started(session)
         return session
     except BaseException:
         # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
@@ -184,8 +179,17 @@ def session_stage(stages: Stages, agent: Agent, inherited: Inherited | None = No
     return session
 
 
-def _resumed(session: Session) -> bool:
-    return session.stages.model.loaded.conversation is not None
+async def _started(session: Session) -> None:
+    """The main session is built: telemetry starts exporting (when on), then SessionStart is announced."""
+    stages = session.stages
+    assert stages is not None  # built by _assemble
+    environment = stages.environment
+    resumed = stages.model.loaded.conversation is not None
+    if telemetry_enabled(environment.env):  # OpenTelemetry export: docs/observability.md; off: this check
+        from yoke.telemetry.attach import attach_telemetry
+
+        attach_telemetry(session, environment.env, environment.merged, resumed=resumed)
+    await _announce_start(session, "resume" if resumed else "startup")
 
 
 async def _announce_start(session: Session, source: str) -> None:

@@ -188,7 +188,7 @@ def _extensions(
         env=environment.env,
         settings=environment.settings,
         add_dirs=environment.add_dirs,
-        plugin_dirs=options.plugin_dirs,
+        plugin_dirs=[str(d) for d in options.plugin_dirs],
         registry=registry,
         gate=gate,
         executor=executor,
