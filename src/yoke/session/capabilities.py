@@ -20,7 +20,6 @@ from yoke.session.engine import SessionError, set_gate_mode
 from yoke.session.mcp_setup import agent_mcp, mcp_settings, start_mcp
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
-from yoke.session.resume import Loaded
 from yoke.session.stages import Capabilities, Environment, Inherited, ModelSetup
 from yoke.session.tool_setup import (
     add_plugin_agents,
@@ -51,53 +50,21 @@ async def capabilities_stage(
     repository)."""
     if inherited is not None:
         return await _child_capabilities(environment, model, owner, inherited)
-    options, cwd, env, warnings = environment.options, environment.cwd, environment.env, environment.warnings
+    options, cwd, env = environment.options, environment.cwd, environment.env
     resources = ResourceStack()
     resources.add(model.loaded.transcript, "transcript")
     resources.add(model.provider, "provider")
     registry = session_tools(environment, model.model)
     structured = structured_output(options, registry)
     gate = gate_stage(environment, model, registry)
-    working_dirs = list(gate.working_dirs or [cwd, *environment.add_dirs])
-    transcript = model.loaded.transcript
-    home = environment.home
-    session_dir = (
-        transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / model.loaded.session_id
-    )
     from yoke.memory import MemoryIndex
     from yoke.session.recorder import Recorder
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
-    recorder = Recorder(transcript, model.loaded.chain)
-    lifecycle = Lifecycle(common_fields(recorder, cwd, gate))
-    for listener in [*options.listeners, *([structured] if structured is not None else [])]:
-        lifecycle.add(listener)
-    executor = tool_executor(
-        registry,
-        gate,
-        working_dirs,
-        session_dir,
-        model.loaded,
-        recorder,
-        memory,
-        environment,
-        lifecycle,
-        owner,
-    )
+    recorder = Recorder(model.loaded.transcript, model.loaded.chain)
+    executor = tool_executor(environment, model, registry, gate, recorder, memory, structured, owner)
     side_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
-    mcp_merged = mcp_settings(environment.settings, cwd, environment.merged, warnings)
-    mcp = await start_mcp(
-        options,
-        cwd,
-        mcp_merged,
-        registry,
-        gate,
-        env,
-        warnings,
-        side_events,
-        lifecycle,
-        lambda: executor.ctx.asker,
-    )
+    mcp = await _session_mcp(environment, registry, gate, executor, side_events)
     if mcp is not None:
         resources.add(mcp, "MCP servers")
     auto_memory = await _auto_memory(environment, model, gate, git)
@@ -110,14 +77,27 @@ async def capabilities_stage(
         mcp=mcp,
         side_events=side_events,
         recorder=recorder,
-        lifecycle=lifecycle,
+        lifecycle=executor.lifecycle,
         executor=executor,
         memory=memory,
         auto_memory=auto_memory,
         extensions=extensions,
         structured=structured,
-        working_dirs=working_dirs,
-        session_dir=session_dir,
+        working_dirs=executor.ctx.working_dirs,
+        session_dir=executor.ctx.session.session_dir,
+    )
+
+
+async def _session_mcp(
+    environment: Environment, registry: Any, gate: PermissionGate, executor: Any, events: list[ev.Event]
+) -> Any:
+    """The session's MCP servers; their elicitation requests reach the Elicitation hooks, then whoever
+    answers the session's questions at that moment (a front-end may hand in another asker)."""
+    options, cwd, warnings = environment.options, environment.cwd, environment.warnings
+    merged = mcp_settings(environment.settings, cwd, environment.merged, warnings)
+    lifecycle, ctx = executor.lifecycle, executor.ctx
+    return await start_mcp(
+        options, cwd, merged, registry, gate, environment.env, warnings, events, lifecycle, lambda: ctx.asker
     )
 
 
@@ -329,26 +309,30 @@ def common_fields(recorder: Any, cwd: Path, gate: Gate) -> Any:
 
 
 def tool_executor(
+    environment: Environment,
+    model: ModelSetup,
     registry: Any,
     gate: PermissionGate,
-    working_dirs: list[Path],
-    session_dir: Path,
-    loaded: Loaded,
     recorder: Any,
     memory: Any,
-    environment: Environment,
-    lifecycle: Lifecycle,
+    structured: Any,
     owner: Owner,
 ) -> Any:
-    """The tool executor, the session's tool context and services, and the collaborators that watch tool
-    calls."""
+    """The tool executor, its lifecycle (the front-end's listeners, --json-schema's), the session's tool
+    context and services (the agent runner among them), and the collaborators that watch tool calls."""
     from yoke.agents.task_list import TaskList
     from yoke.loop.executor import ToolExecutor, ToolObserver
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
     from yoke.tools.services import SessionServices
 
-    options, cwd, env = environment.options, environment.cwd, environment.env
+    options, cwd, env, loaded = environment.options, environment.cwd, environment.env, model.loaded
+    lifecycle = Lifecycle(common_fields(recorder, cwd, gate))
+    for listener in [*options.listeners, *([structured] if structured is not None else [])]:
+        lifecycle.add(listener)
+    working_dirs = list(gate.working_dirs or [cwd, *environment.add_dirs])
+    transcript, home = loaded.transcript, environment.home
+    session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
     conversation = loaded.conversation
     # the sandbox Bash runs in; what Grep and Glob leave out; the task list (TaskCreate and friends)
     services = SessionServices.for_gate(
