@@ -128,6 +128,9 @@ async def test_a_child_is_built_from_the_parents_frozen_stage_records(project, h
             assert child.services.sandbox is session.services.sandbox
             assert child.services.task_list is session.services.task_list
             assert child.services.agents is None  # started with no agent depth: no sub-agents of its own
+            # Monitor's events reach the loop: each session's services carry its own agent's inbox
+            assert session.services.inbox is session.agent.inbox
+            assert child.services.inbox is child.agent.inbox and child.agent.inbox is not session.agent.inbox
             assert set(session.agent.lifecycle.listeners()) <= set(child.agent.lifecycle.listeners())
             # its own mode is its gate copy's; the rules and the session's answers stay shared
             assert child.permission_mode == "acceptEdits" and session.permission_mode == "default"

@@ -124,6 +124,7 @@ async def agent_stage(
         system=system,
         messages=model.messages,
         ledger=model.ledger,
+        inbox=capabilities.executor.ctx.session.services.inbox,  # tools that notify later append to it
         agent_id=inherited.agent_id if inherited is not None else "main",
         parent_tool_use_id=inherited.parent_tool_use_id if inherited is not None else None,
         # a sub-agent shares its parent's observers: telemetry sees its own events too

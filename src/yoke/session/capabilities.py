@@ -340,6 +340,7 @@ def tool_executor(
         task_list=TaskList(lifecycle),
         agents=_runner(environment, owner, 0),
         todos=list(conversation.todos or []) if conversation is not None else [],
+        inbox=[],
     )
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     if conversation is not None:

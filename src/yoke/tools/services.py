@@ -57,6 +57,7 @@ class SessionServices(Record):
         task_list: TaskList | None = None,
         agents: AgentRunner | None = None,
         todos: list[dict[str, Any]] | None = None,
+        inbox: list[str] | None = None,
     ) -> None:
         self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
         self.sandbox_excluded = sandbox_excluded  # whether a command line runs outside it (excludedCommands)
@@ -66,7 +67,7 @@ class SessionServices(Record):
         self.todos: list[dict[str, Any]] = todos or []  # TodoWrite's current list (kept across compaction)
         self.plan: str | None = None  # the plan most recently presented (ExitPlanMode)
         self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
-        self.inbox: list[str] | None = None  # the loop's inbox: texts for the model's next request
+        self.inbox = inbox  # the loop's inbox (`Agent.inbox`): texts for the model's next request
         self.web_fetch_cache: PageCache | None = None
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)
@@ -83,6 +84,7 @@ class SessionServices(Record):
         task_list: TaskList | None = None,
         agents: AgentRunner | None = None,
         todos: list[dict[str, Any]] | None = None,
+        inbox: list[str] | None = None,
     ) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
@@ -94,14 +96,16 @@ class SessionServices(Record):
             task_list=task_list,
             agents=agents,
             todos=todos,
+            inbox=inbox,
         )
 
     def for_child(self, agents: AgentRunner | None = None) -> SessionServices:
-        """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan and runner
-        (`agents`: None when it may start no sub-agents of its own)."""
+        """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan, inbox and
+        runner (`agents`: None when it may start no sub-agents of its own)."""
         return SessionServices(
             sandbox=self.sandbox,
             sandbox_excluded=self.sandbox_excluded,
             task_list=self.task_list,
             agents=agents,
+            inbox=[],
         )
