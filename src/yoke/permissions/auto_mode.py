@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import weakref
 from contextlib import aclosing
 from typing import Any
 
@@ -93,7 +94,9 @@ class AutoMode:
         self.system = classifier_system(effective_rules(auto_mode_config(settings)))
         self.consecutive = 0
         self.total = 0
-        self.suspended: dict[int, list[Any]] = {}  # per gate (a sub-agent's own mode has a copy)
+        # the risky allow rules taken out of each gate while it is in auto mode (a sub-agent's own mode is a
+        # copy of the session's gate); gone with the gate
+        self.suspended: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
         self.timeout_s = _env_float(env or os.environ, "YOKE_AUTO_MODE_TIMEOUT", DEFAULT_TIMEOUT_S)
 
     # ---- the gate's hook --------------------------------------------------------------------------------
@@ -166,13 +169,13 @@ class AutoMode:
     def sync_rules(self, gate: Any) -> None:
         """The gate's mode changed: suspend its risky allow rules while in auto mode; put them back when it
         is left."""
-        suspended = self.suspended.get(id(gate))
+        suspended = self.suspended.get(gate)
         if gate.mode == "auto" and not suspended:
-            self.suspended[id(gate)] = [r for r in gate.allow if is_risky_rule(r)]
+            self.suspended[gate] = [r for r in gate.allow if is_risky_rule(r)]
             gate.allow = [r for r in gate.allow if not is_risky_rule(r)]
         elif gate.mode != "auto" and suspended:
             gate.allow = [*gate.allow, *suspended]
-            del self.suspended[id(gate)]
+            del self.suspended[gate]
 
     def gate_options(self) -> dict[str, Any]:
         """What the gate is built with to consult this classifier (`permissions.build_gate`): it decides
