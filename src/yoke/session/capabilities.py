@@ -17,16 +17,18 @@ from yoke import events as ev
 from yoke.loop.lifecycle import Lifecycle
 from yoke.seams import NoAsker
 from yoke.session.engine import SessionError, set_gate_mode
-from yoke.session.mcp_setup import agent_mcp, mcp_settings, start_mcp
 from yoke.session.options import SessionOptions
 from yoke.session.resources import ResourceStack
 from yoke.session.stages import Capabilities, Environment, Inherited, ModelSetup
 from yoke.session.tool_setup import (
     add_plugin_agents,
+    agent_mcp,
     builtin_registry,
     child_registry,
+    mcp_settings,
     offer_model_tools,
     register_agent_tools,
+    start_mcp,
     structured_output,
 )
 
