@@ -34,6 +34,7 @@ class LoopSettings(Record):
         "effort",
         "repeat_limit",
         "include_partial",
+        "asked",
     )
 
     def __init__(
@@ -46,6 +47,7 @@ class LoopSettings(Record):
         effort: str | None = None,  # reasoning effort level (providers/effort.py)
         repeat_limit: int = 5,
         include_partial: bool = False,
+        asked: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.max_turns = max_turns
@@ -55,6 +57,8 @@ class LoopSettings(Record):
         self.effort = effort
         self.repeat_limit = repeat_limit
         self.include_partial = include_partial
+        # what the user asked for effort, thinking and max_tokens; unasked ones follow a model switch
+        self.asked: dict[str, Any] = {} if asked is None else asked
 
 
 class Reshaped(Protocol):
