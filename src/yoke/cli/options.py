@@ -30,9 +30,9 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         sources = []  # user, project and local settings files are ignored; --settings still applies
     env = None
     if args.autocompact not in (None, "auto"):  # validated in cli/args.py: a whole number >= 100,000
-        from yoke.providers.tokens import AUTOCOMPACT_WINDOW_ENV
+        from yoke.session.wiring import autocompact_env
 
-        env = dict(os.environ, **{AUTOCOMPACT_WINDOW_ENV: args.autocompact})
+        env = autocompact_env(os.environ, args.autocompact)
     options = SessionOptions(
         env=env,
         cwd=cwd,

@@ -353,6 +353,18 @@ def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dic
     }
 
 
+def _hook_callback(channel: Any) -> Any:
+    """An SDK hook callback answered over the control protocol: a `hook_callback` request, its hook output."""
+
+    async def call(callback_id: str, data: dict[str, Any], tool_use_id: str | None) -> dict[str, Any] | None:
+        request = {"subtype": "hook_callback", "callback_id": callback_id, "input": data}
+        if tool_use_id:
+            request["tool_use_id"] = tool_use_id
+        return await channel.request(request)
+
+    return call
+
+
 def _control_response(
     subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
 ) -> dict[str, Any]:
@@ -361,9 +373,9 @@ def _control_response(
 
     if subtype == "initialize":
         if request.get("hooks") and channel is not None:
-            from yoke.hooks.sdk import attach_sdk_hooks  # the client's hook callbacks (docs/hooks.md)
+            from yoke.session.wiring import attach_control_hooks  # the client's callbacks (docs/hooks.md)
 
-            for warning in attach_sdk_hooks(run.session, request["hooks"], channel):
+            for warning in attach_control_hooks(run.session, request["hooks"], _hook_callback(channel)):
                 print(f"yoke: warning: {warning}", file=sys.stderr)
         return {
             "hook_on_failure_supported": True,

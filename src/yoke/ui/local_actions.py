@@ -61,15 +61,15 @@ def pending_shell_context(ui: Any) -> str:
 
 async def save_memory_note(ui: Any, note: str) -> None:
     """`#note`: append a line to the memory file the user picks (project, local or user CLAUDE.md)."""
+    from yoke.config.settings import claude_config_dir
     from yoke.fsutil import replace_file
-    from yoke.memory.files import config_dir
 
     if not note:
         return
     targets = [
         ("Project memory (./CLAUDE.md, shared)", Path(ui.cwd) / "CLAUDE.md"),
         ("Project memory, just me (./CLAUDE.local.md)", Path(ui.cwd) / "CLAUDE.local.md"),
-        ("User memory (~/.claude/CLAUDE.md, all projects)", config_dir(ui.env) / "CLAUDE.md"),
+        ("User memory (~/.claude/CLAUDE.md, all projects)", claude_config_dir(None, ui.env) / "CLAUDE.md"),
     ]
     index = await ui.choose(
         ui.painter.line(f"Save to which memory? “{note}”", "bold"), [t for t, _ in targets]

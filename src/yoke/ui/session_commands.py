@@ -37,13 +37,13 @@ async def _resume(ui: Any, args: str) -> None:
 
 def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
     """This folder's sessions, newest first: Yoke's, then Claude Code's (from its own projects folder)."""
-    from yoke.memory.files import config_dir
+    from yoke.config.settings import claude_config_dir
     from yoke.session.store import list_sessions
     from yoke.session.transcript import yoke_home
 
     ours = [(s, False) for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
     try:
-        theirs = [(s, True) for s in list_sessions(ui.cwd, config_dir(ui.env), limit=30)]
+        theirs = [(s, True) for s in list_sessions(ui.cwd, claude_config_dir(None, ui.env), limit=30)]
     except OSError:
         theirs = []
     both = sorted(ours + theirs, key=lambda pair: pair[0].modified, reverse=True)
