@@ -7,10 +7,10 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
+from yoke.config.tool_rules import split_tool_list
 from yoke.jsonsafe import loads as safe_json
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
-from yoke.tools.registry import split_tool_list
 
 # --restricted removes these unless --tools names them (the built-ins that run commands or code, and WebFetch)
 RESTRICTED_TOOLS = ("Bash", "WebFetch")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from yoke.session.admin import AdminError
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator
 
 CRITIQUE_SYSTEM = """You review the custom rules a user wrote for the auto mode of a coding agent. In auto mode a \
 classifier model decides, for each tool call the agent wants to make, whether it runs without asking the \
@@ -86,7 +89,8 @@ async def critique(settings: Any, written: dict[str, list[str]], model_flag: str
             max_tokens=4096,
         )
         try:
-            async with aclosing(provider.stream(request)) as stream:
+            answer = cast("AsyncGenerator[pb.ProviderEvent, None]", provider.stream(request))
+            async with aclosing(answer) as stream:
                 async for event in stream:
                     if isinstance(event, pb.MessageStop):
                         return text_of(event.message)
