@@ -109,16 +109,20 @@ def installed(cwd: Path) -> list[dict[str, Any]]:
 def validate(path: Path) -> str:
     """Check a plugin or marketplace folder; returns one line saying what it holds, or AdminError with every
     problem found."""
+    with _plugin_errors():
+        return _validated(path)
+
+
+def _validated(path: Path) -> str:
     from yoke.plugins.marketplace import MARKETPLACE_FILE, read_marketplace
     from yoke.plugins.plugin import PluginError, load_plugin
     from yoke.plugins.store import read_json
     from yoke.skills.catalog import Catalog, add_plugin
 
-    with _plugin_errors():
-        if (path / MARKETPLACE_FILE).is_file():
-            data = read_marketplace(path)
-            return f"Marketplace {data['name']}: {len(data['plugins'])} plugin(s), valid"
-        plugin = load_plugin(path, _store().data_root)
+    if (path / MARKETPLACE_FILE).is_file():
+        data = read_marketplace(path)
+        return f"Marketplace {data['name']}: {len(data['plugins'])} plugin(s), valid"
+    plugin = load_plugin(path, _store().data_root)
     catalog = Catalog(cwd=path, root=path)
     add_plugin(catalog, plugin)
     problems = list(catalog.warnings)
