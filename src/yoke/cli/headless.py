@@ -101,7 +101,7 @@ def _read_stdin() -> str:
 
 
 async def _start(args: Namespace, prompt: str) -> int:
-    from yoke.session.admin.memory import note_text
+    from yoke.session.wiring import note_text
 
     note = note_text(prompt) if args.input_format == "text" and not args.print_context else None
     if note is not None:  # `# note`: saved to a memory file, no model call

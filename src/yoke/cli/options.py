@@ -7,7 +7,7 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.config.tool_rules import split_tool_list
+from yoke.config.settings import split_tool_list
 from yoke.jsonsafe import loads as safe_json
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions

@@ -1,8 +1,9 @@
-"""What a front-end plugs into a session, or asks of it before a prompt goes out, beyond `SessionOptions`:
+"""What a front-end plugs into a session, or asks about a prompt before it goes out, beyond `SessionOptions`:
 its own hook callbacks (the Agent SDK's, in process or over the control protocol), an MCP tool that answers
-permission questions (`--permission-prompt-tool`), the check that a prompt fits the model's window, and the
-environment that caps auto-compaction (`--autocompact`). Front-ends import this module, never `hooks/`,
-`mcp/`, `context/` or `providers/`; each is imported when its operation runs."""
+permission questions (`--permission-prompt-tool`), whether a prompt is a `# note` and whether it fits the
+model's window, and the environment that caps auto-compaction (`--autocompact`). Front-ends import this
+module, never `hooks/`, `mcp/`, `memory/`, `context/` or `providers/`; each is imported when its operation
+runs."""
 
 from __future__ import annotations
 
@@ -63,6 +64,13 @@ def prompt_tool_asker(session: Session, name: str) -> Asker:
             f"MCP tool {name} (passed via --permission-prompt-tool) not found. Available MCP tools: {listed}"
         )
     return McpPromptToolAsker(tool)
+
+
+def note_text(prompt: str) -> str | None:
+    """The note in a `# note` prompt (saved to a memory file, no model call), or None for any other prompt."""
+    from yoke.memory.note import note_text as text
+
+    return text(prompt)
 
 
 def oversized_prompt(session: Session, prompt: str) -> str:

@@ -75,13 +75,6 @@ async def extract(payload: Path) -> list[Path]:
     return await run_extraction(payload)
 
 
-def note_text(prompt: str) -> str | None:
-    """The note in a `# note` prompt, or None for any other prompt."""
-    from yoke.memory.note import note_text as text
-
-    return text(prompt)
-
-
 def note_file(target: str, cwd: Path, env: Mapping[str, str]) -> Path:
     """The memory file a note for `target` (project, user, local) goes to."""
     from yoke.memory.note import target_path
