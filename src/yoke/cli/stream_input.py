@@ -279,17 +279,14 @@ async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run:
 async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
     """`mcp_reconnect {serverName}` and `mcp_toggle {serverName, enabled}` on the session's MCP servers."""
     request_id = frame.get("request_id", "")
-    mcp = getattr(run.session, "mcp", None)
     name = request.get("serverName")
     try:
-        if mcp is None or not hasattr(mcp, "reconnect"):
-            raise KeyError("no MCP servers are running in this session")
         if not isinstance(name, str) or not name:
             raise KeyError(f"{request.get('subtype')} needs serverName")
         if request.get("subtype") == "mcp_reconnect":
-            await mcp.reconnect(name)
+            await run.session.mcp_reconnect(name)
         else:
-            await mcp.set_enabled(name, bool(request.get("enabled", True)))
+            await run.session.mcp_set_enabled(name, bool(request.get("enabled", True)))
         response = {"subtype": "success", "request_id": request_id, "response": {}}
     except KeyError as exc:
         response = {
@@ -410,6 +407,5 @@ def _control_response(
             raise ValueError(f"no running task {request.get('task_id')!r}")
         return {}
     if subtype == "mcp_status":
-        mcp = getattr(session, "mcp", None)
-        return {"mcpServers": mcp.entries() if mcp is not None else []}
+        return {"mcpServers": session.mcp_servers()}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

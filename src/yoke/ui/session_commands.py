@@ -87,11 +87,11 @@ def _replay_tail(ui: Any, count: int = 6) -> None:
 
 @command("rewind", "Go back to an earlier message (code, conversation or both)")
 async def _rewind(ui: Any, args: str) -> None:
-    from yoke.session.commands import _prompts_of, rewind_command
+    from yoke.session.commands import prompts_of, rewind_command
 
     session = ui.session
     path = session.transcript_path
-    prompts = _prompts_of(path) if path.exists() else []
+    prompts = prompts_of(path) if path.exists() else []
     if not prompts:
         ui.say("  Nothing to rewind yet.", "dim")
         return
