@@ -119,5 +119,50 @@ def main() -> None:
           f"over {len(gaps)} text deltas (goal < 100 ms)")  # fmt: skip
 
 
+SYNTHETIC = """(count) => {
+  const text = "## Step\\n\\nSome **bold** words, `code`, a [link](https://example.org).\\n\\n- one\\n- two\\n\\n"
+    + "```python\\n" + "x = 1\\n".repeat(20) + "```\\n";
+  const old = Array.from({length: 60}, (_, i) => "line " + i).join("\\n");
+  const changed = old.replace("line 30", "line thirty").replace("line 7", "line seven\\nadded");
+  const out = Array.from({length: 100}, (_, i) => "output " + i).join("\\n");
+  const messages = [];
+  for (let i = 0; i < count; i += 1) {
+    const id = "t" + i;
+    messages.push({type: "assistant", message: {content: [{type: "text", text: text}]}});
+    messages.push({type: "assistant", message: {content: [{type: "tool_use", id: id, name: i % 2 ? "Edit" : "Bash",
+      input: i % 2 ? {file_path: "/f.py", old_string: old, new_string: changed} : {command: "ls"}}]}});
+    messages.push({type: "user", message: {content: [{type: "tool_result", tool_use_id: id, content: out}]}});
+  }
+  const view = YokeRender.stream(document.getElementById("stream"));
+  const start = performance.now();
+  for (const message of messages) view.render(message);
+  document.body.offsetHeight;  // layout included
+  return [messages.length, performance.now() - start];
+}"""
+
+
+def render_figure() -> None:
+    """render.js alone: a long session (Markdown, Edit diffs, 100-line outputs) rendered at once, as an export
+    opens or a page catches up."""
+    from importlib import resources
+
+    from playwright.sync_api import sync_playwright
+
+    script = resources.files("yoke.host").joinpath("static", "render.js").read_text()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"]
+        )
+        page = browser.new_page()
+        page.set_content('<!doctype html><main><div id="stream"></div></main>')
+        page.add_script_tag(content=script)
+        count, took = page.evaluate(SYNTHETIC, 500)
+        browser.close()
+    print(f"remote-control rendering (render.js): {count} messages in {took:.0f} ms "
+          f"({took / count:.2f} ms per message; Markdown, Edit diffs, 100-line outputs)")  # fmt: skip
+
+
 if __name__ == "__main__":
     main()
+    if os.path.exists(CHROMIUM):
+        render_figure()

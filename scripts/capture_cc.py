@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from yoke.testing.side_by_side import run_scenario, skeleton
+from yoke.testing.side_by_side import request_fields, run_scenario, skeleton
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "cli" / "cc_2_1_330"
 
@@ -33,14 +33,17 @@ def bundled_claude() -> str | None:
     return None
 
 
-def observe(result: dict) -> dict:
-    return {
+def observe(result: dict, scenario: dict) -> dict:
+    observed = {
         "code": result["code"],
         "stdout_empty": not result["stdout"].strip(),
         "stderr_empty": not result["stderr"].strip(),
         "requests": len(result["requests"]),
         "lines": skeleton(result["stdout"]) if result["stdout"].lstrip().startswith("{") else [],
     }
+    if scenario.get("request_fields"):  # what each model request asked for (thinking, effort, ...)
+        observed["request_fields"] = request_fields(result["requests"], scenario["request_fields"])
+    return observed
 
 
 def dump(observed: dict) -> str:
@@ -62,7 +65,7 @@ def main(names: list[str]) -> int:
     for name, scenario in scenarios.items():
         if names and name not in names:
             continue
-        observed = observe(run_scenario(claude, scenario))
+        observed = observe(run_scenario(claude, scenario), scenario)
         observed["version"] = version
         (HERE / f"{name}.json").write_text(dump(observed))
         print(f"{name}: exit {observed['code']}, {len(observed['lines'])} lines")

@@ -406,6 +406,36 @@ class TodosChanged(AgentEvent):
         self.todos = todos
 
 
+class TaskEvent(AgentEvent):
+    """A step in a sub-agent's life as its parent sees it (the Agent tool's call): `started` (data:
+    description, subagent_type, prompt, background, depth), `ended` (data: status, summary, output_file,
+    total_tokens, tool_uses, duration_ms). Stream-json writes them as Claude Code's `task_*` lines."""
+
+    __slots__ = ("phase", "task_id", "tool_use_id", "data")
+
+    phase: Literal["started", "ended"]
+    task_id: str
+    tool_use_id: str
+    data: dict[str, Any]
+
+    def __init__(
+        self,
+        phase: Literal["started", "ended"],
+        task_id: str,
+        tool_use_id: str,
+        data: dict[str, Any] | None = None,
+        *,
+        agent_id: str = "main",
+        parent_tool_use_id: str | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_tool_use_id = parent_tool_use_id
+        self.phase = phase
+        self.task_id = task_id
+        self.tool_use_id = tool_use_id
+        self.data = {} if data is None else data
+
+
 class Compacted(AgentEvent):
     __slots__ = ("trigger", "pre_tokens")
 
@@ -564,6 +594,7 @@ Event = (
     | UsageEvent
     | Notice
     | TodosChanged
+    | TaskEvent
     | Compacted
     | TurnEnded
     | Result

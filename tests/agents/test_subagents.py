@@ -311,10 +311,24 @@ def test_stream_json_marks_subagent_lines(yoke, project):
         run = yoke("-p", "nest", "--output-format", "stream-json", "--verbose", env=anthropic_env(srv))
     assert run.code == 0, run.stderr
     lines = run.lines()
-    child = [o for o in lines if o["type"] == "assistant" and o["parent_tool_use_id"] == "toolu_a"]
-    assert child and child[0]["message"]["content"][0]["text"] == "child says hi"
+    # as 2.1.330: the task's start, its prompt under the call's id, its end; its text only when forwarded
+    kinds = [o.get("subtype") or o["type"] for o in lines]
+    assert kinds.index("task_started") < kinds.index("task_notification") < len(kinds) - 2
+    started = next(o for o in lines if o.get("subtype") == "task_started")
+    assert started["tool_use_id"] == "toolu_a" and started["is_backgrounded"] is False
+    prompt = [o for o in lines if o["type"] == "user" and o["parent_tool_use_id"] == "toolu_a"]
+    assert prompt[0]["message"]["content"][0]["text"] == "CHILD job"
+    ended = next(o for o in lines if o.get("subtype") == "task_notification")
+    assert ended["status"] == "completed" and ended["summary"] == "child says hi"
+    assert Path(ended["output_file"]).read_text() == "child says hi"
+    assert not [o for o in lines if o["type"] == "assistant" and o["parent_tool_use_id"] == "toolu_a"]
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "top"
     assert sum(1 for o in lines if o["type"] == "result") == 1
+    with ScriptedServer(default_turn=router) as srv:
+        args = ("-p", "nest", "--output-format", "stream-json", "--verbose", "--forward-subagent-text")
+        run = yoke(*args, env=anthropic_env(srv))
+    child = [o for o in run.lines() if o["type"] == "assistant" and o["parent_tool_use_id"] == "toolu_a"]
+    assert child and child[0]["message"]["content"][0]["text"] == "child says hi"
 
 
 def test_yoke_agents_lists_definitions_and_skips_bad_files(yoke, project):

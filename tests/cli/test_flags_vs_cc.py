@@ -112,7 +112,7 @@ def test_the_list_is_what_the_bundled_cli_prints():
     assert help_specs(text) == listed
 
 
-@pytest.mark.parametrize("flag", ["--desktop", "--cloud", "--remote-control", "--forward-subagent-text"])
+@pytest.mark.parametrize("flag", ["--desktop", "--cloud", "--remote-control", "--ax-screen-reader"])
 def test_a_flag_not_acted_on_says_so_in_one_line(yoke, flag):
     from tests.conftest import anthropic_env
 

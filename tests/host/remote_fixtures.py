@@ -29,6 +29,7 @@ class RemotePage:
         self.url, self.code = line["url"], line["code"]
         self.fingerprint = line.get("fingerprint", "")
         self.share = line.get("share", "")
+        self.pair_url = line.get("pair_url", "")
         parts = urllib.parse.urlsplit(self.url)
         self.origin = f"{parts.scheme}://{parts.netloc}"
         self.address = (parts.hostname, parts.port)

@@ -209,3 +209,26 @@ def test_the_terminal_shows_the_next_code_after_each_pairing(host_env, project):
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(10)
+
+
+def test_a_paired_page_cannot_ask_the_host_for_more_pages(host_env, project, remote_page):  # noqa: F811
+    import json
+
+    from websockets.sync.client import connect
+
+    page = remote_page(host_env, project)
+    response, _ = _pair(page, page.code)
+    cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+    port = _ws_port(page, cookie)
+    headers = {"Cookie": f"{COOKIE}={cookie}", "Origin": page.origin}
+    with connect(f"ws://127.0.0.1:{port}/", additional_headers=headers) as ws:
+        for ident, method in (("r", "remote_control"), ("l", "list")):
+            ws.send(json.dumps({"id": ident, "type": "request",
+                                "payload": {"method": method, "params": {"bind": "0.0.0.0"}}}))  # fmt: skip
+            reply = json.loads(ws.recv(timeout=30))
+            while reply.get("id") != ident:
+                reply = json.loads(ws.recv(timeout=30))
+            if method == "remote_control":  # a paired device is not given the LAN
+                assert reply["type"] == "error" and reply["payload"]["code"] == "forbidden"
+            else:  # while the host's other methods are the page's
+                assert reply["type"] == "response" and "sessions" in reply["payload"]

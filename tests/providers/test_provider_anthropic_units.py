@@ -71,7 +71,7 @@ def test_body_has_the_request_fields_and_four_breakpoints():
     req = request(thinking_budget=4000, stop_sequences=["STOP"], max_tokens=8000)
     body = build_request_body(req, stream=True)
     assert body["model"] == "claude-sonnet-4-5" and body["max_tokens"] == 8000 and body["stream"] is True
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 4000}
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 4000, "display": "updates"}
     assert body["stop_sequences"] == ["STOP"]
     assert body["tools"][0] == {
         "name": "Read",

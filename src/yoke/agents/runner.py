@@ -22,7 +22,14 @@ MAX_STOP_BLOCKS = 8
 NEVER_FOR_AGENTS = {"AskUserQuestion", "ExitPlanMode"}  # sub-agents cannot talk to the user
 FILE_CHANGING = ["Write", "Edit", "MultiEdit", "NotebookEdit"]
 # Events a sub-agent shows in its parent's stream (its own start, turns and result stay inside it).
-FORWARDED = (ev.AssistantMessage, ev.ToolResultsMessage, ev.PermissionDecided, ev.Notice, ev.TodosChanged)
+FORWARDED = (
+    ev.AssistantMessage,
+    ev.ToolResultsMessage,
+    ev.PermissionDecided,
+    ev.Notice,
+    ev.TodosChanged,
+    ev.TaskEvent,
+)
 
 
 @dataclass
@@ -69,8 +76,46 @@ class AgentRunner:
             prompt = f"{prompt}\n\n<system-reminder>\n{out.additional_context}\n</system-reminder>"
         if input.get("run_in_background") or definition.background:
             return self._launch_background(agent, prompt)
-        await self._drive(agent, prompt, ctx.emit)
+        emit = ctx.emit
+        if emit is not None:
+            emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
+        try:
+            await self._drive(agent, prompt, emit)
+        finally:  # every task_started gets its task_notification, also when the agent fails
+            if emit is not None:
+                emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, self._task_outcome(agent)))
         return self._report(agent)
+
+    def _task_fields(self, agent: RunningAgent, input: dict[str, Any]) -> dict[str, Any]:
+        """What a program is told when a sub-agent starts (stream-json `task_started`)."""
+        return {
+            "description": input.get("description", ""),
+            "subagent_type": agent.definition.name,
+            "prompt": input.get("prompt", ""),
+            "background": agent.background,
+            "depth": self.depth + 1,
+        }
+
+    def _task_outcome(self, agent: RunningAgent) -> dict[str, Any]:
+        """What a program is told when a sub-agent ends (stream-json `task_notification`); its answer is kept
+        in the session's tasks folder, as a background agent's is."""
+        result = agent.result
+        text = result.text if result is not None else ""
+        output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
+        try:
+            output_file.parent.mkdir(parents=True, exist_ok=True)
+            output_file.write_text(text, encoding="utf-8")
+        except OSError:
+            output_file = None
+        usage = result.usage.as_dict() if result is not None and hasattr(result.usage, "as_dict") else {}
+        return {
+            "status": "completed" if result is not None and not result.is_error else "failed",
+            "summary": text,
+            "output_file": str(output_file) if output_file is not None else "",
+            "total_tokens": sum(v for v in usage.values() if isinstance(v, int)),
+            "tool_uses": agent.tool_uses,
+            "duration_ms": int((time.monotonic() - agent.started) * 1000),
+        }
 
     async def _spawn(
         self, definition: AgentDefinition, input: dict[str, Any], tool_use_id: str

@@ -123,6 +123,7 @@ async def _start(args: Namespace, prompt: str) -> int:
         args.verbose,
         init_extra={"apiKeySource": api_key_source(os.environ)},
         partial=bool(args.include_partial_messages),
+        forward_subagent_text=bool(getattr(args, "forward_subagent_text", False)),
     )
     if args.output_format == "stream-json":
         from yoke.wire.hook_lines import stream_reporter

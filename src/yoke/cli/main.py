@@ -13,6 +13,7 @@ import sys
 # never become prompts. A developer bringing one replaces its entry here.
 SUBCOMMANDS: dict[str, str] = {
     "sessions": "yoke.cli.subcommands:sessions",
+    "export": "yoke.cli.export_command:run",
     "batch": "yoke.batch.command:batch_command",
     "rewind": "yoke.cli.subcommands:rewind",
     "demo": "yoke.cli.subcommands:demo",
@@ -121,6 +122,12 @@ def _parse_and_run(argv: list[str]) -> int:
 
         print(f"{__version__} (Yoke)")
         return 0
+    if args.remote_control is not None and not _print_only(args):
+        from yoke.host.remote_command import remote_control_session
+
+        resume = args.resume if isinstance(args.resume, str) else None
+        name = args.remote_control or getattr(args, "name", None) or ""
+        return remote_control_session(argv, args.prompt or None, resume, name)
     from yoke.cli.args_compat import not_acted_on
 
     for line in not_acted_on(args):
@@ -141,9 +148,16 @@ def _session_options(args, cwd):
     return options_from_args(args, cwd)
 
 
+def _print_only(args) -> bool:
+    """-p, --print-context and stream-json: a one-shot or a program's session, never the terminal UI."""
+    return bool(
+        args.print_mode or args.print_context or args.input_format != "text" or args.output_format != "text"
+    )
+
+
 def _interactive(args) -> bool:
     """`yoke` or `yoke "prompt"` in a terminal starts the terminal UI; -p, pipes and stream-json don't."""
-    if args.print_mode or args.print_context or args.input_format != "text" or args.output_format != "text":
+    if _print_only(args):
         return False
     try:
         return sys.stdin.isatty() and sys.stdout.isatty()

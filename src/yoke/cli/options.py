@@ -42,7 +42,8 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         record=Path(args.record) if args.record else None,
         fallback_model=args.fallback_model,
         max_output_tokens=args.max_tokens,
-        max_thinking_tokens=args.max_thinking_tokens,
+        max_thinking_tokens=_thinking_budget(args),
+        show_subagent_thinking=bool(getattr(args, "forward_subagent_text", False)),
         effort=args.effort,
         betas=[b for v in args.betas for b in v.replace(" ", ",").split(",") if b],
         json_schema=_json_schema(args.json_schema),
@@ -132,3 +133,11 @@ def api_key_source(env: dict[str, str] | os._Environ) -> str:
     if env.get("ANTHROPIC_AUTH_TOKEN"):
         return "ANTHROPIC_AUTH_TOKEN"
     return "none"
+
+
+def _thinking_budget(args: Namespace) -> int | None:
+    """--max-thinking-tokens; the SDKs' `--thinking disabled` is a budget of 0 (off where a model takes a
+    budget; the adaptive models think anyway, as 2.1.330 sends them)."""
+    if args.max_thinking_tokens is None and getattr(args, "thinking", None) == "disabled":
+        return 0
+    return args.max_thinking_tokens

@@ -88,11 +88,16 @@ class StreamJsonPrinter(Printer):
     """One JSON object per line (`wire.stream.StreamLines`), written and flushed as each event happens."""
 
     def __init__(
-        self, *args: Any, init_extra: dict[str, Any] | None = None, partial: bool = False, **kwargs: Any
+        self,
+        *args: Any,
+        init_extra: dict[str, Any] | None = None,
+        partial: bool = False,
+        forward_subagent_text: bool = False,
+        **kwargs: Any,
     ):
         from yoke.wire.stream import StreamLines
 
-        self.stream = StreamLines(init_extra, partial=partial)
+        self.stream = StreamLines(init_extra, partial=partial, forward_subagent_text=forward_subagent_text)
         super().__init__(*args, **kwargs)
 
     @property

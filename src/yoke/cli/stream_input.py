@@ -272,7 +272,8 @@ async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run:
     if refusal:
         response = {"subtype": "error", "request_id": request_id, "error": refusal}
     else:
-        response = {"subtype": "success", "request_id": request_id, "response": {}}
+        # the model now in use, as 2.1.330 answers
+        response = {"subtype": "success", "request_id": request_id, "response": {"model": run.session.model}}
     emit({"type": "control_response", "response": response})
 
 

@@ -85,12 +85,14 @@ def run_attach_ui(record: dict[str, Any]) -> int:
     import asyncio
 
     try:
-        return asyncio.run(_attach_ui(record))
+        return asyncio.run(attach_ui(record))
     except KeyboardInterrupt:
         return 130
 
 
-async def _attach_ui(record: dict[str, Any]) -> int:
+async def attach_ui(record: dict[str, Any], banner: Any = None) -> int:
+    """`banner(ui)`: the text to show after the session's past (`--remote-control`: the page's URL and
+    code); it may keep `ui` to say more later."""
     import os
 
     from yoke.host.remote import RemoteSession
@@ -112,4 +114,6 @@ async def _attach_ui(record: dict[str, Any]) -> int:
     shown = [render(entry["message"]) for entry in read_stream_log(record["id"])[-200:]]
     ui.emit("".join(f"{text}\n" for text in shown if text))  # what the session said so far
     ui.emit(f"attached to {record['id']} ({record.get('name') or ''}) · leaving keeps it running\n")
+    if banner is not None:
+        ui.emit(banner(ui))
     return await ui.run()

@@ -33,27 +33,26 @@ def background_start(rest: list[str], prompt: str | None, resume: str | None) ->
     `rest` is the command line without `--bg`, already parsed by the CLI into `prompt` and `resume`."""
     if not prompt and not resume:
         return _fail("--bg", 'give a prompt (yoke --bg "fix the tests") or --resume ID')
-    child_args = _child_args(rest, prompt)
     try:
-        client = HostClient.connect()
-        started = client.request(
-            "start",
-            {
-                "prompt": prompt,
-                "resume": resume,
-                "cwd": os.getcwd(),
-                "args": child_args,
-                "env": dict(os.environ),
-            },
-        )
+        started = start_hosted(rest, prompt, resume)
     except HostError as exc:
         return _fail("--bg", str(exc))
-    client.close()
     ident = started["id"]
     print(f"backgrounded · {ident}")
     print(f"  yoke agents          list sessions\n  yoke attach {ident}   open in this terminal")
     print(f"  yoke logs {ident}     show recent output\n  yoke stop {ident}     stop this session")
     return 0
+
+
+def start_hosted(rest: list[str], prompt: str | None, resume: str | None, name: str = "") -> dict[str, Any]:
+    """Start a session in the host (starting the host if none runs): `{id, sessionId, pid}`; HostError."""
+    client = HostClient.connect()
+    try:
+        params = {"prompt": prompt, "resume": resume, "cwd": os.getcwd(), "args": _child_args(rest, prompt),
+                  "env": dict(os.environ)} | ({"name": name} if name else {})  # fmt: skip
+        return client.request("start", params)
+    finally:
+        client.close()
 
 
 def _child_args(argv: list[str], prompt: str | None) -> list[str]:

@@ -30,7 +30,11 @@ CHILD_FLAGS = [
     "--verbose",
     "--permission-prompt-tool",
     "stdio",
+    "--replay-user-messages",  # each prompt enters the stream when its turn begins: the queue moves on
 ]
+# control requests a client may send a session through the host (`control`), as the Agent SDK sends them
+CONTROL_SUBTYPES = ("set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status")
+CONTROL_TIMEOUT = 10.0
 
 
 class Peer(Protocol):
@@ -60,6 +64,10 @@ class HostedSession:
         self._log: TextIO | None = None
         self.on_change: Any = None  # called when the session's state changes
         self.removed = False  # `rm`: no record is written again
+        self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
+        self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
+        self.controls: dict[str, asyncio.Future] = {}  # control requests sent by `control`, by request id
+        self.count = 0
 
     @property
     def ident(self) -> str:
@@ -90,7 +98,7 @@ class HostedSession:
         asyncio.get_running_loop().create_task(self._pump())
 
     def set_state(self, status: str, state: str) -> None:
-        self.record.update(status=status, state=state)
+        self.record.update(status=status, state=state, lastActivityAt=self.last_activity or None)
         if not self.removed:
             try:
                 write_record(self.record)
@@ -119,27 +127,51 @@ class HostedSession:
                 message = loads(line)
             except ValueError:
                 continue  # stream-json stdout is JSON by contract; anything else is not the session's
-            if isinstance(message, dict):
-                self._observe(message)
+            if isinstance(message, dict) and not self._observe(message):
                 self.publish(message)
         await self.proc.wait()
         self.pending.clear()
+        self.queued.clear()
+        for future in self.controls.values():
+            if not future.done():
+                future.set_exception(RuntimeError(f"session {self.ident} ended"))
         self.publish({"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode})
         self.set_state("idle", "stopped")
         if self._log is not None:
             self._log.close()
 
-    def _observe(self, message: dict[str, Any]) -> None:
+    def _observe(self, message: dict[str, Any]) -> bool:
+        """Keep the session's state, cost, mode and queue; True for a message that is the host's own (the
+        answer to a `control` request), not published."""
         kind = message.get("type")
+        mode = message.get("permissionMode") if kind == "system" else None
+        if isinstance(mode, str) and mode != self.record.get("permissionMode"):
+            self.record["permissionMode"] = mode  # written with the next state (init) or now (a status line)
+            if message.get("subtype") != "init":
+                self.set_state(self.record.get("status") or "busy", self.record.get("state") or "working")
+        if kind == "control_response":
+            response = message.get("response") or {}
+            future = self.controls.pop(str(response.get("request_id")), None)
+            if future is not None:
+                if not future.done():
+                    future.set_result(response)
+                return True
         if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
             self.pending[str(message.get("request_id"))] = message
             self.set_state("busy", "blocked")
         elif kind == "result":
-            self.set_state("idle", "idle")
+            if isinstance(message.get("total_cost_usd"), int | float):
+                self.record["costUsd"] = message["total_cost_usd"]  # the session's whole cost so far
+            self.set_state(*(("busy", "working") if self.queued else ("idle", "idle")))  # or the next turn
+        elif kind == "user" and message.get("isReplay") and self.queued:
+            self.queued.pop(0)  # its turn begins
+            self.set_state("busy", "working")
         elif kind == "system" and message.get("subtype") == "init" and self.record.get("state") != "working":
             self.set_state("busy", "working")
+        return False
 
     def publish(self, message: dict[str, Any]) -> None:
+        self.last_activity = int(time.time() * 1000)
         self.seq += 1
         entry = {"session": self.ident, "seq": self.seq, "message": message}
         self.buffer.append(entry)
@@ -184,7 +216,32 @@ class HostedSession:
                 "session_id": self.record["sessionId"],
             }
         )
+        self.queued.append(text)
+        self.last_activity = int(time.time() * 1000)
         self.set_state("busy", "working")
+
+    async def control(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send the session a control request (the Agent SDK's shape); its answer's `response`, or
+        RuntimeError with the session's error."""
+        if request.get("subtype") not in CONTROL_SUBTYPES:
+            raise ValueError(f"control subtype must be one of {', '.join(CONTROL_SUBTYPES)}")
+        self.count += 1
+        request_id = f"host-control-{self.count}"
+        future = asyncio.get_running_loop().create_future()
+        self.controls[request_id] = future
+        try:
+            self._write({"type": "control_request", "request_id": request_id, "request": request})
+            async with asyncio.timeout(CONTROL_TIMEOUT):
+                response = await future
+        except TimeoutError:
+            raise RuntimeError(
+                f"session {self.ident} did not answer within {CONTROL_TIMEOUT:.0f} s"
+            ) from None
+        finally:
+            self.controls.pop(request_id, None)
+        if response.get("subtype") == "error":
+            raise RuntimeError(str(response.get("error") or "the session refused"))
+        return dict(response.get("response") or {})
 
     def answer(self, request_id: str, response: dict[str, Any]) -> None:
         """The first answer to a permission prompt wins; every client sees it answered (as a message)."""

@@ -46,6 +46,9 @@ class Host:
         self.token = token
         self.last_busy = time.monotonic()
         self.done = asyncio.Event()
+        self.pages: dict[
+            Any, Any
+        ] = {}  # remote-control pages (webpage.py), by the client that asked for them
 
     # -- connections ---------------------------------------------------------------------------------------
     async def serve_connection(self, reader, writer, needs_token: bool) -> None:
@@ -72,6 +75,9 @@ class Host:
             self.clients.discard(client)
             for session in self.sessions.values():
                 session.detach(client)
+            page = self.pages.pop(client, None)
+            if page is not None:  # the page lives as long as the command that asked for it
+                page.close()
             self.last_busy = time.monotonic()
 
     async def _handle_line(self, client: Any, line: bytes) -> bool:
@@ -159,7 +165,19 @@ async def _hello(host, client, ident, params):
 
 
 async def _list(host, client, ident, params):
-    rows = [records.public_row(r) for r in records.all_records()]
+    """`agents --json --all` rows, with what a remote page shows beside them (docs/wire.md)."""
+    rows = []
+    for record in records.all_records():
+        running = host.sessions.get(record["id"])
+        live = running.record if running is not None else record
+        row = records.public_row(live)
+        row["costUsd"] = float(live.get("costUsd") or 0)
+        row["lastActivityAt"] = (running.last_activity if running is not None else None) or live.get(
+            "lastActivityAt"
+        )
+        row["permissionMode"] = live.get("permissionMode")
+        row["queued"] = len(running.queued) if running is not None and running.live else 0
+        rows.append(row)
     return {"sessions": rows}
 
 
@@ -201,9 +219,7 @@ async def _respawn(host, client, ident, params):
 
 async def _launch(host, record, env, resume: bool) -> HostedSession:
     session = HostedSession(record, env)
-    session.on_change = lambda s: host.broadcast(
-        "session.state", {"session": s.ident, "status": s.record["status"], "state": s.record["state"]}
-    )
+    session.on_change = lambda s: host.broadcast("session.state", _state(s))
     host.sessions[record["id"]] = session
     await session.start(record.get("args") or [], resume=resume)
     return session
@@ -222,7 +238,28 @@ async def _attach(host, client, ident, params):
         "driver": driving,
         "state": session.record["state"],
         "pending": list(session.pending.values()),
+        "queued": list(session.queued),
+        "permissionMode": session.record.get("permissionMode"),
     }
+
+
+def _state(session: HostedSession) -> dict[str, Any]:
+    """A `session.state` notification's params."""
+    record = session.record
+    return {"session": session.ident, "status": record["status"], "state": record["state"],
+            "queued": list(session.queued), "permissionMode": record.get("permissionMode"),
+            "costUsd": float(record.get("costUsd") or 0), "lastActivityAt": session.last_activity or None}  # fmt: skip
+
+
+def _only_the_driver(session: HostedSession, client: Any) -> None:
+    """The driver, anyone when none drives, or a page served for `--remote-control` of this session (the
+    terminal UI beside it drives too: both are the one user at that terminal)."""
+    if session.ident in getattr(client, "co_drives", ()):
+        return
+    if session.driver is not None and session.driver is not client:
+        raise ProtocolError(
+            "not_driver", "another client drives this session; watchers may answer and interrupt"
+        )
 
 
 async def _detach(host, client, ident, params):
@@ -232,12 +269,19 @@ async def _detach(host, client, ident, params):
 
 async def _prompt(host, client, ident, params):
     session = host._session(params)
-    if session.driver is not None and session.driver is not client:
-        raise ProtocolError(
-            "not_driver", "another client drives this session; watchers may answer and interrupt"
-        )
+    _only_the_driver(session, client)
     session.prompt(str(params.get("text") or ""))
     return {}
+
+
+async def _control(host, client, ident, params):
+    request = params.get("request")
+    if not isinstance(request, dict):
+        raise ProtocolError("invalid_params", "request is a control request object ({subtype, ...})")
+    session = host._session(params)
+    if request.get("subtype") != "interrupt":  # like a prompt, a change of course is the driver's
+        _only_the_driver(session, client)
+    return await session.control(request)
 
 
 async def _answer(host, client, ident, params):
@@ -276,6 +320,12 @@ async def _rm(host, client, ident, params):
     return {"id": record["id"]}
 
 
+async def _remote_control(host, client, ident, params):
+    from yoke.host.webpage import serve_page_for
+
+    return await serve_page_for(host, client, params)
+
+
 async def _shutdown(host, client, ident, params):
     host.done.set()
     return {}
@@ -291,9 +341,11 @@ METHODS = {
     "prompt": _prompt,
     "answer": _answer,
     "interrupt": _interrupt,
+    "control": _control,
     "stop": _stop,
     "kill": _kill,
     "rm": _rm,
+    "remote_control": _remote_control,
     "shutdown": _shutdown,
 }
 

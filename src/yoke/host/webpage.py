@@ -1,9 +1,12 @@
-"""`yoke remote-control`: a web page to watch and steer the host's sessions (docs/remote.md).
+"""The remote-control page (docs/remote.md), served from the session host's own process: `yoke
+remote-control` asks the host for it (the `remote_control` method) and it is served while that command stays
+connected.
 
 Pages and pairing are served by a small asyncio HTTP server; the page's WebSocket listens on a second port
 (the `websockets` package answers only GET, and the pairing form is a POST). Cookies are per host, not per
 port, so the session cookie set by the page's port is sent to the WebSocket too. Each WebSocket connection
-is relayed, line for line, to the host's Unix socket: the page speaks the bridge's wire unchanged."""
+is one more client of the host (server.Host.serve), one bridge message per text frame: the page speaks the
+host's wire unchanged."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ import asyncio
 import contextlib
 import html
 import json
-import secrets
 import ssl
 import time
 import urllib.parse
@@ -19,90 +21,36 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
-from yoke.host.paths import socket_path
-from yoke.host.protocol import MAX_MESSAGE
+from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
+from yoke.host.protocol import MAX_MESSAGE, ProtocolError, encode
 
-COOKIE = "yoke_rc"
-MAX_FAILURES = 5  # wrong pairing codes within FAILURE_WINDOW before pairing is refused for the window
-FAILURE_WINDOW = 60.0
+__all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
+
 MAX_BODY = 4096
 LOOPBACK = ("127.0.0.1", "localhost")
-
-
-class Pairing:
-    """The one-time code, the cookies it was exchanged for, and the count of wrong codes."""
-
-    def __init__(self, on_new_code: Callable[[str], None] | None = None) -> None:
-        self.on_new_code = on_new_code  # told each code after the first, for the next device
-        self.code = _new_code()
-        self.cookies: set[str] = set()
-        self.failures: list[float] = []
-        self.shares: dict[str, str] = {}  # one-time share token -> the session it shows
-        self.viewers: dict[str, str] = {}  # view-only cookie -> the one session it may watch
-
-    def limited(self) -> bool:
-        now = time.monotonic()
-        self.failures = [t for t in self.failures if now - t < FAILURE_WINDOW]
-        return len(self.failures) >= MAX_FAILURES
-
-    def exchange(self, code: str) -> str | None:
-        if not secrets.compare_digest(code.strip().upper(), self.code):
-            self.failures.append(time.monotonic())
-            return None
-        self.code = _new_code()  # one-time: the next device needs the next code
-        if self.on_new_code:
-            self.on_new_code(self.code)
-        cookie = secrets.token_urlsafe(32)
-        self.cookies.add(cookie)
-        return cookie
-
-    def authorized(self, cookie_header: str | None) -> bool:
-        return _cookie(cookie_header) in self.cookies
-
-    def share(self, session: str) -> str:
-        token = secrets.token_urlsafe(24)
-        self.shares[token] = session
-        return token
-
-    def exchange_share(self, token: str) -> tuple[str, str] | None:
-        """A view-only cookie and its session for a share token, once."""
-        session = self.shares.pop(token, None)
-        if session is None:
-            self.failures.append(time.monotonic())
-            return None
-        cookie = secrets.token_urlsafe(32)
-        self.viewers[cookie] = session
-        return cookie, session
-
-    def viewing(self, cookie_header: str | None) -> str | None:
-        """The session a view-only cookie may watch (None: not a view-only cookie)."""
-        return self.viewers.get(_cookie(cookie_header))
-
-
-def _new_code() -> str:
-    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-    return "".join(secrets.choice(alphabet) for _ in range(8))
-
-
-def _cookie(header: str | None) -> str:
-    for part in (header or "").split(";"):
-        name, _, value = part.strip().partition("=")
-        if name == COOKIE:
-            return value
-    return ""
+REVOKED = 4401  # the WebSocket close code for a revoked device: the page goes back to pairing
+REVOCATION_POLL = 0.25  # seconds between looks at the devices file: a revoked socket closes within a second
 
 
 class RemoteControl:
     """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate."""
 
     def __init__(
-        self, bind: str, port: int, ws_port: int = 0, on_new_code: Callable[[str], None] | None = None
+        self,
+        host: Any,
+        bind: str,
+        port: int,
+        ws_port: int = 0,
+        on_new_code: Callable[[str], None] | None = None,
     ):
+        self.host = host  # the session host (server.Host) this page is one more client of
         self.bind, self.port, self.ws_port = bind, port, ws_port
         self.pairing = Pairing(on_new_code)
         self.origins: set[str] = set()
         self.fingerprint = ""
         self.addresses = [bind]
+        self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
+        self.co_drive = ""  # a session this page's clients may prompt though another client drives it
 
     @property
     def secure(self) -> bool:
@@ -116,7 +64,7 @@ class RemoteControl:
             from yoke.host.tls import certificate, lan_addresses
 
             self.addresses = lan_addresses(self.bind)
-            context, self.fingerprint = certificate(self.addresses)
+            context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
         self.http = await asyncio.start_server(self._http, self.bind, self.port, ssl=context)
@@ -132,6 +80,25 @@ class RemoteControl:
         self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
         scheme = "https" if self.secure else "http"
         self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
+        self.watcher = asyncio.get_running_loop().create_task(self._close_revoked())
+
+    async def _close_revoked(self) -> None:
+        """`yoke remote-control revoke` edits the devices file; a revoked device's sockets close here."""
+        while True:
+            await asyncio.sleep(REVOCATION_POLL)
+            self.pairing.devices.refresh()
+            for ws, digest in list(self.sockets.items()):
+                if digest not in self.pairing.devices.by_hash:
+                    self.sockets.pop(ws, None)
+                    with contextlib.suppress(Exception):
+                        await ws.close(REVOKED, "revoked")
+
+    def close(self) -> None:
+        """Stop serving: the listeners and every open page's WebSocket (start may have got part way)."""
+        for part in ("watcher", "http", "ws"):
+            thing = getattr(self, part, None)
+            if thing is not None:
+                thing.cancel() if part == "watcher" else thing.close()
 
     @property
     def url(self) -> str:
@@ -148,33 +115,39 @@ class RemoteControl:
         return None
 
     async def _relay(self, ws: Any) -> None:
+        """The page is a client of the host like any other (one bridge message per text frame), served in
+        this process; a view-only cookie's requests are filtered first."""
         from websockets.exceptions import ConnectionClosed
+
+        from yoke.host.server import CLIENT_BUFFER
+        from yoke.host.websocket import WebSocketClient
 
         cookie = ws.request.headers.get("Cookie")
         watching = None if self.pairing.authorized(cookie) else self.pairing.viewing(cookie)
-        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
+        self.sockets[ws] = device_hash(cookie)
+        client = WebSocketClient(ws, CLIENT_BUFFER)
+        client.authenticated = True  # the cookie is this page's authentication
+        if watching is None and self.co_drive:
+            client.co_drives = {self.co_drive}
 
-        async def to_page() -> None:
-            while line := await reader.readline():
-                await ws.send(line.decode().rstrip("\n"))
-            await ws.close(1011, "host gone")
-
-        pump = asyncio.get_running_loop().create_task(to_page())
-        try:
-            async for message in ws:
-                text = message if isinstance(message, str) else message.decode()
-                if watching is not None:
-                    text, refusal = _view_only(text, watching)
+        async def messages() -> Any:
+            try:
+                async for message in ws:
+                    text = message if isinstance(message, str) else message.decode()
+                    text, refusal = _screen(text, watching)
                     if refusal:
-                        await ws.send(refusal)
+                        client.send(refusal.encode() + b"\n")
                         continue
-                writer.write(text.replace("\n", " ").encode() + b"\n")
-                await writer.drain()
-        except ConnectionClosed:
-            pass
+                    yield text.encode()
+            except ConnectionClosed:
+                return
+
+        try:
+            await self.host.serve(client, messages())
         finally:
-            pump.cancel()
-            writer.close()
+            self.sockets.pop(ws, None)
+            client.closed = True
+            client.ready.set()
 
     # -- HTTP ------------------------------------------------------------------------------------------
     async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -205,10 +178,11 @@ class RemoteControl:
         origin = headers.get("origin")
         if origin is not None and origin not in self.origins:
             return 403, {}, b"Forbidden origin\n"
+        agent = headers.get("user-agent", "")
         if method == "POST" and path == "/pair":
-            return self._pair(body)
+            return self._pair(body, agent)
         if method == "GET" and path.startswith("/share/"):
-            return self._share(path[len("/share/") :])
+            return self._share(path[len("/share/") :], agent)
         watching = self.pairing.viewing(headers.get("cookie"))
         if watching is not None:
             return self._view_only_page(method, path, watching)
@@ -233,10 +207,10 @@ class RemoteControl:
             return _static(path)
         return 403, {}, b"A share link shows one session\n"
 
-    def _share(self, token: str) -> tuple[int, dict[str, str], bytes]:
+    def _share(self, token: str, agent: str) -> tuple[int, dict[str, str], bytes]:
         if self.pairing.limited():
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
-        exchanged = self.pairing.exchange_share(token)
+        exchanged = self.pairing.exchange_share(token, agent)
         if exchanged is None:
             return 401, _HTML, _pairing_page("This share link was used already, or is wrong.").encode()
         cookie, session = exchanged
@@ -249,35 +223,72 @@ class RemoteControl:
     def _cookie_header(self, cookie: str) -> str:
         return f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/" + ("; Secure" if self.secure else "")
 
-    def _pair(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def _pair(self, body: bytes, agent: str) -> tuple[int, dict[str, str], bytes]:
         if self.pairing.limited():
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
-        code = (urllib.parse.parse_qs(body.decode("utf-8", "replace")).get("code") or [""])[0]
-        cookie = self.pairing.exchange(code)
+        form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
+        cookie = self.pairing.exchange((form.get("code") or [""])[0], agent)
         if cookie is None:
             return 401, _HTML, _pairing_page("Wrong code.").encode()
-        return 303, {"Location": "/", "Set-Cookie": self._cookie_header(cookie)}, b""
+        target = (form.get("next") or ["/"])[0]
+        if not (target.startswith("/s/") or target == "/"):  # only a page of this server
+            target = "/"
+        target = urllib.parse.quote(target, safe="/%")  # no header can be smuggled into Location
+        return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
-        reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
-        try:
-            line = {"id": "l", "type": "request", "payload": {"method": "list", "params": {}}}
-            writer.write((json.dumps(line) + "\n").encode())
-            while True:
-                reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
-                if reply.get("id") == "l":
-                    break
-        finally:
-            writer.close()
-        rows = (reply.get("payload") or {}).get("sessions") or []
-        items = "".join(
-            f'<li><a href="/s/{html.escape(str(r.get("id")))}">{html.escape(str(r.get("name") or r.get("id")))}</a>'
-            f' <span class="state">{html.escape(str(r.get("state") or ""))}</span></li>'
-            for r in rows
-        )
-        return _page(
-            "Sessions", f"<h1>Sessions</h1><ul id='sessions'>{items or '<li>No sessions.</li>'}</ul>"
-        )
+        from yoke.host.server import METHODS
+
+        rows = (await METHODS["list"](self.host, None, "l", {}))["sessions"]
+        items = "".join(_session_row(row) for row in rows)
+        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}">'
+        body += (items or "<li>No sessions.</li>") + '</ul><script src="/static/list.js"></script>'
+        return _page("Sessions", body)
+
+
+def _session_row(row: dict[str, Any]) -> str:
+    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
+    ident = html.escape(str(row.get("id")))
+    state = str(row.get("state") or "")
+    when = row.get("lastActivityAt")
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
+    return (
+        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
+        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
+        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
+        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
+    )
+
+
+async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """Serve the remote-control page from this process (docs/remote.md) for as long as `client` stays
+    connected; it is told each next pairing code (`remote.code`)."""
+    from yoke.host.tls import CertificateError
+
+    if client in host.pages:
+        raise ProtocolError("invalid_request", "this connection serves a page already")
+    bind, port = str(params.get("bind") or "127.0.0.1"), params.get("port") or 0
+    if not isinstance(port, int) or not 0 <= port < 65536:
+        raise ProtocolError("invalid_params", "port is a number from 0 to 65535")
+
+    def tell(code: str) -> None:
+        client.send(encode("notification", None, {"method": "remote.code", "params": {"code": code}}))
+
+    page = RemoteControl(host, bind, port, on_new_code=tell)
+    if params.get("drive"):  # `--remote-control`: the page prompts this session beside the terminal UI
+        page.co_drive = host._session({"session": params["drive"]}).ident
+    try:
+        await page.start()
+    except (CertificateError, OSError) as exc:
+        page.close()
+        if isinstance(exc, CertificateError):
+            raise RuntimeError(str(exc)) from None
+        raise RuntimeError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
+    host.pages[client] = page
+    share = params.get("share")
+    token = page.pairing.share(str(share)) if share else ""
+    return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
+            "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip
 
 
 _HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -286,7 +297,7 @@ _REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized"
 
 
 def _page(title: str, body: str, script: bool = False) -> str:
-    js = '<script src="/static/app.js"></script>' if script else ""
+    js = '<script src="/static/render.js"></script><script src="/static/app.js"></script>' if script else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -295,29 +306,53 @@ def _page(title: str, body: str, script: bool = False) -> str:
     )
 
 
+# A scanned QR code opens `URL#pair=CODE`: the fragment never reaches a server. The page takes the code out
+# of the address bar and history first, then pairs with it as if typed (a POST; the cookie comes back).
+# Inline, because without the cookie every other route, /static/ too, answers 401.
+_PAIR_FROM_FRAGMENT = """<script>(function () {
+  var form = document.getElementById("pair-form");
+  form.elements.next.value = location.pathname;
+  var found = /^#pair=([A-Za-z0-9]+)$/.exec(location.hash);
+  if (!found) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (document.querySelector("[role=alert]")) return;
+  form.elements.code.value = found[1];
+  form.submit();
+})();</script>"""
+
+
 def _pairing_page(error: str = "") -> str:
     note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
     return _page(
         "Pair",
-        "<h1>Pair this browser</h1>" + note + '<form method="post" action="/pair">'
+        "<h1>Pair this browser</h1>" + note + '<form id="pair-form" method="post" action="/pair">'
         '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
-        ' <button type="submit">Pair</button></form>',
+        '<input type="hidden" name="next" value="/"> <button type="submit">Pair</button></form>'
+        + _PAIR_FROM_FRAGMENT,
     )
 
 
 def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
+    from yoke.seams import MODES
+
     name = html.escape(session)
     controls = (
         ""
         if read_only
-        else '<form id="prompt-form"><div id="controls"><label for="prompt">Prompt</label>'
-        '<textarea id="prompt" name="prompt" rows="2"></textarea><button type="submit">Send</button>'
-        '<button type="button" id="interrupt">Interrupt</button></div></form>'
+        else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
+        '<label for="prompt">Prompt</label><textarea id="prompt" name="prompt" rows="2"></textarea>'
+        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
+    )
+    options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
+    mode = (
+        ""
+        if read_only  # the permission mode: sent as the Agent SDK's set_permission_mode control request
+        else f'<label class="mode">Permission mode <select id="mode">{options}</select></label>'
     )
     back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
     return _page(
         session,
-        f'<header>{back}<strong>{name}</strong><span id="status"></span></header>'
+        f'<header>{back}<strong>{name}</strong><span id="status"></span>{mode}</header>'
         f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
         f'<div id="stream"></div></main>{controls}',
         script=True,
@@ -326,7 +361,9 @@ def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 
 STATIC = {
     "/static/app.js": "text/javascript",
+    "/static/render.js": "text/javascript",
     "/static/share.js": "text/javascript",
+    "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",
 }
 
@@ -338,20 +375,28 @@ def _static(path: str) -> tuple[int, dict[str, str], bytes]:
     return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
 
 
-def _view_only(text: str, session: str) -> tuple[str, str]:
-    """A view-only client's request as sent on (attach and detach of its one session, attach as a watcher),
-    or the error that refuses it."""
+def _screen(text: str, watching: str | None) -> tuple[str, str]:
+    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
+    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
     try:
         message = json.loads(text)
         payload = message["payload"]
         method, params = payload["method"], dict(payload.get("params") or {})
     except (ValueError, KeyError, TypeError):
+        if watching is None:
+            return text, ""  # the host says what is wrong with it
         bad = {"code": "invalid_request", "message": "not a request"}
         return "", json.dumps({"id": None, "type": "error", "payload": bad})
-    if method in ("attach", "detach") and params.get("session") == session:
+    if watching is None:
+        if method != "remote_control":
+            return text, ""
+        why = "a page cannot serve more pages"
+    elif method in ("attach", "detach") and params.get("session") == watching:
         if method == "attach":
             params["role"] = "watcher"
         message["payload"] = {"method": method, "params": params}
         return json.dumps(message), ""
-    refusal = {"code": "forbidden", "message": "a share link only watches its session"}
+    else:
+        why = "a share link only watches its session"
+    refusal = {"code": "forbidden", "message": why}
     return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})

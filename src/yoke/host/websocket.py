@@ -18,6 +18,7 @@ class WebSocketClient:
         self.ws = ws
         self.limit = limit
         self.authenticated = False
+        self.co_drives: set[str] = set()  # sessions it may prompt though another client drives (server.py)
         self.queue: deque[bytes] = deque()
         self.queued = 0
         self.ready = asyncio.Event()

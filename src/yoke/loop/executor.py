@@ -249,7 +249,7 @@ class ToolExecutor:
             reason = request.reason or (
                 "Denied by a PermissionRequest hook." if request.decision == "deny" else ""
             )
-            return Decision(request.decision, reason, "hook", updated), Answer(
+            return Decision(request.decision, reason, "hook:PermissionRequest", updated), Answer(
                 request.decision, reason, updated, interrupt=bool(request.extras.get("interrupt"))
             )
         asker = ctx.asker or NoAsker()

@@ -82,7 +82,7 @@ class Run:
     async def _begin(self, prompt: str | list[Block], attachments: Any = None) -> AsyncIterator[ev.Event]:
         agent = self.agent
         while agent.notices:  # e.g. a model switch made between queries
-            yield ev.Notice("info", agent.notices.pop(0))
+            yield ev.Notice("model_switch", agent.notices.pop(0))
         text = prompt if isinstance(prompt, str) else text_of(user_message(prompt))
         verdict = await agent.lifecycle.announce("UserPromptSubmit", prompt=text)
         if verdict.system_message:
@@ -184,6 +184,8 @@ class Run:
             self.stop_blocks += 1  # a Stop listener asked to keep going, with its reason as feedback
             message, uuid = self._add_meta(f"Stop hook feedback:\n{feedback}")
             yield ev.ContinuationMessage(message, uuid)
+            if verdict.block and not verdict.extras.get("internal"):  # a user's hook, not Yoke's own listener
+                yield ev.Notice("stop_hook_blocked", "A Stop hook kept the turn going.")
             return
         yield self.result("completed", answer)
 
@@ -241,6 +243,7 @@ class Run:
             max_tokens=agent.settings.max_tokens,
             thinking_budget=agent.settings.thinking_budget,
             effort=agent.settings.effort,
+            thinking_display=_thinking_display(agent),
         )
         started = time.monotonic()
         previews = EventTranslator()
@@ -417,3 +420,11 @@ def _stop_failure_kind(status: int | None) -> str:
     return {429: "rate_limit", 529: "overloaded", 401: "authentication_failed", 400: "invalid_request"}.get(
         status or 0, "server_error" if status and status >= 500 else "unknown"
     )
+
+
+def _thinking_display(agent: Any) -> str:
+    """A sub-agent's thinking is shown to nobody unless asked (--forward-subagent-text): 2.1.330 asks the
+    API to leave its text out then."""
+    if agent.parent_tool_use_id is None or agent.settings.asked.get("show_subagent_thinking"):
+        return "updates"
+    return "omitted"

@@ -34,6 +34,7 @@ class LoopSettings(Record):
         "effort",
         "repeat_limit",
         "include_partial",
+        "asked",
     )
 
     def __init__(
@@ -55,6 +56,8 @@ class LoopSettings(Record):
         self.effort = effort
         self.repeat_limit = repeat_limit
         self.include_partial = include_partial
+        # what the user asked for effort, thinking and max_tokens; unasked ones follow a model switch
+        self.asked: dict[str, Any] = {}
 
 
 class Reshaped(Protocol):

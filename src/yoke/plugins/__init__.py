@@ -25,8 +25,10 @@ def enabled_plugins(
     plugin_dirs: Sequence[str | Path] = (),
     env: Mapping[str, str] | None = None,
     warnings: list[str] | None = None,
+    errors: list[dict[str, Any]] | None = None,
 ) -> list[Plugin]:
-    """The session's plugins. Problems become warning lines; a broken plugin never stops the session."""
+    """The session's plugins. Problems become warning lines (and, in `errors`, entries of stream-json's
+    `plugin_errors`); a broken plugin never stops the session."""
     env = os.environ if env is None else env
     warnings = warnings if warnings is not None else []
     merged = getattr(settings, "merged", settings) or {}
@@ -45,10 +47,10 @@ def enabled_plugins(
         for plugin_id, on in enabled.items():
             if on is not True:
                 continue
-            plugin = _installed_plugin(store, installed, plugin_id, Path(cwd), warnings)
+            plugin = _installed_plugin(store, installed, plugin_id, Path(cwd), warnings, errors)
             if plugin is not None:
                 plugins[plugin.name] = plugin
-    for folder in plugin_dirs:
+    for index, folder in enumerate(plugin_dirs):
         if store is None:
             from yoke.plugins.store import PluginStore
 
@@ -57,13 +59,28 @@ def enabled_plugins(
             plugin = load_plugin(Path(folder), store.data_root)
         except PluginError as exc:
             warnings.append(f"--plugin-dir {folder}: {exc}")
+            if errors is not None:  # 2.1.330 names a --plugin-dir plugin by its place among them
+                errors.append(plugin_error(f"inline[{index}]", str(exc), Path(folder)))
             continue
         plugins[plugin.name] = plugin  # a --plugin-dir plugin stands in for an installed one of its name
     return list(plugins.values())
 
 
+def plugin_error(plugin: str, message: str, path: Path | None) -> dict[str, Any]:
+    """One entry of `system/init` `plugin_errors`, in 2.1.330's shape (the message in Yoke's words)."""
+    entry: dict[str, Any] = {"plugin": plugin, "type": "generic-error", "message": message}
+    if path is not None:
+        entry["path"] = str(Path(path).resolve())
+    return entry
+
+
 def _installed_plugin(
-    store: Any, installed: dict[str, list[dict[str, Any]]], plugin_id: str, cwd: Path, warnings: list[str]
+    store: Any,
+    installed: dict[str, list[dict[str, Any]]],
+    plugin_id: str,
+    cwd: Path,
+    warnings: list[str],
+    errors: list[dict[str, Any]] | None = None,
 ) -> Plugin | None:
     name, _, market = plugin_id.partition("@")
     entries = installed.get(plugin_id) or []
@@ -82,6 +99,8 @@ def _installed_plugin(
                 )
             except PluginError as exc:
                 warnings.append(f"plugin {plugin_id}: {exc}")
+                if errors is not None:
+                    errors.append(plugin_error(plugin_id, str(exc), Path(path)))
                 return None
     warnings.append(f"plugin {plugin_id} is enabled but not installed; run: yoke plugin install {plugin_id}")
     return None

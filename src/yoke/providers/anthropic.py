@@ -168,15 +168,18 @@ def build_request_body(
         body["system"] = system
     if tools:
         body["tools"] = tools
-    if request.thinking_budget:
+    thinking = None
+    if request.thinking_budget is not None:
         # The API requires budget < max_tokens and takes no temperature with thinking on; the newest
         # models take no budget at all, only adaptive thinking.
-        from yoke.providers.effort import adaptive_thinking_only
+        from yoke.providers.effort import thinking_body
 
-        budget = min(request.thinking_budget, request.max_tokens - 1)
-        adaptive = adaptive_thinking_only(request.model)
-        body["thinking"] = {"type": "adaptive"} if adaptive else {"type": "enabled", "budget_tokens": budget}
-    elif request.temperature is not None:
+        thinking = thinking_body(
+            request.model, request.thinking_budget, request.max_tokens, request.thinking_display
+        )
+    if thinking is not None:
+        body["thinking"] = thinking
+    if request.temperature is not None and (thinking is None or thinking["type"] == "disabled"):
         body["temperature"] = request.temperature
     if request.stop_sequences:
         body["stop_sequences"] = list(request.stop_sequences)

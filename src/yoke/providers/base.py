@@ -86,6 +86,7 @@ class ModelRequest(Record):
         "effort",
         "stop_sequences",
         "stream",
+        "thinking_display",
     )
 
     def __init__(
@@ -101,6 +102,7 @@ class ModelRequest(Record):
         | None = None,  # low|medium|high|xhigh|max; each wire sends what the model takes (effort.py)
         stop_sequences: list[str] | None = None,
         stream: bool = True,
+        thinking_display: str = "updates",  # "omitted": thinking nobody reads comes back without its text
     ) -> None:
         self.model = model
         self.messages = messages
@@ -112,6 +114,7 @@ class ModelRequest(Record):
         self.effort = effort
         self.stop_sequences = [] if stop_sequences is None else stop_sequences
         self.stream = stream
+        self.thinking_display = thinking_display
 
 
 # ---- provider events -------------------------------------------------------------------------------

@@ -51,8 +51,47 @@ def session_effort(flag: str | None, env: Mapping[str, str], setting: Any, model
     """`resolve_effort`, and when no level is asked anywhere, Claude Code 2.1.330's default for the model
     (`auto` asked explicitly still means the model's own default: nothing sent)."""
     level = resolve_effort(flag, env, setting)
-    asked = env.get(ENV_VAR, "").strip() or flag or setting is not None
-    return level if asked else default_level(model)
+    return level if effort_asked(flag, env, setting) else default_level(model)
+
+
+def effort_asked(flag: str | None, env: Mapping[str, str], setting: Any) -> bool:
+    """Whether a level (or `auto`) was asked anywhere; if not, the level follows the model, also after a
+    switch (as 2.1.330 recomputes it after /model and set_model)."""
+    return bool(env.get(ENV_VAR, "").strip() or flag or setting is not None)
+
+
+def default_thinking(model: str) -> str | None:
+    """What 2.1.330 turns on when no thinking is asked (models.json `default_thinking`): `adaptive`,
+    `budget` (an enabled budget), or None (nothing)."""
+    from yoke.providers.pricing import model_entry
+
+    return model_entry(model).get("default_thinking")
+
+
+def thinking_budget_for(model: str, asked: int | None, max_tokens: int) -> int | None:
+    """The main loop's thinking budget, as 2.1.330 decides it: adaptive models think whatever was asked;
+    budget models take `asked` (0: off), else max_tokens - 1; other models only what was asked."""
+    mode = default_thinking(model)
+    if mode == "adaptive":
+        return max_tokens - 1
+    if mode == "budget" and asked is None:
+        return max_tokens - 1
+    return asked
+
+
+def thinking_body(
+    model: str, budget: int | None, max_tokens: int, display: str = "updates"
+) -> dict[str, Any] | None:
+    """The Messages API `thinking` field for a request with `budget` (None: not asked, nothing sent);
+    `display` as 2.1.330 sends it: `omitted` for a sub-agent whose thinking nobody is shown."""
+    if budget is None:
+        return None
+    mode = default_thinking(model)
+    if budget <= 0:
+        return {"type": "disabled"} if mode == "budget" else None
+    if mode == "adaptive" or adaptive_thinking_only(model):
+        return {"type": "adaptive", "display": display}
+    return {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1), "display": display}
 
 
 def adaptive_thinking_only(model: str) -> bool:

@@ -33,6 +33,7 @@ from yoke.session.capabilities import (
 from yoke.session.engine import Session, SessionError
 from yoke.session.environment import apply_behaves_as, session_env, session_settings, session_yoke_home
 from yoke.session.model_setup import (
+    effort_was_asked,
     loop_settings_for,
     make_session_provider,
     session_effort_level,
@@ -137,7 +138,7 @@ async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) 
     resources.callback(lambda: close_shell(executor.ctx), "background shells")
     from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
 
-    loop_settings = loop_settings_for(options, model, env, effort)
+    loop_settings = loop_settings_for(options, model, env, effort, effort_was_asked(options, merged, env))
 
     extensions = prepare_extensions(
         cwd=cwd,

@@ -97,6 +97,12 @@ def session_effort_level(
         raise SessionError(str(exc)) from None
 
 
+def effort_was_asked(options: SessionOptions, merged: Mapping[str, Any], env: Mapping[str, str]) -> bool:
+    from yoke.providers.effort import effort_asked
+
+    return effort_asked(options.effort, env, merged.get("effortLevel"))
+
+
 def session_prices(options: SessionOptions, merged: dict[str, Any], model: str, warnings: list[str]) -> dict:
     """Prices given in settings; with --max-budget-usd, a model whose price nobody knows cannot start: its
     spending could not be measured, so the budget would never stop it."""
@@ -124,17 +130,47 @@ def session_ledger(prices: dict, loaded: Loaded) -> Any:
 
 
 def loop_settings_for(
-    options: SessionOptions, model: str, env: Mapping[str, str], effort: str | None
+    options: SessionOptions, model: str, env: Mapping[str, str], effort: str | None, effort_asked: bool = True
 ) -> LoopSettings:
-    return LoopSettings(
+    from yoke.providers.effort import thinking_budget_for
+
+    max_tokens = options.max_output_tokens or _max_output(env, model)
+    settings = LoopSettings(
         model=model,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
-        max_tokens=options.max_output_tokens or _max_output(env, model),
-        thinking_budget=options.max_thinking_tokens,
+        max_tokens=max_tokens,
+        thinking_budget=thinking_budget_for(model, options.max_thinking_tokens, max_tokens),
         effort=effort,
         include_partial=options.include_partial_messages,
     )
+    settings.asked = {
+        "effort": effort_asked,
+        "thinking": options.max_thinking_tokens,
+        "max_tokens": bool(options.max_output_tokens or _output_env(env)),
+        "show_subagent_thinking": options.show_subagent_thinking,
+    }
+    return settings
+
+
+def _output_env(env: Mapping[str, str]) -> str:
+    return env.get("YOKE_MAX_OUTPUT_TOKENS") or env.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS") or ""
+
+
+def follow_model(settings: LoopSettings, model: str, context_window: int) -> None:
+    """After a switch, what nobody asked for takes the new model's defaults, as 2.1.330 recomputes them:
+    effort, max_tokens and thinking (tests/cli/test_headless_vs_cc.py, set_model scenarios)."""
+    from yoke.providers.effort import default_level, thinking_budget_for
+    from yoke.providers.pricing import max_output
+
+    asked = settings.asked
+    if asked.get("max_tokens"):
+        settings.max_tokens = min(settings.max_tokens, max(1024, context_window // 4))
+    else:  # the model's own limit when known, else what its context window leaves room for
+        settings.max_tokens = max_output(model) or min(32000, max(1024, context_window // 4))
+    if not asked.get("effort", True):
+        settings.effort = default_level(model)
+    settings.thinking_budget = thinking_budget_for(model, asked.get("thinking"), settings.max_tokens)
 
 
 def _max_output(env: Mapping[str, str], model: str) -> int:
@@ -181,7 +217,7 @@ def switch_model_in_place(session: Session, spec: str) -> None:
     if plan.messages is not agent.messages:
         agent.messages[:] = plan.messages
     agent.settings.model = plan.model
-    agent.settings.max_tokens = min(agent.settings.max_tokens, max(1024, plan.context_window // 4))
+    follow_model(agent.settings, plan.model, plan.context_window)
     keeper = agent.keeper
     if keeper is not None and hasattr(keeper, "retarget"):
         keeper.retarget(plan.model)

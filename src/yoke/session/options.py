@@ -40,6 +40,8 @@ class SessionOptions:
     """Switch to this model when the main one stays overloaded (529) after the retries."""
     max_output_tokens: int | None = None
     max_thinking_tokens: int | None = None
+    show_subagent_thinking: bool = False
+    """Someone reads sub-agents' thinking (--forward-subagent-text): their requests ask for it in full."""
     effort: str | None = None
     """Reasoning effort (low, medium, high, xhigh, max) for models that take one (--effort)."""
     betas: list[str] = field(default_factory=list)

@@ -114,7 +114,7 @@ class StructuredOutput:
             self.exhausted = True
             return LifecycleOutcome(stop=True, stop_reason=self._gave_up())
         self.retries += 1
-        return LifecycleOutcome(block=True, reason=REMINDER)
+        return LifecycleOutcome(block=True, reason=REMINDER, extras={"internal": True})
 
     def _gave_up(self) -> str:
         return f"Failed to provide valid structured output after {self.max_retries} attempts"

@@ -35,6 +35,16 @@ There is already a CLAUDE.md; improve it rather than starting over, keeping what
 """
 
 
+def local_answer(text: str) -> ev.AssistantMessage:
+    """A local command's output as an assistant message no model wrote (`<synthetic>`)."""
+    from yoke.ids import new_uuid
+    from yoke.messages import text_block
+    from yoke.providers.base import Usage
+
+    message: Any = {"role": "assistant", "content": [text_block(text)]}
+    return ev.AssistantMessage(message, new_uuid(), "<synthetic>", "end_turn", Usage(), new_uuid())
+
+
 def local_result(agent: Any, text: str, started: float, is_error: bool = False) -> ev.Result:
     from yoke.providers.base import Usage
 

@@ -20,12 +20,13 @@ from yoke.skills.runtime import SkillRuntime
 
 
 class Extensions(Record):
-    __slots__ = ("runtime", "plugins", "style")
+    __slots__ = ("runtime", "plugins", "style", "plugin_errors")
 
     def __init__(self, runtime: SkillRuntime, plugins: list[Any] | None = None, style: Any = None) -> None:
         self.runtime = runtime
         self.plugins = [] if plugins is None else plugins
         self.style = style  # the OutputStyle chosen by settings, or None
+        self.plugin_errors: list[dict[str, Any]] = []  # plugins refused (system/init `plugin_errors`)
 
     @property
     def style_prompt(self) -> str | None:
@@ -51,6 +52,8 @@ class Extensions(Record):
             ),
             "output_style": self.style.name if self.style is not None else "default",
             "plugins": [p.summary() for p in self.plugins],
+            # refused plugins, as 2.1.330 reports them (the key only when there is one)
+            **({"plugin_errors": list(self.plugin_errors)} if self.plugin_errors else {}),
         }
 
 
@@ -76,7 +79,10 @@ def prepare_extensions(
     from yoke.skills.output_styles import find_styles, select_style
 
     merged = getattr(settings, "merged", {}) or {}
-    plugins = enabled_plugins(settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings)
+    plugin_errors: list[dict[str, Any]] = []
+    plugins = enabled_plugins(
+        settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings, errors=plugin_errors
+    )
     sources = None if setting_sources is None else set(setting_sources)
     catalog = load_catalog(
         cwd,
@@ -112,6 +118,7 @@ def prepare_extensions(
         )
         style = select_style(merged, styles, warnings)
     extensions = Extensions(runtime, plugins, style)
+    extensions.plugin_errors = plugin_errors
     ctx.session.services.extensions = extensions
     return extensions
 
@@ -231,6 +238,11 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
     if name == "cost":
         yield bc.local_result(agent, bc.cost_text(agent), started)
         return
+    if name == "model":  # `/model NAME`: switch, with the model hooks; a bare `/model` says which is in use
+        text, failed = await _model_command(session, (expanded.args or "").strip())
+        yield bc.local_answer(text)  # what it says, as an assistant line of no model (as 2.1.330 writes it)
+        yield bc.local_result(agent, text, started, is_error=failed)
+        return
     if name == "context":
         yield bc.local_result(agent, await bc.context_text(session), started)
         return
@@ -243,6 +255,18 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
         return
     async for event in _init(session, started):
         yield event
+
+
+async def _model_command(session: Any, spec: str) -> tuple[str, bool]:
+    """The text and error flag of `/model [NAME]` run without a terminal."""
+    if spec:
+        try:
+            refusal = await session.switch_model(spec, "command")
+        except ValueError as exc:
+            refusal = str(exc)
+        if refusal:
+            return refusal, True
+    return f"Model: {session.agent.settings.model}", False
 
 
 async def _daily(session: Any, name: str, args: str, started: float) -> AsyncIterator[ev.Event]:

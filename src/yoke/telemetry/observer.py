@@ -84,7 +84,7 @@ def changed_lines(data: Any) -> tuple[int, int]:
 
 def _decision_source(source: str, behavior: str) -> str:
     """Claude Code's `source` values: config (settings, modes, rules), hook, user_temporary/user_reject."""
-    if source == "hook":
+    if source.split(":", 1)[0] == "hook":
         return "hook"
     if source.startswith("user"):
         return "user_temporary" if behavior == "allow" else "user_reject"

@@ -3,7 +3,8 @@ skeleton that two CLIs can be compared on.
 
 A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
 `files` (project files to create), `stdin` (text fed to the process), `settings` (a project
-`.claude/settings.json`), `untrusted` (the folder is not marked trusted). Requests that carry no tools (titles, summaries, a permission classifier's
+`.claude/settings.json`), `untrusted` (the folder is not marked trusted), `request_fields` (request body fields
+to compare request by request, e.g. `thinking`: `request_fields()`). Requests that carry no tools (titles, summaries, a permission classifier's
 questions) get `side_answer` (default "ok") and do not consume a turn. `PROJECT` in turns and argv stands for
 the project's path.
 
@@ -27,6 +28,10 @@ KEPT_FIELDS = {
     "system/permission_denied": ("tool_name", "tool_use_id", "decision_reason_type"),
     "system/status": ("status", "permissionMode"),
     "result": ("is_error", "num_turns", "structured_output"),
+    "system/task_started": ("tool_use_id", "subagent_type", "is_backgrounded", "spawn_depth", "task_type"),
+    "system/task_progress": ("tool_use_id", "last_tool_name"),
+    "system/task_notification": ("tool_use_id", "status"),
+    "system/notification": ("key", "priority"),
 }
 
 
@@ -96,6 +101,11 @@ def run_scenario(
     }
 
 
+def request_fields(bodies: list[dict[str, Any]], fields: list[str]) -> list[dict[str, Any]]:
+    """The named fields of each model request (a scenario's `request_fields`), in order."""
+    return [{f: body.get(f) for f in fields} for body in bodies]
+
+
 def skeleton(stdout: str) -> list[dict[str, Any]]:
     """What a comparison looks at, line by line (lines that are not JSON are kept as `text`)."""
     out = []
@@ -125,6 +135,12 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
                 entry["is_error"] = any(errors)
         if line.get("type") == "result":
             entry["line"] = f"result/{line.get('subtype')}"
+        if kind == "system/init" and line.get("plugin_errors"):  # which plugins were refused, and how
+            entry["plugin_errors"] = [
+                {k: e.get(k) for k in ("plugin", "type")} for e in line["plugin_errors"]
+            ]
+        if line.get("parent_tool_use_id") or line.get("agent_id"):  # a sub-agent's line (ids vary per run)
+            entry["sub_agent"] = True
         for field in KEPT_FIELDS.get(kind if line.get("type") != "result" else "result", ()):
             if field in line:
                 entry[field] = line[field]

@@ -278,14 +278,31 @@ async def _add_dir(ui: Any, args: str) -> None:
     ui.say(f"  Added {folder.resolve()} for this session.")
 
 
-@command("export", "Write the conversation to a text file [file]")
+@command("export", "Write the conversation to a text file [file], or one HTML page [--html [file]]")
 async def _export(ui: Any, args: str) -> None:
     from yoke.fsutil import replace_file
-    from yoke.ui.export import export_text
 
-    target = Path(args or f"yoke-conversation-{ui.session.id[:8]}.txt").expanduser()
+    words = args.split(maxsplit=1)
+    as_html = words[:1] == ["--html"]
+    name = (words[1] if len(words) > 1 else "") if as_html else args
+    target = Path(
+        name or f"yoke-conversation-{ui.session.id[:8]}.{'html' if as_html else 'txt'}"
+    ).expanduser()
     target = target if target.is_absolute() else Path(ui.cwd) / target
-    replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"))
+    if not isinstance(ui.session.messages, list):  # `yoke attach`: the history lives in the hosted session
+        ui.say(f"  A hosted session exports with: yoke export{' --html' if as_html else ''} {ui.session.id}")
+        return
+    if as_html:
+        from yoke.ui.export_html import session_html
+
+        page = session_html(
+            ui.session.messages, ui.session.transcript_path, f"Yoke session {ui.session.id}", ui.cwd
+        )
+        replace_file(target, page.encode("utf-8"))
+    else:
+        from yoke.ui.export import export_text
+
+        replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"))
     ui.say(f"  Conversation exported to {target}")
 
 

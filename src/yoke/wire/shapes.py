@@ -17,13 +17,32 @@ COMPAT_VERSION = "2.1.330"
 KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
 # Notices Claude Code writes no stream-json line for (an MCP server's state is reported by `mcp_status`
-# control requests and the init line's `mcp_servers`).
-SILENT_NOTICES = frozenset({"mcp_status"})
+# control requests and the init line's `mcp_servers`; a model switch by set_model's answer).
+SILENT_NOTICES = frozenset({"mcp_status", "model_switch"})
 
 # A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
-# decision_reason_type, where 2.1.330 wrote one on the same script (a mode, the classifier; none for a deny
-# rule or when nobody could be asked: tests/cli/cc_2_1_330).
-DENIAL_KINDS = {"mode": "mode", "classifier": "classifier"}
+# decision_reason_type, where 2.1.330 wrote one on the same script (tests/cli/cc_2_1_330/denied_*): a mode, the
+# classifier, a PermissionRequest hook; none when nobody could be asked.
+DENIAL_KINDS = {"mode": "mode", "classifier": "classifier", "hook:PermissionRequest": "hook"}
+# 2.1.330 judges Bash's deny rules per subcommand; the file tools check `Read(...)`/`Edit(...)` path rules
+# before any permission step (a tool_use_error, no permission_denied line; a `Write(...)` rule is no path
+# rule there), and a PreToolUse hook's denial writes no line either.
+RULES_CHECKED_BY_TOOL = ("Read(", "Edit(")
+
+
+def denial_kind(source: str, tool_name: str) -> str | None:
+    """permission_denied's `decision_reason_type` for a denial from `source` (Decision.source)."""
+    if source.startswith("deny:"):
+        return "subcommandResults" if tool_name == "Bash" else None
+    return DENIAL_KINDS.get(source) or DENIAL_KINDS.get(source.split(":", 1)[0])
+
+
+def denial_written(source: str) -> bool:
+    """Whether 2.1.330 writes a permission_denied line for a denial from `source`."""
+    if source == "hook":  # PreToolUse
+        return False
+    return not source.startswith(tuple(f"deny:{rule}" for rule in RULES_CHECKED_BY_TOOL))
+
 
 RESULT_SUBTYPES = {
     "completed": "success",

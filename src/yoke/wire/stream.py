@@ -14,25 +14,33 @@ from yoke.ids import new_uuid
 from yoke.messages import text_block
 from yoke.wire.blocks import BlockAssembler
 from yoke.wire.shapes import (
-    DENIAL_KINDS,
     KEEPS_IS_ERROR_FALSE,
     SILENT_NOTICES,
     api_message,
+    denial_kind,
+    denial_written,
     init_message,
     raw_stream_event,
     result_object,
 )
 from yoke.wire.status import StatusLines
+from yoke.wire.tasks import TaskLines
 
 
 class StreamLines:
-    def __init__(self, init_extra: dict[str, Any] | None = None, partial: bool = False) -> None:
+    def __init__(
+        self,
+        init_extra: dict[str, Any] | None = None,
+        partial: bool = False,
+        forward_subagent_text: bool = False,
+    ) -> None:
         self.session_id = ""
         self.init_extra = init_extra or {}  # apiKeySource, and the session's init_fields
         self.blocks = BlockAssembler()  # --include-partial-messages: assistant lines as blocks end
         self.denials: dict[str, dict[str, Any]] = {}  # tool_use_id -> its permission_denied line
         # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
         self.status = StatusLines(self._system, partial=partial)
+        self.tasks = TaskLines(self._system, forward_text=forward_subagent_text)  # sub-agents' task_* lines
 
     def lines(self, event: ev.Event) -> list[dict[str, Any]]:
         if isinstance(event, ev.SessionStarted):
@@ -60,12 +68,14 @@ class StreamLines:
             skip = self.blocks.already_written(event.id)
             content = event.message["content"]
             blocks = content if isinstance(content, list) else [text_block(content)]
-            lines = [
-                self._envelope("assistant", event, message=api_message(event, block))
-                for block in blocks[skip:]
-            ]
+            lines: list[dict[str, Any]] = []
+            for shown in self.tasks.shown_blocks(event, blocks[skip:]):
+                lines += self.tasks.progress(event, shown)  # a sub-agent's call: task_progress first
+                lines.append(self._envelope("assistant", event, message=api_message(event, shown)))
             if event.error:  # a synthetic message standing for a failed model call
                 for line in lines:
+                    if line["type"] != "assistant":
+                        continue
                     line["message"]["stop_reason"] = event.stop_reason
                     line["error"] = event.error
             return lines
@@ -79,9 +89,22 @@ class StreamLines:
             line["isSynthetic"] = True
             return [line]
         if isinstance(event, ev.PermissionDecided):
-            if event.behavior == "deny" and event.parent_tool_use_id is None:
+            if event.behavior == "deny" and denial_written(event.source):
                 self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
             return []
+        if isinstance(event, ev.TaskEvent):
+            if event.phase == "ended":
+                return self.tasks.ended(event)
+            lines = self.tasks.started(event)
+            if not event.data.get("background"):  # its prompt, as the first message of its conversation
+                prompt: dict[str, Any] = {
+                    "role": "user",
+                    "content": [text_block(event.data.get("prompt", ""))],
+                }
+                line = self._envelope("user", event, message=prompt)
+                line["parent_tool_use_id"] = event.tool_use_id
+                lines.append(line)
+            return lines
         if isinstance(event, ev.StreamEvent):
             raw = raw_stream_event(event.event)
             lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
@@ -104,6 +127,12 @@ class StreamLines:
                 return [self._system("api_retry", **event.data)]
             if event.kind in SILENT_NOTICES:
                 return []
+            if event.kind == "stop_hook_blocked":  # after the hook's feedback line, as 2.1.330 writes it
+                return [
+                    self._system(
+                        "notification", key="stop-hook-error", text=event.message, priority="immediate"
+                    )
+                ]
             level = "warning" if event.kind == "warning" else "info"
             return [self._system("informational", content=event.message, level=level)]
         if isinstance(event, ev.Compacted):
@@ -118,12 +147,15 @@ class StreamLines:
         return []
 
     def _denied(self, event: ev.PermissionDecided) -> dict[str, Any]:
-        """`system/permission_denied` for a denied call of the main conversation, written just before its
-        result's `user` line (after the results of calls that ran before it), as 2.1.330 writes it: `decision_reason_type` says what denied it when a mode or the classifier did."""
+        """`system/permission_denied` for a denied call, written just before its result's `user` line (after
+        the results of calls that ran before it), as 2.1.330 writes it: `decision_reason_type` says what
+        denied it (shapes.denial_kind); a sub-agent's denial names the agent (`agent_id`)."""
         fields: dict[str, Any] = {"tool_name": event.tool_name, "tool_use_id": event.tool_use_id}
-        kind = DENIAL_KINDS.get(event.source.split(":", 1)[0])
+        kind = denial_kind(event.source, event.tool_name)
         if kind:
             fields["decision_reason_type"] = kind
+        if event.parent_tool_use_id is not None:
+            fields["agent_id"] = event.agent_id
         return self._system("permission_denied", **fields, message=event.reason)
 
     def _tool_results(self, event: ev.ToolResultsMessage) -> list[dict[str, Any]]:

@@ -13,6 +13,10 @@
   let socket = null;
   let delay = 500;
 
+  function stateName(state) {  // the host's words, as the session list says them
+    return state === "working" ? "running" : (state || "");
+  }
+
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -20,10 +24,14 @@
     return node;
   }
 
-  function send(method, params) {
-    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+  const replies = {};  // request id -> what to do with its response or error
+
+  function send(method, params, onReply) {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return false;
     count += 1;
+    if (onReply) replies["w" + count] = onReply;
     socket.send(JSON.stringify({id: "w" + count, type: "request", payload: {method: method, params: params}}));
+    return true;
   }
 
   function showPrompt(message) {
@@ -39,62 +47,53 @@
     if (readOnly) return;
     const allow = el("button", "allow", "Allow");
     const deny = el("button", "deny", "Deny");
+    // Deny with feedback: the text goes to the model as the tool's result, so it can change course
+    const feedback = el("input", "feedback");
+    feedback.setAttribute("aria-label", "Feedback");
+    feedback.placeholder = "Feedback (optional)";
     allow.type = deny.type = "button";
     allow.onclick = function () { send("answer", {session: session, request_id: id, response: {behavior: "allow"}}); };
     deny.onclick = function () {
-      send("answer", {session: session, request_id: id, response: {behavior: "deny", message: "Denied from the remote page."}});
+      const message = feedback.value.trim() || "Denied from the remote page.";
+      send("answer", {session: session, request_id: id, response: {behavior: "deny", message: message}});
     };
     box.appendChild(allow);
+    box.appendChild(feedback);
     box.appendChild(deny);
   }
 
-  let live = null;  // the text streaming in (stream_event deltas), replaced by its whole message
+  // -- the session's state beside the stream: permission mode, queued prompts ----------------------------
+  const modeSelect = document.getElementById("mode");
+  const queue = document.getElementById("queue");
+  let mode = "";
+
+  function showMode(value) {
+    if (!value || !modeSelect) return;
+    mode = value;
+    if (![...modeSelect.options].some(function (o) { return o.value === value; })) {
+      modeSelect.appendChild(el("option", "", value)).value = value;
+    }
+    modeSelect.value = value;
+  }
+
+  function showQueue(texts) {
+    if (!queue || !Array.isArray(texts)) return;
+    queue.replaceChildren(...texts.map(function (text) { return el("li", "queued", "queued: " + text); }));
+  }
+
+  function observe(message) {  // what a stream message says about the session (rendering is render's)
+    if (message.type === "system" && message.permissionMode) showMode(message.permissionMode);
+  }
+
+  const view = YokeRender.stream(stream);  // Markdown, tool calls, diffs, sub-agents: render.js
 
   function render(message) {
     const kind = message.type;
-    if (kind === "stream_event") {
-      const delta = (message.event || {}).delta || {};
-      if (delta.type === "text_delta") {
-        if (!live) { live = el("div", "text live", ""); stream.appendChild(live); }
-        live.textContent += delta.text || "";
-      }
-      return;
-    }
-    if (live && (kind === "assistant" || kind === "result")) { live.remove(); live = null; }
-    if (kind === "assistant") {
-      for (const block of (message.message || {}).content || []) {
-        if (block.type === "text") stream.appendChild(el("div", "text", block.text));
-        else if (block.type === "thinking") {
-          const details = el("details", "thinking");
-          details.appendChild(el("summary", "", "thinking"));
-          details.appendChild(el("pre", "", block.thinking || ""));
-          stream.appendChild(details);
-        } else if (block.type === "tool_use") {
-          const call = el("div", "tool");
-          call.appendChild(el("span", "tool-name", block.name));
-          call.appendChild(el("pre", "tool-input", JSON.stringify(block.input || {}, null, 2)));
-          stream.appendChild(call);
-        }
-      }
-    } else if (kind === "user") {
-      const content = (message.message || {}).content;
-      if (typeof content === "string") stream.appendChild(el("div", "user", content));
-      else for (const block of content || []) {
-        if (block.type === "tool_result") {
-          const body = typeof block.content === "string" ? block.content
-            : (block.content || []).map(function (b) { return b.text || ""; }).join("\n");
-          stream.appendChild(el("pre", block.is_error ? "result error" : "result", body));
-        } else if (block.type === "text") stream.appendChild(el("div", "user", block.text));
-      }
-    } else if (kind === "control_request") showPrompt(message);
+    if (kind === "control_request") showPrompt(message);
     else if (kind === "control_response") {
       const box = document.getElementById("ask-" + String((message.response || {}).request_id));
       if (box) box.remove();
-    } else if (kind === "result") {
-      stream.appendChild(el("div", "turn-end", message.is_error ? "turn ended: " + (message.result || message.subtype) : "turn done"));
-    } else if (kind === "system" && message.subtype === "session_ended") {
-      stream.appendChild(el("div", "turn-end", "session ended"));
-    }
+    } else view.render(message);
   }
 
   function receive(event) {
@@ -103,14 +102,23 @@
     if (message.type === "stream") {
       if (payload.seq <= lastSeq) return;  // already shown: no duplicates after a reconnect
       lastSeq = payload.seq;
+      observe(payload.message || {});
       render(payload.message || {});
       window.scrollTo(0, document.body.scrollHeight);
+    } else if (replies[message.id]) {
+      const reply = replies[message.id];
+      delete replies[message.id];
+      reply(message.type === "error" ? payload : null, payload);
     } else if (message.type === "response" && payload.pending) {
       window.yokeAttached = true;
       for (const pending of payload.pending) showPrompt(pending);
-      status.textContent = payload.state || "";
+      status.textContent = stateName(payload.state);
+      showMode(payload.permissionMode);
+      showQueue(payload.queued);
     } else if (message.type === "notification" && (payload.params || {}).session === session) {
-      status.textContent = payload.params.state || "";
+      status.textContent = stateName(payload.params.state);
+      showMode(payload.params.permissionMode);
+      showQueue(payload.params.queued);
     } else if (message.type === "error") {
       stream.appendChild(el("div", "error", (payload.message || payload.code || "error")));
     }
@@ -125,7 +133,8 @@
       send("attach", {session: session, since: lastSeq, role: readOnly ? "watcher" : "driver"});
     };
     socket.onmessage = receive;
-    socket.onclose = function () {
+    socket.onclose = function (event) {
+      if (event.code === 4401) { location.reload(); return; }  // this device was revoked: pair again
       status.textContent = "reconnecting";
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 5000);
@@ -140,6 +149,16 @@
     if (!text) return;
     send("prompt", {session: session, text: text});
     box.value = "";
+  };
+  if (modeSelect) modeSelect.onchange = function () {
+    const wanted = modeSelect.value;
+    const sent = send("control", {session: session, request: {subtype: "set_permission_mode", mode: wanted}},
+      function (failure) {
+        if (!failure) { showMode(wanted); return; }
+        stream.appendChild(el("div", "error", "permission mode not changed: " + (failure.message || failure.code)));
+        showMode(mode);
+      });
+    if (!sent) showMode(mode);
   };
   const interrupt = document.getElementById("interrupt");
   if (interrupt) interrupt.onclick = function () { send("interrupt", {session: session}); };

@@ -1,0 +1,59 @@
+"""`yoke export [--html] SESSION [-o FILE]`: a saved session as text (as `/export` writes it) or as one
+self-contained HTML page (`/export --html`, docs/remote.md)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+USAGE = "usage: yoke export [--html] SESSION_ID [-o FILE]"
+
+
+def run(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE + "\n\nWrite a saved session (an id, an id prefix or a transcript path) to FILE, or to stdout "
+              "without -o. --html: one self-contained page, secrets redacted.")  # fmt: skip
+        return 0 if argv else 2
+    as_html = "--html" in argv
+    rest = [a for a in argv if a != "--html"]
+    output = None
+    if "-o" in rest or "--output" in rest:
+        at = rest.index("-o") if "-o" in rest else rest.index("--output")
+        if at + 1 >= len(rest):
+            print(f"yoke export: -o needs a file name\n{USAGE}", file=sys.stderr)
+            return 2
+        output = rest[at + 1]
+        del rest[at : at + 2]
+    if len(rest) != 1 or rest[0].startswith("-"):
+        print(f"yoke export: give one session id\n{USAGE}", file=sys.stderr)
+        return 2
+    from yoke.session.store import SessionError, find_session, load_conversation
+
+    try:
+        path = find_session(rest[0], Path.cwd())
+        loaded = load_conversation(path)
+    except SessionError as exc:
+        print(f"yoke export: {exc}", file=sys.stderr)
+        return 1
+    cwd = loaded.cwd or str(Path.cwd())
+    if as_html:
+        from yoke.ui.export_html import session_html
+
+        text = session_html(loaded.messages, path, f"Yoke session {loaded.session_id}", cwd)
+    else:
+        from yoke.ui.export import export_text
+
+        text = export_text([dict(m) for m in loaded.messages], cwd)
+    if output is None:
+        sys.stdout.write(text)
+        return 0
+    from yoke.fsutil import replace_file
+
+    target = Path(output).expanduser()
+    try:
+        replace_file(target, text.encode("utf-8"))
+    except OSError as exc:
+        print(f"yoke export: cannot write {target}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"Session {loaded.session_id} exported to {target}", file=sys.stderr)
+    return 0

@@ -1,0 +1,84 @@
+// The session list: each session's state, cost and last activity, kept current over the host's wire
+// (`list`, asked again on every session.state notification and every 10 s; docs/remote.md).
+(function () {
+  "use strict";
+  const list = document.getElementById("sessions");
+  if (!list) return;
+  let socket = null;
+  let delay = 500;
+  let asked = 0;
+  let soon = null;
+
+  function ago(ms) {
+    if (!ms) return "";
+    const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+    if (s < 60) return s + " s ago";
+    if (s < 3600) return Math.floor(s / 60) + " min ago";
+    if (s < 86400) return Math.floor(s / 3600) + " h ago";
+    return new Date(ms).toLocaleString();
+  }
+
+  function cell(tag, cls, text) {
+    const node = document.createElement(tag);
+    node.className = cls;
+    node.textContent = text;
+    return node;
+  }
+
+  function row(session) {
+    const item = document.createElement("li");
+    item.dataset.session = session.id;
+    const link = cell("a", "", session.name || session.id);
+    link.href = "/s/" + encodeURIComponent(session.id);
+    const state = session.state === "working" ? "running" : (session.state || "");
+    const when = cell("time", "activity", ago(session.lastActivityAt));
+    when.dataset.ms = session.lastActivityAt || "";
+    if (session.lastActivityAt) when.dateTime = new Date(session.lastActivityAt).toISOString();
+    const parts = [link, cell("span", "state state-" + session.state, state),
+      cell("span", "cost", "$" + Number(session.costUsd || 0).toFixed(4)), when];
+    if (session.queued) parts.push(cell("span", "queued", session.queued + " queued"));
+    for (const part of parts) { item.appendChild(part); item.appendChild(document.createTextNode(" ")); }
+    return item;
+  }
+
+  function show(sessions) {
+    if (!sessions.length) { list.replaceChildren(cell("li", "", "No sessions.")); return; }
+    list.replaceChildren(...sessions.map(row));
+  }
+
+  function tick() {  // relative times move on between lists
+    for (const node of list.querySelectorAll("time.activity")) node.textContent = ago(Number(node.dataset.ms));
+  }
+
+  function ask() {
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
+    asked += 1;
+    socket.send(JSON.stringify({id: "l" + asked, type: "request", payload: {method: "list", params: {}}}));
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    socket = new WebSocket(scheme + location.hostname + ":" + list.dataset.wsPort + "/");
+    socket.onopen = function () { delay = 500; ask(); };
+    socket.onmessage = function (event) {
+      const message = JSON.parse(event.data);
+      const payload = message.payload || {};
+      if (message.type === "response" && Array.isArray(payload.sessions)) {
+        show(payload.sessions);
+        window.yokeListed = (window.yokeListed || 0) + 1;
+      } else if (message.type === "notification" && payload.method === "session.state" && !soon) {
+        soon = setTimeout(function () { soon = null; ask(); }, 250);  // a burst of changes: one list
+      }
+    };
+    socket.onclose = function (event) {
+      if (event.code === 4401) { location.reload(); return; }  // this device was revoked: pair again
+      setTimeout(connect, delay);
+      delay = Math.min(delay * 2, 5000);
+    };
+  }
+
+  tick();
+  setInterval(function () { tick(); }, 1000);
+  setInterval(ask, 10000);
+  connect();
+})();

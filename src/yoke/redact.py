@@ -1,0 +1,88 @@
+"""Secrets kept out of what a session shows to other eyes (`/export --html`, docs/remote.md).
+
+Two checks, both drawn from what the permission layer protects (`paths.is_secret`: `.env*`, `*.pem`, `*.key`,
+`id_*`, `~/.ssh`, `~/.aws`, `.netrc`, `.git-credentials`, …): a file tool's call on such a file shows none of
+the file's content (`secret_file`; a command naming one, `command_names_secret`), and the values those files hold are masked wherever they appear, in a
+command's output, a tool's input or the model's text (`redact_text`). One definition of both, here and in
+`paths`."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from yoke.paths import is_secret
+from yoke.regex import lazy_compile
+
+REDACTED = "[REDACTED]"
+
+# The values the secret files hold. A group named `keep` (a variable's name, a user) stays; the rest is masked.
+_VALUE_SOURCES = (
+    # private keys: *.pem, *.key, id_*, ~/.ssh, ~/.gnupg (an unterminated block: to the end)
+    r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+    r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    # ~/.aws: access key ids
+    r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+    # tokens of a known shape: GitHub, GitLab, Anthropic/OpenAI, Slack, Google, npm (.npmrc), PyPI (.pypirc)
+    r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,}"
+    r"|sk-(?:ant-)?[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}"
+    r"|npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,})",
+    # .env*, ~/.aws/credentials, .pypirc: a value given to a name that says secret (NAME=v, "name": "v")
+    r"(?P<keep>\b[A-Za-z0-9_.-]*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?"
+    r"|[Ss]ecret|[Tt]oken|[Pp]assword|[Pp]asswd|[Aa]pi_?[Kk]ey|[Aa]ccess_?[Kk]ey|[Pp]rivate_?[Kk]ey|[Cc]redentials?)"
+    r"[A-Za-z0-9_.-]*[\"']?\s*[:=]\s*[\"']?)(?!\d+\b)[^\s\"',;\\]{6,}",
+    # .git-credentials, and any URL: the password after the user
+    r"(?P<keep>\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)[^/\s@]+(?=@)",
+    # .netrc: machine HOST login USER password VALUE
+    r"(?P<keep>\blogin\s+\S+\s+password\s+)\S+",
+    # an Authorization header's credentials
+    r"(?P<keep>\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{16,}",
+)
+_SECRET_VALUES = lazy_compile(
+    "|".join(source.replace("(?P<keep>", f"(?P<keep{i}>") for i, source in enumerate(_VALUE_SOURCES))
+)
+
+
+def _mask(match: Any) -> str:
+    return "".join(kept for kept in match.groupdict().values() if kept) + REDACTED
+
+
+def redact_text(text: str) -> str:
+    """`text` with every secret value in it replaced by `[REDACTED]`."""
+    return _SECRET_VALUES.sub(_mask, text)
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON-shaped value with every string in it passed through `redact_text` (keys stay)."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        return [redact_value(item) for item in value]
+    if isinstance(value, dict):
+        return {key: redact_value(item) for key, item in value.items()}
+    return value
+
+
+def secret_file(path: Any, home: Path) -> bool:
+    """A file tool's target the permission layer guards as a secret (none of its content may be shown)."""
+    return isinstance(path, str) and bool(path) and is_secret(path, home)
+
+
+def command_names_secret(command: str, cwd: str, home: Path) -> bool:
+    """A shell command with a secret file among its words (`cat ~/.aws/credentials`, `source .env`, `< id_rsa`):
+    what it printed may be the file's content."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:  # unbalanced quotes: the words as written
+        words = command.split()
+    for word in words:
+        word = word.lstrip("0123456789&<>")  # a redirection's target
+        if not word or word.startswith("-"):
+            continue
+        if word == "~" or word.startswith("~/"):
+            word = str(home) + word[1:]
+        if secret_file(os.path.normpath(os.path.join(cwd, word)), home):
+            return True
+    return False
