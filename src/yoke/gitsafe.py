@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,10 @@ def program_overrides(
 
 
 def run_hardened_git(
-    cwd: Path, commands: list[tuple[str, ...]], timeout_s: float = GIT_TIMEOUT_S, programs_off: bool = True
+    cwd: Path,
+    commands: Sequence[tuple[str, ...]],
+    timeout_s: float = GIT_TIMEOUT_S,
+    programs_off: bool = True,
 ) -> list:
     """Run hardened git commands at once (blocking); each one's stdout, or None where it failed or ran out
     of time. `programs_off`: first blank every program the configuration names (`program_overrides`);

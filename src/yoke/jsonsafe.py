@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -93,3 +94,9 @@ def utf8(text: str) -> bytes:
     except UnicodeEncodeError:
         raw = text.encode("utf-8", "replace")  # a lone surrogate that is not an escaped byte
     return raw.decode("utf-8", "replace").encode("utf-8")
+
+
+def dict_at(document: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """`document[key]` when it is an object, else an empty one: a setting of the wrong type reads as unset."""
+    value = document.get(key)
+    return value if isinstance(value, dict) else {}

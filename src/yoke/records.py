@@ -72,7 +72,9 @@ class FrozenRecord(Record):
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is frozen")
 
-    def __hash__(self) -> int:
+    # Record sets __hash__ = None (mutable, unhashable); a frozen record hashes by its fields, as a frozen
+    # dataclass does. mypy reads the override of None as an incompatible signature.
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(getattr(self, n) for n in record_fields(type(self))))
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -109,7 +111,7 @@ def dataclass(cls: Any = None, /, **params: Any) -> Any:
     some 3 ms) than the rest of its set-up. `slots` is not honoured: a class made later cannot gain slots.
     Not for classes that define their own `__init__` (they are made at once)."""
 
-    def wrap(klass: type) -> type:
+    def wrap(klass: type[Any]) -> type[Any]:
         params.pop("slots", None)
         if "__init__" in klass.__dict__ or not params.get("init", True):
             return _dataclasses().dataclass(klass, **params)
@@ -124,13 +126,15 @@ def dataclass(cls: Any = None, /, **params: Any) -> Any:
             _make(klass)
             klass.__init__(self, *args, **kwargs)  # type: ignore[misc]
 
+        made: Any = klass  # the class's own methods once made, which the checker cannot know
+
         def __eq__(self: Any, other: Any) -> Any:
             _make(klass)
-            return klass.__eq__(self, other)
+            return made.__eq__(self, other)
 
         def __repr__(self: Any) -> str:
             _make(klass)
-            return klass.__repr__(self)
+            return made.__repr__(self)
 
         klass.__init__ = __init__  # type: ignore[misc]
         for name, stand_in in (("__eq__", __eq__), ("__repr__", __repr__)):

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from yoke.records import dataclass
 
 if TYPE_CHECKING:
+    from yoke.permissions.rules import PermissionRule
+    from yoke.sandbox.confine import Confinement
     from yoke.tools.base import Tool, ToolContext
 
 Behavior = Literal["allow", "deny", "ask"]
@@ -30,8 +32,8 @@ class Decision:
     reason: str = ""  # shown to the model on deny, to the user on ask
     source: str = ""  # the rule or stage that decided, recorded in the transcript
     updated_input: dict[str, Any] | None = None  # an approver may rewrite the input
-    # how the allowed call must run (sandbox.confine.Confinement), when a fast path allowed it; None: as is
-    confinement: Any = None
+    # how the allowed call must run, when a fast path allowed it; None: as is
+    confinement: Confinement | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -61,6 +63,9 @@ class Gate(Protocol):
     working_dirs: list[Path]  # the folders edits may reach (the cwd first)
     warnings: list[str]  # what the rules' sources got wrong, for the user
     deny_prompts: bool  # denyInsteadOfPrompting: an ask is answered no, nobody is waited for
+    # allow rules the session granted itself (answers, skills' allowed-tools, the memory folder); the
+    # session's own: appended and removed by their owners, read by the gate with its configured rules
+    session_rules: list[PermissionRule]
 
     async def decide(
         self, tool: Tool, input: dict[str, Any], ctx: ToolContext, hook: Decision | None = None
@@ -105,6 +110,7 @@ class GateDefaults:
     def __init__(self) -> None:
         self.working_dirs: list[Path] = []
         self.warnings: list[str] = []
+        self.session_rules: list[PermissionRule] = []
 
     def set_mode(self, mode: str) -> None:
         self.mode = mode

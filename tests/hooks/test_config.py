@@ -9,8 +9,9 @@ from tests.hooks.conftest import common, script
 
 from yoke.config.settings import load_settings
 from yoke.hooks.build import build_hook_listener, settings_hooks
-from yoke.hooks.config import load_plugin_hooks, parse_hooks
+from yoke.hooks.config import parse_hooks
 from yoke.hooks.listener import HookListener
+from yoke.hooks.sources import load_plugin_hooks
 from yoke.loop.lifecycle import Lifecycle
 
 

@@ -391,8 +391,9 @@ def test_is_read_only_command(world: World) -> None:
 def test_the_sandbox_is_handed_the_gates_excluded_commands(world: World) -> None:
     """excludedCommands are Bash rule patterns the permissions layer matches; the Bash tool's sandbox gets
     the verdict through the session's services (a sub-agent's too), and runs those commands outside."""
-    from yoke.tools.builtin.bash import BashInput, sandbox_launcher
+    from yoke.tools.builtin.bash import BashInput
     from yoke.tools.services import SessionServices
+    from yoke.tools.shell.confinement import sandbox_launcher
 
     project_settings(world, {"sandbox": {"enabled": True, "excludedCommands": ["docker"]}})
     gate = headless_gate(world, trusted=True)

@@ -6,7 +6,7 @@ from tests.providers.histories import read_exchange
 
 from yoke.providers.base import MessageStop, ModelRequest, ToolSpec
 from yoke.providers.gemini import SKIP_SIGNATURE, GeminiProvider, build_request_body
-from yoke.providers.http import RetryPolicy
+from yoke.providers.retry import RetryPolicy
 from yoke.testing import ScriptedServer
 
 READ = ToolSpec(

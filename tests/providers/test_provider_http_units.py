@@ -7,7 +7,8 @@ import email.utils
 import pytest
 
 from yoke.providers.base import ProviderError, RetryNotice
-from yoke.providers.http import RetryPolicy, WireCall, is_retryable, parse_retry_after, send_with_retries
+from yoke.providers.http import WireCall
+from yoke.providers.retry import RetryPolicy, is_retryable, parse_retry_after, send_with_retries
 from yoke.providers.transport import ConnectionFailure, HttpRequest, HttpResponse
 
 

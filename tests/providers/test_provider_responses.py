@@ -6,8 +6,8 @@ import pytest
 from tests.providers.histories import read_exchange
 
 from yoke.providers.base import MessageStop, ModelRequest, ProviderError, RetryNotice, ToolSpec
-from yoke.providers.http import RetryPolicy
 from yoke.providers.responses import ResponsesProvider, build_request_body
+from yoke.providers.retry import RetryPolicy
 from yoke.testing import ScriptedServer
 
 BASH = ToolSpec("Bash", "Run a command", {"type": "object", "properties": {"command": {"type": "string"}}})

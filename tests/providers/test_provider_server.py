@@ -18,9 +18,9 @@ from yoke.providers.base import (
     ToolSpec,
 )
 from yoke.providers.gemini import GeminiProvider
-from yoke.providers.http import RetryPolicy
 from yoke.providers.openai import OpenAIProvider
 from yoke.providers.responses import ResponsesProvider
+from yoke.providers.retry import RetryPolicy
 from yoke.testing import ScriptedServer
 
 WIRES = ["anthropic", "openai", "gemini", "responses"]

@@ -19,7 +19,7 @@ from yoke.providers.base import ModelFallback, ModelRequest, RetryNotice
 from yoke.providers.fallback import FallbackProvider
 from yoke.providers.gemini import SKIP_SIGNATURE, GeminiProvider
 from yoke.providers.history import FALLBACK_RESULT, answer_dangling, convert_history, switch_provider
-from yoke.providers.http import RetryPolicy
+from yoke.providers.retry import RetryPolicy
 from yoke.session.recorder import Recorder
 from yoke.session.records import RecordChain
 from yoke.session.transcript import Transcript

@@ -267,7 +267,7 @@ def _definition(
     where = str(path) if path is not None else f"--agents {meta.get('name')}"
     name = meta.get("name")
     problem = _name_problem(name, namespaced)
-    if problem:
+    if problem or not isinstance(name, str):  # (a name that is not text always has a problem)
         warnings.append(f"{where}: skipped, {problem}")
         return None
     description = meta.get("description")

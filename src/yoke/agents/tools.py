@@ -52,8 +52,10 @@ class AgentTool(SchemaTool):
     def __init__(self, catalog: Any = None):
         self.catalog = catalog
 
-    @property  # type: ignore[override]
-    def description(self) -> str:  # read when the request is built: plugins' agents are in by then
+    # Tool declares `description` a class attribute; here it is read when the request is built (plugins'
+    # agents are in by then). Nothing assigns it, so the read-only property is safe where mypy sees a clash.
+    @property
+    def description(self) -> str:  # type: ignore[override]
         agents = self.catalog.by_name.values() if self.catalog is not None else []
         listing = "\n".join(f"- {d.name}: {d.description} (Tools: {_tools_note(d)})" for d in agents)
         return AGENT_DESCRIPTION.format(agents=listing or "- general-purpose")

@@ -76,7 +76,8 @@ def _flag_usage(parser: argparse.ArgumentParser, flag: str) -> str:
     for action in parser._actions:
         if flag in action.option_strings:
             names = ", ".join(action.option_strings)
-            return f"{names} <{(action.metavar or action.dest).lower().replace('_', '-')}>"
+            label = action.metavar if isinstance(action.metavar, str) and action.metavar else action.dest
+            return f"{names} <{label.lower().replace('_', '-')}>"
     return flag
 
 
@@ -102,6 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
         formatter_class=_HelpFormatter,
     )
+    _run_flags(p)
+    _model_flags(p)
+    _permission_flags(p)
+    _session_flags(p)
+    add_compat_flags(p)
+    return p
+
+
+def _run_flags(p: argparse.ArgumentParser) -> None:
+    """The prompt, the headless run and its output, and its limits."""
     p.add_argument("prompt", nargs="?", help="the prompt (or pipe it on stdin)")
     p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="headless: run, print, exit")
     p.add_argument("--output-format", default="text", metavar="format", help="text | json | stream-json")
@@ -119,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json-schema", metavar="schema", help="answer with JSON valid against this schema")
     p.add_argument("--max-turns", type=_whole, metavar="turns", help="stop after N model round trips")
     p.add_argument("--max-budget-usd", type=_amount, metavar="amount", help="stop once it has cost this")
+
+
+def _model_flags(p: argparse.ArgumentParser) -> None:
+    """The model, its provider and the system prompt."""
     p.add_argument("--model", metavar="model", help="model id or alias (sonnet, opus, haiku)")
     p.add_argument("--fallback-model", metavar="model", help="models to try when the first is overloaded")
     p.add_argument("--effort", metavar="level", help="reasoning effort: " + " | ".join(EFFORT_LEVELS))
@@ -134,6 +149,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--system-prompt-file", metavar="file", help="replace the system prompt with a file")
     p.add_argument("--append-system-prompt", metavar="prompt", help="append to the system prompt")
     p.add_argument("--append-system-prompt-file", metavar="file", help="append a file to the system prompt")
+
+
+def _permission_flags(p: argparse.ArgumentParser) -> None:
+    """Tools and permissions."""
     for names, dest in ((("--allowedTools", "--allowed-tools"), "allowed_tools"),
                         (("--disallowedTools", "--disallowed-tools"), "disallowed_tools")):  # fmt: skip
         p.add_argument(*names, dest=dest, nargs="*", action="extend", default=[], metavar="tools")
@@ -155,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="= bypassPermissions mode")
     p.add_argument("--allow-dangerously-skip-permissions", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--enable-auto-mode", action="store_true", help="terminal: auto mode in Shift+Tab's cycle")
+
+
+def _session_flags(p: argparse.ArgumentParser) -> None:
+    """The session (resume, persistence), its folders, settings, MCP, agents, plugins and debugging."""
     p.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="continue here")
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="value", help="resume a session by id")
     p.add_argument("--fork-session", action="store_true", help="with --resume/--continue: a new session id")
@@ -183,8 +206,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--print-context", action="store_true", help="show the assembled context and its cost")
     p.add_argument("-v", "--version", action="store_true", help="print the version")
-    add_compat_flags(p)
-    return p
 
 
 def _whole(value: str) -> int:

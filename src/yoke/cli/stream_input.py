@@ -280,17 +280,14 @@ async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run:
 async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
     """`mcp_reconnect {serverName}` and `mcp_toggle {serverName, enabled}` on the session's MCP servers."""
     request_id = frame.get("request_id", "")
-    mcp = getattr(run.session, "mcp", None)
     name = request.get("serverName")
     try:
-        if mcp is None or not hasattr(mcp, "reconnect"):
-            raise KeyError("no MCP servers are running in this session")
         if not isinstance(name, str) or not name:
             raise KeyError(f"{request.get('subtype')} needs serverName")
         if request.get("subtype") == "mcp_reconnect":
-            await mcp.reconnect(name)
+            await run.session.mcp_reconnect(name)
         else:
-            await mcp.set_enabled(name, bool(request.get("enabled", True)))
+            await run.session.mcp_set_enabled(name, bool(request.get("enabled", True)))
         response = {"subtype": "success", "request_id": request_id, "response": {}}
     except KeyError as exc:
         response = {
@@ -354,6 +351,18 @@ def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dic
     }
 
 
+def _hook_callback(channel: Any) -> Any:
+    """An SDK hook callback answered over the control protocol: a `hook_callback` request, its hook output."""
+
+    async def call(callback_id: str, data: dict[str, Any], tool_use_id: str | None) -> dict[str, Any] | None:
+        request = {"subtype": "hook_callback", "callback_id": callback_id, "input": data}
+        if tool_use_id:
+            request["tool_use_id"] = tool_use_id
+        return await channel.request(request)
+
+    return call
+
+
 def _control_response(
     subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
 ) -> dict[str, Any]:
@@ -362,9 +371,9 @@ def _control_response(
 
     if subtype == "initialize":
         if request.get("hooks") and channel is not None:
-            from yoke.hooks.sdk import attach_sdk_hooks  # the client's hook callbacks (docs/hooks.md)
+            from yoke.session.wiring import attach_control_hooks  # the client's callbacks (docs/hooks.md)
 
-            for warning in attach_sdk_hooks(run.session, request["hooks"], channel):
+            for warning in attach_control_hooks(run.session, request["hooks"], _hook_callback(channel)):
                 print(f"yoke: warning: {warning}", file=sys.stderr)
         return {
             "hook_on_failure_supported": True,
@@ -399,6 +408,5 @@ def _control_response(
             raise ValueError(f"no running task {request.get('task_id')!r}")
         return {}
     if subtype == "mcp_status":
-        mcp = getattr(session, "mcp", None)
-        return {"mcpServers": mcp.entries() if mcp is not None else []}
+        return {"mcpServers": session.mcp_servers()}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

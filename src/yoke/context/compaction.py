@@ -28,12 +28,12 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from yoke.context.history import cut_points, tail_start_within
+from yoke.context.history import cut_points
 from yoke.context.reduce import microcompact, snip_large_results, within_budget_memo
+from yoke.context.shrink import collapse_cut, drop_oldest, fit_history, kept_count
 from yoke.context.summary import (
     COLLAPSE_HEAD,
     COLLAPSE_INSTRUCTION,
-    DROPPED_HEAD,
     FULL_SUMMARY_INSTRUCTION,
     SUMMARY_HEAD,
     clean_summary,
@@ -49,7 +49,6 @@ from yoke.providers.base import Usage
 from yoke.providers.tokens import (
     effective_window,
     estimate_memo,
-    estimate_message,
     estimate_messages,
     tokens_from_usage,
 )
@@ -239,7 +238,7 @@ class Compactor:
         except Exception as exc:  # the model call failed: say so in one line
             raise CompactionError(f"Compaction failed: {exc}") from exc
         self.failures = 0
-        self._apply(result, new, 4, tokens, trigger, kept=_kept_count(messages, new))
+        self._apply(result, new, 4, tokens, trigger, kept=kept_count(messages, new))
         return result
 
     async def on_prompt_too_long(self, messages: list[Message]) -> PrepareResult | None:
@@ -295,17 +294,7 @@ class Compactor:
             self.failures += 1
 
     async def _collapse(self, messages: list[Message], tokens: int) -> tuple[list[Message], int, int]:
-        sizes = [estimate_message(m) for m in messages]
-        total = sum(sizes)
-        cuts = cut_points(messages)
-        if len(cuts) < 2:
-            return messages, 3, 0
-        running, cut, cut_set = 0, cuts[-1], set(cuts)
-        for index, size in enumerate(sizes):
-            running += size
-            if running >= total // 2 and index + 1 in cut_set:
-                cut = index + 1
-                break
+        cut = collapse_cut(messages)
         if cut <= 1:
             return messages, 3, 0
         span = self._fit(messages[:cut], self._summary_budget())
@@ -322,7 +311,7 @@ class Compactor:
         self, messages: list[Message], tokens: int, budget: int | None = None
     ) -> tuple[list[Message], int, int]:
         new = await self._full_summary(messages, None, "auto", budget or self._summary_budget())
-        return new, 4, _kept_count(messages, new)
+        return new, 4, kept_count(messages, new)
 
     async def _full_summary(
         self, messages: list[Message], instructions: str | None, trigger: str, budget: int
@@ -361,41 +350,15 @@ class Compactor:
         return max(self.effective_window // 2, self.effective_window - self._overhead - 10_000)
 
     def _fit(self, messages: list[Message], budget: int) -> list[Message]:
-        """The history cut down to fit a summary request: bulky results stubbed, then the oldest turns
-        dropped (the user's messages survive in a note at the start)."""
-        if estimate_messages(messages) <= budget:
-            return messages
-        reduced = snip_large_results(microcompact(messages, keep_recent=0).messages, self.spill_dir).messages
-        if estimate_messages(reduced) <= budget:
-            return reduced
-        note = summary_text(DROPPED_HEAD, None, select_prompts(user_prompts(reduced)), continue_line=False)
-        start = (
-            tail_start_within(reduced, max(1, budget - len(note) // 4)) or (cut_points(reduced) or [0])[-1]
-        )
-        if start == 0:
-            return reduced
-        return [{"role": "user", "content": [text_block(note)]}, *reduced[start:]]
+        return fit_history(messages, budget, self.spill_dir)
 
     def _drop_oldest(self, result: PrepareResult, tokens: int, target: int, trigger: str) -> None:
         """Drop the oldest turns (keeping the user's messages in a note) until the count is about `target`;
         the last exchange always stays."""
-        messages = result.messages
-        note = summary_text(DROPPED_HEAD, None, select_prompts(user_prompts(messages)))
-        excess = tokens - target + len(note) // 4
-        cuts = cut_points(messages)
-        if not cuts:
-            return
-        start, dropped, position = cuts[-1], 0, 0
-        for cut in cuts:
-            dropped += estimate_messages(messages[position:cut])
-            position = cut
-            if dropped >= excess:
-                start = cut
-                break
-        new: list[Message] = [{"role": "user", "content": [text_block(note)]}, *messages[start:]]
-        if estimate_messages(new) >= estimate_messages(messages):
-            return  # nothing left to drop
-        self._apply(result, new, 0, tokens, trigger, kept=len(messages) - start)
+        dropped = drop_oldest(result.messages, tokens, target)
+        if dropped is not None:
+            new, kept = dropped
+            self._apply(result, new, 0, tokens, trigger, kept=kept)
 
     def _apply(
         self,
@@ -430,11 +393,3 @@ class Compactor:
         boundary.update(extra)
         result.boundaries.append(boundary)
         return post
-
-
-def _kept_count(old: list[Message], new: list[Message]) -> int:
-    """How many of `new`'s last messages are `old`'s last messages (the verbatim tail)."""
-    kept = 0
-    while kept < min(len(old), len(new) - 1) and new[len(new) - 1 - kept] is old[len(old) - 1 - kept]:
-        kept += 1
-    return kept

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from yoke.gitsafe import inside_repository, run_hardened_git
@@ -30,7 +31,7 @@ class GitContext(Record):
         self.user_name = user_name
 
 
-def _in_thread(cwd: Path, commands: list[tuple[str, ...]], programs_off: bool = True) -> asyncio.Future:
+def _in_thread(cwd: Path, commands: Sequence[tuple[str, ...]], programs_off: bool = True) -> asyncio.Future:
     """`run_hardened_git` in a thread of its own; a future of its outputs. Not the event loop's
     subprocesses: those cost the loop's thread about a millisecond a process (transports, a watcher thread
     each), and at start-up the loop's thread is the one busy setting the session up while git runs."""
@@ -66,9 +67,9 @@ def _main_branch(refs: str | None) -> str:
     for line in (refs or "").splitlines():
         name, _, target = line.partition("\0")
         found[name] = target
-    target = found.get(ORIGIN_HEAD)
-    if target:  # "refs/remotes/origin/main" -> "main", as `symbolic-ref --short` then the remote's part
-        short = next((target[len(p) :] for p in _REF_PREFIXES if target.startswith(p)), target)
+    head = found.get(ORIGIN_HEAD)
+    if head:  # "refs/remotes/origin/main" -> "main", as `symbolic-ref --short` then the remote's part
+        short = next((head[len(p) :] for p in _REF_PREFIXES if head.startswith(p)), head)
         return short.split("/", 1)[-1]
     return next((name for name in MAIN_CANDIDATES if f"refs/heads/{name}" in found), "")
 

@@ -6,12 +6,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from yoke.hooks.config import PROJECT_SCOPES, HookGroup, HookSet, load_settings_hooks, parse_hooks
+from yoke.hooks.config import PROJECT_SCOPES, HookGroup, HookSet, parse_hooks
+from yoke.hooks.sources import load_settings_hooks
 
 if TYPE_CHECKING:
     from yoke.config.settings import LoadedSettings
     from yoke.hooks.listener import HookListener, ReportFn
     from yoke.hooks.runners import PromptModel
+    from yoke.loop.lifecycle import Lifecycle
 
 
 def settings_hooks(settings: LoadedSettings, trusted: bool | None = None) -> HookSet:
@@ -57,7 +59,7 @@ def build_hook_listener(
 
 
 def attach_hooks(
-    lifecycle: Any,
+    lifecycle: Lifecycle,
     settings: LoadedSettings,
     *,
     tool_lookup: Callable[[str], Any] | None,
@@ -78,15 +80,7 @@ def attach_hooks(
     checks (`yoke.session.hook_agent`). `extensions` is what
     `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime)."""
     hooks = settings_hooks(settings)
-    user_disabled = any(
-        s.scope not in PROJECT_SCOPES and s.data.get("disableAllHooks") is True for s in settings.sources
-    )
-    if hooks.untrusted and not user_disabled:  # the untrusted folder's judging hooks fail closed
-        from yoke.hooks.untrusted import UntrustedJudges
-
-        judges = UntrustedJudges(hooks.untrusted)
-        if judges.groups:
-            lifecycle.add(judges)
+    _judge_untrusted(lifecycle, hooks, settings)
     plugins = list(getattr(extensions, "plugins", None) or [])
     hooks.groups += plugin_hook_groups(plugins, hooks.warnings)
     warnings.extend(hooks.warnings)
@@ -97,18 +91,13 @@ def attach_hooks(
         if not made:
             from yoke.hooks.listener import HookListener  # loaded only when some hook is configured
 
-            model = prompt_model
-            if isinstance(model, tuple):
-                from yoke.hooks.model_call import provider_prompt_model
-
-                model = provider_prompt_model(*model, env or {})
             made.append(
                 HookListener(
                     hooks,
                     project_dir=settings.cwd,
                     home=settings.home,
                     work_dir=work_dir,
-                    prompt_model=model,
+                    prompt_model=_prompt_model(prompt_model, env),
                     agent_model=agent_model,
                     tool_lookup=tool_lookup,
                     on_report=on_report,
@@ -124,6 +113,31 @@ def attach_hooks(
     if runtime is not None and isinstance(getattr(runtime, "on_invoke", None), list):
         runtime.on_invoke.append(SkillHooks(listener, settings))
     return listener() if hooks.groups else None
+
+
+def _judge_untrusted(lifecycle: Lifecycle, hooks: HookSet, settings: LoadedSettings) -> None:
+    """An untrusted folder's judging hooks do not run, and the calls they would judge fail closed (unless
+    the user's own settings turn every hook off)."""
+    user_disabled = any(
+        s.scope not in PROJECT_SCOPES and s.data.get("disableAllHooks") is True for s in settings.sources
+    )
+    if hooks.untrusted and not user_disabled:
+        from yoke.hooks.untrusted import UntrustedJudges
+
+        judges = UntrustedJudges(hooks.untrusted)
+        if judges.groups:
+            lifecycle.add(judges)
+
+
+def _prompt_model(
+    prompt_model: PromptModel | tuple[Any, str, str] | None, env: dict[str, str] | None
+) -> PromptModel | None:
+    """A PromptModel, or one built from the session's (provider, provider name, model)."""
+    if isinstance(prompt_model, tuple):
+        from yoke.hooks.model_call import provider_prompt_model
+
+        return provider_prompt_model(*prompt_model, env or {})
+    return prompt_model
 
 
 def plugin_hook_groups(plugins: list[Any], warnings: list[str]) -> list[HookGroup]:

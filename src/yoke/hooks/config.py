@@ -1,4 +1,5 @@
-"""Hook configuration: Claude Code's `hooks` key read from every place it can be written.
+"""Hook configuration: Claude Code's `hooks` key, parsed (read from every place it can be written by
+`sources.py`).
 
 Shape: `{"<Event>": [{"matcher": "...", "hooks": [{"type": "command", "command": "...", ...}]}]}`. Lists
 from every source merge (never replace), highest precedence first. A malformed entry is skipped with one
@@ -12,14 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from yoke.jsonsafe import loads as safe_json
 from yoke.loop.lifecycle import HOOK_EVENTS
 from yoke.records import Record
-
-if TYPE_CHECKING:
-    from yoke.config.settings import LoadedSettings
 
 HANDLER_TYPES = ("command", "http", "prompt", "agent", "mcp_tool", "callback")
 # Events Claude Code knows beyond the lifecycle seam's list (accepted in configuration, fired if announced).
@@ -278,17 +275,21 @@ def parse_handler(item: Any, where: str, warnings: list[str]) -> HookHandler | N
         handler.if_rule = cond.strip()
     handler.status_message = str(item.get("statusMessage") or "")
     handler.once = item.get("once") is True
-    required = {
-        "command": "command",
-        "http": "url",
-        "prompt": "prompt",
-        "agent": "prompt",
-        "mcp_tool": "tool",
-    }
-    value = item.get(required[kind])
+    value = item.get(_REQUIRED[kind])
     if not isinstance(value, str) or not value.strip():
-        warnings.append(f"{where}: a {kind} hook needs a non-empty `{required[kind]}` string; skipped")
+        warnings.append(f"{where}: a {kind} hook needs a non-empty `{_REQUIRED[kind]}` string; skipped")
         return None
+    return _with_kind_fields(handler, kind, value, item, where, warnings)
+
+
+# the field each kind of handler cannot do without
+_REQUIRED = {"command": "command", "http": "url", "prompt": "prompt", "agent": "prompt", "mcp_tool": "tool"}
+
+
+def _with_kind_fields(
+    handler: HookHandler, kind: str, value: str, item: dict[str, Any], where: str, warnings: list[str]
+) -> HookHandler | None:
+    """The fields of one kind of handler (`value` is its required one); None (with a warning) when bad."""
     if kind == "command":
         handler.command = value
         args = item.get("args")
@@ -316,106 +317,3 @@ def parse_handler(item: Any, where: str, warnings: list[str]) -> HookHandler | N
     else:
         handler.command = f"{item.get('server', '?')}:{value}"
     return handler
-
-
-def load_settings_hooks(settings: LoadedSettings, trusted: bool) -> HookSet:
-    """Hook groups from every settings source, highest precedence first, honouring trust and policy."""
-    out = HookSet()
-    sources = settings.sources
-    managed_only = any(s.scope == "managed" and s.data.get("allowManagedHooksOnly") is True for s in sources)
-    disable_all = any(s.data.get("disableAllHooks") is True for s in sources)
-    managed_disable = any(s.scope == "managed" and s.data.get("disableAllHooks") is True for s in sources)
-    untrusted_files: list[str] = []
-    untrusted_count = 0
-    for source in sources:
-        if "hooks" not in source.data:
-            continue
-        groups = parse_hooks(
-            source.data.get("hooks"), scope=source.scope, source=source.label, warnings=out.warnings
-        )
-        if source.scope in PROJECT_SCOPES and not trusted:
-            if groups:
-                untrusted_files.append(source.label)
-                untrusted_count += sum(len(g.handlers) for g in groups)
-            out.skipped += groups
-            out.untrusted += groups
-            continue
-        if managed_disable or (source.scope != "managed" and (managed_only or disable_all)):
-            out.skipped += groups
-            continue
-        out.groups += groups
-    if untrusted_files:
-        noun = "hook" if untrusted_count == 1 else "hooks"
-        out.warnings.append(
-            f"this workspace ({settings.cwd}) has not been trusted: skipping {untrusted_count} {noun} from "
-            f"{', '.join(untrusted_files)}; run `yoke trust` here to let them run"
-        )
-    return out
-
-
-def load_plugin_hooks(
-    plugin_root: Path,
-    *,
-    plugin_name: str | None = None,
-    plugin_data: Path | None = None,
-    manifest: Any = None,
-) -> HookSet:
-    """A plugin's hooks: `hooks/hooks.json` (an optional top-level `description` beside `hooks`) and any
-    inline `hooks` object in its `.claude-plugin/plugin.json` (pass the parsed manifest as `manifest`, or
-    it is read here). Handlers get CLAUDE_PLUGIN_ROOT / CLAUDE_PLUGIN_DATA when they run."""
-    out = HookSet()
-    name = plugin_name or plugin_root.name
-    label = f"plugin {name}"
-    path = plugin_root / "hooks" / "hooks.json"
-    if path.is_file():
-        try:
-            data = safe_json(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            out.warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
-            data = None
-        if isinstance(data, dict):
-            hooks = (
-                data.get("hooks") if "hooks" in data else {k: v for k, v in data.items() if k in KNOWN_EVENTS}
-            )
-            out.groups += parse_hooks(
-                hooks,
-                scope="plugin",
-                source=str(path),
-                warnings=out.warnings,
-                plugin_root=plugin_root,
-                plugin_data=plugin_data,
-                tag=label,
-            )
-        elif data is not None:
-            out.warnings.append(f"{path}: expected a JSON object; its hooks are ignored")
-    if manifest is None:
-        manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
-        try:
-            manifest = (
-                safe_json(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-            )
-        except (OSError, ValueError):
-            manifest = None  # the plugins loader reports a bad manifest; not repeated here
-    inline = manifest.get("hooks") if isinstance(manifest, dict) else None
-    if isinstance(inline, str):  # a path to another hooks file, relative to the plugin root
-        extra = plugin_root / inline
-        if extra.resolve() != path.resolve() and extra.is_file():
-            try:
-                loaded = safe_json(extra.read_text(encoding="utf-8"))
-                inline = loaded.get("hooks", loaded) if isinstance(loaded, dict) else None
-            except (OSError, ValueError) as exc:
-                out.warnings.append(f"{extra}: cannot be read as JSON ({exc}); its hooks are ignored")
-                inline = None
-        else:
-            inline = None
-    if isinstance(inline, dict):
-        out.groups += parse_hooks(
-            inline,
-            scope="plugin",
-            source=f"{label} (plugin.json)",
-            warnings=out.warnings,
-            plugin_root=plugin_root,
-            plugin_data=plugin_data,
-            tag=label,
-        )
-    return out

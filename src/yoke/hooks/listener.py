@@ -16,14 +16,14 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from yoke.hooks.background import AsyncHookMessage, BackgroundMessages
 from yoke.hooks.config import HookGroup, HookHandler, HookSet
 from yoke.hooks.envfile import EnvFiles
 from yoke.hooks.matching import TOOL_EVENTS, IfCondition, match_value, matcher_matches
-from yoke.hooks.outcome import MAX_TEXT, from_json, translate
+from yoke.hooks.outcome import MAX_TEXT, translate
 from yoke.hooks.runners import (
     HookRun,
     PromptModel,
@@ -36,32 +36,12 @@ from yoke.hooks.runners import (
     start_command,
     wait_first_line,
 )
-from yoke.jsonsafe import loads as safe_json
 from yoke.loop.lifecycle import LifecycleOutcome, merge_outcomes
 
-# Where a background hook's later message can reach the session (see `_deliver_async`).
-DELIVERED_AT: dict[str, frozenset[str]] = {
-    "context": frozenset({"UserPromptSubmit", "PostToolUse", "PostToolUseFailure"}),
-    "rewake": frozenset({"PostToolUse", "PostToolUseFailure", "Stop"}),
-    "system": frozenset({"UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "Stop"}),
-}
 ENV_FILE_EVENTS = frozenset({"SessionStart", "Setup", "CwdChanged", "FileChanged"})
 # Events whose hooks only command (and mcp_tool) handlers may answer, as in Claude Code.
 COMMAND_ONLY_EVENTS = frozenset({"SessionStart"})
 ReportFn = Callable[[str, HookRun], None]  # ("started" | "response", run)
-
-
-@dataclass(slots=True)
-class AsyncHookMessage:
-    """Something a background hook said after the moment it was started for.
-
-    kind: "rewake" (it exited 2: the model should be woken with `text` as a system reminder), "context"
-    (additionalContext for the model's next turn) or "system" (a line for the user)."""
-
-    kind: str
-    text: str
-    hook_name: str
-    event: str
 
 
 class HookListener:
@@ -95,8 +75,8 @@ class HookListener:
         self.base_env = base_env
         self._if = IfCondition(project_dir, self.home, tool_lookup)
         self._ids = itertools.count(1)
-        self._async_messages: list[AsyncHookMessage] = []
-        self.async_ready = asyncio.Event()
+        self._messages = BackgroundMessages()
+        self.async_ready = self._messages.ready  # set while background hooks' messages wait
         self._background: set[asyncio.Task[Any]] = set()
         self._env = EnvFiles(work_dir, export_to)
         self.watch_paths: list[str] = []
@@ -153,11 +133,11 @@ class HookListener:
     def wants(self, event: str) -> bool:
         if self._by_event.get(event):
             return True
-        return any(event in DELIVERED_AT[m.kind] for m in self._async_messages)
+        return self._messages.waiting_for(event)
 
     async def announce(self, event: str, payload: dict[str, Any]) -> LifecycleOutcome:
         merged = await self._answer(event, payload)
-        late = self._deliver_async(event)
+        late = self._messages.deliver(event)
         return merged if late is None else merge_outcomes([merged, late])
 
     async def _answer(self, event: str, payload: dict[str, Any]) -> LifecycleOutcome:
@@ -249,7 +229,7 @@ class HookListener:
         env_file = self._env.new_file(run.event, run.hook_id) if run.event in ENV_FILE_EVENTS else None
         run.env_file = env_file
         env = self._environment(group, payload, env_file)
-        subst = {
+        subst: dict[str, str] = {
             k: env[k] for k in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT", "CLAUDE_PLUGIN_DATA") if k in env
         }
         cwd = Path(str(payload.get("cwd") or self.project_dir))
@@ -282,69 +262,23 @@ class HookListener:
             self._env.collect(run.env_file)
             self._report("response", run)
         if run.outcome == "success":
-            self._queue_async_answer(run)
+            self._messages.queue_answer(run, self._cap)
         elif run.outcome == "error":
-            self._queue(
+            self._messages.queue(
                 AsyncHookMessage(
                     "system", f"{run.hook_name} hook error: {run.error}", run.hook_name, run.event
                 )
             )
 
-    def _queue_async_answer(self, run: HookRun) -> None:
-        stdout = _without_async_marker(run.stdout)
-        if run.exit_code == 2:
-            text = self._cap(run.stderr.strip() or stdout.strip(), f"{run.hook_name} hook message")
-            self._queue(
-                AsyncHookMessage(
-                    "rewake", text or f"{run.hook_name} hook exited with status 2", run.hook_name, run.event
-                )
-            )
-            return
-        output = _last_json_object(stdout)
-        if output is None:
-            return
-        answer = from_json(output, run.event, self._cap)
-        if answer.additional_context:
-            self._queue(AsyncHookMessage("context", answer.additional_context, run.hook_name, run.event))
-        if answer.system_message:
-            self._queue(AsyncHookMessage("system", answer.system_message, run.hook_name, run.event))
-
-    def _queue(self, message: AsyncHookMessage) -> None:
-        self._async_messages.append(message)
-        self.async_ready.set()
-
-    def _deliver_async(self, event: str) -> LifecycleOutcome | None:
-        """Background hooks' messages not taken by the front-end ride on the next announcement that can
-        carry them: context on the next prompt or tool result, a wake-up on the next tool result or Stop
-        (where it keeps the model going, as a blocking Stop hook does), user lines on any of those."""
-        ready = [m for m in self._async_messages if event in DELIVERED_AT[m.kind]]
-        if not ready:
-            return None
-        self._async_messages = [m for m in self._async_messages if m not in ready]
-        if not self._async_messages:
-            self.async_ready.clear()
-        out = LifecycleOutcome()
-        wake = [m.text for m in ready if m.kind == "rewake"]
-        context = [m.text for m in ready if m.kind == "context"]
-        if wake and event == "Stop":
-            out.block, out.reason = True, "\n".join(wake)
-        else:
-            context = wake + context
-        out.additional_context = "\n".join(context)
-        out.system_message = "\n".join(m.text for m in ready if m.kind == "system")
-        return out
-
     def notify(self, text: str) -> None:
         """A line for the user, shown at the next announcement that can carry it (e.g. a skill's hooks
         skipped when it is invoked)."""
-        self._queue(AsyncHookMessage("system", text, "", ""))
+        self._messages.queue(AsyncHookMessage("system", text, "", ""))
 
     def take_async_messages(self) -> list[AsyncHookMessage]:
         """What background hooks have said since the last call (the session delivers it next turn; a
         "rewake" message is a reason to start a turn now)."""
-        out, self._async_messages = self._async_messages, []
-        self.async_ready.clear()
-        return out
+        return self._messages.take()
 
     async def wait_background(self, timeout: float | None = None) -> None:
         """Let background hooks finish (tests, and front-ends that wait before exiting)."""
@@ -427,27 +361,3 @@ def _dedup_key(group: HookGroup, handler: HookHandler) -> tuple[Any, ...]:
     target = handler.command or handler.url or handler.prompt
     args = tuple(handler.args) if handler.args is not None else None
     return (handler.type, str(group.plugin_root or ""), handler.shell, target, args, handler.if_rule)
-
-
-def _without_async_marker(stdout: str) -> str:
-    first, _, rest = stdout.partition("\n")
-    return rest if is_async_answer(first.encode()) else stdout
-
-
-def _last_json_object(text: str) -> dict[str, Any] | None:
-    stripped = text.strip()
-    if not stripped:
-        return None
-    try:
-        value = safe_json(stripped)
-        return value if isinstance(value, dict) else None
-    except ValueError:
-        pass
-    for line in reversed(stripped.splitlines()):
-        try:
-            value = safe_json(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None

@@ -389,6 +389,7 @@ async def run_callback(run: HookRun, payload: dict[str, Any], timeout: float) ->
         run.outcome, run.error = "error", f"returned {type(result).__name__}, not a dict"
         return run
     # The Python SDK spells these with a trailing underscore (reserved words).
-    run.output = {{"async_": "async", "continue_": "continue"}.get(k, k): v for k, v in result.items()}
+    spelled: dict[str, str] = {"async_": "async", "continue_": "continue"}
+    run.output = {(spelled.get(k) or k): v for k, v in result.items()}
     run.exit_code = 0
     return run

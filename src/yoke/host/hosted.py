@@ -31,6 +31,7 @@ CHILD_FLAGS = [
     "--permission-prompt-tool",
     "stdio",
     "--replay-user-messages",  # each prompt enters the stream when its turn begins: the queue moves on
+    "--forward-subagent-text",  # sub-agents' messages too: watching clients nest them in their Agent call
 ]
 # control requests a client may send a session through the host (`control`), as the Agent SDK sends them
 CONTROL_SUBTYPES = ("set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status")

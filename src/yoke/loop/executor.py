@@ -9,101 +9,30 @@ interrupt) escapes. Each call gets its own context (its id, its own event channe
 from __future__ import annotations
 
 import asyncio
-import json
 import time
-from collections.abc import Callable
-from dataclasses import field
-from typing import Any, Protocol
+from typing import Any, Literal
 
 from yoke.events import Notice, PermissionDecided, ToolResultEvent
 from yoke.fsutil import replace_file
+from yoke.loop.calls import (
+    CallOutcome,
+    Emit,
+    ExecutionReport,
+    ToolCall,
+    ToolObserver,
+    error_text,
+    first_text,
+    json_text,
+    with_notes,
+)
 from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.messages import Block, tool_result_block
-from yoke.records import Record, dataclass
 from yoke.seams import Answer, Decision, Gate, NoAsker, PermissionQuestion
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError
+from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError, ToolResult
 from yoke.tools.registry import ToolRegistry
 
 DEFAULT_TIMEOUT_S = 15 * 60.0  # ceiling for a tool without its own; Bash enforces its own shorter limits
 PREVIEW_CHARS = 2_000
-
-Emit = Callable[[Any], None]  # the query's event channel; tools' own events join it in order
-
-
-class ToolObserver(Protocol):
-    """A session collaborator that watches tool calls: checkpoints before a change, memory files after."""
-
-    def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None: ...
-
-    def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
-        """Extra context for the model next to the result, or None."""
-        ...
-
-
-class ToolCall(Record):
-    __slots__ = ("id", "name", "input", "input_error")
-
-    id: str
-    name: str
-    input: dict[str, Any]
-    input_error: str | None
-
-    def __init__(self, id: str, name: str, input: dict[str, Any], input_error: str | None = None) -> None:
-        self.id = id
-        self.name = name
-        self.input = input
-        self.input_error = input_error
-
-
-class CallOutcome(Record):
-    __slots__ = ("call", "block", "data", "is_error", "denied", "stop_turn", "stop_query", "ends_query")
-
-    call: ToolCall
-    block: Block
-    data: Any
-    is_error: bool
-    denied: bool
-    stop_turn: bool  # the user denied and asked to stop
-    stop_query: str  # a listener's `continue: false`: end the query with this reason
-    ends_query: bool  # the tool's success is the query's answer (Tool.ends_query)
-
-    def __init__(
-        self,
-        call: ToolCall,
-        block: Block,
-        data: Any = None,
-        is_error: bool = False,
-        denied: bool = False,
-        stop_turn: bool = False,
-        stop_query: str = "",
-        ends_query: bool = False,
-    ) -> None:
-        self.call = call
-        self.block = block
-        self.data = data
-        self.is_error = is_error
-        self.denied = denied
-        self.stop_turn = stop_turn
-        self.stop_query = stop_query
-        self.ends_query = ends_query
-
-
-@dataclass
-class ExecutionReport:
-    outcomes: list[CallOutcome] = field(default_factory=list)
-    stop_query: str = ""
-
-    @property
-    def stop_turn(self) -> bool:
-        return any(o.stop_turn for o in self.outcomes)
-
-    @property
-    def ends_query(self) -> bool:
-        return any(o.ends_query for o in self.outcomes)
-
-
-def error_text(message: str) -> str:
-    return f"<tool_use_error>{message}</tool_use_error>"
 
 
 class ToolExecutor:
@@ -200,7 +129,10 @@ class ToolExecutor:
         message = decision.reason
         if decision.behavior == "deny":
             message = message or f"Permission to use {tool.name} was denied."
-        emit(PermissionDecided(call.id, tool.name, input, decision.behavior, decision.source, message))
+        verdict: Literal["allow", "deny"] = (
+            "deny" if decision.behavior == "deny" else "allow"
+        )  # asks are answered
+        emit(PermissionDecided(call.id, tool.name, input, verdict, decision.source, message))
         if decision.behavior == "deny":
             outcome = await self._error(call, message, emit)
             outcome.denied = True
@@ -288,6 +220,21 @@ class ToolExecutor:
             )
         except Exception as exc:
             return await self._failed(tool, call, input, f"Error: {type(exc).__name__}: {exc}", started, emit)
+        return await self._finished(tool, call, input, ctx, result, started, emit, pre_context)
+
+    async def _finished(
+        self,
+        tool: Tool,
+        call: ToolCall,
+        input: dict[str, Any],
+        ctx: ToolContext,
+        result: ToolResult,
+        started: float,
+        emit: Emit,
+        pre_context: str,
+    ) -> CallOutcome:
+        """A call that ran: its result capped, PostToolUse(Failure) announced, observers' and listeners'
+        notes appended, the result event emitted."""
         content = self._cap(tool, call, result.content)
         data = result.data
         notes = [pre_context] if pre_context else []
@@ -299,7 +246,7 @@ class ToolExecutor:
                 tool_name=tool.name,
                 tool_input=input,
                 tool_use_id=call.id,
-                error=_first_text(content),
+                error=first_text(content),
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
         else:
@@ -308,13 +255,13 @@ class ToolExecutor:
                 "PostToolUse",
                 tool_name=tool.name,
                 tool_input=input,
-                tool_response=data if data is not None else _first_text(content),
+                tool_response=data if data is not None else first_text(content),
                 tool_use_id=call.id,
                 duration_ms=int((time.monotonic() - started) * 1000),
             )
             if post.updated_output is not None:
                 data = post.updated_output
-                content = post.updated_output if isinstance(post.updated_output, str) else _json(data)
+                content = post.updated_output if isinstance(post.updated_output, str) else json_text(data)
             for observer in self.observers:
                 note = observer.after_success(tool, input, ctx)
                 if note:
@@ -325,7 +272,7 @@ class ToolExecutor:
             notes.append(post.additional_context)
         if post.stop:
             stop_query = post.stop_reason or "A PostToolUse hook stopped the session."
-        content = _with_notes(content, notes)
+        content = with_notes(content, notes)
         block = tool_result_block(call.id, content, result.is_error)
         emit(ToolResultEvent(call.id, tool.name, block, data, result.is_error))
         ends = not result.is_error and getattr(type(tool), "ends_query", False)  # the class: no lazy load
@@ -400,30 +347,3 @@ class ToolExecutor:
 
 
 _NOTHING = LifecycleOutcome()
-
-
-def _first_text(content: str | list[Block]) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
-
-
-def _json(data: Any) -> str:
-    try:
-        return json.dumps(data, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(data)
-
-
-def _with_notes(content: str | list[Block], notes: list[str]) -> str | list[Block]:
-    notes = [n for n in notes if n]
-    if not notes:
-        return content
-    text = "\n\n".join(notes)
-    if isinstance(content, str):
-        return f"{content}\n\n{text}"
-    return [*content, {"type": "text", "text": text}]
-
-
-def interrupted_block(call_id: str) -> Block:
-    return tool_result_block(call_id, "[Request interrupted by user for tool use]", True)

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from yoke.loop.executor import ToolCall
+    from yoke.loop.calls import ToolCall
 
 
 class RepeatGuard:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 Put = Callable[[Any], None]
@@ -16,9 +16,9 @@ class Pump:
     """`async for item in pump.items(): ...` yields what `work(put)` puts, then ends. Afterwards `cancelled`
     says whether the work was cancelled (interrupted) and `error` holds an exception it raised."""
 
-    def __init__(self, work: Callable[[Put], Awaitable[None]]):
+    def __init__(self, work: Callable[[Put], Coroutine[Any, Any, None]]):
         self._work = work
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self.cancelled = False
         self.error: BaseException | None = None
         self._cancel_requested = False

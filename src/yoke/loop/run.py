@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.loop.api_errors import SYNTHETIC_STOP_REASON, result_text, synthetic_message
-from yoke.loop.executor import ExecutionReport, ToolCall, interrupted_block
+from yoke.loop.calls import ExecutionReport, ToolCall
 from yoke.loop.guard import RepeatGuard
+from yoke.loop.history_writes import accept_answer, answer_calls, answer_dangling, calls_of, dangling_calls
 from yoke.loop.pump import Pump
 from yoke.loop.translate import EventTranslator
-from yoke.messages import Block, Message, text_of, tool_result_block, tool_uses, user_message
+from yoke.messages import Block, Message, text_of, user_message
 from yoke.providers import base as pb
 
 if TYPE_CHECKING:
@@ -133,10 +134,12 @@ class Run:
         assert stop is not None
         for event in self._accept(stop):
             yield event
-        calls = self._calls(stop)
+        calls = calls_of(stop)
         budget = agent.settings.max_budget_usd
         if budget is not None and agent.ledger.total_cost_usd >= budget:
-            yield self._answer_dangling(calls, "Not run: the session's budget was exhausted.")
+            yield answer_dangling(
+                self.agent, calls, self.finished, "Not run: the session's budget was exhausted."
+            )
             yield self.result("budget_exceeded", f"Reached maximum budget (${budget:g})")
             return
         if not calls:
@@ -192,7 +195,7 @@ class Run:
     async def _tools(self, calls: list[ToolCall]) -> AsyncIterator[ev.Event]:
         repeated = self.guard.check(calls)
         if repeated:
-            yield self._answer_dangling(calls, f"Not run: {repeated}")
+            yield answer_dangling(self.agent, calls, self.finished, f"Not run: {repeated}")
             yield self.result("loop_detected", repeated)
             return
         self.finished = {}
@@ -302,78 +305,23 @@ class Run:
     # ---- bookkeeping ----------------------------------------------------------------------------------
 
     def _accept(self, stop: pb.MessageStop) -> list[ev.Event]:
-        agent = self.agent
         self.last_stop_reason = stop.stop_reason
-        message = stop.message
-        if not message["content"]:
-            message = {
-                "role": "assistant",
-                "content": [{"type": "text", "text": "(no content)"}],
-            }  # the API refuses empty text
-        agent.messages.append(message)
-        uuid = agent.recorder.assistant(stop, message)
         self.usage.add(stop.usage)
-        agent.last_usage = stop.usage
-        model = stop.model or agent.settings.model
-        cost = agent.ledger.add(model, stop.usage)
-        return [
-            ev.AssistantMessage(message, stop.id, model, stop.stop_reason, stop.usage, uuid),
-            ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd),
-            *(ev.Notice("warning", text) for text in agent.ledger.take_notices()),
-            ev.TurnEnded(self.turns, stop.stop_reason),
-        ]
-
-    def _calls(self, stop: pb.MessageStop) -> list[ToolCall]:
-        return [
-            ToolCall(b["id"], b["name"], b.get("input") or {}, stop.input_errors.get(b["id"]))
-            for b in tool_uses(stop.message)
-        ]
+        return accept_answer(self.agent, stop, self.turns)
 
     def _tool_results(self, report: ExecutionReport) -> ev.ToolResultsMessage:
-        agent = self.agent
-        blocks = [o.block for o in report.outcomes]
-        answered = {o.call.id for o in report.outcomes}
-        for use in tool_uses(agent.messages[-1]):  # calls skipped after a stop still need an answer
-            if use["id"] not in answered:
-                blocks.append(tool_result_block(use["id"], "Not run: the turn was stopped.", True))
-        message = user_message(blocks)
-        agent.messages.append(message)
-        self.extra_results += max(0, len(blocks) - 1)
-        data = report.outcomes[0].data if len(report.outcomes) == 1 else None
-        uuid = agent.recorder.user(message, tool_use_result=data)
-        results = [
-            ev.ToolResultEvent(o.call.id, o.call.name, o.block, o.data, o.is_error) for o in report.outcomes
-        ]
-        return ev.ToolResultsMessage(message, uuid, results)
-
-    def _answer_dangling(self, calls: list[ToolCall], reason: str | None) -> ev.ToolResultsMessage:
-        """Answer every unanswered tool call so the history stays valid for the next request or a resume."""
-        agent = self.agent
-        blocks = [
-            self.finished.get(c.id)
-            or (interrupted_block(c.id) if reason is None else tool_result_block(c.id, reason, True))
-            for c in calls
-        ]
-        message = user_message(blocks)
-        agent.messages.append(message)
-        uuid = agent.recorder.user(message)
-        return ev.ToolResultsMessage(message, uuid, [])
-
-    def _dangling_calls(self) -> list[ToolCall]:
-        """The last assistant message's tool calls, if the history has no answer to them yet."""
-        messages = self.agent.messages
-        if not messages or messages[-1]["role"] != "assistant":
-            return []
-        return [ToolCall(u["id"], u["name"], u.get("input") or {}) for u in tool_uses(messages[-1])]
+        message = answer_calls(self.agent, report)
+        self.extra_results += max(0, len(message.message["content"]) - 1)
+        return message
 
     # ---- endings the work itself could not produce ----------------------------------------------------
 
     def interrupted(self) -> list[ev.Event]:
         """The query was interrupted at some await: answer what dangles, tell the model, end."""
         out: list[ev.Event] = []
-        calls = self._dangling_calls()
+        calls = dangling_calls(self.agent.messages)
         if calls:
-            out.append(self._answer_dangling(calls, None))
+            out.append(answer_dangling(self.agent, calls, self.finished, None))
         elif self.streaming or _last_is_prompt(self.agent.messages):
             self._add_meta(INTERRUPTED_NOTE)  # as Claude Code does: the model learns why its answer stops
         out.append(self.result("interrupted", "Interrupted by user."))
@@ -382,9 +330,13 @@ class Run:
     def failed(self, error: BaseException) -> list[ev.Event]:
         """A bug inside the run: the query still ends properly, with the error as its reason."""
         out: list[ev.Event] = []
-        calls = self._dangling_calls()
+        calls = dangling_calls(self.agent.messages)
         if calls:
-            out.append(self._answer_dangling(calls, f"Not run: internal error ({type(error).__name__})."))
+            out.append(
+                answer_dangling(
+                    self.agent, calls, self.finished, f"Not run: internal error ({type(error).__name__})."
+                )
+            )
         out.append(self.result("model_error", f"Internal error: {type(error).__name__}: {error}"))
         return out
 

@@ -272,7 +272,51 @@ def load_config(
     env = os.environ if env is None else env
     settings = settings or {}
     out = McpConfig()
-    layers: list[tuple[str, str, dict[str, Any]]] = []  # (scope, source, mcpServers), lowest first
+    layers = _layers(cwd, flag_configs, strict, env, managed_paths, plugins, out)
+    chosen: dict[str, ServerConfig] = {}
+    for scope, source, servers in layers:
+        for name, entry in servers.items():
+            parsed = parse_server(str(name), entry, scope, source, env)
+            if isinstance(parsed, ConfigError):
+                out.errors.append(parsed)
+                continue
+            chosen[parsed.name] = parsed
+    from yoke.mcp.approval import approvals_of, project_approval
+
+    approvals = approvals_of(settings, env, cwd)
+    for name, cfg in chosen.items():
+        if cfg.missing_vars:
+            out.warnings.append(
+                f'MCP server "{name}": environment variable(s) {", ".join(cfg.missing_vars)} not set'
+            )
+        if not policy_allows(cfg, settings):
+            out.rejected[name] = cfg
+        elif cfg.scope == "project":
+            verdict = project_approval(name, approvals)
+            if verdict is True:
+                out.servers[name] = cfg
+            elif verdict is False:
+                out.rejected[name] = cfg
+            else:
+                out.unapproved[name] = cfg
+        else:
+            out.servers[name] = cfg
+    return out
+
+
+def _layers(
+    cwd: Path,
+    flag_configs: list[str] | None,
+    strict: bool,
+    env: Mapping[str, str],
+    managed_paths: tuple[Path, ...] | None,
+    plugins: list[Any] | None,
+    out: McpConfig,
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every place servers are configured, as (scope, source, mcpServers), lowest precedence first: a
+    managed file alone, or plugins, user, Yoke's own, project and local (none with --strict-mcp-config);
+    then the --mcp-config values. What cannot be read is reported in `out`."""
+    layers: list[tuple[str, str, dict[str, Any]]] = []
     managed = _managed(managed_paths, out)
     if managed is not None:
         layers.append(("managed", managed[0], managed[1]))
@@ -293,33 +337,7 @@ def load_config(
             out.errors.append(ConfigError("--mcp-config", "invalid_config", str(exc)))
             continue
         layers.append(("flag", source, _servers_of(data)))
-    chosen: dict[str, ServerConfig] = {}
-    for scope, source, servers in layers:
-        for name, entry in servers.items():
-            parsed = parse_server(str(name), entry, scope, source, env)
-            if isinstance(parsed, ConfigError):
-                out.errors.append(parsed)
-                continue
-            chosen[parsed.name] = parsed
-    approvals = _approvals(settings, env, cwd)
-    for name, cfg in chosen.items():
-        if cfg.missing_vars:
-            out.warnings.append(
-                f'MCP server "{name}": environment variable(s) {", ".join(cfg.missing_vars)} not set'
-            )
-        if not policy_allows(cfg, settings):
-            out.rejected[name] = cfg
-        elif cfg.scope == "project":
-            verdict = project_approval(name, approvals)
-            if verdict is True:
-                out.servers[name] = cfg
-            elif verdict is False:
-                out.rejected[name] = cfg
-            else:
-                out.unapproved[name] = cfg
-        else:
-            out.servers[name] = cfg
-    return out
+    return layers
 
 
 def _plugin_servers(plugin: Any) -> dict[str, Any]:
@@ -351,36 +369,4 @@ def _managed(paths: tuple[Path, ...] | None, out: McpConfig) -> tuple[str, dict[
     for path in MANAGED_MCP_PATHS if paths is None else paths:
         if path.is_file():
             return str(path), _servers_of(_safe_read(path, out))
-    return None
-
-
-def _approvals(settings: Mapping[str, Any], env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
-    """Approval keys from settings, plus the per-project choices Claude Code keeps in ~/.claude.json."""
-    merged: dict[str, Any] = {
-        "all": bool(settings.get("enableAllProjectMcpServers")),
-        "enabled": set(_names(settings.get("enabledMcpjsonServers"))),
-        "disabled": set(_names(settings.get("disabledMcpjsonServers"))),
-    }
-    try:
-        projects = read_json(claude_json_path(env)).get("projects")
-    except ValueError:
-        projects = None
-    entry = projects.get(project_key(cwd)) if isinstance(projects, dict) else None
-    if isinstance(entry, dict):
-        merged["all"] = merged["all"] or bool(entry.get("enableAllProjectMcpServers"))
-        merged["enabled"] |= set(_names(entry.get("enabledMcpjsonServers")))
-        merged["disabled"] |= set(_names(entry.get("disabledMcpjsonServers")))
-    return merged
-
-
-def _names(value: Any) -> list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def project_approval(name: str, approvals: dict[str, Any]) -> bool | None:
-    """True approved, False rejected, None not decided yet."""
-    if name in approvals["disabled"]:
-        return False
-    if approvals["all"] or name in approvals["enabled"]:
-        return True
     return None

@@ -15,52 +15,21 @@ import asyncio
 import contextlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import mcp_types as types
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, MessageHandlerFnT
 
 from yoke.mcp.config import ServerConfig
-from yoke.mcp.errors import error_text, is_connection_error, is_timeout, needs_auth, unwrap
+from yoke.mcp.errors import error_text, is_connection_error, needs_auth, unwrap
+from yoke.mcp.requests import McpRequests
+from yoke.mcp.server_state import ServerState
 from yoke.mcp.transports import Link, open_transport
 
 BACKOFF_S = (1, 2, 4, 8, 16)  # waits before reconnection attempts 1..5
 STABLE_AFTER_S = 10.0  # a connection that lasted this long was healthy: its end starts a fresh count
 PING_EVERY_S = 10.0
-
-
-class McpUnavailable(Exception):
-    """A call to a server that is not connected (one line the model can read)."""
-
-
-@dataclass
-class ServerState:
-    config: ServerConfig
-    status: str = "pending"
-    error: str = ""
-    tools: list[Any] = field(default_factory=list)  # mcp_types.Tool
-    session: Any = None
-    server_info: Any = None
-    capabilities: Any = None
-    instructions: str = ""
-    link: Link | None = None
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-    lost: asyncio.Event = field(default_factory=asyncio.Event)
-    settled: asyncio.Event = field(default_factory=asyncio.Event)  # left `pending` at least once
-    restarts: int = 0
-    refreshing: asyncio.Task | None = None  # a tools/list after list_changed, awaited by the next call
-
-    @property
-    def name(self) -> str:
-        return self.config.name
-
-    def entry(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "status": self.status}
-        if self.error and self.status != "connected":
-            out["error"] = self.error
-        return out
 
 
 DEFAULT_TOOL_TIMEOUT_S = 600.0  # a tools/call with no answer by then is an error result (MCP_TOOL_TIMEOUT)
@@ -77,7 +46,7 @@ def _ms_env(env: Mapping[str, str], name: str, default: float | None) -> float |
     return ms / 1000 if ms > 0 else default
 
 
-class McpManager:
+class McpManager(McpRequests):
     def __init__(
         self,
         configs: Mapping[str, ServerConfig],
@@ -311,7 +280,7 @@ class McpManager:
         finally:
             state.session = None
 
-    async def _until_lost(self, state: ServerState, session: Any, link: Link) -> None:
+    async def _until_lost(self, state: ServerState, session: ClientSession, link: Link) -> None:
         """Wait until the connection ends: the transport says so, a call failed on it, or pings stop."""
         waits = [
             asyncio.ensure_future(link.ended.wait()),
@@ -326,7 +295,7 @@ class McpManager:
             for waiter in waits:
                 waiter.cancel()
 
-    async def _ping(self, session: Any) -> None:
+    async def _ping(self, session: ClientSession) -> None:
         while True:
             await asyncio.sleep(PING_EVERY_S)
             try:
@@ -334,7 +303,7 @@ class McpManager:
             except Exception:
                 return
 
-    def _messages(self, state: ServerState) -> Callable[[Any], Any]:
+    def _messages(self, state: ServerState) -> MessageHandlerFnT:
         async def handle(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
                 state.refreshing = asyncio.ensure_future(self.refresh_tools(state.name))
@@ -370,111 +339,8 @@ class McpManager:
         if self.on_tools_changed is not None:
             self.on_tools_changed(name)
 
-    # ---- calls --------------------------------------------------------------------------------------
 
-    async def _session(self, server: str) -> Any:
-        """The connected server; a server being restarted or reconnected is waited for (start-up deadline)."""
-        state = self.servers.get(server)
-        if state is None:
-            raise McpUnavailable(f'no MCP server named "{server}"')
-        deadline = asyncio.get_running_loop().time() + self.startup_timeout
-        while (
-            not _usable(state)
-            and state.status in ("pending", "connected")
-            and not self._closing.is_set()
-            and asyncio.get_running_loop().time() < deadline
-        ):
-            await asyncio.sleep(0.05)
-        if not _usable(state):
-            detail = f": {state.error}" if state.error else ""
-            raise McpUnavailable(f'MCP server "{server}" is {state.status}{detail}')
-        return state
-
-    async def call_tool(
-        self, server: str, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None
-    ) -> Any:
-        state = await self._session(server)
-        timeout = state.config.timeout_ms / 1000 if state.config.timeout_ms else self.tool_timeout
-        return await self._request(
-            state, state.session.call_tool(tool, arguments, read_timeout_seconds=timeout, meta=meta), timeout
-        )
-
-    async def _request(self, state: ServerState, coro: Any, timeout: float | None = None) -> Any:
-        """One request that fails (instead of hanging) when the connection ends under it."""
-        call = asyncio.ensure_future(coro)
-        ended = asyncio.ensure_future(state.link.ended.wait()) if state.link else None
-        waits = {call} | ({ended} if ended else set())
-        try:
-            done, _ = await asyncio.wait(
-                waits, timeout=(timeout + 1) if timeout else None, return_when="FIRST_COMPLETED"
-            )
-        finally:
-            if ended is not None:
-                ended.cancel()
-        if call in done:
-            if state.refreshing is not None and not state.refreshing.done():
-                # the server changed its tool list during the call: the next request should carry the new one
-                await asyncio.wait({state.refreshing}, timeout=5)
-            try:
-                return call.result()
-            except Exception as exc:
-                if is_connection_error(exc):
-                    state.lost.set()
-                    raise McpUnavailable(
-                        f'the connection to MCP server "{state.name}" was lost; reconnecting'
-                    ) from None
-                if is_timeout(exc):
-                    raise McpUnavailable(
-                        f'MCP server "{state.name}" did not answer within {timeout:g} s'
-                    ) from None
-                raise
-        call.cancel()
-        if ended is not None and ended.done():
-            why = state.link.describe_end() if state.link else ""
-            raise McpUnavailable(
-                f'MCP server "{state.name}" exited during the call'
-                + (f" ({why})" if why else "")
-                + "; it is being restarted"
-            )
-        raise McpUnavailable(f'MCP server "{state.name}" did not answer within {timeout:g} s')
-
-    async def list_resources(self, server: str | None = None) -> list[tuple[str, Any]]:
-        names = [server] if server else [n for n, s in self.servers.items() if s.session is not None]
-        out: list[tuple[str, Any]] = []
-        for name in names:
-            state = await self._session(name)
-            if state.capabilities is None or state.capabilities.resources is None:
-                continue
-            result = await self._request(state, state.session.list_resources())
-            out.extend((name, r) for r in result.resources)
-        return out
-
-    async def read_resource(self, server: str, uri: str) -> Any:
-        state = await self._session(server)
-        return await self._request(state, state.session.read_resource(uri))
-
-    async def list_prompts(self) -> list[tuple[str, Any]]:
-        out: list[tuple[str, Any]] = []
-        for name, state in self.servers.items():
-            if state.session is None or state.capabilities is None or state.capabilities.prompts is None:
-                continue
-            with contextlib.suppress(Exception):
-                result = await self._request(state, state.session.list_prompts())
-                out.extend((name, p) for p in result.prompts)
-        return out
-
-    async def get_prompt(self, server: str, prompt: str, arguments: dict[str, str]) -> Any:
-        state = await self._session(server)
-        return await self._request(state, state.session.get_prompt(prompt, arguments))
-
-
-def _usable(state: ServerState) -> bool:
-    """Connected, and not a connection that has just ended (its session is being torn down)."""
-    ended = state.link is not None and state.link.ended.is_set()
-    return state.session is not None and not ended and not state.lost.is_set()
-
-
-async def list_tools(session: Any) -> list[Any]:
+async def list_tools(session: ClientSession) -> list[types.Tool]:
     tools: list[Any] = []
     cursor = None
     for _ in range(100):  # a server that pages forever is not followed forever

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import dict_at
 from yoke.jsonsafe import loads as safe_json
 from yoke.mcp.config import ServerConfig
 
@@ -94,11 +95,12 @@ def _provider(
 ) -> Any:
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
+    from pydantic import AnyUrl
 
-    oauth = cfg.raw.get("oauth") if isinstance(cfg.raw.get("oauth"), dict) else {}
+    oauth = dict_at(cfg.raw, "oauth")
     metadata = OAuthClientMetadata(
         client_name="Yoke",
-        redirect_uris=[redirect_uri],
+        redirect_uris=[AnyUrl(redirect_uri)],
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
         token_endpoint_auth_method="none" if not oauth.get("clientSecret") else "client_secret_post",
@@ -128,7 +130,7 @@ def headless_auth(cfg: ServerConfig, env: Mapping[str, str]) -> Any:
 
 
 def _callback_port(cfg: ServerConfig) -> int:
-    oauth = cfg.raw.get("oauth") if isinstance(cfg.raw.get("oauth"), dict) else {}
+    oauth = dict_at(cfg.raw, "oauth")
     port = oauth.get("callbackPort")
     return int(port) if isinstance(port, int) else DEFAULT_CALLBACK_PORT
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from yoke.mcp.config import McpConfig
-from yoke.mcp.manager import McpManager, McpUnavailable
+from yoke.mcp.manager import McpManager
+from yoke.mcp.server_state import McpUnavailable
 from yoke.mcp.tools import ListMcpResourcesTool, McpTool, ReadMcpResourceTool, max_output_chars, tool_name
 from yoke.mcp.toolsearch import ToolSearch, should_defer
 

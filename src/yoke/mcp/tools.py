@@ -115,7 +115,7 @@ class McpTool(Tool):
         return f"{self.server} - {self.title} (MCP)"
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from yoke.mcp.manager import McpUnavailable
+        from yoke.mcp.server_state import McpUnavailable
 
         meta = {"claudecode/toolUseId": ctx.tool_use_id} if ctx.tool_use_id else None
         try:
@@ -225,7 +225,7 @@ class ListMcpResourcesTool(_ResourceTool):
     }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from yoke.mcp.manager import McpUnavailable
+        from yoke.mcp.server_state import McpUnavailable
 
         try:
             found = await self.manager.list_resources(input.get("server"))
@@ -264,7 +264,7 @@ class ReadMcpResourceTool(_ResourceTool):
     }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from yoke.mcp.manager import McpUnavailable
+        from yoke.mcp.server_state import McpUnavailable
 
         try:
             result = await self.manager.read_resource(input["server"], input["uri"])

@@ -166,8 +166,11 @@ async def stop_process(process: Any) -> None:
 @contextlib.asynccontextmanager
 async def ws_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[Any, Any]]:
     from websockets.asyncio.client import connect
+    from websockets.typing import Subprotocol
 
-    async with connect(cfg.url, subprotocols=["mcp"], additional_headers=cfg.headers or None) as ws:
+    async with connect(
+        cfg.url, subprotocols=[Subprotocol("mcp")], additional_headers=cfg.headers or None
+    ) as ws:
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
 

@@ -67,7 +67,8 @@ def parse_memory(path: Path, text: str) -> Memory:
     name = meta.get("name")
     confidence: float | None
     try:
-        confidence = float(meta["confidence"]) if isinstance(meta.get("confidence"), str) else None
+        raw = meta.get("confidence")
+        confidence = float(raw) if isinstance(raw, str) else None
     except ValueError:
         confidence = None
     kind = meta.get("type")

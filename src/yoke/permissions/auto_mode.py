@@ -23,13 +23,19 @@ import json
 import os
 import re
 import weakref
+from collections.abc import Mapping
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.messages import Message, text_of
 from yoke.permissions.auto_mode_rules import auto_mode_config, classifier_system, effective_rules
 from yoke.providers import base as pb
 from yoke.seams import Decision
+
+if TYPE_CHECKING:
+    from yoke.permissions.pipeline import PermissionGate
+    from yoke.permissions.rules import PermissionRule
+    from yoke.tools.base import Tool, ToolContext
 
 MAX_CONSECUTIVE_DENIALS = 3
 MAX_TOTAL_DENIALS = 20
@@ -85,8 +91,8 @@ REASONING_QUESTION = (
 class AutoMode:
     """The classifier for one session: `await auto(tool, input, ctx)` -> Decision or None (no decision)."""
 
-    def __init__(self, provider: Any, model: str, messages: list[Message], settings: Any,
-                 ledger: Any = None, env: Any = None):  # fmt: skip
+    def __init__(self, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
+                 ledger: Any = None, env: Mapping[str, str] | None = None):  # fmt: skip
         self.provider = provider
         self.model = model
         self.messages = messages  # the session's live history
@@ -96,12 +102,14 @@ class AutoMode:
         self.total = 0
         # the risky allow rules taken out of each gate while it is in auto mode (a sub-agent's own mode is a
         # copy of the session's gate); gone with the gate
-        self.suspended: weakref.WeakKeyDictionary[Any, list[Any]] = weakref.WeakKeyDictionary()
+        self.suspended: weakref.WeakKeyDictionary[PermissionGate, list[PermissionRule]] = (
+            weakref.WeakKeyDictionary()
+        )
         self.timeout_s = _env_float(env or os.environ, "YOKE_AUTO_MODE_TIMEOUT", DEFAULT_TIMEOUT_S)
 
     # ---- the gate's hook --------------------------------------------------------------------------------
 
-    async def __call__(self, tool: Any, input: dict[str, Any], ctx: Any) -> Decision | None:
+    async def __call__(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
         """Consulted only while the gate's mode is auto (`gate_options`: `classifier_mode`)."""
         if self.consecutive >= MAX_CONSECUTIVE_DENIALS or self.total >= MAX_TOTAL_DENIALS:
             return None  # back to asking
@@ -166,7 +174,7 @@ class AutoMode:
 
     # ---- risky allow rules --------------------------------------------------------------------------------
 
-    def sync_rules(self, gate: Any) -> None:
+    def sync_rules(self, gate: PermissionGate) -> None:
         """The gate's mode changed: suspend its risky allow rules while in auto mode; put them back when it
         is left."""
         suspended = self.suspended.get(gate)
@@ -184,19 +192,19 @@ class AutoMode:
             "classifier": self,
             "classifier_deadline_s": self.timeout_s,
             "classifier_mode": "auto",
-            "on_mode_change": self.sync_rules,
+            "mode_listeners": [self.sync_rules],
         }
 
 
-def is_risky_rule(rule: Any) -> bool:
+def is_risky_rule(rule: PermissionRule) -> bool:
     """An allow rule that would let code run unseen: whole Bash or Agent, or a prefix naming an interpreter,
     a shell, sudo or eval (`Bash(python:*)`, `Bash(sudo *)`)."""
-    tool = getattr(rule, "tool", "")
+    tool = rule.tool
     if tool in ("Agent", "Task"):
         return True
     if tool not in ("Bash", "PowerShell"):
         return False
-    spec = getattr(rule, "specifier", None)
+    spec = rule.specifier
     if spec is None or spec.strip() in ("*", ""):
         return True
     first = re.split(r"[\s:*]", spec.strip(), maxsplit=1)[0]
@@ -237,7 +245,7 @@ def _compact(value: Any) -> str:
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
-def _env_float(env: Any, name: str, default: float) -> float:
+def _env_float(env: Mapping[str, str], name: str, default: float) -> float:
     try:
         value = float(env.get(name) or default)
     except ValueError:

@@ -16,12 +16,18 @@ to /dev/null and friends.
 from __future__ import annotations
 
 import functools
-import os
 import re
-import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from yoke.permissions.bash_command_words import (
+    assignments_text,
+    deny_forms,
+    fs_edit_operands,
+    git_chdir,
+    layer_texts,
+    operand_words,
+    words_text,
+)
 from yoke.permissions.bash_parse import Redirect, SimpleCommand, parse_bash
 from yoke.permissions.bash_readonly import (
     ACCEPT_EDITS_COMMANDS,
@@ -39,7 +45,6 @@ _ARITH_TEST_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v
 # Wrappers that only time or schedule the command they run: no environment, no code of their own.
 _TIMING_WRAPPERS = frozenset({"time", "timeout", "nice", "nohup", "stdbuf"})
 DEVICE_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
-_FORMAT_CHARS = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 @dataclass(slots=True)
@@ -140,11 +145,11 @@ class _Analyzer:
         if cmd.kind == "command" and cmd.words:
             self.add_simple(cmd, functions, depth)
             return
-        texts = [_assignments_text(cmd.assignments), cmd.text]
+        texts = [assignments_text(cmd.assignments), cmd.text]
         text = " ".join(t for t in texts if t)
         read_only = self.builtin_read_only(cmd)
         self.a.invocations.append(
-            Invocation(cmd.words or [Word(text)], _deny_forms([text]), text, read_only=read_only)
+            Invocation(cmd.words or [Word(text)], deny_forms([text]), text, read_only=read_only)
         )
 
     def builtin_read_only(self, cmd: SimpleCommand) -> ReadOnlyCheck:
@@ -173,14 +178,14 @@ class _Analyzer:
         unsafe = [(n, v) for n, v in assignments if not safe_variable(n)]
         if not inner[0].static or inner[0].brace or inner[0].glob:
             self.problem("a command name that is only known at run time")
-        deny_texts = _deny_forms(_layer_texts(cmd, unwrapped.layers))
+        deny_texts = deny_forms(layer_texts(cmd, unwrapped.layers))
         exec_like = not unwrapped.transparent or finds_changes(inner) or bool(unwrapped.scripts)
         if exec_like:
             allow_text: str | None = " ".join(
-                t for t in (_assignments_text(cmd.assignments), _text(cmd.words)) if t
+                t for t in (assignments_text(cmd.assignments), words_text(cmd.words)) if t
             )
         else:
-            allow_text = " ".join(t for t in (_assignments_text(unsafe), _text(inner)) if t)
+            allow_text = " ".join(t for t in (assignments_text(unsafe), words_text(inner)) if t)
         if not inner[0].static or inner[0].brace or inner[0].glob:
             allow_text = None
         container = _script_container(cmd.words, unwrapped)
@@ -189,22 +194,22 @@ class _Analyzer:
         read_only = _read_only_of(cmd, unwrapped, functions, exec_like or container)
         if inner[0].text in ("alias", "unalias"):
             self.alias(inner[1:], depth)
-        chdir, git_form = _git_chdir(inner)
+        chdir, git_form = git_chdir(inner)
         if git_form is not None and allow_text is not None and not exec_like:
-            deny_texts = _deny_forms([*deny_texts, _text(git_form)])
-            allow_text = " ".join(t for t in (_assignments_text(unsafe), _text(git_form)) if t)
+            deny_texts = deny_forms([*deny_texts, words_text(git_form)])
+            allow_text = " ".join(t for t in (assignments_text(unsafe), words_text(git_form)) if t)
         invocation = Invocation(inner, deny_texts, allow_text, exec_like, read_only, chdir=chdir)
         name = inner[0].text
         if name in ACCEPT_EDITS_COMMANDS and not exec_like and not unsafe:
-            writes = _fs_edit_operands(name, inner[1:])
+            writes = fs_edit_operands(name, inner[1:])
             invocation.fs_edit = writes is not None
-            invocation.writes = writes if writes is not None else _operands(inner[1:])
+            invocation.writes = writes if writes is not None else operand_words(inner[1:])
         if name in REMOVE_COMMANDS:
-            invocation.removes = _operands(inner[1:])
+            invocation.removes = operand_words(inner[1:])
         self.a.invocations.append(invocation)
         self.note_cd(name, inner[1:])
         for exec_words in find_exec_commands(inner):
-            texts = _deny_forms([_text(exec_words)])
+            texts = deny_forms([words_text(exec_words)])
             self.a.invocations.append(Invocation(exec_words, texts, None, True, ReadOnlyCheck(False)))
 
     def alias(self, args: list[Word], depth: int) -> None:
@@ -254,27 +259,6 @@ def _locale_assignment(name: str, value: Word) -> bool:
     return known and value.static and not value.glob and bool(_LOCALE_VALUE.match(value.text))
 
 
-def _git_chdir(words: list[Word]) -> tuple[list[Word], list[Word] | None]:
-    """`git -C DIR … sub …`: the directories and the command without them (for allow and deny rules)."""
-    if not words or words[0].text != "git":
-        return [], None
-    dirs: list[Word] = []
-    rest: list[Word] = [words[0]]
-    i = 1
-    while i < len(words) and words[i].text.startswith("-"):
-        if words[i].text == "-C" and i + 1 < len(words):
-            dirs.append(words[i + 1])
-            i += 2
-            continue
-        if words[i].text in ("-c", "--exec-path", "--git-dir", "--work-tree", "--namespace"):
-            return [], None  # configuration or repository injection: never looked through
-        rest.append(words[i])
-        i += 1
-    if not dirs:
-        return [], None
-    return dirs, rest + words[i:]
-
-
 def fast_path_applies(inv: Invocation, analysis: BashAnalysis) -> bool:
     """Whether the read-only fast path may approve `inv`: the line is all literals, defines no function
     or alias, and no other command of it that is not read-only may change what `inv`'s paths point to
@@ -307,92 +291,6 @@ def _script_container(words: list[Word], unwrapped: Unwrapped) -> bool:
         and not unwrapped.problem
         and all(s.static for s in unwrapped.scripts)
     )
-
-
-def _text(words: list[Word]) -> str:
-    return " ".join(w.text for w in words)
-
-
-def _assignments_text(assignments: list[tuple[str, Word]]) -> str:
-    return " ".join(f"{name}={value.text}" for name, value in assignments)
-
-
-def _layer_texts(cmd: SimpleCommand, layers: list[list[Word]]) -> list[str]:
-    texts = []
-    prefix = _assignments_text(cmd.assignments)
-    if prefix:
-        texts.append(f"{prefix} {_text(cmd.words)}")
-    for layer in layers:
-        if not layer:
-            continue
-        texts.append(_text(layer))
-        head = layer[0].text
-        if "/" in head:  # /bin/rm is rm for deny rules
-            texts.append(" ".join([os.path.basename(head), *(w.text for w in layer[1:])]))
-    return texts
-
-
-def _deny_forms(texts: Iterable[str]) -> list[str]:
-    """Deny and ask rules are tried on every spelling: as written, NFKC-folded, invisible characters removed."""
-    out: list[str] = []
-    for text in texts:
-        for form in (text, unicodedata.normalize("NFKC", _FORMAT_CHARS.sub("", text))):
-            form = " ".join(form.split())
-            if form and form not in out:
-                out.append(form)
-    return out
-
-
-def _operands(args: list[Word]) -> list[Word]:
-    out: list[Word] = []
-    done = False
-    for arg in args:
-        if not done and arg.text == "--":
-            done = True
-            continue
-        if not done and arg.text.startswith("-") and arg.static and arg.text != "-":
-            if arg.text.startswith("--") and "=" in arg.text:
-                out.append(Word(arg.text.split("=", 1)[1]))
-            continue
-        out.append(arg)
-    return out
-
-
-_FS_EDIT_FLAGS = {
-    "mkdir": "pv",
-    "touch": "acm",
-    "mv": "finvuT",
-    "cp": "rRapfinvuLPHT",
-}
-
-
-def _fs_edit_operands(name: str, args: list[Word]) -> list[Word] | None:
-    """Every path mkdir/touch/mv/cp would write, glued and long target options included; None when an
-    option is not one of the few plain ones (then acceptEdits does not apply)."""
-    out: list[Word] = []
-    i = 0
-    done = False
-    while i < len(args):
-        arg = args[i]
-        text = arg.text
-        if done or not text.startswith("-") or text == "-" or not arg.static:
-            out.append(arg)
-        elif text == "--":
-            done = True
-        elif text.startswith("--target-directory="):
-            out.append(Word(text.split("=", 1)[1], tilde=text.split("=", 1)[1].startswith("~")))
-        elif name in ("mv", "cp") and text.startswith("-t"):
-            if len(text) > 2:
-                out.append(Word(text[2:], tilde=text[2:].startswith("~")))
-            elif i + 1 < len(args):
-                out.append(args[i + 1])
-                i += 1
-            else:
-                return None
-        elif text.startswith("--") or any(ch not in _FS_EDIT_FLAGS[name] for ch in text[1:]):
-            return None
-        i += 1
-    return out
 
 
 def _device(word: Word) -> bool:

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
+from yoke.permissions.bash_parse_words import WordReader
 from yoke.permissions.bash_values import (
     MAX_LOOP_ITEMS,
     assigned_names,
-    literal_arithmetic,
     local_name,
-    plain_reference,
+    source,
 )
-from yoke.permissions.bash_words import Word, ansi_c_word, plain_word, unescape_double
+from yoke.permissions.bash_words import Word
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
 
 MAX_COMMAND_CHARS = 10_000
 
@@ -97,7 +100,7 @@ class ParsedCommand:
 
 
 @functools.lru_cache(maxsize=1)
-def _parser() -> Any:
+def _parser() -> Parser:
     import tree_sitter_bash
     from tree_sitter import Language, Parser
 
@@ -126,7 +129,7 @@ def parse_bash(command: str) -> ParsedCommand:
     return result
 
 
-class _Walker:
+class _Walker(WordReader):
     def __init__(self, result: ParsedCommand, assigned: dict[str, int] | None = None) -> None:
         self.out = result
         self.backtick_depth = 0
@@ -140,11 +143,11 @@ class _Walker:
 
     # statements ---------------------------------------------------------------------------------------
 
-    def statements(self, node: Any) -> None:
+    def statements(self, node: Node) -> None:
         for child in node.named_children:
             self.statement(child)
 
-    def statement(self, node: Any) -> None:
+    def statement(self, node: Node) -> None:
         kind = node.type
         if kind == "comment":
             return
@@ -178,7 +181,7 @@ class _Walker:
         else:
             self.problem(f"unsupported shell construct `{kind}`")
 
-    def command(self, node: Any) -> None:
+    def command(self, node: Node) -> None:
         cmd = SimpleCommand("command")
         for child in node.named_children:
             kind = child.type
@@ -201,21 +204,21 @@ class _Walker:
             cmd.kind = "assignment"
         self.out.commands.append(cmd)
 
-    def redirected(self, node: Any) -> None:
+    def redirected(self, node: Node) -> None:
         for child in node.named_children:
             if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
                 self.redirect(child)
             else:
                 self.statement(child)
 
-    def compound(self, node: Any) -> None:
+    def compound(self, node: Node) -> None:
         first = node.children[0].type if node.children else ""
         if first == "((":
             self.expression("arith", node)
         else:
             self.statements(node)
 
-    def assignments_only(self, node: Any) -> None:
+    def assignments_only(self, node: Node) -> None:
         nodes = node.named_children if node.type == "variable_assignments" else [node]
         cmd = SimpleCommand("assignment", assignments=[self.assignment(n) for n in nodes])
         top = node.parent is not None and node.parent.type == "program"
@@ -227,18 +230,18 @@ class _Walker:
             self.locals.update(name for name, _ in cmd.assignments)
         self.out.commands.append(cmd)
 
-    def declaration(self, node: Any) -> None:
-        cmd = SimpleCommand("declaration", [Word(node.children[0].text.decode())])
+    def declaration(self, node: Node) -> None:
+        cmd = SimpleCommand("declaration", [Word(source(node.children[0]))])
         for child in node.named_children:
             if child.type == "variable_assignment":
                 cmd.assignments.append(self.assignment(child))
             elif child.type == "variable_name":
-                cmd.words.append(Word(child.text.decode()))
+                cmd.words.append(Word(source(child)))
             else:
                 cmd.words.append(self.word(child))
         self.out.commands.append(cmd)
 
-    def expression(self, kind: str, node: Any) -> None:
+    def expression(self, kind: str, node: Node) -> None:
         """`[[ ]]` and `(( ))`: record their words; any expansion inside makes them not read-only."""
         dynamic = False
         for sub in _descendants(node):
@@ -248,15 +251,15 @@ class _Walker:
             elif sub.type in ("simple_expansion", "expansion", "arithmetic_expansion"):
                 dynamic = True
         self.out.expansions = self.out.expansions or dynamic
-        self.out.commands.append(SimpleCommand(kind, [Word(node.text.decode(), static=not dynamic)]))
+        self.out.commands.append(SimpleCommand(kind, [Word(source(node), static=not dynamic)]))
 
-    def loop(self, node: Any) -> None:
+    def loop(self, node: Node) -> None:
         # A loop sets its variable (`for PATH in …`) without an assignment word: never read-only, unless
         # it is a loop over a few known words whose body can be walked once per word (bash_values).
         if self.static_loop(node):
             return
         kind = "arith" if node.type == "c_style_for_statement" else "loop"
-        self.out.commands.append(SimpleCommand(kind, [Word(node.children[0].text.decode())]))
+        self.out.commands.append(SimpleCommand(kind, [Word(source(node.children[0]))]))
         for child in node.named_children:
             if child.type == "do_group":
                 self.statements(child)
@@ -269,13 +272,13 @@ class _Walker:
             else:
                 self.expression("arith", child)
 
-    def static_loop(self, node: Any) -> bool:
+    def static_loop(self, node: Node) -> bool:
         """`for f in WORDS; do BODY; done` with literal or glob WORDS and `f` a local set nowhere else: BODY
         walked once per word with `$f` bound to it. False (nothing recorded) when it is not one."""
         if node.type != "for_statement" or not node.children or node.children[0].type != "for":
             return False
         named = node.named_children
-        name = named[0].text.decode() if named and named[0].type == "variable_name" else ""
+        name = source(named[0]) if named and named[0].type == "variable_name" else ""
         items = [c for c in named[1:] if c.type in _WORDISH]
         body = [c for c in named[1:] if c.type in ("do_group", "compound_statement")]
         if not (local_name(name) and self.assigned.get(name) == 1 and len(body) == 1):
@@ -298,25 +301,7 @@ class _Walker:
             self.bindings[name] = saved
         return True
 
-    def reference(self, text: str, quoted: bool) -> Word | None:
-        """A `$name` the analyser knows: a bound loop word or a line local (None: an ordinary expansion).
-        Unquoted, a bound word is split and globbed again: only a literal without blanks or glob
-        characters stays itself."""
-        name = plain_reference(text)
-        if name is None:
-            return None
-        bound = self.bindings.get(name)
-        if bound is not None:
-            if bound.glob or bound.tilde:  # its value is what the expansions make of it: whole words only
-                return Word(bound.text, glob=bound.glob, tilde=bound.tilde) if quoted else None
-            if quoted or not any(ch in bound.text for ch in " \t\n*?["):
-                return Word(bound.text)
-            return None
-        if name in self.locals:
-            return Word(text, static=False, derived=True)
-        return None
-
-    def case(self, node: Any) -> None:
+    def case(self, node: Node) -> None:
         for child in node.named_children:
             if child.type == "case_item":
                 for sub in child.named_children:
@@ -327,19 +312,19 @@ class _Walker:
             else:
                 self.word(child)
 
-    def function(self, node: Any) -> None:
+    def function(self, node: Node) -> None:
         named = node.named_children
         if named and named[0].type == "word":
-            self.out.functions.append(named[0].text.decode())
+            self.out.functions.append(source(named[0]))
         for child in named[1:]:
             self.statement(child)
 
-    def assignment(self, node: Any) -> tuple[str, Word]:
+    def assignment(self, node: Node) -> tuple[str, Word]:
         named = node.named_children
-        name = named[0].text.decode() if named else ""
+        name = source(named[0]) if named else ""
         if named and named[0].type == "subscript":
             self.word(named[0])  # a[$(cmd)]=x runs cmd
-            name = named[0].named_children[0].text.decode() if named[0].named_children else name
+            name = source(named[0].named_children[0]) if named[0].named_children else name
         value = Word("")
         for child in named[1:]:
             if child.type == "array":
@@ -351,7 +336,7 @@ class _Walker:
 
     # redirections -------------------------------------------------------------------------------------
 
-    def redirect(self, node: Any) -> None:
+    def redirect(self, node: Node) -> None:
         if node.type == "herestring_redirect":
             for child in node.named_children:
                 self.word(child)
@@ -364,7 +349,7 @@ class _Walker:
         targets: list[Word] = []
         for child in node.children:
             if child.type == "file_descriptor":
-                fd = child.text.decode()
+                fd = source(child)
             elif not child.is_named:
                 op = child.type
             elif child.type == "number" and op in (">&", "<&"):
@@ -376,12 +361,12 @@ class _Walker:
             return
         self.out.redirects.append(Redirect(op, targets[0] if targets else None, fd))
 
-    def heredoc(self, node: Any) -> None:
+    def heredoc(self, node: Node) -> None:
         quoted = False
         for child in node.named_children:
             kind = child.type
             if kind == "heredoc_start":
-                quoted = any(q in child.text.decode() for q in ("'", '"', "\\"))
+                quoted = any(q in source(child) for q in ("'", '"', "\\"))
             elif kind == "heredoc_body":
                 if not quoted:
                     self.heredoc_body(child)
@@ -392,126 +377,17 @@ class _Walker:
             else:
                 self.statement(child)  # the rest of the line: `cat <<EOF | grep x > out`
 
-    def heredoc_body(self, node: Any) -> None:
-        if "`" in node.text.decode():
+    def heredoc_body(self, node: Node) -> None:
+        if "`" in source(node):
             self.problem("backquotes inside a here-document")
-        if "$" in node.text.decode():
+        if "$" in source(node):
             self.out.expansions = True  # an unquoted here-document expands `$x`, `$((x))`, `$(cmd)`
         for sub in node.named_children:
             if sub.type in ("command_substitution", "expansion", "arithmetic_expansion"):
                 self.word(sub)
 
-    # words --------------------------------------------------------------------------------------------
 
-    def word(self, node: Any) -> Word:
-        kind = node.type
-        text = node.text.decode()
-        if kind == "word":
-            if "`" in text:
-                self.problem("an escaped backquote")
-            if self.backtick_depth and "\\" in text:
-                self.problem("backslashes inside backquotes")
-            return plain_word(text)
-        if kind == "number":
-            return Word(text)
-        if kind == "raw_string":
-            return Word(text[1:-1])
-        if kind == "ansi_c_string":
-            return ansi_c_word(text[2:-1])
-        if kind in ("string", "translated_string"):
-            return self.double_quoted(node)
-        if kind == "concatenation":
-            parts = [self.word(c) for c in node.named_children]
-            tilde = False if text.startswith(("'", '"', "$'")) or not parts else parts[0].tilde
-            static = all(p.static for p in parts)
-            return Word(
-                "".join(p.text for p in parts),
-                static=static,
-                derived=not static and all(p.static or p.derived for p in parts),
-                glob=any(p.glob for p in parts),
-                brace=any(p.brace for p in parts)
-                or ("{" in text and "}" in text and _has_unquoted_brace(node)),
-                tilde=tilde,
-            )
-        if kind in ("simple_expansion", "expansion"):
-            known = self.reference(text, quoted=False)
-            if known is not None:
-                return known
-        if kind == "arithmetic_expansion":
-            value = literal_arithmetic(text)
-            if value is not None:
-                return Word(value)
-        if kind in ("simple_expansion", "expansion", "arithmetic_expansion"):
-            if kind == "expansion" and "@P" in text.replace(" ", ""):
-                self.problem("prompt expansion ${var@P}")
-            self.nested(node)
-            self.out.expansions = True
-            return Word(text, static=False)
-        if kind == "command_substitution":
-            self.substitution(node)  # its commands are judged as the line's own
-            return Word(text, static=False, derived=True)
-        if kind == "process_substitution":
-            self.substitution(node)
-            self.out.expansions = True
-            return Word(text, static=False, procsub=True)
-        if kind == "brace_expression":
-            return Word(text, brace=True)
-        if kind in ("regex", "extglob_pattern", "variable_name", "special_variable_name"):
-            if kind == "special_variable_name":
-                self.out.expansions = True
-            return Word(text, static=kind != "special_variable_name")
-        if kind == "subscript":
-            self.nested(node)
-            self.out.expansions = True
-            return Word(text, static=False)
-        self.problem(f"unsupported shell construct `{kind}` in a word")
-        return Word(text, static=False)
-
-    def double_quoted(self, node: Any) -> Word:
-        pieces: list[str] = []
-        static = derived = True
-        named = [c for c in node.children if c.is_named]
-        for child in node.children:
-            if child.type == "string_content":
-                content = child.text.decode()
-                if self.backtick_depth and "\\" in content:
-                    self.problem("backslashes inside backquotes")
-                pieces.append(unescape_double(content))
-            elif child.is_named:
-                known = None
-                if child.type in ("simple_expansion", "expansion"):
-                    known = self.reference(child.text.decode(), quoted=True)
-                if known is not None and (known.glob or known.tilde):
-                    if len(named) == 1 and not any(c.type == "string_content" for c in node.children):
-                        return known  # "$f" of a glob (or ~) word: each path that word names
-                    known = None
-                part = known if known is not None else self.word(child)
-                pieces.append(part.text)
-                static = static and part.static
-                derived = derived and (part.static or part.derived)
-        return Word("".join(pieces), static=static, derived=not static and derived)
-
-    def substitution(self, node: Any) -> None:
-        backtick = node.children and node.children[0].type == "`"
-        if backtick:
-            if "\\" in node.text.decode():
-                self.problem("backslashes inside backquotes")
-            self.backtick_depth += 1
-        for child in node.named_children:
-            self.statement(child)
-        if backtick:
-            self.backtick_depth -= 1
-
-    def nested(self, node: Any) -> None:
-        """Expansions can hide command substitutions: `${x:-$(cmd)}`, `$(( $(cmd) ))`."""
-        for sub in node.named_children:
-            if sub.type in ("command_substitution", "process_substitution"):
-                self.word(sub)
-            elif sub.named_child_count:
-                self.nested(sub)
-
-
-def _descendants(node: Any) -> list[Any]:
+def _descendants(node: Node) -> list[Node]:
     out = []
     stack = list(node.named_children)
     while stack:
@@ -520,9 +396,3 @@ def _descendants(node: Any) -> list[Any]:
         if sub.type not in ("command_substitution", "process_substitution"):
             stack.extend(sub.named_children)
     return out
-
-
-def _has_unquoted_brace(node: Any) -> bool:
-    return any(
-        c.type == "word" and ("{" in c.text.decode() or "}" in c.text.decode()) for c in node.named_children
-    )

@@ -18,7 +18,10 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 MAX_LOOP_ITEMS = 16
 _LOCAL = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -32,7 +35,13 @@ def local_name(name: str) -> bool:
     return bool(_LOCAL.match(name)) and not name.endswith("_proxy") and name != "cdpath"
 
 
-def assigned_names(root: Any) -> Counter[str]:
+def source(node: Node) -> str:
+    """The node's text as written (the tree is parsed from the line's bytes, so it is always there)."""
+    text = node.text
+    return text.decode() if text is not None else ""
+
+
+def assigned_names(root: Node) -> Counter[str]:
     """How many times each variable is given a value anywhere in the line: assignments (also inside
     declarations and substitutions) and `for` variables."""
     counts: Counter[str] = Counter()
@@ -47,11 +56,11 @@ def assigned_names(root: Any) -> Counter[str]:
         ):
             for child in node.named_children:
                 if child.type == "variable_name":
-                    counts[child.text.decode()] += 1
+                    counts[source(child)] += 1
                     if node.type != "declaration_command":
                         break
                 elif child.type == "subscript" and child.named_children:
-                    counts[child.named_children[0].text.decode()] += 1
+                    counts[source(child.named_children[0])] += 1
                     break
         stack.extend(node.named_children)
     return counts

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
 from yoke.config.trust import is_trusted
+from yoke.jsonsafe import dict_at
 from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
 from yoke.sandbox.settings import SandboxSettings
@@ -37,7 +38,7 @@ def build_gate(
     classifier: ClassifierFn | None = None,
     classifier_deadline_s: float = 2.0,
     classifier_mode: str | None = None,
-    on_mode_change: Callable[[PermissionGate], None] | None = None,
+    mode_listeners: list[Callable[[PermissionGate], None]] | None = None,
     block_outside_reads: bool = False,
 ) -> PermissionGate:
     """The gate for one session. Raises ValueError (a one-line message) for a bad mode or --add-dir."""
@@ -51,33 +52,16 @@ def build_gate(
     if trusted is None:
         trusted = is_trusted(cwd, settings.yoke_home, home=home, claude_dir=settings.claude_dir)
     counted = [s for s in settings.sources if trusted or s.scope not in PROJECT_SCOPES]
-    managed_only = any(
-        s.scope == "managed"
-        and (s.data.get("permissions") or {}).get("allowManagedPermissionRulesOnly") is True
-        for s in settings.sources
-    )
+    managed_only = _managed_rules_only(settings.sources)
     deny, ask, allow = _rules(settings.sources, trusted, managed_only, warnings)
     if not managed_only:
         allow += parse_rules(allowed_tools, "allow", "cli", cwd, "--allowedTools", warnings)
         deny += parse_rules(disallowed_tools, "deny", "cli", cwd, "--disallowedTools", warnings)
     if not trusted and not interactive:
-        skipped = _untrusted_grants(settings.sources)
-        if skipped:
-            warnings.append(
-                f"this workspace ({cwd}) has not been trusted: ignoring {skipped} from its project settings; "
-                "run `yoke trust` in it to trust it"
-            )
+        _warn_untrusted(settings.sources, cwd, warnings)
     dirs = _working_dirs(cwd, add_dirs, counted, warnings)
     chosen = _mode(mode, counted, warnings)
     merged = merge_settings([s.data for s in counted])
-    perms = merged.get("permissions") if isinstance(merged.get("permissions"), dict) else {}
-    bypass_disabled = (
-        any(
-            (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable"
-            for s in settings.sources
-        )
-        or perms.get("disableBypassPermissionsMode") == "disable"
-    )
     sandbox = _sandbox(merged, cwd, allow, deny, home)
     try:
         gate = PermissionGate(
@@ -91,16 +75,24 @@ def build_gate(
             sandbox=sandbox,
             local_settings_path=settings.local_settings_path,
             bypass_available=allow_bypass,
-            bypass_disabled=bypass_disabled,
+            bypass_disabled=_bypass_disabled(settings.sources, merged),
             warnings=warnings,
             classifier=classifier,
             classifier_deadline_s=classifier_deadline_s,
             classifier_mode=classifier_mode,
-            on_mode_change=on_mode_change,
+            mode_listeners=mode_listeners,
         )
     except PermissionModeError as exc:
         raise PermissionModeError(f"--permission-mode: {exc}") from None
-    # a restriction: true in any source wins, whatever the trust (no source can loosen it)
+    _apply_restrictions(gate, settings, cwd, block_outside_reads)
+    return gate
+
+
+def _apply_restrictions(
+    gate: PermissionGate, settings: LoadedSettings, cwd: Path, block_outside_reads: bool
+) -> None:
+    """The settings that only restrict (true in any source wins, whatever the trust: no source can loosen
+    them), --restricted's, and where saved rules go."""
     gate.block_outside_writes = any(
         s.data.get("blockWritesOutsideWorkingDirectories") is True for s in settings.sources
     )
@@ -112,7 +104,35 @@ def build_gate(
             "userSettings": settings.claude_dir / "settings.json",
         }
     )
-    return gate
+
+
+def _managed_rules_only(sources: list[SettingsSource]) -> bool:
+    """allowManagedPermissionRulesOnly in managed settings: only managed rules count."""
+    return any(
+        s.scope == "managed"
+        and (s.data.get("permissions") or {}).get("allowManagedPermissionRulesOnly") is True
+        for s in sources
+    )
+
+
+def _bypass_disabled(sources: list[SettingsSource], merged: dict) -> bool:
+    """disableBypassPermissionsMode: "disable" in any source (trusted or not) or the merged settings."""
+    return (
+        any(
+            (s.data.get("permissions") or {}).get("disableBypassPermissionsMode") == "disable"
+            for s in sources
+        )
+        or dict_at(merged, "permissions").get("disableBypassPermissionsMode") == "disable"
+    )
+
+
+def _warn_untrusted(sources: list[SettingsSource], cwd: Path, warnings: list[str]) -> None:
+    skipped = _untrusted_grants(sources)
+    if skipped:
+        warnings.append(
+            f"this workspace ({cwd}) has not been trusted: ignoring {skipped} from its project settings; "
+            "run `yoke trust` in it to trust it"
+        )
 
 
 def _rules(
@@ -144,7 +164,7 @@ def _untrusted_grants(sources: list[SettingsSource]) -> str:
     for source in sources:
         if source.scope not in PROJECT_SCOPES:
             continue
-        perms = source.data.get("permissions") if isinstance(source.data.get("permissions"), dict) else {}
+        perms = dict_at(source.data, "permissions")
         allow += len(perms.get("allow") or [])
         dirs += len(perms.get("additionalDirectories") or [])
         if perms.get("defaultMode"):
@@ -204,18 +224,23 @@ def _mode(mode: str | None, sources: list[SettingsSource], warnings: list[str]) 
     return "default"
 
 
+def _fetch_domains(rules: list[PermissionRule]) -> list[str]:
+    """The domains of `WebFetch(domain:NAME)` rules."""
+    return [
+        r.specifier.removeprefix("domain:")
+        for r in rules
+        if r.tool == "WebFetch" and r.specifier and r.specifier.startswith("domain:")
+    ]
+
+
 def _sandbox(
     merged: dict, cwd: Path, allow: list[PermissionRule], deny: list[PermissionRule], home: Path
 ) -> SandboxSettings:
     """The sandbox block plus what permission rules add to it, as in Claude Code: WebFetch domain allow rules
     join the network allowlist, Read and Edit deny rules with plain paths join denyRead / denyWrite."""
     base = SandboxSettings.from_settings(merged, cwd)
-    domains = [
-        r.specifier[7:] for r in allow if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
-    ]
-    denied_domains = [
-        r.specifier[7:] for r in deny if r.tool == "WebFetch" and (r.specifier or "").startswith("domain:")
-    ]
+    domains = _fetch_domains(allow)
+    denied_domains = _fetch_domains(deny)
     deny_read: list[str] = []
     deny_write: list[str] = []
     for rule in deny:

@@ -214,9 +214,13 @@ def _tool_read_only(tool: Tool, input: dict[str, Any]) -> bool:
 def _raw_paths(tool: Tool, input: dict[str, Any], cwd: Path) -> list[str]:
     paths = [str(input[k]) for k in PATH_KEYS if isinstance(input.get(k), str) and input.get(k)]
     pattern = input.get("pattern")
-    is_glob = "Glob" in (tool.name, *tool.aliases) and isinstance(pattern, str)
+    is_glob = "Glob" in (tool.name, *tool.aliases)
     # An absolute or climbing glob reaches beyond `path`: its literal prefix is what gets listed.
-    if is_glob and (pattern.startswith(("/", "~")) or ".." in pattern.split("/")):
+    if (
+        is_glob
+        and isinstance(pattern, str)
+        and (pattern.startswith(("/", "~")) or ".." in pattern.split("/"))
+    ):
         prefix = re.split(r"[*?\[{]", pattern, maxsplit=1)[0]
         base = paths[0] if paths else str(cwd)
         paths.append(prefix if prefix.startswith(("/", "~")) else f"{base}/{prefix}")
@@ -287,10 +291,10 @@ class RuleMatcher:
                 ]
             return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
         if facts.kind == "bash" and rule.behavior != "allow":
-            paths = self.bash_paths(facts, family)
-            if paths is None:
+            reached = self.bash_paths(facts, family)
+            if reached is None:
                 return True  # a path only known at run time fails closed against deny and ask rules
-            return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in paths)
+            return any(path_matches(pattern, p.logical) or path_matches(pattern, p.real) for p in reached)
         return False
 
     def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath] | None:

@@ -4,7 +4,6 @@ patterns, so the matching lives here with the rule syntax; the sandbox is handed
 
 from __future__ import annotations
 
-from yoke.permissions.bash_analysis import analyze
 from yoke.permissions.patterns import bash_matches
 from yoke.sandbox.settings import SandboxSettings
 
@@ -14,6 +13,8 @@ def command_excluded(command: str, settings: SandboxSettings) -> bool:
     with any matching command runs outside the sandbox."""
     if not settings.excluded_commands:
         return False
+    from yoke.permissions.bash_analysis import analyze  # the bash analysis loads only when it is needed
+
     patterns = []
     for entry in settings.excluded_commands:
         patterns.append(entry)

@@ -109,8 +109,7 @@ class YokeAgent:
     async def _open(
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
-        from yoke.mcp.shapes import from_acp
-        from yoke.protocols.acp_client import client_files, client_terminal
+        from yoke.protocols.acp_client import client_files, client_terminal, mcp_config_values
         from yoke.session import SessionError, SessionOptions, open_session
 
         files = client_files(self.conn, self.client_capabilities)
@@ -123,7 +122,7 @@ class YokeAgent:
             interactive=True,
             resume=resume,
             entrypoint="acp",
-            mcp_config=from_acp(mcp_servers),
+            mcp_config=mcp_config_values(mcp_servers),
             workspace_files=files,
             command_terminal=terminal,
         )

@@ -231,7 +231,9 @@ def _mark_last_block(messages: list[Message], index: int) -> str:
     or "none" (nothing in it can carry one)."""
     message = messages[index]
     content = message["content"]
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    blocks: list[dict[str, Any]] = (
+        [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    )
     for i in range(len(blocks) - 1, -1, -1):
         block = blocks[i]
         if "cache_control" in block:

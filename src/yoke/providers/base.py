@@ -10,7 +10,7 @@ then the consumer drops what it has of that message and starts over at the next 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, Literal, Protocol
 
 from yoke.messages import Block, Message
@@ -338,6 +338,6 @@ class ProviderError(Exception):
 class Provider(Protocol):
     name: str  # "anthropic", "openai", "bedrock", "vertex", "replay"
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]: ...
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]: ...
 
     async def aclose(self) -> None: ...

@@ -13,7 +13,7 @@ so a replayed run exercises exactly the code a live run does.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -74,8 +74,8 @@ class RecordingTransport:
         return response
 
     async def _tee(
-        self, events: AsyncIterator[SSEEvent], req: dict[str, Any], status: int, head: dict[str, str]
-    ) -> AsyncIterator[SSEEvent]:
+        self, events: AsyncGenerator[SSEEvent, None], req: dict[str, Any], status: int, head: dict[str, str]
+    ) -> AsyncGenerator[SSEEvent, None]:
         seen: list[list[str]] = []
         complete = False
         try:
@@ -160,7 +160,7 @@ class ReplayTransport:
         return None
 
 
-async def _replay_events(resp: dict[str, Any]) -> AsyncIterator[SSEEvent]:
+async def _replay_events(resp: dict[str, Any]) -> AsyncGenerator[SSEEvent, None]:
     from yoke.providers.transport import StreamInterrupted
 
     for event, data in resp["events"]:

@@ -8,13 +8,14 @@ assembler as the direct provider turns them into provider events. Retries are th
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Literal
 
 from yoke.providers.anthropic import anthropic_error, build_request_body
 from yoke.providers.anthropic_stream import AnthropicAssembler
-from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
-from yoke.providers.http import DEFAULT_MAX_RETRIES, MidStreamError, one_line
+from yoke.providers.base import ErrorKind, ModelRequest, ProviderError, ProviderEvent
+from yoke.providers.http import MidStreamError, one_line
+from yoke.providers.retry import DEFAULT_MAX_RETRIES
 
 Platform = Literal["bedrock", "vertex"]
 LABELS = {"bedrock": "Bedrock", "vertex": "Vertex AI"}
@@ -32,7 +33,7 @@ class CloudProvider:
         max_retries: int = DEFAULT_MAX_RETRIES,
         client: Any = None,  # a ready SDK client (tests pass a fake)
     ) -> None:
-        self.name = platform
+        self.name: str = platform
         self.platform = platform
         self.region = region
         self.project_id = project_id
@@ -45,7 +46,7 @@ class CloudProvider:
         """Bedrock: AWS_REGION (or AWS_DEFAULT_REGION), ANTHROPIC_BEDROCK_BASE_URL; credentials the AWS way.
         Vertex: CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, ANTHROPIC_VERTEX_BASE_URL; credentials the
         Google way. Both: YOKE_MAX_RETRIES / CLAUDE_CODE_MAX_RETRIES."""
-        from yoke.providers.http import RetryPolicy
+        from yoke.providers.retry import RetryPolicy
 
         retries = RetryPolicy.from_env(env).max_retries
         if platform == "bedrock":
@@ -66,10 +67,10 @@ class CloudProvider:
             self._client = make_sdk_client(self)
         return self._client
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def _stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         client = self.client()
         body = build_request_body(request, request.stream)
         body.pop("stream")
@@ -97,7 +98,7 @@ class CloudProvider:
             body = getattr(exc, "body", None)
             body = body if isinstance(body, dict) and "error" in body else {"error": body}
             if status in (401, 403):
-                kind = "authentication" if status == 401 else "permission"
+                kind: ErrorKind = "authentication" if status == 401 else "permission"
                 message = f"{label} refused the request ({status}): {one_line(str(exc))}"
                 return ProviderError(kind, f"{message} · {_credential_hint(self.platform)}", status)
             return anthropic_error(status, body, str(exc), model, label)
@@ -115,7 +116,7 @@ class CloudProvider:
             await self._client.close()
 
 
-async def sdk_events(stream: Any, assembler: AnthropicAssembler) -> AsyncIterator[ProviderEvent]:
+async def sdk_events(stream: Any, assembler: AnthropicAssembler) -> AsyncGenerator[ProviderEvent, None]:
     """Feed an SDK event stream (objects or dicts with a `type`) through the assembler."""
     async for raw in stream:
         data = as_event_dict(raw)

@@ -11,7 +11,7 @@ that made them, and replaying them is a 400) and tool calls left without results
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from yoke.providers.base import (
@@ -52,10 +52,10 @@ class FallbackProvider:
     def active(self) -> bool:
         return self.switched_from is not None
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def _stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         if self.active:
             async with aclosing(self.inner.stream(self._for_fallback(request))) as events:
                 async for event in events:

@@ -7,9 +7,11 @@ from typing import Any
 
 from yoke.providers.transport import HttpRequest, HttpResponse, Transport
 
+RequestGate = Callable[[HttpRequest], Awaitable[None]]  # awaited before each request is sent
+
 
 class GatedTransport:
-    def __init__(self, inner: Transport, gate: Callable[[HttpRequest], Awaitable[None]]) -> None:
+    def __init__(self, inner: Transport, gate: RequestGate) -> None:
         self.inner = inner
         self.gate = gate
 
@@ -21,7 +23,7 @@ class GatedTransport:
         await self.inner.aclose()
 
 
-def gate_provider(provider: Any, gate: Callable[[HttpRequest], Awaitable[None]]) -> None:
+def gate_provider(provider: Any, gate: RequestGate) -> None:
     """Put `gate` in front of the provider's transport; a provider without one (replay) is left as it is."""
     transport = getattr(provider, "transport", None)
     if transport is not None and not isinstance(provider.transport, GatedTransport):

@@ -18,6 +18,7 @@ from yoke.messages import Block
 from yoke.providers.base import (
     BlockStart,
     BlockStop,
+    ErrorKind,
     MessageDelta,
     MessageStart,
     MessageStop,
@@ -228,8 +229,10 @@ def stream_error(error: Any) -> MidStreamError:
     if "exceeds the maximum number of tokens" in message.lower():
         return MidStreamError(ProviderError("prompt_too_long", prompt_too_long_message(message)), False)
     code = error.get("code")
-    kind = "rate_limit" if status == "RESOURCE_EXHAUSTED" else "overloaded" if code == 503 else "server"
+    kind: ErrorKind = (
+        "rate_limit" if status == "RESOURCE_EXHAUSTED" else "overloaded" if code == 503 else "server"
+    )
     retryable = status in RETRYABLE_STATUSES or (isinstance(code, int) and code >= 500)
     return MidStreamError(
         ProviderError(kind, f"API error mid-stream ({status or code}): {message}"), retryable
-    )  # type: ignore[arg-type]
+    )

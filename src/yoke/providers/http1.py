@@ -16,7 +16,7 @@ import codecs
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -283,7 +283,7 @@ class Http1Transport:
 
     async def _events(
         self, conn: _Connection, origin: Any, response: _Response, idle: float | None
-    ) -> AsyncIterator[SSEEvent]:
+    ) -> AsyncGenerator[SSEEvent, None]:
         # Everything one read brought is parsed at once: a stream is a dozen small chunks a turn, and each
         # pass between the socket and the parser costs every one of them
         parser = SSEParser()

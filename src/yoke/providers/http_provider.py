@@ -8,12 +8,13 @@ URL and headers, the body encoding, the assembler of its answer and the mapping 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Self
 
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
 from yoke.providers.encode import BodyEncoder
-from yoke.providers.http import RetryPolicy, WireCall, run_call
+from yoke.providers.http import WireCall, run_call
+from yoke.providers.retry import RetryPolicy
 from yoke.providers.transport import AutoTransport, Transport
 
 
@@ -59,7 +60,7 @@ class HttpProvider:
     ) -> Self:
         return cls(**cls.env_settings(env, base_url=base_url, transport=transport))
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return run_call(self.transport, self.retry, self.wire_call(request), request.stream)
 
     def wire_call(self, request: ModelRequest) -> WireCall:

@@ -39,10 +39,10 @@ def served_models(provider: str, base_url: str | None, env: Mapping[str, str]) -
     if provider == "gemini":
         key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or ""
         return _paged(f"{base}/models", {"x-goog-api-key": key} if key else {}, _gemini_page)
-    key = (
+    bearer = (
         env.get("XAI_API_KEY") or env.get("GROK_API_KEY") if provider == "grok" else env.get("OPENAI_API_KEY")
     )
-    headers = {"authorization": f"Bearer {key}"} if key else {}
+    headers = {"authorization": f"Bearer {bearer}"} if bearer else {}
     return _paged(f"{base}/models", headers, _openai_page)
 
 

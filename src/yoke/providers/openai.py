@@ -7,7 +7,7 @@ back into the same provider events the Anthropic provider emits (see openai_stre
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from typing import Any
 
@@ -58,10 +58,10 @@ class OpenAIProvider(OpenAIHttpProvider):
             raise ProviderError("authentication", "No xAI API key · set XAI_API_KEY (or GROK_API_KEY)")
         return provider
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return self._stream(request)
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    async def _stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         from yoke.providers.openai_budget import (
             after_rejection,
             fitted,
@@ -108,7 +108,7 @@ class OpenAIProvider(OpenAIHttpProvider):
             return None
         return window_from_models(response.json(), model) if response.ok else None
 
-    def _call(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def _call(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return run_call(self.transport, self.retry, self.wire_call(request), request.stream)
 
     def wire_call(self, request: ModelRequest) -> WireCall:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from yoke.providers.base import ModelRequest, ProviderError
-from yoke.providers.http import USER_AGENT, is_retryable, missing_key_error, one_line, prompt_too_long_message
+from yoke.providers.http import USER_AGENT, missing_key_error, one_line, prompt_too_long_message
 from yoke.providers.http_provider import HttpProvider, access_error, status_error
+from yoke.providers.retry import is_retryable
 from yoke.providers.transport import HttpResponse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

@@ -20,6 +20,7 @@ from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
     BlockStart,
     BlockStop,
+    ErrorKind,
     MessageDelta,
     MessageStart,
     MessageStop,
@@ -292,5 +293,5 @@ def _stream_error(error: Any) -> MidStreamError:
     if code == "context_length_exceeded" or "context length" in message.lower():
         return MidStreamError(ProviderError("prompt_too_long", prompt_too_long_message(message)), False)
     retryable = code in ("server_error", "rate_limit_exceeded", "") or "overloaded" in message.lower()
-    kind = "rate_limit" if code == "rate_limit_exceeded" else "server"
+    kind: ErrorKind = "rate_limit" if code == "rate_limit_exceeded" else "server"
     return MidStreamError(ProviderError(kind, f"API error mid-stream: {message}"), retryable)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from yoke.providers.base import ModelRequest, ProviderError, ProviderEvent
@@ -23,7 +23,7 @@ class ReplayProvider:
             self.cassette.provider, self.transport, retries if isinstance(retries, int) else 0
         )
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ProviderEvent]:
+    def stream(self, request: ModelRequest) -> AsyncGenerator[ProviderEvent, None]:
         return self.inner.stream(request)
 
     async def aclose(self) -> None:
@@ -35,7 +35,7 @@ async def _no_wait(seconds: float) -> None:
 
 
 def _wire_provider(kind: str, transport: ReplayTransport, max_retries: int = 0):
-    from yoke.providers.http import RetryPolicy
+    from yoke.providers.retry import RetryPolicy
 
     # A recorded failure is answered again by the next recorded exchange, at once: retried as often as the
     # recorded run retried (older cassettes, without the count, replay no retries).

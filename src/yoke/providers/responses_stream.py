@@ -14,11 +14,12 @@ from typing import Any
 
 from yoke.ids import random_hex
 from yoke.jsonsafe import loads as safe_json
-from yoke.messages import Block
+from yoke.messages import Block, Message
 from yoke.providers.anthropic_stream import parse_tool_input
 from yoke.providers.base import (
     BlockStart,
     BlockStop,
+    ErrorKind,
     MessageDelta,
     MessageStart,
     MessageStop,
@@ -201,11 +202,11 @@ class ResponsesAssembler:
             stop_reason = INCOMPLETE_REASONS.get(reason, stop_reason)
         events.append(MessageDelta(stop_reason, self._usage.replace()))
         content = [b for b in self._blocks if not (b["type"] == "text" and not b["text"])]
-        message = {"role": "assistant", "content": content}
+        message: Message = {"role": "assistant", "content": content}
         events.append(
             MessageStop(
                 self._id, self._model, message, stop_reason, self._usage.replace(), dict(self._input_errors)
-            )  # type: ignore[arg-type]
+            )
         )
         self.done = True
         return events
@@ -232,7 +233,7 @@ def _failure(error: dict[str, Any]) -> MidStreamError:
     if code == "context_length_exceeded" or "context window" in message.lower():
         return MidStreamError(ProviderError("prompt_too_long", prompt_too_long_message(message)), False)
     retryable = code in ("server_error", "rate_limit_exceeded", "") or "overloaded" in message.lower()
-    kind = (
+    kind: ErrorKind = (
         "rate_limit"
         if code == "rate_limit_exceeded"
         else "overloaded"
@@ -241,4 +242,4 @@ def _failure(error: dict[str, Any]) -> MidStreamError:
     )
     return MidStreamError(
         ProviderError(kind, f"API error mid-stream ({code or 'error'}): {message}"), retryable
-    )  # type: ignore[arg-type]
+    )

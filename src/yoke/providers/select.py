@@ -159,7 +159,7 @@ def make_provider(config: ProviderConfig, transport: Any = None) -> Provider:
     if kind in ("bedrock", "vertex"):
         from yoke.providers.cloud import CloudProvider
 
-        return CloudProvider.from_env(kind, env)  # type: ignore[arg-type]
+        return CloudProvider.from_env("bedrock" if kind == "bedrock" else "vertex", env)
     if kind == "replay":
         from pathlib import Path
 

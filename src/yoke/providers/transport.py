@@ -11,7 +11,7 @@ retry layer retries it) and `StreamInterrupted` when a streaming body broke off 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke.jsonsafe import loads as safe_json
@@ -80,7 +80,7 @@ class HttpResponse(Record):
     status: int
     headers: Mapping[str, str]
     body: bytes
-    events: AsyncIterator[SSEEvent] | None
+    events: AsyncGenerator[SSEEvent, None] | None
     closer: Callable[[], Any] | None  # releases the connection
     idle_guarded: bool  # `events` itself raises TimeoutError after the request's idle_timeout
 
@@ -109,7 +109,7 @@ class HttpResponse(Record):
         status: int,
         headers: Mapping[str, str],
         body: bytes = b"",
-        events: AsyncIterator[SSEEvent] | None = None,
+        events: AsyncGenerator[SSEEvent, None] | None = None,
         closer: Callable[[], Any] | None = None,
         idle_guarded: bool = False,
     ) -> None:
@@ -135,7 +135,8 @@ class AutoTransport:
     endpoint (or `YOKE_HTTP_CLIENT=httpx` asks for it). Chosen at the first request."""
 
     def __init__(self, *, connect_timeout: float = 30.0, read_timeout: float = 600.0) -> None:
-        self._timeouts = {"connect_timeout": connect_timeout, "read_timeout": read_timeout}
+        self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
         self._inner: Transport | None = None
 
     async def send(self, request: HttpRequest) -> HttpResponse:
@@ -145,7 +146,8 @@ class AutoTransport:
             from yoke.providers.http1 import Http1Transport, proxy_applies
 
             use_httpx = os.environ.get("YOKE_HTTP_CLIENT") == "httpx" or proxy_applies(request.url)
-            self._inner = HttpxTransport(**self._timeouts) if use_httpx else Http1Transport(**self._timeouts)
+            transport = HttpxTransport if use_httpx else Http1Transport
+            self._inner = transport(connect_timeout=self._connect_timeout, read_timeout=self._read_timeout)
         return await self._inner.send(request)
 
     async def aclose(self) -> None:
@@ -241,7 +243,7 @@ class HttpxTransport:
             await client.aclose()
 
 
-async def _sse_events(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+async def _sse_events(response: httpx.Response) -> AsyncGenerator[SSEEvent, None]:
     import httpx
 
     parser = SSEParser()

@@ -99,6 +99,27 @@ def bwrap_command(
         args += ["--ro-bind", path, path]  # e.g. a file under the host's /tmp, which the sandbox cannot see
     args += _hide_secrets(settings, home)
     env = {"TMPDIR": "/tmp"}
+    network, proxy_env, inner = _network(argv, settings, proxy_socket)
+    args += network
+    env.update(proxy_env)
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += ["--chdir", os.path.realpath(cwd), "--", *inner]
+    if "--seccomp" in args:
+        # The filter reaches bwrap on a descriptor: a tiny shell opens it and execs bwrap.
+        args = ["/bin/sh", "-c", f'exec "$@" {_SECCOMP_FD}<"$0"', seccomp_filter_file(), *args]
+    if created:
+        return _guarded(args, created)
+    return args
+
+
+def _network(
+    argv: list[str], settings: SandboxSettings, proxy_socket: str | None
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """What the network rules add: bwrap arguments, proxy variables, and the command to run (behind the
+    relay to the filtering proxy when there is one; unix sockets denied by the relay or a seccomp filter)."""
+    args: list[str] = []
+    env: dict[str, str] = {}
     inner = list(argv)
     bridge: list[str] = []
     if proxy_socket is not None:
@@ -123,15 +144,7 @@ def bwrap_command(
             if path == "/tmp" or path.startswith("/tmp/"):
                 args += ["--ro-bind", path, path]
         inner = [python, "-I", "-S", relay, *bridge, "--", *argv]
-    for key, value in env.items():
-        args += ["--setenv", key, value]
-    args += ["--chdir", os.path.realpath(cwd), "--", *inner]
-    if "--seccomp" in args:
-        # The filter reaches bwrap on a descriptor: a tiny shell opens it and execs bwrap.
-        args = ["/bin/sh", "-c", f'exec "$@" {_SECCOMP_FD}<"$0"', seccomp_filter_file(), *args]
-    if created:
-        return _guarded(args, created)
-    return args
+    return args, env, inner
 
 
 def _guarded(args: list[str], created: list[str]) -> list[str]:
@@ -158,7 +171,7 @@ def _pin_protected(writable_dirs: list[str], whole_git: bool = False) -> tuple[l
     points that will have to be created for the names that do not exist (removed afterwards)."""
     args: list[str] = []
     created: list[str] = []
-    names = PROTECTED_IN_WORKDIR
+    names: tuple[str, ...] = PROTECTED_IN_WORKDIR
     if whole_git:
         names = (".git", *(n for n in names if n not in _GIT_WRITABLE))
     for path in writable_dirs:

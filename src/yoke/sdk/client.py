@@ -67,8 +67,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         agents = {
             name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
         }
-    from yoke.mcp.shapes import from_sdk
-    from yoke.sdk.mcp import in_process_bridge
+    from yoke.sdk.mcp import in_process_bridge, mcp_config_values
 
     return SessionOptions(
         cwd=Path(options.cwd) if options.cwd else Path.cwd(),
@@ -95,7 +94,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         session_id=options.session_id,
         entrypoint="sdk-py",
         agents=agents,
-        mcp_config=from_sdk(options.mcp_servers),
+        mcp_config=mcp_config_values(options.mcp_servers),
         mcp_sdk_bridge=in_process_bridge(options.mcp_servers),
         strict_mcp_config=bool(options.strict_mcp_config),
     )

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import dict_at
 from yoke.records import Record
 
 OK, WARN, PROBLEM, INFO = "ok", "warn", "problem", "info"
@@ -251,7 +252,7 @@ def _model_checks(
         instead = f"; use {replacement}" if replacement else ""
         status = PROBLEM if word == "retired" else WARN
         checks.append(Check(section, status, model, f"the vendor {word} it on {date}{instead}"))
-    prices = merged.get("modelPrices") if isinstance(merged.get("modelPrices"), dict) else {}
+    prices = dict_at(merged, "modelPrices")
     if not known_model(model) and model not in prices and normalize_model(model) not in prices:
         checks.append(
             Check(

@@ -281,6 +281,12 @@ class Session:
             raise KeyError("no MCP servers are running in this session")
         await self.mcp.reconnect(name)
 
+    async def mcp_set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn one MCP server off (disconnected, its tools withdrawn) or on again; KeyError as `mcp_reconnect`."""
+        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "set_enabled"):
+            raise KeyError("no MCP servers are running in this session")
+        await self.mcp.set_enabled(name, enabled)
+
     def stop_task(self, task_id: str) -> bool:
         """Stop a background sub-agent by id; False when there is no such running task."""
         runner = self.services.agents

@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.loop.lifecycle import LifecycleListener
 from yoke.records import dataclass
+
+if TYPE_CHECKING:
+    from yoke.providers.gated import RequestGate
 
 
 @dataclass
@@ -100,7 +103,7 @@ class SessionOptions:
     # ---- limits -------------------------------------------------------------------------------------
     max_turns: int | None = None
     max_budget_usd: float | None = None
-    request_gate: Any = None
+    request_gate: RequestGate | None = None
     """Awaited with each model request (`providers.transport.HttpRequest`) before it is sent: a shared rate
     limiter (`yoke batch`). None: requests go at once."""
     include_partial_messages: bool = False
@@ -128,7 +131,7 @@ class SessionOptions:
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     hook_report: Any = None
-    """Called with each hook run's report (`yoke.hooks.stream.stream_reporter`: stream-json's hook lines)."""
+    """Called with each hook run's report (`yoke.wire.hook_lines.stream_reporter`: stream-json's hook lines)."""
     restricted: bool = False
     """--restricted: the file tools read nothing outside the working directories."""
     workspace_files: Any = None

@@ -54,7 +54,7 @@ class Recorder:
         self.transcript.append(self.chain.wrap(partial))
 
     def notice(self, kind: str, message: str, data: dict[str, Any] | None = None) -> None:
-        fields = {"content": message, "level": kind}
+        fields: dict[str, Any] = {"content": message, "level": kind}
         if kind == "model_fallback" and data:  # resume reads it: the session continues on the fallback
             fields["fromModel"], fields["toModel"] = data.get("from_model"), data.get("to_model")
         self.transcript.append(self.chain.system("notice", fields))

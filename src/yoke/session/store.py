@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from yoke.context.history import repair_tagged
 from yoke.messages import Message
@@ -236,7 +236,11 @@ def _apply_system(
         kept = int(record.get("keptMessages") or 0)
         repaired = repair_tagged(pairs)
         tail = repaired[len(repaired) - kept :] if kept else []
-        summary = [(m, None) for m in record["summaryMessages"] if isinstance(m, dict) and "role" in m]
+        summary: list[tuple[Message, str | None]] = [
+            (cast("Message", m), None)
+            for m in record["summaryMessages"]
+            if isinstance(m, dict) and "role" in m
+        ]
         return [*summary, *tail]
     return pairs
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,9 @@ from yoke.session.lock import SessionLock
 _UNSAFE = re.compile(r"[^a-zA-Z0-9]")
 
 
-def yoke_home(env: dict[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    return Path(env.get("YOKE_HOME") or (Path.home() / ".yoke")).expanduser()
+def yoke_home(env: Mapping[str, str] | None = None) -> Path:
+    source = os.environ if env is None else env
+    return Path(source.get("YOKE_HOME") or (Path.home() / ".yoke")).expanduser()
 
 
 def sanitize_project(cwd: str | Path) -> str:

@@ -323,7 +323,7 @@ def _loader() -> Any:
             first: [(tag, rx) for tag, rx in pairs if tag not in dropped]
             for first, pairs in base.yaml_implicit_resolvers.items()
         }
-        loader = type("CoreSchemaLoader", (base,), {"yaml_implicit_resolvers": resolvers})
+        loader: Any = type("CoreSchemaLoader", (base,), {"yaml_implicit_resolvers": resolvers})
         loader.add_implicit_resolver(
             "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
         )

@@ -15,12 +15,17 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.records import Record
 from yoke.skills.catalog import Catalog
 from yoke.skills.inline import Verdict
 from yoke.skills.model import Skill
+
+if TYPE_CHECKING:
+    from yoke.loop.lifecycle import Lifecycle
+    from yoke.permissions.rules import PermissionRule
+    from yoke.seams import Gate
 
 PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
 
@@ -53,10 +58,10 @@ class SkillRuntime(Record):
         cwd: Path,
         session_id: str,
         env: Mapping[str, str],
-        registry: Any = None,
-        gate: Any = None,
+        registry: Any = None,  # the session's ToolRegistry
+        gate: Gate | None = None,
         ctx: Any = None,  # the session's ToolContext
-        lifecycle: Any = None,  # the session's Lifecycle: PreToolUse for a skill's own commands
+        lifecycle: Lifecycle | None = None,  # the session's: PreToolUse for a skill's own commands
         loop_settings: Any = None,  # the main agent's LoopSettings: per-skill model overrides
         provider_name: str = "anthropic",
     ) -> None:
@@ -196,8 +201,8 @@ class SkillRuntime(Record):
             self.trusted = is_trusted(self.cwd, yoke_home_dir(env=self.env))
         return skill.allowed_tools if self.trusted else []
 
-    def _grant(self, rules: list[str]) -> list[Any]:
-        if not rules or self.gate is None or not hasattr(self.gate, "session_rules"):
+    def _grant(self, rules: list[str]) -> list[PermissionRule]:
+        if not rules or self.gate is None:
             return []
         from yoke.permissions.rules import RuleSyntaxError, parse_rule
 
@@ -211,7 +216,9 @@ class SkillRuntime(Record):
             added.append(rule)
         return added
 
-    def _revoke(self, rules: list[Any]) -> None:
+    def _revoke(self, rules: list[PermissionRule]) -> None:
+        if self.gate is None:
+            return
         for rule in rules:
             try:
                 self.gate.session_rules.remove(rule)

@@ -12,11 +12,14 @@ import os
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.records import Record
 from yoke.skills.runtime import SkillRuntime
+
+if TYPE_CHECKING:
+    from yoke.seams import Gate
 
 
 class Extensions(Record):
@@ -63,9 +66,9 @@ def prepare_extensions(
     env: Mapping[str, str],
     settings: Any,
     add_dirs: Sequence[Path],
-    plugin_dirs: Sequence[str],
+    plugin_dirs: Sequence[str | Path],
     registry: Any,
-    gate: Any,
+    gate: Gate,
     executor: Any,
     session_id: str,
     model: str,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from yoke.records import Record
@@ -79,7 +79,7 @@ def substitute(skill: Skill, values: Substitution) -> str:
     body = _INDEXED.sub(lambda m: _word(words, int(m.group(1))), body)
     body = _ALL.sub(lambda m: values.args, body)
     for index, name in enumerate(skill.arguments):
-        body = _named(name).sub(lambda m, i=index: _word(words, i), body)
+        body = _named(name).sub(_constant(_word(words, index)), body)
     body = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), body)
     variables = _variables(skill, values)
     body = _BRACED.sub(lambda m: variables.get(m.group(1), m.group(0)), body)
@@ -98,6 +98,11 @@ def _named(name: str) -> re.Pattern[str]:
 
 def _word(words: list[str], index: int) -> str:
     return words[index] if index < len(words) else ""
+
+
+def _constant(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for `re.sub` that inserts `text` as it is (a string would have its backslashes read)."""
+    return lambda _match: text
 
 
 def _variables(skill: Skill, values: Substitution) -> dict[str, str]:

@@ -131,8 +131,8 @@ def _next(text: str, pos: int) -> tuple[str, str, int]:
         if match is None:
             raise _NotLiteral(text[pos : pos + 20])
         pos = match.end()
-        if match.lastgroup != "comment":
-            return match.group(match.lastgroup), match.lastgroup or "", pos
+        if match.lastgroup and match.lastgroup != "comment":
+            return match.group(match.lastgroup), match.lastgroup, pos
 
 
 def _unquote(token: str) -> str:

@@ -9,102 +9,23 @@ Claude Code 2.1.330's export (docs/observability.md).
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
-from yoke.regex import lazy_compile
+from yoke.telemetry.attributes import (
+    HTTP_STATUS,
+    iso_time,
+    new_trace_id,
+    text_of,
+)
+from yoke.telemetry.tool_telemetry import OpenSpan, ToolTelemetry
 
-# `git [-c k=v | -C dir | --opt]... commit`, `gh pr create`, anywhere in a command line
-GIT_COMMIT = lazy_compile(r"\bgit(?:\s+(?:-[cC]\s+\S+|--?[\w-]+(?:=\S+)?))*\s+commit\b")
-HTTP_STATUS = lazy_compile(
-    r"\bAPI Error: (\d{3})\b"
-)  # the failed request's line, as loop/api_errors.py words it
-GH_PR_CREATE = lazy_compile(r"\bgh(?:\s+--?[\w-]+(?:[= ]\S+)?)*\s+pr\s+create\b")
-
-EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 _STREAMING = (ev.TextDelta, ev.ThinkingDelta, ev.ToolCallStarted, ev.StreamEvent, ev.ToolCallInputPreview)
-LANGUAGES = {
-    ".py": "Python",
-    ".js": "JavaScript",
-    ".ts": "TypeScript",
-    ".tsx": "TypeScript",
-    ".jsx": "JavaScript",
-    ".go": "Go",
-    ".rs": "Rust",
-    ".java": "Java",
-    ".rb": "Ruby",
-    ".c": "C",
-    ".h": "C",
-    ".cpp": "C++",
-    ".cc": "C++",
-    ".cs": "C#",
-    ".php": "PHP",
-    ".sh": "Shell",
-    ".md": "Markdown",
-    ".json": "JSON",
-    ".yaml": "YAML",
-    ".yml": "YAML",
-    ".toml": "TOML",
-    ".html": "HTML",
-    ".css": "CSS",
-    ".sql": "SQL",
-    ".kt": "Kotlin",
-    ".swift": "Swift",
-}
 
 
-def new_trace_id() -> int:
-    return int.from_bytes(os.urandom(16)) or 1  # (`random` is a module more to import)
-
-
-def new_span_id() -> int:
-    return int.from_bytes(os.urandom(8)) or 1
-
-
-def language_of(path: str) -> str:
-    dot = path.rfind(".")
-    return LANGUAGES.get(path[dot:].lower(), "") if dot > path.rfind("/") else ""
-
-
-def changed_lines(data: Any) -> tuple[int, int]:
-    """Lines added and removed, read from an edit tool's structured patch (`structuredPatch` hunks)."""
-    added = removed = 0
-    hunks = data.get("structuredPatch") if isinstance(data, dict) else None
-    for hunk in hunks or []:
-        for line in hunk.get("lines", []) if isinstance(hunk, dict) else []:
-            if line.startswith("+"):
-                added += 1
-            elif line.startswith("-"):
-                removed += 1
-    return added, removed
-
-
-def _decision_source(source: str, behavior: str) -> str:
-    """Claude Code's `source` values: config (settings, modes, rules), hook, user_temporary/user_reject."""
-    if source.split(":", 1)[0] == "hook":
-        return "hook"
-    if source.startswith("user"):
-        return "user_temporary" if behavior == "allow" else "user_reject"
-    return "config"
-
-
-class _Open:
-    """A span chosen on the hot path and finished later: its ids, start and attributes."""
-
-    __slots__ = ("span_id", "parent_id", "start_ns", "attrs", "first_token_ns")
-
-    def __init__(self, parent_id: int, attrs: dict[str, Any]) -> None:
-        self.span_id = new_span_id()
-        self.parent_id = parent_id
-        self.start_ns = time.time_ns()
-        self.attrs = attrs
-        self.first_token_ns = 0
-
-
-class TelemetryObserver:
+class TelemetryObserver(ToolTelemetry):
     """Events in, items (`("metric"|"log"|"span", ...)`) out to `put`. One per session; not thread-safe:
     events reach it from the session's own event loop only."""
 
@@ -116,13 +37,13 @@ class TelemetryObserver:
         self.sequence = 0
         self.prompt_id = ""
         self.trace_id = new_trace_id()
-        self.interaction: _Open | None = None
+        self.interaction: OpenSpan | None = None
         self.interactions = 0
-        self.requests: dict[str, _Open] = {}  # agent id -> the model request in flight
-        self.tools: dict[str, _Open] = {}  # tool use id -> its span
+        self.requests: dict[str, OpenSpan] = {}  # agent id -> the model request in flight
+        self.tools: dict[str, OpenSpan] = {}  # tool use id -> its span
         self.tool_inputs: dict[str, tuple[str, dict[str, Any], int]] = {}
         self.decided: dict[str, int] = {}  # tool use id -> when its permission was decided
-        self.latest: _Open | None = None  # the newest model request, named in traceparent
+        self.latest: OpenSpan | None = None  # the newest model request, named in traceparent
         self._model = ""  # the model that answered last: lines of code are credited to it
 
     # ---- the lifecycle seam (UserPromptSubmit: the prompt's text and a new interaction) --------------------
@@ -148,7 +69,7 @@ class TelemetryObserver:
         }
         if self.log_prompts:
             attrs["user_prompt"] = text
-        self.interaction = _Open(0, attrs)
+        self.interaction = OpenSpan(0, attrs)
         fields: dict[str, Any] = {"prompt_length": str(len(text))}
         fields["prompt"] = text if self.log_prompts else "<REDACTED>"
         self.log("user_prompt", fields)
@@ -174,7 +95,7 @@ class TelemetryObserver:
         now = time.time_ns()
         fields = {
             "event.name": name,
-            "event.timestamp": _iso(now),
+            "event.timestamp": iso_time(now),
             "event.sequence": self.sequence,
         }
         if self.prompt_id:
@@ -183,7 +104,7 @@ class TelemetryObserver:
         self.sequence += 1
         self.put(("log", name, fields, now))
 
-    def span(self, name: str, span: _Open, end_ns: int, error: str = "") -> None:
+    def span(self, name: str, span: OpenSpan, end_ns: int, error: str = "") -> None:
         if self.traces:
             self.put(
                 (
@@ -227,7 +148,7 @@ class TelemetryObserver:
         }
         if event.agent_id != "main":
             attrs["agent_id"] = event.agent_id
-        request = self.requests[event.agent_id] = _Open(self._parent_for(event), attrs)
+        request = self.requests[event.agent_id] = OpenSpan(self._parent_for(event), attrs)
         request.attrs["retries"] = 0
         self.latest = request
 
@@ -243,7 +164,7 @@ class TelemetryObserver:
         now = time.time_ns()
         duration_ms = (now - request.start_ns) // 1_000_000 if request is not None else 0
         if event.error is not None:
-            text = _text_of(event.message)
+            text = text_of(event.message)
             status = HTTP_STATUS.search(text)
             self.log(
                 "api_error",
@@ -261,7 +182,7 @@ class TelemetryObserver:
                 self._drop_latest(request)
                 self.span("claude_code.llm_request", request, now, error=event.error)
             return
-        text = _text_of(event.message)
+        text = text_of(event.message)
         fields: dict[str, Any] = {
             "model": event.model,
             "response_length": len(text),
@@ -317,112 +238,9 @@ class TelemetryObserver:
             request.attrs.update(figures)
             self.span("claude_code.llm_request", request, now)
 
-    def _drop_latest(self, request: _Open) -> None:
+    def _drop_latest(self, request: OpenSpan) -> None:
         if self.latest is request:
             self.latest = next(iter(self.requests.values()), None)
-
-    def _tool_called(self, event: ev.ToolCallCompleted) -> None:
-        attrs = {
-            "span.type": "tool",
-            "tool_name": event.name,
-            "tool_use_id": event.tool_use_id,
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": event.name,
-        }
-        self.tools[event.tool_use_id] = _Open(self._parent_for(event), attrs)
-        size = len(_json(event.input))
-        self.tool_inputs[event.tool_use_id] = (event.name, event.input, size)
-
-    def _decided(self, event: ev.PermissionDecided) -> None:
-        decision = "accept" if event.behavior == "allow" else "reject"
-        source = _decision_source(event.source, event.behavior)
-        self.log(
-            "tool_decision",
-            {
-                "decision": decision,
-                "source": source,
-                "tool_name": event.tool_name,
-                "tool_use_id": event.tool_use_id,
-            },
-        )
-        if event.tool_name in EDIT_TOOLS:
-            path = str(event.input.get("file_path") or event.input.get("notebook_path") or "")
-            self.metric(
-                "claude_code.code_edit_tool.decision",
-                1,
-                {
-                    "decision": decision,
-                    "source": source,
-                    "tool_name": event.tool_name,
-                    "language": language_of(path),
-                },
-            )
-        tool = self.tools.get(event.tool_use_id)
-        now = time.time_ns()
-        self.decided[event.tool_use_id] = now
-        if tool is not None:
-            tool.attrs["decision"] = decision
-            tool.attrs["source"] = source
-            waited = _Open(
-                tool.span_id, {"span.type": "tool.blocked_on_user", "decision": decision, "source": source}
-            )
-            waited.start_ns = tool.start_ns
-            self.span("claude_code.tool.blocked_on_user", waited, now)
-
-    def _tool_result(self, event: ev.ToolResultEvent) -> None:
-        now = time.time_ns()
-        name, input, input_size = self.tool_inputs.pop(event.tool_use_id, (event.name, {}, 0))
-        tool = self.tools.pop(event.tool_use_id, None)
-        decided = self.decided.pop(event.tool_use_id, 0)
-        result_size = len(_json(event.block.get("content", "")))
-        duration_ms = (now - tool.start_ns) // 1_000_000 if tool is not None else 0
-        fields: dict[str, Any] = {
-            "tool_name": name,
-            "tool_use_id": event.tool_use_id,
-            "success": "false" if event.is_error else "true",
-            "duration_ms": str(duration_ms),
-            "tool_input_size_bytes": str(input_size),
-            "tool_result_size_bytes": str(result_size),
-        }
-        error = _text_of({"content": [event.block]}) if event.is_error else ""
-        if error:
-            fields["error"] = error[:500]
-        self.log("tool_result", fields)
-        if not event.is_error:
-            self._counted_effects(name, input, event)
-        if tool is not None:
-            tool.attrs.update(
-                {"duration_ms": duration_ms, "success": not event.is_error, "result_size_bytes": result_size}
-            )
-            if decided:
-                run = _Open(
-                    tool.span_id,
-                    {
-                        "span.type": "tool.execution",
-                        "success": not event.is_error,
-                        "duration_ms": (now - decided) // 1_000_000,
-                    },
-                )
-                run.start_ns = decided
-                self.span(
-                    "claude_code.tool.execution", run, now, error="tool error" if event.is_error else ""
-                )
-            self.span("claude_code.tool", tool, now, error=error[:200])
-
-    def _counted_effects(self, name: str, input: dict[str, Any], event: ev.ToolResultEvent) -> None:
-        if name in EDIT_TOOLS:
-            added, removed = changed_lines(event.data)
-            model = self._model
-            if added:
-                self.metric("claude_code.lines_of_code.count", added, {"type": "added", "model": model})
-            if removed:
-                self.metric("claude_code.lines_of_code.count", removed, {"type": "removed", "model": model})
-        elif name == "Bash":
-            command = str(input.get("command") or "")
-            if GIT_COMMIT.search(command):
-                self.metric("claude_code.commit.count", 1, {})
-            if GH_PR_CREATE.search(command):
-                self.metric("claude_code.pull_request.count", 1, {})
 
     def _result(self, event: ev.Result) -> None:
         if event.agent_id != "main" or event.parent_tool_use_id is not None:
@@ -463,40 +281,12 @@ class TelemetryObserver:
             attrs["blocked"] = bool(outcome.block or outcome.stop)
         now = time.time_ns()
         attrs["duration_ms"] = (now - start_ns) // 1_000_000
-        span = _Open(parent, attrs)
+        span = OpenSpan(parent, attrs)
         span.start_ns = start_ns
         self.span("claude_code.hook", span, now, error=error)
 
     def model_changed(self, model: str) -> None:
         self._model = model
-
-
-def _json(value: Any) -> str:
-    import json
-
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _text_of(message: Any) -> str:
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return content
-    parts = []
-    for block in content or []:
-        if isinstance(block, dict):
-            if block.get("type") == "text":
-                parts.append(str(block.get("text", "")))
-            elif block.get("type") == "tool_result":
-                parts.append(_text_of(block))
-    return "".join(parts)
-
-
-def _iso(ns: int) -> str:
-    seconds, rest = divmod(ns, 1_000_000_000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{rest // 1_000_000:03d}Z"
 
 
 _HANDLERS: dict[type, Any] = {

@@ -4,14 +4,20 @@ thread, and only when telemetry is on: this is the one module that imports the S
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 
 from yoke.telemetry.config import OtelConfig, SignalConfig
 
+if TYPE_CHECKING:
+    from opentelemetry._logs import Logger
+    from opentelemetry.metrics import Meter
+    from opentelemetry.trace import Tracer
 
-class PresetIds:
+
+class PresetIds(IdGenerator):
     """An id generator that hands out the ids the observer chose (so `traceparent` sent earlier matches)."""
 
     def __init__(self) -> None:
@@ -31,7 +37,9 @@ class PresetIds:
 class Providers:
     def __init__(self, config: OtelConfig, resource_attrs: dict[str, Any]) -> None:
         self.resource = Resource.create(resource_attrs)
-        self.meter = self.logger = self.tracer = None
+        self.meter: Meter | None = None
+        self.logger: Logger | None = None
+        self.tracer: Tracer | None = None
         self._shutdowns: list[Any] = []
         self.config = config
         if config.wants("metrics"):
@@ -116,6 +124,8 @@ class Providers:
                 trace_id, parent_id, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)
             )
             context = trace.set_span_in_context(NonRecordingSpan(parent))
+        if self.tracer is None:  # traces are not among the configured signals
+            return
         self.ids.trace_id, self.ids.span_id = trace_id, span_id
         span = self.tracer.start_span(name, context=context, start_time=start, attributes=attrs)
         if error:

@@ -10,6 +10,7 @@ import argparse
 import signal
 import sys
 import threading
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     from yoke.testing.script import ScriptError, load_script
     from yoke.testing.server import ScriptedServer
 
-    turns, default_turn = [], None
+    turns: list[dict[str, Any]] = []
+    default_turn: dict[str, Any] | None = None
     if args.script:
         try:
             turns, default_turn = load_script(args.script)

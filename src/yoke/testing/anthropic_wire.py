@@ -100,6 +100,7 @@ def _event(kind: str, **fields: Any) -> bytes:
 
 def _block_frames(index: int, block: dict[str, Any]) -> list[bytes]:
     kind = block["type"]
+    opening: dict[str, Any]
     if kind == "text":
         opening = {"type": "text", "text": ""}
         deltas = [{"type": "text_delta", "text": p} for p in pieces(block["text"])]

@@ -18,7 +18,7 @@ FINISH_REASONS = {
     "refusal": "content_filter",
 }
 # status -> (type, code, message)
-ERRORS = {
+ERRORS: dict[int, tuple[str, str | None, str]] = {
     400: ("invalid_request_error", None, "Invalid request (scripted fault)"),
     401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
     403: (
@@ -96,6 +96,7 @@ def usage_body(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
 
 def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     model = (request or {}).get("model", "scripted-model")
+    code: str | None
     if fault.prompt_too_long:
         kind, code, text = "invalid_request_error", "context_length_exceeded", PROMPT_TOO_LONG
     else:

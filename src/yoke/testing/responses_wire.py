@@ -64,6 +64,7 @@ def usage_body(turn: Turn, request: Mapping[str, Any]) -> dict[str, Any]:
 
 def error_status_body(status: int, fault: Fault, request: Mapping[str, Any] | None) -> dict[str, Any]:
     model = (request or {}).get("model", "scripted-model")
+    code: str | None
     if fault.prompt_too_long:
         kind, code, text = "invalid_request_error", "context_length_exceeded", PROMPT_TOO_LONG
     else:

@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,20 +43,7 @@ def run_scenario(
     code, stdout, stderr, the model requests' bodies and the project's path."""
     from yoke.testing import ScriptedServer
 
-    root = Path(tempfile.mkdtemp(prefix="side-by-side-"))
-    home, project = root / "home", root / "project"
-    home.mkdir()
-    project.mkdir()
-    for name, text in (scenario.get("files") or {}).items():
-        path = project / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    if scenario.get("settings") is not None:
-        (project / ".claude").mkdir(exist_ok=True)
-        (project / ".claude" / "settings.json").write_text(json.dumps(scenario["settings"]))
-    if not scenario.get("untrusted"):  # the folder trusted as Claude Code records it (Yoke reads that too)
-        trusted = {"projects": {os.path.realpath(project): {"hasTrustDialogAccepted": True}}}
-        (home / ".claude.json").write_text(json.dumps(trusted))
+    home, project = _scenario_folders(scenario)
     turns = [json.loads(json.dumps(t).replace("PROJECT", str(project))) for t in scenario["turns"]]
 
     side = SIDE_ANSWER
@@ -70,17 +58,7 @@ def run_scenario(
     # validate_requests=False: Claude Code sends what the real API takes and the server's checks do not
     # know (a `system` role message with its per-turn beta), which would make it retry differently
     with ScriptedServer(default_turn=answer, validate_requests=False) as srv:
-        base = env if env is not None else os.environ
-        run_env = {
-            k: v for k, v in base.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "OPENAI_", "YOKE_"))
-        }
-        run_env.update(
-            HOME=str(home),
-            YOKE_HOME=str(home / ".yoke"),
-            ANTHROPIC_BASE_URL=srv.url,
-            ANTHROPIC_API_KEY="sk-test",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        )
+        run_env = _scenario_env(env if env is not None else os.environ, home, srv.url)
         argv = [a.replace("PROJECT", str(project)) for a in scenario["argv"]]
         proc = subprocess.run(
             [*executable.split(), *argv],
@@ -104,6 +82,41 @@ def run_scenario(
 def request_fields(bodies: list[dict[str, Any]], fields: list[str]) -> list[dict[str, Any]]:
     """The named fields of each model request (a scenario's `request_fields`), in order."""
     return [{f: body.get(f) for f in fields} for body in bodies]
+
+
+def _scenario_folders(scenario: dict[str, Any]) -> tuple[Path, Path]:
+    """A fresh home and project with the scenario's files and settings (the folder trusted unless the
+    scenario says `untrusted`, recorded as Claude Code records it; Yoke reads that too)."""
+    root = Path(tempfile.mkdtemp(prefix="side-by-side-"))
+    home, project = root / "home", root / "project"
+    home.mkdir()
+    project.mkdir()
+    for name, text in (scenario.get("files") or {}).items():
+        path = project / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    if scenario.get("settings") is not None:
+        (project / ".claude").mkdir(exist_ok=True)
+        (project / ".claude" / "settings.json").write_text(json.dumps(scenario["settings"]))
+    if not scenario.get("untrusted"):
+        trusted = {"projects": {os.path.realpath(project): {"hasTrustDialogAccepted": True}}}
+        (home / ".claude.json").write_text(json.dumps(trusted))
+    return home, project
+
+
+def _scenario_env(base: Mapping[str, str], home: Path, url: str) -> dict[str, str]:
+    """The environment without the caller's provider and harness variables, pointed at the scripted server."""
+    run_env = {
+        k: v for k, v in base.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "OPENAI_", "YOKE_"))
+    }
+    run_env.update(
+        HOME=str(home),
+        YOKE_HOME=str(home / ".yoke"),
+        ANTHROPIC_BASE_URL=url,
+        ANTHROPIC_API_KEY="sk-test",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+    )
+    return run_env
 
 
 def skeleton(stdout: str) -> list[dict[str, Any]]:

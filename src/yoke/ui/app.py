@@ -94,6 +94,7 @@ class TerminalUI(ScreenParts, SessionLink):
         self.auto_mode_enabled = False  # --enable-auto-mode
         self.settings_flag: str | None = None  # --settings: a file or JSON text
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
+        self.shell_context: list[str] = []  # `! cmd` runs since the last prompt, sent along with the next one
         self.interrupted = False
         self.input = Buffer(
             multiline=True,

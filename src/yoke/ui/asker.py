@@ -12,7 +12,7 @@ from rich.console import Group
 from rich.text import Text
 
 from yoke.seams import Answer, PermissionQuestion
-from yoke.ui.tool_view import EDIT_TOOLS, brief, diff_body, preview_patch
+from yoke.ui.tool_view import EDIT_TOOLS, brief, diff_body
 
 DESTINATION_LABELS = {
     "localSettings": "this project (.claude/settings.local.json)",
@@ -166,7 +166,9 @@ def _describe(question: PermissionQuestion, cwd: str) -> list[Any]:
     parts: list[Any] = [title]
     if name in EDIT_TOOLS:
         parts.append(Text(f"  {brief(name, input, cwd)}"))
-        hunks = preview_patch(name, input, cwd)
+        from yoke.session.views import edit_preview
+
+        hunks = edit_preview(name, input, cwd)
         if hunks:
             parts.append(Group(*diff_body(hunks, limit=16)))
     elif name == "Bash":

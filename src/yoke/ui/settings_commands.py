@@ -142,9 +142,9 @@ def _save(ui: Any, path: Path, keys: tuple[str, ...], value: Any) -> Path:
 
 
 async def _set_default_mode(ui: Any, value: str) -> None:
-    from yoke.permissions.pipeline import MODE_ALIASES
+    from yoke.session.views import permission_mode_name
 
-    mode = MODE_ALIASES.get(value, value)
+    mode = permission_mode_name(value)
     if mode not in SETTABLE_MODES:
         raise ValueError(
             f"defaultMode must be one of {', '.join(SETTABLE_MODES)} "
@@ -160,13 +160,9 @@ async def _set_default_mode(ui: Any, value: str) -> None:
 
 
 def available_styles(ui: Any) -> dict[str, Any]:
-    from yoke.skills.output_styles import find_styles
-    from yoke.skills.session import session_plugins
+    from yoke.session.views import output_styles
 
-    plugins = session_plugins(ui.session) if ui.session is not None else []
-    return find_styles(
-        Path(ui.cwd), env=ui.env, plugin_dirs=[d for p in plugins for d in p.output_style_dirs()], warnings=[]
-    )
+    return output_styles(ui.session, Path(ui.cwd), ui.env)
 
 
 @command("output-style", "Show or choose the output style [name]")

@@ -58,7 +58,7 @@ class MonitorTool(Tool):
         return f"Monitor({input.command})" if isinstance(input, MonitorInput) else self.name
 
     async def run(self, input: MonitorInput, ctx: ToolContext) -> ToolResult:
-        from yoke.tools.builtin.bash import sandbox_launcher, start_cwd
+        from yoke.tools.shell.confinement import sandbox_launcher, start_cwd
         from yoke.tools.shell.script import command_env, wrap_command
         from yoke.tools.shell.state import shell_state
 
@@ -78,7 +78,7 @@ class MonitorTool(Tool):
             cwd=start_cwd(ctx),
             env=env,
             lifetime_s=timeout_ms / 1000,
-            launcher=sandbox_launcher(input, ctx, writable=[], readable=[]),  # type: ignore[arg-type]
+            launcher=sandbox_launcher(input, ctx, writable=[], readable=[]),
         )
         watcher = asyncio.ensure_future(_watch(task, state.tasks, inbox, input.description))
         _WATCHERS.add(watcher)

@@ -250,7 +250,8 @@ def _stream_window(path: Path, start: int, limit: int) -> tuple[list[str], int, 
 
 def _fit_budget(window: list[str]) -> tuple[list[str], bool]:
     """The window's lines with over-long ones cut, stopping before the output budget is exceeded."""
-    shown, used = [], 0
+    shown: list[str] = []
+    used = 0
     for line in window:
         if len(line) > MAX_LINE_CHARS:
             line = f"{line[:MAX_LINE_CHARS]}… [line truncated: {len(line) - MAX_LINE_CHARS} more characters]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,3 +55,34 @@ async def shutdown_shell(session: SessionState) -> None:
     state = session.services.shell
     if state is not None:
         await state.tasks.shutdown()
+
+
+def carry_cwd(ctx: ToolContext, cwd_file: Path, env: dict[str, str]) -> str:
+    """Record where the command left the shell; reset to the project directory (with a note) if outside."""
+    try:
+        final = cwd_file.read_text(encoding="utf-8").strip()
+        cwd_file.unlink()
+    except OSError:
+        return ""
+    finally:
+        shutil.rmtree(cwd_file.parent, ignore_errors=True)
+    if not final:
+        return ""
+    if env.get("CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", "").lower() in ("1", "true", "yes"):
+        ctx.session.shell_cwd = ctx.cwd
+        return ""
+    new = Path(final)
+    if _inside_any(new, ctx.all_dirs()):
+        ctx.session.shell_cwd = new
+        return ""
+    ctx.session.shell_cwd = ctx.cwd
+    return f"Shell cwd was reset to {ctx.cwd}"
+
+
+def _inside_any(path: Path, dirs: list[Path]) -> bool:
+    resolved = path.resolve()
+    for d in dirs:
+        root = d.resolve()
+        if resolved == root or root in resolved.parents:
+            return True
+    return False

@@ -54,7 +54,13 @@ def _on_domain(host: str, domain: str) -> bool:
 
 
 class SearchBackend(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def endpoint(self) -> str:
+        """Where the back-end's requests go (proxies are skipped for a loopback one)."""
+        ...
 
     async def search(self, client: Any, query: str, limits: DomainLimits) -> list[SearchHit]: ...
 
@@ -64,6 +70,10 @@ class BraveBackend:
     api_key: str
     url: str = BRAVE_URL
     name: str = "brave"
+
+    @property
+    def endpoint(self) -> str:
+        return self.url
 
     async def search(self, client: Any, query: str, limits: DomainLimits) -> list[SearchHit]:
         headers = {"X-Subscription-Token": self.api_key, "Accept": "application/json"}
@@ -78,6 +88,10 @@ class TavilyBackend:
     api_key: str
     url: str = TAVILY_URL
     name: str = "tavily"
+
+    @property
+    def endpoint(self) -> str:
+        return self.url
 
     async def search(self, client: Any, query: str, limits: DomainLimits) -> list[SearchHit]:
         body: dict[str, Any] = {"query": query, "max_results": MAX_RESULTS}
@@ -94,6 +108,10 @@ class TavilyBackend:
 class SearxngBackend:
     base_url: str
     name: str = "searxng"
+
+    @property
+    def endpoint(self) -> str:
+        return self.base_url
 
     async def search(self, client: Any, query: str, limits: DomainLimits) -> list[SearchHit]:
         url = self.base_url.rstrip("/") + "/search"
@@ -148,8 +166,7 @@ async def run_search(backend: SearchBackend, query: str, limits: DomainLimits) -
 
     from yoke.tools.web.fetch import is_loopback
 
-    endpoint = getattr(backend, "url", None) or getattr(backend, "base_url", "")
-    trust_env = not is_loopback(urlsplit(endpoint).hostname)  # proxies are for the outside world
+    trust_env = not is_loopback(urlsplit(backend.endpoint).hostname)  # proxies are for the outside world
     async with httpx.AsyncClient(timeout=SEARCH_TIMEOUT_S, trust_env=trust_env) as client:
         hits = await backend.search(client, query, limits)
     seen: set[str] = set()
