@@ -139,11 +139,14 @@ class Asker(Protocol):
 
     async def ask(self, question: PermissionQuestion) -> Answer: ...
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
-        """AskUserQuestion: returns {question text: chosen label(s), comma-joined}, or None if nobody is there."""
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion: returns {question text: chosen label(s), comma-joined}, a deny `Answer` when the
+        user refused the questions (its message goes to the model), or None if nobody is there."""
         ...
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         """ExitPlanMode: the user's verdict on a plan, or None if nobody is there."""
         ...
 
@@ -154,8 +157,10 @@ class NoAsker:
     async def ask(self, question: PermissionQuestion) -> Answer:
         return Answer("deny", f"Permission to use {question.tool_name} was not granted (no one to ask).")
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
         return None
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         return None

@@ -57,18 +57,13 @@ class StdioAsker(NoAsker):
         )
 
     async def ask(self, question: PermissionQuestion) -> Answer:
-        if self.on_ask is not None:
-            await self.on_ask(question)
         try:
-            reply = await self.channel.request(
+            reply = await self._request(
+                question,
                 {
-                    "subtype": "can_use_tool",
-                    "tool_name": question.tool_name,
-                    "input": question.input,
                     "permission_suggestions": question.suggestions,
-                    "tool_use_id": question.tool_use_id,
                     "decision_reason": question.reason,
-                }
+                },
             )
         except (RuntimeError, TimeoutError) as exc:
             return Answer("deny", f"Permission request failed: {exc}")
@@ -80,6 +75,54 @@ class StdioAsker(NoAsker):
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
         )
 
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion, as 2.1.330 asks it: a `can_use_tool` for the tool with `requires_user_interaction`;
+        the client allows with `updatedInput.answers` ({question: label(s)}) or denies with a message."""
+        question = PermissionQuestion("AskUserQuestion", {"questions": questions}, tool_use_id)
+        try:
+            reply = await self._request(question, {"requires_user_interaction": True})
+        except (RuntimeError, TimeoutError) as exc:
+            return Answer("deny", f"Permission request failed: {exc}")
+        if reply.get("behavior") != "allow":
+            return Answer("deny", str(reply.get("message") or ""))
+        updated = reply.get("updatedInput")
+        answers = updated.get("answers") if isinstance(updated, dict) else None
+        if not isinstance(answers, dict):
+            return {}  # allowed without answers: the user did not answer
+        return {str(q): _answer_text(a) for q, a in answers.items()}
+
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
+        """ExitPlanMode: a `can_use_tool` for the tool (with the plan); allow approves it (a `setMode` among
+        `updatedPermissions` picks the mode to go on in), deny keeps planning with the message."""
+        question = PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id)
+        try:
+            reply = await self._request(question, {"requires_user_interaction": True})
+        except (RuntimeError, TimeoutError) as exc:
+            return Answer("deny", f"Permission request failed: {exc}")
+        if reply.get("behavior") != "allow":
+            return Answer("deny", str(reply.get("message") or ""))
+        updates = reply.get("updatedPermissions") if isinstance(reply.get("updatedPermissions"), list) else []
+        modes = [u.get("mode") for u in updates if isinstance(u, dict) and u.get("type") == "setMode"]
+        self._apply_updates([u for u in updates if not (isinstance(u, dict) and u.get("type") == "setMode")])
+        updated = reply.get("updatedInput")
+        mode = modes[-1] if modes and isinstance(modes[-1], str) else None
+        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
+
+    async def _request(self, question: PermissionQuestion, extra: dict[str, Any]) -> dict[str, Any]:
+        if self.on_ask is not None:
+            await self.on_ask(question)
+        return await self.channel.request(
+            {
+                "subtype": "can_use_tool",
+                "tool_name": question.tool_name,
+                "input": question.input,
+                "tool_use_id": question.tool_use_id,
+                **extra,
+            }
+        )
+
     def _apply_updates(self, updates: Any) -> None:
         if self.on_update is None or not isinstance(updates, list):
             return
@@ -88,6 +131,13 @@ class StdioAsker(NoAsker):
                 self.on_update(update)
             except (ValueError, OSError) as exc:
                 print(f"yoke: warning: permission update not applied: {exc}", file=sys.stderr)
+
+
+def _answer_text(answer: Any) -> str:
+    """One question's answer as the tool's result gives it: several labels comma-joined."""
+    if isinstance(answer, list):
+        return ", ".join(str(a) for a in answer)
+    return str(answer)
 
 
 class StdinLines:
