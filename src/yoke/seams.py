@@ -151,6 +151,26 @@ class Asker(Protocol):
         ...
 
 
+def answers_given(answer: Answer) -> dict[str, str] | Answer:
+    """AskUserQuestion's answers from the client's `can_use_tool` answer, as the Agent SDK gives them: allowed
+    with `updatedInput.answers` ({question: label, or labels}); allowed without them, nothing answered; a
+    denial stays a denial (its message goes to the model)."""
+    if answer.behavior != "allow":
+        return answer
+    answers = (answer.updated_input or {}).get("answers")
+    if not isinstance(answers, dict):
+        return {}
+    return {str(q): ", ".join(map(str, a)) if isinstance(a, list) else str(a) for q, a in answers.items()}
+
+
+def plan_mode_choice(updates: list[Any]) -> tuple[str | None, list[Any]]:
+    """An approved plan's permission updates: the mode a `setMode` among them chooses to go on in (the plan
+    tool leaves plan mode for it), and the other updates, applied as any answer's."""
+    modes = [u.get("mode") for u in updates if isinstance(u, dict) and u.get("type") == "setMode"]
+    rest = [u for u in updates if not (isinstance(u, dict) and u.get("type") == "setMode")]
+    return (modes[-1] if modes and isinstance(modes[-1], str) else None), rest
+
+
 class NoAsker:
     """Headless with nobody to ask: permission questions are answered no, other questions go unanswered."""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from yoke.ids import new_uuid
 from yoke.jsonsafe import loads as safe_json
-from yoke.seams import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
 
 SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
@@ -81,22 +81,14 @@ class StdioAsker(NoAsker):
         """AskUserQuestion, as 2.1.330 asks it: a `can_use_tool` for the tool with `requires_user_interaction`;
         the client allows with `updatedInput.answers` ({question: label(s)}) or denies with a message."""
         question = PermissionQuestion("AskUserQuestion", {"questions": questions}, tool_use_id)
-        try:
-            reply = await self._request(question, {"requires_user_interaction": True})
-        except (RuntimeError, TimeoutError) as exc:
-            return Answer("deny", f"Permission request failed: {exc}")
-        if reply.get("behavior") != "allow":
-            return Answer("deny", str(reply.get("message") or ""))
-        updated = reply.get("updatedInput")
-        answers = updated.get("answers") if isinstance(updated, dict) else None
-        if not isinstance(answers, dict):
-            return {}  # allowed without answers: the user did not answer
-        return {str(q): _answer_text(a) for q, a in answers.items()}
+        return answers_given(await self._verdict(question))
 
     async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         """ExitPlanMode: a `can_use_tool` for the tool (with the plan); allow approves it (a `setMode` among
         `updatedPermissions` picks the mode to go on in), deny keeps planning with the message."""
-        question = PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id)
+        return await self._verdict(PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id))
+
+    async def _verdict(self, question: PermissionQuestion) -> Answer:
         try:
             reply = await self._request(question, {"requires_user_interaction": True})
         except (RuntimeError, TimeoutError) as exc:
@@ -104,10 +96,9 @@ class StdioAsker(NoAsker):
         if reply.get("behavior") != "allow":
             return Answer("deny", str(reply.get("message") or ""))
         updates = reply.get("updatedPermissions") if isinstance(reply.get("updatedPermissions"), list) else []
-        modes = [u.get("mode") for u in updates if isinstance(u, dict) and u.get("type") == "setMode"]
-        self._apply_updates([u for u in updates if not (isinstance(u, dict) and u.get("type") == "setMode")])
+        mode, rest = plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
+        self._apply_updates(rest)
         updated = reply.get("updatedInput")
-        mode = modes[-1] if modes and isinstance(modes[-1], str) else None
         return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
 
     async def _request(self, question: PermissionQuestion, extra: dict[str, Any]) -> dict[str, Any]:
@@ -131,13 +122,6 @@ class StdioAsker(NoAsker):
                 self.on_update(update)
             except (ValueError, OSError) as exc:
                 print(f"yoke: warning: permission update not applied: {exc}", file=sys.stderr)
-
-
-def _answer_text(answer: Any) -> str:
-    """One question's answer as the tool's result gives it: several labels comma-joined."""
-    if isinstance(answer, list):
-        return ", ".join(str(a) for a in answer)
-    return str(answer)
 
 
 class StdinLines:
