@@ -134,6 +134,17 @@ def _run_answering(
     return code, "".join(out), "".join(errors)
 
 
+def denied_tools(stdout: str) -> list[list[str]]:
+    """Per `result` line, the tools its `permission_denials` name (compared where a scenario answers the
+    session's requests: what a client refused must be listed)."""
+    out = []
+    for raw in stdout.splitlines():
+        line = json.loads(raw) if raw.lstrip().startswith("{") else {}
+        if line.get("type") == "result":
+            out.append([d.get("tool_name") for d in line.get("permission_denials") or []])
+    return out
+
+
 def request_fields(bodies: list[dict[str, Any]], fields: list[str]) -> list[dict[str, Any]]:
     """The named fields of each model request (a scenario's `request_fields`), in order."""
     return [{f: body.get(f) for f in fields} for body in bodies]

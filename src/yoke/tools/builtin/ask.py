@@ -75,6 +75,7 @@ class AskUserQuestionTool(Tool):
         if answers is None and ctx.asker is not None:
             reply = await ctx.asker.ask_user(questions, tool_use_id=ctx.tool_use_id)
             if isinstance(reply, Answer):  # the user refused the questions: their words go to the model
+                ctx.refused(self.name, {"questions": questions}, reply.message or REFUSED)
                 return ToolResult(reply.message or REFUSED, is_error=True)
             answers = reply
         if answers is None:

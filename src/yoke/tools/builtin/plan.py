@@ -53,6 +53,7 @@ class ExitPlanModeTool(Tool):
         if answer is None:
             return ToolResult(NOT_AVAILABLE, data={**data, "approved": False})
         if answer.behavior != "allow":
+            ctx.refused(self.name, {"plan": plan}, answer.message)
             feedback = f" Their feedback: {answer.message}" if answer.message else ""
             text = (
                 f"The user did not approve the plan.{feedback} Stay in plan mode: revise the plan "
