@@ -1,7 +1,7 @@
 """The model's questions on the remote page, in a real browser (Debian's Chromium) against a real host and the
 scripted model server: AskUserQuestion answered by clicking options, whose labels reach the model in the
-tool's result; a plan (ExitPlanMode) shown as Markdown and approved; a share link shows a question and no
-controls."""
+tool's result, an answer of one's own and a refusal; a plan (ExitPlanMode) shown as Markdown, approved for
+the mode chosen, or denied with feedback; a share link shows a question and no controls."""
 
 from __future__ import annotations
 
@@ -134,12 +134,37 @@ def test_approve_a_plan_from_the_page(host_env, project, browser, remote_page): 
         assert box.get_by_role("listitem").count() == 2
         assert box.locator("code").get_by_text("notes.md").count() == 1
         assert page.get_by_role("button", name="Deny").count() == 1
+        assert page.get_by_label("Mode after the plan").input_value() == "default"
+        page.get_by_label("Mode after the plan").select_option("acceptEdits")
         page.get_by_role("button", name="Allow").click()
         page.get_by_text("implementing now").wait_for()
         result = _tool_result(srv.requests[1])
         assert not result.get("is_error") and "Plan to ship" in json.dumps(result), result
-        # approved: the session left plan mode
-        page.wait_for_function("document.getElementById('mode').value === 'default'")
+        # approved: the session left plan mode for the mode chosen
+        page.wait_for_function("document.getElementById('mode').value === 'acceptEdits'")
+
+
+def test_a_plan_denied_with_feedback_keeps_planning(host_env, project, browser, remote_page):  # noqa: F811
+    turns = [
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode", "input": {"plan": "1. all"}}
+            ]
+        },
+        {"content": [{"type": "text", "text": "revising"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "--permission-mode", "plan", "plan again")
+        server = remote_page(env, project)
+        page = _paired(browser, server)
+        page.goto(server.url + f"s/{ident}")
+        page.get_by_role("textbox", name="Feedback", exact=True).fill("split step one")
+        page.get_by_role("button", name="Deny").click()
+        page.get_by_text("revising").wait_for()
+        result = _tool_result(srv.requests[1])
+        assert result.get("is_error") is True and "split step one" in json.dumps(result), result
+        assert page.get_by_label("Permission mode").input_value() == "plan"
 
 
 def test_a_share_link_shows_a_question_without_controls(host_env, project, browser, remote_page):  # noqa: F811

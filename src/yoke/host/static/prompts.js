@@ -104,7 +104,17 @@
     if (input.plan) plan.appendChild(global.YokeRender.markdown(String(input.plan)));
     else plan.textContent = "(the plan is in the session's plan file)";
     if (readOnly) return;
-    box.appendChild(button("Allow", "allow", function () { answer({behavior: "allow", updatedInput: input}); }));
+    // the mode to go on in once approved: as the terminal asks, edits asked about or accepted
+    const after = el("select", "after-plan");
+    after.setAttribute("aria-label", "Mode after the plan");
+    for (const [value, text] of [["default", "then ask before edits"], ["acceptEdits", "then accept edits"]]) {
+      after.appendChild(el("option", "", text)).value = value;
+    }
+    box.appendChild(button("Allow", "allow", function () {
+      const setMode = {type: "setMode", mode: after.value, destination: "session"};
+      answer({behavior: "allow", updatedInput: input, updatedPermissions: [setMode]});
+    }));
+    box.appendChild(after);
     denyControls(box, answer);
   }
 
