@@ -95,7 +95,8 @@ class StdioAsker(NoAsker):
             return Answer("deny", f"Permission request failed: {exc}")
         if reply.get("behavior") != "allow":
             return Answer("deny", str(reply.get("message") or ""))
-        updates = reply.get("updatedPermissions") if isinstance(reply.get("updatedPermissions"), list) else []
+        given = reply.get("updatedPermissions")
+        updates: list[Any] = given if isinstance(given, list) else []
         mode, rest = plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
         self._apply_updates(rest)
         updated = reply.get("updatedInput")
