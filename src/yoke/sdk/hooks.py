@@ -29,6 +29,6 @@ def _wire_names(callback: Any) -> Any:
         if not isinstance(output, dict):
             return output
         renamed = {"async_": "async", "continue_": "continue"}
-        return {renamed.get(key, key): value for key, value in output.items()}
+        return {renamed.get(key) or key: value for key, value in output.items()}
 
     return call

@@ -96,7 +96,9 @@ def create_sdk_mcp_server(name: str, version: str = "1.0.0", tools: list[SdkMcpT
     return {"type": "sdk", "name": name, "instance": SdkMcpServer(name, version, list(tools or []))}
 
 
-def in_process_bridge(servers: dict[str, Any]) -> Callable[[str, dict[str, Any]], Awaitable[Any]] | None:
+def in_process_bridge(
+    servers: dict[str, Any] | str | Path,
+) -> Callable[[str, dict[str, Any]], Awaitable[Any]] | None:
     """The session's SDK bridge for the `sdk` servers among `mcp_servers`, or None when there are none."""
     instances = {
         name: entry["instance"]

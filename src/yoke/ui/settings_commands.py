@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from yoke.config.settings_write import SETTABLE_MODES
+from yoke.jsonsafe import dict_at
 from yoke.ui.commands import command, emit_table
 from yoke.ui.settings_file import local_settings_file, merged_settings, user_settings_file, write_setting
 
@@ -83,7 +84,7 @@ async def _config(ui: Any, args: str) -> None:
 
 def config_rows(ui: Any, settings: dict[str, Any]) -> list[tuple[str, str]]:
     session = ui.session
-    perms = settings.get("permissions") if isinstance(settings.get("permissions"), dict) else {}
+    perms = dict_at(settings, "permissions")
     status = settings.get("statusLine")
     status_text = status.get("command", "") if isinstance(status, dict) else ""
     return [
