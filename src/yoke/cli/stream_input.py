@@ -13,7 +13,7 @@ from typing import Any
 
 from yoke.ids import new_uuid
 from yoke.jsonsafe import loads as safe_json
-from yoke.seams import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
 
 SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
@@ -57,18 +57,13 @@ class StdioAsker(NoAsker):
         )
 
     async def ask(self, question: PermissionQuestion) -> Answer:
-        if self.on_ask is not None:
-            await self.on_ask(question)
         try:
-            reply = await self.channel.request(
+            reply = await self._request(
+                question,
                 {
-                    "subtype": "can_use_tool",
-                    "tool_name": question.tool_name,
-                    "input": question.input,
                     "permission_suggestions": question.suggestions,
-                    "tool_use_id": question.tool_use_id,
                     "decision_reason": question.reason,
-                }
+                },
             )
         except (RuntimeError, TimeoutError) as exc:
             return Answer("deny", f"Permission request failed: {exc}")
@@ -78,6 +73,46 @@ class StdioAsker(NoAsker):
             return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
         return Answer(
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
+        )
+
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion, as 2.1.330 asks it: a `can_use_tool` for the tool with `requires_user_interaction`;
+        the client allows with `updatedInput.answers` ({question: label(s)}) or denies with a message."""
+        question = PermissionQuestion("AskUserQuestion", {"questions": questions}, tool_use_id)
+        return answers_given(await self._verdict(question))
+
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
+        """ExitPlanMode: a `can_use_tool` for the tool (with the plan); allow approves it (a `setMode` among
+        `updatedPermissions` picks the mode to go on in), deny keeps planning with the message."""
+        return await self._verdict(PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id))
+
+    async def _verdict(self, question: PermissionQuestion) -> Answer:
+        try:
+            reply = await self._request(question, {"requires_user_interaction": True})
+        except (RuntimeError, TimeoutError) as exc:
+            return Answer("deny", f"Permission request failed: {exc}")
+        if reply.get("behavior") != "allow":
+            return Answer("deny", str(reply.get("message") or ""))
+        given = reply.get("updatedPermissions")
+        updates: list[Any] = given if isinstance(given, list) else []
+        mode, rest = plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
+        self._apply_updates(rest)
+        updated = reply.get("updatedInput")
+        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
+
+    async def _request(self, question: PermissionQuestion, extra: dict[str, Any]) -> dict[str, Any]:
+        if self.on_ask is not None:
+            await self.on_ask(question)
+        return await self.channel.request(
+            {
+                "subtype": "can_use_tool",
+                "tool_name": question.tool_name,
+                "input": question.input,
+                "tool_use_id": question.tool_use_id,
+                **extra,
+            }
         )
 
     def _apply_updates(self, updates: Any) -> None:

@@ -82,7 +82,7 @@ class UIAsker:
                 break
         return answers
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+    async def ask_user(self, questions: list[dict[str, Any]], tool_use_id: str = "") -> dict[str, str] | None:
         ui = self.ui
         answers: dict[str, str] = {}
         for question in questions:
@@ -114,7 +114,7 @@ class UIAsker:
                 answers[text] = typed
         return answers
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         from rich.markdown import Markdown
 
         ui = self.ui
