@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from yoke.testing.side_by_side import request_fields, run_scenario, skeleton
+from yoke.testing.side_by_side import denied_tools, request_fields, run_scenario, skeleton
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "cli" / "cc_2_1_330"
 
@@ -41,6 +41,8 @@ def observe(result: dict, scenario: dict) -> dict:
         "requests": len(result["requests"]),
         "lines": skeleton(result["stdout"]) if result["stdout"].lstrip().startswith("{") else [],
     }
+    if scenario.get("control_answers") is not None:  # what the answers refused, per result
+        observed["denied"] = denied_tools(result["stdout"])
     if scenario.get("request_fields"):  # what each model request asked for (thinking, effort, ...)
         observed["request_fields"] = request_fields(result["requests"], scenario["request_fields"])
     return observed

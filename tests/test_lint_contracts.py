@@ -1,5 +1,6 @@
-"""`make lint`'s two contracts, as a developer meets them: an upward import (also one inside a function) fails
-the layers check, a baseline entry whose import is gone fails too, and the mypy baseline only shrinks."""
+"""`make lint`'s contracts, as a developer meets them: an upward import (also one inside a function) fails
+the layers check, a front-end importing a part of the session fails the front-ends check, a baseline entry
+whose import is gone fails too, and the mypy baseline only shrinks."""
 
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def test_an_upward_import_inside_a_function_fails(package_copy):
     assert run.returncode != 0
     assert "yoke.tools is not allowed to import yoke.session" in run.stdout
     assert "yoke.tools.walk -> yoke.session.engine" in run.stdout
+
+
+@needs_import_linter
+def test_a_front_end_reaching_past_the_session_inside_a_function_fails(package_copy):
+    view = package_copy / "src" / "yoke" / "ui" / "view.py"
+    view.write_text(view.read_text() + "\n\ndef _past():\n    from yoke.loop import run\n\n    return run\n")
+    run = lint_imports(package_copy)
+    assert run.returncode != 0
+    assert "Front-ends reach the core through the session BROKEN" in run.stdout
+    assert "yoke.ui.view -> yoke.loop.run" in run.stdout
+
+
+@needs_import_linter
+def test_a_front_end_may_reach_the_core_through_the_session(package_copy):
+    """The forbidden contract counts direct imports only: ui -> session -> loop is what the session is for."""
+    view = package_copy / "src" / "yoke" / "ui" / "view.py"
+    view.write_text(
+        view.read_text() + "\n\ndef _through():\n    from yoke.session import engine\n\n    return engine\n"
+    )
+    run = lint_imports(package_copy)
+    assert run.returncode == 0, run.stdout[-2000:]
 
 
 @needs_import_linter

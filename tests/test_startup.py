@@ -44,13 +44,13 @@ def test_a_run_starts_paused_and_the_session_resumes_collection(
     collector, monkeypatch, base_env, project, capsys
 ):
     seen: list[bool] = []
-    real_open = build._open
+    real_open = build._assemble
 
     async def watched_open(*args, **kwargs):
         seen.append(gc.isenabled())
         return await real_open(*args, **kwargs)
 
-    monkeypatch.setattr(build, "_open", watched_open)
+    monkeypatch.setattr(build, "_assemble", watched_open)
     for key in list(os.environ):
         if key not in base_env:
             monkeypatch.delenv(key)

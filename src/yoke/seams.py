@@ -139,13 +139,36 @@ class Asker(Protocol):
 
     async def ask(self, question: PermissionQuestion) -> Answer: ...
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
-        """AskUserQuestion: returns {question text: chosen label(s), comma-joined}, or None if nobody is there."""
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion: returns {question text: chosen label(s), comma-joined}, a deny `Answer` when the
+        user refused the questions (its message goes to the model), or None if nobody is there."""
         ...
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         """ExitPlanMode: the user's verdict on a plan, or None if nobody is there."""
         ...
+
+
+def answers_given(answer: Answer) -> dict[str, str] | Answer:
+    """AskUserQuestion's answers from the client's `can_use_tool` answer, as the Agent SDK gives them: allowed
+    with `updatedInput.answers` ({question: label, or labels}); allowed without them, nothing answered; a
+    denial stays a denial (its message goes to the model)."""
+    if answer.behavior != "allow":
+        return answer
+    answers = (answer.updated_input or {}).get("answers")
+    if not isinstance(answers, dict):
+        return {}
+    return {str(q): ", ".join(map(str, a)) if isinstance(a, list) else str(a) for q, a in answers.items()}
+
+
+def plan_mode_choice(updates: list[Any]) -> tuple[str | None, list[Any]]:
+    """An approved plan's permission updates: the mode a `setMode` among them chooses to go on in (the plan
+    tool leaves plan mode for it), and the other updates, applied as any answer's."""
+    modes = [u.get("mode") for u in updates if isinstance(u, dict) and u.get("type") == "setMode"]
+    rest = [u for u in updates if not (isinstance(u, dict) and u.get("type") == "setMode")]
+    return (modes[-1] if modes and isinstance(modes[-1], str) else None), rest
 
 
 class NoAsker:
@@ -154,8 +177,10 @@ class NoAsker:
     async def ask(self, question: PermissionQuestion) -> Answer:
         return Answer("deny", f"Permission to use {question.tool_name} was not granted (no one to ask).")
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
         return None
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         return None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from yoke.testing.side_by_side import background_split, request_fields, run_scenario, skeleton
+from yoke.testing.side_by_side import background_split, denied_tools, request_fields, run_scenario, skeleton
 
 HERE = Path(__file__).resolve().parent / "cc_2_1_330"
 SCENARIOS = json.loads((HERE / "scenarios.json").read_text())
@@ -66,6 +66,8 @@ def test_yoke_writes_what_claude_code_wrote(name, base_env):
         f"yoke (left) vs 2.1.330 (right), stderr: {result['stderr'][-300:]}\n{side_by_side}"
     )
     assert len(result["requests"]) == captured["requests"]
+    if "denied" in captured:  # the tools each result lists as refused (permission_denials)
+        assert denied_tools(result["stdout"]) == captured["denied"]
     if scenario.get("request_fields"):  # thinking, effort, max_tokens and model, request by request
         assert request_fields(result["requests"], scenario["request_fields"]) == captured["request_fields"]
     for path, text in (scenario.get("expect_file") or {}).items():

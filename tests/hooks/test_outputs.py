@@ -13,7 +13,7 @@ import pytest
 from tests.hooks.conftest import make
 
 from yoke.hooks.outcome import from_json
-from yoke.hooks.stream import hook_event_line, should_emit
+from yoke.wire.hook_lines import hook_event_line, should_emit
 
 
 def printing(event: str, payload: dict, code: int = 0, stderr: str = "", matcher: str = "") -> dict:

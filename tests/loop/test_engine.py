@@ -245,7 +245,7 @@ async def test_approving_a_plan_leaves_plan_mode(tmp_path):
         async def ask(self, question):
             return Answer("allow")
 
-        async def approve_plan(self, plan):
+        async def approve_plan(self, plan, tool_use_id=""):
             return Answer("allow")
 
     gate = SimpleGate("plan")

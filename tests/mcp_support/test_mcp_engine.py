@@ -63,13 +63,15 @@ class Elicits(NoAsker):
         return "accept", {"value": "from the asker"}
 
 
-@pytest.mark.parametrize("how", ["nobody", "hook", "asker"])
+@pytest.mark.parametrize("how", ["nobody", "hook", "asker", "asker handed in later"])
 async def test_elicitation(project, home, how):
     hook = ElicitationHook()
     kw = {"listeners": [hook]} if how == "hook" else {"asker": Elicits()} if how == "asker" else {}
     with ScriptedServer([tool_use("mcp__t__ask", {}), text("ok")]) as srv:
         session = await open_session(options(srv, project, home, **kw))
         try:
+            if how == "asker handed in later":  # the servers ask whoever answers the session's questions now
+                session.set_asker(Elicits())
             events = await run(session, "x")
         finally:
             await session.close()
@@ -77,6 +79,7 @@ async def test_elicitation(project, home, how):
         "nobody": "elicitation: decline",
         "hook": "elicitation: accept",
         "asker": "elicitation: accept",
+        "asker handed in later": "elicitation: accept",
     }
     assert results(events) == [expected[how]]
     if how == "hook":

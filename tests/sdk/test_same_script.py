@@ -294,3 +294,56 @@ async def test_effort_option_reaches_the_model_both_sdks(sdk_name, project, home
         body = srv.requests[0].body
     assert messages[-1].result == "ok"
     assert body["output_config"] == {"effort": "max"}
+
+
+QUESTION = {
+    "question": "Which database?",
+    "header": "Database",
+    "multiSelect": False,
+    "options": [
+        {"label": "SQLite", "description": "a file"},
+        {"label": "Postgres", "description": "a server"},
+    ],
+}
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_questions_and_plan_approval_through_can_use_tool(sdk_name, project, home):
+    """AskUserQuestion and ExitPlanMode reach `can_use_tool` as Claude Code sends them: the answers go back in
+    `updated_input["answers"]`, and a `setMode` update on the approved plan picks the mode after it."""
+    sdk = load(sdk_name)
+    target = project / "out.txt"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_q", "name": "AskUserQuestion",
+                      "input": {"questions": [QUESTION]}}]},
+        {"content": [{"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode",
+                      "input": {"plan": "1. write out.txt"}}]},
+        {"content": [{"type": "tool_use", "id": "toolu_w", "name": "Write",
+                      "input": {"file_path": str(target), "content": "x"}}]},
+        {"content": [{"type": "text", "text": "done"}]},
+    ]  # fmt: skip
+    asked: list[str] = []
+
+    async def can_use_tool(name: str, input: dict, context: Any) -> Any:
+        asked.append(name)
+        if name == "AskUserQuestion":
+            return sdk.PermissionResultAllow(
+                updated_input={**input, "answers": {"Which database?": "Postgres"}}
+            )
+        if name == "ExitPlanMode":
+            accept = sdk.PermissionUpdate(type="setMode", mode="acceptEdits", destination="session")
+            return sdk.PermissionResultAllow(updated_input=input, updated_permissions=[accept])
+        return sdk.PermissionResultDeny(message="not asked for")
+
+    with ScriptedServer(turns) as srv:
+        opts = options(sdk, srv, project, home, can_use_tool=can_use_tool, permission_mode="plan")
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("plan it")
+            messages = [m async for m in client.receive_response()]
+        bodies = [r.body for r in srv.requests]
+    assert messages[-1].result == "done"
+    assert asked == ["AskUserQuestion", "ExitPlanMode"]  # the Write ran in acceptEdits, unasked
+    answered = json.dumps(bodies[1]["messages"][-1])
+    assert '\\"Which database?\\"=\\"Postgres\\"' in answered, answered
+    assert '"is_error": true' not in json.dumps(bodies[2]["messages"][-1])
+    assert target.read_text() == "x"

@@ -29,7 +29,7 @@ class FakeAsker:
         self.answers = answers
         self.asked = None
 
-    async def ask_user(self, questions):
+    async def ask_user(self, questions, tool_use_id=""):
         self.asked = questions
         return self.answers
 

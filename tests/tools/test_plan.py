@@ -18,7 +18,7 @@ class FakeAsker:
         self.answer = answer
         self.plans = []
 
-    async def approve_plan(self, plan):
+    async def approve_plan(self, plan, tool_use_id=""):
         self.plans.append(plan)
         return self.answer
 

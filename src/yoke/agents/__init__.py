@@ -25,17 +25,8 @@ def agent_tools(catalog: AgentCatalog) -> list[Any]:
     ]
 
 
-def attach_runner(session: Any, catalog: AgentCatalog) -> None:
-    """Give a built session its agent runner (closed with the session); its task list came with its
-    services (`yoke.session.capabilities.tool_executor`)."""
-    from yoke.agents.runner import AgentRunner
-
-    runner = session.services.agents = AgentRunner(session, catalog)
-    session.resources.add(runner, "sub-agents")
-
-
 def catalog_for(cwd: Path, env: Any, agents: Any) -> AgentCatalog:
     return load_catalog(cwd, env=env, flag_agents=agents)
 
 
-__all__ = ["AgentCatalog", "AgentDefinition", "agent_tools", "attach_runner", "catalog_for", "load_catalog"]
+__all__ = ["AgentCatalog", "AgentDefinition", "agent_tools", "catalog_for", "load_catalog"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from dataclasses import field
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,22 @@ class RunningAgent:
 
 
 class AgentRunner:
-    def __init__(self, session: Any, catalog: AgentCatalog, depth: int = 0, max_depth: int = MAX_DEPTH):
-        self.session = session
+    """The Agent tool's work for one session. `owner` returns that session (the runner is built with the
+    session's tools, before the session itself exists); `depth` is how deep in sub-agents it is."""
+
+    def __init__(
+        self, catalog: AgentCatalog, owner: Callable[[], Any], depth: int = 0, max_depth: int = MAX_DEPTH
+    ):
+        self.owner = owner
         self.catalog = catalog
         self.depth = depth
         self.max_depth = max_depth
         self.agents: dict[str, RunningAgent] = {}
+
+    @property
+    def session(self) -> Any:
+        """The session whose sub-agents these are."""
+        return self.owner()
 
     # ---- the Agent tool ------------------------------------------------------------------------------
 
@@ -131,6 +142,8 @@ class AgentRunner:
     async def _spawn(
         self, definition: AgentDefinition, input: dict[str, Any], tool_use_id: str
     ) -> RunningAgent:
+        """A child session for `definition`, built by the session's own stages: everything the definition
+        adds (its hooks, preloaded skills, memory, MCP servers) goes in with its options."""
         from yoke.agents.child_options import ChildOptions
 
         worktree = None
@@ -141,6 +154,13 @@ class AgentRunner:
             worktree = await create_worktree(self.session, input.get("name") or definition.name)
             cwd = worktree.path
         model = input.get("model") or definition.model
+        warnings: list[str] = []
+        listeners = self._definition_hooks(definition, warnings) if definition.hooks else []
+        system_extra = self._preloaded_skills(definition, warnings) if definition.skills else []
+        if definition.memory in ("user", "project", "local"):
+            system_extra += self._agent_memory(definition, warnings)
+        servers = self._agent_servers(definition, warnings)
+        depth = self.depth + 1
         options = ChildOptions(
             agent_type=definition.name,
             system_prompt=definition.prompt or None,
@@ -152,80 +172,69 @@ class AgentRunner:
             max_turns=definition.max_turns,
             cwd=cwd,
             withheld_tools=list(self.catalog.withheld_tools),
+            system_extra=system_extra,
+            listeners=listeners,
+            mcp_servers=servers,
+            warnings=warnings,
+            background=self._in_background(input, definition),
+            agent_depth=depth if depth < self.max_depth else None,
         )
         child = await self.session.child(options, tool_use_id)
-        if definition.hooks:
-            self._attach_hooks(child, definition)
-        if definition.skills:
-            self._preload_skills(child, definition)
-        if definition.memory in ("user", "project", "local"):
-            self._agent_memory(child, definition)
-        inline = {k: v for e in definition.mcp_servers if isinstance(e, dict) for k, v in e.items()}
-        if inline and definition.source != "plugin":
-            refused = self._mcp_refused(definition)
-            if refused:
-                child.warnings.append(refused)
-            else:
-                await self._agent_mcp(child, definition, inline)
         agent = RunningAgent(child.agent.agent_id, definition, child, input.get("name"), worktree=worktree)
-        if self.depth + 1 < self.max_depth:
-            child.services.agents = AgentRunner(child, self.catalog, self.depth + 1, self.max_depth)
         self.agents[agent.id] = agent
         if agent.name:
             self.agents[agent.name] = agent
         return agent
 
-    def _attach_hooks(self, child: Any, definition: AgentDefinition) -> None:
+    def _definition_hooks(self, definition: AgentDefinition, warnings: list[str]) -> list[Any]:
         """The definition's own hooks, for this agent's lifetime only (its `Stop` is `SubagentStop`, as in
         Claude Code). A project's definitions bring hooks only once the folder is trusted."""
         from yoke.hooks.config import parse_hooks
         from yoke.hooks.listener import HookListener
 
-        warnings: list[str] = []
+        found: list[str] = []
         groups = parse_hooks(
             definition.hooks,
             scope="agent",
             source=str(definition.path or definition.name),
-            warnings=warnings,
+            warnings=found,
             stop_as_subagent_stop=True,
         )
         if definition.source == "project" and not _trusted(self.session):
-            child.warnings.append(
-                f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)"
-            )
+            warnings.append(f"{definition.path}: hooks skipped until this folder is trusted (yoke trust)")
             from yoke.hooks.untrusted import UntrustedJudges
 
             judges = UntrustedJudges(groups)  # the calls they would judge fail closed (hooks/untrusted.py)
-            if judges.groups:
-                child.agent.lifecycle.add(judges)
-            return
-        if groups:
-            ctx = child.agent.executor.ctx
-            child.agent.lifecycle.add(HookListener(groups, project_dir=self.session.cwd, base_env=ctx.env))
+            return [judges] if judges.groups else []
+        if not groups:
+            return []
+        return [
+            HookListener(groups, project_dir=self.session.cwd, base_env=self.session.agent.executor.ctx.env)
+        ]
 
-    def _preload_skills(self, child: Any, definition: AgentDefinition) -> None:
+    def _preloaded_skills(self, definition: AgentDefinition, warnings: list[str]) -> list[str]:
         """The definition's `skills`, their full text in the agent's system prompt from the start."""
-        from yoke.messages import text_block
-
         extensions = self.session.services.extensions
         catalog = getattr(getattr(extensions, "runtime", None), "catalog", None)
+        texts = []
         for name in definition.skills:
             skill = catalog.get(name) if catalog is not None else None
             if skill is None:
-                child.warnings.append(f"agent {definition.name}: skill {name!r} not found; not preloaded")
+                warnings.append(f"agent {definition.name}: skill {name!r} not found; not preloaded")
                 continue
-            child.agent.system.append(text_block(f"# Skill: {skill.name}\n\n{skill.body.strip()}"))
+            texts.append(f"# Skill: {skill.name}\n\n{skill.body.strip()}")
+        return texts
 
-    def _agent_memory(self, child: Any, definition: AgentDefinition) -> None:
+    def _agent_memory(self, definition: AgentDefinition, warnings: list[str]) -> list[str]:
         """`memory: user|project|local`: the agent keeps notes across sessions in a folder of its own, as in
         Claude Code (`~/.claude/agent-memory/<name>/`, `.claude/agent-memory/<name>/`,
-        `.claude/agent-memory-local/<name>/`): its index in the agent's prompt, writes there unasked."""
+        `.claude/agent-memory-local/<name>/`): its index in the agent's prompt, writes there unasked (the
+        session's rules, which its agents share)."""
         from yoke.memory.allowance import allow_memory_directory
         from yoke.memory.section import memory_section
         from yoke.memory.store import load_index
-        from yoke.messages import text_block
 
-        env = self.session.agent.executor.ctx.env or {}
+        env = self.session.env
         # a name is any text (`4.1-Beast`, even `../x`): only a plain folder name may reach the disk
         name = re.sub(r"[^A-Za-z0-9_.-]", "-", definition.name).strip(".") or "agent"
         if definition.memory == "user":
@@ -237,43 +246,27 @@ class AgentRunner:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            child.warnings.append(f"agent {definition.name}: memory folder {folder} unavailable ({exc})")
-            return
-        child.agent.system.append(text_block(memory_section(folder, load_index(folder))))
-        allow_memory_directory(child.gate, folder)
+            warnings.append(f"agent {definition.name}: memory folder {folder} unavailable ({exc})")
+            return []
+        allow_memory_directory(self.session.gate, folder)
+        return [memory_section(folder, load_index(folder))]
 
-    def _mcp_refused(self, definition: AgentDefinition) -> str:
-        """Why a definition's own MCP servers (programs) may not start: a project's definition before the
-        folder is trusted (they are the repository's code), or any while the session plans (plan mode runs
-        nothing). '' when they may."""
+    def _agent_servers(self, definition: AgentDefinition, warnings: list[str]) -> dict[str, Any]:
+        """A definition's own MCP servers (`mcpServers` entries written out in full), when they may start:
+        not a project's definition before the folder is trusted (they are the repository's code), nor any
+        while the session plans (plan mode runs nothing). Servers named by a string are the session's own,
+        whose tools the agent already has."""
+        inline = {k: v for e in definition.mcp_servers if isinstance(e, dict) for k, v in e.items()}
+        if not inline or definition.source == "plugin":
+            return {}
         where = definition.path or definition.name
         if definition.source == "project" and not _trusted(self.session):
-            return f"{where}: MCP servers skipped until this folder is trusted (yoke trust)"
+            warnings.append(f"{where}: MCP servers skipped until this folder is trusted (yoke trust)")
+            return {}
         if self.session.permission_mode == "plan":
-            return f"{where}: MCP servers not started in plan mode"
-        return ""
-
-    async def _agent_mcp(self, child: Any, definition: AgentDefinition, servers: dict[str, Any]) -> None:
-        """A definition's own MCP servers (`mcpServers` entries written out in full) run for that agent only;
-        servers named by a string are the session's own, whose tools the agent already has."""
-        import json
-
-        from yoke.mcp.attach import attach_mcp
-
-        ctx = child.agent.executor.ctx
-        warnings: list[str] = []
-        runtime = await attach_mcp(
-            child.cwd,
-            {},
-            child.agent.executor.registry,
-            warnings,
-            flag_configs=[json.dumps({"mcpServers": servers})],
-            strict=True,
-            env=ctx.env,
-        )
-        child.warnings.extend(warnings)
-        if runtime is not None and hasattr(runtime, "aclose"):
-            child.resources.add(runtime, f"MCP servers of agent {definition.name}")
+            warnings.append(f"{where}: MCP servers not started in plan mode")
+            return {}
+        return inline
 
     def _disallowed(self, definition: AgentDefinition) -> list[str]:
         denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
@@ -340,8 +333,7 @@ class AgentRunner:
     def _launch_background(
         self, agent: RunningAgent, input: dict[str, Any], prompt: str, ctx: ToolContext
     ) -> ToolResult:
-        agent.background = True
-        agent.session.background = True  # the parent's interrupt does not stop it; closing the session does
+        agent.background = True  # (its session was built so: the parent's interrupt does not stop it)
         agent.output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
         agent.output_file.parent.mkdir(parents=True, exist_ok=True)
         if ctx.emit is not None:  # announced before the call's result, as 2.1.330 writes it
@@ -444,7 +436,7 @@ def _trusted(session: Any) -> bool:
     from yoke.config.settings import yoke_home_dir
     from yoke.config.trust import is_trusted
 
-    env = dict(session.agent.executor.ctx.env or {}) or None
+    env = session.env or None
     home = Path(env["HOME"]) if env and env.get("HOME") else None
     return is_trusted(session.cwd, yoke_home_dir(env=env), home=home)
 

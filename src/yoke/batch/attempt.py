@@ -33,9 +33,9 @@ class Control:
         if self.session is not None:
             self.session.interrupt()
         if self.shell is not None:
-            from yoke.tools.shell.process import signal_group
+            from yoke.session.shell import signal_tree
 
-            signal_group(self.shell.pid, signal.SIGKILL)
+            signal_tree(self.shell.pid, signal.SIGKILL)
 
 
 async def run_attempt(
@@ -212,18 +212,12 @@ async def _shell(
     """Run `command` with bash in `cwd` (inside the sandbox when asked), output merged into `output`, its
     whole process tree killed at `deadline` (the code is then None) or on a cancel. The tools' own
     spawner runs it: its guard kills the tree should this process die, even by SIGKILL."""
-    from yoke.tools.shell.process import kill_process_group, spawn_bash
+    from yoke.session.shell import kill_tree, spawn
 
-    launcher = None
-    if sandboxed:
-        from yoke.sandbox import SandboxSettings, wrap_command
-
-        settings = SandboxSettings.from_settings(SANDBOX, cwd)
-        launcher = lambda argv: wrap_command(argv, settings, cwd, [cwd])  # noqa: E731
     env = dict(os.environ)
     env.update({"YOKE_BATCH_TASK": str(job["id"]), "YOKE_BATCH_ATTEMPT": str(job["attempt"])})
     output.unlink(missing_ok=True)
-    proc = await spawn_bash(command, cwd=cwd, env=env, output_path=output, launcher=launcher)
+    proc = await spawn(command, cwd, env, output, SANDBOX if sandboxed else None)
     control.shell = proc
     timed_out = False
     try:
@@ -234,7 +228,7 @@ async def _shell(
     finally:
         control.shell = None
         if proc.returncode is None:  # timed out or cancelled: the whole tree goes
-            await asyncio.shield(kill_process_group(proc))
+            await asyncio.shield(kill_tree(proc))
     text = output.read_text(encoding="utf-8", errors="replace")[-OUTPUT_CAP:]
     if timed_out:
         return None, text + "\n(timed out)"

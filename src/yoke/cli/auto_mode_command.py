@@ -10,10 +10,12 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from yoke.session.admin import AdminError
+from yoke.session.admin import auto_mode as rules_admin
 
 USAGE = """usage: yoke auto-mode <command>
 
@@ -25,25 +27,6 @@ commands:
                            written (user, local or managed settings; never the project's
                            shared .claude/settings.json), the built-in ones otherwise
   critique [--model M]     ask the model to review the rules you wrote"""
-
-CRITIQUE_SYSTEM = """You review the custom rules a user wrote for the auto mode of a coding agent. In auto mode a \
-classifier model decides, for each tool call the agent wants to make, whether it runs without asking the \
-user. The classifier reads the rules as part of its own instructions, in four sections:
-- environment: facts about where the agent works (trusted repositories, buckets, domains, services);
-- allow: exceptions to the soft-deny rules;
-- soft_deny: actions blocked unless an allow rule or the user's clear request covers them;
-- hard_deny: actions always blocked, whatever the user asked.
-A section the user writes replaces the built-in one unless it contains "$defaults", which splices the \
-built-in rules in at that place.
-
-Review the user's rules for: wording a classifier could misread or apply too broadly; allow rules that \
-open more than the user probably meant (arbitrary code, secrets, destructive or irreversible actions); \
-rules that conflict or repeat each other; built-in protections lost by replacing a section without \
-"$defaults"; and gaps worth a rule. Be concrete: quote the rule, say what is wrong, give a better wording. \
-If the rules are good, say so briefly.
-
-The built-in rules:
-{defaults}"""
 
 
 def auto_mode_command(argv: list[str]) -> int:
@@ -94,30 +77,25 @@ def _write(rules: dict[str, list[str]]) -> int:
 
 def _defaults(label: str = "") -> int:
     """The built-in rules; with --label, only those whose label (the words before its colon) starts so."""
-    from yoke.permissions.auto_mode_rules import DEFAULT_RULES
-
     return _write(
-        {section: [r for r in rules if r.startswith(label)] for section, rules in DEFAULT_RULES.items()}
+        {
+            section: [r for r in rules if r.startswith(label)]
+            for section, rules in rules_admin.default_rules().items()
+        }
     )
 
 
 def _loaded() -> tuple[Any, dict[str, Any]]:
     """This folder's settings and its autoMode object; problems are warned about on stderr."""
-    from yoke.config.settings import load_settings
-    from yoke.permissions.auto_mode_rules import auto_mode_config, config_problems
-
-    settings = load_settings(Path.cwd())
-    config = auto_mode_config(settings)
-    for warning in [*settings.warnings, *config_problems(config)]:
+    settings, config, warnings = rules_admin.loaded(Path.cwd())
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     return settings, config
 
 
 def _config() -> int:
-    from yoke.permissions.auto_mode_rules import effective_rules
-
     _, config = _loaded()
-    return _write(effective_rules(config))
+    return _write(rules_admin.effective_rules(config))
 
 
 def _critique(rest: list[str]) -> int:
@@ -137,10 +115,8 @@ def _critique(rest: list[str]) -> int:
         what = f"unknown option '{word}'" if word.startswith("-") else "too many arguments for 'critique'"
         print(f"error: {what}", file=sys.stderr)
         return 1
-    from yoke.permissions.auto_mode_rules import user_rules
-
     settings, config = _loaded()
-    written = user_rules(config)
+    written = rules_admin.user_rules(config)
     if not written:
         print(
             'No custom auto mode rules found. Write them under "autoMode" in ~/.claude/settings.json or '
@@ -149,53 +125,10 @@ def _critique(rest: list[str]) -> int:
         return 0
     import asyncio
 
-    from yoke.providers.base import ProviderError
-
     try:
-        answer = asyncio.run(_ask_model(settings, written, model_flag))
-    except ProviderError as exc:
+        answer = asyncio.run(rules_admin.critique(settings, written, model_flag))
+    except AdminError as exc:
         print(f"yoke auto-mode critique: {exc}", file=sys.stderr)
         return 1
     print(answer.strip())
     return 0
-
-
-async def _ask_model(settings: Any, written: dict[str, list[str]], model_flag: str | None) -> str:
-    from contextlib import aclosing
-
-    from yoke.messages import text_of
-    from yoke.permissions.auto_mode_rules import DEFAULT_RULES
-    from yoke.providers import base as pb
-    from yoke.providers.select import make_provider, resolve_provider
-
-    env = _settings_env(settings)
-    config = resolve_provider(None, model_flag, settings.merged, env)
-    provider = make_provider(config)
-    request = pb.ModelRequest(
-        model=config.model,
-        system=[
-            {"type": "text", "text": CRITIQUE_SYSTEM.format(defaults=json.dumps(DEFAULT_RULES, indent=2))}
-        ],
-        messages=[{"role": "user", "content": "My auto mode rules:\n" + json.dumps(written, indent=2)}],
-        max_tokens=4096,
-    )
-    try:
-        async with aclosing(provider.stream(request)) as stream:
-            async for event in stream:
-                if isinstance(event, pb.MessageStop):
-                    return text_of(event.message)
-    finally:
-        await provider.aclose()
-    raise pb.ProviderError("connection", "the model's answer ended before it was complete")
-
-
-def _settings_env(settings: Any) -> dict[str, str]:
-    """The environment a session here would have: the shell's, with settings' `env` applied."""
-    from yoke.config.env_policy import apply_env, settings_env
-    from yoke.config.trust import is_trusted
-
-    env = dict(os.environ)
-    sources = list(settings.sources)
-    trusted = is_trusted(settings.cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir)
-    apply_env(settings_env(sources, trusted, []), env)
-    return env

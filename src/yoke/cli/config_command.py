@@ -104,20 +104,13 @@ def _value(keys: tuple[str, ...], text: str) -> Any:
         value = safe_json(text)
     except ValueError:
         value = text
-    from yoke.config.settings_write import SETTABLE_MODES
+    from yoke.session.admin import AdminError
+    from yoke.session.admin.settings import check_setting
 
-    if keys == ("permissions", "defaultMode") and value not in SETTABLE_MODES:
-        raise ConfigError(
-            f"defaultMode must be one of {', '.join(SETTABLE_MODES)} "
-            "(auto and bypassPermissions are chosen with --permission-mode)"
-        )
-    if keys == ("effortLevel",):
-        from yoke.providers.effort import EffortError, check_level
-
-        try:
-            check_level(value, "effortLevel")
-        except EffortError as exc:
-            raise ConfigError(str(exc)) from None
+    try:
+        check_setting(keys, value)
+    except AdminError as exc:
+        raise ConfigError(str(exc)) from None
     return value
 
 

@@ -101,7 +101,7 @@ def _read_stdin() -> str:
 
 
 async def _start(args: Namespace, prompt: str) -> int:
-    from yoke.memory.note import note_text
+    from yoke.session.wiring import note_text
 
     note = note_text(prompt) if args.input_format == "text" and not args.print_context else None
     if note is not None:  # `# note`: saved to a memory file, no model call
@@ -126,7 +126,7 @@ async def _start(args: Namespace, prompt: str) -> int:
         forward_subagent_text=bool(getattr(args, "forward_subagent_text", False)),
     )
     if args.output_format == "stream-json":
-        from yoke.hooks.stream import stream_reporter
+        from yoke.wire.hook_lines import stream_reporter
 
         options.hook_report = stream_reporter(printer.emit, args.include_hook_events)
     channel = lines = None
@@ -143,7 +143,7 @@ async def _start(args: Namespace, prompt: str) -> int:
     printer.session_id = session.id  # lines written before the first query's init carry it too
     printer.start_mode(session.permission_mode)  # a set_permission_mode before the first query is a change
     if args.permission_prompt_tool not in (None, "stdio"):
-        from yoke.mcp.prompt_tool import prompt_tool_asker
+        from yoke.session.wiring import prompt_tool_asker
 
         try:
             session.set_asker(prompt_tool_asker(session, args.permission_prompt_tool))
@@ -168,9 +168,9 @@ async def _start(args: Namespace, prompt: str) -> int:
         print(await session.context_report())
         await session.close()
         return 0
-    from yoke.context.oversize import oversized_prompt
+    from yoke.session.wiring import oversized_prompt
 
-    oversized = oversized_prompt(prompt, session.model)
+    oversized = oversized_prompt(session, prompt)
     if oversized:
         await session.close()
         raise SetupError(oversized)

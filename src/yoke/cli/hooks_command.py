@@ -25,21 +25,11 @@ def hooks_command(argv: list[str]) -> int:
     if rest:
         print(f"yoke hooks: unexpected argument {rest[0]!r}\n{USAGE}", file=sys.stderr)
         return 2
-    from yoke.config.settings import load_settings
-    from yoke.hooks.build import settings_hooks
+    from yoke.session.admin.hooks import configured_hooks
 
-    settings = load_settings(Path.cwd(), flag_settings=flag_settings)
-    hooks = settings_hooks(settings)
-    from yoke.hooks.build import plugin_hook_groups
-    from yoke.plugins import enabled_plugins
-
-    hooks.groups += plugin_hook_groups(
-        enabled_plugins(settings, settings.cwd, warnings=hooks.warnings), hooks.warnings
-    )
-    for warning in settings.warnings + hooks.warnings:
+    rows, warnings = configured_hooks(Path.cwd(), flag_settings)
+    for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    rows = [_row(g, h, "active") for g in hooks.groups for h in g.handlers]
-    rows += [_row(g, h, "skipped") for g in hooks.skipped for h in g.handlers]
     if as_json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -56,18 +46,3 @@ def hooks_command(argv: list[str]) -> int:
             print(f"  [{matcher}] {r['type']}: {r['target']}{extra}{timeout}{state}")
             print(f"      from {r['source']} ({r['scope']})")
     return 0
-
-
-def _row(group, handler, state: str) -> dict:
-    return {
-        "event": group.event,
-        "matcher": group.matcher,
-        "type": handler.type,
-        "target": handler.describe(),
-        "if": handler.if_rule,
-        "timeout": handler.timeout,
-        "async": handler.run_async,
-        "scope": group.scope,
-        "source": group.source,
-        "state": state,
-    }

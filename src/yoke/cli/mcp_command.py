@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from yoke.jsonsafe import loads as safe_json
+from yoke.session.admin import AdminError
+from yoke.session.admin import mcp as servers
+from yoke.session.admin.mcp import SCOPES
 
-SCOPES = ("local", "project", "user")
 USAGE = """usage: yoke mcp <command>
 
   add [-s local|project|user] [-t stdio|sse|http] [-e KEY=value] [-H "Name: value"] <name> <commandOrUrl> [args...]
@@ -22,10 +24,6 @@ USAGE = """usage: yoke mcp <command>
   list      get <name>      remove [-s scope] <name>
   login <name> [--no-browser]      logout <name>
   serve     Yoke's own tools as an MCP server on stdio"""
-
-
-class McpCommandError(Exception):
-    pass
 
 
 def run(argv: list[str]) -> int:
@@ -50,14 +48,14 @@ def run(argv: list[str]) -> int:
         return 2
     try:
         return handler(rest)
-    except McpCommandError as exc:
+    except AdminError as exc:
         print(f"yoke mcp {command}: {exc}", file=sys.stderr)
         return 1
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
-        raise McpCommandError(message)
+        raise AdminError(message)
 
 
 def _parser(name: str) -> argparse.ArgumentParser:
@@ -66,57 +64,8 @@ def _parser(name: str) -> argparse.ArgumentParser:
     return p
 
 
-# ---- files -------------------------------------------------------------------------------------------
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    from yoke.fsutil import replace_file
-
-    replace_file(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-
-
-def _read(path: Path) -> dict[str, Any]:
-    from yoke.mcp.config import read_json
-
-    try:
-        return read_json(path)
-    except ValueError as exc:
-        raise McpCommandError(f"{exc}; fix or move the file first (nothing was changed)") from None
-
-
-def _scope_servers(scope: str, cwd: Path, data: dict[str, Any]) -> dict[str, Any]:
-    """The mcpServers object of one scope inside its file's data (created when absent)."""
-    from yoke.mcp.config import project_key
-
-    if scope == "local":
-        projects = data.setdefault("projects", {})
-        entry = projects.setdefault(project_key(cwd), {})
-        return entry.setdefault("mcpServers", {})
-    return data.setdefault("mcpServers", {})
-
-
-def _scope_path(scope: str, cwd: Path) -> Path:
-    from yoke.mcp.config import claude_json_path
-
-    return cwd / ".mcp.json" if scope == "project" else claude_json_path()
-
-
 def _save(scope: str, name: str, entry: dict[str, Any]) -> None:
-    from yoke.mcp.config import ConfigError, parse_server
-
-    checked = parse_server(name, entry, scope, "", {})
-    if isinstance(checked, ConfigError):
-        raise McpCommandError(checked.message)
-    cwd = Path.cwd()
-    path = _scope_path(scope, cwd)
-    data = _read(path)
-    servers = _scope_servers(scope, cwd, data)
-    if name in servers:
-        raise McpCommandError(
-            f'a server named "{name}" already exists in {scope} scope ({path}); remove it first'
-        )
-    servers[name] = entry
-    _write_json(path, data)
+    path = servers.add_server(scope, name, entry, Path.cwd())
     print(f"Added {entry.get('type', 'stdio')} MCP server {name} to {scope} config ({path})")
 
 
@@ -124,7 +73,7 @@ def _pairs(values: list[str] | None, sep: str, what: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values or []:
         if sep not in value:
-            raise McpCommandError(
+            raise AdminError(
                 f"{what} must look like {'KEY=value' if sep == '=' else 'Name: value'} (got {value!r})"
             )
         key, _, val = value.partition(sep)
@@ -150,20 +99,20 @@ def add(argv: list[str]) -> int:
     a = p.parse_args(pre)
     if post:
         if a.target is not None:
-            raise McpCommandError("give the command either after -- or after the name, not both")
+            raise AdminError("give the command either after -- or after the name, not both")
         target, rest = post[0], post[1:]
     else:
         target, rest = a.target, a.args
     if not target:
-        raise McpCommandError("give the server's command (stdio) or URL (sse, http)")
+        raise AdminError("give the server's command (stdio) or URL (sse, http)")
     entry: dict[str, Any]
     if a.transport == "stdio":
         entry = {"type": "stdio", "command": target, "args": list(rest), "env": _pairs(a.env, "=", "-e")}
         if a.header:
-            raise McpCommandError("-H/--header is for sse and http servers")
+            raise AdminError("-H/--header is for sse and http servers")
     else:
         if rest:
-            raise McpCommandError(f"a {a.transport} server takes a URL only (got extra {' '.join(rest)!r})")
+            raise AdminError(f"a {a.transport} server takes a URL only (got extra {' '.join(rest)!r})")
         entry = {"type": a.transport, "url": target}
         headers = _pairs(a.header, ":", "-H")
         if headers:
@@ -185,9 +134,9 @@ def add_json(argv: list[str]) -> int:
     try:
         entry = safe_json(text)
     except json.JSONDecodeError as exc:
-        raise McpCommandError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
+        raise AdminError(f"not valid JSON (column {exc.colno}: {exc.msg})") from None
     if not isinstance(entry, dict):
-        raise McpCommandError("the server must be a JSON object")
+        raise AdminError("the server must be a JSON object")
     _save(a.scope, a.name, entry)
     return 0
 
@@ -204,17 +153,17 @@ def desktop_config_path() -> Path:
 def add_from_desktop(argv: list[str]) -> int:
     a = _parser("add-from-claude-desktop").parse_args(argv)
     path = desktop_config_path()
-    servers = _read(path).get("mcpServers")
-    if not isinstance(servers, dict) or not servers:
-        raise McpCommandError(f"no MCP servers found in {path}")
+    found = servers.read_file(path).get("mcpServers")
+    if not isinstance(found, dict) or not found:
+        raise AdminError(f"no MCP servers found in {path}")
     added = 0
-    for name, entry in servers.items():
+    for name, entry in found.items():
         try:
             _save(a.scope, name, entry)
             added += 1
-        except McpCommandError as exc:
+        except AdminError as exc:
             print(f"skipped {name}: {exc}", file=sys.stderr)
-    print(f"Imported {added} of {len(servers)} servers from Claude Desktop")
+    print(f"Imported {added} of {len(found)} servers from Claude Desktop")
     return 0 if added else 1
 
 
@@ -237,12 +186,8 @@ STATUS_TEXT = {
 def list_servers(argv: list[str]) -> int:
     import asyncio
 
-    from yoke.config.settings import load_settings
-    from yoke.mcp.config import load_config
-
     cwd = Path.cwd()
-    settings = getattr(load_settings(cwd), "merged", {}) or {}
-    config = load_config(cwd, settings)
+    config = servers.configured(cwd)
     for warning in config.warnings + [e.message for e in config.errors]:
         print(f"warning: {warning}", file=sys.stderr)
     if not (config.servers or config.unapproved or config.rejected):
@@ -251,7 +196,7 @@ def list_servers(argv: list[str]) -> int:
     print("Checking MCP server health...\n")
     states: dict[str, Any] = {}
     if config.servers:
-        states = asyncio.run(_connect_all(config, cwd))
+        states = asyncio.run(servers.check_servers(config, cwd, os.environ))
     for name, cfg in config.servers.items():
         state = states[name]
         text = STATUS_TEXT.get(state.status, state.status)
@@ -269,35 +214,10 @@ def list_servers(argv: list[str]) -> int:
     return 0
 
 
-async def _connect_all(config: Any, cwd: Path) -> dict[str, Any]:
-    from yoke.mcp.manager import McpManager
-    from yoke.mcp.runtime import _auth_factory
-
-    manager = McpManager(config.servers, cwd, auth_factory=_auth_factory(os.environ))
-    manager.start()
-    try:
-        await manager.wait_started()
-    finally:
-        await manager.aclose()
-    return manager.servers
-
-
-def _find(name: str) -> Any:
-    from yoke.config.settings import load_settings
-    from yoke.mcp.config import load_config
-
-    cwd = Path.cwd()
-    config = load_config(cwd, getattr(load_settings(cwd), "merged", {}) or {})
-    for group in (config.servers, config.unapproved, config.rejected):
-        if name in group:
-            return group[name]
-    raise McpCommandError(f'no MCP server named "{name}" (see yoke mcp list)')
-
-
 def get(argv: list[str]) -> int:
     p = _Parser(prog="yoke mcp get")
     p.add_argument("name")
-    cfg = _find(p.parse_args(argv).name)
+    cfg = servers.find_server(p.parse_args(argv).name, Path.cwd())
     print(f"{cfg.name}:\n  Scope: {cfg.scope} ({cfg.source})\n  Type: {cfg.type}")
     if cfg.remote:
         print(f"  URL: {cfg.url}")
@@ -316,22 +236,7 @@ def remove(argv: list[str]) -> int:
     p.add_argument("-s", "--scope", choices=SCOPES)
     p.add_argument("name")
     a = p.parse_args(argv)
-    cwd = Path.cwd()
-    found = []
-    for scope in [a.scope] if a.scope else list(SCOPES):
-        path = _scope_path(scope, cwd)
-        data = _read(path)
-        servers = _scope_servers(scope, cwd, json.loads(json.dumps(data)))
-        if a.name in servers:
-            found.append((scope, path, data))
-    if not found:
-        raise McpCommandError(f'no MCP server named "{a.name}" in {a.scope or "any"} scope')
-    if len(found) > 1:
-        scopes = ", ".join(s for s, _, _ in found)
-        raise McpCommandError(f'"{a.name}" exists in several scopes ({scopes}); say which with -s')
-    scope, path, data = found[0]
-    del _scope_servers(scope, cwd, data)[a.name]
-    _write_json(path, data)
+    scope, path = servers.remove_server(a.name, a.scope, Path.cwd())
     print(f"Removed MCP server {a.name} from {scope} config ({path})")
     return 0
 
@@ -343,15 +248,13 @@ def login(argv: list[str]) -> int:
     p.add_argument("name")
     p.add_argument("--no-browser", action="store_true")
     a = p.parse_args(argv)
-    cfg = _find(a.name)
+    cfg = servers.find_server(a.name, Path.cwd())
     if not cfg.remote:
-        raise McpCommandError(f'"{a.name}" is a stdio server; only sse and http servers sign in')
-    from yoke.mcp.oauth import login as run_login
-
+        raise AdminError(f'"{a.name}" is a stdio server; only sse and http servers sign in')
     try:
-        asyncio.run(run_login(cfg, os.environ, open_browser=not a.no_browser))
+        asyncio.run(servers.sign_in(cfg, os.environ, open_browser=not a.no_browser))
     except Exception as exc:
-        raise McpCommandError(
+        raise AdminError(
             f"sign-in failed: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
         ) from None
     print(f"Signed in to {a.name}; the token is stored in Yoke's home.")
@@ -362,18 +265,12 @@ def logout(argv: list[str]) -> int:
     p = _Parser(prog="yoke mcp logout")
     p.add_argument("name")
     a = p.parse_args(argv)
-    from yoke.mcp.oauth import auth_dir
-
-    path = auth_dir(os.environ) / f"{a.name}.json"
-    if not path.exists():
+    if not servers.sign_out(a.name, os.environ):
         print(f"No stored sign-in for {a.name}.")
         return 0
-    path.unlink()
     print(f"Signed out of {a.name}.")
     return 0
 
 
 def serve(argv: list[str]) -> int:
-    from yoke.mcp.serve import main
-
-    return main(argv)
+    return servers.serve(argv)

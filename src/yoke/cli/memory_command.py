@@ -8,6 +8,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from yoke.ids import new_uuid
+from yoke.session.admin import memory
 
 USAGE = """\
 usage: yoke memory list                 the memories of this repository (and where they live)
@@ -38,53 +39,29 @@ def run(argv: list[str]) -> int:
     if command not in ("list", "ls") and not rest:
         print(f"yoke memory {command}: say which memory (or words, for search)\n{USAGE}", file=sys.stderr)
         return 2
-    from yoke.config.settings import load_settings
-    from yoke.memory.auto import resolve_auto_memory
-
-    settings = load_settings(Path.cwd())
-    config = resolve_auto_memory(Path.cwd(), settings=settings)
-    return handler(config, rest)
+    return handler(memory.auto_memory(Path.cwd()), rest)
 
 
 def _list(config, rest: list[str]) -> int:
-    from yoke.memory.store import list_memories, load_index
-
     state = "on" if config.enabled else f"off ({config.why_off})"
     print(f"Auto memory: {state}\nDirectory: {config.directory}")
-    memories = list_memories(config.directory) if config.directory.is_dir() else []
+    memories = memory.memories(config.directory)
     if not memories:
         print("No memories yet.")
         return 0
-    for memory in memories:
-        rel = memory.path.relative_to(config.directory).as_posix()
-        flags = " (expired)" if memory.expired() else ""
-        kind = f"[{memory.type}] " if memory.type else ""
-        print(
-            f"  {rel:<36} {kind}{memory.name}{flags}"
-            + (f" — {memory.description}" if memory.description else "")
-        )
-    index = load_index(config.directory)
-    note = f"; MEMORY.md: {index.total_lines} lines" + (", cut when loaded" if index.truncated else "")
+    for one in memories:
+        rel = one.path.relative_to(config.directory).as_posix()
+        flags = " (expired)" if one.expired() else ""
+        kind = f"[{one.type}] " if one.type else ""
+        print(f"  {rel:<36} {kind}{one.name}{flags}" + (f" — {one.description}" if one.description else ""))
+    lines, truncated = memory.index_size(config.directory)
+    note = f"; MEMORY.md: {lines} lines" + (", cut when loaded" if truncated else "")
     print(f"{len(memories)} memor{'y' if len(memories) == 1 else 'ies'}{note}")
     return 0
 
 
 def _find(config, name: str):
-    from yoke.memory.store import list_memories
-
-    memories = list_memories(config.directory) if config.directory.is_dir() else []
-    wanted = name.strip().lower()
-    matches = [
-        m
-        for m in memories
-        if wanted
-        in (
-            m.path.name.lower(),
-            m.path.stem.lower(),
-            m.path.relative_to(config.directory).as_posix().lower(),
-            m.name.strip().lower(),
-        )
-    ]
+    matches = memory.matching(config.directory, name)
     if not matches:
         print(
             f"yoke memory: no memory named {name!r} in {config.directory} (see yoke memory list)",
@@ -99,36 +76,28 @@ def _find(config, name: str):
 
 
 def _show(config, rest: list[str]) -> int:
-    memory = _find(config, " ".join(rest))
-    if memory is None:
+    found = _find(config, " ".join(rest))
+    if found is None:
         return 1
-    print(f"# {memory.path}")
-    print(memory.path.read_text(encoding="utf-8", errors="replace").rstrip())
+    print(f"# {found.path}")
+    print(found.path.read_text(encoding="utf-8", errors="replace").rstrip())
     return 0
 
 
 def _forget(config, rest: list[str]) -> int:
-    from yoke.memory.store import forget
-
     code = 0
     for name in rest:
-        memory = _find(config, name)
-        if memory is None:
+        found = _find(config, name)
+        if found is None:
             code = 1
             continue
-        forget(config.directory, memory.path)
-        print(f"Forgot {memory.path.name}")
+        memory.forget(config.directory, found.path)
+        print(f"Forgot {found.path.name}")
     return code
 
 
 def _search(config, rest: list[str]) -> int:
-    from yoke.memory.recall import RecallIndex
-    from yoke.memory.session import index_db_path
-    from yoke.session.transcript import yoke_home
-
-    index = RecallIndex(config.directory, index_db_path(yoke_home(), config.directory))
-    hits = index.search(" ".join(rest))
-    index.close()
+    hits = memory.search(config.directory, " ".join(rest))
     if not hits:
         print("No matching memories.")
         return 0
@@ -144,10 +113,8 @@ def _extract(payload: Path) -> int:
     """The detached end-of-session extraction (started by the session; not for people)."""
     import asyncio
 
-    from yoke.memory.extract import run_extraction
-
     try:
-        written = asyncio.run(run_extraction(payload))
+        written = asyncio.run(memory.extract(payload))
     except Exception as exc:  # no one is watching: one line in the log
         print(f"yoke memory extract: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
@@ -164,11 +131,9 @@ def save_note_headless(args: Namespace, note: str) -> int:
     import json
     import os
 
-    from yoke.memory.note import save_note, target_path
-
-    path = target_path(args.memory_target or "project", Path.cwd(), os.environ)
+    path = memory.note_file(args.memory_target or "project", Path.cwd(), os.environ)
     try:
-        save_note(note, path)
+        memory.save_note(note, path)
     except OSError as exc:
         print(f"yoke: cannot save the note to {path}: {exc.strerror or exc}", file=sys.stderr)
         return 1
@@ -177,9 +142,8 @@ def save_note_headless(args: Namespace, note: str) -> int:
         print(message)
         return 0
     from yoke import events as ev
-    from yoke.providers.base import Usage
     from yoke.wire.shapes import result_object
 
-    result = ev.Result("completed", False, message, 0, 0, 0, 0.0, Usage(), {}, [])
+    result = ev.Result("completed", False, message, 0, 0, 0, 0.0, ev.Usage(), {}, [])
     print(json.dumps(result_object(result, args.session_id or new_uuid())))
     return 0

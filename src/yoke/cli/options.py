@@ -7,10 +7,10 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
+from yoke.config.settings import split_tool_list
 from yoke.jsonsafe import loads as safe_json
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
-from yoke.tools.registry import split_tool_list
 
 # --restricted removes these unless --tools names them (the built-ins that run commands or code, and WebFetch)
 RESTRICTED_TOOLS = ("Bash", "WebFetch")
@@ -30,9 +30,9 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         sources = []  # user, project and local settings files are ignored; --settings still applies
     env = None
     if args.autocompact not in (None, "auto"):  # validated in cli/args.py: a whole number >= 100,000
-        from yoke.providers.tokens import AUTOCOMPACT_WINDOW_ENV
+        from yoke.session.wiring import autocompact_env
 
-        env = dict(os.environ, **{AUTOCOMPACT_WINDOW_ENV: args.autocompact})
+        env = autocompact_env(os.environ, args.autocompact)
     options = SessionOptions(
         env=env,
         cwd=cwd,

@@ -4,20 +4,17 @@ writing the files `claude plugin` writes (see `yoke.plugins.store`)."""
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 from typing import NoReturn
 
-from yoke.plugins.plugin import PluginError, load_plugin
-from yoke.plugins.store import PluginStore, set_enabled, settings_path
-
-SCOPES = ("user", "project", "local")
+from yoke.session.admin import AdminError, plugins
+from yoke.session.admin.plugins import SCOPES
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise PluginError(f"{message} (see yoke plugin --help)")
+        raise AdminError(f"{message} (see yoke plugin --help)")
 
 
 # Options `claude plugin <command> --help` (2.1.330's line) lists that Yoke parses without acting on them:
@@ -106,7 +103,7 @@ def run(argv: list[str]) -> int:
         for line in _unacted_lines(args):
             print(line, file=sys.stderr)
         text = _dispatch(args)
-    except PluginError as exc:
+    except AdminError as exc:
         print(f"yoke plugin: {exc}", file=sys.stderr)
         return 1
     if text:
@@ -115,139 +112,50 @@ def run(argv: list[str]) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> str:
-    store = PluginStore()
     cwd = Path.cwd()
     if args.command == "marketplace":
-        return _marketplace(args, store, cwd)
+        return _marketplace(args, cwd)
     if args.command == "list":
-        return _list(store, cwd)
+        return _list(cwd)
     if args.command == "validate":
-        return _validate(Path(args.path))
+        return plugins.validate(Path(args.path))
     if args.command == "install":
-        from yoke.plugins.marketplace import install_plugin
-
-        record = install_plugin(store, args.plugin, scope=args.scope, cwd=cwd, extra=_extra_marketplaces(cwd))
-        set_enabled(settings_path(args.scope, cwd, store), args.plugin, True)
+        record = plugins.install(args.plugin, args.scope, cwd)
         return f"Installed {args.plugin} {record['version']} ({args.scope} scope) at {record['installPath']}"
     if args.command == "update":
-        raise PluginError("update is not available yet; uninstall and install the plugin again")
+        raise AdminError("update is not available yet; uninstall and install the plugin again")
     if args.command in ("enable", "disable"):
         if args.plugin is None:
-            raise PluginError("name the plugin to disable (name@marketplace)")
-        _require_installed(store, args.plugin)
-        set_enabled(settings_path(args.scope, cwd, store), args.plugin, args.command == "enable")
+            raise AdminError("name the plugin to disable (name@marketplace)")
+        plugins.set_enabled(args.plugin, args.scope, cwd, args.command == "enable")
         return f"{'Enabled' if args.command == 'enable' else 'Disabled'} {args.plugin} ({args.scope} scope)"
-    return _uninstall(store, args.plugin, args.scope, cwd)
+    plugins.uninstall(args.plugin, args.scope, cwd)
+    return f"Uninstalled {args.plugin} ({args.scope} scope); its data folder is kept"
 
 
-def _require_installed(store: PluginStore, plugin_id: str) -> None:
-    if plugin_id not in store.installed():
-        raise PluginError(f"{plugin_id} is not installed (yoke plugin list shows what is)")
-
-
-def _uninstall(store: PluginStore, plugin_id: str, scope: str, cwd: Path) -> str:
-    installed = store.installed()
-    entries = installed.get(plugin_id) or []
-    keep = [e for e in entries if e.get("scope", "user") != scope]
-    if len(keep) == len(entries):
-        raise PluginError(f"{plugin_id} is not installed in the {scope} scope")
-    for entry in entries:
-        path = entry.get("installPath")
-        owned = isinstance(path, str) and store.root in Path(path).parents
-        if entry not in keep and owned and not any(k.get("installPath") == path for k in keep):
-            shutil.rmtree(path, ignore_errors=True)
-    if keep:
-        installed[plugin_id] = keep
-    else:
-        installed.pop(plugin_id, None)
-    store.save_installed(installed)
-    set_enabled(settings_path(scope, cwd, store), plugin_id, None)
-    return f"Uninstalled {plugin_id} ({scope} scope); its data folder is kept"
-
-
-def _list(store: PluginStore, cwd: Path) -> str:
-    from yoke.config.settings import load_settings
-
-    installed = store.installed()
-    if not installed:
+def _list(cwd: Path) -> str:
+    rows = plugins.installed(cwd)
+    if not rows:
         return "No plugins installed. Add a marketplace and install one: yoke plugin install name@marketplace"
-    enabled = load_settings(cwd).merged.get("enabledPlugins") or {}
-    lines = []
-    for plugin_id, entries in sorted(installed.items()):
-        for entry in entries:
-            state = "enabled" if enabled.get(plugin_id) is True else "disabled"
-            lines.append(
-                f"{plugin_id}  {entry.get('version', '?')}  {entry.get('scope', 'user')}  {state}  "
-                f"{entry.get('installPath', '')}"
-            )
-    return "\n".join(lines)
-
-
-def _validate(path: Path) -> str:
-    from yoke.plugins.marketplace import MARKETPLACE_FILE, read_marketplace
-
-    if (path / MARKETPLACE_FILE).is_file():
-        data = read_marketplace(path)
-        return f"Marketplace {data['name']}: {len(data['plugins'])} plugin(s), valid"
-    plugin = load_plugin(path, PluginStore().data_root)
-    from yoke.skills.catalog import Catalog, add_plugin
-
-    catalog = Catalog(cwd=path, root=path)
-    add_plugin(catalog, plugin)
-    problems = list(catalog.warnings)
-    for config in (plugin.hooks_files, plugin.mcp_files):
-        for file in config():
-            try:
-                from yoke.plugins.store import read_json
-
-                read_json(file, None)
-            except PluginError as exc:
-                problems.append(str(exc))
-    empty = not (
-        len(catalog)
-        or plugin.agent_files()
-        or plugin.hooks_files()
-        or plugin.mcp_files()
-        or plugin.output_style_dirs()
-        or plugin.manifest
+    return "\n".join(
+        f"{r['id']}  {r['version']}  {r['scope']}  {'enabled' if r['enabled'] else 'disabled'}  {r['installPath']}"
+        for r in rows
     )
-    if empty:
-        problems.append(f"{path} has no .claude-plugin/plugin.json and no plugin components")
-    if problems:
-        raise PluginError("; ".join(problems))
-    return f"Plugin {plugin.name}: {len(catalog)} command(s)/skill(s), {len(plugin.agent_files())} agent(s), valid"
 
 
-def _marketplace(args: argparse.Namespace, store: PluginStore, cwd: Path) -> str:
-    from yoke.plugins.marketplace import add_marketplace
-
+def _marketplace(args: argparse.Namespace, cwd: Path) -> str:
     if args.action == "add":
-        name, data = add_marketplace(store, args.source, cwd)
-        return f"Added marketplace {name} ({len(data['plugins'])} plugin(s))"
-    known = store.known()
+        name, count = plugins.add_marketplace(args.source, cwd)
+        return f"Added marketplace {name} ({count} plugin(s))"
     if args.action == "list":
+        known = plugins.marketplaces()
         if not known:
             return "No marketplaces. Add one: yoke plugin marketplace add <folder | git URL | owner/repo>"
         return "\n".join(
             f"{name}  {_describe(entry.get('source'))}  {entry.get('installLocation', '')}"
             for name, entry in sorted(known.items())
         )
-    if args.name not in known:
-        raise PluginError(f"no marketplace named {args.name!r} (yoke plugin marketplace list)")
-    entry = known.pop(args.name)
-    store.save_known(known)
-    location = Path(entry.get("installLocation", ""))
-    if store.root in location.parents:
-        shutil.rmtree(location, ignore_errors=True)  # only a clone Yoke made, never the user's own folder
-    installed = store.installed()
-    removed = [pid for pid in installed if pid.endswith(f"@{args.name}")]
-    for plugin_id in removed:
-        for item in installed.pop(plugin_id):
-            path = item.get("installPath")
-            if isinstance(path, str) and store.root in Path(path).parents:
-                shutil.rmtree(path, ignore_errors=True)
-        set_enabled(settings_path("user", cwd, store), plugin_id, None)
-    store.save_installed(installed)
+    removed = plugins.remove_marketplace(args.name, cwd)
     extra = f" and uninstalled {', '.join(removed)}" if removed else ""
     return f"Removed marketplace {args.name}{extra}"
 
@@ -256,10 +164,3 @@ def _describe(source: object) -> str:
     if not isinstance(source, dict):
         return "?"
     return str(source.get("path") or source.get("url") or source.get("repo") or source.get("source"))
-
-
-def _extra_marketplaces(cwd: Path) -> dict:
-    from yoke.config.settings import load_settings
-
-    extra = load_settings(cwd).merged.get("extraKnownMarketplaces")
-    return extra if isinstance(extra, dict) else {}

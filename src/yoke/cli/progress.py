@@ -40,7 +40,7 @@ class ProgressPrinter(Printer):
                 w("\n")
                 self._text_open = False
             for block in event.message["content"]:
-                if block.get("type") == "tool_use":
+                if isinstance(block, dict) and block.get("type") == "tool_use":
                     w(f"● {block['name']}({_brief(block.get('input'))})\n")
         elif isinstance(event, ev.ToolResultsMessage):
             for result in event.results:

@@ -140,14 +140,10 @@ class _Session:
             if not self.has_results:
                 self._priced.update({f"{sub.id}:{key}": value for key, value in sub._priced.items()})
         if not self.has_results:  # Claude Code's transcript: price each answer with models.json
-            from yoke.providers.base import Usage
-            from yoke.providers.pricing import cost_usd
+            from yoke.session.admin.stats import answer_cost
 
             for when, model, tokens in self._priced.values():
-                usage = Usage(
-                    tokens["input"], tokens["output"], tokens["cache_read"], tokens["cache_creation"]
-                )
-                self.entries.append((when, model, cost_usd(model, usage), tokens))
+                self.entries.append((when, model, answer_cost(model, tokens), tokens))
         for _, _, cost, tokens in self.entries:
             self.cost_usd += cost
             for kind in TOKEN_KINDS:

@@ -13,7 +13,7 @@ from typing import Any
 
 from yoke.ids import new_uuid
 from yoke.jsonsafe import loads as safe_json
-from yoke.seams import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
 
 SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
@@ -57,18 +57,13 @@ class StdioAsker(NoAsker):
         )
 
     async def ask(self, question: PermissionQuestion) -> Answer:
-        if self.on_ask is not None:
-            await self.on_ask(question)
         try:
-            reply = await self.channel.request(
+            reply = await self._request(
+                question,
                 {
-                    "subtype": "can_use_tool",
-                    "tool_name": question.tool_name,
-                    "input": question.input,
                     "permission_suggestions": question.suggestions,
-                    "tool_use_id": question.tool_use_id,
                     "decision_reason": question.reason,
-                }
+                },
             )
         except (RuntimeError, TimeoutError) as exc:
             return Answer("deny", f"Permission request failed: {exc}")
@@ -78,6 +73,46 @@ class StdioAsker(NoAsker):
             return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
         return Answer(
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
+        )
+
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion, as 2.1.330 asks it: a `can_use_tool` for the tool with `requires_user_interaction`;
+        the client allows with `updatedInput.answers` ({question: label(s)}) or denies with a message."""
+        question = PermissionQuestion("AskUserQuestion", {"questions": questions}, tool_use_id)
+        return answers_given(await self._verdict(question))
+
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
+        """ExitPlanMode: a `can_use_tool` for the tool (with the plan); allow approves it (a `setMode` among
+        `updatedPermissions` picks the mode to go on in), deny keeps planning with the message."""
+        return await self._verdict(PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id))
+
+    async def _verdict(self, question: PermissionQuestion) -> Answer:
+        try:
+            reply = await self._request(question, {"requires_user_interaction": True})
+        except (RuntimeError, TimeoutError) as exc:
+            return Answer("deny", f"Permission request failed: {exc}")
+        if reply.get("behavior") != "allow":
+            return Answer("deny", str(reply.get("message") or ""))
+        given = reply.get("updatedPermissions")
+        updates: list[Any] = given if isinstance(given, list) else []
+        mode, rest = plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
+        self._apply_updates(rest)
+        updated = reply.get("updatedInput")
+        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
+
+    async def _request(self, question: PermissionQuestion, extra: dict[str, Any]) -> dict[str, Any]:
+        if self.on_ask is not None:
+            await self.on_ask(question)
+        return await self.channel.request(
+            {
+                "subtype": "can_use_tool",
+                "tool_name": question.tool_name,
+                "input": question.input,
+                "tool_use_id": question.tool_use_id,
+                **extra,
+            }
         )
 
     def _apply_updates(self, updates: Any) -> None:
@@ -313,17 +348,14 @@ async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run:
 async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
     """`mcp_reconnect {serverName}` and `mcp_toggle {serverName, enabled}` on the session's MCP servers."""
     request_id = frame.get("request_id", "")
-    mcp = getattr(run.session, "mcp", None)
     name = request.get("serverName")
     try:
-        if mcp is None or not hasattr(mcp, "reconnect"):
-            raise KeyError("no MCP servers are running in this session")
         if not isinstance(name, str) or not name:
             raise KeyError(f"{request.get('subtype')} needs serverName")
         if request.get("subtype") == "mcp_reconnect":
-            await mcp.reconnect(name)
+            await run.session.mcp_reconnect(name)
         else:
-            await mcp.set_enabled(name, bool(request.get("enabled", True)))
+            await run.session.mcp_set_enabled(name, bool(request.get("enabled", True)))
         response = {"subtype": "success", "request_id": request_id, "response": {}}
     except KeyError as exc:
         response = {
@@ -387,6 +419,18 @@ def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dic
     }
 
 
+def _hook_callback(channel: Any) -> Any:
+    """An SDK hook callback answered over the control protocol: a `hook_callback` request, its hook output."""
+
+    async def call(callback_id: str, data: dict[str, Any], tool_use_id: str | None) -> dict[str, Any] | None:
+        request = {"subtype": "hook_callback", "callback_id": callback_id, "input": data}
+        if tool_use_id:
+            request["tool_use_id"] = tool_use_id
+        return await channel.request(request)
+
+    return call
+
+
 def _control_response(
     subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
 ) -> dict[str, Any]:
@@ -395,9 +439,9 @@ def _control_response(
 
     if subtype == "initialize":
         if request.get("hooks") and channel is not None:
-            from yoke.hooks.sdk import attach_sdk_hooks  # the client's hook callbacks (docs/hooks.md)
+            from yoke.session.wiring import attach_control_hooks  # the client's callbacks (docs/hooks.md)
 
-            for warning in attach_sdk_hooks(run.session, request["hooks"], channel):
+            for warning in attach_control_hooks(run.session, request["hooks"], _hook_callback(channel)):
                 print(f"yoke: warning: {warning}", file=sys.stderr)
         return {
             "hook_on_failure_supported": True,
@@ -432,6 +476,5 @@ def _control_response(
             raise ValueError(f"no running task {request.get('task_id')!r}")
         return {}
     if subtype == "mcp_status":
-        mcp = getattr(session, "mcp", None)
-        return {"mcpServers": mcp.entries() if mcp is not None else []}
+        return {"mcpServers": session.mcp_servers()}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

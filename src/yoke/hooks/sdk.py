@@ -48,23 +48,3 @@ def _forwarder(call: SdkCall, callback_id: str) -> Callable[..., Awaitable[dict[
 
     forward.__qualname__ = f"sdk:{callback_id}"
     return forward
-
-
-def attach_sdk_hooks(session: Any, hooks: Any, channel: Any) -> list[str]:
-    """An Agent SDK client's hooks (from its `initialize` request) on a running session: each callback is
-    a `hook_callback` control request over `channel`, answered with the hook's JSON output."""
-    if not hooks:
-        return []
-
-    async def call(callback_id: str, data: dict[str, Any], tool_use_id: str | None) -> dict[str, Any] | None:
-        request = {"subtype": "hook_callback", "callback_id": callback_id, "input": data}
-        if tool_use_id:
-            request["tool_use_id"] = tool_use_id
-        return await channel.request(request)
-
-    listener = HookListener(project_dir=session.cwd, work_dir=getattr(session, "session_dir", None))
-    warnings = register_sdk_hooks(listener, hooks, call)
-    if listener.groups:
-        session.agent.lifecycle.add(listener)
-        session.resources.add(listener, "sdk hooks")
-    return warnings

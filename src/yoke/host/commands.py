@@ -79,7 +79,7 @@ def _child_args(argv: list[str], prompt: str | None) -> list[str]:
 def agents(argv: list[str]) -> int:
     """`yoke agents [--json] [--all] [--cwd DIR]`: hosted sessions; `--definitions` lists agent definitions."""
     if "--definitions" in argv:
-        from yoke.agents.command import agents_command
+        from yoke.host.agent_definitions import agents_command
 
         return agents_command([a for a in argv if a != "--definitions"])
     if argv and argv[0] in ("-h", "--help"):

@@ -11,11 +11,11 @@ from types import SimpleNamespace
 from typing import Any, TypedDict, cast, get_args
 
 from yoke import events as ev
+from yoke.events import Usage
 from yoke.host.paths import socket_path
 from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
 from yoke.jsonsafe import loads
 from yoke.messages import Message
-from yoke.providers.base import Usage
 
 
 class RemoteSession:

@@ -297,7 +297,11 @@ _REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized"
 
 
 def _page(title: str, body: str, script: bool = False) -> str:
-    js = '<script src="/static/render.js"></script><script src="/static/app.js"></script>' if script else ""
+    js = (
+        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app"))
+        if script
+        else ""
+    )
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -362,6 +366,7 @@ def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 STATIC = {
     "/static/app.js": "text/javascript",
     "/static/render.js": "text/javascript",
+    "/static/prompts.js": "text/javascript",
     "/static/share.js": "text/javascript",
     "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",

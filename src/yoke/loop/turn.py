@@ -47,6 +47,7 @@ class LoopSettings(Record):
         effort: str | None = None,  # reasoning effort level (providers/effort.py)
         repeat_limit: int = 5,
         include_partial: bool = False,
+        asked: dict[str, Any] | None = None,
     ) -> None:
         self.model = model
         self.max_turns = max_turns
@@ -57,7 +58,7 @@ class LoopSettings(Record):
         self.repeat_limit = repeat_limit
         self.include_partial = include_partial
         # what the user asked for effort, thinking and max_tokens; unasked ones follow a model switch
-        self.asked: dict[str, Any] = {}
+        self.asked: dict[str, Any] = {} if asked is None else asked
 
 
 class Reshaped(Protocol):
@@ -128,10 +129,9 @@ class Agent(Record):
         self.agent_id = agent_id
         self.parent_tool_use_id = parent_tool_use_id  # a sub-agent: the Agent tool call that started it
         self.last_usage = last_usage  # the latest response's usage: exact context size for compaction
-        self.inbox = [] if inbox is None else inbox  # messages for the model, read before its next request
-        state = getattr(getattr(executor, "ctx", None), "session", None)
-        if state is not None:  # tools that notify the model later (Monitor) append to it
-            state.services.inbox = self.inbox
+        # messages for the model, read before its next request; assembly hands in the session's services'
+        # inbox, so tools that notify the model later (Monitor) append to it
+        self.inbox = [] if inbox is None else inbox
         self.notices = [] if notices is None else notices  # for the user, shown when the next query starts
         # see every event as the work produces it (a sub-agent shares its parent's list)
         self.observers: list[Callable[[ev.Event], None]] = [] if observers is None else observers

@@ -34,12 +34,16 @@ async def attach_mcp(
     plugin_dirs: list[Any] | None = None,
     sdk_bridge: Callable[[str, dict[str, Any]], Any] | None = None,
     approve: Callable[[list[dict[str, str]]], Awaitable[dict[str, str]]] | None = None,
+    lifecycle: Any = None,
+    asker: Callable[[], Any] | None = None,
 ) -> Any:
     """An `McpRuntime` (with `aclose()` and `entries()`), or None when no server is configured.
     `sdk_bridge` reaches the in-process servers of an Agent SDK driving the session (`"type": "sdk"`).
     `approve` (an interactive front-end's) is asked once about the project's `.mcp.json` servers nobody has
     approved or rejected yet; its answers are saved in `.claude/settings.local.json` as Claude Code keeps
-    them (`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`)."""
+    them (`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`). A server's
+    elicitation requests go to the Elicitation hooks on `lifecycle`, then to `elicit` or `asker()`'s
+    `elicit`."""
     from yoke.mcp.config import load_config
 
     env = os.environ if env is None else env
@@ -63,7 +67,16 @@ async def attach_mcp(
     from yoke.mcp.runtime import McpRuntime
 
     runtime = McpRuntime(
-        config, cwd, registry, notify=notify, hide=hide, elicit=elicit, env=env, prespawned=processes
+        config,
+        cwd,
+        registry,
+        notify=notify,
+        hide=hide,
+        elicit=elicit,
+        env=env,
+        prespawned=processes,
+        lifecycle=lifecycle,
+        asker=asker,
     )
     runtime.start()
     await runtime.wait_started()
@@ -129,9 +142,6 @@ class _Idle:
     def entries(self) -> list[dict[str, Any]]:
         out = [{"name": n, "status": "disabled", "error": "not approved"} for n in self.config.unapproved]
         return out + [{"name": n, "status": "disabled", "error": "rejected"} for n in self.config.rejected]
-
-    def attach_session(self, lifecycle: Any, tool_ctx: Any) -> None:
-        return None
 
     async def aclose(self) -> None:
         return None

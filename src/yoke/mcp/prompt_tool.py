@@ -35,17 +35,3 @@ class McpPromptToolAsker(NoAsker):
             updated = verdict.get("updatedInput")
             return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
         return Answer("deny", str(verdict.get("message") or f"{self.tool.name} denied the call"))
-
-
-def prompt_tool_asker(session: Any, name: str) -> McpPromptToolAsker:
-    """The asker for `name`, or ValueError with one line naming the MCP tools there are."""
-    from yoke.mcp.tools import McpTool
-
-    tool = session.agent.executor.registry.get(name)
-    if not isinstance(tool, McpTool):
-        available = [t.name for t in session.agent.executor.registry if isinstance(t, McpTool)]
-        listed = ", ".join(available) if available else "none (configure a server with --mcp-config)"
-        raise ValueError(
-            f"MCP tool {name} (passed via --permission-prompt-tool) not found. Available MCP tools: {listed}"
-        )
-    return McpPromptToolAsker(tool)

@@ -35,6 +35,8 @@ class McpRuntime:
         elicit: Callable[..., Any] | None = None,
         env: Mapping[str, str] | None = None,
         prespawned: dict[str, Any] | None = None,
+        lifecycle: Any = None,
+        asker: Callable[[], Any] | None = None,
     ):
         self.env = os.environ if env is None else env
         self.config = config
@@ -55,12 +57,9 @@ class McpRuntime:
         self.tool_search = ToolSearch(registry)
         self._deferring = False
         self._started = False
-        self.lifecycle: Any = None  # Elicitation / ElicitationResult hooks (set by attach_session)
-        self.tool_ctx: Any = None  # its asker answers elicitation requests
+        self.lifecycle = lifecycle  # Elicitation / ElicitationResult hooks
+        self.asker = asker  # the session's asker now (a front-end may replace it): answers elicitations
         self._ask = elicit  # an explicit elicitation answerer, else the asker's `elicit` if it has one
-
-    def attach_session(self, lifecycle: Any, tool_ctx: Any) -> None:
-        self.lifecycle, self.tool_ctx = lifecycle, tool_ctx
 
     async def _elicit(self, server: str, params: Any) -> tuple[str, Any]:
         """A server asks the user for input: Elicitation hooks first, then the asker; nobody there
@@ -76,7 +75,8 @@ class McpRuntime:
             elif out.decision == "deny" or out.block:
                 answered = True
         if not answered:
-            ask = self._ask or getattr(getattr(self.tool_ctx, "asker", None), "elicit", None)
+            asker = self.asker() if self.asker is not None else None
+            ask = self._ask or getattr(asker, "elicit", None)
             if callable(ask):
                 reply = await ask(server, params.message, schema, mode)
                 if reply:

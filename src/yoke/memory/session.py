@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ def index_db_path(yoke_home: Path, directory: Path) -> Path:
 
 
 class AutoMemory(Record):
-    __slots__ = ("config", "yoke_home", "seen", "start_messages", "agent", "_index")
+    __slots__ = ("config", "yoke_home", "seen", "start_messages", "_index")
 
     def __init__(
         self,
@@ -47,7 +48,6 @@ class AutoMemory(Record):
         yoke_home: Path,
         seen: set[str] | None = None,
         start_messages: int = 0,
-        agent: Any = None,
         _index: RecallIndex | None = None,
     ) -> None:
         self.config = config
@@ -55,7 +55,6 @@ class AutoMemory(Record):
         self.seen = set() if seen is None else seen  # memories already surfaced in this session
         # history length when the session started: extraction reads what follows
         self.start_messages = start_messages
-        self.agent = agent  # the session's Agent, for the side-query recall
         self._index = _index
 
     @property
@@ -85,11 +84,12 @@ class AutoMemory(Record):
             return None
         return self._surface(hits, seen)
 
-    async def recall_async(self, prompt: str, seen: set[str] | None = None) -> str | None:
-        """What the session calls per prompt: the side query when `autoMemoryRecall` is "model" (falling
-        back to the index when it fails), else `recall_for_prompt`."""
+    async def recall_async(self, prompt: str, seen: set[str] | None = None, agent: Any = None) -> str | None:
+        """What the session calls per prompt: the side query (with `agent`'s provider, model and cost
+        ledger) when `autoMemoryRecall` is "model" (falling back to the index when it fails), else
+        `recall_for_prompt`."""
         seen = self.seen if seen is None else seen
-        if self.config.recall != "model" or self.agent is None or asks_to_ignore_memory(prompt):
+        if self.config.recall != "model" or agent is None or asks_to_ignore_memory(prompt):
             return self.recall_for_prompt(prompt, seen)
         from yoke.memory.side_query import model_recall
         from yoke.memory.store import list_memories
@@ -98,7 +98,7 @@ class AutoMemory(Record):
         memories = [
             m for m in list_memories(self.directory, include_expired=False) if str(m.path) not in seen
         ]
-        hits = await model_recall(self.agent, self.config.recall_model, prompt, memories, root)
+        hits = await model_recall(agent, self.config.recall_model, prompt, memories, root)
         if hits is None:
             return self.recall_for_prompt(prompt, seen)
         return self._surface(hits, seen)
@@ -113,8 +113,7 @@ class AutoMemory(Record):
         """The lifecycle listener that adds recalled memories to each prompt (UserPromptSubmit context).
         `agent` (its provider, model and cost ledger) is needed for recall by side query; `outcome` is the
         loop's `LifecycleOutcome`, handed in so that memory never imports the loop."""
-        self.agent = agent
-        return RecallListener(self.recall_async, outcome)
+        return RecallListener(partial(self.recall_async, agent=agent), outcome)
 
     def allow_writes(self, gate: PermissionGate) -> bool:
         from yoke.memory.allowance import allow_memory_directory
@@ -166,9 +165,11 @@ def start_auto_memory(
     env: Mapping[str, str] | None = None,
     yoke_home: Path | None = None,
     git_common_dir: str | None = None,
+    start_messages: int = 0,
 ) -> AutoMemory | None:
     """The session's auto memory, or None when it is turned off. `git_common_dir`: what `git rev-parse
-    --git-common-dir` printed in `cwd`, when the caller has asked (`yoke.memory.auto.default_directory`)."""
+    --git-common-dir` printed in `cwd`, when the caller has asked (`yoke.memory.auto.default_directory`);
+    `start_messages`: the history's length as the session starts (extraction reads what follows)."""
     env = os.environ if env is None else env
     config = resolve_auto_memory(cwd, settings=settings, env=env, git_common_dir=git_common_dir)
     if not config.enabled:
@@ -181,4 +182,4 @@ def start_auto_memory(
         config.directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         pass  # reading still works if it exists; writing will say why it cannot
-    return AutoMemory(config, yoke_home)
+    return AutoMemory(config, yoke_home, start_messages=start_messages)

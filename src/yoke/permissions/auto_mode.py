@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import weakref
 from collections.abc import Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -90,9 +91,8 @@ REASONING_QUESTION = (
 class AutoMode:
     """The classifier for one session: `await auto(tool, input, ctx)` -> Decision or None (no decision)."""
 
-    def __init__(self, gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
+    def __init__(self, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
                  ledger: Any = None, env: Mapping[str, str] | None = None):  # fmt: skip
-        self.gate = gate
         self.provider = provider
         self.model = model
         self.messages = messages  # the session's live history
@@ -100,14 +100,17 @@ class AutoMode:
         self.system = classifier_system(effective_rules(auto_mode_config(settings)))
         self.consecutive = 0
         self.total = 0
-        self.suspended: list[PermissionRule] = []
+        # the risky allow rules taken out of each gate while it is in auto mode (a sub-agent's own mode is a
+        # copy of the session's gate); gone with the gate
+        self.suspended: weakref.WeakKeyDictionary[PermissionGate, list[PermissionRule]] = (
+            weakref.WeakKeyDictionary()
+        )
         self.timeout_s = _env_float(env or os.environ, "YOKE_AUTO_MODE_TIMEOUT", DEFAULT_TIMEOUT_S)
 
     # ---- the gate's hook --------------------------------------------------------------------------------
 
     async def __call__(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> Decision | None:
-        if self.gate.mode != "auto":
-            return None
+        """Consulted only while the gate's mode is auto (`gate_options`: `classifier_mode`)."""
         if self.consecutive >= MAX_CONSECUTIVE_DENIALS or self.total >= MAX_TOTAL_DENIALS:
             return None  # back to asking
         try:
@@ -171,14 +174,26 @@ class AutoMode:
 
     # ---- risky allow rules --------------------------------------------------------------------------------
 
-    def sync_rules(self) -> None:
-        """Suspend risky allow rules while in auto mode; put them back when it is left."""
-        if self.gate.mode == "auto" and not self.suspended:
-            self.suspended = [r for r in self.gate.allow if is_risky_rule(r)]
-            self.gate.allow = [r for r in self.gate.allow if not is_risky_rule(r)]
-        elif self.gate.mode != "auto" and self.suspended:
-            self.gate.allow = [*self.gate.allow, *self.suspended]
-            self.suspended = []
+    def sync_rules(self, gate: PermissionGate) -> None:
+        """The gate's mode changed: suspend its risky allow rules while in auto mode; put them back when it
+        is left."""
+        suspended = self.suspended.get(gate)
+        if gate.mode == "auto" and not suspended:
+            self.suspended[gate] = [r for r in gate.allow if is_risky_rule(r)]
+            gate.allow = [r for r in gate.allow if not is_risky_rule(r)]
+        elif gate.mode != "auto" and suspended:
+            gate.allow = [*gate.allow, *suspended]
+            del self.suspended[gate]
+
+    def gate_options(self) -> dict[str, Any]:
+        """What the gate is built with to consult this classifier (`permissions.build_gate`): it decides
+        only in auto mode, within its deadline, and hears of every mode change."""
+        return {
+            "classifier": self,
+            "classifier_deadline_s": self.timeout_s,
+            "classifier_mode": "auto",
+            "mode_listeners": [self.sync_rules],
+        }
 
 
 def is_risky_rule(rule: PermissionRule) -> bool:
@@ -194,17 +209,6 @@ def is_risky_rule(rule: PermissionRule) -> bool:
         return True
     first = re.split(r"[\s:*]", spec.strip(), maxsplit=1)[0]
     return os.path.basename(first) in RISKY_COMMANDS or bool(re.fullmatch(r"python\d(\.\d+)?", first))
-
-
-def install(gate: PermissionGate, provider: pb.Provider, model: str, messages: list[Message], settings: Any,
-            ledger: Any = None, env: Mapping[str, str] | None = None) -> AutoMode:  # fmt: skip
-    """Plug auto mode into `gate`: its classifier hook, its deadline, and rule suspension on mode changes."""
-    auto = AutoMode(gate, provider, model, messages, settings, ledger, env)
-    gate.classifier = auto
-    gate.classifier_deadline_s = auto.timeout_s
-    gate.mode_listeners.append(lambda _mode: auto.sync_rules())
-    auto.sync_rules()
-    return auto
 
 
 # ---- parsing ------------------------------------------------------------------------------------------

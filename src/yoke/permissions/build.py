@@ -9,6 +9,7 @@ default mode and sandbox settings only once the folder is trusted.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
@@ -35,6 +36,10 @@ def build_gate(
     home: Path | None = None,
     allow_bypass: bool = False,
     classifier: ClassifierFn | None = None,
+    classifier_deadline_s: float = 2.0,
+    classifier_mode: str | None = None,
+    mode_listeners: list[Callable[[PermissionGate], None]] | None = None,
+    block_outside_reads: bool = False,
 ) -> PermissionGate:
     """The gate for one session. Raises ValueError (a one-line message) for a bad mode or --add-dir."""
     from yoke.config.settings import load_settings
@@ -73,19 +78,25 @@ def build_gate(
             bypass_disabled=_bypass_disabled(settings.sources, merged),
             warnings=warnings,
             classifier=classifier,
+            classifier_deadline_s=classifier_deadline_s,
+            classifier_mode=classifier_mode,
+            mode_listeners=mode_listeners,
         )
     except PermissionModeError as exc:
         raise PermissionModeError(f"--permission-mode: {exc}") from None
-    _apply_restrictions(gate, settings, cwd)
+    _apply_restrictions(gate, settings, cwd, block_outside_reads)
     return gate
 
 
-def _apply_restrictions(gate: PermissionGate, settings: LoadedSettings, cwd: Path) -> None:
+def _apply_restrictions(
+    gate: PermissionGate, settings: LoadedSettings, cwd: Path, block_outside_reads: bool
+) -> None:
     """The settings that only restrict (true in any source wins, whatever the trust: no source can loosen
-    them), and where saved rules go."""
+    them), --restricted's, and where saved rules go."""
     gate.block_outside_writes = any(
         s.data.get("blockWritesOutsideWorkingDirectories") is True for s in settings.sources
     )
+    gate.block_outside_reads = block_outside_reads  # --restricted: the file tools stay inside them
     gate.deny_prompts = any(s.data.get("denyInsteadOfPrompting") is True for s in settings.sources)
     gate.settings_paths.update(
         {

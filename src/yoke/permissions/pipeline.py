@@ -63,6 +63,8 @@ class PermissionGate(Approval, GateActions):
         warnings: list[str] | None = None,
         classifier: ClassifierFn | None = None,
         classifier_deadline_s: float = 2.0,
+        classifier_mode: str | None = None,
+        mode_listeners: list[Callable[[PermissionGate], None]] | None = None,
     ) -> None:
         self.cwd = Path(os.path.realpath(cwd))
         self.home = home
@@ -76,6 +78,7 @@ class PermissionGate(Approval, GateActions):
         self.warnings = list(warnings or [])
         self.classifier = classifier
         self.classifier_deadline_s = classifier_deadline_s
+        self.classifier_mode = classifier_mode  # the mode the classifier decides in (None: every mode)
         # settings (permissions/build.py): file-tool writes outside the working directories refused in every
         # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
         self.block_outside_writes = False
@@ -84,7 +87,8 @@ class PermissionGate(Approval, GateActions):
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
         self.last_ctx: ToolContext | None = None  # the shell's cwd for suggestions made after an ask
-        self.mode_listeners: list[Callable[[str], None]] = []  # told each mode set (auto mode's rule sync)
+        # told each mode this gate enters, the first included (auto mode's rule sync); a copy shares them
+        self.mode_listeners: list[Callable[[PermissionGate], None]] = list(mode_listeners or [])
         self._mode = "default"
         self.set_mode(mode)
 
@@ -114,7 +118,7 @@ class PermissionGate(Approval, GateActions):
                 )
         self._mode = mode
         for listener in self.mode_listeners:
-            listener(mode)
+            listener(self)
 
     def available_modes(self) -> list[str]:
         modes = list(BASIC_MODES)
@@ -150,7 +154,7 @@ class PermissionGate(Approval, GateActions):
         if facts.kind in ("read", "edit") and facts.paths:
             remember_judged(facts.paths)  # the file tools re-check these when they open them
         decision = self.evaluate(facts, hook)
-        if decision is None and self.classifier is not None:
+        if decision is None and self.classifier is not None and self.classifier_mode in (None, self.mode):
             decision = await self._classify(tool, input, ctx)
         if decision is None:
             decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))

@@ -29,7 +29,11 @@ MODES = [
     ("dontAsk", "Don't ask", "Deny anything that would need a question"),
     ("bypassPermissions", "Bypass permissions", "Run everything without asking"),
 ]
-STOP_REASONS = {"completed": "end_turn", "max_tokens": "max_tokens", "max_turns": "max_turn_requests"}
+STOP_REASONS: dict[str, schema.StopReason] = {
+    "completed": "end_turn",
+    "max_tokens": "max_tokens",
+    "max_turns": "max_turn_requests",
+}
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
 
 
@@ -109,8 +113,7 @@ class YokeAgent:
     async def _open(
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
     ) -> Any:
-        from yoke.mcp.shapes import from_acp
-        from yoke.protocols.acp_client import client_files, client_terminal
+        from yoke.protocols.acp_client import client_files, client_terminal, mcp_config_values
         from yoke.session import SessionError, SessionOptions, open_session
 
         files = client_files(self.conn, self.client_capabilities)
@@ -123,7 +126,7 @@ class YokeAgent:
             interactive=True,
             resume=resume,
             entrypoint="acp",
-            mcp_config=from_acp(mcp_servers),
+            mcp_config=mcp_config_values(mcp_servers),
             workspace_files=files,
             command_terminal=terminal,
         )
@@ -184,8 +187,8 @@ class YokeAgent:
                 result = event
             for update in mapper.updates(event):
                 await self.conn.session_update(session_id=session_id, update=update)
-        reason = "cancelled" if result is None or result.reason == "interrupted" else None
-        if reason is None and result is not None:
+        reason: schema.StopReason = "cancelled"
+        if result is not None and result.reason != "interrupted":
             reason = STOP_REASONS.get(result.reason, "end_turn")
             if result.is_error and result.reason not in STOP_REASONS:
                 await self.conn.session_update(

@@ -10,6 +10,7 @@ says which and why). Anything the client did not offer stays local.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,21 @@ def client_files(conn: Any, capabilities: Any) -> ClientFiles | None:
 
 def client_terminal(conn: Any, capabilities: Any) -> ClientTerminal | None:
     return ClientTerminal(conn) if getattr(capabilities, "terminal", False) else None
+
+
+def mcp_config_values(servers: Any) -> list[str]:
+    """An ACP client's `mcpServers` (stdio: name/command/args/env list; http and sse: name/url/headers list)
+    as `--mcp-config` values."""
+    entries: dict[str, Any] = {}
+    for server in servers or []:
+        name = getattr(server, "name", None)
+        if not name:
+            continue
+        url = getattr(server, "url", None)
+        if url:
+            headers = {h.name: h.value for h in getattr(server, "headers", None) or []}
+            entries[name] = {"type": getattr(server, "type", None) or "http", "url": url, "headers": headers}
+        elif getattr(server, "command", None):
+            env = {e.name: e.value for e in getattr(server, "env", None) or []}
+            entries[name] = {"command": server.command, "args": list(server.args or []), "env": env}
+    return [json.dumps({"mcpServers": entries})] if entries else []

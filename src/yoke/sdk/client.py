@@ -10,7 +10,7 @@ from typing import Any
 
 from yoke.sdk import types as t
 from yoke.sdk.convert import MessageConverter
-from yoke.seams import Answer, NoAsker, PermissionQuestion
+from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
 
 
 class CallbackAsker(NoAsker):
@@ -21,8 +21,23 @@ class CallbackAsker(NoAsker):
         self.session = session
 
     async def ask(self, question: PermissionQuestion) -> Answer:
+        return await self._verdict(question, question.suggestions)
+
+    async def ask_user(
+        self, questions: list[dict[str, Any]], tool_use_id: str = ""
+    ) -> dict[str, str] | Answer | None:
+        """AskUserQuestion through `can_use_tool`, as claude-agent-sdk does: allow with
+        `updated_input={"questions": ..., "answers": {question: label(s)}}`, or deny with a message."""
+        question = PermissionQuestion("AskUserQuestion", {"questions": questions}, tool_use_id)
+        return answers_given(await self._verdict(question, []))
+
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
+        """ExitPlanMode through `can_use_tool`: allow approves (a `setMode` update picks the mode after it)."""
+        return await self._verdict(PermissionQuestion("ExitPlanMode", {"plan": plan}, tool_use_id), [])
+
+    async def _verdict(self, question: PermissionQuestion, suggestions: list[dict[str, Any]]) -> Answer:
         context = t.ToolPermissionContext(
-            suggestions=[_update(s) for s in question.suggestions],
+            suggestions=[_update(s) for s in suggestions],
             tool_use_id=question.tool_use_id,
             decision_reason=question.reason or None,
         )
@@ -31,10 +46,14 @@ class CallbackAsker(NoAsker):
         except Exception as exc:  # the callback's own bug: nobody said yes
             return Answer("deny", f"can_use_tool failed: {exc}")
         if isinstance(result, t.PermissionResultAllow):
-            for update in result.updated_permissions or []:
+            updates = [update.to_dict() for update in result.updated_permissions or []]
+            mode, rest = (
+                plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
+            )
+            for update in rest:
                 if self.session is not None:
-                    self.session.apply_permission_update(update.to_dict())
-            return Answer("allow", updated_input=result.updated_input)
+                    self.session.apply_permission_update(update)
+            return Answer("allow", updated_input=result.updated_input, mode=mode)
         if isinstance(result, t.PermissionResultDeny):
             return Answer("deny", result.message or "Denied.", interrupt=result.interrupt)
         return Answer("deny", f"can_use_tool returned {type(result).__name__}, not a PermissionResult")
@@ -67,8 +86,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         agents = {
             name: {k: v for k, v in vars(d).items() if v is not None} for name, d in options.agents.items()
         }
-    from yoke.mcp.shapes import from_sdk
-    from yoke.sdk.mcp import in_process_bridge
+    from yoke.sdk.mcp import in_process_bridge, mcp_config_values
 
     return SessionOptions(
         cwd=Path(options.cwd) if options.cwd else Path.cwd(),
@@ -95,7 +113,7 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
         session_id=options.session_id,
         entrypoint="sdk-py",
         agents=agents,
-        mcp_config=from_sdk(options.mcp_servers),
+        mcp_config=mcp_config_values(options.mcp_servers),
         mcp_sdk_bridge=in_process_bridge(options.mcp_servers),
         strict_mcp_config=bool(options.strict_mcp_config),
     )

@@ -11,7 +11,9 @@ from yoke.ids import new_uuid
 from yoke.sdk import types as t
 
 
-def content_block(block: dict[str, Any]) -> t.ContentBlock | None:
+def content_block(block: Any) -> t.ContentBlock | None:
+    if not isinstance(block, dict):
+        return None
     kind = block.get("type")
     if kind == "text":
         return t.TextBlock(block.get("text", ""))
@@ -92,7 +94,7 @@ class MessageConverter:
             converted = content_block(block)
             if converted is None:
                 continue
-            result = data.get(block.get("tool_use_id"))
+            result = data.get(str(block.get("tool_use_id") or ""))
             out.append(
                 t.UserMessage(
                     [converted],

@@ -8,16 +8,17 @@ from typing import Any
 
 
 def sdk_hook_listener(hooks: dict[str, list[Any]], cwd: Path) -> Any:
-    from yoke.hooks.listener import HookListener
+    from yoke.session.wiring import callback_listener
 
-    listener = HookListener(project_dir=Path(cwd))
-    for event, matchers in hooks.items():
-        for matcher in matchers:
-            for callback in matcher.hooks:
-                listener.register_callback(
-                    event, _wire_names(callback), matcher=matcher.matcher or "", timeout=matcher.timeout
-                )
-    return listener
+    return callback_listener(
+        cwd,
+        (
+            (event, matcher.matcher or "", _wire_names(callback), matcher.timeout)
+            for event, matchers in hooks.items()
+            for matcher in matchers
+            for callback in matcher.hooks
+        ),
+    )
 
 
 def _wire_names(callback: Any) -> Any:
@@ -28,6 +29,6 @@ def _wire_names(callback: Any) -> Any:
         if not isinstance(output, dict):
             return output
         renamed = {"async_": "async", "continue_": "continue"}
-        return {renamed.get(key, key): value for key, value in output.items()}
+        return {renamed.get(key) or key: value for key, value in output.items()}
 
     return call

@@ -7,8 +7,10 @@ directly, in the same process.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -94,7 +96,9 @@ def create_sdk_mcp_server(name: str, version: str = "1.0.0", tools: list[SdkMcpT
     return {"type": "sdk", "name": name, "instance": SdkMcpServer(name, version, list(tools or []))}
 
 
-def in_process_bridge(servers: dict[str, Any]) -> Callable[[str, dict[str, Any]], Awaitable[Any]] | None:
+def in_process_bridge(
+    servers: dict[str, Any] | str | Path,
+) -> Callable[[str, dict[str, Any]], Awaitable[Any]] | None:
     """The session's SDK bridge for the `sdk` servers among `mcp_servers`, or None when there are none."""
     instances = {
         name: entry["instance"]
@@ -112,3 +116,19 @@ def in_process_bridge(servers: dict[str, Any]) -> Callable[[str, dict[str, Any]]
         return await instance.handle(message)
 
     return bridge
+
+
+def mcp_config_values(servers: Any) -> list[str]:
+    """claude-agent-sdk's `mcp_servers` option (a dict of configs, or a file path) as `--mcp-config` values.
+    In-process SDK servers (`"type": "sdk"`) keep only their type and name: the session reaches them through
+    its SDK bridge (`SessionOptions.mcp_sdk_bridge`)."""
+    if not servers:
+        return []
+    if isinstance(servers, str | Path):
+        return [str(servers)]
+    entries = {
+        name: {k: v for k, v in dict(entry).items() if k != "instance"}
+        for name, entry in servers.items()
+        if isinstance(entry, dict)
+    }
+    return [json.dumps({"mcpServers": entries}, default=str)]

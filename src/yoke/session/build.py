@@ -1,50 +1,29 @@
-"""`open_session(options)`: the one function that assembles a session.
+"""`open_session(options)`: the one function that assembles a session, in stages that each return a
+finished record (`session/stages.py`): environment → model setup → capabilities → agent → session.
 
 Settings, environment, provider, tools, permission gate, transcript, system prompt and collaborators are
-each built by the package that owns them; this is the one place they meet. The CLI, the SDK, the terminal
-UI and sub-agents all come through here.
+each built by the package that owns them; the stages are where they meet. The CLI, the SDK, the terminal
+UI and sub-agents all come through here: a sub-agent (`Session.child`) runs the same stages with its
+parent's session and records as inherited inputs (`open_child`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
-from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
+from yoke.loop.lifecycle import LifecycleOutcome
 from yoke.loop.turn import Agent
-from yoke.session.capabilities import (
-    add_plugin_agents,
-    agent_catalog,
-    builtin_registry,
-    close_shell,
-    common_fields,
-    mcp_settings,
-    offer_model_tools,
-    sandbox_warning,
-    session_gate,
-    start_mcp,
-    structured_output,
-    tool_executor,
-)
-from yoke.session.engine import Session, SessionError
-from yoke.session.environment import apply_behaves_as, session_env, session_settings, session_yoke_home
-from yoke.session.model_setup import (
-    effort_was_asked,
-    loop_settings_for,
-    make_session_provider,
-    session_effort_level,
-    session_ledger,
-    session_prices,
-    switch_model_in_place,
-    with_fallback_model,
-)
+from yoke.messages import text_block
+from yoke.session.capabilities import capabilities_stage
+from yoke.session.engine import ChildOptions, Session, SessionError
+from yoke.session.environment import environment_stage
+from yoke.session.model_setup import model_stage, switch_model_in_place
 from yoke.session.options import SessionOptions
-from yoke.session.resources import ResourceStack
-from yoke.session.resume import load_session, resumed_messages
+from yoke.session.stages import Capabilities, Environment, Inherited, ModelSetup, Stages
 from yoke.startup import resume_collection
 from yoke.telemetry import enabled as telemetry_enabled
 
@@ -66,7 +45,9 @@ async def open_session(options: SessionOptions) -> Session:
     git = GitQuery(cwd)  # git's processes run (in threads) while the rest is set up
     git_pending = asyncio.ensure_future(git.context())
     try:
-        return await _open(options, cwd, git, git_pending)
+        session = await _assemble(options, cwd, git, git_pending)
+        await _started(session)
+        return session
     except BaseException:
         # A setup error must not leave git's subprocesses orphaned mid-read: wait for them to finish.
         await asyncio.gather(git_pending, return_exceptions=True)
@@ -75,163 +56,141 @@ async def open_session(options: SessionOptions) -> Session:
         resume_collection()  # the command's start-up is over (yoke.startup)
 
 
-async def _open(options: SessionOptions, cwd: Path, git: Any, git_pending: Any) -> Session:
-    warnings: list[str] = []
-    settings = session_settings(options, cwd, warnings)
-    merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
-    env = session_env(settings, cwd, options.env, warnings)
-    apply_behaves_as(merged, warnings)
-    resources = ResourceStack()
-    registry = builtin_registry(options)
-    options, catalog = agent_catalog(options, cwd, env, registry, warnings)
-    provider, provider_name, model = make_session_provider(options, merged, env)
-    offer_model_tools(options, registry, model, env)
-    effort = session_effort_level(options, merged, env, model)
-    prices = session_prices(options, merged, model, warnings)
-    structured = structured_output(options, registry)
-    home = session_yoke_home(env)
-    loaded = load_session(options, cwd, home)
-    resources.add(loaded.transcript, "transcript")
-    if loaded.conversation is not None:
-        warnings.extend(loaded.conversation.repairs)  # a history that needed repair says so
-    provider = with_fallback_model(provider, provider_name, model, options, merged, env, loaded)
-    resources.add(provider, "provider")
-    add_dirs = [Path(d).expanduser().resolve() for d in options.add_dirs]
-    gate = session_gate(options, settings, cwd, add_dirs)
-    warnings.extend(gate.warnings)
-    warnings.extend(sandbox_warning(gate))
-    for name in gate.hidden_tools(registry.names()):  # a bare deny rule hides the tool from the model
-        registry.remove(name)
-    working_dirs = list(gate.working_dirs or [cwd, *add_dirs])
-    mcp_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
-    mcp_merged = mcp_settings(settings, cwd, merged, warnings)
-    mcp = await start_mcp(options, cwd, mcp_merged, registry, gate, env, warnings, mcp_events)
-    if mcp is not None:
-        resources.add(mcp, "MCP servers")
-    from yoke.memory.session import start_auto_memory
-
-    location = await git.location()  # where the repository is: the memory directory follows it
-    auto_memory = start_auto_memory(  # None when turned off
-        cwd, settings, env, git_common_dir=location[1] if location is not None else None
+async def open_child(
+    stages: Stages, parent: Session, options: ChildOptions, parent_tool_use_id: str, agent_id: str
+) -> Session:
+    """A sub-agent of `parent`: the same stages, with the parent's session and records inherited (what
+    `Session.child` calls; `parent_tool_use_id` is the Agent call that starts it, "" for a hook's check)."""
+    inherited = Inherited(
+        parent=parent,
+        stages=stages,
+        options=options,
+        agent_id=agent_id,
+        parent_tool_use_id=parent_tool_use_id,
     )
-    if auto_memory is not None:
-        auto_memory.allow_writes(gate)  # writes into the memory directory need no question
-        warnings.extend(auto_memory.config.warnings)
-    transcript = loaded.transcript
-    session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
+    return await _assemble(stages.environment.options, options.cwd or parent.cwd, inherited=inherited)
 
-    from yoke.memory import MemoryIndex
-    from yoke.session.recorder import Recorder
 
-    memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
-    recorder = Recorder(transcript, loaded.chain)
-    lifecycle = Lifecycle(common_fields(recorder, cwd, gate))
-    for listener in options.listeners:
-        lifecycle.add(listener)
-    if structured is not None:
-        lifecycle.add(structured)
-    executor = tool_executor(
-        registry, gate, cwd, env, working_dirs, session_dir, loaded, recorder, memory, options, lifecycle
-    )
-    if mcp is not None:
-        mcp.attach_session(lifecycle, executor.ctx)  # elicitation: Elicitation hooks, then the asker
-    resources.callback(lambda: close_shell(executor.ctx), "background shells")
-    from yoke.skills.session import prepare_extensions  # skills, commands, output styles, plugins
+async def _assemble(
+    options: SessionOptions,
+    cwd: Path,
+    git: Any = None,
+    git_pending: Any = None,
+    inherited: Inherited | None = None,
+) -> Session:
+    """The stages, in order. The session's own tools (the Agent tool, agent hooks) start children of the
+    session they end up in: `owner` hands it to them once it exists, the one forward reference."""
+    session: Session | None = None
 
-    loop_settings = loop_settings_for(options, model, env, effort, effort_was_asked(options, merged, env))
+    def owner() -> Session:
+        if session is None:
+            raise RuntimeError("the session is not ready yet")
+        return session
 
-    extensions = prepare_extensions(
-        cwd=cwd,
-        env=env,
-        settings=settings,
-        add_dirs=add_dirs,
-        plugin_dirs=options.plugin_dirs,
-        registry=registry,
-        gate=gate,
-        executor=executor,
-        session_id=loaded.session_id,
-        model=model,
-        provider_name=provider_name,
-        warnings=warnings,
-        setting_sources=options.setting_sources,
-        loop_settings=loop_settings,
-    )
-    add_plugin_agents(catalog, extensions, warnings)
-    from yoke.hooks.build import attach_hooks  # settings', plugins' and skills' hooks: docs/hooks.md
-    from yoke.session.hook_agent import agent_hook_model
+    environment = environment_stage(options, cwd, inherited)
+    model = model_stage(environment, inherited)
+    capabilities = await capabilities_stage(environment, model, owner, git, inherited)
+    agent = await agent_stage(environment, model, capabilities, git_pending, inherited)
+    session = session_stage(Stages(environment, model, capabilities), agent, inherited)
+    return session
 
-    ready: list[Any] = []  # the session, once built: agent hooks' checks run as its sub-agents
-    attach_hooks(
-        lifecycle,
-        settings,
-        tool_lookup=registry.get,
-        work_dir=session_dir,
-        env=executor.ctx.env,
-        resources=resources,
-        warnings=warnings,
-        on_report=options.hook_report,
-        prompt_model=(provider, provider_name, model),
-        agent_model=agent_hook_model(ready),
-        extensions=extensions,
-    )
-    section = auto_memory.prompt_section() if auto_memory is not None else None
-    system = await _system_prompt(
-        options, cwd, model, registry.names(), memory, working_dirs, git_pending, env, section, extensions
-    )
+
+async def agent_stage(
+    environment: Environment,
+    model: ModelSetup,
+    capabilities: Capabilities,
+    git_pending: Any = None,
+    inherited: Inherited | None = None,
+) -> Agent:
+    """The loop's `Agent`: the system prompt (a sub-agent's own, or its parent's; with the definition's
+    preloaded skills and memory), the history, the ledger; the main session's compactor (`make_keeper`);
+    then auto memory's recall on each prompt (after the hooks' context)."""
+    if inherited is not None:
+        own = inherited.options.system_prompt
+        system = [text_block(own)] if own else list(inherited.parent.agent.system)
+        system += [text_block(text) for text in inherited.options.system_extra]
+    else:
+        system = await _system_prompt(environment, model, capabilities, git_pending)
     from yoke.session.collaborators import make_compactor
 
-    agent = Agent(
-        provider=provider,
-        executor=executor,
-        settings=loop_settings,
-        recorder=recorder,
-        system=system,
-        messages=resumed_messages(loaded.conversation, model, env, warnings),
-        ledger=session_ledger(prices, loaded),
-        make_keeper=partial(make_compactor, model=model, session_dir=session_dir, memory=memory, env=env),
+    keeper = partial(
+        make_compactor, model=model.model, session_dir=capabilities.session_dir, memory=capabilities.memory
     )
-    if hasattr(gate, "classifier"):  # auto mode's classifier, active while the mode is auto
-        from yoke.permissions.auto_mode import install
+    agent = Agent(
+        provider=model.provider,
+        executor=capabilities.executor,
+        settings=model.settings,
+        recorder=capabilities.recorder,
+        system=system,
+        messages=model.messages,
+        ledger=model.ledger,
+        inbox=capabilities.executor.ctx.session.services.inbox,  # tools that notify later append to it
+        agent_id=inherited.agent_id if inherited is not None else "main",
+        parent_tool_use_id=inherited.parent_tool_use_id if inherited is not None else None,
+        # a sub-agent shares its parent's observers: telemetry sees its own events too
+        observers=inherited.parent.agent.observers if inherited is not None else None,
+        make_keeper=partial(keeper, env=environment.env) if inherited is None else None,
+    )
+    auto_memory = capabilities.auto_memory
+    if auto_memory is not None:  # recall adds memories to each prompt, with the agent's model and ledger
+        capabilities.lifecycle.add(auto_memory.listener(agent, LifecycleOutcome))
+    return agent
 
-        install(gate, provider, model, agent.messages, settings, agent.ledger, env)
 
-    if auto_memory is not None:
-        lifecycle.add(auto_memory.listener(agent, LifecycleOutcome))  # recall adds memories to each prompt
-        auto_memory.start_messages = len(agent.messages)
+def session_stage(stages: Stages, agent: Agent, inherited: Inherited | None = None) -> Session:
+    """The `Session`, with what closes with it (the agent runner; auto memory's extraction) and how it
+    starts its sub-agents (`open_child` with its records)."""
+    environment, model, capabilities = stages.environment, stages.model, stages.capabilities
+    mcp, resources = capabilities.mcp, capabilities.resources
     started = ev.SessionStarted(
-        loaded.session_id,
-        model,
-        str(cwd),
-        registry.names(),
-        gate.mode,
-        provider_name,
+        model.loaded.session_id,
+        model.model,
+        str(environment.cwd if inherited is None else inherited.parent.cwd),
+        capabilities.registry.names(),
+        capabilities.gate.mode,
+        model.provider_name if inherited is None else "",
         mcp.entries() if mcp is not None else [],
     )
+    if inherited is not None:
+        ev.from_agent(started, inherited.agent_id, inherited.parent_tool_use_id)
+    structured = capabilities.structured
     session = Session(
         agent,
         started,
         resources=resources,
-        gate=gate,
-        provider_name=provider_name,
-        session_dir=session_dir,
-        warnings=warnings,
-        rebuild_model=switch_model_in_place,
+        gate=capabilities.gate,
+        provider_name=model.provider_name,
+        session_dir=capabilities.session_dir,
+        warnings=environment.warnings,
+        parent=inherited.parent if inherited is not None else None,
+        rebuild_model=switch_model_in_place if inherited is None else None,
         mcp=mcp,
-        side_events=mcp_events,
+        side_events=capabilities.side_events,
         result_shapers=[structured.shape] if structured is not None else [],
+        spawn=partial(open_child, stages),
+        background=inherited is not None and inherited.options.background,
+        stages=stages,
     )
-    ready.append(session)
+    auto_memory = capabilities.auto_memory
     if auto_memory is not None:
         resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")
-    from yoke.agents import attach_runner
+    runner = capabilities.executor.ctx.session.services.agents
+    if runner is not None:
+        resources.add(runner, "sub-agents")
+    return session
 
-    attach_runner(session, catalog)
-    if telemetry_enabled(env):  # OpenTelemetry export: docs/observability.md; off costs this one check
+
+async def _started(session: Session) -> None:
+    """The main session is built: telemetry starts exporting (when on), then SessionStart is announced."""
+    stages = session.stages
+    assert stages is not None  # built by _assemble
+    environment = stages.environment
+    resumed = stages.model.loaded.conversation is not None
+    if telemetry_enabled(environment.env):  # OpenTelemetry export: docs/observability.md; off: this check
         from yoke.telemetry.attach import attach_telemetry
 
-        attach_telemetry(session, env, merged, resumed=loaded.conversation is not None)
-    await _announce_start(session, "resume" if loaded.conversation is not None else "startup")
-    return session
+        attach_telemetry(session, environment.env, environment.merged, resumed=resumed)
+    await _announce_start(session, "resume" if resumed else "startup")
 
 
 async def _announce_start(session: Session, source: str) -> None:
@@ -253,32 +212,25 @@ def _end_auto_memory(auto_memory: Any, session: Session) -> None:
 
 
 async def _system_prompt(
-    options: SessionOptions,
-    cwd: Path,
-    model: str,
-    tool_names: list[str],
-    memory: Any,
-    working_dirs: list[Path],
-    git_pending: Any,
-    env: Mapping[str, str],
-    auto_memory: str | None = None,
-    extensions: Any = None,
+    environment: Environment, model: ModelSetup, capabilities: Capabilities, git_pending: Any
 ) -> list:
     from yoke.context.prompt import build_system_prompt
 
+    auto_memory, extensions = capabilities.auto_memory, capabilities.extensions
+    cwd, options = environment.cwd, environment.options
     return await build_system_prompt(
         cwd=cwd,
-        model=model,
-        tool_names=tool_names,
+        model=model.model,
+        tool_names=capabilities.registry.names(),
         override=options.system_prompt,
         append=_appended_prompt(options),
-        memory_index=memory,
-        env=env,
-        additional_dirs=[d for d in working_dirs if d != cwd],
+        memory_index=capabilities.memory,
+        env=environment.env,
+        additional_dirs=[d for d in capabilities.working_dirs if d != cwd],
         git_pending=git_pending,
         output_style=extensions.style_prompt if extensions is not None else None,
         keep_coding_instructions=extensions.keep_coding_instructions if extensions is not None else True,
-        auto_memory=auto_memory,
+        auto_memory=auto_memory.prompt_section() if auto_memory is not None else None,
     )
 
 

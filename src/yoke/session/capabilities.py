@@ -1,11 +1,14 @@
 """Assembly, stage three: what the session can do. Built-in and agent tools (and what the model is
-offered), the permission gate, MCP servers, --json-schema's tool, and the tool executor with the
-session's tool context and services."""
+offered), the permission gate (with auto mode's classifier), the tool executor with the session's tool
+context and services (the agent runner among them), MCP servers, auto memory, extensions and hooks,
+--json-schema's tool. A sub-agent's come from its parent's: a subset of its tools, its gate (a copy when the
+agent has its own mode), its context with services `for_child`, its lifecycle with the agent's own hooks."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
+import asyncio
+import copy
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,109 +18,253 @@ from yoke.loop.lifecycle import Lifecycle
 from yoke.seams import NoAsker
 from yoke.session.engine import SessionError, set_gate_mode
 from yoke.session.options import SessionOptions
-from yoke.session.resume import Loaded
+from yoke.session.resources import ResourceStack
+from yoke.session.stages import Capabilities, Environment, Inherited, ModelSetup
+from yoke.session.tool_setup import (
+    add_plugin_agents,
+    agent_mcp,
+    builtin_registry,
+    child_registry,
+    mcp_settings,
+    offer_model_tools,
+    register_agent_tools,
+    start_mcp,
+    structured_output,
+)
 
 if TYPE_CHECKING:
     from yoke.permissions.pipeline import PermissionGate
     from yoke.seams import Gate
+    from yoke.session.engine import Session
 
-AGENT_TOOL_NAMES = frozenset(
-    {"Agent", "Task", "ListAgents", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
-)
-
-
-def builtin_registry(options: SessionOptions) -> Any:
-    from yoke.tools.builtin import builtin_tools
-    from yoke.tools.registry import ToolRegistry
-
-    registry = ToolRegistry(builtin_tools())
-    if options.tools is not None:
-        wanted = [n for n in options.tools if n not in AGENT_TOOL_NAMES]  # those come with agent_catalog
-        unknown = [n for n in wanted if registry.get(n) is None]
-        if unknown:
-            available = [*registry.names(), *sorted(AGENT_TOOL_NAMES - {"Task"})]
-            raise SessionError(
-                f"--tools: unknown tool(s) {', '.join(unknown)} (available: {', '.join(available)})",
-                usage=True,
-            )
-        keep = {registry.get(n).name for n in wanted}  # type: ignore[union-attr]
-        for name in registry.names():
-            if name not in keep:
-                registry.remove(name)
-    return registry
+Owner = Callable[[], "Session"]  # the session being built, once it is: its tools start its sub-agents
 
 
-def offer_model_tools(options: SessionOptions, registry: Any, model: str, env: Mapping[str, str]) -> None:
-    """The tools the model is offered, as `providers/models.json` (`tool_offer`) records Claude Code
-    2.1.330's choices: the todo and task-list tools left out for the families it withholds them from (unless
-    `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search,
-    `ENABLE_TOOL_SEARCH` is not false and `--tools` did not pick the tools."""
-    from yoke.providers.pricing import model_data, model_flag
-    from yoke.tools.search import offer_tools
+async def capabilities_stage(
+    environment: Environment,
+    model: ModelSetup,
+    owner: Owner,
+    git: Any = None,
+    inherited: Inherited | None = None,
+) -> Capabilities:
+    """What the session can do. `owner` returns the session these capabilities end up in (sub-agents and
+    agent hooks start children of it); `git` is the session's `GitQuery` (auto memory follows the
+    repository)."""
+    if inherited is not None:
+        return await _child_capabilities(environment, model, owner, inherited)
+    options, cwd, env = environment.options, environment.cwd, environment.env
+    resources = ResourceStack()
+    resources.add(model.loaded.transcript, "transcript")
+    resources.add(model.provider, "provider")
+    registry = session_tools(environment, model.model)
+    structured = structured_output(options, registry)
+    gate = gate_stage(environment, model, registry)
+    from yoke.memory import MemoryIndex
+    from yoke.session.recorder import Recorder
 
-    offer = model_data().get("tool_offer") or {}
-    named = set(options.tools or ())
-    withheld = [n for n in offer.get("task_list", []) if n not in named]
-    search_off = (env.get("ENABLE_TOOL_SEARCH") or "").strip().lower() in ("false", "0", "no", "off")
-    search_off = search_off or options.tools is not None  # tools picked by name are sent in full
-    offer_tools(
-        registry,
-        deferred=[] if search_off or model_flag(model, "tool_search") is False else offer.get("deferred", []),
-        withheld=withheld if model_flag(model, "task_list") is False else [],
+    memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
+    recorder = Recorder(model.loaded.transcript, model.loaded.chain)
+    executor = tool_executor(environment, model, registry, gate, recorder, memory, structured, owner)
+    side_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
+    mcp = await _session_mcp(environment, registry, gate, executor, side_events)
+    if mcp is not None:
+        resources.add(mcp, "MCP servers")
+    auto_memory = await _auto_memory(environment, model, gate, git)
+    resources.callback(lambda: close_shell(executor.ctx), "background shells")
+    extensions = _extensions(environment, model, registry, gate, executor, resources, owner)
+    return Capabilities(
+        resources=resources,
+        registry=registry,
+        gate=gate,
+        mcp=mcp,
+        side_events=side_events,
+        recorder=recorder,
+        lifecycle=executor.lifecycle,
+        executor=executor,
+        memory=memory,
+        auto_memory=auto_memory,
+        extensions=extensions,
+        structured=structured,
+        working_dirs=executor.ctx.working_dirs,
+        session_dir=executor.ctx.session.session_dir,
     )
 
 
-def agent_catalog(
-    options: SessionOptions, cwd: Path, env: Mapping[str, str], registry: Any, warnings: list[str]
-) -> tuple[SessionOptions, Any]:
-    """The agent definitions this session can start, their tools registered; with `--agent NAME` the main
-    session takes that agent's prompt, tools, model and mode."""
-    from yoke.agents import agent_tools, catalog_for
-
-    try:
-        catalog = catalog_for(cwd, env, options.agents)
-    except ValueError as exc:
-        raise SessionError(str(exc), usage=True) from None
-    warnings.extend(catalog.warnings)
-    for tool in agent_tools(catalog):
-        if options.tools is None or {tool.name, *tool.aliases} & set(
-            options.tools
-        ):  # --tools restricts these too
-            registry.register(tool)
-    if options.agent:
-        definition = catalog.get(options.agent)
-        if definition is None:
-            raise SessionError(
-                f"--agent: no agent called {options.agent!r} (agents: {', '.join(catalog.names())})"
-            )
-        options = replace(
-            options,
-            system_prompt=options.system_prompt or definition.prompt or None,
-            model=options.model or (definition.model if definition.model != "inherit" else None),
-            permission_mode=options.permission_mode or definition.permission_mode,
-        )
-        keep = set(definition.tools) if definition.tools is not None else None
-        for name in registry.names():
-            if (keep is not None and name not in keep) or name in definition.disallowed_tools:
-                catalog.withheld_tools.append(registry.get(name))  # its sub-agents still get them
-                registry.remove(name)
-    return options, catalog
+async def _session_mcp(
+    environment: Environment, registry: Any, gate: PermissionGate, executor: Any, events: list[ev.Event]
+) -> Any:
+    """The session's MCP servers; their elicitation requests reach the Elicitation hooks, then whoever
+    answers the session's questions at that moment (a front-end may hand in another asker)."""
+    options, cwd, warnings = environment.options, environment.cwd, environment.warnings
+    merged = mcp_settings(environment.settings, cwd, environment.merged, warnings)
+    lifecycle, ctx = executor.lifecycle, executor.ctx
+    return await start_mcp(
+        options, cwd, merged, registry, gate, environment.env, warnings, events, lifecycle, lambda: ctx.asker
+    )
 
 
-def add_plugin_agents(catalog: Any, extensions: Any, warnings: list[str]) -> None:
-    """Enabled plugins' agent definitions, namespaced `plugin:name` as Claude Code names them."""
-    from yoke.agents.definitions import parse_plugin_agent_file
-
-    for plugin in getattr(extensions, "plugins", None) or []:
-        folders = plugin.agent_dirs()
-        for path in plugin.agent_files():
-            folder = next((f for f in folders if f in path.parents), path.parent)
-            definition = parse_plugin_agent_file(path, plugin.name, folder, warnings)
-            if definition is not None:
-                catalog.add(definition)
+def session_tools(environment: Environment, model: str) -> Any:
+    """The built-in and agent tools, as `--tools` and `--agent` leave them, and what the model is offered."""
+    options = environment.options
+    registry = builtin_registry(options)
+    register_agent_tools(registry, environment.catalog, options)
+    offer_model_tools(options, registry, model, environment.env)
+    return registry
 
 
-def session_gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: list[Path]) -> PermissionGate:
+def gate_stage(environment: Environment, model: ModelSetup, registry: Any) -> PermissionGate:
+    """The permission gate, with auto mode's classifier (it reads the live history and bills the session's
+    ledger); a bare deny rule hides its tool from the model."""
+    from yoke.permissions.auto_mode import AutoMode
+
+    env, warnings = environment.env, environment.warnings
+    auto = AutoMode(model.provider, model.model, model.messages, environment.settings, model.ledger, env)
+    options = environment.options
+    gate = session_gate(
+        options, environment.settings, environment.cwd, environment.add_dirs, auto.gate_options()
+    )
+    warnings.extend(gate.warnings)
+    warnings.extend(sandbox_warning(gate))
+    for name in gate.hidden_tools(registry.names()):
+        registry.remove(name)
+    return gate
+
+
+async def _auto_memory(environment: Environment, model: ModelSetup, gate: PermissionGate, git: Any) -> Any:
+    """The session's auto memory (None when turned off): its folder follows the repository, its writes need
+    no question."""
+    from yoke.memory.session import start_auto_memory
+
+    location = await git.location() if git is not None else None
+    auto_memory = start_auto_memory(
+        environment.cwd,
+        environment.settings,
+        environment.env,
+        git_common_dir=location[1] if location is not None else None,
+        start_messages=len(model.messages),  # extraction reads what follows
+    )
+    if auto_memory is not None:
+        auto_memory.allow_writes(gate)  # writes into the memory directory need no question
+        environment.warnings.extend(auto_memory.config.warnings)
+    return auto_memory
+
+
+def _extensions(
+    environment: Environment,
+    model: ModelSetup,
+    registry: Any,
+    gate: PermissionGate,
+    executor: Any,
+    resources: ResourceStack,
+    owner: Owner,
+) -> Any:
+    """Plugins, skills, commands and the output style (`skills/session.py`), the plugins' agents, then the
+    settings', plugins' and skills' hooks (docs/hooks.md)."""
+    from yoke.hooks.build import attach_hooks
+    from yoke.session.hook_agent import agent_hook_model
+    from yoke.skills.session import prepare_extensions
+
+    options, warnings = environment.options, environment.warnings
+    extensions = prepare_extensions(
+        cwd=environment.cwd,
+        env=environment.env,
+        settings=environment.settings,
+        add_dirs=environment.add_dirs,
+        plugin_dirs=[str(d) for d in options.plugin_dirs],
+        registry=registry,
+        gate=gate,
+        executor=executor,
+        session_id=model.loaded.session_id,
+        model=model.model,
+        provider_name=model.provider_name,
+        warnings=warnings,
+        setting_sources=options.setting_sources,
+        loop_settings=model.settings,
+    )
+    add_plugin_agents(environment.catalog, extensions, warnings)
+    attach_hooks(
+        executor.lifecycle,
+        environment.settings,
+        tool_lookup=registry.get,
+        work_dir=executor.ctx.session.session_dir,
+        env=executor.ctx.env,
+        resources=resources,
+        warnings=warnings,
+        on_report=options.hook_report,
+        prompt_model=(model.provider, model.provider_name, model.model),
+        agent_model=agent_hook_model(owner),
+        extensions=extensions,
+    )
+    return extensions
+
+
+async def _child_capabilities(
+    environment: Environment, model: ModelSetup, owner: Owner, inherited: Inherited
+) -> Capabilities:
+    """A sub-agent's: its parent's tools as its definition narrows them, the parent's gate (a copy when its
+    mode differs: the rules and the session's answers stay shared), the parent's tool context with its own
+    services, cancel event and folder, the parent's listeners with the agent's own, its own MCP servers."""
+    from yoke.loop.executor import ToolExecutor
+    from yoke.session.recorder import Recorder
+    from yoke.tools.base import SessionState
+
+    parent, options = inherited.parent, inherited.options
+    up = parent.agent  # live: MCP tools and listeners may have come and gone since the parent was built
+    resources = ResourceStack()
+    resources.add(model.loaded.transcript, "transcript")
+    registry = child_registry(up.executor.registry, options)
+    gate = parent.gate
+    if options.permission_mode and options.permission_mode != gate.mode:
+        gate = copy.copy(gate)  # shares the rules and the session's answers; only the mode differs
+        gate.set_mode(options.permission_mode)
+    runner = _runner(environment, owner, options.agent_depth)
+    services = parent.services.for_child(agents=runner)
+    state = SessionState(session_id=parent.id, session_dir=parent.session_dir, services=services)
+    # A sub-agent's calls are not tool calls of the front-end's, so none can show a front-end terminal.
+    ctx = up.executor.ctx.replace(session=state, cancel=asyncio.Event(), terminal=None)
+    if options.cwd is not None:
+        ctx = ctx.replace(cwd=options.cwd, working_dirs=[options.cwd, *ctx.working_dirs])
+    lifecycle = up.lifecycle.derive(agent_id=inherited.agent_id, agent_type=options.agent_type)
+    for listener in options.listeners:  # the definition's own hooks, for this agent's lifetime
+        lifecycle.add(listener)
+    label = options.agent_type
+    await agent_mcp(options.mcp_servers, label, ctx.cwd, registry, ctx.env, environment.warnings, resources)
+    return Capabilities(
+        resources=resources,
+        registry=registry,
+        gate=gate,
+        mcp=None,
+        side_events=[],
+        recorder=Recorder(model.loaded.transcript, model.loaded.chain),
+        lifecycle=lifecycle,
+        executor=ToolExecutor(registry, gate, ctx, lifecycle, up.executor.observers),
+        memory=None,
+        auto_memory=None,
+        extensions=None,
+        structured=None,
+        working_dirs=list(ctx.working_dirs),
+        session_dir=parent.session_dir,
+    )
+
+
+def _runner(environment: Environment, owner: Owner, depth: int | None) -> Any:
+    """The Agent tool's runner at this depth (None: this session starts no sub-agents)."""
+    if depth is None:
+        return None
+    from yoke.agents.runner import AgentRunner
+
+    return AgentRunner(environment.catalog, owner, depth)
+
+
+def session_gate(
+    options: SessionOptions,
+    settings: Any,
+    cwd: Path,
+    add_dirs: list[Path],
+    classifier: Mapping[str, Any] | None = None,
+) -> PermissionGate:
+    """The gate `permissions.build_gate` makes of the settings and flags; `classifier`: the gate's options
+    for a classifier (`AutoMode.gate_options`)."""
     from yoke.permissions import build_gate
 
     mode = options.permission_mode
@@ -131,11 +278,11 @@ def session_gate(options: SessionOptions, settings: Any, cwd: Path, add_dirs: li
             add_dirs=add_dirs,
             interactive=options.interactive,
             allow_bypass=bool(options.allow_bypass or mode == "bypassPermissions"),
+            block_outside_reads=options.restricted,  # the file tools stay inside the working directories
+            **(classifier or {}),
         )
     except ValueError as exc:
         raise SessionError(str(exc), usage=True) from None
-    if options.restricted:  # the file tools stay inside the working directories
-        gate.block_outside_reads = True
     return gate
 
 
@@ -151,63 +298,6 @@ def sandbox_warning(gate: Gate) -> list[str]:
     ]
 
 
-_MCP_APPROVALS = ("enableAllProjectMcpServers", "enabledMcpjsonServers")
-
-
-def mcp_settings(settings: Any, cwd: Path, merged: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    """The settings MCP reads, where a project's own files approve its `.mcp.json` servers only once the
-    folder is trusted: approving them is granting, like an allow rule (refusals still count)."""
-    from yoke.config.trust import is_trusted
-    from yoke.permissions.build import PROJECT_SCOPES
-
-    sources = list(getattr(settings, "sources", []) or [])
-    if not any(s.scope in PROJECT_SCOPES and any(k in s.data for k in _MCP_APPROVALS) for s in sources):
-        return merged
-    if is_trusted(cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir):
-        return merged
-    warnings.append(
-        f"this workspace ({cwd}) has not been trusted: its settings do not approve its .mcp.json servers; "
-        "run `yoke trust` in it to trust it"
-    )
-    own = settings.merged_from([s for s in sources if s.scope not in PROJECT_SCOPES])
-    chosen = {k: v for k, v in merged.items() if k not in _MCP_APPROVALS}
-    chosen.update({k: own[k] for k in _MCP_APPROVALS if k in own})
-    return chosen
-
-
-async def start_mcp(
-    options: SessionOptions,
-    cwd: Path,
-    merged: dict[str, Any],
-    registry: Any,
-    gate: PermissionGate,
-    env: Mapping[str, str],
-    warnings: list[str],
-    events: list[ev.Event],
-) -> Any:
-    """MCP servers from every configuration source, started concurrently and waited for up to the
-    start-up deadline (yoke.mcp.attach); None when none is configured (the `mcp` package stays unloaded)."""
-    from yoke.mcp.attach import attach_mcp
-
-    def notify(kind: str, message: str, data: dict[str, Any]) -> None:
-        events.append(ev.Notice(kind, message, data))
-
-    return await attach_mcp(
-        cwd,
-        merged,
-        registry,
-        warnings,
-        flag_configs=options.mcp_config,
-        strict=options.strict_mcp_config,
-        notify=notify,
-        hide=gate.hidden_tools,
-        env=env,
-        plugin_dirs=list(options.plugin_dirs),
-        sdk_bridge=options.mcp_sdk_bridge,
-        approve=getattr(options.asker, "approve_mcp_servers", None) if options.interactive else None,
-    )
-
-
 def common_fields(recorder: Any, cwd: Path, gate: Gate) -> Any:
     def common() -> dict[str, Any]:
         return {
@@ -221,32 +311,41 @@ def common_fields(recorder: Any, cwd: Path, gate: Gate) -> Any:
 
 
 def tool_executor(
+    environment: Environment,
+    model: ModelSetup,
     registry: Any,
     gate: PermissionGate,
-    cwd: Path,
-    env: dict[str, str],
-    working_dirs: list[Path],
-    session_dir: Path,
-    loaded: Loaded,
     recorder: Any,
     memory: Any,
-    options: SessionOptions,
-    lifecycle: Lifecycle,
+    structured: Any,
+    owner: Owner,
 ) -> Any:
-    """The tool executor, the session's tool context and the collaborators that watch tool calls."""
+    """The tool executor, its lifecycle (the front-end's listeners, --json-schema's), the session's tool
+    context and services (the agent runner among them), and the collaborators that watch tool calls."""
     from yoke.agents.task_list import TaskList
     from yoke.loop.executor import ToolExecutor, ToolObserver
     from yoke.session.collaborators import Checkpointer, NestedMemory
     from yoke.tools.base import SessionState, ToolContext
     from yoke.tools.services import SessionServices
 
-    # the sandbox Bash runs in; what Grep and Glob leave out; the task list (TaskCreate and friends)
-    services = SessionServices.for_gate(gate, task_list=TaskList(lifecycle))
-    state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
+    options, cwd, env, loaded = environment.options, environment.cwd, environment.env, model.loaded
+    lifecycle = Lifecycle(common_fields(recorder, cwd, gate))
+    for listener in [*options.listeners, *([structured] if structured is not None else [])]:
+        lifecycle.add(listener)
+    working_dirs = list(gate.working_dirs or [cwd, *environment.add_dirs])
+    transcript, home = loaded.transcript, environment.home
+    session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
     conversation = loaded.conversation
+    # the sandbox Bash runs in; what Grep and Glob leave out; the task list (TaskCreate and friends)
+    services = SessionServices.for_gate(
+        gate,
+        task_list=TaskList(lifecycle),
+        agents=_runner(environment, owner, 0),
+        todos=list(conversation.todos or []) if conversation is not None else [],
+        inbox=[],
+    )
+    state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     if conversation is not None:
-        if conversation.todos:
-            state.services.todos = list(conversation.todos)
         from yoke.session.read_state import restore_read_state
 
         restore_read_state(state, conversation.messages, cwd)
@@ -270,14 +369,3 @@ async def close_shell(ctx: Any) -> None:
         from yoke.tools.shell.state import shutdown_shell
 
         await shutdown_shell(ctx.session)
-
-
-def structured_output(options: SessionOptions, registry: Any) -> Any:
-    """--json-schema: the StructuredOutput tool, and its listener and result shaper (session/structured.py)."""
-    if options.json_schema is None:
-        return None
-    from yoke.session.structured import StructuredOutput
-
-    structured = StructuredOutput(options.json_schema)
-    registry.register(structured.tool)
-    return structured

@@ -40,7 +40,7 @@ def sessions_list_text(cwd: str | Path, home: Path | None = None, limit: int = 2
     return "\n".join(lines)
 
 
-def _prompts_of(path: Path) -> list[tuple[str, str]]:
+def prompts_of(path: Path) -> list[tuple[str, str]]:
     """(uuid, prompt text) of every user prompt in a transcript, in order."""
     prompts = []
     for record in load_records(path):
@@ -60,7 +60,7 @@ def _locate_message(
     else:
         candidates = [info.path for info in list_sessions(cwd, home)]
     for path in candidates:
-        matches = [uuid for uuid, _ in _prompts_of(path) if uuid == message_id or uuid.startswith(message_id)]
+        matches = [uuid for uuid, _ in prompts_of(path) if uuid == message_id or uuid.startswith(message_id)]
         if len(matches) > 1:
             raise SessionError(f"Message id prefix {message_id!r} is ambiguous; give more characters.")
         if matches:
@@ -89,7 +89,7 @@ def rewind_command(
         if path is None:
             return f"No sessions yet in {cwd}."
         lines = [f"User messages of session {path.stem} (rewind with: yoke rewind <message-id>):"]
-        lines += [f"  {uuid}  {_one_line(text)}" for uuid, text in _prompts_of(path)]
+        lines += [f"  {uuid}  {_one_line(text)}" for uuid, text in prompts_of(path)]
         return "\n".join(lines)
     path, uuid = _locate_message(message_id, cwd, home, session)
     transcript = _claimed(path)  # nothing is changed beside a running session

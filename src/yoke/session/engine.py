@@ -23,8 +23,13 @@ from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from yoke.seams import Gate
+    from yoke.session.stages import Stages
     from yoke.tools.services import SessionServices
+
+    Spawn = Callable[["Session", ChildOptions, str, str], Awaitable["Session"]]
 
 
 TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
@@ -62,6 +67,9 @@ class Session:
         side_events: list[ev.Event] | None = None,
         result_shapers: list[Any] | None = None,
         router: PromptRouter | None = None,
+        spawn: Spawn | None = None,
+        background: bool = False,
+        stages: Stages | None = None,
     ):
         self.agent = agent
         self.started = started
@@ -72,7 +80,7 @@ class Session:
         self.warnings = list(warnings or [])  # set-up warnings, for the front-end to show once
         self.parent = parent
         self.children: list[Session] = []
-        self.background = False  # a background sub-agent: the parent's interrupt does not reach it
+        self.background = background  # a background sub-agent: the parent's interrupt does not reach it
         self._rebuild_model = rebuild_model  # recomputes budgets when the model changes
         # callables(Result) -> Result, e.g. --json-schema's answer
         self.result_shapers: list[Any] = [] if result_shapers is None else result_shapers
@@ -81,6 +89,8 @@ class Session:
         self.side_events: list[ev.Event] = [] if side_events is None else side_events
         self.router = default_router() if router is None else router  # where a prompt goes (routing.py)
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
+        self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
+        self.stages = stages  # the records assembly built this session from (`session/stages.py`)
         # what background sub-agents raise after their Agent call returned, for `background_events`
         self._background_posts: list[ev.Event] = []
         self._background_wake: Any = None  # an asyncio.Event while someone waits on background work
@@ -351,6 +361,12 @@ class Session:
             raise KeyError("no MCP servers are running in this session")
         await self.mcp.reconnect(name)
 
+    async def mcp_set_enabled(self, name: str, enabled: bool) -> None:
+        """Turn one MCP server off (disconnected, its tools withdrawn) or on again; KeyError as `mcp_reconnect`."""
+        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "set_enabled"):
+            raise KeyError("no MCP servers are running in this session")
+        await self.mcp.set_enabled(name, enabled)
+
     def stop_task(self, task_id: str) -> bool:
         """Stop a background sub-agent by id; False when there is no such running task."""
         runner = self.services.agents
@@ -438,10 +454,11 @@ class Session:
 
     async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
         """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget
-        (one ledger), interrupt (the parent's interrupt reaches it) and event stream (stamped events)."""
-        from yoke.session.children import build_child
-
-        child = build_child(self, options, parent_tool_use_id, agent_id=f"a{random_hex(16)}")
+        (one ledger), interrupt (the parent's interrupt reaches it) and event stream (stamped events). It is
+        built by the stages that built this session, with this session's records inherited."""
+        if self._spawn is None:
+            raise RuntimeError("this session was not built by open_session: it cannot start sub-agents")
+        child = await self._spawn(self, options, parent_tool_use_id, f"a{random_hex(16)}")
         self.children.append(child)
         return child
 

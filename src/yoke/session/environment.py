@@ -1,16 +1,71 @@
 """Assembly, stage one: the session's environment. Settings (a bad `--settings` file is fatal), the
 environment commands run with (settings' `env` applied to a copy, as far as trust allows), model
-capabilities borrowed through `behavesAs`, and the Yoke home."""
+capabilities borrowed through `behavesAs`, the Yoke home, and the agent definitions (with `--agent NAME`
+the session takes that agent's prompt, model and mode)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from yoke.session.engine import SessionError
 from yoke.session.options import SessionOptions
+from yoke.session.stages import Environment, Inherited
+
+
+def environment_stage(options: SessionOptions, cwd: Path, inherited: Inherited | None = None) -> Environment:
+    """The session's environment. A sub-agent's is its parent's, in its own folder when it has one (a
+    worktree), with its own warnings (starting with what its runner found)."""
+    if inherited is not None:
+        parent = inherited.stages.environment
+        options_ = inherited.options
+        return parent.replace(cwd=options_.cwd or inherited.parent.cwd, warnings=list(options_.warnings))
+    warnings: list[str] = []
+    settings = session_settings(options, cwd, warnings)
+    merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
+    env = session_env(settings, cwd, options.env, warnings)
+    apply_behaves_as(merged, warnings)
+    options, catalog = agent_catalog(options, cwd, env, warnings)
+    return Environment(
+        options=options,
+        cwd=cwd,
+        settings=settings,
+        env=env,
+        home=session_yoke_home(env),
+        add_dirs=[Path(d).expanduser().resolve() for d in options.add_dirs],
+        catalog=catalog,
+        warnings=warnings,
+    )
+
+
+def agent_catalog(
+    options: SessionOptions, cwd: Path, env: Mapping[str, str], warnings: list[str]
+) -> tuple[SessionOptions, Any]:
+    """The agent definitions this session can start; with `--agent NAME` the main session takes that
+    agent's prompt, model and mode (its tools: `capabilities.register_agent_tools`)."""
+    from yoke.agents import catalog_for
+
+    try:
+        catalog = catalog_for(cwd, env, options.agents)
+    except ValueError as exc:
+        raise SessionError(str(exc), usage=True) from None
+    warnings.extend(catalog.warnings)
+    if options.agent:
+        definition = catalog.get(options.agent)
+        if definition is None:
+            raise SessionError(
+                f"--agent: no agent called {options.agent!r} (agents: {', '.join(catalog.names())})"
+            )
+        options = replace(
+            options,
+            system_prompt=options.system_prompt or definition.prompt or None,
+            model=options.model or (definition.model if definition.model != "inherit" else None),
+            permission_mode=options.permission_mode or definition.permission_mode,
+        )
+    return options, catalog
 
 
 def session_settings(options: SessionOptions, cwd: Path, warnings: list[str]) -> Any:

@@ -7,6 +7,7 @@ agent hook's check (a hook on its own tool calls would recurse): such a nested h
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
 from typing import Any
 
 from yoke import events as ev
@@ -22,20 +23,18 @@ SYSTEM = (
 _CHECKING = contextvars.ContextVar("yoke_agent_hook_checking", default=False)
 
 
-def agent_hook_model(holder: list[Any]) -> Any:
+def agent_hook_model(owner: Callable[[], Any]) -> Any:
     """The hooks listener's `agent_model`: (prompt, model, timeout) -> the sub-agent's final answer.
-    `holder` receives the session once it exists (the listener is built before it)."""
+    `owner` returns the session the hooks belong to (the listener is built before it; RuntimeError then)."""
 
     async def check(prompt: str, model: str | None, timeout: float) -> str:
         if _CHECKING.get():
             raise RuntimeError("skipped: an agent hook does not run inside another agent hook's check")
-        if not holder:
-            raise RuntimeError("the session is not ready yet")
-        session = holder[0]
+        session = owner()
         from yoke.providers.select import resolve_model_alias
         from yoke.session.engine import ChildOptions
 
-        env = session.agent.executor.ctx.env or {}
+        env = session.env
         options = ChildOptions(
             agent_type="hook",
             system_prompt=SYSTEM,

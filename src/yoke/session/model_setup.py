@@ -1,5 +1,6 @@
 """Assembly, stage two: the model. The provider (with recording, replay and the fallback model), the
-reasoning effort, prices and the cost ledger, the loop's settings; and `switch_model_in_place`, what
+reasoning effort, prices and the cost ledger, the loop's settings, and the conversation it continues (a new,
+resumed, continued or forked transcript: `session/resume.py`); and `switch_model_in_place`, what
 `set_model` does to a built session."""
 
 from __future__ import annotations
@@ -13,7 +14,76 @@ from yoke.loop.turn import LoopSettings
 from yoke.providers.base import Provider, ProviderError
 from yoke.session.engine import Session, SessionError
 from yoke.session.options import SessionOptions
-from yoke.session.resume import Loaded
+from yoke.session.resume import Loaded, load_session, resumed_messages
+from yoke.session.stages import Environment, Inherited, ModelSetup
+
+
+def model_stage(environment: Environment, inherited: Inherited | None = None) -> ModelSetup:
+    """The model and the conversation it continues. A sub-agent shares its parent's provider and cost
+    ledger (one budget), takes its own model, effort and turn limit, and starts a fresh sidechain
+    transcript beside the parent's."""
+    if inherited is not None:
+        return _child_model_setup(inherited)
+    options, merged, env, warnings = (
+        environment.options,
+        environment.merged,
+        environment.env,
+        environment.warnings,
+    )
+    provider, provider_name, model = make_session_provider(options, merged, env)
+    effort = session_effort_level(options, merged, env, model)
+    prices = session_prices(options, merged, model, warnings)
+    loaded = load_session(options, environment.cwd, environment.home)
+    if loaded.conversation is not None:
+        warnings.extend(loaded.conversation.repairs)  # a history that needed repair says so
+    return ModelSetup(
+        provider=with_fallback_model(provider, provider_name, model, options, merged, env, loaded),
+        provider_name=provider_name,
+        model=model,
+        settings=loop_settings_for(options, model, env, effort, effort_was_asked(options, merged, env)),
+        ledger=session_ledger(prices, loaded),
+        loaded=loaded,
+        messages=resumed_messages(loaded.conversation, model, env, warnings),
+    )
+
+
+def _child_model_setup(inherited: Inherited) -> ModelSetup:
+    from yoke.session.records import RecordChain
+    from yoke.session.transcript import Transcript
+
+    parent, options = inherited.parent, inherited.options
+    up = parent.agent  # live: `set_model` may have changed the parent's provider and model since
+    settings = up.settings.replace(
+        model=_child_model(options.model, parent.provider_name, parent.env) or up.settings.model,
+        max_turns=options.max_turns,
+        effort=options.effort or up.settings.effort,
+    )
+    path = parent.session_dir / "subagents" / f"agent-{inherited.agent_id}.jsonl"
+    chain = RecordChain(
+        session_id=parent.id, cwd=str(parent.cwd), entrypoint=up.recorder.chain.entrypoint, is_sidechain=True
+    )
+    transcript = Transcript(path, enabled=up.recorder.transcript.enabled)
+    return ModelSetup(
+        provider=up.provider,
+        provider_name=parent.provider_name,
+        model=settings.model,
+        settings=settings,
+        ledger=up.ledger,  # one budget for the parent and its agents
+        loaded=Loaded(parent.id, transcript, chain, None),
+        messages=[],
+    )
+
+
+def _child_model(model: str | None, provider: str, env: Mapping[str, str]) -> str | None:
+    """A definition's `model: haiku` goes through the aliases the main model's `--model haiku` goes through."""
+    if not model:
+        return None
+    from yoke.providers.select import resolve_model_alias
+
+    try:
+        return resolve_model_alias(provider, model, dict(env))
+    except KeyError:  # a provider without an alias table (a test double): the name as written
+        return model
 
 
 def make_session_provider(
@@ -135,7 +205,7 @@ def loop_settings_for(
     from yoke.providers.effort import thinking_budget_for
 
     max_tokens = options.max_output_tokens or _max_output(env, model)
-    settings = LoopSettings(
+    return LoopSettings(
         model=model,
         max_turns=options.max_turns,
         max_budget_usd=options.max_budget_usd,
@@ -143,14 +213,13 @@ def loop_settings_for(
         thinking_budget=thinking_budget_for(model, options.max_thinking_tokens, max_tokens),
         effort=effort,
         include_partial=options.include_partial_messages,
+        asked={
+            "effort": effort_asked,
+            "thinking": options.max_thinking_tokens,
+            "max_tokens": bool(options.max_output_tokens or _output_env(env)),
+            "show_subagent_thinking": options.show_subagent_thinking,
+        },
     )
-    settings.asked = {
-        "effort": effort_asked,
-        "thinking": options.max_thinking_tokens,
-        "max_tokens": bool(options.max_output_tokens or _output_env(env)),
-        "show_subagent_thinking": options.show_subagent_thinking,
-    }
-    return settings
 
 
 def _output_env(env: Mapping[str, str]) -> str:

@@ -131,7 +131,7 @@ class SessionOptions:
     listeners: list[LifecycleListener] = field(default_factory=list)
     """Lifecycle listeners to plug in (hook runners, SDK callbacks)."""
     hook_report: Any = None
-    """Called with each hook run's report (`yoke.hooks.stream.stream_reporter`: stream-json's hook lines)."""
+    """Called with each hook run's report (`yoke.wire.hook_lines.stream_reporter`: stream-json's hook lines)."""
     restricted: bool = False
     """--restricted: the file tools read nothing outside the working directories."""
     workspace_files: Any = None

@@ -266,7 +266,7 @@ def js_flag(value: Any) -> bool | None:
 def tool_list(value: Any) -> list[str]:
     """`Read, Bash(git add *)` or a list of such: split at commas and spaces outside parentheses; items
     that are not text are left out."""
-    from yoke.tools.registry import split_tool_list
+    from yoke.config.settings import split_tool_list
 
     if isinstance(value, str):
         return split_tool_list([value])

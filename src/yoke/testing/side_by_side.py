@@ -3,7 +3,8 @@ skeleton that two CLIs can be compared on.
 
 A scenario is a dict: `argv` (after the executable), `turns` (the scripted model answers), optionally
 `files` (project files to create), `stdin` (text fed to the process), `settings` (a project
-`.claude/settings.json`), `untrusted` (the folder is not marked trusted), `request_fields` (request body fields
+`.claude/settings.json`), `untrusted` (the folder is not marked trusted), `control_answers` (the answers, in turn, to the session's
+`can_use_tool` requests, for `--permission-prompt-tool stdio`), `request_fields` (request body fields
 to compare request by request, e.g. `thinking`: `request_fields()`), `agent_turns` (a map from a sub-agent's
 prompt to its own answers: a request whose first user message contains that prompt takes the next of those,
 so a background agent and its parent, asking at the same time, each get their own script). Requests that carry no tools (titles, summaries, a permission classifier's
@@ -41,6 +42,7 @@ KEPT_FIELDS = {
     "system/task_notification": ("tool_use_id", "status"),
     "system/notification": ("key", "priority"),
 }
+REQUEST_FIELDS = ("tool_name", "tool_use_id", "requires_user_interaction")  # of a can_use_tool request
 
 
 BACKGROUND_KINDS = (
@@ -97,20 +99,25 @@ def run_scenario(
     with ScriptedServer(default_turn=answer, validate_requests=False) as srv:
         run_env = _scenario_env(env if env is not None else os.environ, home, srv.url)
         argv = [a.replace("PROJECT", str(project)) for a in scenario["argv"]]
-        proc = subprocess.run(
-            [*executable.split(), *argv],
-            cwd=project,
-            env=run_env,
-            input=scenario.get("stdin", ""),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
+        command = [*executable.split(), *argv]
+        if scenario.get("control_answers") is not None:
+            code, stdout, stderr = _run_answering(command, project, run_env, scenario, timeout)
+        else:
+            proc = subprocess.run(
+                command,
+                cwd=project,
+                env=run_env,
+                input=scenario.get("stdin", ""),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+            code, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
         bodies = [r.body for r in srv.requests if r.body and r.body.get("tools")]
     return {
-        "code": proc.returncode,
-        "stdout": proc.stdout,
-        "stderr": proc.stderr,
+        "code": code,
+        "stdout": stdout,
+        "stderr": stderr,
         "requests": bodies,
         "project": project,
     }
@@ -124,6 +131,65 @@ def _first_user_text(body: Mapping[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(b.get("text", "") for b in content if isinstance(b, dict))
+
+
+def _run_answering(
+    command: list[str], project: Path, env: dict[str, str], scenario: dict[str, Any], timeout: float
+) -> tuple[int, str, str]:
+    """A stream-json session whose `can_use_tool` requests are answered in turn with the scenario's
+    `control_answers` (the Agent SDK's answers: `{behavior, updatedInput, message, ...}`); stdin closes once
+    each user message of `stdin` has its result."""
+    import threading
+
+    answers = list(scenario["control_answers"])
+    stdin_text = scenario.get("stdin", "")
+    expected = sum(1 for raw in stdin_text.splitlines() if json.loads(raw).get("type") == "user")
+    proc = subprocess.Popen(
+        command, cwd=project, env=env, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    timer = threading.Timer(timeout, proc.kill)  # a bounded wait, whatever the process does
+    timer.start()
+    errors: list[str] = []
+    reader = threading.Thread(target=lambda: errors.append(proc.stderr.read() if proc.stderr else ""))
+    reader.start()
+    out: list[str] = []
+    try:
+        proc.stdin.write(stdin_text)
+        proc.stdin.flush()
+        results = 0
+        for raw in proc.stdout:
+            out.append(raw)
+            line = json.loads(raw) if raw.lstrip().startswith("{") else {}
+            request = line.get("request") or {}
+            if line.get("type") == "control_request" and request.get("subtype") == "can_use_tool":
+                response = (
+                    answers.pop(0) if answers else {"behavior": "deny", "message": "no answer scripted"}
+                )
+                frame = {"subtype": "success", "request_id": line["request_id"], "response": response}
+                proc.stdin.write(json.dumps({"type": "control_response", "response": frame}) + "\n")
+                proc.stdin.flush()
+            elif line.get("type") == "result":
+                results += 1
+                if results >= expected:
+                    proc.stdin.close()
+        code = proc.wait()
+    finally:
+        timer.cancel()
+        reader.join(timeout)
+    return code, "".join(out), "".join(errors)
+
+
+def denied_tools(stdout: str) -> list[list[str]]:
+    """Per `result` line, the tools its `permission_denials` name (compared where a scenario answers the
+    session's requests: what a client refused must be listed)."""
+    out = []
+    for raw in stdout.splitlines():
+        line = json.loads(raw) if raw.lstrip().startswith("{") else {}
+        if line.get("type") == "result":
+            out.append([d.get("tool_name") for d in line.get("permission_denials") or []])
+    return out
 
 
 def request_fields(bodies: list[dict[str, Any]], fields: list[str]) -> list[dict[str, Any]]:
@@ -186,6 +252,8 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
             content = line["message"]["content"]
             blocks = [b.get("type") for b in content] if isinstance(content, list) else ["string"]
             kind = f"{kind}/{','.join(blocks)}"
+        if kind == "control_request":  # what the session asks its client (a tool's permission, a question)
+            kind = f"control_request/{line['request'].get('subtype')}"
         entry: dict[str, Any] = {"line": kind}
         if line.get("type") == "user" and isinstance(line["message"]["content"], list):
             errors = [
@@ -193,6 +261,11 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
             ]
             if errors:
                 entry["is_error"] = any(errors)
+            data = line.get("tool_use_result")
+            if (
+                isinstance(data, dict) and "answers" in data
+            ):  # AskUserQuestion's answers, as the tool took them
+                entry["answers"] = data["answers"]
         if line.get("type") == "result":
             entry["line"] = f"result/{line.get('subtype')}"
         if kind == "system/init" and line.get("plugin_errors"):  # which plugins were refused, and how
@@ -201,6 +274,8 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
             ]
         if line.get("parent_tool_use_id") or line.get("agent_id"):  # a sub-agent's line (ids vary per run)
             entry["sub_agent"] = True
+        if kind == "control_request/can_use_tool":
+            entry.update({f: line["request"][f] for f in REQUEST_FIELDS if f in line["request"]})
         for field in KEPT_FIELDS.get(kind if line.get("type") != "result" else "result", ()):
             if field in line:
                 entry[field] = line[field]

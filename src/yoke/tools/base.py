@@ -99,6 +99,9 @@ class SessionState(Record):
         self.services = SessionServices() if services is None else services
 
 
+REFUSED_BY_USER = "user:refused"  # PermissionDecided's source when the user refused a question or a plan
+
+
 class ToolContext(Record):
     """Everything a running tool may use. The session holds one; every call gets its own copy (`for_call`)
     carrying its id and its own event channel, sharing the session's state and cancellation."""
@@ -160,6 +163,14 @@ class ToolContext(Record):
         self.terminal = terminal
         # sandbox.confine.Confinement: the property the gate allowed this call for, enforced while it runs
         self.confinement = confinement
+
+    def refused(self, tool_name: str, input: dict[str, Any], message: str) -> None:
+        """The user refused a tool that asks them itself (a question, a plan): a denial of this call, in the
+        result's `permission_denials` as 2.1.330 lists it, without a `permission_denied` line."""
+        if self.emit is not None:
+            from yoke.events import PermissionDecided
+
+            self.emit(PermissionDecided(self.tool_use_id, tool_name, input, "deny", REFUSED_BY_USER, message))
 
     def all_dirs(self) -> list[Path]:
         return [self.cwd, *[d for d in self.working_dirs if d != self.cwd]]

@@ -67,24 +67,3 @@ def is_deferred(tool: Tool) -> bool:
     """Set on a tool's instance (MCP tools, `tools/search.py`); read without `getattr`, which would make a
     lazy built-in load."""
     return bool(vars(tool).get("deferred", False)) if hasattr(tool, "__dict__") else False
-
-
-def split_tool_list(values: list[str]) -> list[str]:
-    """Split `--allowedTools "Bash(git log:*) Edit,Read"` into rules: on commas and spaces outside parentheses."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, list[str]()
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and ch in ", ":
-                if current:
-                    rules.append("".join(current))
-                current = []
-            else:
-                current.append(ch)
-        if current:
-            rules.append("".join(current))
-    return [r.strip() for r in rules if r.strip()]

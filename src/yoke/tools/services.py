@@ -56,29 +56,39 @@ class SessionServices(Record):
         read_withheld: PathCheck | None = None,
         read_denied: PathCheck | None = None,
         task_list: TaskList | None = None,
+        agents: AgentRunner | None = None,
+        todos: list[dict[str, Any]] | None = None,
+        inbox: list[str] | None = None,
     ) -> None:
         self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
         self.sandbox_excluded = sandbox_excluded  # whether a command line runs outside it (excludedCommands)
         self.read_withheld = read_withheld  # Grep leaves out what this says the model may not read
         self.read_denied = read_denied  # Glob leaves out what a deny rule covers
         self.shell: ShellState | None = None  # Bash's snapshot and background tasks, made on first use
-        self.todos: list[dict[str, Any]] = []  # TodoWrite's current list (kept across compaction)
+        self.todos: list[dict[str, Any]] = todos or []  # TodoWrite's current list (kept across compaction)
         self.plan: str | None = None  # the plan most recently presented (ExitPlanMode)
         self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
-        self.inbox: list[str] | None = None  # the loop's inbox: texts for the model's next request
+        self.inbox = inbox  # the loop's inbox (`Agent.inbox`): texts for the model's next request
         # where background work's events go once its call has returned (the session's `post_background`)
         self.post_background: Callable[[Any], None] | None = None
         self.web_fetch_cache: PageCache | None = None
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)
         self.confinement_note = ""  # said once with the next Bash result when it did not
-        self.agents: AgentRunner | None = None  # the Agent tool's runner (None: no sub-agents here)
+        self.agents = agents  # the Agent tool's runner (None: no sub-agents here)
         self.task_list = task_list  # TaskCreate and friends
         self.skills: SkillRuntime | None = None  # the Skill tool's runtime
         self.extensions: Extensions | None = None  # plugins, skills, commands and the output style
 
     @classmethod
-    def for_gate(cls, gate: PermissionGate, task_list: TaskList | None = None) -> SessionServices:
+    def for_gate(
+        cls,
+        gate: PermissionGate,
+        task_list: TaskList | None = None,
+        agents: AgentRunner | None = None,
+        todos: list[dict[str, Any]] | None = None,
+        inbox: list[str] | None = None,
+    ) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
         return cls(
@@ -87,10 +97,18 @@ class SessionServices(Record):
             read_withheld=gate.is_read_withheld,
             read_denied=gate.is_read_denied,
             task_list=task_list,
+            agents=agents,
+            todos=todos,
+            inbox=inbox,
         )
 
-    def for_child(self) -> SessionServices:
-        """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan and runner."""
+    def for_child(self, agents: AgentRunner | None = None) -> SessionServices:
+        """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan, inbox and
+        runner (`agents`: None when it may start no sub-agents of its own)."""
         return SessionServices(
-            sandbox=self.sandbox, sandbox_excluded=self.sandbox_excluded, task_list=self.task_list
+            sandbox=self.sandbox,
+            sandbox_excluded=self.sandbox_excluded,
+            task_list=self.task_list,
+            agents=agents,
+            inbox=[],
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import time
 from collections.abc import Callable
@@ -94,6 +95,7 @@ class TerminalUI(ScreenParts, SessionLink):
         self.auto_mode_enabled = False  # --enable-auto-mode
         self.settings_flag: str | None = None  # --settings: a file or JSON text
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
+        self.shell_context: list[str] = []  # `! cmd` runs since the last prompt, sent along with the next one
         self.interrupted = False
         self.input = Buffer(
             multiline=True,
@@ -185,7 +187,7 @@ class TerminalUI(ScreenParts, SessionLink):
             while self._out:
                 chunk = "".join(self._out)
                 self._out.clear()
-                await run_in_terminal(lambda chunk=chunk: _write(chunk))
+                await run_in_terminal(functools.partial(_write, chunk))
         finally:
             self._flushing = False
 
@@ -265,7 +267,8 @@ class TerminalUI(ScreenParts, SessionLink):
 
     def exit(self, code: int = 0) -> None:
         self.exit_code = code
-        if self.app.is_running and not self.app.future.done():
+        future = self.app.future
+        if self.app.is_running and future is not None and not future.done():
             self.app.exit()
 
     # ---- running ------------------------------------------------------------------------------------------

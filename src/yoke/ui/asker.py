@@ -12,7 +12,7 @@ from rich.console import Group
 from rich.text import Text
 
 from yoke.seams import Answer, PermissionQuestion
-from yoke.ui.tool_view import EDIT_TOOLS, brief, diff_body, preview_patch
+from yoke.ui.tool_view import EDIT_TOOLS, brief, diff_body
 
 DESTINATION_LABELS = {
     "localSettings": "this project (.claude/settings.local.json)",
@@ -82,7 +82,7 @@ class UIAsker:
                 break
         return answers
 
-    async def ask_user(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+    async def ask_user(self, questions: list[dict[str, Any]], tool_use_id: str = "") -> dict[str, str] | None:
         ui = self.ui
         answers: dict[str, str] = {}
         for question in questions:
@@ -114,7 +114,7 @@ class UIAsker:
                 answers[text] = typed
         return answers
 
-    async def approve_plan(self, plan: str) -> Answer | None:
+    async def approve_plan(self, plan: str, tool_use_id: str = "") -> Answer | None:
         from rich.markdown import Markdown
 
         ui = self.ui
@@ -166,7 +166,9 @@ def _describe(question: PermissionQuestion, cwd: str) -> list[Any]:
     parts: list[Any] = [title]
     if name in EDIT_TOOLS:
         parts.append(Text(f"  {brief(name, input, cwd)}"))
-        hunks = preview_patch(name, input, cwd)
+        from yoke.session.views import edit_preview
+
+        hunks = edit_preview(name, input, cwd)
         if hunks:
             parts.append(Group(*diff_body(hunks, limit=16)))
     elif name == "Bash":

@@ -165,11 +165,11 @@ async def _cost(ui: Any, args: str) -> None:
 
 @command("context", "What fills the context window")
 async def _context(ui: Any, args: str) -> None:
-    from yoke.context.inspect import usage_report
+    from yoke.session.views import context_view
     from yoke.ui.context_view import context_grid
 
-    usage = ui.session.context_measure()
-    ui.emit(ui.painter.ansi(*context_grid(usage, usage_report(usage, Path(ui.cwd)))))
+    usage, report = context_view(ui.session, Path(ui.cwd))
+    ui.emit(ui.painter.ansi(*context_grid(usage, report)))
 
 
 @command("model", "Show or change the model [name]")
@@ -256,7 +256,7 @@ async def _debug(ui: Any, args: str) -> None:
 
 @command("usage", "Cost, tokens, context and activity of this session")
 async def _usage(ui: Any, args: str) -> None:
-    from yoke.skills.daily_commands import usage_text
+    from yoke.session.views import usage_text
 
     ui.say("\n".join("  " + line for line in usage_text(ui.session).splitlines()))
 

@@ -36,7 +36,8 @@ def _block(block: dict[str, Any], from_user: bool, cwd: str) -> str:
         return f"● {text}" if text else ""
     if kind == "tool_use":
         name = str(block.get("name") or "tool")
-        arg = brief(name, block.get("input") if isinstance(block.get("input"), dict) else {}, cwd, limit=200)
+        tool_input = block.get("input")
+        arg = brief(name, tool_input if isinstance(tool_input, dict) else {}, cwd, limit=200)
         return f"● {name}({arg})" if arg else f"● {name}"
     if kind == "tool_result":
         from yoke.messages import result_text

@@ -8,9 +8,6 @@ from typing import Any
 
 from rich.text import Text
 
-SHELL_CONTEXT_KEY = "_shell_context"
-
-
 # ---- `!` shell commands --------------------------------------------------------------------------------
 
 
@@ -36,9 +33,9 @@ async def run_shell(ui: Any, command_line: str) -> None:
         return
     text = out.decode("utf-8", "replace").rstrip()
     ui.say(shell_lines(text), "" if proc.returncode == 0 else "red")
-    context = getattr(ui, SHELL_CONTEXT_KEY, [])
-    context.append(f"<bash-input>{command_line}</bash-input>\n<bash-stdout>{text[-8000:]}</bash-stdout>\n")
-    setattr(ui, SHELL_CONTEXT_KEY, context)
+    ui.shell_context.append(
+        f"<bash-input>{command_line}</bash-input>\n<bash-stdout>{text[-8000:]}</bash-stdout>\n"
+    )
 
 
 def shell_lines(output: str, limit: int = 20) -> str:
@@ -51,8 +48,7 @@ def shell_lines(output: str, limit: int = 20) -> str:
 
 
 def pending_shell_context(ui: Any) -> str:
-    context = getattr(ui, SHELL_CONTEXT_KEY, [])
-    setattr(ui, SHELL_CONTEXT_KEY, [])
+    context, ui.shell_context = ui.shell_context, []
     return "".join(context) + "\n" if context else ""
 
 
@@ -61,15 +57,15 @@ def pending_shell_context(ui: Any) -> str:
 
 async def save_memory_note(ui: Any, note: str) -> None:
     """`#note`: append a line to the memory file the user picks (project, local or user CLAUDE.md)."""
+    from yoke.config.settings import claude_config_dir
     from yoke.fsutil import replace_file
-    from yoke.memory.files import config_dir
 
     if not note:
         return
     targets = [
         ("Project memory (./CLAUDE.md, shared)", Path(ui.cwd) / "CLAUDE.md"),
         ("Project memory, just me (./CLAUDE.local.md)", Path(ui.cwd) / "CLAUDE.local.md"),
-        ("User memory (~/.claude/CLAUDE.md, all projects)", config_dir(ui.env) / "CLAUDE.md"),
+        ("User memory (~/.claude/CLAUDE.md, all projects)", claude_config_dir(None, ui.env) / "CLAUDE.md"),
     ]
     index = await ui.choose(
         ui.painter.line(f"Save to which memory? “{note}”", "bold"), [t for t, _ in targets]

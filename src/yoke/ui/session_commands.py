@@ -37,13 +37,13 @@ async def _resume(ui: Any, args: str) -> None:
 
 def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
     """This folder's sessions, newest first: Yoke's, then Claude Code's (from its own projects folder)."""
-    from yoke.memory.files import config_dir
+    from yoke.config.settings import claude_config_dir
     from yoke.session.store import list_sessions
     from yoke.session.transcript import yoke_home
 
     ours = [(s, False) for s in list_sessions(ui.cwd, yoke_home(ui.env), limit=30) if s.id != ui.session.id]
     try:
-        theirs = [(s, True) for s in list_sessions(ui.cwd, config_dir(ui.env), limit=30)]
+        theirs = [(s, True) for s in list_sessions(ui.cwd, claude_config_dir(None, ui.env), limit=30)]
     except OSError:
         theirs = []
     both = sorted(ours + theirs, key=lambda pair: pair[0].modified, reverse=True)
@@ -87,11 +87,11 @@ def _replay_tail(ui: Any, count: int = 6) -> None:
 
 @command("rewind", "Go back to an earlier message (code, conversation or both)")
 async def _rewind(ui: Any, args: str) -> None:
-    from yoke.session.commands import _prompts_of, rewind_command
+    from yoke.session.commands import prompts_of, rewind_command
 
     session = ui.session
     path = session.transcript_path
-    prompts = _prompts_of(path) if path.exists() else []
+    prompts = prompts_of(path) if path.exists() else []
     if not prompts:
         ui.say("  Nothing to rewind yet.", "dim")
         return

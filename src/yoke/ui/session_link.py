@@ -7,6 +7,8 @@ import asyncio
 import contextlib
 from typing import Any
 
+from yoke.jsonsafe import dict_at
+
 # Shift+Tab's order (Claude Code's): bypassPermissions only when the session may use it, auto only when
 # auto mode is enabled (--enable-auto-mode, or the session started in it) and settings do not disable it.
 MODE_CYCLE = ("default", "acceptEdits", "plan", "bypassPermissions", "auto")
@@ -81,7 +83,7 @@ class SessionLink:
     def mode_cycle(self) -> list[str]:
         """The modes Shift+Tab goes through, in order, for this session."""
         available = set(self.session.permission_modes())
-        perms = self.settings.get("permissions") if isinstance(self.settings.get("permissions"), dict) else {}
+        perms = dict_at(self.settings, "permissions")
         auto_on = (self.auto_mode_enabled or self.session.started.permission_mode == "auto") and perms.get(
             "disableAutoMode"
         ) != "disable"

@@ -15,6 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from yoke.config.settings_write import SETTABLE_MODES
+from yoke.jsonsafe import dict_at
 from yoke.ui.commands import command, emit_table
 from yoke.ui.settings_file import local_settings_file, merged_settings, user_settings_file, write_setting
 
@@ -83,7 +84,7 @@ async def _config(ui: Any, args: str) -> None:
 
 def config_rows(ui: Any, settings: dict[str, Any]) -> list[tuple[str, str]]:
     session = ui.session
-    perms = settings.get("permissions") if isinstance(settings.get("permissions"), dict) else {}
+    perms = dict_at(settings, "permissions")
     status = settings.get("statusLine")
     status_text = status.get("command", "") if isinstance(status, dict) else ""
     return [
@@ -142,9 +143,9 @@ def _save(ui: Any, path: Path, keys: tuple[str, ...], value: Any) -> Path:
 
 
 async def _set_default_mode(ui: Any, value: str) -> None:
-    from yoke.permissions.pipeline import MODE_ALIASES
+    from yoke.session.views import permission_mode_name
 
-    mode = MODE_ALIASES.get(value, value)
+    mode = permission_mode_name(value)
     if mode not in SETTABLE_MODES:
         raise ValueError(
             f"defaultMode must be one of {', '.join(SETTABLE_MODES)} "
@@ -160,13 +161,9 @@ async def _set_default_mode(ui: Any, value: str) -> None:
 
 
 def available_styles(ui: Any) -> dict[str, Any]:
-    from yoke.skills.output_styles import find_styles
-    from yoke.skills.session import session_plugins
+    from yoke.session.views import output_styles
 
-    plugins = session_plugins(ui.session) if ui.session is not None else []
-    return find_styles(
-        Path(ui.cwd), env=ui.env, plugin_dirs=[d for p in plugins for d in p.output_style_dirs()], warnings=[]
-    )
+    return output_styles(ui.session, Path(ui.cwd), ui.env)
 
 
 @command("output-style", "Show or choose the output style [name]")

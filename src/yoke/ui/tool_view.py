@@ -125,32 +125,6 @@ def diff_body(hunks: list[dict[str, Any]], limit: int = MAX_DIFF_LINES) -> list[
     return out
 
 
-def preview_patch(name: str, input: dict[str, Any], cwd: str) -> list[dict[str, Any]]:
-    """The diff an edit would make, for its permission prompt ([] when it cannot be worked out)."""
-    from yoke.tools.files import structured_patch
-
-    path = input.get("file_path")
-    if not isinstance(path, str):
-        return []
-    full = path if os.path.isabs(path) else os.path.join(cwd, path)
-    try:
-        with open(full, encoding="utf-8", errors="replace") as handle:
-            old = handle.read()
-    except OSError:
-        old = ""
-    if name == "Write" and isinstance(input.get("content"), str):
-        return structured_patch(old, input["content"])
-    edits = input.get("edits") if name == "MultiEdit" else [input]
-    new = old
-    for edit in edits or []:
-        if not isinstance(edit, dict):
-            return []
-        before, after = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
-        if before and before in new:
-            new = new.replace(before, after) if edit.get("replace_all") else new.replace(before, after, 1)
-    return structured_patch(old, new) if new != old else []
-
-
 def todo_lines(todos: list[dict[str, Any]]) -> list[Text]:
     out = [Text("● ", style="bold green") + Text("Update Todos", style="bold")]
     for i, todo in enumerate(todos):

@@ -39,7 +39,7 @@ def denial_kind(source: str, tool_name: str) -> str | None:
 
 def denial_written(source: str) -> bool:
     """Whether 2.1.330 writes a permission_denied line for a denial from `source`."""
-    if source == "hook":  # PreToolUse
+    if source in ("hook", "user:refused"):  # PreToolUse; a question or plan the user refused (tools/base.py)
         return False
     return not source.startswith(tuple(f"deny:{rule}" for rule in RULES_CHECKED_BY_TOOL))
 

@@ -41,25 +41,11 @@
     if (document.getElementById("ask-" + id)) return;
     const box = el("div", "ask");
     box.id = "ask-" + id;
-    box.appendChild(el("div", "ask-title", "Allow " + request.tool_name + "?"));
-    box.appendChild(el("pre", "ask-input", JSON.stringify(request.input || {}, null, 2)));
     stream.appendChild(box);
-    if (readOnly) return;
-    const allow = el("button", "allow", "Allow");
-    const deny = el("button", "deny", "Deny");
-    // Deny with feedback: the text goes to the model as the tool's result, so it can change course
-    const feedback = el("input", "feedback");
-    feedback.setAttribute("aria-label", "Feedback");
-    feedback.placeholder = "Feedback (optional)";
-    allow.type = deny.type = "button";
-    allow.onclick = function () { send("answer", {session: session, request_id: id, response: {behavior: "allow"}}); };
-    deny.onclick = function () {
-      const message = feedback.value.trim() || "Denied from the remote page.";
-      send("answer", {session: session, request_id: id, response: {behavior: "deny", message: message}});
-    };
-    box.appendChild(allow);
-    box.appendChild(feedback);
-    box.appendChild(deny);
+    // the tool's own form: a permission, AskUserQuestion's questions, ExitPlanMode's plan (prompts.js)
+    YokePrompts.fill(box, request, function (response) {
+      send("answer", {session: session, request_id: id, response: response});
+    }, readOnly);
   }
 
   // -- the session's state beside the stream: permission mode, queued prompts ----------------------------

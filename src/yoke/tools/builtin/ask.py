@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from yoke.seams import Answer
 from yoke.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from yoke.tools.schema import ToolInput
 
@@ -25,6 +26,8 @@ NOT_AVAILABLE = (
     "front-end). Do not wait for an answer: go on with the most reasonable choice, say which one you made "
     "and why, or stop and explain what you need decided."
 )
+
+REFUSED = "The user declined to answer the questions."
 
 
 class QuestionOption(ToolInput):
@@ -70,7 +73,11 @@ class AskUserQuestionTool(Tool):
         questions = [q.model_dump(exclude_none=True) for q in input.questions]
         answers = input.answers
         if answers is None and ctx.asker is not None:
-            answers = await ctx.asker.ask_user(questions)
+            reply = await ctx.asker.ask_user(questions, tool_use_id=ctx.tool_use_id)
+            if isinstance(reply, Answer):  # the user refused the questions: their words go to the model
+                ctx.refused(self.name, {"questions": questions}, reply.message or REFUSED)
+                return ToolResult(reply.message or REFUSED, is_error=True)
+            answers = reply
         if answers is None:
             return ToolResult(NOT_AVAILABLE, data={"questions": questions, "answers": {}})
         answered = ", ".join(f'"{q}"="{a}"' for q, a in answers.items())

@@ -47,10 +47,13 @@ class ExitPlanModeTool(Tool):
         data: dict[str, Any] = {"plan": plan, "isAgent": False}
         if ctx.session.services.plan_file:
             data["filePath"] = str(ctx.session.services.plan_file)
-        answer = await ctx.asker.approve_plan(plan) if ctx.asker is not None else None
+        answer = (
+            await ctx.asker.approve_plan(plan, tool_use_id=ctx.tool_use_id) if ctx.asker is not None else None
+        )
         if answer is None:
             return ToolResult(NOT_AVAILABLE, data={**data, "approved": False})
         if answer.behavior != "allow":
+            ctx.refused(self.name, {"plan": plan}, answer.message)
             feedback = f" Their feedback: {answer.message}" if answer.message else ""
             text = (
                 f"The user did not approve the plan.{feedback} Stay in plan mode: revise the plan "

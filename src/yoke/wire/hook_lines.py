@@ -9,12 +9,14 @@ Claude Code does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from yoke.hooks.runners import HookRun
 from yoke.ids import new_uuid
 
-ReportFn = Callable[[str, HookRun], None]
+if TYPE_CHECKING:
+    from yoke.hooks.runners import HookRun
+
+ReportFn = Callable[[str, "HookRun"], None]
 
 ALWAYS_EMITTED = frozenset({"SessionStart", "Setup"})
 
