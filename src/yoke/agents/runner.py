@@ -58,9 +58,15 @@ class AgentRunner:
     session's tools, before the session itself exists); `depth` is how deep in sub-agents it is."""
 
     def __init__(
-        self, catalog: AgentCatalog, owner: Callable[[], Any], depth: int = 0, max_depth: int = MAX_DEPTH
+        self,
+        catalog: AgentCatalog,
+        owner: Callable[[], Any],
+        depth: int = 0,
+        max_depth: int = MAX_DEPTH,
+        background_default: bool = False,
     ):
         self.owner = owner
+        self.background_default = background_default  # the front-end runs the follow-up query on the notice
         self.catalog = catalog
         self.depth = depth
         self.max_depth = max_depth
@@ -102,11 +108,12 @@ class AgentRunner:
         """Claude Code 2.1.330 runs a main session's sub-agent in the background unless the call says
         `run_in_background: false` (every model it was run with; tests/cli/cc_2_1_330/agent_background*).
         A sub-agent's own sub-agents run in the foreground unless asked: nothing would read the notice of one
-        that ended after its parent did."""
+        that ended after its parent did. So do a main session's where the front-end runs no follow-up query
+        on a notice (`SessionOptions.background_agents` off: the SDK in process, ACP, `yoke batch`)."""
         asked = input.get("run_in_background")
         if definition.background or asked is True:
             return True
-        return asked is None and self.depth == 0
+        return asked is None and self.depth == 0 and self.background_default
 
     def _task_fields(self, agent: RunningAgent, input: dict[str, Any]) -> dict[str, Any]:
         """What a program is told when a sub-agent starts (stream-json `task_started`)."""

@@ -253,7 +253,9 @@ def _runner(environment: Environment, owner: Owner, depth: int | None) -> Any:
         return None
     from yoke.agents.runner import AgentRunner
 
-    return AgentRunner(environment.catalog, owner, depth)
+    return AgentRunner(
+        environment.catalog, owner, depth, background_default=environment.options.background_agents
+    )
 
 
 def session_gate(
