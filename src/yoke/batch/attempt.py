@@ -129,7 +129,7 @@ async def _session(
     deadline: float,
 ) -> tuple[Any, bool]:
     from yoke.events import Result
-    from yoke.session.build import open_session
+    from yoke.session import open_session
     from yoke.session.options import SessionOptions
 
     replay = job.get("replay")
