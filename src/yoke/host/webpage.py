@@ -235,7 +235,7 @@ class RemoteControl:
         return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
-        from yoke.host.server import METHODS
+        from yoke.host.methods import METHODS
 
         rows = (await METHODS["list"](self.host, None, "l", {}))["sessions"]
         items = "".join(session_row(row) for row in rows)
