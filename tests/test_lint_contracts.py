@@ -72,7 +72,36 @@ def test_a_front_end_may_reach_the_core_through_the_session(package_copy):
     """The forbidden contract counts direct imports only: ui -> session -> loop is what the session is for."""
     view = package_copy / "src" / "yoke" / "ui" / "view.py"
     view.write_text(
-        view.read_text() + "\n\ndef _through():\n    from yoke.session import engine\n\n    return engine\n"
+        view.read_text() + "\n\ndef _through():\n    from yoke.session import wiring\n\n    return wiring\n"
+    )
+    run = lint_imports(package_copy)
+    assert run.returncode == 0, run.stdout[-2000:]
+
+
+@needs_import_linter
+@pytest.mark.parametrize("internal", ["build", "engine", "capabilities", "stages"])
+def test_a_front_end_reaching_into_the_sessions_internals_fails(package_copy, internal):
+    """The session's public surface is the `yoke.session` package and its public modules; how it is
+    assembled and run is not a front-end's to import, not even inside a function."""
+    view = package_copy / "src" / "yoke" / "ui" / "view.py"
+    view.write_text(
+        view.read_text()
+        + f"\n\ndef _inside():\n    from yoke.session import {internal}\n\n    return {internal}\n"
+    )
+    run = lint_imports(package_copy)
+    assert run.returncode != 0
+    assert "Front-ends reach the core through the session BROKEN" in run.stdout
+    assert f"yoke.ui.view -> yoke.session.{internal}" in run.stdout
+
+
+@needs_import_linter
+def test_a_front_end_takes_open_session_from_the_session_package(package_copy):
+    """The package facade is the way in: `from yoke.session import open_session, SessionError` passes."""
+    view = package_copy / "src" / "yoke" / "ui" / "view.py"
+    view.write_text(
+        view.read_text()
+        + "\n\ndef _open():\n    from yoke.session import SessionError, open_session\n\n"
+        + "    return open_session, SessionError\n"
     )
     run = lint_imports(package_copy)
     assert run.returncode == 0, run.stdout[-2000:]

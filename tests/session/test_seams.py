@@ -121,3 +121,47 @@ async def test_session_properties_and_an_injected_route(project, home):
     assert routed[-1].text == "pong" and len(srv.requests) == 1  # the route answered without the model
     assert asked[-1].text == "hello"
     assert list(usage) == [session.model] and usage[session.model].output_tokens == 1
+
+
+async def test_extensions_are_built_into_the_services_and_the_executor(project, home):
+    """The skills runtime, the extensions record and the skills' tool observer are handed to the services and
+    the executor when they are made; the runtime reaches the tool context it is part of."""
+    skill = project / ".claude" / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello.\n---\nSay hello.\n")
+    with ScriptedServer([]) as srv:
+        session = await open_session(SessionOptions(cwd=project, env=_env(srv, home), persist=False))
+        try:
+            services, executor = session.services, session.agent.executor
+            extensions = services.extensions
+            assert extensions is not None and services.skills is extensions.runtime
+            assert services.skills.ctx is executor.ctx
+            assert extensions.observer in executor.observers
+            assert "Skill" in session.tool_names and "greet" in session.init_fields()["skills"]
+        finally:
+            await session.close()
+
+
+async def test_telemetry_is_built_in_by_the_stages(project, home):
+    """With traces on, the provider sends through telemetry's transport, and its observer is the agent's and
+    the lifecycle's from the start (nothing is attached to the built session)."""
+    from yoke.telemetry.attach import TracingTransport
+
+    env_extra = {
+        "CLAUDE_CODE_ENABLE_TELEMETRY": "1",
+        "OTEL_TRACES_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9",  # nothing listens: the export fails quietly
+        "CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS": "200",
+    }
+    with ScriptedServer([]) as srv:
+        env = {**_env(srv, home), **env_extra}
+        session = await open_session(SessionOptions(cwd=project, env=env, persist=False))
+        try:
+            telemetry = session.stages.model.telemetry
+            assert telemetry is not None and telemetry.traces
+            assert isinstance(session.agent.provider.transport, TracingTransport)
+            assert telemetry.observer in session.agent.observers
+            assert telemetry.observer in session.agent.lifecycle.listeners()
+        finally:
+            await session.close()

@@ -14,6 +14,7 @@ from yoke.context.history import INTERRUPTED_RESULT, history_problems
 from yoke.messages import text_of
 from yoke.providers.base import Usage
 from yoke.session import store
+from yoke.session.fork import fork_session
 from yoke.session.records import RecordChain, permission_decision_fields, turn_result_fields
 from yoke.session.transcript import Transcript, load_records, transcript_path
 
@@ -204,7 +205,7 @@ def test_fork_copies_history_under_a_new_id(cwd, home):
     s.user("hello")
     s.tool_turn("t1", "r")
     s.close()
-    new_id, path = store.fork_session(s.path, cwd, home)
+    new_id, path = fork_session(s.path, cwd, home)
     assert path.parent == s.path.parent and new_id != s.chain.session_id
     original = list(load_records(s.path))
     forked = list(load_records(path))
@@ -215,4 +216,4 @@ def test_fork_copies_history_under_a_new_id(cwd, home):
     assert store.load_conversation(path).messages == store.load_conversation(s.path).messages
     assert json.loads(s.path.read_text().splitlines()[0])["sessionId"] == s.chain.session_id
     with pytest.raises(store.SessionError):
-        store.fork_session(s.path, cwd, home, new_session_id=new_id)
+        fork_session(s.path, cwd, home, new_session_id=new_id)

@@ -129,24 +129,10 @@ async def _session(
     deadline: float,
 ) -> tuple[Any, bool]:
     from yoke.events import Result
-    from yoke.session.build import open_session
-    from yoke.session.options import SessionOptions
+    from yoke.session import open_session
 
     replay = job.get("replay")
-    options = SessionOptions(
-        cwd=cwd,
-        model=job.get("model") if not replay else None,
-        permission_mode=job.get("permission_mode") or "acceptEdits",
-        max_turns=job.get("max_turns"),
-        max_budget_usd=job.get("budget_usd"),
-        settings=json.dumps(SANDBOX) if job.get("sandbox", True) else None,
-        entrypoint="batch",
-    )
-    if replay:
-        options.replay = Path(replay)
-    else:
-        options.record = folder / "cassette.jsonl"
-        options.request_gate = gate
+    options = _options(job, cwd, folder, gate)
     if control.cancelled:
         return None, False
     session = await open_session(options)
@@ -185,6 +171,29 @@ async def _session(
             reason=result.reason,
         )
     return result, timed_out
+
+
+def _options(job: dict[str, Any], cwd: Path, folder: Path, gate: Any) -> Any:
+    """The attempt's session: the job's model, mode and limits, sandboxed unless the job says not; it
+    replays the job's cassette, or records one with the shared rate limiter before each request."""
+    from yoke.session.options import SessionOptions
+
+    replay = job.get("replay")
+    options = SessionOptions(
+        cwd=cwd,
+        model=job.get("model") if not replay else None,
+        permission_mode=job.get("permission_mode") or "acceptEdits",
+        max_turns=job.get("max_turns"),
+        max_budget_usd=job.get("budget_usd"),
+        settings=json.dumps(SANDBOX) if job.get("sandbox", True) else None,
+        entrypoint="batch",
+    )
+    if replay:
+        options.replay = Path(replay)
+    else:
+        options.record = folder / "cassette.jsonl"
+        options.request_gate = gate
+    return options
 
 
 async def _grade(

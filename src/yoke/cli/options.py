@@ -9,7 +9,7 @@ from pathlib import Path
 
 from yoke.config.settings import split_tool_list
 from yoke.jsonsafe import loads as safe_json
-from yoke.session.engine import SessionError
+from yoke.session import SessionError
 from yoke.session.options import SessionOptions
 
 # --restricted removes these unless --tools names them (the built-ins that run commands or code, and WebFetch)

@@ -102,30 +102,47 @@ def show(data: dict[str, Any]) -> None:
                 f"{_tokens(row):,}",
             )
         console.print(table)
-    if data["tools"]:
-        table = Table(title="Most-used tools", title_justify="left", box=None, pad_edge=False)
-        for column, justify in (("tool", "left"), ("calls", "right"), ("", "left"), ("errors", "right")):
-            table.add_column(column, justify=justify)  # type: ignore[arg-type]
-        largest = max(row["calls"] for row in data["tools"].values())
-        for name, row in list(data["tools"].items())[:12]:
-            rate = row["errors"] / row["calls"] if row["calls"] else 0.0
-            table.add_row(
-                name,
-                str(row["calls"]),
-                f"[green]{_bar(row['calls'], largest)}[/]",
-                f"{row['errors']} ({rate:.0%})",
-            )
-        console.print(table)
-    if data["slowest_sessions"]:
-        table = Table(title="Slowest sessions", title_justify="left", box=None, pad_edge=False)
-        for column in ("session", "project", "started", "duration", "cost"):
-            table.add_column(column, justify="right" if column in ("duration", "cost") else "left")
-        for row in data["slowest_sessions"][:5]:
-            table.add_row(
-                row["id"][:8],
-                row["project"],
-                (row["started"] or "")[:16],
-                f"{row['duration_s']:.1f} s",
-                _money(row["cost_usd"]),
-            )
-        console.print(table)
+    for table in (_tools_table(data), _slowest_table(data)):
+        if table is not None:
+            console.print(table)
+
+
+def _tools_table(data: dict[str, Any]) -> Any:
+    """The most-used tools, with their error rates (None: no tool was called)."""
+    from rich.table import Table
+
+    if not data["tools"]:
+        return None
+    table = Table(title="Most-used tools", title_justify="left", box=None, pad_edge=False)
+    for column, justify in (("tool", "left"), ("calls", "right"), ("", "left"), ("errors", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    largest = max(row["calls"] for row in data["tools"].values())
+    for name, row in list(data["tools"].items())[:12]:
+        rate = row["errors"] / row["calls"] if row["calls"] else 0.0
+        table.add_row(
+            name,
+            str(row["calls"]),
+            f"[green]{_bar(row['calls'], largest)}[/]",
+            f"{row['errors']} ({rate:.0%})",
+        )
+    return table
+
+
+def _slowest_table(data: dict[str, Any]) -> Any:
+    """The five slowest sessions (None: no session)."""
+    from rich.table import Table
+
+    if not data["slowest_sessions"]:
+        return None
+    table = Table(title="Slowest sessions", title_justify="left", box=None, pad_edge=False)
+    for column in ("session", "project", "started", "duration", "cost"):
+        table.add_column(column, justify="right" if column in ("duration", "cost") else "left")
+    for row in data["slowest_sessions"][:5]:
+        table.add_row(
+            row["id"][:8],
+            row["project"],
+            (row["started"] or "")[:16],
+            f"{row['duration_s']:.1f} s",
+            _money(row["cost_usd"]),
+        )
+    return table

@@ -71,6 +71,7 @@ def attach_hooks(
     prompt_model: PromptModel | tuple[Any, str, str] | None = None,
     agent_model: PromptModel | None = None,
     extensions: Any = None,
+    wrap: Callable[[Any], Any] | None = None,
 ) -> HookListener | None:
     """Put the settings' and plugins' hooks on a session's lifecycle, and skills' frontmatter hooks as each
     skill is invoked. The listener sees the session's environment (and writes CLAUDE_ENV_FILE exports back
@@ -78,7 +79,8 @@ def attach_hooks(
     `on_report` lets a front-end show runs. `prompt_model` is a PromptModel or
     the session's (provider, provider name, model) to build one from; `agent_model` runs agent hooks'
     checks (`yoke.session.hook_agent`). `extensions` is what
-    `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime)."""
+    `yoke.skills.session.prepare_extensions` returned (its plugins and skill runtime). `wrap` gives the
+    listener as the lifecycle holds it (telemetry times hooks)."""
     hooks = settings_hooks(settings)
     _judge_untrusted(lifecycle, hooks, settings)
     plugins = list(getattr(extensions, "plugins", None) or [])
@@ -105,7 +107,7 @@ def attach_hooks(
                     export_to=env,
                 )
             )
-            lifecycle.add(made[0])
+            lifecycle.add(wrap(made[0]) if wrap is not None else made[0])
             resources.add(made[0], "hooks")
         return made[0]
 

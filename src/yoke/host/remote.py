@@ -202,30 +202,7 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
             return [ev.ThinkingDelta(str(delta.get("thinking") or ""), **where)]
         return []
     if kind == "assistant":
-        body: dict[str, Any] = message.get("message") or {}
-        out: list[Any] = []
-        for block in body.get("content") or []:
-            if block.get("type") == "text" and not streamed:
-                out.append(ev.TextDelta(str(block.get("text") or ""), **where))
-            elif block.get("type") == "tool_use":
-                out.append(ev.ToolCallStarted(str(block.get("id")), str(block.get("name")), **where))
-                out.append(
-                    ev.ToolCallCompleted(
-                        str(block.get("id")), str(block.get("name")), block.get("input") or {}, **where
-                    )
-                )
-        out.append(
-            ev.AssistantMessage(
-                cast(Message, body),  # an API message: a Message with its id, model and usage beside
-                str(body.get("id") or ""),
-                str(body.get("model") or ""),
-                body.get("stop_reason"),
-                Usage.from_dict(body.get("usage")),
-                str(message.get("uuid") or ""),
-                **where,
-            )
-        )
-        return out
+        return _assistant_events(message, streamed, where)
     if kind == "user":
         content = (message.get("message") or {}).get("content")
         return (
@@ -245,16 +222,49 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
             else []
         )
     if kind == "result":
-        session.total_cost_usd = float(message.get("total_cost_usd") or 0)
-        text = str(message.get("result") or "; ".join(message.get("errors") or []))
-        # absent, or a reason this version does not know: what is_error tells
-        reason: ev.TerminationReason = TERMINATION_REASONS.get(str(message.get("terminal_reason"))) or (
-            "completed" if not message.get("is_error") else "model_error"
-        )
-        usage = Usage.from_dict(message.get("usage"))
-        return [
-            ev.Result(reason, bool(message.get("is_error")), text, int(message.get("num_turns") or 0),
-                      int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
-                      session.total_cost_usd, usage, {}, list(message.get("permission_denials") or []), **where)
-        ]  # fmt: skip
+        return _result_events(session, message, where)
     return []
+
+
+def _assistant_events(message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    """An assistant message: its text (unless it was streamed), its tool calls, then the message itself."""
+    body: dict[str, Any] = message.get("message") or {}
+    out: list[Any] = []
+    for block in body.get("content") or []:
+        if block.get("type") == "text" and not streamed:
+            out.append(ev.TextDelta(str(block.get("text") or ""), **where))
+        elif block.get("type") == "tool_use":
+            out.append(ev.ToolCallStarted(str(block.get("id")), str(block.get("name")), **where))
+            out.append(
+                ev.ToolCallCompleted(
+                    str(block.get("id")), str(block.get("name")), block.get("input") or {}, **where
+                )
+            )
+    out.append(
+        ev.AssistantMessage(
+            cast(Message, body),  # an API message: a Message with its id, model and usage beside
+            str(body.get("id") or ""),
+            str(body.get("model") or ""),
+            body.get("stop_reason"),
+            Usage.from_dict(body.get("usage")),
+            str(message.get("uuid") or ""),
+            **where,
+        )
+    )
+    return out
+
+
+def _result_events(session: RemoteSession, message: dict[str, Any], where: _Where) -> list[Any]:
+    """The hosted session's result line, as the `Result` event (its cost kept on the session)."""
+    session.total_cost_usd = float(message.get("total_cost_usd") or 0)
+    text = str(message.get("result") or "; ".join(message.get("errors") or []))
+    # absent, or a reason this version does not know: what is_error tells
+    reason: ev.TerminationReason = TERMINATION_REASONS.get(str(message.get("terminal_reason"))) or (
+        "completed" if not message.get("is_error") else "model_error"
+    )
+    usage = Usage.from_dict(message.get("usage"))
+    return [
+        ev.Result(reason, bool(message.get("is_error")), text, int(message.get("num_turns") or 0),
+                  int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
+                  session.total_cost_usd, usage, {}, list(message.get("permission_denials") or []), **where)
+    ]  # fmt: skip

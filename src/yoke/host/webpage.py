@@ -13,14 +13,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-import json
 import ssl
-import time
 import urllib.parse
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
+from yoke.host.pages import HTML, REASONS, page_html, pairing_page, screen, session_page, session_row, static
 from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, encode
 
@@ -134,7 +132,7 @@ class RemoteControl:
             try:
                 async for message in ws:
                     text = message if isinstance(message, str) else message.decode()
-                    text, refusal = _screen(text, watching)
+                    text, refusal = screen(text, watching)
                     if refusal:
                         client.send(refusal.encode() + b"\n")
                         continue
@@ -156,7 +154,7 @@ class RemoteControl:
                 status, headers, body = await self._answer(reader)
         except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             status, headers, body = 400, {}, b"Bad request\n"
-        head = f"HTTP/1.1 {status} {_REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
+        head = f"HTTP/1.1 {status} {REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
         head += "Connection: close\r\nCache-Control: no-store\r\nX-Frame-Options: DENY\r\n"
         head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
         with contextlib.suppress(ConnectionError):
@@ -187,14 +185,14 @@ class RemoteControl:
         if watching is not None:
             return self._view_only_page(method, path, watching)
         if not self.pairing.authorized(headers.get("cookie")):
-            return 401, _HTML, _pairing_page().encode()
+            return 401, HTML, pairing_page().encode()
         if method != "GET":
             return 405, {}, b"Method not allowed\n"
         if path == "/":
-            return 200, _HTML, (await self._list_page()).encode()
+            return 200, HTML, (await self._list_page()).encode()
         if path.startswith("/s/"):
-            return 200, _HTML, _session_page(urllib.parse.unquote(path[3:]), self.ws_port).encode()
-        return _static(path)
+            return 200, HTML, session_page(urllib.parse.unquote(path[3:]), self.ws_port).encode()
+        return static(path)
 
     def _view_only_page(self, method: str, path: str, session: str) -> tuple[int, dict[str, str], bytes]:
         if method != "GET":
@@ -202,9 +200,9 @@ class RemoteControl:
         if path.startswith("/s/"):
             if urllib.parse.unquote(path[3:]) != session:
                 return 403, {}, b"A share link shows one session\n"
-            return 200, _HTML, _session_page(session, self.ws_port, read_only=True).encode()
+            return 200, HTML, session_page(session, self.ws_port, read_only=True).encode()
         if path.startswith("/static/"):
-            return _static(path)
+            return static(path)
         return 403, {}, b"A share link shows one session\n"
 
     def _share(self, token: str, agent: str) -> tuple[int, dict[str, str], bytes]:
@@ -212,13 +210,13 @@ class RemoteControl:
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
         exchanged = self.pairing.exchange_share(token, agent)
         if exchanged is None:
-            return 401, _HTML, _pairing_page("This share link was used already, or is wrong.").encode()
+            return 401, HTML, pairing_page("This share link was used already, or is wrong.").encode()
         cookie, session = exchanged
         target = "/s/" + urllib.parse.quote(session)
         # a page, not a redirect: a SameSite=Strict cookie is not sent on a redirect a link elsewhere started
-        body = _page("Shared session", f'<p><a id="open" href="{html.escape(target)}">Open the shared session</a></p>'
+        body = page_html("Shared session", f'<p><a id="open" href="{html.escape(target)}">Open the shared session</a></p>'
                      '<script src="/static/share.js"></script>')  # fmt: skip
-        return 200, {**_HTML, "Set-Cookie": self._cookie_header(cookie)}, body.encode()
+        return 200, {**HTML, "Set-Cookie": self._cookie_header(cookie)}, body.encode()
 
     def _cookie_header(self, cookie: str) -> str:
         return f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/" + ("; Secure" if self.secure else "")
@@ -229,7 +227,7 @@ class RemoteControl:
         form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
         cookie = self.pairing.exchange((form.get("code") or [""])[0], agent)
         if cookie is None:
-            return 401, _HTML, _pairing_page("Wrong code.").encode()
+            return 401, HTML, pairing_page("Wrong code.").encode()
         target = (form.get("next") or ["/"])[0]
         if not (target.startswith("/s/") or target == "/"):  # only a page of this server
             target = "/"
@@ -237,27 +235,13 @@ class RemoteControl:
         return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
-        from yoke.host.server import METHODS
+        from yoke.host.methods import METHODS
 
         rows = (await METHODS["list"](self.host, None, "l", {}))["sessions"]
-        items = "".join(_session_row(row) for row in rows)
+        items = "".join(session_row(row) for row in rows)
         body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}">'
         body += (items or "<li>No sessions.</li>") + '</ul><script src="/static/list.js"></script>'
-        return _page("Sessions", body)
-
-
-def _session_row(row: dict[str, Any]) -> str:
-    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
-    ident = html.escape(str(row.get("id")))
-    state = str(row.get("state") or "")
-    when = row.get("lastActivityAt")
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
-    return (
-        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
-        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
-        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
-        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
-    )
+        return page_html("Sessions", body)
 
 
 async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict[str, Any]:
@@ -289,119 +273,3 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
     token = page.pairing.share(str(share)) if share else ""
     return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
             "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip
-
-
-_HTML = {"Content-Type": "text/html; charset=utf-8"}
-_REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 429: "Too Many Requests"}  # fmt: skip
-
-
-def _page(title: str, body: str, script: bool = False) -> str:
-    js = (
-        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app"))
-        if script
-        else ""
-    )
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{html.escape(title)} · Yoke</title><link rel="stylesheet" href="/static/style.css"></head>'
-        f"<body>{body}{js}</body></html>"
-    )
-
-
-# A scanned QR code opens `URL#pair=CODE`: the fragment never reaches a server. The page takes the code out
-# of the address bar and history first, then pairs with it as if typed (a POST; the cookie comes back).
-# Inline, because without the cookie every other route, /static/ too, answers 401.
-_PAIR_FROM_FRAGMENT = """<script>(function () {
-  var form = document.getElementById("pair-form");
-  form.elements.next.value = location.pathname;
-  var found = /^#pair=([A-Za-z0-9]+)$/.exec(location.hash);
-  if (!found) return;
-  history.replaceState(null, "", location.pathname + location.search);
-  if (document.querySelector("[role=alert]")) return;
-  form.elements.code.value = found[1];
-  form.submit();
-})();</script>"""
-
-
-def _pairing_page(error: str = "") -> str:
-    note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
-    return _page(
-        "Pair",
-        "<h1>Pair this browser</h1>" + note + '<form id="pair-form" method="post" action="/pair">'
-        '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
-        '<input type="hidden" name="next" value="/"> <button type="submit">Pair</button></form>'
-        + _PAIR_FROM_FRAGMENT,
-    )
-
-
-def _session_page(session: str, ws_port: int, read_only: bool = False) -> str:
-    from yoke.seams import MODES
-
-    name = html.escape(session)
-    controls = (
-        ""
-        if read_only
-        else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
-        '<label for="prompt">Prompt</label><textarea id="prompt" name="prompt" rows="2"></textarea>'
-        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
-    )
-    options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
-    mode = (
-        ""
-        if read_only  # the permission mode: sent as the Agent SDK's set_permission_mode control request
-        else f'<label class="mode">Permission mode <select id="mode">{options}</select></label>'
-    )
-    back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
-    return _page(
-        session,
-        f'<header>{back}<strong>{name}</strong><span id="status"></span>{mode}</header>'
-        f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
-        f'<div id="stream"></div></main>{controls}',
-        script=True,
-    )
-
-
-STATIC = {
-    "/static/app.js": "text/javascript",
-    "/static/render.js": "text/javascript",
-    "/static/prompts.js": "text/javascript",
-    "/static/share.js": "text/javascript",
-    "/static/list.js": "text/javascript",
-    "/static/style.css": "text/css",
-}
-
-
-def _static(path: str) -> tuple[int, dict[str, str], bytes]:
-    if path not in STATIC:
-        return 404, {}, b"Not found\n"
-    data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
-    return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
-
-
-def _screen(text: str, watching: str | None) -> tuple[str, str]:
-    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
-    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
-    try:
-        message = json.loads(text)
-        payload = message["payload"]
-        method, params = payload["method"], dict(payload.get("params") or {})
-    except (ValueError, KeyError, TypeError):
-        if watching is None:
-            return text, ""  # the host says what is wrong with it
-        bad = {"code": "invalid_request", "message": "not a request"}
-        return "", json.dumps({"id": None, "type": "error", "payload": bad})
-    if watching is None:
-        if method != "remote_control":
-            return text, ""
-        why = "a page cannot serve more pages"
-    elif method in ("attach", "detach") and params.get("session") == watching:
-        if method == "attach":
-            params["role"] = "watcher"
-        message["payload"] = {"method": method, "params": params}
-        return json.dumps(message), ""
-    else:
-        why = "a share link only watches its session"
-    refusal = {"code": "forbidden", "message": why}
-    return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})

@@ -194,10 +194,6 @@ class Lifecycle:
     def listeners(self) -> list[LifecycleListener]:
         return list(self._listeners)
 
-    def replace(self, old: LifecycleListener, new: LifecycleListener) -> None:
-        """Put `new` where `old` is (order matters when answers merge): e.g. a wrapper that times it."""
-        self._listeners[self._listeners.index(old)] = new
-
     def wants(self, event: str) -> bool:
         return any(listener.wants(event) for listener in self._listeners)
 

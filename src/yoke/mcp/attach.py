@@ -19,6 +19,25 @@ def approval_hint(name: str) -> str:
     )
 
 
+async def _settle(
+    config: Any,
+    cwd: Path,
+    warnings: list[str],
+    approve: Callable[[list[dict[str, str]]], Awaitable[dict[str, str]]] | None,
+    sdk_bridge: Callable[[str, dict[str, Any]], Any] | None,
+) -> None:
+    """The configuration's problems said, the project's unapproved servers asked about (when someone can
+    answer) or named, and the SDK's in-process servers bridged."""
+    warnings.extend(e.message for e in config.errors)
+    warnings.extend(config.warnings)
+    if config.unapproved and approve is not None:
+        await _ask_approval(config, cwd, approve, warnings)
+    warnings.extend(approval_hint(name) for name in config.unapproved)
+    for cfg in config.servers.values():
+        if cfg.type == "sdk":
+            cfg.bridge = sdk_bridge
+
+
 async def attach_mcp(
     cwd: Path,
     settings: Mapping[str, Any],
@@ -50,14 +69,7 @@ async def attach_mcp(
     config = load_config(
         cwd, settings, flag_configs, strict, env, plugins=_plugins(settings, cwd, plugin_dirs, env)
     )
-    warnings.extend(e.message for e in config.errors)
-    warnings.extend(config.warnings)
-    if config.unapproved and approve is not None:
-        await _ask_approval(config, cwd, approve, warnings)
-    warnings.extend(approval_hint(name) for name in config.unapproved)
-    for cfg in config.servers.values():
-        if cfg.type == "sdk":
-            cfg.bridge = sdk_bridge
+    await _settle(config, cwd, warnings, approve, sdk_bridge)
     if not config.servers:
         return _Idle(config) if (config.unapproved or config.rejected) else None
     from yoke.mcp.spawn import prespawn

@@ -23,6 +23,24 @@ from yoke.seams import MODES
 PROJECT_SCOPES = ("project", "local")
 
 
+def _all_rules(
+    settings: LoadedSettings,
+    trusted: bool,
+    allowed_tools: list[str],
+    disallowed_tools: list[str],
+    cwd: Path,
+    warnings: list[str],
+) -> tuple[list[PermissionRule], list[PermissionRule], list[PermissionRule]]:
+    """The deny, ask and allow rules: the settings' (only managed ones when managed settings say so), then
+    --allowedTools and --disallowedTools."""
+    managed_only = _managed_rules_only(settings.sources)
+    deny, ask, allow = _rules(settings.sources, trusted, managed_only, warnings)
+    if not managed_only:
+        allow += parse_rules(allowed_tools, "allow", "cli", cwd, "--allowedTools", warnings)
+        deny += parse_rules(disallowed_tools, "deny", "cli", cwd, "--disallowedTools", warnings)
+    return deny, ask, allow
+
+
 def build_gate(
     settings: LoadedSettings | None,
     *,
@@ -52,11 +70,7 @@ def build_gate(
     if trusted is None:
         trusted = is_trusted(cwd, settings.yoke_home, home=home, claude_dir=settings.claude_dir)
     counted = [s for s in settings.sources if trusted or s.scope not in PROJECT_SCOPES]
-    managed_only = _managed_rules_only(settings.sources)
-    deny, ask, allow = _rules(settings.sources, trusted, managed_only, warnings)
-    if not managed_only:
-        allow += parse_rules(allowed_tools, "allow", "cli", cwd, "--allowedTools", warnings)
-        deny += parse_rules(disallowed_tools, "deny", "cli", cwd, "--disallowedTools", warnings)
+    deny, ask, allow = _all_rules(settings, trusted, allowed_tools, disallowed_tools, cwd, warnings)
     if not trusted and not interactive:
         _warn_untrusted(settings.sources, cwd, warnings)
     dirs = _working_dirs(cwd, add_dirs, counted, warnings)

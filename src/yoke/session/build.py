@@ -25,7 +25,6 @@ from yoke.session.model_setup import model_stage, switch_model_in_place
 from yoke.session.options import SessionOptions
 from yoke.session.stages import Capabilities, Environment, Inherited, ModelSetup, Stages
 from yoke.startup import resume_collection
-from yoke.telemetry import enabled as telemetry_enabled
 
 
 async def open_session(options: SessionOptions) -> Session:
@@ -128,7 +127,7 @@ async def agent_stage(
         agent_id=inherited.agent_id if inherited is not None else "main",
         parent_tool_use_id=inherited.parent_tool_use_id if inherited is not None else None,
         # a sub-agent shares its parent's observers: telemetry sees its own events too
-        observers=inherited.parent.agent.observers if inherited is not None else None,
+        observers=inherited.parent.agent.observers if inherited is not None else _observers(model),
         make_keeper=partial(keeper, env=environment.env) if inherited is None else None,
     )
     auto_memory = capabilities.auto_memory
@@ -177,19 +176,21 @@ def session_stage(stages: Stages, agent: Agent, inherited: Inherited | None = No
     runner = capabilities.executor.ctx.session.services.agents
     if runner is not None:
         resources.add(runner, "sub-agents")
+    if model.telemetry is not None:
+        resources.callback(model.telemetry.close, "telemetry")  # the first to close: it flushes the rest
     return session
 
 
+def _observers(model: ModelSetup) -> list[Any]:
+    """The main agent's event observers: telemetry's, when on."""
+    return [model.telemetry.observer] if model.telemetry is not None else []
+
+
 async def _started(session: Session) -> None:
-    """The main session is built: telemetry starts exporting (when on), then SessionStart is announced."""
+    """The main session is built: SessionStart is announced."""
     stages = session.stages
     assert stages is not None  # built by _assemble
-    environment = stages.environment
     resumed = stages.model.loaded.conversation is not None
-    if telemetry_enabled(environment.env):  # OpenTelemetry export: docs/observability.md; off: this check
-        from yoke.telemetry.attach import attach_telemetry
-
-        attach_telemetry(session, environment.env, environment.merged, resumed=resumed)
     await _announce_start(session, "resume" if resumed else "startup")
 
 

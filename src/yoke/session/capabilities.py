@@ -158,29 +158,15 @@ def _extensions(
     resources: ResourceStack,
     owner: Owner,
 ) -> Any:
-    """Plugins, skills, commands and the output style (`skills/session.py`), the plugins' agents, then the
-    settings', plugins' and skills' hooks (docs/hooks.md)."""
+    """The Skill tool (the executor holds the plugins, skills, commands and output style), the plugins'
+    agents, then the settings', plugins' and skills' hooks (docs/hooks.md)."""
     from yoke.hooks.build import attach_hooks
     from yoke.session.hook_agent import agent_hook_model
-    from yoke.skills.session import prepare_extensions
+    from yoke.skills.session import offer_skill_tool
 
     options, warnings = environment.options, environment.warnings
-    extensions = prepare_extensions(
-        cwd=environment.cwd,
-        env=environment.env,
-        settings=environment.settings,
-        add_dirs=environment.add_dirs,
-        plugin_dirs=[str(d) for d in options.plugin_dirs],
-        registry=registry,
-        gate=gate,
-        executor=executor,
-        session_id=model.loaded.session_id,
-        model=model.model,
-        provider_name=model.provider_name,
-        warnings=warnings,
-        setting_sources=options.setting_sources,
-        loop_settings=model.settings,
-    )
+    extensions = executor.ctx.session.services.extensions
+    offer_skill_tool(extensions, model.model, environment.env)
     add_plugin_agents(environment.catalog, extensions, warnings)
     attach_hooks(
         executor.lifecycle,
@@ -194,6 +180,7 @@ def _extensions(
         prompt_model=(model.provider, model.provider_name, model.model),
         agent_model=agent_hook_model(owner),
         extensions=extensions,
+        wrap=model.telemetry.timed if model.telemetry is not None else None,
     )
     return extensions
 
@@ -332,19 +319,27 @@ def tool_executor(
 
     options, cwd, env, loaded = environment.options, environment.cwd, environment.env, model.loaded
     lifecycle = Lifecycle(common_fields(recorder, cwd, gate))
-    for listener in [*options.listeners, *([structured] if structured is not None else [])]:
+    telemetry = model.telemetry
+    listeners = [telemetry.timed(x) for x in options.listeners] if telemetry else list(options.listeners)
+    for listener in [*listeners, *([structured] if structured is not None else [])]:
         lifecycle.add(listener)
+    if telemetry is not None:
+        lifecycle.add(telemetry.observer)  # UserPromptSubmit starts an interaction
     working_dirs = list(gate.working_dirs or [cwd, *environment.add_dirs])
     transcript, home = loaded.transcript, environment.home
     session_dir = transcript.path.with_suffix("") if transcript.enabled else home / "tmp" / loaded.session_id
     conversation = loaded.conversation
     # the sandbox Bash runs in; what Grep and Glob leave out; the task list (TaskCreate and friends)
+    # the skills runtime asks for the tool context it is part of when it runs: the one forward reference
+    extensions = _prepare_extensions(environment, model, registry, gate, lifecycle, lambda: ctx)
     services = SessionServices.for_gate(
         gate,
         task_list=TaskList(lifecycle),
         agents=_runner(environment, owner, 0),
         todos=list(conversation.todos or []) if conversation is not None else [],
         inbox=[],
+        skills=extensions.runtime,
+        extensions=extensions,
     )
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     if conversation is not None:
@@ -363,7 +358,39 @@ def tool_executor(
         terminal=options.command_terminal,
     )
     observers: list[ToolObserver] = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
-    return ToolExecutor(registry, gate, ctx, lifecycle, observers)
+    return ToolExecutor(registry, gate, ctx, lifecycle, [*observers, extensions.observer])
+
+
+def _prepare_extensions(
+    environment: Environment,
+    model: ModelSetup,
+    registry: Any,
+    gate: PermissionGate,
+    lifecycle: Lifecycle,
+    context: Callable[[], Any],
+) -> Any:
+    """Plugins, skills, commands, the output style and the skills' tool observer (`skills/session.py`), for
+    the services and the executor to be built with; `context` returns the session's tool context."""
+    from yoke.skills.session import prepare_extensions
+
+    options = environment.options
+    return prepare_extensions(
+        cwd=environment.cwd,
+        env=environment.env,
+        settings=environment.settings,
+        add_dirs=environment.add_dirs,
+        plugin_dirs=[str(d) for d in options.plugin_dirs],
+        registry=registry,
+        gate=gate,
+        lifecycle=lifecycle,
+        context=context,
+        session_id=model.loaded.session_id,
+        model=model.model,
+        provider_name=model.provider_name,
+        warnings=environment.warnings,
+        setting_sources=options.setting_sources,
+        loop_settings=model.settings,
+    )
 
 
 async def close_shell(ctx: Any) -> None:

@@ -36,6 +36,10 @@ def model_stage(environment: Environment, inherited: Inherited | None = None) ->
     loaded = load_session(options, environment.cwd, environment.home)
     if loaded.conversation is not None:
         warnings.extend(loaded.conversation.repairs)  # a history that needed repair says so
+    telemetry = _telemetry(environment, loaded, model)
+    if telemetry is not None and getattr(provider, "transport", None) is not None:
+        # the provider this stage is making sends through telemetry's wrapper (as `--record`'s, above it)
+        provider.transport = telemetry.transport(provider.transport)
     return ModelSetup(
         provider=with_fallback_model(provider, provider_name, model, options, merged, env, loaded),
         provider_name=provider_name,
@@ -44,6 +48,27 @@ def model_stage(environment: Environment, inherited: Inherited | None = None) ->
         ledger=session_ledger(prices, loaded),
         loaded=loaded,
         messages=resumed_messages(loaded.conversation, model, env, warnings),
+        telemetry=telemetry,
+    )
+
+
+def _telemetry(environment: Environment, loaded: Loaded, model: str) -> Any:
+    """OpenTelemetry export (docs/observability.md), decided here so the stages build it in: None when off
+    (then this costs one check)."""
+    from yoke.telemetry import enabled
+
+    if not enabled(environment.env):
+        return None
+    from yoke.telemetry.attach import session_telemetry
+
+    return session_telemetry(
+        environment.env,
+        environment.merged,
+        str(environment.cwd),
+        loaded.session_id,
+        model,
+        environment.warnings,
+        resumed=loaded.conversation is not None,
     )
 
 
@@ -71,6 +96,7 @@ def _child_model_setup(inherited: Inherited) -> ModelSetup:
         ledger=up.ledger,  # one budget for the parent and its agents
         loaded=Loaded(parent.id, transcript, chain, None),
         messages=[],
+        telemetry=None,  # the parent's observers and listeners see the sub-agent's events
     )
 
 

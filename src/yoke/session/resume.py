@@ -98,7 +98,9 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
             path = _adopted(path, cwd, home)  # a Claude Code session goes on in Yoke's own copy
         if forked:
             # A fork gets its own transcript holding a copy of the history (fresh uuids, forkedFrom).
-            session_id, path = store.fork_session(path, cwd, home, options.session_id or None)
+            from yoke.session.fork import fork_session
+
+            session_id, path = fork_session(path, cwd, home, options.session_id or None)
         transcript = _claimed(path, options.persist)
         conversation = store.load_conversation(path)
     except (FileNotFoundError, LookupError, ValueError) as exc:

@@ -48,7 +48,16 @@ class ModelSetup(FrozenRecord):
     """Stage two (`session/model_setup.py`): the provider and model, the loop's settings, the cost ledger,
     and the conversation the model continues (`loaded`: transcript and record chain; `messages`)."""
 
-    __slots__ = ("provider", "provider_name", "model", "settings", "ledger", "loaded", "messages")
+    __slots__ = (
+        "provider",
+        "provider_name",
+        "model",
+        "settings",
+        "ledger",
+        "loaded",
+        "messages",
+        "telemetry",
+    )
     provider: Any
     provider_name: str
     model: str
@@ -56,6 +65,7 @@ class ModelSetup(FrozenRecord):
     ledger: Any
     loaded: Loaded
     messages: list[Any]
+    telemetry: Any  # `telemetry.attach.SessionTelemetry` when the main session exports telemetry, else None
 
     def __init__(self, **fields: Any) -> None:
         self._fill(**fields)

@@ -1,4 +1,4 @@
-"""Finding, listing, loading and forking sessions from their transcripts.
+"""Finding, listing and loading sessions from their transcripts (forking one: `session/fork.py`).
 
 A transcript is read record by record; a torn or corrupt line (a crash mid-write) is skipped. The history
 is rebuilt from user and assistant records in order; a `compact_boundary` carrying `summaryMessages` and
@@ -9,7 +9,6 @@ valid for any provider.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,8 +19,7 @@ from typing import Any, cast
 from yoke.context.history import repair_tagged
 from yoke.messages import Message
 from yoke.session.claude_transcripts import conversation_records, is_claude_code_transcript, session_roots
-from yoke.session.records import new_uuid
-from yoke.session.transcript import load_records, project_dir, transcript_path, yoke_home
+from yoke.session.transcript import load_records, project_dir, yoke_home
 
 NOT_A_PROMPT_PREFIXES = (
     "<system-reminder>",
@@ -373,7 +371,7 @@ def _prompt_text(record: dict[str, Any]) -> str | None:
     return typed or ("! " + commands[0][0] if commands else text)
 
 
-# ---- listing and forking ---------------------------------------------------------------------------
+# ---- listing ---------------------------------------------------------------------------------
 
 
 def session_info(path: Path) -> SessionInfo:
@@ -395,41 +393,3 @@ def list_sessions(cwd: str | Path, home: Path | None = None, limit: int | None =
     paths = _transcripts(cwd, home)
     infos = [session_info(p) for p in paths[: limit or None]]
     return [i for i in infos if i.messages]
-
-
-def fork_session(
-    source: Path, cwd: str | Path, home: Path | None = None, new_session_id: str | None = None
-) -> tuple[str, Path]:
-    """Copy a session into a new id (fresh uuids, `forkedFrom` on each chain record); the source is left
-    untouched. Returns the new id and transcript path."""
-    new_id = new_session_id or new_uuid()
-    target = transcript_path(cwd, new_id, _home(home))
-    if target.exists():
-        raise SessionError(f"Session {new_id} already exists; choose another --session-id.")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mapping: dict[str, str] = {}
-    old_id = source.stem
-    with open(target, "w", encoding="utf-8") as out:
-        for record in load_records(source):
-            old_id = record.get("sessionId") or old_id
-            forked = _forked_record(record, new_id, mapping)
-            out.write(json.dumps(forked, ensure_ascii=False, separators=(",", ":")) + "\n")
-    return new_id, target
-
-
-def _forked_record(record: dict[str, Any], new_id: str, mapping: dict[str, str]) -> dict[str, Any]:
-    forked = dict(record)
-    if "sessionId" in forked:
-        forked["sessionId"] = new_id
-    old_uuid = record.get("uuid")
-    if isinstance(old_uuid, str):
-        mapping[old_uuid] = new_uuid()
-        forked["uuid"] = mapping[old_uuid]
-        forked["forkedFrom"] = {"sessionId": record.get("sessionId"), "messageUuid": old_uuid}
-    for key in ("parentUuid", "logicalParentUuid", "targetUuid", "leafUuid"):
-        if isinstance(record.get(key), str):
-            forked[key] = mapping.get(record[key], record[key])
-    return forked
-
-
-fork = fork_session

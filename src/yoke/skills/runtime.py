@@ -13,7 +13,7 @@ word, like the project's allow rules: its `allowed-tools` pre-approve nothing un
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +38,7 @@ class SkillRuntime(Record):
         "env",
         "registry",
         "gate",
-        "ctx",
+        "context",
         "lifecycle",
         "loop_settings",
         "provider_name",
@@ -60,7 +60,7 @@ class SkillRuntime(Record):
         env: Mapping[str, str],
         registry: Any = None,  # the session's ToolRegistry
         gate: Gate | None = None,
-        ctx: Any = None,  # the session's ToolContext
+        context: Callable[[], Any] | None = None,  # returns the session's ToolContext
         lifecycle: Lifecycle | None = None,  # the session's: PreToolUse for a skill's own commands
         loop_settings: Any = None,  # the main agent's LoopSettings: per-skill model overrides
         provider_name: str = "anthropic",
@@ -71,7 +71,7 @@ class SkillRuntime(Record):
         self.env = env
         self.registry = registry
         self.gate = gate
-        self.ctx = ctx
+        self.context = context
         self.lifecycle = lifecycle
         self.loop_settings = loop_settings
         self.provider_name = provider_name
@@ -86,6 +86,11 @@ class SkillRuntime(Record):
         self.on_invoke: list[Any] = []
         # whether the project folder is trusted (looked up when first needed)
         self.trusted: bool | None = None
+
+    @property
+    def ctx(self) -> Any:
+        """The session's ToolContext (None before the session's executor exists, or without one)."""
+        return self.context() if self.context is not None else None
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +23,22 @@ if TYPE_CHECKING:
 
 
 class Extensions(Record):
-    __slots__ = ("runtime", "plugins", "style", "plugin_errors")
+    __slots__ = ("runtime", "plugins", "style", "plugin_errors", "observer")
 
-    def __init__(self, runtime: SkillRuntime, plugins: list[Any] | None = None, style: Any = None) -> None:
+    def __init__(
+        self,
+        runtime: SkillRuntime,
+        plugins: list[Any] | None = None,
+        style: Any = None,
+        plugin_errors: list[dict[str, Any]] | None = None,
+        observer: SkillActivation | None = None,
+    ) -> None:
         self.runtime = runtime
         self.plugins = [] if plugins is None else plugins
         self.style = style  # the OutputStyle chosen by settings, or None
-        self.plugin_errors: list[dict[str, Any]] = []  # plugins refused (system/init `plugin_errors`)
+        # plugins refused (system/init `plugin_errors`)
+        self.plugin_errors: list[dict[str, Any]] = [] if plugin_errors is None else plugin_errors
+        self.observer = observer  # the tool observer announcing skills a touched path brings into play
 
     @property
     def style_prompt(self) -> str | None:
@@ -69,7 +78,8 @@ def prepare_extensions(
     plugin_dirs: Sequence[str | Path],
     registry: Any,
     gate: Gate,
-    executor: Any,
+    lifecycle: Any,
+    context: Callable[[], Any],
     session_id: str,
     model: str,
     provider_name: str,
@@ -77,11 +87,52 @@ def prepare_extensions(
     setting_sources: Sequence[str] | None = None,
     loop_settings: Any = None,
 ) -> Extensions:
+    """The session's plugins, skills runtime, output style and tool observer, made before the tool executor
+    that holds them: the capabilities stage hands `runtime` and the record to `SessionServices` and
+    `observer` to the executor. `context` returns the session's `ToolContext` once it exists."""
+    plugins, plugin_errors, catalog = _plugins_and_catalog(
+        cwd, env, settings, add_dirs, plugin_dirs, warnings, setting_sources
+    )
+    runtime = SkillRuntime(
+        catalog,
+        Path(os.path.realpath(cwd)),
+        session_id,
+        env,
+        registry,
+        gate,
+        context=context,
+        lifecycle=lifecycle,
+        loop_settings=loop_settings,
+        provider_name=provider_name,
+    )
+    style = None
+    if (getattr(settings, "merged", {}) or {}).get("outputStyle"):
+        from yoke.skills.output_styles import find_styles, select_style
+
+        style_dirs = [d for p in plugins for d in p.output_style_dirs()]
+        styles = find_styles(cwd, env=env, plugin_dirs=style_dirs, warnings=warnings)
+        style = select_style(settings.merged, styles, warnings)
+    return Extensions(runtime, plugins, style, plugin_errors, SkillActivation(runtime, model, env))
+
+
+def offer_skill_tool(extensions: Extensions, model: str, env: Mapping[str, str]) -> None:
+    """The Skill tool, in the session's registry when the model may invoke a skill."""
+    if extensions.runtime.catalog.model_invocable():
+        _register_tool(extensions.runtime, model, env)
+
+
+def _plugins_and_catalog(
+    cwd: Path,
+    env: Mapping[str, str],
+    settings: Any,
+    add_dirs: Sequence[Path],
+    plugin_dirs: Sequence[str | Path],
+    warnings: list[str],
+    setting_sources: Sequence[str] | None,
+) -> tuple[list[Any], list[dict[str, Any]], Any]:
     from yoke.plugins import enabled_plugins
     from yoke.skills.catalog import load_catalog
-    from yoke.skills.output_styles import find_styles, select_style
 
-    merged = getattr(settings, "merged", {}) or {}
     plugin_errors: list[dict[str, Any]] = []
     plugins = enabled_plugins(
         settings, cwd, plugin_dirs=plugin_dirs, env=env, warnings=warnings, errors=plugin_errors
@@ -97,33 +148,7 @@ def prepare_extensions(
     )
     warnings.extend(catalog.warnings)
     catalog.warnings.clear()
-    ctx = executor.ctx
-    runtime = SkillRuntime(
-        catalog,
-        Path(os.path.realpath(cwd)),
-        session_id,
-        env,
-        registry,
-        gate,
-        ctx,
-        lifecycle=executor.lifecycle,
-        loop_settings=loop_settings,
-        provider_name=provider_name,
-    )
-    ctx.session.services.skills = runtime
-    if catalog.model_invocable():
-        _register_tool(runtime, model, env)
-    executor.observers.append(SkillActivation(runtime, model, env))
-    style = None
-    if merged.get("outputStyle"):
-        styles = find_styles(
-            cwd, env=env, plugin_dirs=[d for p in plugins for d in p.output_style_dirs()], warnings=warnings
-        )
-        style = select_style(merged, styles, warnings)
-    extensions = Extensions(runtime, plugins, style)
-    extensions.plugin_errors = plugin_errors
-    ctx.session.services.extensions = extensions
-    return extensions
+    return plugins, plugin_errors, catalog
 
 
 def session_plugins(session: Any) -> list[Any]:

@@ -1,7 +1,7 @@
-"""Wire telemetry into a session being assembled: the one call `open_session` makes when
-`CLAUDE_CODE_ENABLE_TELEMETRY` is on. Consumes only what exists: the agent's event observers, the lifecycle
-seam (UserPromptSubmit), the provider's transport (for `traceparent`) and the session's resources (flush at
-close)."""
+"""Telemetry for a session being assembled: `session_telemetry`, the one call the model stage makes when
+`CLAUDE_CODE_ENABLE_TELEMETRY` is on, returns what the stages build in: the agent's event observer, a
+lifecycle listener (UserPromptSubmit), the provider's transport wrapper (for `traceparent`), timed hook
+listeners and the worker that flushes when the session closes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from yoke.providers.transport import HttpRequest, HttpResponse
+from yoke.records import Record
 from yoke.telemetry.config import ConfigError, OtelConfig
 
 INSTALL_HINT = "telemetry is on (CLAUDE_CODE_ENABLE_TELEMETRY) but OpenTelemetry is not installed: pip install 'yoke[otel]'"
@@ -86,30 +87,65 @@ class TimedHooks:
         return getattr(self.inner, name)  # describe_hooks, ...
 
 
-def attach_telemetry(
-    session: Any, env: Mapping[str, str], settings: Mapping[str, Any], *, resumed: bool
-) -> None:
-    """Start exporting this session's telemetry; a set-up problem becomes one warning line, never an error."""
+class SessionTelemetry(Record):
+    """What telemetry hands the session's stages to build in (`session/model_setup.py` decides it): the
+    observer (the agent's event observer and a UserPromptSubmit listener), the `traceparent` transport
+    wrapper, hook listeners timed as spans, and the worker that closes with the session."""
+
+    __slots__ = ("observer", "worker", "traces", "timeout_s")
+
+    def __init__(self, observer: Any, worker: Any, traces: bool, timeout_s: float) -> None:
+        self.observer = observer
+        self.worker = worker
+        self.traces = traces  # whether spans are exported (then `traceparent` and hook spans)
+        self.timeout_s = timeout_s  # how long closing waits for the last items to leave
+
+    def transport(self, inner: Any) -> Any:
+        """The provider's transport, naming the model request in flight in `traceparent` (traces on)."""
+        return TracingTransport(inner, self.observer) if self.traces and inner is not None else inner
+
+    def timed(self, listener: Any) -> Any:
+        """A lifecycle listener as the session should hold it: settings', plugins' and SDK hooks timed."""
+        if self.traces and callable(getattr(listener, "describe_hooks", None)):
+            return TimedHooks(listener, self.observer)
+        return listener
+
+    def close(self) -> None:
+        self.worker.close(self.timeout_s)
+
+
+def session_telemetry(
+    env: Mapping[str, str],
+    settings: Mapping[str, Any],
+    cwd: str,
+    session_id: str,
+    model: str,
+    warnings: list[str],
+    *,
+    resumed: bool,
+) -> SessionTelemetry | None:
+    """This session's telemetry (None: nothing to export); a set-up problem becomes one warning line, never
+    an error."""
     try:
         config = OtelConfig(env)
     except ConfigError as exc:
-        session.warnings.append(f"telemetry is off: {exc}")
-        return
+        warnings.append(f"telemetry is off: {exc}")
+        return None
     if not config.any:
-        return  # on, but no exporter chosen: nothing to send (as in Claude Code)
+        return None  # on, but no exporter chosen: nothing to send (as in Claude Code)
     from yoke.telemetry.worker import TelemetryWorker
 
     if not installed(config):
-        session.warnings.append(INSTALL_HINT)
-        return
+        warnings.append(INSTALL_HINT)
+        return None
     try:
-        config.add_helper_headers(env, settings, str(session.cwd))
+        config.add_helper_headers(env, settings, cwd)
     except ConfigError as exc:
-        session.warnings.append(f"telemetry is off: {exc}")
-        return
+        warnings.append(f"telemetry is off: {exc}")
+        return None
     from yoke.telemetry.observer import TelemetryObserver
 
-    common: dict[str, Any] = {"session.id": session.id, "terminal.type": _terminal(env)}
+    common: dict[str, Any] = {"session.id": session_id, "terminal.type": _terminal(env)}
     if config.account_uuid:
         common["user.account_uuid"] = config.account_uuid
     if config.organization_id:
@@ -117,21 +153,11 @@ def attach_telemetry(
     if config.user_email:
         common["user.email"] = config.user_email
     worker = TelemetryWorker(config, common, _resource(config, env))
-    observer = TelemetryObserver(worker.put, session.id, config.log_user_prompts, config.wants("traces"))
-    observer.model_changed(session.model)
-    session.agent.observers.append(observer)
-    session.agent.lifecycle.add(observer)
-    if config.wants("traces"):
-        lifecycle = session.agent.lifecycle
-        for listener in lifecycle.listeners():
-            if callable(getattr(listener, "describe_hooks", None)):  # settings' and plugins' hooks
-                lifecycle.replace(listener, TimedHooks(listener, observer))
-    provider = session.agent.provider
-    if config.wants("traces") and getattr(provider, "transport", None) is not None:
-        provider.transport = TracingTransport(provider.transport, observer)
+    observer = TelemetryObserver(worker.put, session_id, config.log_user_prompts, config.wants("traces"))
+    observer.model_changed(model)
     observer.metric("claude_code.session.count", 1, {"start_type": "resume" if resumed else "fresh"})
     timeout_s = _int(env.get("CLAUDE_CODE_OTEL_SHUTDOWN_TIMEOUT_MS"), DEFAULT_SHUTDOWN_MS) / 1000
-    session.resources.callback(lambda: worker.close(timeout_s), "telemetry")
+    return SessionTelemetry(observer, worker, config.wants("traces"), timeout_s)
 
 
 def _terminal(env: Mapping[str, str]) -> str:

@@ -59,6 +59,8 @@ class SessionServices(Record):
         agents: AgentRunner | None = None,
         todos: list[dict[str, Any]] | None = None,
         inbox: list[str] | None = None,
+        skills: SkillRuntime | None = None,
+        extensions: Extensions | None = None,
     ) -> None:
         self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
         self.sandbox_excluded = sandbox_excluded  # whether a command line runs outside it (excludedCommands)
@@ -77,8 +79,8 @@ class SessionServices(Record):
         self.confinement_note = ""  # said once with the next Bash result when it did not
         self.agents = agents  # the Agent tool's runner (None: no sub-agents here)
         self.task_list = task_list  # TaskCreate and friends
-        self.skills: SkillRuntime | None = None  # the Skill tool's runtime
-        self.extensions: Extensions | None = None  # plugins, skills, commands and the output style
+        self.skills = skills  # the Skill tool's runtime
+        self.extensions = extensions  # plugins, skills, commands and the output style
 
     @classmethod
     def for_gate(
@@ -88,6 +90,8 @@ class SessionServices(Record):
         agents: AgentRunner | None = None,
         todos: list[dict[str, Any]] | None = None,
         inbox: list[str] | None = None,
+        skills: SkillRuntime | None = None,
+        extensions: Extensions | None = None,
     ) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
@@ -100,6 +104,8 @@ class SessionServices(Record):
             agents=agents,
             todos=todos,
             inbox=inbox,
+            skills=skills,
+            extensions=extensions,
         )
 
     def for_child(self, agents: AgentRunner | None = None) -> SessionServices:

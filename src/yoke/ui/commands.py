@@ -106,7 +106,7 @@ async def run_command(ui: Any, text: str) -> bool:
     except (KeyboardInterrupt, SystemExit, asyncio.CancelledError):
         raise
     except Exception as exc:  # a failing command is reported; the session goes on
-        from yoke.session.engine import SessionError
+        from yoke.session import SessionError
 
         if isinstance(exc, SessionError):
             raise

@@ -15,8 +15,17 @@ DOUBLE_ESCAPE_S = 0.8  # Esc twice within this on an empty prompt opens /rewind
 
 
 def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
+    """The terminal UI's keys: a choice's (while one is shown), the prompt's, then the session's (in this
+    order, as they are registered)."""
     kb = KeyBindings()
-    no_choice = ~has_choice
+    _choice_keys(kb, ui, has_choice)
+    _prompt_keys(kb, ui, ~has_choice)
+    _session_keys(kb, ui, ~has_choice)
+    return kb
+
+
+def _choice_keys(kb: KeyBindings, ui: Any, has_choice: Any) -> None:
+    """A choice on screen (a permission prompt, a question): move, pick by Enter or number, dismiss."""
 
     @kb.add("up", filter=has_choice)
     def _up(event: Any) -> None:
@@ -45,6 +54,11 @@ def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
     @kb.add("escape", filter=has_choice, eager=True)
     def _dismiss(event: Any) -> None:
         ui.answer_choice(None)
+
+
+def _prompt_keys(kb: KeyBindings, ui: Any, no_choice: Any) -> None:
+    """The prompt: Enter submits (a completion first, a trailing backslash a newline), Ctrl+J a newline,
+    Escape closes what is open, interrupts a turn, or (twice on an empty prompt) rewinds."""
 
     @kb.add("enter", filter=no_choice & ~is_searching)
     def _enter(event: Any) -> None:
@@ -82,6 +96,10 @@ def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
             ui.inbox.put_nowait("/rewind")
             return
         ui.last_escape = now
+
+
+def _session_keys(kb: KeyBindings, ui: Any, no_choice: Any) -> None:
+    """The session's: the mode cycle, Ctrl+C (clear, interrupt, twice to exit), Ctrl+D, paste, Ctrl+O."""
 
     @kb.add("s-tab")
     def _cycle(event: Any) -> None:
@@ -125,5 +143,3 @@ def build_bindings(ui: Any, has_choice: Any) -> KeyBindings:
     def _expand(event: Any) -> None:
         ui.view.toggle_expanded()
         ui.app.invalidate()
-
-    return kb

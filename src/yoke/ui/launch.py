@@ -29,7 +29,7 @@ async def _run(args: Namespace, first_prompt: str | None, options_from_args: Cal
     base: list[Any] = []
 
     async def opener(**overrides: Any) -> Any:
-        from yoke.session.build import open_session
+        from yoke.session import open_session
         from yoke.ui.asker import UIAsker
 
         # The first session follows the flags (--resume, -c, ...); /clear, /resume and /rewind open others.

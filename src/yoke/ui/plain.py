@@ -75,7 +75,7 @@ class PlainUI(TerminalUI):
             return None
 
     async def run(self) -> int:
-        from yoke.session.engine import SessionError
+        from yoke.session import SessionError
         from yoke.ui.trust import ask_trust
 
         loop = asyncio.get_running_loop()

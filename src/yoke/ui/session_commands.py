@@ -51,7 +51,7 @@ def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
 
 
 async def _reopen(ui: Any, session_id: str, fork: bool = False) -> None:
-    from yoke.session.engine import SessionError
+    from yoke.session import SessionError
 
     try:
         await ui.open_session(resume=session_id, fork_session=fork)

@@ -112,12 +112,7 @@ class ConversationView:
             self.todos = list(event.todos)  # updated in place in the live area
             self.version += 1
         elif isinstance(event, ev.Notice):
-            style = "yellow" if event.kind in ("warning", "api_retry") else "dim"
-            self.emit(
-                self.painter.ansi(
-                    Text(f"  ⚠ {event.message}" if style == "yellow" else f"  {event.message}", style=style)
-                )
-            )
+            self._notice(event)
         elif isinstance(event, ev.Compacted):
             self.finish_text()
             self.emit(
@@ -134,6 +129,11 @@ class ConversationView:
             # what was kept to pair calls with results is not needed past the turn: memory stays bounded
             self.calls.clear()
             self.shown_results.clear()
+
+    def _notice(self, event: ev.Notice) -> None:
+        warning = event.kind in ("warning", "api_retry")
+        line = f"  ⚠ {event.message}" if warning else f"  {event.message}"
+        self.emit(self.painter.ansi(Text(line, style="yellow" if warning else "dim")))
 
     def finish_text(self) -> None:
         self._flush_thinking()

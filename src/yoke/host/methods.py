@@ -1,0 +1,216 @@
+"""The host's methods (docs/wire.md): what a client's request names (`hello`, `list`, `start`, `attach`,
+`prompt`, `answer`, ...), each a handler of (host, client, id, params); `server.Host.serve` dispatches them."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from yoke.host import records
+from yoke.host.hosted import HostedSession
+from yoke.host.protocol import ProtocolError, encode
+
+
+async def _hello(host, client, ident, params):
+    return {"host": os.getpid(), "version": _version()}
+
+
+async def _list(host, client, ident, params):
+    """`agents --json --all` rows, with what a remote page shows beside them (docs/wire.md)."""
+    rows = []
+    for record in records.all_records():
+        running = host.sessions.get(record["id"])
+        live = running.record if running is not None else record
+        row = records.public_row(live)
+        row["costUsd"] = float(live.get("costUsd") or 0)
+        row["lastActivityAt"] = (running.last_activity if running is not None else None) or live.get(
+            "lastActivityAt"
+        )
+        row["permissionMode"] = live.get("permissionMode")
+        row["queued"] = len(running.queued) if running is not None and running.live else 0
+        rows.append(row)
+    return {"sessions": rows}
+
+
+async def _start(host, client, ident, params):
+    cwd = str(params.get("cwd") or os.getcwd())
+    if not os.path.isdir(cwd):
+        raise ValueError(f"{cwd} is not a folder")
+    resume = params.get("resume")
+    session_id = str(resume or uuid.uuid4())
+    prompt = params.get("prompt")
+    short = session_id[:8]
+    record = {
+        "id": short,
+        "cwd": cwd,
+        "kind": "background",
+        "sessionId": session_id,
+        "name": str(params.get("name") or (prompt or short))[:80],
+        "args": [str(a) for a in params.get("args") or []],
+    }
+    session = await _launch(host, record, _env(params), resume=bool(resume))
+    if prompt:
+        session.prompt(str(prompt))
+    return {"id": short, "sessionId": session_id, "pid": record["pid"]}
+
+
+async def _respawn(host, client, ident, params):
+    query = str(params.get("session") or "")
+    record = records.find(query)
+    if record is None:
+        raise KeyError(f"no session {query!r} (yoke agents --all lists them)")
+    running = host.sessions.get(record["id"])
+    if running is not None and running.live:
+        await running.stop(force=False)
+    session = await _launch(host, record, _env(params), resume=True)
+    if params.get("prompt"):
+        session.prompt(str(params["prompt"]))
+    return {"id": record["id"], "pid": record["pid"]}
+
+
+async def _launch(host, record, env, resume: bool) -> HostedSession:
+    session = HostedSession(record, env)
+    session.on_change = lambda s: host.broadcast("session.state", _state(s))
+    host.sessions[record["id"]] = session
+    await session.start(record.get("args") or [], resume=resume)
+    return session
+
+
+async def _attach(host, client, ident, params):
+    session = host._session(params)
+    since = params.get("since")
+    driving = session.attach(client, ident, drive=params.get("role", "driver") == "driver")
+    backlog = session.replay(int(since)) if isinstance(since, int) else []
+    for entry in backlog:
+        client.send(encode("stream", ident, entry))
+    return {
+        "session": session.ident,
+        "seq": session.seq,
+        "driver": driving,
+        "state": session.record["state"],
+        "pending": list(session.pending.values()),
+        "queued": list(session.queued),
+        "permissionMode": session.record.get("permissionMode"),
+    }
+
+
+def _state(session: HostedSession) -> dict[str, Any]:
+    """A `session.state` notification's params."""
+    record = session.record
+    return {"session": session.ident, "status": record["status"], "state": record["state"],
+            "queued": list(session.queued), "permissionMode": record.get("permissionMode"),
+            "costUsd": float(record.get("costUsd") or 0), "lastActivityAt": session.last_activity or None}  # fmt: skip
+
+
+def _only_the_driver(session: HostedSession, client: Any) -> None:
+    """The driver, anyone when none drives, or a page served for `--remote-control` of this session (the
+    terminal UI beside it drives too: both are the one user at that terminal)."""
+    if session.ident in getattr(client, "co_drives", ()):
+        return
+    if session.driver is not None and session.driver is not client:
+        raise ProtocolError(
+            "not_driver", "another client drives this session; watchers may answer and interrupt"
+        )
+
+
+async def _detach(host, client, ident, params):
+    host._session(params).detach(client)
+    return {}
+
+
+async def _prompt(host, client, ident, params):
+    session = host._session(params)
+    _only_the_driver(session, client)
+    session.prompt(str(params.get("text") or ""))
+    return {}
+
+
+async def _control(host, client, ident, params):
+    request = params.get("request")
+    if not isinstance(request, dict):
+        raise ProtocolError("invalid_params", "request is a control request object ({subtype, ...})")
+    session = host._session(params)
+    if request.get("subtype") != "interrupt":  # like a prompt, a change of course is the driver's
+        _only_the_driver(session, client)
+    return await session.control(request)
+
+
+async def _answer(host, client, ident, params):
+    response = params.get("response")
+    if not isinstance(response, dict):
+        raise ProtocolError("invalid_params", "response is the can_use_tool answer object")
+    host._session(params).answer(str(params.get("request_id")), response)
+    return {}
+
+
+async def _interrupt(host, client, ident, params):
+    host._session(params).interrupt()
+    return {}
+
+
+async def _stop(host, client, ident, params, force: bool = False):
+    session = host._session(params)
+    await session.stop(force=force)
+    return {"id": session.ident}
+
+
+async def _kill(host, client, ident, params):
+    return await _stop(host, client, ident, params, force=True)
+
+
+async def _rm(host, client, ident, params):
+    query = str(params.get("session") or "")
+    record = records.find(query)
+    if record is None:
+        raise KeyError(f"no session {query!r}")
+    session = host.sessions.pop(record["id"], None)
+    if session is not None:
+        session.removed = True
+        await session.stop(force=False)
+    records.remove(record["id"])
+    return {"id": record["id"]}
+
+
+async def _remote_control(host, client, ident, params):
+    from yoke.host.webpage import serve_page_for
+
+    return await serve_page_for(host, client, params)
+
+
+async def _shutdown(host, client, ident, params):
+    host.done.set()
+    return {}
+
+
+METHODS = {
+    "hello": _hello,
+    "list": _list,
+    "start": _start,
+    "respawn": _respawn,
+    "attach": _attach,
+    "detach": _detach,
+    "prompt": _prompt,
+    "answer": _answer,
+    "interrupt": _interrupt,
+    "control": _control,
+    "stop": _stop,
+    "kill": _kill,
+    "rm": _rm,
+    "remote_control": _remote_control,
+    "shutdown": _shutdown,
+}
+
+
+def _env(params: dict[str, Any]) -> dict[str, str]:
+    """A session runs with the environment of the command that started it."""
+    env = params.get("env")
+    if isinstance(env, dict):
+        return {str(k): str(v) for k, v in env.items()}
+    return dict(os.environ)
+
+
+def _version() -> str:
+    from yoke import __version__
+
+    return __version__

@@ -1,0 +1,140 @@
+"""The remote-control page's HTML: the pairing, session and list pages, the static files the session page
+loads, and what a share link may see of the screen (`host/webpage.py` serves them)."""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+from importlib import resources
+from typing import Any
+
+
+def session_row(row: dict[str, Any]) -> str:
+    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
+    ident = html.escape(str(row.get("id")))
+    state = str(row.get("state") or "")
+    when = row.get("lastActivityAt")
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
+    return (
+        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
+        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
+        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
+        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
+    )
+
+
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 429: "Too Many Requests"}  # fmt: skip
+
+
+def page_html(title: str, body: str, script: bool = False) -> str:
+    js = (
+        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app"))
+        if script
+        else ""
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{html.escape(title)} · Yoke</title><link rel="stylesheet" href="/static/style.css"></head>'
+        f"<body>{body}{js}</body></html>"
+    )
+
+
+# A scanned QR code opens `URL#pair=CODE`: the fragment never reaches a server. The page takes the code out
+# of the address bar and history first, then pairs with it as if typed (a POST; the cookie comes back).
+# Inline, because without the cookie every other route, /static/ too, answers 401.
+PAIR_FROM_FRAGMENT = """<script>(function () {
+  var form = document.getElementById("pair-form");
+  form.elements.next.value = location.pathname;
+  var found = /^#pair=([A-Za-z0-9]+)$/.exec(location.hash);
+  if (!found) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (document.querySelector("[role=alert]")) return;
+  form.elements.code.value = found[1];
+  form.submit();
+})();</script>"""
+
+
+def pairing_page(error: str = "") -> str:
+    note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
+    return page_html(
+        "Pair",
+        "<h1>Pair this browser</h1>" + note + '<form id="pair-form" method="post" action="/pair">'
+        '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
+        '<input type="hidden" name="next" value="/"> <button type="submit">Pair</button></form>'
+        + PAIR_FROM_FRAGMENT,
+    )
+
+
+def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
+    from yoke.seams import MODES
+
+    name = html.escape(session)
+    controls = (
+        ""
+        if read_only
+        else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
+        '<label for="prompt">Prompt</label><textarea id="prompt" name="prompt" rows="2"></textarea>'
+        '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
+    )
+    options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
+    mode = (
+        ""
+        if read_only  # the permission mode: sent as the Agent SDK's set_permission_mode control request
+        else f'<label class="mode">Permission mode <select id="mode">{options}</select></label>'
+    )
+    back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
+    return page_html(
+        session,
+        f'<header>{back}<strong>{name}</strong><span id="status"></span>{mode}</header>'
+        f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
+        f'<div id="stream"></div></main>{controls}',
+        script=True,
+    )
+
+
+STATIC = {
+    "/static/app.js": "text/javascript",
+    "/static/render.js": "text/javascript",
+    "/static/prompts.js": "text/javascript",
+    "/static/share.js": "text/javascript",
+    "/static/list.js": "text/javascript",
+    "/static/style.css": "text/css",
+}
+
+
+def static(path: str) -> tuple[int, dict[str, str], bytes]:
+    if path not in STATIC:
+        return 404, {}, b"Not found\n"
+    data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
+    return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
+
+
+def screen(text: str, watching: str | None) -> tuple[str, str]:
+    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
+    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
+    try:
+        message = json.loads(text)
+        payload = message["payload"]
+        method, params = payload["method"], dict(payload.get("params") or {})
+    except (ValueError, KeyError, TypeError):
+        if watching is None:
+            return text, ""  # the host says what is wrong with it
+        bad = {"code": "invalid_request", "message": "not a request"}
+        return "", json.dumps({"id": None, "type": "error", "payload": bad})
+    if watching is None:
+        if method != "remote_control":
+            return text, ""
+        why = "a page cannot serve more pages"
+    elif method in ("attach", "detach") and params.get("session") == watching:
+        if method == "attach":
+            params["role"] = "watcher"
+        message["payload"] = {"method": method, "params": params}
+        return json.dumps(message), ""
+    else:
+        why = "a share link only watches its session"
+    refusal = {"code": "forbidden", "message": why}
+    return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})
