@@ -317,7 +317,7 @@ class AgentRunner:
         if result is None:
             raise ToolError("The agent ended without an answer.")
         usage = result.usage.as_dict() if hasattr(result.usage, "as_dict") else {}
-        data = {
+        data: dict[str, Any] = {
             "status": "completed" if not result.is_error else "error",
             "agentId": agent.id,
             "content": [{"type": "text", "text": result.text}],
@@ -388,7 +388,7 @@ class AgentRunner:
     async def output(self, agent_id: str, wait_s: float) -> ToolResult:
         """TaskOutput for a background agent: its answer once done (waiting up to `wait_s`)."""
         agent = self.agents[agent_id]
-        if agent.running and wait_s > 0:
+        if agent.task is not None and agent.running and wait_s > 0:
             await asyncio.wait({agent.task}, timeout=wait_s)
         done = not agent.running
         result = agent.result

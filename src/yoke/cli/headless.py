@@ -13,7 +13,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
-from yoke.session.engine import SessionError as SetupError
+from yoke.session import SessionError as SetupError
 
 NO_INPUT = "Input must be provided either through stdin or as a prompt argument when using --print"
 
@@ -111,7 +111,7 @@ async def _start(args: Namespace, prompt: str) -> int:
     from yoke.cli.headless_session import HeadlessRun
     from yoke.cli.options import api_key_source, options_from_args
     from yoke.cli.printers import make_printer
-    from yoke.session.build import open_session
+    from yoke.session import open_session
 
     options = options_from_args(args, Path.cwd())
     if (
@@ -150,8 +150,9 @@ async def _start(args: Namespace, prompt: str) -> int:
         except ValueError as exc:
             await session.close()
             raise SetupError(str(exc)) from None
-    if isinstance(getattr(printer, "init_extra", None), dict):
-        printer.init_extra.update(session.init_fields())  # slash_commands, skills, output_style, plugins
+    init_extra = getattr(printer, "init_extra", None)  # only the stream-json printer writes system/init
+    if isinstance(init_extra, dict):
+        init_extra.update(session.init_fields())  # slash_commands, skills, output_style, plugins
     for warning in session.warnings:
         print(f"yoke: warning: {warning}", file=sys.stderr)
     if channel is not None and options.asker is not None:

@@ -6,7 +6,7 @@ import time
 
 from yoke import events as ev
 from yoke.cli.printers import Printer
-from yoke.session.engine import Session
+from yoke.session import Session
 
 
 class HeadlessRun:

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from yoke.ids import new_uuid
+from yoke.jsonsafe import dict_at
 from yoke.jsonsafe import loads as safe_json
 from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
 
@@ -300,7 +301,7 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
     elif kind == "control_request":
-        request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
+        request = dict_at(frame, "request")
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
             _later(run, _answer_mcp_control(frame, request, run, emit))
         elif request.get("subtype") == "set_model":
@@ -404,7 +405,7 @@ def _input_error(run: Any, text: str) -> dict[str, Any]:
 
 def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dict[str, Any]:
     request_id = frame.get("request_id", "")
-    request = frame.get("request") if isinstance(frame.get("request"), dict) else {}
+    request = dict_at(frame, "request")
     subtype = request.get("subtype")
     try:
         response = _control_response(subtype, request, run, channel)

@@ -299,7 +299,7 @@ class TerminalUI(ScreenParts, SessionLink):
         return self.exit_code
 
     async def _main(self) -> None:
-        from yoke.session.engine import SessionError
+        from yoke.session import SessionError
 
         try:
             from yoke.ui.trust import ask_trust
