@@ -11,7 +11,6 @@ import stat
 import time
 from pathlib import Path
 
-from playwright.sync_api import Error as PlaywrightError
 from tests.conftest import anthropic_env
 from tests.host.conftest import yoke_cmd
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
