@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
-from yoke.agents import background
 from yoke.agents.definitions import AgentCatalog, AgentDefinition
 from yoke.records import dataclass
 from yoke.tools.base import ToolContext, ToolError, ToolResult
@@ -81,6 +80,8 @@ class AgentRunner:
     # ---- the Agent tool ------------------------------------------------------------------------------
 
     async def start(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from yoke.agents import background  # imported when the first sub-agent starts, not with every session
+
         kind = input.get("subagent_type") or "general-purpose"
         definition = self.catalog.get(kind)
         if definition is None:
@@ -313,6 +314,8 @@ class AgentRunner:
 
     async def output(self, agent_id: str, wait_s: float) -> ToolResult:
         """TaskOutput for a background agent: its answer once done (waiting up to `wait_s`)."""
+        from yoke.agents import background
+
         return await background.output(self.agents[agent_id], wait_s)
 
     def stop(self, agent_id: str) -> bool:

@@ -1,6 +1,7 @@
 """Background work's part of a session: the events background sub-agents and commands raise after the query
 that started them, the wait on them between queries (`-p`, stream-json input), and the follow-up query a
-completion notice starts. `Session` holds one `BackgroundWork` and delegates its background methods here."""
+completion notice starts. `Session` makes one `BackgroundWork` when background work first posts or is
+waited on, and delegates to it; what is running (`Session.background_busy`) it answers itself."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from yoke import events as ev
 
 if TYPE_CHECKING:
     from yoke.session.engine import Session
-
-
-TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
 
 
 class BackgroundWork:
@@ -43,25 +41,6 @@ class BackgroundWork:
         if self.wake is not None:
             self.wake.set()
 
-    def tasks(self) -> list[dict[str, Any]]:
-        manager = getattr(self.session.services.shell, "tasks", None)
-        if manager is None:
-            return []
-        return [
-            {"id": t.id, "command": t.command, "description": t.description, "started_at": t.started_at}
-            for t in manager.tasks()
-            if t.running
-        ]
-
-    def busy(self, commands: bool = True) -> bool:
-        agents = getattr(self.session.services.agents, "agents", None) or {}
-        if any(getattr(a, "background", False) and a.running for a in agents.values()):
-            return True
-        return commands and bool(self.tasks())
-
-    def follow_up_due(self) -> bool:
-        return any(text.startswith(TASK_NOTICE) for text in self.session.agent.inbox)
-
     async def events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
         import asyncio
         import time
@@ -73,7 +52,7 @@ class BackgroundWork:
             while True:
                 while self.posts:
                     yield self.posts.pop(0)
-                if self.stopped or self.follow_up_due() or not self.busy():
+                if self.stopped or self.session.follow_up_due() or not self.session.background_busy():
                     return
                 if until is not None and until.done():
                     return

@@ -19,7 +19,6 @@ from yoke.agents.child_options import ChildOptions
 from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import Block, Message
-from yoke.session.background import BackgroundWork
 from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
@@ -27,10 +26,14 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from yoke.seams import Gate
+    from yoke.session.background import BackgroundWork
     from yoke.session.stages import Stages
     from yoke.tools.services import SessionServices
 
     Spawn = Callable[["Session", ChildOptions, str, str], Awaitable["Session"]]
+
+
+TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
 
 
 class SessionError(Exception):
@@ -89,7 +92,7 @@ class Session:
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
         self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
         self.stages = stages  # the records assembly built this session from (`session/stages.py`)
-        self.background_work = BackgroundWork(self)  # background work's events and the wait on them
+        self._background_work: BackgroundWork | None = None  # made when background work first needs it
         self.services.post_background = self.post_background  # background commands' lines (tools/shell)
 
     # ---- what front-ends read -------------------------------------------------------------------------
@@ -166,7 +169,7 @@ class Session:
         async for event in self.router.events(self, prompt):
             while self.side_events:
                 yield self.side_events.pop(0)
-            posts = self.background_work.posts
+            posts = self._background_work.posts if self._background_work is not None else []
             while posts and not isinstance(event, ev.Result):  # background work's, live
                 yield posts.pop(0)
             if self.debug_log is not None:  # /debug turned it on
@@ -185,7 +188,8 @@ class Session:
     def interrupt(self) -> None:
         """End the running query (and the children's) within a second, from any point; a wait on
         background work (`background_events`) ends too."""
-        self.background_work.stop()
+        if self._background_work is not None:
+            self._background_work.stop()
         for child in self.children:
             if not child.background:
                 child.interrupt()
@@ -220,10 +224,26 @@ class Session:
     def background_tasks(self) -> list[dict[str, Any]]:
         """Background shell tasks still running ({id, command, description, started_at}), for front-ends
         to list."""
-        return self.background_work.tasks()
+        manager = getattr(self.services.shell, "tasks", None)
+        if manager is None:
+            return []
+        return [
+            {"id": t.id, "command": t.command, "description": t.description, "started_at": t.started_at}
+            for t in manager.tasks()
+            if t.running
+        ]
 
     # ---- background work: its lines after the query that started it, and the follow-up query -------------
-    # (the logic is in session/background.py)
+
+    @property
+    def background_work(self) -> BackgroundWork:
+        """The logic is in session/background.py, imported when first used: a plain `-p` without background
+        work never imports it."""
+        if self._background_work is None:
+            from yoke.session.background import BackgroundWork
+
+            self._background_work = BackgroundWork(self)
+        return self._background_work
 
     def post_background(self, event: ev.Event) -> None:
         """An event of background work (a background sub-agent's steps, its end), raised whether or not a
@@ -233,17 +253,22 @@ class Session:
     def background_busy(self, commands: bool = True) -> bool:
         """A background sub-agent (or, with `commands`, a background command) still runs: what `-p` waits
         for before it ends."""
-        return self.background_work.busy(commands)
+        agents = getattr(self.services.agents, "agents", None) or {}
+        if any(getattr(a, "background", False) and a.running for a in agents.values()):
+            return True
+        return commands and bool(self.background_tasks())
 
     def follow_up_due(self) -> bool:
         """A background task's notice (it ended, or a watch saw output) waits for the model: `follow_up`
         runs it. Other inbox texts (a hook's context) wait for the next query."""
-        return self.background_work.follow_up_due()
+        return any(text.startswith(TASK_NOTICE) for text in self.agent.inbox)
 
     def background_events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
         """Background work's events as they come, until a completion notice waits (`follow_up_due`), no
         background work runs, `timeout` seconds pass, the session is interrupted, or the awaitable `until`
         (e.g. the next stdin message) is done. Every wait is bounded: each step sleeps at most half a second."""
+        if self._background_work is None and not self.background_busy():
+            return _no_events()  # nothing was posted and nothing runs: no need to import the waiting
         return self.background_work.events(timeout, until)
 
     def follow_up(self) -> AsyncIterator[ev.Event]:
@@ -266,29 +291,9 @@ class Session:
     def context_usage(self) -> dict[str, Any]:
         """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same
         accounting as `/context` (`context_measure`)."""
-        usage = self.context_measure()
-        window = usage.window
-        categories = [
-            {"name": "System prompt", "tokens": usage.system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": usage.tools, "color": "inactive"},
-            {"name": "Messages", "tokens": usage.messages, "color": "purple"},
-            {"name": "Free space", "tokens": max(0, window - usage.used), "color": "promptBorder"},
-        ]
-        return {
-            "categories": categories,
-            "totalTokens": usage.used,
-            "maxTokens": window,
-            "rawMaxTokens": window,
-            "percentage": round(100 * usage.used / window, 1) if window else 0.0,
-            "model": self.model,
-            "isAutoCompactEnabled": self.agent.keeper is not None,
-            "memoryFiles": [
-                {"path": path, "type": label, "tokens": tokens} for tokens, path, label in usage.memory
-            ],
-            "mcpTools": [],
-            "agents": [],
-            "gridRows": [],
-        }
+        from yoke.session.context_usage import context_usage
+
+        return context_usage(self)
 
     def permission_rules(self) -> dict[str, list[str]]:
         """The rules in force, by behavior (the session's own answers under `session`)."""
@@ -360,17 +365,9 @@ class Session:
     def context_measure(self) -> Any:
         """What fills the context window now (`yoke.context.inspect.ContextUsage`): the system prompt and tool
         definitions as they are sent, and the conversation; one accounting for every front-end."""
-        from yoke.context.inspect import measure
-        from yoke.memory import MemoryIndex
+        from yoke.session.context_usage import context_measure
 
-        env = self.agent.executor.ctx.env or {}
-        specs = [
-            {"name": s.name, "description": s.description, "input_schema": s.input_schema}
-            for s in self.agent.executor.registry.specs()
-        ]
-        home = Path(env["HOME"]) if env.get("HOME") else None
-        memory = MemoryIndex(self.cwd, home=home, env=env).files
-        return measure(self.model, env, self.agent.system, specs, self.agent.messages, memory)
+        return context_measure(self)
 
     async def context_report(self) -> str:
         from yoke.context.inspect import usage_report
@@ -399,3 +396,8 @@ class Session:
             except Exception:
                 pass
         await self.resources.aclose()
+
+
+async def _no_events() -> AsyncIterator[ev.Event]:
+    return
+    yield
