@@ -80,6 +80,8 @@ class AgentRunner:
     # ---- the Agent tool ------------------------------------------------------------------------------
 
     async def start(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from yoke.agents import background  # imported when the first sub-agent starts, not with every session
+
         kind = input.get("subagent_type") or "general-purpose"
         definition = self.catalog.get(kind)
         if definition is None:
@@ -93,15 +95,17 @@ class AgentRunner:
         if out.additional_context:
             prompt = f"{prompt}\n\n<system-reminder>\n{out.additional_context}\n</system-reminder>"
         if self._in_background(input, definition):
-            return self._launch_background(agent, input, prompt, ctx)
+            return background.launch(self, agent, input, prompt, ctx)
         emit = ctx.emit
         if emit is not None:
-            emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
+            emit(
+                ev.TaskEvent("started", agent.id, ctx.tool_use_id, background.task_fields(self, agent, input))
+            )
         try:
             await self._drive(agent, prompt, emit)
         finally:  # every task_started gets its task_notification, also when the agent fails
             if emit is not None:
-                emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, self._task_outcome(agent)))
+                emit(ev.TaskEvent("ended", agent.id, ctx.tool_use_id, background.task_outcome(self, agent)))
         return self._report(agent)
 
     def _in_background(self, input: dict[str, Any], definition: AgentDefinition) -> bool:
@@ -114,37 +118,6 @@ class AgentRunner:
         if definition.background or asked is True:
             return True
         return asked is None and self.depth == 0 and self.background_default
-
-    def _task_fields(self, agent: RunningAgent, input: dict[str, Any]) -> dict[str, Any]:
-        """What a program is told when a sub-agent starts (stream-json `task_started`)."""
-        return {
-            "description": input.get("description", ""),
-            "subagent_type": agent.definition.name,
-            "prompt": input.get("prompt", ""),
-            "background": agent.background,
-            "depth": self.depth + 1,
-        }
-
-    def _task_outcome(self, agent: RunningAgent) -> dict[str, Any]:
-        """What a program is told when a sub-agent ends (stream-json `task_notification`); its answer is kept
-        in the session's tasks folder, as a background agent's is."""
-        result = agent.result
-        text = result.text if result is not None else ""
-        output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
-        try:
-            output_file.parent.mkdir(parents=True, exist_ok=True)
-            output_file.write_text(text, encoding="utf-8")
-        except OSError:
-            output_file = None
-        usage = result.usage.as_dict() if result is not None and hasattr(result.usage, "as_dict") else {}
-        return {
-            "status": "completed" if result is not None and not result.is_error else "failed",
-            "summary": text,
-            "output_file": str(output_file) if output_file is not None else "",
-            "total_tokens": sum(v for v in usage.values() if isinstance(v, int)),
-            "tool_uses": agent.tool_uses,
-            "duration_ms": int((time.monotonic() - agent.started) * 1000),
-        }
 
     async def _spawn(
         self, definition: AgentDefinition, input: dict[str, Any], tool_use_id: str
@@ -337,77 +310,13 @@ class AgentRunner:
 
     # ---- background agents ----------------------------------------------------------------------------
 
-    def _launch_background(
-        self, agent: RunningAgent, input: dict[str, Any], prompt: str, ctx: ToolContext
-    ) -> ToolResult:
-        agent.background = True  # (its session was built so: the parent's interrupt does not stop it)
-        agent.output_file = self.session.session_dir / "tasks" / f"{agent.id}.output"
-        agent.output_file.parent.mkdir(parents=True, exist_ok=True)
-        if ctx.emit is not None:  # announced before the call's result, as 2.1.330 writes it
-            ctx.emit(ev.TaskEvent("started", agent.id, ctx.tool_use_id, self._task_fields(agent, input)))
-        agent.task = asyncio.get_running_loop().create_task(self._background(agent, prompt, ctx.tool_use_id))
-        data = {
-            "isAsync": True,
-            "status": "async_launched",
-            "agentId": agent.id,
-            "description": input.get("description", ""),
-            "resolvedModel": agent.session.model,
-            "prompt": prompt,
-            "outputFile": str(agent.output_file),
-            "canReadOutputFile": True,
-            "canContinueAgent": True,
-        }
-        text = (
-            f"Async agent launched successfully.\nagentId: {agent.id}\nThe agent is working in the "
-            f"background; you will be notified when it completes. Its output will be at {agent.output_file}."
-        )
-        return ToolResult(text, data=data)
-
-    async def _background(self, agent: RunningAgent, prompt: str, tool_use_id: str) -> None:
-        post = self.session.post_background  # its lines reach the stream after its Agent call returned
-        try:
-            await self._drive(agent, prompt, post)
-        finally:
-            result = agent.result
-            text = result.text if result is not None else "(no answer)"
-            status = "completed" if result is not None and not result.is_error else "failed"
-            assert agent.output_file is not None
-            agent.output_file.write_text(text, encoding="utf-8")
-            outcome = self._task_outcome(agent)
-            outcome["background"] = True
-            if agent.stopped:
-                outcome["status"] = status = "stopped"
-            post(ev.TaskEvent("ended", agent.id, tool_use_id, outcome))
-            if not agent.stopped:  # one stopped on purpose needs no answer
-                self.session.agent.inbox.append(
-                    f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
-                    f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'
-                    f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
-                )
+    # ---- background agents (agents/background.py) ------------------------------------------------------
 
     async def output(self, agent_id: str, wait_s: float) -> ToolResult:
         """TaskOutput for a background agent: its answer once done (waiting up to `wait_s`)."""
-        agent = self.agents[agent_id]
-        if agent.task is not None and agent.running and wait_s > 0:
-            await asyncio.wait({agent.task}, timeout=wait_s)
-        done = not agent.running
-        result = agent.result
-        status = (
-            "running"
-            if not done
-            else ("completed" if result is not None and not result.is_error else "failed")
-        )
-        text = result.text if done and result is not None else ""
-        retrieval = "success" if done else ("timeout" if wait_s > 0 else "not_ready")
-        lines = [
-            f"<retrieval_status>{retrieval}</retrieval_status>",
-            f"<task_id>{agent.id}</task_id>",
-            "<task_type>local_agent</task_type>",
-            f"<status>{status}</status>",
-            f"<output>\n{text}\n</output>" if text else "<output></output>",
-        ]
-        task = {"task_id": agent.id, "task_type": "local_agent", "status": status, "output": text}
-        return ToolResult("\n".join(lines), data={"retrieval_status": retrieval, "task": task})
+        from yoke.agents import background
+
+        return await background.output(self.agents[agent_id], wait_s)
 
     def stop(self, agent_id: str) -> bool:
         agent = self.agents.get(agent_id)

@@ -12,6 +12,7 @@ import signal
 import sys
 from argparse import Namespace
 from pathlib import Path
+from typing import Any
 
 from yoke.session import SessionError as SetupError
 
@@ -109,58 +110,17 @@ async def _start(args: Namespace, prompt: str) -> int:
 
         return save_note_headless(args, note)
     from yoke.cli.headless_session import HeadlessRun
-    from yoke.cli.options import api_key_source, options_from_args
-    from yoke.cli.printers import make_printer
+    from yoke.cli.options import options_from_args
     from yoke.session import open_session
 
     options = options_from_args(args, Path.cwd())
-    if (
-        args.permission_prompts == "none"
-    ):  # nobody answers: what would ask is denied (the mode decides the rest)
+    # nobody answers: what would ask is denied (the mode decides the rest)
+    if args.permission_prompts == "none":
         args.permission_prompt_tool = None
-    printer = make_printer(
-        args.output_format,
-        args.verbose,
-        init_extra={"apiKeySource": api_key_source(os.environ)},
-        partial=bool(args.include_partial_messages),
-        forward_subagent_text=bool(getattr(args, "forward_subagent_text", False)),
-    )
-    if args.output_format == "stream-json":
-        from yoke.wire.hook_lines import stream_reporter
-
-        options.hook_report = stream_reporter(printer.emit, args.include_hook_events)
-    channel = lines = None
-    if args.input_format == "stream-json":
-        from yoke.cli.stream_input import ControlChannel, StdinLines, StdioAsker
-
-        channel = ControlChannel(printer.emit)
-        if args.permission_prompt_tool == "stdio":
-            options.asker = StdioAsker(channel)
-        options.mcp_sdk_bridge = _sdk_bridge(channel)
-        lines = StdinLines(channel)  # read from now on: the SDK answers mcp_message while servers start
-        lines.start()
+    printer = _printer(args, options)
+    channel, lines = _stdin_channel(args, options, printer)
     session = await open_session(options)
-    printer.session_id = session.id  # lines written before the first query's init carry it too
-    printer.start_mode(session.permission_mode)  # a set_permission_mode before the first query is a change
-    if args.permission_prompt_tool not in (None, "stdio"):
-        from yoke.session.wiring import prompt_tool_asker
-
-        try:
-            session.set_asker(prompt_tool_asker(session, args.permission_prompt_tool))
-        except ValueError as exc:
-            await session.close()
-            raise SetupError(str(exc)) from None
-    init_extra = getattr(printer, "init_extra", None)  # only the stream-json printer writes system/init
-    if isinstance(init_extra, dict):
-        init_extra.update(session.init_fields())  # slash_commands, skills, output_style, plugins
-    for warning in session.warnings:
-        print(f"yoke: warning: {warning}", file=sys.stderr)
-    if channel is not None and options.asker is not None:
-        options.asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
-        if os.environ.get("YOKE_HOSTED") == "1":  # nobody watches a hosted session's pipe: call the user back
-            options.asker.on_ask = lambda q: session.notify(
-                f"Yoke needs your permission to use {q.tool_name}", "permission_prompt"
-            )
+    await _attach(args, session, printer, options.asker if channel is not None else None)
     debug = bool(args.debug or args.debug_file)
     run = HeadlessRun(session, printer, args.input_format, args.permission_prompt_tool, debug)
     run.debug_file = args.debug_file
@@ -176,6 +136,67 @@ async def _start(args: Namespace, prompt: str) -> int:
         await session.close()
         raise SetupError(oversized)
     return await _drive(run, prompt, channel, lines)
+
+
+def _printer(args: Namespace, options: Any) -> Any:
+    """The printer for `--output-format`; in stream-json it also writes the hook lines."""
+    from yoke.cli.options import api_key_source
+    from yoke.cli.printers import make_printer
+
+    printer = make_printer(
+        args.output_format,
+        args.verbose,
+        init_extra={"apiKeySource": api_key_source(os.environ)},
+        partial=bool(args.include_partial_messages),
+        forward_subagent_text=bool(getattr(args, "forward_subagent_text", False)),
+    )
+    if args.output_format == "stream-json":
+        from yoke.wire.hook_lines import stream_reporter
+
+        options.hook_report = stream_reporter(printer.emit, args.include_hook_events)
+    return printer
+
+
+def _stdin_channel(args: Namespace, options: Any, printer: Any) -> tuple[Any, Any]:
+    """With `--input-format stream-json`: the control channel and the stdin reader (started now: the SDK
+    answers mcp_message while servers start), and the stdio asker when prompts go to the SDK; else None, None."""
+    if args.input_format != "stream-json":
+        return None, None
+    from yoke.cli.stream_input import ControlChannel, StdinLines, StdioAsker
+
+    channel = ControlChannel(printer.emit)
+    if args.permission_prompt_tool == "stdio":
+        options.asker = StdioAsker(channel)
+    options.mcp_sdk_bridge = _sdk_bridge(channel)
+    lines = StdinLines(channel)
+    lines.start()
+    return channel, lines
+
+
+async def _attach(args: Namespace, session: Any, printer: Any, asker: Any) -> None:
+    """Tie the opened session to the printer and to who answers its prompts (`asker`: the stdio asker over the
+    control channel, if any); print its set-up warnings."""
+    printer.session_id = session.id  # lines written before the first query's init carry it too
+    printer.start_mode(session.permission_mode)  # a set_permission_mode before the first query is a change
+    if args.permission_prompt_tool not in (None, "stdio"):
+        from yoke.session.wiring import prompt_tool_asker
+
+        try:
+            session.set_asker(prompt_tool_asker(session, args.permission_prompt_tool))
+        except ValueError as exc:
+            await session.close()
+            raise SetupError(str(exc)) from None
+    init_extra = getattr(printer, "init_extra", None)  # only the stream-json printer writes system/init
+    if isinstance(init_extra, dict):
+        init_extra.update(session.init_fields())  # slash_commands, skills, output_style, plugins
+    for warning in session.warnings:
+        print(f"yoke: warning: {warning}", file=sys.stderr)
+    if asker is not None:
+        asker.on_update = session.apply_permission_update  # "always allow" answers, mode changes
+        if os.environ.get("YOKE_HOSTED") == "1":  # nobody watches a hosted session's pipe: call the user back
+            asker.on_ask = lambda q: session.notify(
+                f"Yoke needs your permission to use {q.tool_name}", "permission_prompt"
+            )
 
 
 def _sdk_bridge(channel):

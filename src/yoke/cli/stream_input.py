@@ -11,12 +11,17 @@ import asyncio
 import sys
 from typing import Any
 
+from yoke.cli.control_answers import (
+    MCP_CONTROL,
+    answer_control,
+    answer_later,
+    answer_mcp_control,
+    answer_set_model,
+)
 from yoke.ids import new_uuid
 from yoke.jsonsafe import dict_at
 from yoke.jsonsafe import loads as safe_json
 from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
-
-SERVER_MODES = ("default", "manual", "acceptEdits", "plan", "auto", "dontAsk", "bypassPermissions")
 
 
 class ControlChannel:
@@ -303,12 +308,12 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
     elif kind == "control_request":
         request = dict_at(frame, "request")
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
-            _later(run, _answer_mcp_control(frame, request, run, emit))
+            answer_later(run, answer_mcp_control(frame, request, run, emit))
         elif request.get("subtype") == "set_model":
             # in turn with the messages, as 2.1.330 answers it: after the query running, before the next one
-            queue.put_nowait(lambda: _answer_set_model(frame, request, run, emit))
+            queue.put_nowait(lambda: answer_set_model(frame, request, run, emit))
         else:
-            emit(_answer_control(frame, run, channel))
+            emit(answer_control(frame, run, channel))
             run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
     elif kind == "control_cancel_request":
         return
@@ -316,55 +321,7 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         emit(_input_error(run, f"ignored a stdin message of unknown type {kind!r}"))
 
 
-MCP_CONTROL = ("mcp_reconnect", "mcp_toggle")
 PENDING_WAIT_S = 30  # at EOF, how long control requests still being answered may take
-
-
-def _later(run: Any, work: Any) -> None:
-    """Answer a control request in its own task; at EOF the session waits for it (bounded)."""
-    task = asyncio.ensure_future(work)
-    pending = run.__dict__.setdefault("pending_controls", set())
-    pending.add(task)
-    task.add_done_callback(pending.discard)
-
-
-async def _answer_set_model(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
-    """`set_model {model}`: the switch, with PreModelSwitch and PostModelSwitch hooks around it."""
-    request_id = frame.get("request_id", "")
-    model = request.get("model")
-    refusal = ""
-    try:
-        if model and model != "default":
-            refusal = await run.session.switch_model(model, "sdk")
-    except ValueError as exc:
-        refusal = str(exc)
-    if refusal:
-        response = {"subtype": "error", "request_id": request_id, "error": refusal}
-    else:
-        # the model now in use, as 2.1.330 answers
-        response = {"subtype": "success", "request_id": request_id, "response": {"model": run.session.model}}
-    emit({"type": "control_response", "response": response})
-
-
-async def _answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run: Any, emit: Any) -> None:
-    """`mcp_reconnect {serverName}` and `mcp_toggle {serverName, enabled}` on the session's MCP servers."""
-    request_id = frame.get("request_id", "")
-    name = request.get("serverName")
-    try:
-        if not isinstance(name, str) or not name:
-            raise KeyError(f"{request.get('subtype')} needs serverName")
-        if request.get("subtype") == "mcp_reconnect":
-            await run.session.mcp_reconnect(name)
-        else:
-            await run.session.mcp_set_enabled(name, bool(request.get("enabled", True)))
-        response = {"subtype": "success", "request_id": request_id, "response": {}}
-    except KeyError as exc:
-        response = {
-            "subtype": "error",
-            "request_id": request_id,
-            "error": str(exc.args[0] if exc.args else exc),
-        }
-    emit({"type": "control_response", "response": response})
 
 
 def _user_content(frame: dict[str, Any]) -> Any:
@@ -401,81 +358,3 @@ def _input_error(run: Any, text: str) -> dict[str, Any]:
         "session_id": run.session.id,
         "uuid": new_uuid(),
     }
-
-
-def _answer_control(frame: dict[str, Any], run: Any, channel: Any = None) -> dict[str, Any]:
-    request_id = frame.get("request_id", "")
-    request = dict_at(frame, "request")
-    subtype = request.get("subtype")
-    try:
-        response = _control_response(subtype, request, run, channel)
-    except ValueError as exc:
-        return {
-            "type": "control_response",
-            "response": {"subtype": "error", "request_id": request_id, "error": str(exc)},
-        }
-    return {
-        "type": "control_response",
-        "response": {"subtype": "success", "request_id": request_id, "response": response},
-    }
-
-
-def _hook_callback(channel: Any) -> Any:
-    """An SDK hook callback answered over the control protocol: a `hook_callback` request, its hook output."""
-
-    async def call(callback_id: str, data: dict[str, Any], tool_use_id: str | None) -> dict[str, Any] | None:
-        request = {"subtype": "hook_callback", "callback_id": callback_id, "input": data}
-        if tool_use_id:
-            request["tool_use_id"] = tool_use_id
-        return await channel.request(request)
-
-    return call
-
-
-def _control_response(
-    subtype: str | None, request: dict[str, Any], run: Any, channel: Any = None
-) -> dict[str, Any]:
-    from yoke import __version__
-    from yoke.wire.shapes import COMPAT_VERSION
-
-    if subtype == "initialize":
-        if request.get("hooks") and channel is not None:
-            from yoke.session.wiring import attach_control_hooks  # the client's callbacks (docs/hooks.md)
-
-            for warning in attach_control_hooks(run.session, request["hooks"], _hook_callback(channel)):
-                print(f"yoke: warning: {warning}", file=sys.stderr)
-        return {
-            "hook_on_failure_supported": True,
-            "commands": [],
-            "agents": [],
-            "output_style": "default",
-            "available_output_styles": ["default"],
-            "models": [],
-            "account": {"apiKeySource": getattr(run.printer, "init_extra", {}).get("apiKeySource", "none")},
-            "claude_code_version": COMPAT_VERSION,
-            "yoke_version": __version__,
-        }
-    session = run.session
-    if subtype == "interrupt":
-        session.interrupt()
-        return {}
-    if subtype == "set_permission_mode":
-        mode = request.get("mode")
-        if mode not in SERVER_MODES:
-            raise ValueError(f"unknown permission mode {mode!r}")
-        session.set_permission_mode(mode)
-        return {}
-    if subtype == "get_context_usage":
-        return session.context_usage()
-    if subtype == "rewind_files":
-        message_id = request.get("user_message_id")
-        if not isinstance(message_id, str) or not message_id:
-            raise ValueError("rewind_files needs user_message_id")
-        return {"restored": [str(p) for p in session.rewind_files(message_id)]}
-    if subtype == "stop_task":
-        if not session.stop_task(str(request.get("task_id") or "")):
-            raise ValueError(f"no running task {request.get('task_id')!r}")
-        return {}
-    if subtype == "mcp_status":
-        return {"mcpServers": session.mcp_servers()}
-    raise ValueError(f"Unsupported control request subtype: {subtype}")

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from yoke.seams import Gate
+    from yoke.session.background import BackgroundWork
     from yoke.session.stages import Stages
     from yoke.tools.services import SessionServices
 
@@ -91,10 +92,7 @@ class Session:
         self.debug_log: Path | None = None  # /debug: every event's debug line is appended here
         self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
         self.stages = stages  # the records assembly built this session from (`session/stages.py`)
-        # what background sub-agents raise after their Agent call returned, for `background_events`
-        self._background_posts: list[ev.Event] = []
-        self._background_wake: Any = None  # an asyncio.Event while someone waits on background work
-        self._wait_stopped = False
+        self._background_work: BackgroundWork | None = None  # made when background work first needs it
         self.services.post_background = self.post_background  # background commands' lines (tools/shell)
 
     # ---- what front-ends read -------------------------------------------------------------------------
@@ -171,8 +169,9 @@ class Session:
         async for event in self.router.events(self, prompt):
             while self.side_events:
                 yield self.side_events.pop(0)
-            while self._background_posts and not isinstance(event, ev.Result):  # background work's, live
-                yield self._background_posts.pop(0)
+            posts = self._background_work.posts if self._background_work is not None else []
+            while posts and not isinstance(event, ev.Result):  # background work's, live
+                yield posts.pop(0)
             if self.debug_log is not None:  # /debug turned it on
                 from yoke.session.debug_log import write_debug
 
@@ -189,9 +188,8 @@ class Session:
     def interrupt(self) -> None:
         """End the running query (and the children's) within a second, from any point; a wait on
         background work (`background_events`) ends too."""
-        self._wait_stopped = True
-        if self._background_wake is not None:
-            self._background_wake.set()
+        if self._background_work is not None:
+            self._background_work.stop()
         for child in self.children:
             if not child.background:
                 child.interrupt()
@@ -226,8 +224,7 @@ class Session:
     def background_tasks(self) -> list[dict[str, Any]]:
         """Background shell tasks still running ({id, command, description, started_at}), for front-ends
         to list."""
-        shell = self.services.shell
-        manager = getattr(shell, "tasks", None)
+        manager = getattr(self.services.shell, "tasks", None)
         if manager is None:
             return []
         return [
@@ -238,24 +235,25 @@ class Session:
 
     # ---- background work: its lines after the query that started it, and the follow-up query -------------
 
+    @property
+    def background_work(self) -> BackgroundWork:
+        """The logic is in session/background.py, imported when first used: a plain `-p` without background
+        work never imports it."""
+        if self._background_work is None:
+            from yoke.session.background import BackgroundWork
+
+            self._background_work = BackgroundWork(self)
+        return self._background_work
+
     def post_background(self, event: ev.Event) -> None:
         """An event of background work (a background sub-agent's steps, its end), raised whether or not a
         query runs: the root session yields it within its running query, or from `background_events`."""
-        root = self
-        while root.parent is not None:
-            root = root.parent
-        if root is not self:
-            root.post_background(event)
-            return
-        self._background_posts.append(event)
-        if self._background_wake is not None:
-            self._background_wake.set()
+        self.background_work.post(event)
 
     def background_busy(self, commands: bool = True) -> bool:
         """A background sub-agent (or, with `commands`, a background command) still runs: what `-p` waits
         for before it ends."""
-        runner = self.services.agents
-        agents = getattr(runner, "agents", None) or {}
+        agents = getattr(self.services.agents, "agents", None) or {}
         if any(getattr(a, "background", False) and a.running for a in agents.values()):
             return True
         return commands and bool(self.background_tasks())
@@ -265,42 +263,18 @@ class Session:
         runs it. Other inbox texts (a hook's context) wait for the next query."""
         return any(text.startswith(TASK_NOTICE) for text in self.agent.inbox)
 
-    async def background_events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
+    def background_events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
         """Background work's events as they come, until a completion notice waits (`follow_up_due`), no
         background work runs, `timeout` seconds pass, the session is interrupted, or the awaitable `until`
         (e.g. the next stdin message) is done. Every wait is bounded: each step sleeps at most half a second."""
-        import asyncio
-        import time
+        if self._background_work is None and not self.background_busy():
+            return _no_events()  # nothing was posted and nothing runs: no need to import the waiting
+        return self.background_work.events(timeout, until)
 
-        deadline = time.monotonic() + timeout
-        self._wait_stopped = False
-        wake = self._background_wake = asyncio.Event()
-        try:
-            while True:
-                while self._background_posts:
-                    yield self._background_posts.pop(0)
-                if self._wait_stopped or self.follow_up_due() or not self.background_busy():
-                    return
-                if until is not None and until.done():
-                    return
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                waiter = asyncio.ensure_future(wake.wait())
-                waits = {waiter} if until is None else {waiter, until}
-                await asyncio.wait(waits, timeout=min(left, 0.5), return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                wake.clear()
-        finally:
-            self._background_wake = None
-
-    async def follow_up(self) -> AsyncIterator[ev.Event]:
+    def follow_up(self) -> AsyncIterator[ev.Event]:
         """The query a completion notice starts once the turn that launched the work has ended (as 2.1.330
         runs it in `-p` and stream-json input): the notices are its prompt."""
-        notices = "\n\n".join(self.agent.inbox)
-        self.agent.inbox.clear()
-        async for event in self.query(notices):
-            yield event
+        return self.background_work.follow_up()
 
     def rewind_files(self, user_message_id: str) -> list[Path]:
         """Put back every file the session changed since the prompt `user_message_id` (its checkpoints);
@@ -317,29 +291,9 @@ class Session:
     def context_usage(self) -> dict[str, Any]:
         """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same
         accounting as `/context` (`context_measure`)."""
-        usage = self.context_measure()
-        window = usage.window
-        categories = [
-            {"name": "System prompt", "tokens": usage.system, "color": "promptBorder"},
-            {"name": "System tools", "tokens": usage.tools, "color": "inactive"},
-            {"name": "Messages", "tokens": usage.messages, "color": "purple"},
-            {"name": "Free space", "tokens": max(0, window - usage.used), "color": "promptBorder"},
-        ]
-        return {
-            "categories": categories,
-            "totalTokens": usage.used,
-            "maxTokens": window,
-            "rawMaxTokens": window,
-            "percentage": round(100 * usage.used / window, 1) if window else 0.0,
-            "model": self.model,
-            "isAutoCompactEnabled": self.agent.keeper is not None,
-            "memoryFiles": [
-                {"path": path, "type": label, "tokens": tokens} for tokens, path, label in usage.memory
-            ],
-            "mcpTools": [],
-            "agents": [],
-            "gridRows": [],
-        }
+        from yoke.session.context_usage import context_usage
+
+        return context_usage(self)
 
     def permission_rules(self) -> dict[str, list[str]]:
         """The rules in force, by behavior (the session's own answers under `session`)."""
@@ -392,33 +346,9 @@ class Session:
         """What a user may type as `/name` besides the front-end's built-ins: user-invocable skills and
         custom commands, then MCP prompts (`mcp__server__prompt`); each with `name`, `description`,
         `argument_hint` and `kind` (skill, command, mcp)."""
-        from yoke.skills.runtime import runtime_of
+        from yoke.session.command_list import slash_commands
 
-        rows: list[dict[str, str]] = []
-        runtime = runtime_of(self.agent.executor.ctx)
-        for skill in runtime.catalog.user_invocable() if runtime is not None else []:
-            rows.append(
-                {
-                    "name": skill.name,
-                    "description": skill.description,
-                    "argument_hint": skill.argument_hint,
-                    "kind": skill.kind,
-                    "source": skill.label or skill.source,
-                }
-            )
-        if self.mcp is not None and hasattr(self.mcp, "prompt_specs"):
-            for server, prompt in await self.mcp.prompt_specs():
-                names = [a.name for a in getattr(prompt, "arguments", None) or []]
-                rows.append(
-                    {
-                        "name": f"mcp__{server}__{prompt.name}",
-                        "description": getattr(prompt, "description", "") or "",
-                        "argument_hint": " ".join(f"<{n}>" for n in names),
-                        "kind": "mcp",
-                        "source": f"MCP {server}",
-                    }
-                )
-        return rows
+        return await slash_commands(self)
 
     async def notify(self, message: str, notification_type: str, title: str = "") -> None:
         """The front-end is calling the user back (a permission prompt waits, a long turn ended): the
@@ -435,17 +365,9 @@ class Session:
     def context_measure(self) -> Any:
         """What fills the context window now (`yoke.context.inspect.ContextUsage`): the system prompt and tool
         definitions as they are sent, and the conversation; one accounting for every front-end."""
-        from yoke.context.inspect import measure
-        from yoke.memory import MemoryIndex
+        from yoke.session.context_usage import context_measure
 
-        env = self.agent.executor.ctx.env or {}
-        specs = [
-            {"name": s.name, "description": s.description, "input_schema": s.input_schema}
-            for s in self.agent.executor.registry.specs()
-        ]
-        home = Path(env["HOME"]) if env.get("HOME") else None
-        memory = MemoryIndex(self.cwd, home=home, env=env).files
-        return measure(self.model, env, self.agent.system, specs, self.agent.messages, memory)
+        return context_measure(self)
 
     async def context_report(self) -> str:
         from yoke.context.inspect import usage_report
@@ -474,3 +396,8 @@ class Session:
             except Exception:
                 pass
         await self.resources.aclose()
+
+
+async def _no_events() -> AsyncIterator[ev.Event]:
+    return
+    yield

@@ -63,80 +63,21 @@ class StreamLines:
         if isinstance(event, ev.SessionStarted):
             return [init_message(event, self.init_extra)]
         if isinstance(event, ev.AssistantMessage):
-            # one line per content block, all sharing the API message's id, as Claude Code streams them;
-            # with partial messages on, those whose block already ended were written then
-            skip = self.blocks.already_written(event.id)
-            content = event.message["content"]
-            blocks = content if isinstance(content, list) else [text_block(content)]
-            lines: list[dict[str, Any]] = []
-            first = self.tasks.progress_first(event)
-            for shown in self.tasks.shown_blocks(event, blocks[skip:]):
-                progress = self.tasks.progress(event, shown)  # a sub-agent's call: task_progress
-                line = self._envelope("assistant", event, message=api_message(event, shown))
-                lines += [*progress, line] if first else [line, *progress]
-            if event.error:  # a synthetic message standing for a failed model call
-                for line in lines:
-                    if line["type"] != "assistant":
-                        continue
-                    line["message"]["stop_reason"] = event.stop_reason
-                    line["error"] = event.error
-            return lines
+            return self._assistant_lines(event)
         if isinstance(event, ev.ToolResultsMessage):
             return self._tool_results(event)
         if isinstance(event, ev.ContinuationMessage):
-            content = event.message["content"]
-            if isinstance(content, str):  # written as a list of blocks, as Claude Code writes it
-                content = [{"type": "text", "text": content}]
-            line = self._envelope("user", event, message={"role": "user", "content": content})
-            line["isSynthetic"] = True
-            return [line]
+            return self._continuation_lines(event)
         if isinstance(event, ev.PermissionDecided):
             if event.behavior == "deny" and denial_written(event.source):
                 self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
             return []
         if isinstance(event, ev.TaskEvent):
-            if event.phase == "ended":
-                return self.tasks.ended(event)
-            lines = self.tasks.started(event)
-            if not event.data.get("background"):  # its prompt, as the first message of its conversation
-                prompt: dict[str, Any] = {
-                    "role": "user",
-                    "content": [text_block(event.data.get("prompt", ""))],
-                }
-                line = self._envelope("user", event, message=prompt)
-                line["parent_tool_use_id"] = event.tool_use_id
-                lines.append(line)
-            return lines
+            return self._task_lines(event)
         if isinstance(event, ev.StreamEvent):
-            raw = raw_stream_event(event.event)
-            lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
-            block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
-            if block is not None:  # the block's assistant line goes before its content_block_stop
-                message = {
-                    "id": self.blocks.message_id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": self.blocks.model,
-                    "content": [block],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": self.blocks.usage,
-                }
-                lines.insert(0, self._envelope("assistant", event, message=message))
-            return lines
+            return self._stream_event_lines(event)
         if isinstance(event, ev.Notice):
-            if event.kind == "api_retry":
-                return [self._system("api_retry", **event.data)]
-            if event.kind in SILENT_NOTICES:
-                return []
-            if event.kind == "stop_hook_blocked":  # after the hook's feedback line, as 2.1.330 writes it
-                return [
-                    self._system(
-                        "notification", key="stop-hook-error", text=event.message, priority="immediate"
-                    )
-                ]
-            level = "warning" if event.kind == "warning" else "info"
-            return [self._system("informational", content=event.message, level=level)]
+            return self._notice_lines(event)
         if isinstance(event, ev.Compacted):
             meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
             return [
@@ -147,6 +88,80 @@ class StreamLines:
         if isinstance(event, ev.Result):
             return [result_object(event, self.session_id)]
         return []
+
+    def _assistant_lines(self, event: ev.AssistantMessage) -> list[dict[str, Any]]:
+        # one line per content block, all sharing the API message's id, as Claude Code streams them;
+        # with partial messages on, those whose block already ended were written then
+        skip = self.blocks.already_written(event.id)
+        content = event.message["content"]
+        blocks = content if isinstance(content, list) else [text_block(content)]
+        lines: list[dict[str, Any]] = []
+        first = self.tasks.progress_first(event)
+        for shown in self.tasks.shown_blocks(event, blocks[skip:]):
+            progress = self.tasks.progress(event, shown)  # a sub-agent's call: task_progress
+            line = self._envelope("assistant", event, message=api_message(event, shown))
+            lines += [*progress, line] if first else [line, *progress]
+        if event.error:  # a synthetic message standing for a failed model call
+            for line in lines:
+                if line["type"] != "assistant":
+                    continue
+                line["message"]["stop_reason"] = event.stop_reason
+                line["error"] = event.error
+        return lines
+
+    def _continuation_lines(self, event: ev.ContinuationMessage) -> list[dict[str, Any]]:
+        content = event.message["content"]
+        if isinstance(content, str):  # written as a list of blocks, as Claude Code writes it
+            content = [{"type": "text", "text": content}]
+        line = self._envelope("user", event, message={"role": "user", "content": content})
+        line["isSynthetic"] = True
+        return [line]
+
+    def _task_lines(self, event: ev.TaskEvent) -> list[dict[str, Any]]:
+        """A sub-agent's task_started (with its prompt, for a foreground one) or task_notification."""
+        if event.phase == "ended":
+            return self.tasks.ended(event)
+        lines = self.tasks.started(event)
+        if not event.data.get("background"):  # its prompt, as the first message of its conversation
+            prompt: dict[str, Any] = {
+                "role": "user",
+                "content": [text_block(event.data.get("prompt", ""))],
+            }
+            line = self._envelope("user", event, message=prompt)
+            line["parent_tool_use_id"] = event.tool_use_id
+            lines.append(line)
+        return lines
+
+    def _stream_event_lines(self, event: ev.StreamEvent) -> list[dict[str, Any]]:
+        """--include-partial-messages: the raw stream event, and a finished block's assistant line."""
+        raw = raw_stream_event(event.event)
+        lines = [self._envelope("stream_event", event, event=raw)] if raw is not None else []
+        block = self.blocks.feed(event.event) if event.parent_tool_use_id is None else None
+        if block is not None:  # the block's assistant line goes before its content_block_stop
+            message = {
+                "id": self.blocks.message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": self.blocks.model,
+                "content": [block],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": self.blocks.usage,
+            }
+            lines.insert(0, self._envelope("assistant", event, message=message))
+        return lines
+
+    def _notice_lines(self, event: ev.Notice) -> list[dict[str, Any]]:
+        if event.kind == "api_retry":
+            return [self._system("api_retry", **event.data)]
+        if event.kind in SILENT_NOTICES:
+            return []
+        if event.kind == "stop_hook_blocked":  # after the hook's feedback line, as 2.1.330 writes it
+            return [
+                self._system("notification", key="stop-hook-error", text=event.message, priority="immediate")
+            ]
+        level = "warning" if event.kind == "warning" else "info"
+        return [self._system("informational", content=event.message, level=level)]
 
     def _denied(self, event: ev.PermissionDecided) -> dict[str, Any]:
         """`system/permission_denied` for a denied call, written just before its result's `user` line (after
