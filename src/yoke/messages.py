@@ -67,3 +67,17 @@ def result_text(content: str | list[Block]) -> str:
         elif b.get("type") == "image":
             parts.append("[image]")
     return "\n".join(parts)
+
+
+TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
+
+
+def task_notice(
+    task_id: str, status: str, summary: str, output_file: object, result: str | None = None
+) -> str:
+    """The notice a background task (a command, a sub-agent) leaves the model when it ends."""
+    answer = f"<result>{result}</result>\n" if result is not None else ""
+    return (
+        f"{TASK_NOTICE}\n<task-id>{task_id}</task-id>\n<status>{status}</status>\n<summary>{summary}</summary>\n"
+        f"{answer}<output-file>{output_file}</output-file>\n</task-notification>"
+    )

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from pathlib import Path
 
 import pytest
 
 from permissions.helpers import TOOLS, World, make_world
-from yoke.config.settings import load_settings
-from yoke.permissions import build_gate, is_read_only_command, split_rule_list, trust_folder
+from yoke.config.settings import load_settings, split_tool_list
+from yoke.permissions import build_gate, is_read_only_command, trust_folder
 from yoke.permissions.pipeline import PermissionModeError
 from yoke.seams import Decision
 
@@ -285,6 +286,19 @@ async def test_permission_updates(world: World) -> None:
         gate.apply_update({"type": "addRules", "rules": rules, "destination": "somewhere"})
 
 
+async def test_a_removed_session_rule_leaves_a_sub_agents_gate_copy_too(world: World) -> None:
+    """A sub-agent whose mode differs runs on a copy of the parent's gate (session/capabilities.py), which
+    shares the session's answers: one the user takes back must not stay in force for the running copy."""
+    gate = world.gate()
+    rules = [{"toolName": "Bash", "ruleContent": "make *"}]
+    gate.apply_update({"type": "addRules", "rules": rules, "behavior": "allow", "destination": "session"})
+    child = copy.copy(gate)
+    child.set_mode("acceptEdits")
+    assert (await decide(child, "make all", world)).behavior == "allow"
+    gate.apply_update({"type": "removeRules", "rules": rules, "behavior": "allow", "destination": "session"})
+    assert (await decide(child, "make all", world)).behavior == "ask"
+
+
 async def test_remembered_symlink_read_covers_link_and_target(world: World) -> None:
     gate = world.gate()
     read = {"file_path": "key_link"}
@@ -360,14 +374,16 @@ def test_hidden_tools_and_read_denied(world: World) -> None:
     assert not gate.is_read_denied(world.project / "README.md")
 
 
-def test_split_rule_list() -> None:
-    assert split_rule_list(["Bash(git log:*) Edit,Read", "Bash(npm run test *)"]) == [
+def test_split_tool_list() -> None:
+    assert split_tool_list(["Bash(git log:*) Edit,Read", "Bash(npm run test *)", "Glob\tGrep"]) == [
         "Bash(git log:*)",
         "Edit",
         "Read",
         "Bash(npm run test *)",
+        "Glob",
+        "Grep",
     ]
-    assert split_rule_list([" , ", ""]) == []
+    assert split_tool_list([" , ", ""]) == []
 
 
 async def test_shell_cwd_is_where_relative_paths_start(world: World) -> None:

@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
+from yoke.messages import task_notice
 from yoke.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -27,11 +28,11 @@ def task_fields(runner: AgentRunner, agent: RunningAgent, input: dict[str, Any])
     }
 
 
-def task_outcome(runner: AgentRunner, agent: RunningAgent) -> dict[str, Any]:
-    """What a program is told when a sub-agent ends (stream-json `task_notification`); its answer is kept
-    in the session's tasks folder, as a background agent's is."""
+def task_outcome(runner: AgentRunner, agent: RunningAgent, missing: str = "") -> dict[str, Any]:
+    """What a program is told when a sub-agent ends (stream-json `task_notification`); its answer (`missing`
+    when it has none) is kept in the session's tasks folder, as a background agent's is."""
     result = agent.result
-    text = result.text if result is not None else ""
+    text = result.text if result is not None else missing
     output_file = runner.session.session_dir / "tasks" / f"{agent.id}.output"
     try:
         output_file.parent.mkdir(parents=True, exist_ok=True)
@@ -82,25 +83,22 @@ async def run(runner: AgentRunner, agent: RunningAgent, prompt: str, tool_use_id
     """The background task: drive the agent, then write its answer to its output file, post its end and
     leave the parent a notice (unless TaskStop ended it)."""
     post = runner.session.post_background  # its lines reach the stream after its Agent call returned
+    failure = ""
     try:
         await runner._drive(agent, prompt, post)
-    finally:
-        result = agent.result
-        text = result.text if result is not None else "(no answer)"
-        status = "completed" if result is not None and not result.is_error else "failed"
-        assert agent.output_file is not None
-        agent.output_file.write_text(text, encoding="utf-8")
-        outcome = task_outcome(runner, agent)
+    except Exception as exc:  # the parent is told why, not left with a warning nobody reads
+        failure = f"The agent failed: {type(exc).__name__}: {exc}"
+    finally:  # also when cancelled: every task_started gets its end
+        outcome = task_outcome(runner, agent, failure or "(no answer)")  # writes the output file (guarded)
         outcome["background"] = True
         if agent.stopped:
-            outcome["status"] = status = "stopped"
+            outcome["status"] = "stopped"
         post(ev.TaskEvent("ended", agent.id, tool_use_id, outcome))
         if not agent.stopped:  # one stopped on purpose needs no answer
-            runner.session.agent.inbox.append(
-                f"<task-notification>\n<task-id>{agent.id}</task-id>\n<status>{status}</status>\n"
-                f'<summary>Agent "{agent.definition.name}" {status}</summary>\n<result>{text}</result>\n'
-                f"<output-file>{agent.output_file}</output-file>\n</task-notification>"
-            )
+            status = outcome["status"]
+            summary = f'Agent "{agent.definition.name}" {status}'
+            notice = task_notice(agent.id, status, summary, agent.output_file, result=outcome["summary"])
+            runner.session.agent.inbox.append(notice)
 
 
 async def output(agent: RunningAgent, wait_s: float) -> ToolResult:

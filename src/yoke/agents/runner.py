@@ -308,8 +308,6 @@ class AgentRunner:
             )
         return ToolResult(text, is_error=result.is_error, data=data)
 
-    # ---- background agents ----------------------------------------------------------------------------
-
     # ---- background agents (agents/background.py) ------------------------------------------------------
 
     async def output(self, agent_id: str, wait_s: float) -> ToolResult:

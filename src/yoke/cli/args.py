@@ -98,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
             "commands: yoke sessions list · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
-            "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks"
+            "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks · "
+            "yoke config · yoke stats · yoke batch · yoke auto-mode · yoke export [--html] SESSION · "
+            "yoke remote-control [NAME] | devices | revoke ID"
         ),
         allow_abbrev=False,
         formatter_class=_HelpFormatter,

@@ -35,6 +35,9 @@ def run(argv: list[str]) -> int:
     except SessionError as exc:
         print(f"yoke export: {exc}", file=sys.stderr)
         return 1
+    if not loaded.messages:
+        print(f"yoke export: {path} holds no messages of a Yoke or Claude Code session", file=sys.stderr)
+        return 1
     cwd = loaded.cwd or str(Path.cwd())
     if as_html:
         from yoke.ui.export_html import session_html
@@ -51,7 +54,7 @@ def run(argv: list[str]) -> int:
 
     target = Path(output).expanduser()
     try:
-        replace_file(target, text.encode("utf-8"))
+        replace_file(target, text.encode("utf-8"), mode=0o600)  # a session's text: for its owner only
     except OSError as exc:
         print(f"yoke export: cannot write {target}: {exc.strerror}", file=sys.stderr)
         return 1

@@ -347,7 +347,7 @@ def _short(exc: BaseException) -> str:
 
 def split_tool_list(values: list[str]) -> list[str]:
     """Split `--allowedTools "Bash(git log:*) Edit,Read"` (or a skill's `allowed-tools`) into rules: on commas and
-    spaces outside parentheses."""
+    whitespace outside parentheses."""
     rules: list[str] = []
     for value in values:
         depth = 0
@@ -357,7 +357,7 @@ def split_tool_list(values: list[str]) -> list[str]:
                 depth += 1
             elif ch == ")":
                 depth = max(0, depth - 1)
-            if depth == 0 and ch in ", ":
+            if depth == 0 and (ch == "," or ch.isspace()):
                 if current:
                     rules.append("".join(current))
                 current = []

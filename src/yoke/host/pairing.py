@@ -138,7 +138,8 @@ class Pairing:
         return len(self.failures) >= MAX_FAILURES
 
     def exchange(self, code: str, user_agent: str = "") -> str | None:
-        if not secrets.compare_digest(code.strip().upper(), self.code):
+        # bytes: compare_digest refuses a str with characters outside ASCII, which a form can send
+        if not secrets.compare_digest(code.strip().upper().encode(), self.code.encode()):
             self.failures.append(time.monotonic())
             return None
         self.code = _new_code()  # one-time: the next device needs the next code

@@ -99,11 +99,17 @@ async def open_page(
     request = {"id": "rc", "type": "request", "payload": {"method": "remote_control", "params": params}}
     writer.write((json.dumps(request) + "\n").encode())
     while True:
-        line = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
+        try:
+            line = await asyncio.wait_for(reader.readline(), REQUEST_TIMEOUT)
+        except (TimeoutError, ValueError, OSError) as exc:  # ValueError: a line longer than the limit
+            raise HostError(f"the session host did not answer: {exc or 'timed out'}") from None
         if not line:
             raise HostError("the session host closed the connection")
-        reply = loads(line)
-        if reply.get("id") == "rc":
+        try:
+            reply = loads(line)
+        except ValueError:
+            raise HostError("the session host sent a line that is not JSON") from None
+        if isinstance(reply, dict) and reply.get("id") == "rc":
             break
     if reply.get("type") == "error":
         raise HostError(str((reply.get("payload") or {}).get("message")))
@@ -223,6 +229,16 @@ def _without_flag(argv: list[str], name: str) -> list[str]:
 
 def _devices(command: str, argv: list[str]) -> int:
     """`yoke remote-control devices [--json]` and `yoke remote-control revoke ID... | --all`."""
+    try:
+        return _device_command(command, argv)
+    except OSError as exc:  # the host's runtime folder cannot be made or read
+        print(
+            f"yoke remote-control: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr
+        )
+        return 1
+
+
+def _device_command(command: str, argv: list[str]) -> int:
     from yoke.host.pairing import read_devices, revoke
 
     if command == "devices":
@@ -235,7 +251,8 @@ def _devices(command: str, argv: list[str]) -> int:
         elif not rows:
             print("No paired devices.")
         for row in rows if "--json" not in argv else []:
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row.get("paired") or 0)))
+            paired = row.get("paired")
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(paired if isinstance(paired, int) else 0))
             only = f"  (read-only: {row['session']})" if row.get("session") else ""
             print(f"{row['id']}  {when}  {row.get('label', '')}{only}")
         return 0

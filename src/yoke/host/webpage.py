@@ -131,7 +131,7 @@ class RemoteControl:
         async def messages() -> Any:
             try:
                 async for message in ws:
-                    text = message if isinstance(message, str) else message.decode()
+                    text = message if isinstance(message, str) else message.decode("utf-8", "replace")
                     text, refusal = screen(text, watching)
                     if refusal:
                         client.send(refusal.encode() + b"\n")

@@ -2,7 +2,7 @@
 
 Entry points (imported lazily so `import yoke.seams` stays cheap):
 `build_gate(settings, cwd=…, mode=…, allowed_tools=…, disallowed_tools=…, add_dirs=…, interactive=…)`,
-`PermissionGate`, `PermissionModeError`, `split_rule_list`, `is_read_only_command`.
+`PermissionGate`, `PermissionModeError`, `is_read_only_command`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ _EXPORTS = {
     "build_gate": "yoke.permissions.build",
     "PermissionGate": "yoke.permissions.pipeline",
     "PermissionModeError": "yoke.permissions.pipeline",
-    "split_rule_list": "yoke.permissions.rules",
     "is_read_only_command": "yoke.permissions.bash_analysis",
     "is_trusted": "yoke.config.trust",
     "trust_folder": "yoke.config.trust",

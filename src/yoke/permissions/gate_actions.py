@@ -264,7 +264,8 @@ class GateActions:
 
     def _remove_session_rules(self, texts: list[str], behavior: str) -> None:
         if behavior == "allow":
-            self.session_rules = [r for r in self.session_rules if r.text not in texts]
+            # in place: a sub-agent's gate copy shares this list, and must lose the rule too
+            self.session_rules[:] = [r for r in self.session_rules if r.text not in texts]
 
     def _save_rules(self, texts: list[str], behavior: str, destination: str) -> Path:
         path = self.settings_paths.get(destination) if hasattr(self, "settings_paths") else None

@@ -18,9 +18,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    pass
-
 from yoke.paths import (
     ResolvedPath,
     is_critical,

@@ -82,29 +82,6 @@ def _unescape_parens(spec: str) -> str:
     return spec.replace("\\(", "(").replace("\\)", ")")
 
 
-def split_rule_list(values: list[str]) -> list[str]:
-    """Split `--allowedTools`/`--disallowedTools` values into rules: commas and whitespace separate rules
-    except inside parentheses (`Bash(git log:*) Edit,Read` is three rules)."""
-    rules: list[str] = []
-    for value in values:
-        depth = 0
-        current: list[str] = []
-        for ch in value:
-            if ch == "(":
-                depth += 1
-            elif ch == ")" and depth:
-                depth -= 1
-            if depth == 0 and (ch == "," or ch.isspace()):
-                if current:
-                    rules.append("".join(current))
-                    current = []
-                continue
-            current.append(ch)
-        if current:
-            rules.append("".join(current))
-    return rules
-
-
 def parse_rules(
     texts: list[str], behavior: RuleBehavior, scope: str, base_dir: Path, label: str, warnings: list[str]
 ) -> list[PermissionRule]:

@@ -5,6 +5,8 @@ waited on, and delegates to it; what is running (`Session.background_busy`) it a
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -42,9 +44,6 @@ class BackgroundWork:
             self.wake.set()
 
     async def events(self, timeout: float, until: Any = None) -> AsyncIterator[ev.Event]:
-        import asyncio
-        import time
-
         deadline = time.monotonic() + timeout
         self.stopped = False
         wake = self.wake = asyncio.Event()

@@ -205,7 +205,7 @@ async def _child_capabilities(
         gate = copy.copy(gate)  # shares the rules and the session's answers; only the mode differs
         gate.set_mode(options.permission_mode)
     runner = _runner(environment, owner, options.agent_depth)
-    services = parent.services.for_child(agents=runner)
+    services = parent.services.for_child(agents=runner, post_background=_poster(owner))
     state = SessionState(session_id=parent.id, session_dir=parent.session_dir, services=services)
     # A sub-agent's calls are not tool calls of the front-end's, so none can show a front-end terminal.
     ctx = up.executor.ctx.replace(session=state, cancel=asyncio.Event(), terminal=None)
@@ -232,6 +232,12 @@ async def _child_capabilities(
         working_dirs=list(ctx.working_dirs),
         session_dir=parent.session_dir,
     )
+
+
+def _poster(owner: Owner) -> Callable[[Any], None]:
+    """Where background work's events go once its call has returned: the session's `post_background`
+    (the session is made last, so it is asked for when an event comes)."""
+    return lambda event: owner().post_background(event)
 
 
 def _runner(environment: Environment, owner: Owner, depth: int | None) -> Any:
@@ -340,6 +346,7 @@ def tool_executor(
         inbox=[],
         skills=extensions.runtime,
         extensions=extensions,
+        post_background=_poster(owner),
     )
     state = SessionState(session_id=recorder.session_id, session_dir=session_dir, services=services)
     if conversation is not None:

@@ -18,7 +18,7 @@ from yoke import events as ev
 from yoke.agents.child_options import ChildOptions
 from yoke.ids import random_hex
 from yoke.loop.turn import Agent
-from yoke.messages import Block, Message
+from yoke.messages import TASK_NOTICE, Block, Message
 from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
@@ -31,9 +31,6 @@ if TYPE_CHECKING:
     from yoke.tools.services import SessionServices
 
     Spawn = Callable[["Session", ChildOptions, str, str], Awaitable["Session"]]
-
-
-TASK_NOTICE = "<task-notification>"  # how a background task's notice to the model begins
 
 
 class SessionError(Exception):
@@ -93,7 +90,6 @@ class Session:
         self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
         self.stages = stages  # the records assembly built this session from (`session/stages.py`)
         self._background_work: BackgroundWork | None = None  # made when background work first needs it
-        self.services.post_background = self.post_background  # background commands' lines (tools/shell)
 
     # ---- what front-ends read -------------------------------------------------------------------------
 

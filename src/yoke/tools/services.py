@@ -61,6 +61,7 @@ class SessionServices(Record):
         inbox: list[str] | None = None,
         skills: SkillRuntime | None = None,
         extensions: Extensions | None = None,
+        post_background: Callable[[Any], None] | None = None,
     ) -> None:
         self.sandbox = sandbox  # the sandbox Bash runs in (the gate's)
         self.sandbox_excluded = sandbox_excluded  # whether a command line runs outside it (excludedCommands)
@@ -72,7 +73,7 @@ class SessionServices(Record):
         self.plan_file: str | Path | None = None  # the file the plan was written to, if a front-end keeps one
         self.inbox = inbox  # the loop's inbox (`Agent.inbox`): texts for the model's next request
         # where background work's events go once its call has returned (the session's `post_background`)
-        self.post_background: Callable[[Any], None] | None = None
+        self.post_background = post_background
         self.web_fetch_cache: PageCache | None = None
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)
@@ -92,6 +93,7 @@ class SessionServices(Record):
         inbox: list[str] | None = None,
         skills: SkillRuntime | None = None,
         extensions: Extensions | None = None,
+        post_background: Callable[[Any], None] | None = None,
     ) -> SessionServices:
         """A session's services, with what the tools take from its gate: the sandbox Bash runs in, and the
         verdicts Grep and Glob filter the files below their folder with."""
@@ -106,9 +108,12 @@ class SessionServices(Record):
             inbox=inbox,
             skills=skills,
             extensions=extensions,
+            post_background=post_background,
         )
 
-    def for_child(self, agents: AgentRunner | None = None) -> SessionServices:
+    def for_child(
+        self, agents: AgentRunner | None = None, post_background: Callable[[Any], None] | None = None
+    ) -> SessionServices:
         """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan, inbox and
         runner (`agents`: None when it may start no sub-agents of its own)."""
         return SessionServices(
@@ -117,4 +122,5 @@ class SessionServices(Record):
             task_list=self.task_list,
             agents=agents,
             inbox=[],
+            post_background=post_background,
         )

@@ -298,11 +298,11 @@ async def _export(ui: Any, args: str) -> None:
         page = session_html(
             ui.session.messages, ui.session.transcript_path, f"Yoke session {ui.session.id}", ui.cwd
         )
-        replace_file(target, page.encode("utf-8"))
+        replace_file(target, page.encode("utf-8"), mode=0o600)
     else:
         from yoke.ui.export import export_text
 
-        replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"))
+        replace_file(target, export_text(ui.session.messages, ui.cwd).encode("utf-8"), mode=0o600)
     ui.say(f"  Conversation exported to {target}")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from yoke import events as ev
+from yoke.messages import task_notice
 
 if TYPE_CHECKING:
     from yoke.tools.base import ToolContext
@@ -36,10 +37,6 @@ def announce_background(task: ShellTask, ctx: ToolContext) -> None:
             }
             post(ev.TaskEvent("ended", task.id, tool_use_id, outcome))
         if inbox is not None and status != "stopped":  # one it stopped needs no answer
-            inbox.append(
-                f"<task-notification>\n<task-id>{task.id}</task-id>\n<status>{status}</status>\n"
-                f"<summary>{summary}</summary>\n<output-file>{task.output_path}</output-file>\n"
-                "</task-notification>"
-            )
+            inbox.append(task_notice(task.id, status, summary, task.output_path))
 
     task.on_end = ended
