@@ -81,6 +81,23 @@ def test_a_file_tool_on_a_secret_file_shows_none_of_it(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("path", "secret"),
+    [
+        ("~/.aws/credentials", True),  # as the tool reads it: ~ is the home folder
+        (".aws/credentials", False),  # relative to /p, not the home folder
+        ("config/id_rsa", True),
+        ("../p/.env", True),
+        ("src/app.py", False),
+        ("", False),
+    ],
+)
+def test_a_file_tool_path_is_read_as_the_tool_reads_it(tmp_path, path, secret):
+    from yoke.redact import secret_file
+
+    assert secret_file(path, tmp_path, "/p") is secret
+
+
+@pytest.mark.parametrize(
     ("command", "secret"),
     [
         ("cat ~/.aws/credentials", True),

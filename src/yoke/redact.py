@@ -65,9 +65,14 @@ def redact_value(value: Any) -> Any:
     return value
 
 
-def secret_file(path: Any, home: Path) -> bool:
-    """A file tool's target the permission layer guards as a secret (none of its content may be shown)."""
-    return isinstance(path, str) and bool(path) and is_secret(path, home)
+def secret_file(path: Any, home: Path, cwd: str = "/") -> bool:
+    """A file tool's target the permission layer guards as a secret (none of its content may be shown); `~`
+    and a path relative to `cwd` are read as the tool reads them."""
+    if not isinstance(path, str) or not path:
+        return False
+    if path == "~" or path.startswith("~/"):
+        path = str(home) + path[1:]
+    return is_secret(os.path.normpath(os.path.join(cwd, path)), home)
 
 
 def command_names_secret(command: str, cwd: str, home: Path) -> bool:
@@ -81,8 +86,6 @@ def command_names_secret(command: str, cwd: str, home: Path) -> bool:
         word = word.lstrip("0123456789&<>")  # a redirection's target
         if not word or word.startswith("-"):
             continue
-        if word == "~" or word.startswith("~/"):
-            word = str(home) + word[1:]
-        if secret_file(os.path.normpath(os.path.join(cwd, word)), home):
+        if secret_file(word, home, cwd):
             return True
     return False

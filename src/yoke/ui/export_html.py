@@ -147,7 +147,7 @@ def _redact_block(block: Any, secret_calls: set[str], home: Path, cwd: str) -> A
         command = given.get("command")
         if isinstance(command, str) and command_names_secret(command, cwd, home):
             secret_calls.add(str(block.get("id")))
-        if any(secret_file(given.get(key), home) for key in ("file_path", "notebook_path", "path")):
+        if any(secret_file(given.get(key), home, cwd) for key in ("file_path", "notebook_path", "path")):
             secret_calls.add(str(block.get("id")))
             kept = {key: (REDACTED if key in FILE_TOOLS_INPUT else value) for key, value in given.items()}
             return {**block, "input": kept}
