@@ -53,12 +53,25 @@ def demo(argv: list[str]) -> int:
 
 
 def sessions(argv: list[str]) -> int:
+    usage = "usage: yoke sessions list [--from codex|gemini|opencode]"
     if not argv or argv[0] not in ("list", "ls"):
-        print("usage: yoke sessions list", file=sys.stderr)
+        print(usage, file=sys.stderr)
         return 2
-    from yoke.session.commands import sessions_list_text
+    from yoke.session.commands import foreign_sessions_text, sessions_list_text
     from yoke.session.transcript import yoke_home
 
+    rest = argv[1:]
+    if rest and rest[0].startswith("--from"):
+        source = rest[0].partition("=")[2] or (rest[1] if len(rest) > 1 else "")
+        try:
+            print(foreign_sessions_text(source))
+        except LookupError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if rest:
+        print(usage, file=sys.stderr)
+        return 2
     print(sessions_list_text(Path.cwd(), yoke_home()))
     return 0
 

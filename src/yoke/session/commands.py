@@ -40,6 +40,27 @@ def sessions_list_text(cwd: str | Path, home: Path | None = None, limit: int = 2
     return "\n".join(lines)
 
 
+def foreign_sessions_text(source: str, limit: int = 30) -> str:
+    """`yoke sessions list --from codex|gemini|opencode`: that agent's sessions, newest first."""
+    from yoke.session.foreign import NAMES, SOURCES, list_foreign
+
+    if source not in SOURCES:
+        raise LookupError(f"--from takes one of {', '.join(SOURCES)}")
+    sessions = list_foreign(source)[:limit]
+    if not sessions:
+        return f"No {NAMES[source]} sessions found."
+    lines = [f"{'SESSION':48}  {'MODIFIED':16}  {'MSGS':>4}  {'FOLDER':30}  FIRST PROMPT"]
+    for info in sessions:
+        lines.append(
+            f"{info.ref:48}  {info.modified:%Y-%m-%d %H:%M}  {info.messages:>4}  {info.cwd[-30:]:30}  "
+            f"{_one_line(info.first_prompt) or '(no prompt)'}"
+        )
+    lines.append(
+        f"Continue one in Yoke with: yoke --resume {source}:<id>   (a new Yoke session; the original is only read)"
+    )
+    return "\n".join(lines)
+
+
 def prompts_of(path: Path) -> list[tuple[str, str]]:
     """(uuid, prompt text) of every user prompt in a transcript, in order."""
     prompts = []

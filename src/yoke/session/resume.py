@@ -92,7 +92,7 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
         else:
             if not options.resume:
                 raise SessionError("--resume needs a session id or path in headless mode", usage=True)
-            path = store.find_session(options.resume, cwd, home)
+            path = _foreign(options, cwd, home) or store.find_session(options.resume, cwd, home)
         forked = options.fork_session or options.session_id
         if not forked:
             path = _adopted(path, cwd, home)  # a Claude Code session goes on in Yoke's own copy
@@ -108,6 +108,16 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
             transcript.close()
         raise SessionError(str(exc)) from None
     return conversation, (session_id if forked else conversation.session_id), transcript
+
+
+def _foreign(options: SessionOptions, cwd: Path, home: Path) -> Path | None:
+    """`codex:<id>`, `gemini:<id>`, `opencode:<id>`: the other agent's session written as a new Yoke
+    session (its records' `forkedFrom` name the source), which is then resumed."""
+    from yoke.session.foreign import import_session, parse_ref
+
+    if parse_ref(options.resume) is None:
+        return None
+    return import_session(str(options.resume), cwd, home, options.env)
 
 
 def _adopted(path: Path, cwd: Path, home: Path) -> Path:

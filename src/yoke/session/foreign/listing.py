@@ -1,0 +1,26 @@
+"""What `yoke sessions list --from <agent>` and the `/resume` picker show of another agent's session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ForeignInfo:
+    source: str  # "codex", "gemini", "opencode"
+    id: str  # what `yoke --resume <source>:<id>` takes
+    path: Path
+    cwd: str
+    modified: datetime
+    first_prompt: str
+    messages: int
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.id}"
+
+
+def one_line(text: str, limit: int = 120) -> str:
+    return " ".join(text.split())[:limit]

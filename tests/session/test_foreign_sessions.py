@@ -1,0 +1,227 @@
+"""Sessions other agents wrote (real files, recorded by the tools themselves; see foreign/README.md) are
+listed, continued as a new Yoke session whose next request carries the imported history in order, and never
+written; a file Yoke cannot read gives one line and leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tests.conftest import anthropic_env
+
+from yoke.testing import ScriptedServer
+
+FIXTURES = Path(__file__).parent / "foreign"
+CODEX_ID = "01a220e0-b3f4-7123-ba72-e5e963fe7828"
+GEMINI_ID = "676ccf62-30e7-4bdd-a232-02867d797368"
+OPENCODE_ID = "ses_ddf1c9d52ffeKcvbfbT45f6BNB"
+
+
+def _homes(home: Path) -> dict[str, str]:
+    return {
+        "CODEX_HOME": str(home / ".codex"),
+        "GEMINI_CLI_HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+    }
+
+
+def place_codex(home: Path) -> Path:
+    folder = home / ".codex" / "sessions" / "2026" / "11" / "28"
+    folder.mkdir(parents=True)
+    target = folder / f"rollout-2026-11-28T06-38-46-{CODEX_ID}.jsonl"
+    shutil.copyfile(FIXTURES / "codex-0.171.0-rollout.jsonl", target)
+    return target
+
+
+def place_gemini(home: Path, project: Path) -> Path:
+    folder = home / ".gemini" / "tmp" / "project"
+    (folder / "chats").mkdir(parents=True)
+    (folder / ".project_root").write_text(str(project))
+    target = folder / "chats" / "session-2026-11-28T06-40-676ccf62.jsonl"
+    shutil.copyfile(FIXTURES / "gemini-cli-0.61.0-session.jsonl", target)
+    return target
+
+
+def place_opencode(home: Path) -> Path:
+    folder = home / ".local" / "share" / "opencode"
+    folder.mkdir(parents=True)
+    target = folder / "opencode.db"
+    shutil.copyfile(FIXTURES / "opencode-1.18.33.db", target)
+    return target
+
+
+def _snapshot(path: Path) -> tuple[bytes, float, list[str]]:
+    return path.read_bytes(), path.stat().st_mtime, sorted(p.name for p in path.parent.iterdir())
+
+
+def _continue(yoke, home: Path, ref: str, source: Path) -> tuple[list[dict], dict, Path]:
+    before = _snapshot(source)
+    with ScriptedServer([{"content": [{"type": "text", "text": "Next."}]}]) as srv:
+        run = yoke(
+            "-p",
+            "and now?",
+            "--resume",
+            ref,
+            "--output-format",
+            "json",
+            env={**anthropic_env(srv), **_homes(home)},
+        )
+        assert run.code == 0, run.stderr
+        messages = srv.requests[0].body["messages"]
+    assert _snapshot(source) == before  # the other agent's file is only read
+    result = json.loads(run.stdout)
+    transcripts = list((home / ".yoke" / "projects").glob(f"*/{result['session_id']}.jsonl"))
+    assert len(transcripts) == 1
+    return messages, result, transcripts[0]
+
+
+def _flat(messages: list[dict]) -> list[tuple[str, str, str]]:
+    """(role, block type, the block's text or tool name) for every block, in order."""
+    out = []
+    for message in messages:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        for b in blocks:
+            value = b.get("text") or b.get("name") or str(b.get("content", ""))[:40]
+            out.append((message["role"], b["type"], value))
+    return out
+
+
+def _check_order(messages: list[dict], first_prompt: str, tool: str, unmapped: str, last: str) -> None:
+    flat = _flat(messages)
+    kinds = [(role, kind) for role, kind, _ in flat]
+    assert kinds == [
+        ("user", "text"),
+        ("assistant", "text"),
+        ("assistant", "tool_use"),
+        ("user", "tool_result"),
+        ("assistant", "text"),
+        ("user", "text"),
+        ("assistant", "text"),
+        ("user", "text"),
+    ], flat
+    assert first_prompt in flat[0][2]
+    assert flat[1][2] == "Let me read the notes." and flat[2][2] == tool
+    assert f"`{unmapped}`, which Yoke does not have" in flat[4][2]  # a tool Yoke lacks is text, not a call
+    assert flat[6][2] == last and flat[7][2] == "and now?"
+    assert "I should read the notes file." not in json.dumps(messages)  # reasoning dropped
+
+
+def _check_transcript(transcript: Path, source: str, source_id: str) -> None:
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    imported = [r for r in records if r.get("forkedFrom")]
+    assert imported and all(r["forkedFrom"]["source"] == source for r in imported)
+    assert imported[0]["forkedFrom"]["sessionId"] == source_id
+    notice = next(r for r in records if r.get("subtype") == "notice" and r.get("forkedFrom"))
+    assert "reasoning" in notice["content"]  # the note says what was dropped
+
+
+def test_codex_rollout_listed_and_continued(yoke, home):
+    source = place_codex(home)
+    listed = yoke("sessions", "list", "--from", "codex", env=_homes(home))
+    assert listed.code == 0, listed.stderr
+    assert f"codex:{CODEX_ID}" in listed.stdout and "what do my notes say?" in listed.stdout
+    messages, result, transcript = _continue(yoke, home, f"codex:{CODEX_ID[:13]}", source)
+    _check_order(messages, "what do my notes say?", "Bash", "get_goal", "The notes say: remember the milk.")
+    call = next(
+        b for m in messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"
+    )
+    assert call["input"] == {"command": "cat notes.txt"}  # Codex's exec_command is Yoke's Bash
+    assert result["session_id"] != CODEX_ID
+    _check_transcript(transcript, "codex", CODEX_ID)
+
+
+def test_gemini_cli_session_listed_and_continued(yoke, home, project):
+    source = place_gemini(home, project)
+    listed = yoke("sessions", "list", "--from", "gemini", env=_homes(home))
+    assert listed.code == 0, listed.stderr
+    assert f"gemini:{GEMINI_ID}" in listed.stdout and "what do my notes say?" in listed.stdout
+    messages, _, transcript = _continue(yoke, home, f"gemini:{GEMINI_ID}", source)
+    _check_order(
+        messages, "what do my notes say?", "Read", "update_topic", "The notes say: remember the milk."
+    )
+    call = next(
+        b for m in messages if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"
+    )
+    assert call["input"] == {
+        "file_path": str(project / "notes.txt")
+    }  # relative to the project, made absolute
+    assert "<session_context>" not in json.dumps(messages)  # Gemini CLI's own context is not a prompt
+    _check_transcript(transcript, "gemini", GEMINI_ID)
+
+
+def test_opencode_session_listed_and_continued(yoke, home):
+    source = place_opencode(home)
+    listed = yoke("sessions", "list", "--from", "opencode", env=_homes(home))
+    assert listed.code == 0, listed.stderr
+    assert f"opencode:{OPENCODE_ID}" in listed.stdout
+    messages, _, transcript = _continue(yoke, home, f"opencode:{OPENCODE_ID}", source)
+    _check_order(messages, "what do my notes say?", "Read", "todowrite", "The notes say: remember the milk.")
+    assert not (source.parent / "opencode.db-journal").exists()
+    _check_transcript(transcript, "opencode", OPENCODE_ID)
+
+
+def _nothing_written(home: Path) -> bool:
+    projects = home / ".yoke" / "projects"
+    return not projects.exists() or not any(projects.rglob("*.jsonl"))
+
+
+def _one_line_error(run, path: Path, words: str) -> None:
+    assert run.code != 0
+    lines = [line for line in run.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, run.stderr
+    assert str(path) in lines[0] and words in lines[0], lines[0]
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncated", "unknown"])
+def test_bad_codex_file_one_line_nothing_written(yoke, home, damage):
+    source = place_codex(home)
+    text = source.read_text()
+    if damage == "truncated":
+        source.write_text(text[: len(text) - 200])  # cut inside the last line
+    else:
+        source.write_text('{"format": "rollout-v99"}\n' + text.split("\n", 1)[1])
+    run = yoke("-p", "hi", "--resume", f"codex:{CODEX_ID}", env={"ANTHROPIC_API_KEY": "x", **_homes(home)})
+    _one_line_error(run, source, "truncated" if damage == "truncated" else "not a Codex rollout")
+    assert _nothing_written(home)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "unknown"])
+def test_bad_gemini_file_one_line_nothing_written(yoke, home, project, damage):
+    source = place_gemini(home, project)
+    text = source.read_text()
+    source.write_text(text[:-40] if damage == "truncated" else '{"version": 7}\n' + text.split("\n", 1)[1])
+    run = yoke("-p", "hi", "--resume", f"gemini:{source}", env={"ANTHROPIC_API_KEY": "x", **_homes(home)})
+    _one_line_error(run, source, "truncated" if damage == "truncated" else "not a Gemini CLI session")
+    assert _nothing_written(home)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "unknown"])
+def test_bad_opencode_database_one_line_nothing_written(yoke, home, damage):
+    source = place_opencode(home)
+    if damage == "truncated":
+        source.write_bytes(source.read_bytes()[:5000])
+    else:
+        with sqlite3.connect(source) as db:
+            db.execute("ALTER TABLE part RENAME COLUMN data TO payload")
+        db.close()
+    before = source.read_bytes()
+    run = yoke(
+        "-p",
+        "hi",
+        "--resume",
+        f"opencode:{source}#{OPENCODE_ID}",
+        env={"ANTHROPIC_API_KEY": "x", **_homes(home)},
+    )
+    _one_line_error(run, source, "opencode database")
+    assert source.read_bytes() == before
+    assert _nothing_written(home)
+
+
+def test_unknown_source_id_is_one_line(yoke, home):
+    run = yoke("-p", "hi", "--resume", "codex:nope", env={"ANTHROPIC_API_KEY": "x", **_homes(home)})
+    assert run.code != 0 and "No Codex session 'nope'" in run.stderr and "Traceback" not in run.stderr
