@@ -208,3 +208,24 @@ def test_agents_mcp_and_permissions_commands(pane_factory, project):
             except AssertionError:
                 continue
         assert "connected" in pane.screen()
+
+
+def test_resume_picker_has_a_section_for_another_agents_sessions(pane_factory, home, project):
+    from tests.session.test_foreign_sessions import GEMINI_ID, place_gemini
+
+    place_gemini(home, project)
+    with ScriptedServer([{"content": "Continued from Gemini."}]) as srv:
+        pane = pane_factory(srv, env={"GEMINI_CLI_HOME": str(home)})
+        wait_prompt(pane)
+        pane.type("/resume")
+        pane.keys("Enter")
+        screen = pane.wait_for("Gemini CLI · ")
+        assert "what do my notes say?" in screen
+        pick(pane, "Gemini CLI · ")
+        pane.wait_for("Resumed session")
+        pane.type("and now?")
+        pane.keys("Enter")
+        pane.wait_for("Continued from Gemini.")
+        body = json.dumps(srv.requests[-1].body)
+        assert body.index("what do my notes say?") < body.index("remember the milk") < body.index("and now?")
+    assert GEMINI_ID not in {p.stem for p in (home / ".yoke").rglob("*.jsonl")}  # a new Yoke session

@@ -13,26 +13,52 @@ from yoke.ui.commands import command
 # ---- sessions: resume, rewind ------------------------------------------------------------------------------
 
 
-@command("resume", "Pick an earlier conversation to continue (Yoke's and Claude Code's)")
+@command(
+    "resume",
+    "Pick an earlier conversation to continue (Yoke's, Claude Code's, Codex's, Gemini CLI's, opencode's)",
+)
 async def _resume(ui: Any, args: str) -> None:
     if args:
         await _reopen(ui, args)
         return
-    choices = _resumable(ui)
-    if not choices:
+    choices = [
+        (f"{_label(info)}{'  (Claude Code)' if claude else ''}", info, claude)
+        for info, claude in _resumable(ui)
+    ]
+    foreign = [(f"{name} · {_label(info)}", info, False) for name, info in _foreign(ui)]
+    if not choices and not foreign:
         ui.say("  No other conversations in this folder yet.", "dim")
         return
-    options = [
-        f"{info.modified:%m-%d %H:%M}  {info.messages:>3} msgs  "
-        f"{' '.join(info.first_prompt.split())[:48] or '(no prompt)'}{'  (Claude Code)' if claude else ''}"
-        for info, claude in choices
-    ]
-    index = await ui.choose(ui.painter.line("Resume which conversation?", "bold"), options)
+    everything = choices + foreign
+    index = await ui.choose(ui.painter.line("Resume which conversation?", "bold"), [c[0] for c in everything])
     if index is None:
         return
-    info, claude = choices[index]
+    _, info, claude = everything[index]
+    if index >= len(choices):
+        # Another agent's session: imported as a new Yoke session (its files are only read).
+        await _reopen(ui, info.ref)
+        return
     # A Claude Code transcript is copied into Yoke's store (a fork): Claude Code's file is never written.
     await _reopen(ui, str(info.path) if claude else info.id, fork=claude)
+
+
+def _label(info: Any) -> str:
+    prompt = " ".join(info.first_prompt.split())[:48] or "(no prompt)"
+    return f"{info.modified:%m-%d %H:%M}  {info.messages:>3} msgs  {prompt}"
+
+
+def _foreign(ui: Any, per_source: int = 5) -> list[tuple[str, Any]]:
+    """This folder's sessions of the other agents Yoke imports from, a section per agent, newest first."""
+    from yoke.session.foreign import NAMES, SOURCES, list_foreign
+
+    out: list[tuple[str, Any]] = []
+    for source in SOURCES:
+        try:
+            infos = list_foreign(source, ui.env, cwd=ui.cwd)
+        except (OSError, LookupError):
+            continue
+        out.extend((NAMES[source], info) for info in infos[:per_source])
+    return out
 
 
 def _resumable(ui: Any, limit: int = 9) -> list[tuple[Any, bool]]:
