@@ -1,8 +1,12 @@
 """Finding skills and custom slash commands, as Claude Code does.
 
-Skills: `<dir>/<name>/SKILL.md` in the managed folder, `~/.claude/skills`, `~/.yoke/skills`, every
-`.claude/skills` from the working directory up to the repository root (the closest wins), `--add-dir`
-folders' `.claude/skills`, and plugins (`plugin:name`). Commands: `.claude/commands/**/*.md` (walked up the
+Skills: `<dir>/<name>/SKILL.md` in the managed folder, `~/.claude/skills`, `~/.agents/skills`,
+`~/.yoke/skills`, every `.claude/skills` and `.agents/skills` from the working directory up to the repository
+root (the closest wins), `--add-dir` folders' `.claude/skills`, and plugins (`plugin:name`). `.agents/skills`
+is the folder Codex and opencode read for skills shared across tools (project: from the working directory up
+to the repository root; user: `~/.agents/skills`); its skills are read by the same rules, with the same
+source (and so the same trust) as `.claude/skills` at the same level, and where both folders of one level
+define a name, `.claude/skills` wins. Commands: `.claude/commands/**/*.md` (walked up the
 same way) and `~/.claude/commands/**/*.md`; a subfolder becomes part of the label (`project:frontend`) and
 `/frontend:component` names the command unambiguously. Precedence on the same name: managed, then personal
 (user, Yoke), then project, then added folders; a skill beats a command.
@@ -25,6 +29,9 @@ from yoke.regex import lazy_compile
 from yoke.skills.model import PluginInfo, Skill, SkillError, load_skill_file
 
 SKILL_FILE = "SKILL.md"
+CLAUDE_SKILLS = Path(".claude") / "skills"
+AGENTS_SKILLS = Path(".agents") / "skills"  # shared across agents (Codex, opencode); after .claude's
+SKILL_FOLDERS = (CLAUDE_SKILLS, AGENTS_SKILLS)
 _PLUGIN_SKILL_CHARS = lazy_compile(r"[^a-zA-Z0-9_-]")
 RESERVED = frozenset({"synced"})
 SOURCE_RANK = {"managed": 0, "user": 1, "yoke": 2, "project": 3, "add-dir": 4, "nested": 5, "plugin": 6}
@@ -86,8 +93,8 @@ class Catalog(Record):
         self._answered.add(asked)
         target = Path(os.path.abspath(Path(path).expanduser()))
         added: list[Skill] = []
-        for folder in _folders_between(target.parent, self.cwd):
-            skills_dir = folder / ".claude" / "skills"
+        for folder, sub in ((f, s) for f in _folders_between(target.parent, self.cwd) for s in SKILL_FOLDERS):
+            skills_dir = folder / sub
             if skills_dir in self._scanned:
                 continue
             self._scanned.add(skills_dir)
@@ -155,11 +162,15 @@ def load_catalog(
     project_dirs = list(_folders_between(cwd, root)) if include_project else []
     # Each (folder, source, label); precedence is settled by rank, so the order only matters within a rank
     # (the first found wins: the closest project folder).
-    user_dirs = [(claude_dir / "skills", "user"), (yoke_home_dir(home, env) / "skills", "yoke")]
+    user_dirs = [
+        (claude_dir / "skills", "user"),
+        (home / AGENTS_SKILLS, "user"),
+        (yoke_home_dir(home, env) / "skills", "yoke"),
+    ]
     skill_dirs: list[tuple[Path, str]] = [
         (managed_dir / ".claude" / "skills", "managed"),
         *(user_dirs if include_user else []),
-        *[(folder / ".claude" / "skills", "project") for folder in project_dirs],
+        *[(folder / sub, "project") for folder in project_dirs for sub in SKILL_FOLDERS],
         *[(Path(d) / ".claude" / "skills", "add-dir") for d in add_dirs],
     ]
     for folder, source in skill_dirs:
