@@ -137,6 +137,7 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
 def _model_flags(p: argparse.ArgumentParser) -> None:
     """The model, its provider and the system prompt."""
     p.add_argument("--model", metavar="model", help="model id or alias (sonnet, opus, haiku)")
+    p.add_argument("--profile", metavar="name", help="use this profile (yoke profile list)")
     p.add_argument("--fallback-model", metavar="model", help="models to try when the first is overloaded")
     p.add_argument("--effort", metavar="level", help="reasoning effort: " + " | ".join(EFFORT_LEVELS))
     p.add_argument("--betas", nargs="*", action="extend", default=[], metavar="betas", help="beta headers")

@@ -28,6 +28,8 @@ SUBCOMMANDS: dict[str, str] = {
     "hooks": "yoke.cli.hooks_command:hooks_command",
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
+    "profile": "yoke.cli.profile_command:run",
+    "profiles": "yoke.cli.profile_command:run",
     "stats": "yoke.cli.stats_command:run",
     "update": "yoke.cli.coming:update",
     "upgrade": "yoke.cli.coming:update",

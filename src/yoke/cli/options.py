@@ -39,6 +39,7 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
         cwd=cwd,
         model=args.model,
         provider=args.provider,
+        profile=getattr(args, "profile", None),
         replay=Path(args.replay) if args.replay else None,
         record=Path(args.record) if args.record else None,
         fallback_model=args.fallback_model,

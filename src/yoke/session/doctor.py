@@ -3,7 +3,9 @@
 Three parts: the installation (Python, `yoke` on PATH, bubblewrap, git, ripgrep), the settings files (read as
 a session reads them, without a trust question, and their problems), and the provider: its key, the models
 its model-list endpoint serves against the configured and default model ids, which of those have no price,
-and which the vendor has retired. Nothing here changes a file or starts a session.
+and which the vendor has retired; then each profile (`yoke profile`): its key reference, and whether its
+provider serves its model (a profile's key helper runs, as a session using it would run it). Nothing here
+changes a file or starts a session.
 """
 
 from __future__ import annotations
@@ -59,7 +61,61 @@ def run_checks(cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True) 
     for name, variables in BASE_URL_VARIABLES.items():
         if name != chosen and any(env.get(v) for v in (*variables, *KEY_VARIABLES[name])):
             checks += provider_checks(loaded, cwd, env, ask_provider=ask_provider, provider=name)
+    return checks + profile_checks(loaded, cwd, env, ask_provider=ask_provider)
+
+
+def profile_checks(
+    loaded: Any, cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True
+) -> list[Check]:
+    """Each profile (`yoke profile`): its key reference leads to a key, and its provider serves its model. A
+    project's profile in an untrusted folder is not checked: its helper would run."""
+    from yoke.config.profiles import ProfileError
+    from yoke.config.trust import is_trusted
+    from yoke.providers.select import resolve_model_alias
+    from yoke.session.profiles import BASE_URL_VARIABLE, KEY_VARIABLE, all_profiles, credential
+
+    try:
+        profiles, _ = all_profiles(loaded.yoke_home, cwd)
+    except ProfileError as exc:
+        return [Check("Profiles", PROBLEM, "profiles", str(exc))]
+    trusted = is_trusted(cwd, loaded.yoke_home, home=loaded.home, claude_dir=loaded.claude_dir)
+    checks: list[Check] = []
+    for name, profile in sorted(profiles.items()):
+        section = f"Profile {name}"
+        provider = profile.provider or "anthropic"
+        if profile.scope == "project" and not trusted:
+            checks.append(
+                Check(
+                    section,
+                    WARN,
+                    "trust",
+                    "a project's profile: not used or checked until this folder is trusted (yoke trust)",
+                )
+            )
+            continue
+        profile_env = dict(env)
+        if profile.base_url and provider in BASE_URL_VARIABLE:
+            profile_env[BASE_URL_VARIABLE[provider]] = profile.base_url
+        if profile.credential and provider in KEY_VARIABLE:
+            try:
+                profile_env[KEY_VARIABLE[provider]] = credential(profile, env, cwd)
+            except ProfileError as exc:
+                checks.append(Check(section, PROBLEM, "API key", str(exc)))
+                continue
+            checks.append(Check(section, OK, "API key", f"from its {next(iter(profile.credential))}"))
+        model = resolve_model_alias(provider, profile.model or "default", profile_env)
+        config = _Config(provider, profile.base_url)
+        served = _served(section, config, profile_env, checks) if ask_provider else None
+        checks += _model_checks(section, provider, model, "its model", served, loaded.merged)
     return checks
+
+
+class _Config(Record):
+    __slots__ = ("provider", "base_url")
+
+    def __init__(self, provider: str, base_url: str | None) -> None:
+        self.provider = provider
+        self.base_url = base_url
 
 
 # ---- the installation ----------------------------------------------------------------------------------

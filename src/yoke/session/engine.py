@@ -110,6 +110,12 @@ class Session:
         return self.gate.mode
 
     @property
+    def profile(self) -> str | None:
+        """The profile in force (`yoke profile`), or None."""
+        stages = self.stages
+        return stages.environment.options.profile if stages is not None else None
+
+    @property
     def messages(self) -> list[Message]:
         """The history as the model sees it (read it; never change it)."""
         return self.agent.messages
@@ -153,7 +159,10 @@ class Session:
         plugins and the agents this session can start (`yoke.wire.shapes.init_message` lays them over)."""
         from yoke.skills.session import init_fields
 
-        return init_fields(self)
+        fields = init_fields(self)
+        if self.profile:
+            fields["profile"] = self.profile  # a Yoke extension, as yoke_version
+        return fields
 
     # ---- what front-ends do ---------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ def environment_stage(options: SessionOptions, cwd: Path, inherited: Inherited |
     settings = session_settings(options, cwd, warnings)
     merged: dict[str, Any] = getattr(settings, "merged", {}) or {}
     env = session_env(settings, cwd, options.env, warnings)
+    options = _with_profile(options, cwd, settings, env, warnings)
+    merged = getattr(settings, "merged", {}) or {}
     apply_behaves_as(merged, warnings)
     options, catalog = agent_catalog(options, cwd, env, warnings)
     return Environment(
@@ -39,6 +41,14 @@ def environment_stage(options: SessionOptions, cwd: Path, inherited: Inherited |
         catalog=catalog,
         warnings=warnings,
     )
+
+
+def _with_profile(
+    options: SessionOptions, cwd: Path, settings: Any, env: dict[str, str], warnings: list[str]
+) -> SessionOptions:
+    from yoke.session.profiles import apply_profile
+
+    return apply_profile(options, cwd, settings, env, warnings)
 
 
 def agent_catalog(

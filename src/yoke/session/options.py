@@ -34,6 +34,10 @@ class SessionOptions:
     model: str | None = None
     """A model id or alias (sonnet, opus, haiku); None: settings, then the provider's default."""
     provider: str | None = None
+    profile: str | None = None
+    """A profile's name (`yoke profile`, docs/movein.md): its provider, model, key reference, budget, sandbox
+    and permission defaults; None: `YOKE_PROFILE`, `.yoke/profile`, settings `"profile"`, the user's default.
+    After assembly: the name of the profile in force, or None."""
     """anthropic | openai | bedrock | vertex | replay; None: chosen from the environment and settings."""
     replay: Path | None = None
     """Answer from this recorded cassette instead of a model."""

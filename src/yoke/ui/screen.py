@@ -90,6 +90,9 @@ class ScreenParts:
             parts.append(("ansimagenta" if mode != "plan" else "ansicyan", f"  {label} (shift+tab to cycle)"))
         else:
             parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
+        profile = getattr(self.session, "profile", None)
+        if profile:
+            parts.append(("ansigray", f"  · profile {profile} ({self.session.model})"))
         if self.view.expanded:
             parts.append(("ansicyan", "  · output expanded (ctrl+o)"))
         tasks = self.session.background_tasks()

@@ -107,6 +107,7 @@ def status_payload(ui: Any) -> dict[str, Any]:
         "session_id": session.id if session is not None else "",
         "transcript_path": str(session.transcript_path) if session is not None else "",
         "model": {"id": model, "display_name": model},
+        "profile": getattr(session, "profile", None),  # Yoke's profile in force (yoke profile), or None
         "workspace": {"current_dir": ui.cwd, "project_dir": ui.cwd, "added_dirs": []},
         "version": __version__,
         "output_style": {"name": _style(session)},
