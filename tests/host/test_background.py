@@ -211,3 +211,15 @@ def test_part_of_a_name_that_fits_two_sessions_is_refused_not_guessed(host_env, 
         assert first in run.stderr and second in run.stderr
         assert {r["id"] for r in agents(env, project)} == {first, second}
         assert yoke_cmd(env, project, "stop", "docs").stdout.strip() == f"stopped {second}"
+
+
+def test_agents_shows_the_profile_a_background_session_runs_with(host_env, project):
+    with ScriptedServer([{"content": [{"type": "text", "text": "profiled"}]}]) as srv:
+        env = dict(host_env, WORK_KEY="sk-work")
+        add = ["profile", "add", "work", "--provider", "anthropic", "--model", "claude-haiku-4-5"]
+        assert yoke_cmd(env, project, *add, "--base-url", srv.url, "--key-env", "WORK_KEY").returncode == 0
+        ident = _start(env, project, "--profile", "work", "hello there")
+        wait_for(lambda: "profiled" in yoke_cmd(env, project, "logs", ident).stdout)
+        wait_for(lambda: agents(env, project)[0].get("profile") == "work")
+        assert "[profile work]" in yoke_cmd(env, project, "agents").stdout
+        assert srv.requests[0].body["model"] == "claude-haiku-4-5"

@@ -229,3 +229,18 @@ def test_resume_picker_has_a_section_for_another_agents_sessions(pane_factory, h
         body = json.dumps(srv.requests[-1].body)
         assert body.index("what do my notes say?") < body.index("remember the milk") < body.index("and now?")
     assert GEMINI_ID not in {p.stem for p in (home / ".yoke").rglob("*.jsonl")}  # a new Yoke session
+
+
+def test_profile_switches_server_model_and_footer(pane_factory, yoke):
+    with ScriptedServer([{"content": "not me"}]) as default, ScriptedServer([{"content": "Profile answer."}]) as srv:
+        added = yoke("profile", "add", "work", "--provider", "anthropic", "--model", "claude-haiku-4-5",
+                     "--base-url", srv.url, "--key-env", "WORK_KEY")  # fmt: skip
+        assert added.code == 0, added.stderr
+        pane = pane_factory(default, "--profile", "work", env={"WORK_KEY": "sk-work"})
+        wait_prompt(pane)
+        pane.wait_for("profile work (claude-haiku-4-5)")
+        pane.type("hello")
+        pane.keys("Enter")
+        pane.wait_for("Profile answer.")
+        assert not default.requests
+        assert srv.requests[-1].body["model"] == "claude-haiku-4-5"

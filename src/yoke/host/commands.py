@@ -103,7 +103,8 @@ def agents(argv: list[str]) -> int:
     if not rows:
         print("No background sessions." + ("" if show_all else " (--all includes stopped ones)"))
     for row in rows:
-        print(f"{row['id']}  {row['state']:<8}  {row['name']}  ({row['cwd']})")
+        profile = f"  [profile {row['profile']}]" if row.get("profile") else ""
+        print(f"{row['id']}  {row['state']:<8}  {row['name']}  ({row['cwd']}){profile}")
     return 0
 
 

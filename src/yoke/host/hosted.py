@@ -145,6 +145,8 @@ class HostedSession:
         """Keep the session's state, cost, mode and queue; True for a message that is the host's own (the
         answer to a `control` request), not published."""
         kind = message.get("type")
+        if kind == "system" and message.get("subtype") == "init" and isinstance(message.get("profile"), str):
+            self.record["profile"] = message["profile"]  # `yoke agents` and the remote page show it
         mode = message.get("permissionMode") if kind == "system" else None
         if isinstance(mode, str) and mode != self.record.get("permissionMode"):
             self.record["permissionMode"] = mode  # written with the next state (init) or now (a status line)

@@ -72,8 +72,12 @@ def public_row(record: dict[str, Any]) -> dict[str, Any]:
         record.get("state") != "stopped" and pid_alive(record.get("pid")) and pid_alive(record.get("hostPid"))
     )
     if not live:
-        return {key: ("stopped" if key == "state" else record.get(key)) for key in STOPPED_FIELDS}
-    return {key: record.get(key) for key in LIVE_FIELDS}
+        row = {key: ("stopped" if key == "state" else record.get(key)) for key in STOPPED_FIELDS}
+    else:
+        row = {key: record.get(key) for key in LIVE_FIELDS}
+    if record.get("profile"):
+        row["profile"] = record["profile"]  # Yoke's profile in force (yoke profile)
+    return row
 
 
 def find(query: str, env=None) -> dict[str, Any] | None:

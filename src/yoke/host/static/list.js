@@ -37,6 +37,7 @@
     const parts = [link, cell("span", "state state-" + session.state, state),
       cell("span", "cost", "$" + Number(session.costUsd || 0).toFixed(4)), when];
     if (session.queued) parts.push(cell("span", "queued", session.queued + " queued"));
+    if (session.profile) parts.push(cell("span", "profile", "profile " + session.profile));
     for (const part of parts) { item.appendChild(part); item.appendChild(document.createTextNode(" ")); }
     return item;
   }
