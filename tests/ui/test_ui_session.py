@@ -232,7 +232,10 @@ def test_resume_picker_has_a_section_for_another_agents_sessions(pane_factory, h
 
 
 def test_profile_switches_server_model_and_footer(pane_factory, yoke):
-    with ScriptedServer([{"content": "not me"}]) as default, ScriptedServer([{"content": "Profile answer."}]) as srv:
+    with (
+        ScriptedServer([{"content": "not me"}]) as default,
+        ScriptedServer([{"content": "Profile answer."}]) as srv,
+    ):
         added = yoke("profile", "add", "work", "--provider", "anthropic", "--model", "claude-haiku-4-5",
                      "--base-url", srv.url, "--key-env", "WORK_KEY")  # fmt: skip
         assert added.code == 0, added.stderr
