@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-USAGE = "usage: yoke export [--html] SESSION_ID [-o FILE]"
+USAGE = "usage: yoke export [--html] SESSION_ID [-o FILE]\n       yoke export --to codex SESSION_ID"
 
 
 def run(argv: list[str]) -> int:
@@ -14,6 +14,8 @@ def run(argv: list[str]) -> int:
         print(USAGE + "\n\nWrite a saved session (an id, an id prefix or a transcript path) to FILE, or to stdout "
               "without -o. --html: one self-contained page, secrets redacted.")  # fmt: skip
         return 0 if argv else 2
+    if "--to" in argv:
+        return _to_agent(argv)
     as_html = "--html" in argv
     rest = [a for a in argv if a != "--html"]
     output = None
@@ -59,4 +61,40 @@ def run(argv: list[str]) -> int:
         print(f"yoke export: cannot write {target}: {exc.strerror}", file=sys.stderr)
         return 1
     print(f"Session {loaded.session_id} exported to {target}", file=sys.stderr)
+    return 0
+
+
+def _to_agent(argv: list[str]) -> int:
+    """`--to codex SESSION`: the session as a Codex rollout `codex resume <id>` continues (docs/movein.md)."""
+    import os
+
+    at = argv.index("--to")
+    target = argv[at + 1] if at + 1 < len(argv) else ""
+    rest = argv[:at] + argv[at + 2 :]
+    if target != "codex":
+        print(f"yoke export: --to takes codex (Gemini CLI and opencode: not yet)\n{USAGE}", file=sys.stderr)
+        return 2
+    if len(rest) != 1 or rest[0].startswith("-"):
+        print(f"yoke export: give one session id\n{USAGE}", file=sys.stderr)
+        return 2
+    from yoke.session.foreign.to_codex import export_to_codex
+    from yoke.session.store import SessionError, find_session, load_conversation
+
+    try:
+        loaded = load_conversation(find_session(rest[0], Path.cwd()))
+    except SessionError as exc:
+        print(f"yoke export: {exc}", file=sys.stderr)
+        return 1
+    if not loaded.messages:
+        print(f"yoke export: {loaded.path} holds no messages to export", file=sys.stderr)
+        return 1
+    try:
+        codex_id, path = export_to_codex(
+            loaded.messages, loaded.cwd or str(Path.cwd()), os.environ, loaded.session_id
+        )
+    except OSError as exc:
+        print(f"yoke export: cannot write the rollout: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"Session {loaded.session_id} exported to {path}")
+    print(f"Continue it in Codex: codex resume {codex_id}")
     return 0

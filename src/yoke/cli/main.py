@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, str] = {
     "config": "yoke.cli.config_command:run",
     "doctor": "yoke.cli.subcommands:doctor",
     "profile": "yoke.cli.profile_command:run",
+    "import-config": "yoke.cli.import_config_command:run",
     "profiles": "yoke.cli.profile_command:run",
     "stats": "yoke.cli.stats_command:run",
     "update": "yoke.cli.coming:update",
