@@ -72,7 +72,7 @@ def profile_checks(
     from yoke.config.profiles import ProfileError
     from yoke.config.trust import is_trusted
     from yoke.providers.select import resolve_model_alias
-    from yoke.session.profiles import BASE_URL_VARIABLE, KEY_VARIABLE, all_profiles, credential
+    from yoke.session.profiles import all_profiles, provider_env
 
     try:
         profiles, _ = all_profiles(loaded.yoke_home, cwd)
@@ -93,15 +93,12 @@ def profile_checks(
                 )
             )
             continue
-        profile_env = dict(env)
-        if profile.base_url and provider in BASE_URL_VARIABLE:
-            profile_env[BASE_URL_VARIABLE[provider]] = profile.base_url
-        if profile.credential and provider in KEY_VARIABLE:
-            try:
-                profile_env[KEY_VARIABLE[provider]] = credential(profile, env, cwd)
-            except ProfileError as exc:
-                checks.append(Check(section, PROBLEM, "API key", str(exc)))
-                continue
+        try:
+            profile_env = {**env, **provider_env(profile, provider, env, cwd)}
+        except ProfileError as exc:
+            checks.append(Check(section, PROBLEM, "API key", str(exc)))
+            continue
+        if profile.credential:
             checks.append(Check(section, OK, "API key", f"from its {next(iter(profile.credential))}"))
         model = resolve_model_alias(provider, profile.model or "default", profile_env)
         config = _Config(provider, profile.base_url)

@@ -62,16 +62,20 @@ def all_profiles(yoke_home: Path, cwd: Path) -> tuple[dict[str, Profile], str | 
 
 
 def selected_profile(
-    options: SessionOptions, cwd: Path, settings: Any, env: Mapping[str, str]
+    options: SessionOptions, cwd: Path, settings: Any, env: Mapping[str, str], warnings: list[str]
 ) -> tuple[Profile, str] | None:
-    """The profile this session uses and why, or None. Raises SessionError for a profile named but unknown."""
+    """The profile this session uses and why, or None. Raises SessionError for a profile named but unknown,
+    or named while the profiles file is broken (unnamed, a broken file is a warning: the session goes on)."""
     from yoke.config.settings import yoke_home_dir
 
     home = getattr(settings, "yoke_home", None) or yoke_home_dir(env=env)
     try:
         profiles, default = all_profiles(home, cwd)
     except ProfileError as exc:
-        raise SessionError(str(exc)) from None
+        if options.profile or env.get("YOKE_PROFILE"):
+            raise SessionError(str(exc)) from None
+        warnings.append(f"{exc}; no profile applied")
+        return None
     merged = getattr(settings, "merged", {}) or {}
     choice = choose(options.profile, env, cwd, merged, default)
     if choice is None:
@@ -87,7 +91,7 @@ def apply_profile(
     options: SessionOptions, cwd: Path, settings: Any, env: dict[str, str], warnings: list[str]
 ) -> SessionOptions:
     """The options and environment with the chosen profile applied (`env` is the session's own copy)."""
-    found = selected_profile(options, cwd, settings, env)
+    found = selected_profile(options, cwd, settings, env, warnings)
     if found is None:
         return options
     profile, why = found
@@ -98,13 +102,10 @@ def apply_profile(
         )
         return options
     provider = options.provider or profile.provider
-    if profile.base_url and provider in BASE_URL_VARIABLE:
-        env[BASE_URL_VARIABLE[provider]] = profile.base_url
-    if profile.credential and provider in KEY_VARIABLE:
-        try:
-            env[KEY_VARIABLE[provider]] = credential(profile, env, cwd)
-        except ProfileError as exc:
-            raise SessionError(str(exc)) from None
+    try:
+        env.update(provider_env(profile, provider, env, cwd))
+    except ProfileError as exc:
+        raise SessionError(str(exc)) from None
     _settings_defaults(settings, profile)
     return replace(
         options,
@@ -115,6 +116,16 @@ def apply_profile(
         if options.max_budget_usd is not None
         else profile.max_budget_usd,
     )
+
+
+def provider_env(profile: Profile, provider: str | None, env: Mapping[str, str], cwd: Path) -> dict[str, str]:
+    """The variables a profile sets for `provider`: its base URL, and the key its reference leads to."""
+    out: dict[str, str] = {}
+    if profile.base_url and provider in BASE_URL_VARIABLE:
+        out[BASE_URL_VARIABLE[provider]] = profile.base_url
+    if profile.credential and provider in KEY_VARIABLE:
+        out[KEY_VARIABLE[provider]] = credential(profile, env, cwd)
+    return out
 
 
 def _trusted(cwd: Path, settings: Any) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.session.foreign.history import ForeignFormatError, History, Imported
-from yoke.session.foreign.listing import ForeignInfo, one_line
+from yoke.session.foreign.listing import ForeignInfo, mtime, one_line
 
 AGENT = "Codex"
 # Context Codex writes as user messages for its own model, not typed by the person.
@@ -44,14 +44,7 @@ def session_files(env: Mapping[str, str]) -> list[Path]:
     root = home(env) / "sessions"
     if not root.is_dir():
         return []
-    return sorted(root.glob("**/rollout-*.jsonl"), key=_mtime, reverse=True)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+    return sorted(root.glob("**/rollout-*.jsonl"), key=mtime, reverse=True)
 
 
 def find(ref: str, env: Mapping[str, str]) -> Path:
@@ -83,7 +76,7 @@ def info(path: Path) -> ForeignInfo | None:
         id=str(meta.get("id") or _id_of_name(path)),
         path=path,
         cwd=str(meta.get("cwd") or ""),
-        modified=datetime.fromtimestamp(_mtime(path)),
+        modified=datetime.fromtimestamp(mtime(path)),
         first_prompt=one_line(prompts[0]) if prompts else "",
         messages=count,
     )

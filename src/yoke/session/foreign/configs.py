@@ -119,23 +119,25 @@ CODEX_SERVER_KEYS = {"command", "args", "env", "cwd", "url", "bearer_token_env_v
 CODEX_SERVER_KEYS |= {"env_http_headers", "enabled"}
 
 
+def _stdio(command: str, args: Any, env: Any, references: bool = True) -> dict[str, Any]:
+    """A stdio server in Claude Code's shape; with `references`, the source's variable references in
+    environment values as `${VAR}` (Codex's values are literal: they are copied as they are)."""
+    out: dict[str, Any] = {"type": "stdio", "command": command, "args": [str(a) for a in args or []]}
+    if isinstance(env, dict) and env:
+        out["env"] = {str(k): _vars(str(v)) if references else str(v) for k, v in env.items()}
+    return out
+
+
 def _codex_server(entry: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(entry.get("command"), str):
-        out: dict[str, Any] = {
-            "type": "stdio",
-            "command": entry["command"],
-            "args": list(entry.get("args") or []),
-        }
-        if entry.get("env"):
-            out["env"] = dict(entry["env"])
-        return out
+        return _stdio(entry["command"], entry.get("args"), entry.get("env"), references=False)
     if isinstance(entry.get("url"), str):
         headers = dict(entry.get("http_headers") or {})
         for header, var in (entry.get("env_http_headers") or {}).items():
             headers[header] = f"${{{var}}}"
         if entry.get("bearer_token_env_var"):
             headers["Authorization"] = f"Bearer ${{{entry['bearer_token_env_var']}}}"
-        out = {"type": "http", "url": entry["url"]}
+        out: dict[str, Any] = {"type": "http", "url": entry["url"]}
         if headers:
             out["headers"] = headers
         return out
@@ -187,19 +189,12 @@ def _gemini_data(found: ForeignConfig, data: dict[str, Any], path: Path, scope: 
 
 def _gemini_server(entry: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(entry.get("command"), str):
-        out: dict[str, Any] = {
-            "type": "stdio",
-            "command": entry["command"],
-            "args": list(entry.get("args") or []),
-        }
-        if entry.get("env"):
-            out["env"] = {k: _vars(str(v)) for k, v in entry["env"].items()}
-        return out
+        return _stdio(entry["command"], entry.get("args"), entry.get("env"))
     url = entry.get("httpUrl") or entry.get("url")
     if not isinstance(url, str):
         return None
     kind = "http" if entry.get("httpUrl") or entry.get("type") == "http" else "sse"
-    out = {"type": kind, "url": url}
+    out: dict[str, Any] = {"type": kind, "url": url}
     if entry.get("headers"):
         out["headers"] = {k: _vars(str(v)) for k, v in entry["headers"].items()}
     return out
@@ -277,12 +272,9 @@ def _opencode_server(entry: dict[str, Any]) -> dict[str, Any] | None:
         and command
         and all(isinstance(c, str) for c in command)
     ):
-        out: dict[str, Any] = {"type": "stdio", "command": command[0], "args": command[1:]}
-        if entry.get("environment"):
-            out["env"] = {k: _vars(str(v)) for k, v in entry["environment"].items()}
-        return out
+        return _stdio(command[0], command[1:], entry.get("environment"))
     if entry.get("type") == "remote" and isinstance(entry.get("url"), str):
-        out = {"type": "http", "url": entry["url"]}
+        out: dict[str, Any] = {"type": "http", "url": entry["url"]}
         if entry.get("headers"):
             out["headers"] = {k: _vars(str(v)) for k, v in entry["headers"].items()}
         return out

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.session.foreign.history import ForeignFormatError, History, Imported
-from yoke.session.foreign.listing import ForeignInfo, one_line
+from yoke.session.foreign.listing import ForeignInfo, mtime, one_line
 
 AGENT = "Gemini CLI"
 IGNORED_USER_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
@@ -41,14 +41,7 @@ def session_files(env: Mapping[str, str]) -> list[Path]:
         return []
     found = [*root.glob("*/chats/session-*.jsonl"), *root.glob("*/chats/session-*.json")]
     found += root.glob("*/checkpoint-*.json")
-    return sorted(found, key=_mtime, reverse=True)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+    return sorted(found, key=mtime, reverse=True)
 
 
 def find(ref: str, env: Mapping[str, str]) -> Path:
@@ -90,7 +83,7 @@ def info(path: Path) -> ForeignInfo | None:
         id=str(record.get("sessionId") or path.stem),
         path=path,
         cwd=_project_root(path),
-        modified=datetime.fromtimestamp(_mtime(path)),
+        modified=datetime.fromtimestamp(mtime(path)),
         first_prompt=one_line(prompts[0]) if prompts else "",
         messages=sum(1 for m in messages if m.get("type") in ("user", "gemini")),
     )

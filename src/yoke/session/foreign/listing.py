@@ -22,5 +22,13 @@ class ForeignInfo:
         return f"{self.source}:{self.id}"
 
 
+def mtime(path: Path) -> float:
+    """When a file was last written (0 when it cannot be read): what lists sort by."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
 def one_line(text: str, limit: int = 120) -> str:
     return " ".join(text.split())[:limit]
