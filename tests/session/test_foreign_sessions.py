@@ -225,3 +225,23 @@ def test_bad_opencode_database_one_line_nothing_written(yoke, home, damage):
 def test_unknown_source_id_is_one_line(yoke, home):
     run = yoke("-p", "hi", "--resume", "codex:nope", env={"ANTHROPIC_API_KEY": "x", **_homes(home)})
     assert run.code != 0 and "No Codex session 'nope'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_gemini_cli_checkpoint_listed_and_continued(yoke, home, project):
+    """`/chat save notes-tag` wrote it: the Gemini API history, context and prompt as parts of one turn."""
+    folder = home / ".gemini" / "tmp" / "project"
+    folder.mkdir(parents=True)
+    (folder / ".project_root").write_text(str(project))
+    source = folder / "checkpoint-notes-tag.json"
+    shutil.copyfile(FIXTURES / "gemini-cli-0.61.0-checkpoint-notes-tag.json", source)
+    listed = yoke("sessions", "list", "--from", "gemini", env=_homes(home))
+    assert "gemini:checkpoint-notes-tag" in listed.stdout and "what do my notes say" in listed.stdout
+    messages, _, _ = _continue(yoke, home, "gemini:notes-tag", source)
+    flat = _flat(messages)
+    assert [(role, kind) for role, kind, _ in flat] == [
+        ("user", "text"), ("assistant", "text"), ("assistant", "tool_use"), ("user", "tool_result"),
+        ("assistant", "text"), ("user", "text"),
+    ]  # fmt: skip
+    assert flat[0][2] == "what do my notes say" and flat[2][2] == "Read"
+    assert "remember the milk" in flat[3][2] and flat[4][2] == "The notes say: remember the milk."
+    assert "<session_context>" not in json.dumps(messages)

@@ -76,7 +76,11 @@ def info(path: Path) -> ForeignInfo | None:
     except ForeignFormatError:
         return None
     messages = record["messages"]
-    prompts = [_text(m.get("content")) for m in messages if m.get("type") == "user"]
+    users = [m.get("content") for m in messages if m.get("type") == "user"]
+    if record.get("checkpoint"):  # the API history: Gemini CLI's context and the prompt are parts of a turn
+        prompts = [_text([part]) for content in users for part in _parts(content)]
+    else:
+        prompts = [_text(content) for content in users]
     prompts = [p for p in prompts if p.strip() and not p.strip().startswith(IGNORED_USER_PREFIXES)]
     return ForeignInfo(
         source="gemini",
@@ -95,6 +99,9 @@ def read(path: Path) -> Imported:
     imported = Imported(source="gemini", id=str(record.get("sessionId") or path.stem), path=str(path))
     imported.cwd = cwd or None
     history = History(AGENT, _tool_map, cwd or os.getcwd())
+    if record.get("checkpoint"):
+        _add_contents(history, record["messages"])
+        return history.finish(imported)
     for message in record["messages"]:
         kind = message.get("type")
         if kind == "user":
@@ -116,17 +123,20 @@ def _conversation(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ForeignFormatError(f"{path}: cannot read it ({exc.strerror or exc}).") from None
-    if path.name.startswith("checkpoint-"):
-        return _checkpoint(text, path)
-    if path.suffix == ".json":
-        try:
-            whole = json.loads(text)
-        except ValueError:
-            raise ForeignFormatError(f"{path}: is not JSON (cut off?); nothing was imported.") from None
-        if not isinstance(whole, dict) or not isinstance(whole.get("messages"), list):
-            raise ForeignFormatError(f"{path}: not a Gemini CLI conversation record; nothing was imported.")
+    if path.suffix != ".json":
+        return _jsonl(text, path)
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        raise ForeignFormatError(f"{path}: is not JSON (cut off?); nothing was imported.") from None
+    if isinstance(whole, dict) and isinstance(whole.get("messages"), list):  # an older session file
         return {**whole, "messages": [m for m in whole["messages"] if isinstance(m, dict)]}
-    return _jsonl(text, path)
+    history = whole.get("history") if isinstance(whole, dict) else whole
+    if isinstance(history, list):  # a checkpoint: {history, authType}, or older, the list itself
+        return _checkpoint(history, path)
+    raise ForeignFormatError(
+        f"{path}: neither a Gemini CLI session nor a checkpoint (no messages, no history); nothing was imported."
+    )
 
 
 def _jsonl(text: str, path: Path) -> dict[str, Any]:
@@ -165,24 +175,16 @@ def _jsonl(text: str, path: Path) -> dict[str, Any]:
     return {**meta, "messages": list(messages.values())}
 
 
-def _checkpoint(text: str, path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        raise ForeignFormatError(f"{path}: is not JSON (cut off?); nothing was imported.") from None
-    history = value.get("history") if isinstance(value, dict) else value
-    if not isinstance(history, list):
-        raise ForeignFormatError(
-            f"{path}: not a Gemini CLI checkpoint (no history list); nothing was imported."
-        )
+def _checkpoint(history: list[Any], path: Path) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     for number, content in enumerate(history):
         if not isinstance(content, dict):
             continue
         parts = content.get("parts") if isinstance(content.get("parts"), list) else []
         kind = "gemini" if content.get("role") == "model" else "user"
-        messages.append({"id": str(number), "type": kind, "content": parts, "checkpoint": True})
-    return {"sessionId": path.stem, "messages": messages}
+        messages.append({"id": str(number), "type": kind, "content": parts})
+    tag = path.stem.removeprefix("checkpoint-")
+    return {"sessionId": f"checkpoint-{tag}", "messages": messages, "checkpoint": True}
 
 
 def _parts(content: Any) -> list[Any]:
@@ -208,13 +210,6 @@ def _add_reply(history: History, message: dict[str, Any]) -> None:
     if any(isinstance(p, dict) and p.get("thought") for p in parts):
         history.reasoning()
     history.assistant_text(_text(parts))
-    if message.get("checkpoint"):  # a checkpoint holds the API history: calls and results are parts
-        for part in parts:
-            call = part.get("functionCall") if isinstance(part, dict) else None
-            if isinstance(call, dict):
-                call_args: dict[str, Any] = call["args"] if isinstance(call.get("args"), dict) else {}
-                history.tool_call(call.get("id") or call.get("name"), str(call.get("name")), call_args)
-        return
     for call in message.get("toolCalls") or []:
         if not isinstance(call, dict):
             continue
@@ -223,6 +218,30 @@ def _add_reply(history: History, message: dict[str, Any]) -> None:
         if call.get("result") is not None:
             output, failed = _result(call.get("result"))
             history.tool_result(call.get("id"), output, failed or call.get("status") == "error")
+
+
+def _add_contents(history: History, contents: list[dict[str, Any]]) -> None:
+    """A checkpoint: the Gemini API history itself, part by part (a user turn may hold Gemini CLI's own
+    context, the prompt and function responses; a model turn text, thoughts and function calls)."""
+    for content in contents:
+        model = content.get("type") == "gemini"
+        for part in _parts(content.get("content")):
+            if not isinstance(part, dict):
+                continue
+            call, response = part.get("functionCall"), part.get("functionResponse")
+            if part.get("thought"):
+                history.reasoning()
+            elif isinstance(part.get("text"), str):
+                if model:
+                    history.assistant_text(part["text"])
+                elif not part["text"].strip().startswith(IGNORED_USER_PREFIXES):
+                    history.user_text(part["text"])
+            elif model and isinstance(call, dict):
+                args: dict[str, Any] = call["args"] if isinstance(call.get("args"), dict) else {}
+                history.tool_call(call.get("id") or call.get("name"), str(call.get("name") or "?"), args)
+            elif not model and isinstance(response, dict):
+                output, failed = _result([part])
+                history.tool_result(response.get("id") or response.get("name"), output, failed)
 
 
 def _result(result: Any) -> tuple[str, bool]:
