@@ -168,3 +168,22 @@ def test_profile_add_refuses_a_plain_key_and_rm_removes(yoke, home):
     assert "No profiles yet" in yoke("profile", "list").stdout
     unknown = yoke("-p", "hi", "--profile", "nope")
     assert unknown.code != 0 and "no profile 'nope'" in unknown.stderr and "Traceback" not in unknown.stderr
+
+
+def test_profile_permission_mode_and_budget_are_defaults(yoke):
+    with ScriptedServer(
+        default_turn={"content": "ok", "usage": {"input_tokens": 200000, "output_tokens": 10}}
+    ) as srv:
+        args = ["profile", "add", "careful", "--provider", "anthropic", "--model", "claude-sonnet-4-5"]
+        args += ["--base-url", srv.url, "--key-env", "K", "--permission-mode", "plan", "--budget", "0.01"]
+        assert yoke(*args).code == 0
+        stream = ["--output-format", "stream-json", "--verbose"]
+        run = yoke("-p", "hi", "--profile", "careful", *stream, env={"K": "k"})
+        flag = yoke(
+            "-p", "hi", "--profile", "careful", "--permission-mode", "acceptEdits", *stream, env={"K": "k"}
+        )
+    init = next(o for o in run.lines() if o.get("subtype") == "init")
+    assert init["permissionMode"] == "plan"  # the profile's default
+    assert run.result()["subtype"] == "error_max_budget_usd"  # its budget: $0.60 spent > $0.01
+    flagged = next(o for o in flag.lines() if o.get("subtype") == "init")
+    assert flagged["permissionMode"] == "acceptEdits"  # a flag still wins
