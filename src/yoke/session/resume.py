@@ -84,6 +84,7 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
     from yoke.session import store
 
     transcript = None
+    imported = None
     try:
         if options.continue_session and not options.resume:
             path = store.latest_session(cwd, home)
@@ -92,7 +93,8 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
         else:
             if not options.resume:
                 raise SessionError("--resume needs a session id or path in headless mode", usage=True)
-            path = _foreign(options, cwd, home) or store.find_session(options.resume, cwd, home)
+            imported = _foreign(options, cwd, home)
+            path = imported[0] if imported else store.find_session(options.resume, cwd, home)
         forked = options.fork_session or options.session_id
         if not forked:
             path = _adopted(path, cwd, home)  # a Claude Code session goes on in Yoke's own copy
@@ -103,6 +105,8 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
             session_id, path = fork_session(path, cwd, home, options.session_id or None)
         transcript = _claimed(path, options.persist)
         conversation = store.load_conversation(path)
+        if imported:
+            conversation.repairs.append(imported[1])  # what the import left out, said once
     except (FileNotFoundError, LookupError, ValueError) as exc:
         if transcript is not None:
             transcript.close()
@@ -110,9 +114,9 @@ def _resume(options: SessionOptions, cwd: Path, home: Path, session_id: str) -> 
     return conversation, (session_id if forked else conversation.session_id), transcript
 
 
-def _foreign(options: SessionOptions, cwd: Path, home: Path) -> Path | None:
+def _foreign(options: SessionOptions, cwd: Path, home: Path) -> tuple[Path, str] | None:
     """`codex:<id>`, `gemini:<id>`, `opencode:<id>`: the other agent's session written as a new Yoke
-    session (its records' `forkedFrom` name the source), which is then resumed."""
+    session (its records' `forkedFrom` name the source), which is then resumed; with the import's note."""
     from yoke.session.foreign import import_session, parse_ref
 
     if parse_ref(options.resume) is None:

@@ -95,9 +95,12 @@ def _full_opencode_id(ref: str, env: Mapping[str, str]) -> str:
     return next(i.id for i in opencode.list_infos(env) if i.id.startswith(ref))
 
 
-def import_session(ref: str, cwd: str | Path, home: Path, env: Mapping[str, str] | None = None) -> Path:
+def import_session(
+    ref: str, cwd: str | Path, home: Path, env: Mapping[str, str] | None = None
+) -> tuple[Path, str]:
     """Read `<source>:<id>` and write it as a new Yoke session in this folder's store; the new transcript's
-    path. Raises ForeignFormatError (one line) when the source cannot be read or holds no conversation."""
+    path and a line saying what was imported and left out. Raises ForeignFormatError (one line) when the
+    source cannot be read or holds no conversation."""
     env = os.environ if env is None else env
     parsed = parse_ref(ref)
     if parsed is None:
@@ -108,7 +111,7 @@ def import_session(ref: str, cwd: str | Path, home: Path, env: Mapping[str, str]
     return _write(imported, str(cwd), home)
 
 
-def _write(imported: Imported, cwd: str, home: Path) -> Path:
+def _write(imported: Imported, cwd: str, home: Path) -> tuple[Path, str]:
     from yoke.ids import new_uuid
     from yoke.session.records import assistant_record, system_record, user_record
     from yoke.session.transcript import transcript_path
@@ -149,4 +152,4 @@ def _write(imported: Imported, cwd: str, home: Path) -> Path:
         for record in records:
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
     os.replace(partial, target)
-    return target
+    return target, note
