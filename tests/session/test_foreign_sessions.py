@@ -158,7 +158,7 @@ def test_opencode_session_listed_and_continued(yoke, home):
     listed = yoke("sessions", "list", "--from", "opencode", env=_homes(home))
     assert listed.code == 0, listed.stderr
     assert f"opencode:{OPENCODE_ID}" in listed.stdout
-    messages, _, transcript = _continue(yoke, home, f"opencode:{OPENCODE_ID}", source)
+    messages, _, transcript = _continue(yoke, home, f"opencode:{OPENCODE_ID[:12]}", source)  # a prefix
     _check_order(messages, "what do my notes say?", "Read", "todowrite", "The notes say: remember the milk.")
     assert not (source.parent / "opencode.db-journal").exists()
     _check_transcript(transcript, "opencode", OPENCODE_ID)
@@ -245,3 +245,21 @@ def test_gemini_cli_checkpoint_listed_and_continued(yoke, home, project):
     assert flat[0][2] == "what do my notes say" and flat[2][2] == "Read"
     assert "remember the milk" in flat[3][2] and flat[4][2] == "The notes say: remember the milk."
     assert "<session_context>" not in json.dumps(messages)
+
+
+def test_opencode_running_its_write_ahead_log_is_read_and_left_alone(yoke, home):
+    """While opencode runs, what it wrote last is in `opencode.db-wal`: listed, and no file of it changes."""
+    source = place_opencode(home)
+    live = sqlite3.connect(source)  # held open, as opencode holds it: the change stays in the log
+    try:
+        live.execute("PRAGMA journal_mode=WAL")
+        live.execute("UPDATE session SET title = 'renamed while running' WHERE id = ?", (OPENCODE_ID,))
+        live.commit()
+        files = sorted(source.parent.glob("opencode.db*"))
+        before = {p.name: p.read_bytes() for p in files}
+        listed = yoke("sessions", "list", "--from", "opencode", env=_homes(home))
+        assert listed.code == 0, listed.stderr
+        assert "renamed while running" in listed.stdout
+        assert {p.name: p.read_bytes() for p in sorted(source.parent.glob("opencode.db*"))} == before
+    finally:
+        live.close()

@@ -84,15 +84,9 @@ def read_session(source: str, ref: str, env: Mapping[str, str]) -> Imported:
         if "/" in ref and "#" in ref:  # a database and a session: /path/opencode.db#ses_...
             db, _, sid = ref.rpartition("#")
             return module.read(Path(db).expanduser(), sid)
-        return module.read(module.find(ref, env), _full_opencode_id(ref, env))
+        return module.read_ref(ref, env)
     path = as_path if (os.sep in ref and as_path.is_file()) else module.find(ref, env)
     return module.read(path)
-
-
-def _full_opencode_id(ref: str, env: Mapping[str, str]) -> str:
-    from yoke.session.foreign import opencode
-
-    return next(i.id for i in opencode.list_infos(env) if i.id.startswith(ref))
 
 
 def import_session(

@@ -10,8 +10,10 @@ on assistant messages, `modelID`/`providerID`) read in (`time_created`, `id`) or
 tool part carries `tool`, `callID` and `state` (`status` completed/error with `input`, `output` or
 `error`). A text part marked `synthetic` or `ignored` is opencode's own, not the person's.
 
-The database is only read: it is copied (with its `-wal` and `-shm` files) into a temporary folder and the
-copy is opened, so SQLite never writes beside opencode's own file.
+The database is only read: it is copied (with its write-ahead log, `-wal`) into a private temporary folder
+and the copy is opened, so SQLite never writes beside opencode's own file (a reader of a live WAL database
+writes its `-shm`; `immutable=1` would skip what the log holds). The cost is a copy per listing or import:
+a large database takes a moment.
 """
 
 from __future__ import annotations
@@ -62,10 +64,9 @@ def _opened(path: Path) -> Iterator[sqlite3.Connection]:
         copy = Path(scratch) / "opencode.db"
         try:
             shutil.copyfile(path, copy)
-            for suffix in ("-wal", "-shm"):
-                side = Path(f"{path}{suffix}")
-                if side.is_file():
-                    shutil.copyfile(side, Path(f"{copy}{suffix}"))
+            wal = Path(f"{path}-wal")  # what opencode wrote since its last checkpoint; -shm is rebuilt
+            if wal.is_file():
+                shutil.copyfile(wal, Path(f"{copy}-wal"))
         except OSError as exc:
             raise ForeignFormatError(f"{path}: cannot read it ({exc.strerror or exc}).") from None
         connection = sqlite3.connect(copy)
@@ -119,20 +120,29 @@ def list_infos(env: Mapping[str, str]) -> list[ForeignInfo]:
     return infos
 
 
-def find(ref: str, env: Mapping[str, str]) -> Path:
-    matches = [(i.path, i.id) for i in list_infos(env) if i.id.startswith(ref)]
-    if len(matches) == 1:
-        return matches[0][0]
-    if len(matches) > 1:
-        raise ForeignFormatError(f"opencode session id {ref!r} is ambiguous; give more characters.")
+def read_ref(ref: str, env: Mapping[str, str]) -> Imported:
+    """The session whose id is `ref` (or starts with it) in any of opencode's databases (each copied once)."""
+    for path in session_files(env):
+        found = read(path, ref, missing_ok=True)
+        if found is not None:
+            return found
     raise ForeignFormatError(f"No opencode session {ref!r} in {data_dir(env)}.")
 
 
-def read(path: Path, session_id: str) -> Imported:
+def read(path: Path, ref: str, missing_ok: bool = False) -> Imported | None:
+    """The session `ref` (an id or a unique prefix of one) of the database at `path`."""
     with _opened(path) as db:
-        row = db.execute("SELECT id, directory, version FROM session WHERE id = ?", (session_id,)).fetchone()
-        if row is None:
-            raise ForeignFormatError(f"{path}: no opencode session {session_id!r}.")
+        rows = db.execute(
+            "SELECT id, directory, version FROM session WHERE substr(id, 1, ?) = ? LIMIT 2", (len(ref), ref)
+        ).fetchall()
+        if len(rows) > 1:
+            raise ForeignFormatError(f"opencode session id {ref!r} is ambiguous; give more characters.")
+        if not rows:
+            if missing_ok:
+                return None
+            raise ForeignFormatError(f"{path}: no opencode session {ref!r}.")
+        row = rows[0]
+        session_id = row[0]
         messages = db.execute(
             "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id", (session_id,)
         ).fetchall()
