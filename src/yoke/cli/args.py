@@ -97,9 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="yoke",
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
         epilog=(
-            "commands: yoke sessions list · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
+            "commands: yoke sessions list [--from codex|gemini|opencode] · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
             "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks · "
-            "yoke config · yoke stats · yoke batch · yoke auto-mode · yoke export [--html] SESSION · "
+            "yoke config · yoke stats · yoke batch · yoke auto-mode · yoke export [--html | --to codex] SESSION · "
+            "yoke profile add|use|list|rm · yoke import-config --from codex|gemini|opencode · "
             "yoke remote-control [NAME] | devices | revoke ID"
         ),
         allow_abbrev=False,
