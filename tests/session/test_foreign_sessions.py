@@ -263,3 +263,41 @@ def test_opencode_running_its_write_ahead_log_is_read_and_left_alone(yoke, home)
         assert {p.name: p.read_bytes() for p in sorted(source.parent.glob("opencode.db*"))} == before
     finally:
         live.close()
+
+
+def _rollout_line(kind: str, payload: dict) -> str:
+    return json.dumps({"timestamp": "2026-11-28T06:38:46.000Z", "type": kind, "payload": payload}) + "\n"
+
+
+def _user(text: str) -> dict:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def _said(text: str) -> dict:
+    return {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def test_codex_compaction_replaces_what_came_before(tmp_path):
+    """`compacted` (codex-rs `CompactedItem`): its `replacement_history` is the history from there on; an
+    older one without it keeps the person's messages and then the summary."""
+    from yoke.session.foreign import codex
+
+    meta = {"id": CODEX_ID, "cwd": str(tmp_path), "cli_version": "0.171.0"}
+    head = _rollout_line("session_meta", meta) + _rollout_line("response_item", _user("first ask"))
+    head += _rollout_line("response_item", _said("long answer"))
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        head
+        + _rollout_line("compacted", {"message": "", "replacement_history": [_user("SUMMARY of it")]})
+        + _rollout_line("response_item", _said("after"))
+    )
+    texts = [json.dumps(m["content"]) for m in codex.read(path).messages]
+    assert len(texts) == 2 and "SUMMARY of it" in texts[0] and "after" in texts[1]
+    path.write_text(head + _rollout_line("compacted", {"message": "OLD SUMMARY"}))
+    texts = [json.dumps(m["content"]) for m in codex.read(path).messages]
+    assert (
+        len(texts) == 1
+        and "first ask" in texts[0]
+        and "OLD SUMMARY" in texts[0]
+        and "long answer" not in texts[0]
+    )

@@ -150,7 +150,9 @@ def _items(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
             if isinstance(replacement, list):
                 items = [i for i in replacement if isinstance(i, dict)]
             elif payload.get("message"):
-                items = [{"type": "message", "role": "user", "content": [_text(payload["message"])]}]
+                # an older compaction: as Codex rebuilt it, the person's messages and then the summary
+                kept = [i for i in items if _user_text(i)]
+                items = [*kept, {"type": "message", "role": "user", "content": [_text(payload["message"])]}]
     return items
 
 
