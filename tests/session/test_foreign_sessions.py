@@ -301,3 +301,29 @@ def test_codex_compaction_replaces_what_came_before(tmp_path):
         and "OLD SUMMARY" in texts[0]
         and "long answer" not in texts[0]
     )
+
+
+def test_gemini_rewind_and_replaced_records(tmp_path):
+    """As Gemini CLI's loadConversationRecord: a record with an id seen before replaces it in place; a
+    `$rewindTo` removes that message and every later one; `$set` with messages replaces them all."""
+    from yoke.session.foreign import gemini
+
+    def msg(mid: str, kind: str, text: str) -> str:
+        return json.dumps({"id": mid, "timestamp": "t", "type": kind, "content": [{"text": text}]}) + "\n"
+
+    head = json.dumps({"sessionId": GEMINI_ID, "projectHash": "h", "startTime": "t"}) + "\n"
+    path = tmp_path / "session-x.jsonl"
+    path.write_text(
+        head
+        + msg("u1", "user", "first")
+        + msg("g1", "gemini", "draft")
+        + msg("g1", "gemini", "final answer")  # replaces the draft in place
+        + msg("u2", "user", "abandoned")
+        + msg("g2", "gemini", "abandoned reply")
+        + json.dumps({"$rewindTo": "u2"}) + "\n"
+        + msg("u3", "user", "second")
+    )  # fmt: skip
+    texts = [json.dumps(m["content"]) for m in gemini.read(path).messages]
+    assert len(texts) == 3
+    assert "first" in texts[0] and "final answer" in texts[1] and "second" in texts[2]
+    assert "draft" not in "".join(texts) and "abandoned" not in "".join(texts)
