@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from yoke.testing import ScriptedServer
 
@@ -187,3 +190,24 @@ def test_profile_permission_mode_and_budget_are_defaults(yoke):
     assert run.result()["subtype"] == "error_max_budget_usd"  # its budget: $0.60 spent > $0.01
     flagged = next(o for o in flag.lines() if o.get("subtype") == "init")
     assert flagged["permissionMode"] == "acceptEdits"  # a flag still wins
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_profile_sandbox_default_runs_bash_in_the_sandbox(yoke, project):
+    import uuid
+
+    outside = (
+        Path("/var/tmp") / f"yoke-profile-sandbox-{uuid.uuid4().hex}.txt"
+    )  # the sandbox's / is read-only
+    command = f"echo in > inside.txt; echo out > {outside}"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": command}}]},
+        {"content": "done"},
+    ]
+    with ScriptedServer(turns) as srv:
+        args = ["profile", "add", "boxed", "--provider", "anthropic", "--base-url", srv.url, "--key-env", "K"]
+        assert yoke(*args, "--sandbox", "on").code == 0
+        run = yoke("-p", "go", "--profile", "boxed", "--permission-mode", "bypassPermissions", env={"K": "k"})
+    assert run.code == 0, run.stderr
+    assert (project / "inside.txt").read_text() == "in\n"
+    assert not outside.exists()  # without the profile's sandbox, bypassPermissions would have written it
