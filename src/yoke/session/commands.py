@@ -46,7 +46,7 @@ def foreign_sessions_text(source: str, limit: int = 30) -> str:
 
     if source not in SOURCES:
         raise LookupError(f"--from takes one of {', '.join(SOURCES)}")
-    sessions = list_foreign(source)[:limit]
+    sessions = list_foreign(source, limit=limit)
     if not sessions:
         return f"No {NAMES[source]} sessions found."
     lines = [f"{'SESSION':48}  {'MODIFIED':16}  {'MSGS':>4}  {'FOLDER':30}  FIRST PROMPT"]

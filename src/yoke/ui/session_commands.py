@@ -54,10 +54,10 @@ def _foreign(ui: Any, per_source: int = 5) -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = []
     for source in SOURCES:
         try:
-            infos = list_foreign(source, ui.env, cwd=ui.cwd)
+            infos = list_foreign(source, ui.env, cwd=ui.cwd, limit=per_source)
         except (OSError, LookupError):
             continue
-        out.extend((NAMES[source], info) for info in infos[:per_source])
+        out.extend((NAMES[source], info) for info in infos)
     return out
 
 

@@ -34,21 +34,30 @@ def parse_ref(ref: str | None) -> tuple[str, str] | None:
 
 
 def list_foreign(
-    source: str, env: Mapping[str, str] | None = None, cwd: str | Path | None = None
+    source: str, env: Mapping[str, str] | None = None, cwd: str | Path | None = None, limit: int = 50
 ) -> list[ForeignInfo]:
-    """A source's sessions, newest first; with `cwd`, only those started in that folder."""
+    """A source's sessions, newest first, at most `limit`; with `cwd`, only those started in that folder.
+    Files are read newest first and only as far as needed: where a session started is read from its first
+    line (or its folder) before the whole file is."""
     env = os.environ if env is None else env
+    here = _resolved(cwd) if cwd is not None else None
+    infos: list[ForeignInfo] = []
     if source == "opencode":
         from yoke.session.foreign import opencode
 
-        infos = opencode.list_infos(env)
-    else:
-        module = _module(source)
-        infos = [i for i in (module.info(p) for p in module.session_files(env)) if i is not None]
-    if cwd is not None:
-        here = _resolved(cwd)
-        infos = [i for i in infos if i.cwd and _resolved(i.cwd) == here]
-    return sorted((i for i in infos if i.messages), key=lambda i: i.modified, reverse=True)
+        infos = [i for i in opencode.list_infos(env) if i.messages]
+        infos = [i for i in infos if here is None or (i.cwd and _resolved(i.cwd) == here)]
+        return sorted(infos, key=lambda i: i.modified, reverse=True)[:limit]
+    module = _module(source)
+    for path in module.session_files(env):  # newest first
+        if here is not None and _resolved(module.started_in(path) or "/nonexistent") != here:
+            continue
+        found = module.info(path)
+        if found is not None and found.messages:
+            infos.append(found)
+            if len(infos) >= limit:
+                break
+    return infos
 
 
 def _resolved(path: str | Path) -> str:

@@ -63,6 +63,17 @@ def _id_of_name(path: Path) -> str:
     return "-".join(parts[-5:]) if len(parts) >= 5 else path.stem
 
 
+def started_in(path: Path) -> str:
+    """The folder a rollout's session started in, from its first line alone ("" when unknown)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            first = json.loads(fh.readline() or "{}")
+    except (OSError, ValueError):
+        return ""
+    payload = first.get("payload") if isinstance(first, dict) else None
+    return str(payload.get("cwd") or "") if isinstance(payload, dict) else ""
+
+
 def info(path: Path) -> ForeignInfo | None:
     try:
         lines = _lines(path)

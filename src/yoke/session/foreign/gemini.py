@@ -62,6 +62,11 @@ def find(ref: str, env: Mapping[str, str]) -> Path:
     raise ForeignFormatError(f"No Gemini CLI session {ref!r} under {home(env) / 'tmp'}.")
 
 
+def started_in(path: Path) -> str:
+    """The project a session belongs to (its folder's `.project_root`), "" when unknown."""
+    return _project_root(path)
+
+
 def _project_root(path: Path) -> str:
     folder = path.parent.parent if path.parent.name == "chats" else path.parent
     try:
