@@ -74,3 +74,22 @@ def test_a_second_terminal_watches_and_is_told_it_does_not_drive(host_env, proje
             assert pane.exit_status() == 0
         finally:
             pane.close()
+
+
+@needs_tmux
+def test_attach_shows_the_profile_the_hosted_session_runs_with(host_env, project):
+    with ScriptedServer([{"content": [{"type": "text", "text": "profiled hello"}]}]) as srv:
+        env = trusted_home_env(dict(host_env, WORK_KEY="sk-work"), project)
+        add = ["profile", "add", "work", "--provider", "anthropic", "--model", "claude-haiku-4-5"]
+        assert yoke_cmd(env, project, *add, "--base-url", srv.url, "--key-env", "WORK_KEY").returncode == 0
+        run = yoke_cmd(env, project, "--bg", "--profile", "work", "say hello")
+        ident = run.stdout.split("· ")[1].split()[0]
+        wait_for(lambda: "profiled hello" in yoke_cmd(env, project, "logs", ident).stdout)
+        wait_for(lambda: agents(env, project)[0].get("profile") == "work")
+        pane = Pane(["attach", ident], env, project)
+        try:
+            pane.wait_for("profile work (claude-haiku-4-5)")
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()

@@ -145,8 +145,10 @@ class HostedSession:
         """Keep the session's state, cost, mode and queue; True for a message that is the host's own (the
         answer to a `control` request), not published."""
         kind = message.get("type")
-        if kind == "system" and message.get("subtype") == "init" and isinstance(message.get("profile"), str):
-            self.record["profile"] = message["profile"]  # `yoke agents` and the remote page show it
+        if kind == "system" and message.get("subtype") == "init":
+            for key in ("profile", "model"):  # `yoke agents`, the remote page and an attached UI show them
+                if isinstance(message.get(key), str):
+                    self.record[key] = message[key]
         mode = message.get("permissionMode") if kind == "system" else None
         if isinstance(mode, str) and mode != self.record.get("permissionMode"):
             self.record["permissionMode"] = mode  # written with the next state (init) or now (a status line)

@@ -22,7 +22,8 @@ class RemoteSession:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, record: dict, asker: Any):
         self.reader, self.writer, self.record, self.asker = reader, writer, record, asker
         self.id = record["sessionId"]
-        self.model = ""
+        self.model = str(record.get("model") or "")  # until the stream's system/init says
+        self.profile: str | None = record.get("profile")  # the profile in force there, for the footer
         self.permission_mode = "default"
         self.started = SimpleNamespace(permission_mode="default")
         self.total_cost_usd = 0.0
@@ -192,6 +193,8 @@ def _events(session: RemoteSession, message: dict[str, Any], streamed: bool) -> 
     where: _Where = {"agent_id": "sub" if parent else "main", "parent_tool_use_id": parent}
     if kind == "system" and message.get("subtype") == "init":
         session.model = str(message.get("model") or session.model)
+        if isinstance(message.get("profile"), str):
+            session.profile = message["profile"]
         session.permission_mode = str(message.get("permissionMode") or session.permission_mode)
         return []
     if kind == "stream_event":

@@ -92,7 +92,8 @@ class ScreenParts:
             parts.append(("ansigray", "  ? /help for commands · shift+tab to cycle modes"))
         profile = getattr(self.session, "profile", None)
         if profile:
-            parts.append(("ansigray", f"  · profile {profile} ({self.session.model})"))
+            model = getattr(self.session, "model", "")
+            parts.append(("ansigray", f"  · profile {profile}" + (f" ({model})" if model else "")))
         if self.view.expanded:
             parts.append(("ansicyan", "  · output expanded (ctrl+o)"))
         tasks = self.session.background_tasks()
