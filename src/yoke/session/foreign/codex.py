@@ -19,8 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from yoke.session.foreign.history import ForeignFormatError, History, Imported
-from yoke.session.foreign.listing import ForeignInfo, mtime, one_line
+from yoke.session.foreign.history import ForeignFormatError, History, Imported, in_folder
+from yoke.session.foreign.listing import ForeignInfo, mtime, one_line, one_match
 
 AGENT = "Codex"
 # Context Codex writes as user messages for its own model, not typed by the person.
@@ -50,11 +50,7 @@ def session_files(env: Mapping[str, str]) -> list[Path]:
 def find(ref: str, env: Mapping[str, str]) -> Path:
     """A rollout by its session id (the file name ends with it) or a unique prefix of it."""
     matches = [p for p in session_files(env) if p.stem.endswith(ref) or _id_of_name(p).startswith(ref)]
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise ForeignFormatError(f"Codex session id {ref!r} is ambiguous; give more characters.")
-    raise ForeignFormatError(f"No Codex session {ref!r} under {home(env) / 'sessions'}.")
+    return one_match(matches, AGENT, ref, home(env) / "sessions")
 
 
 def _id_of_name(path: Path) -> str:
@@ -257,9 +253,7 @@ def _tool_map(name: str, args: dict[str, Any], cwd: str) -> tuple[str, dict[str,
     if not isinstance(command, str) or not command:
         return None
     workdir = args.get("workdir") or args.get("working_directory")
-    if isinstance(workdir, str) and workdir and workdir != cwd:
-        command = f"cd {shlex.quote(workdir)} && {command}"
-    return "Bash", {"command": command}
+    return "Bash", {"command": in_folder(command, workdir if isinstance(workdir, str) else None, cwd)}
 
 
 def _unwrap_shell(argv: list[str]) -> str:

@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from yoke.session.foreign.history import ForeignFormatError, History, Imported
-from yoke.session.foreign.listing import ForeignInfo, mtime, one_line
+from yoke.session.foreign.history import ForeignFormatError, History, Imported, absolute
+from yoke.session.foreign.listing import ForeignInfo, mtime, one_line, one_match
 
 AGENT = "Gemini CLI"
 IGNORED_USER_PREFIXES = ("/", "?", "<session_context>", "<hook_context>")
@@ -55,11 +55,7 @@ def find(ref: str, env: Mapping[str, str]) -> Path:
         found = info(path)
         if found is not None and found.id.startswith(ref):
             matches.append(path)
-    if len(matches) == 1:
-        return matches[0]
-    if len(matches) > 1:
-        raise ForeignFormatError(f"Gemini CLI session id {ref!r} is ambiguous; give more characters.")
-    raise ForeignFormatError(f"No Gemini CLI session {ref!r} under {home(env) / 'tmp'}.")
+    return one_match(matches, AGENT, ref, home(env) / "tmp")
 
 
 def started_in(path: Path) -> str:
@@ -278,8 +274,7 @@ def _tool_map(name: str, args: dict[str, Any], cwd: str) -> tuple[str, dict[str,
     """Gemini CLI's file and shell tools onto Yoke's (paths made absolute, as Yoke's tools take them)."""
 
     def path(key: str) -> str | None:
-        value = args.get(key)
-        return os.path.join(cwd, value) if isinstance(value, str) and value else None
+        return absolute(args, key, cwd)
 
     if name == "read_file" and path("file_path"):
         return "Read", {"file_path": path("file_path")}

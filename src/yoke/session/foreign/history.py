@@ -12,7 +12,9 @@ it), counted in a note.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +49,17 @@ def call_id(raw: Any, fallback: int) -> str:
     """A tool call id every provider accepts (letters, digits, `_` and `-`)."""
     text = re.sub(r"[^A-Za-z0-9_-]", "_", str(raw or ""))[:64]
     return text or f"imported_call_{fallback}"
+
+
+def absolute(args: dict[str, Any], key: str, cwd: str) -> str | None:
+    """A path argument made absolute against the session's folder, as Yoke's file tools take paths."""
+    value = args.get(key)
+    return os.path.join(cwd, value) if isinstance(value, str) and value else None
+
+
+def in_folder(command: str, workdir: str | None, cwd: str) -> str:
+    """A shell command run in `workdir` when that is not the session's folder (Yoke's Bash has no workdir)."""
+    return f"cd {shlex.quote(workdir)} && {command}" if workdir and workdir != cwd else command
 
 
 def clip(text: str, limit: int = MAX_TEXT_INPUT) -> str:

@@ -22,6 +22,17 @@ class ForeignInfo:
         return f"{self.source}:{self.id}"
 
 
+def one_match(matches: list[Path], agent: str, ref: str, where: Path) -> Path:
+    """The one file `ref` names, or a one-line error: none, or several (a prefix too short)."""
+    from yoke.session.foreign.history import ForeignFormatError
+
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise ForeignFormatError(f"{agent} session id {ref!r} is ambiguous; give more characters.")
+    raise ForeignFormatError(f"No {agent} session {ref!r} under {where}.")
+
+
 def mtime(path: Path) -> float:
     """When a file was last written (0 when it cannot be read): what lists sort by."""
     try:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import sqlite3
 import tempfile
@@ -30,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from yoke.session.foreign.history import ForeignFormatError, History, Imported
+from yoke.session.foreign.history import ForeignFormatError, History, Imported, absolute, in_folder
 from yoke.session.foreign.listing import ForeignInfo, one_line
 
 AGENT = "opencode"
@@ -195,19 +194,12 @@ def _tool_map(name: str, args: dict[str, Any], cwd: str) -> tuple[str, dict[str,
     snake_case keys)."""
 
     def path(key: str) -> str | None:
-        value = args.get(key)
-        return os.path.join(cwd, value) if isinstance(value, str) and value else None
+        return absolute(args, key, cwd)
 
     if name == "read" and path("filePath"):
         return "Read", {"file_path": path("filePath")}
     if name == "bash" and isinstance(args.get("command"), str):
-        workdir = path("workdir")
-        command = (
-            f"cd {shlex.quote(workdir)} && {args['command']}"
-            if workdir and workdir != cwd
-            else args["command"]
-        )
-        return "Bash", {"command": command}
+        return "Bash", {"command": in_folder(args["command"], path("workdir"), cwd)}
     if name == "write" and path("filePath") and isinstance(args.get("content"), str):
         return "Write", {"file_path": path("filePath"), "content": args["content"]}
     if name == "edit" and path("filePath") and isinstance(args.get("oldString"), str):
