@@ -39,6 +39,9 @@ SUBCOMMANDS: dict[str, str] = {
     "logout": "yoke.cli.coming:auth",
     "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
     "remote-control": "yoke.host.remote_command:remote_control",
+    "rc": "yoke.host.remote_command:remote_control",  # Claude Code's hidden alias
+    "daemon": "yoke.cli.coming:daemon",
+    "self-hosted-runner": "yoke.cli.coming:self_hosted_runner",
     **{name: f"yoke.host.commands:{name}" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
     "gateway": "yoke.cli.coming:gateway",
     "import": "yoke.cli.coming:import_config",
@@ -78,7 +81,7 @@ def _background(argv: list[str]) -> int:
         print(f"yoke --bg: {exc}", file=sys.stderr)
         return 1
     resume = args.resume if isinstance(args.resume, str) else None
-    return background_start(rest, args.prompt or None, resume)
+    return background_start(rest, args.prompt or None, resume, name=args.name or "")
 
 
 def reader_gone() -> int:

@@ -28,13 +28,13 @@ def _fail(command: str, message: str) -> int:
     return 1
 
 
-def background_start(rest: list[str], prompt: str | None, resume: str | None) -> int:
+def background_start(rest: list[str], prompt: str | None, resume: str | None, name: str = "") -> int:
     """`yoke --bg [flags] "prompt"` (or `--bg --resume ID`): the session runs in the host; prints its id.
     `rest` is the command line without `--bg`, already parsed by the CLI into `prompt` and `resume`."""
     if not prompt and not resume:
         return _fail("--bg", 'give a prompt (yoke --bg "fix the tests") or --resume ID')
     try:
-        started = start_hosted(rest, prompt, resume)
+        started = start_hosted(rest, prompt, resume, name)
     except HostError as exc:
         return _fail("--bg", str(exc))
     ident = started["id"]
