@@ -112,3 +112,91 @@ def test_the_check_catches_a_stale_line(tmp_path):
     stale = "`update`, `install` and the background-session ones (`attach`, `logs`) say in one line that they are not available yet."
     hits = [n for s in _sentences(stale) for n in re.findall(r"`(?:yoke )?([a-z][a-z-]*)`", s) if _working(n)]
     assert hits == ["attach", "logs"]
+
+
+# Runs `yoke` with a profiler that notes each file of the package whose code runs: in the whole run, and
+# from the moment the session's `query` starts (the turn) to the end.
+TRACER = r"""
+import json, os, sys, threading
+root = os.path.dirname(__import__("yoke").__file__) + os.sep
+seen = {"all": set(), "turn": set()}
+on = []
+def note(frame, event, arg):
+    name = frame.f_code.co_filename
+    if event != "call" or not name.startswith(root):
+        return
+    rel = name[len(root):]
+    seen["all"].add(rel)
+    if not on and rel == "session/engine.py" and frame.f_code.co_name == "query":
+        on.append(True)
+    if on:
+        seen["turn"].add(rel)
+sys.setprofile(note)
+threading.setprofile(note)
+from yoke.cli.main import main
+try:
+    main(sys.argv[1:])
+finally:
+    sys.setprofile(None)
+    with open(os.environ["TRACE_OUT"], "w") as out:
+        json.dump({k: sorted(v) for k, v in seen.items()}, out)
+"""
+
+
+def _trace_one_turn(tmp_path: Path) -> dict[str, list[str]]:
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "calc.py").write_text("print(1 + 1)\n")
+    (tmp_path / "tracer.py").write_text(TRACER)
+    read = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "Read",
+        "input": {"file_path": str(project / "calc.py")},
+    }
+    turns = [{"content": [read]}, {"content": [{"type": "text", "text": "it prints 2"}]}]
+    with ScriptedServer(turns) as srv:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "YOKE_", "CLAUDE_"))}
+        env |= anthropic_env(srv) | {"HOME": str(home), "TRACE_OUT": str(tmp_path / "trace.json")}
+        argv = [sys.executable, str(tmp_path / "tracer.py"), "-p", "what does calc.py print?"]
+        argv += ["--output-format", "stream-json", "--verbose"]
+        run = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and '"result": "it prints 2"' in run.stdout, run.stderr
+    import json
+
+    return json.loads((tmp_path / "trace.json").read_text())
+
+
+def test_architecture_states_the_traced_turn(tmp_path):
+    """docs/architecture.md's turn section: each step's first file runs in a traced `yoke -p` turn with one
+    tool call, and the file counts it states are the measured ones (within 15%: no hand-kept number drifts)."""
+    trace = _trace_one_turn(tmp_path)
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text[text.index("The turn itself") : text.index("## The seams")]
+    steps = re.findall(r"^\d+\. `([\w/]+\.py)`", section, re.M)
+    assert len(steps) >= 5
+    for path in steps:
+        assert path in trace["turn"], f"{path} is named as a step of the turn but no code of it ran"
+    stated = re.search(r"runs code in about (\d+) files .* about (\d+)", " ".join(section.split()))
+    assert stated, "the section states the measured counts"
+    for claimed, measured in zip(
+        map(int, stated.groups()), (len(trace["turn"]), len(trace["all"])), strict=True
+    ):
+        assert abs(claimed - measured) <= 0.15 * measured, (claimed, measured)
+
+
+def test_paths_the_docs_name_exist():
+    """A module path such as `config/env.py` in the docs is a file of the package (or of the checkout)."""
+    packages = {p.name for p in (ROOT / "src" / "yoke").iterdir() if p.is_dir()}
+    missing = []
+    for doc in DOCS:
+        for path in set(re.findall(r"(?<![\w./-])((?:[a-z_]+/)+[a-z_0-9]+\.py)\b", doc.read_text())):
+            ours = path.split("/")[0] in packages | {"tests", "scripts", "benchmarks", "docs"}
+            if ours and not ((ROOT / "src" / "yoke" / path).exists() or (ROOT / path).exists()):
+                missing.append((doc.name, path))
+    assert not missing, missing
