@@ -40,6 +40,7 @@ def model_data() -> dict[str, Any]:
     import json
     from pathlib import Path
 
+    # json-ours: the package's own models.json
     return json.loads((Path(__file__).with_name("models.json")).read_text(encoding="utf-8"))
 
 

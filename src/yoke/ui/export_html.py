@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.redact import REDACTED, command_names_secret, redact_value, secret_file
 
 FILE_TOOLS_INPUT = ("content", "old_string", "new_string", "edits", "new_source")  # what a file tool writes
@@ -88,7 +89,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
         return []
     for line in lines:
         try:
-            record = json.loads(line)
+            record = jsonsafe.loads(line)
         except ValueError:
             continue  # a torn last line: the rest stands
         if isinstance(record, dict):
