@@ -64,7 +64,15 @@ async def mcp_prompt(session: Session, prompt: Any) -> Any:
 def compact_route(session: Session, prompt: Any) -> AsyncIterator[ev.Event] | None:
     """`/compact [instructions]` compacts instead of asking (as in Claude Code's headless mode)."""
     command = compact_command(prompt)
-    return session.agent.compact(command or None) if command is not None else None
+    if command is None or _own_skill(session, "compact"):
+        return None  # a user's or project's `compact` skill or command wins, as in 2.1.332
+    return session.agent.compact(command or None)
+
+
+def _own_skill(session: Session, name: str) -> bool:
+    runtime = session.services.skills
+    skill = runtime.catalog.get(name) if runtime is not None else None
+    return skill is not None and skill.user_invocable
 
 
 def compact_command(prompt: Any) -> str | None:

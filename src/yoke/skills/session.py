@@ -54,7 +54,10 @@ class Extensions(Record):
 
         catalog = self.runtime.catalog
         return {
-            "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
+            "slash_commands": [
+                *(b for b in BUILTINS if b not in {s.name for s in catalog.user_invocable()}),
+                *sorted(s.name for s in catalog.user_invocable()),
+            ],
             # Claude Code 2.1.330 lists here the skills and workflows a user can invoke and the commands
             # the model may not (`disable-model-invocation: true`), checked against its CLI
             "skills": sorted(
