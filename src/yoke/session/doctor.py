@@ -248,10 +248,8 @@ def _model_checks(
         checks.append(Check(section, INFO, model, f"{role} (not checked against {provider}'s model list)"))
     gone = retirement(model)
     if gone is not None:
-        word, date, replacement = gone
-        instead = f"; use {replacement}" if replacement else ""
-        status = PROBLEM if word == "retired" else WARN
-        checks.append(Check(section, status, model, f"the vendor {word} it on {date}{instead}"))
+        status, text = retirement_check(*gone)
+        checks.append(Check(section, status, model, text))
     prices = dict_at(merged, "modelPrices")
     if not known_model(model) and model not in prices and normalize_model(model) not in prices:
         checks.append(
@@ -264,6 +262,27 @@ def _model_checks(
             )
         )
     return checks
+
+
+SOON_DAYS = 30  # a retirement this close is a warning; further off, a note
+
+
+def retirement_check(word: str, date: str, replacement: str | None, today: Any = None) -> tuple[str, str]:
+    """(status, text) for a model the vendor retired or will retire on `date`: a problem once the day has
+    come, a warning within SOON_DAYS naming the replacement, a note before that."""
+    import datetime
+
+    today = today or datetime.date.today()
+    instead = f"; use {replacement}" if replacement else ""
+    try:
+        days = (datetime.date.fromisoformat(date) - today).days
+    except ValueError:
+        days = 0 if word == "retired" else SOON_DAYS
+    if word == "retired" or days <= 0:
+        return PROBLEM, f"the vendor retired it on {date}{instead}"
+    if days <= SOON_DAYS:
+        return WARN, f"the vendor retires it on {date}, in {days} day{'s' if days != 1 else ''}{instead}"
+    return INFO, f"the vendor retires it on {date}" + (f"; {replacement} replaces it" if replacement else "")
 
 
 def _is_served(model: str, served: list[str]) -> bool:
