@@ -125,8 +125,10 @@ def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
     home = Path(env["HOME"]) if env.get("HOME") else None
     loaded = load_settings(cwd, home=home)
     checks = [Check(section, OK, s.scope, s.label) for s in loaded.sources]
-    if not loaded.sources:
+    if not loaded.sources and not loaded.warnings:  # a file that failed to load is reported below instead
         checks.append(Check(section, INFO, "files", "no settings files (defaults apply)"))
+    elif not loaded.sources:
+        checks.append(Check(section, INFO, "files", "no settings file could be used (defaults apply)"))
     checks += [Check(section, PROBLEM, "problem", warning) for warning in loaded.warnings]
     trusted = is_trusted(cwd, loaded.yoke_home, home=loaded.home, claude_dir=loaded.claude_dir)
     checks.append(
