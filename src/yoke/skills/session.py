@@ -297,7 +297,12 @@ async def _model_command(session: Any, spec: str) -> tuple[str, bool]:
             refusal = str(exc)
         if refusal:
             return refusal, True
-    return f"Model: {session.agent.settings.model}", False
+    model = session.agent.settings.model
+    from yoke.providers.pricing import known_model
+
+    if spec and not known_model(model) and session.provider_name != "replay":
+        return f"Model: {model} (No provider Yoke knows lists {model!r}; it is sent as given.)", False
+    return f"Model: {model}", False
 
 
 async def _daily(session: Any, name: str, args: str, started: float) -> AsyncIterator[ev.Event]:
