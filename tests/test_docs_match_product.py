@@ -200,3 +200,12 @@ def test_paths_the_docs_name_exist():
             if ours and not ((ROOT / "src" / "yoke" / path).exists() or (ROOT / path).exists()):
                 missing.append((doc.name, path))
     assert not missing, missing
+
+
+def test_settings_not_acted_on_are_listed_as_such():
+    from yoke.config.known_keys import NOT_ACTED_ON, known_key
+
+    rows = _rows(COMPAT.read_text())
+    for key in NOT_ACTED_ON:
+        assert known_key(key)
+        assert rows[key].startswith("not acted on"), (key, rows.get(key))

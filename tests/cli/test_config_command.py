@@ -77,3 +77,10 @@ def test_doctor_does_not_say_no_settings_files_above_the_file_it_could_not_read(
     run = yoke("doctor", "--offline")
     assert "no settings files" not in run.stdout
     assert "no settings file could be used" in run.stdout and "invalid JSON" in run.stdout
+
+
+def test_doctor_names_a_2_1_332_setting_it_does_not_act_on(yoke, project):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"spinnerVerbs": {"verbs": ["Pondering"]}}))
+    run = yoke("doctor", "--offline")
+    assert "spinnerVerbs: set, not acted on by Yoke" in run.stdout

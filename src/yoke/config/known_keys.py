@@ -170,3 +170,16 @@ YOKE_KEYS = frozenset({"autoMemoryExtraction", "autoMemoryRecall", "autoMemoryRe
 def known_key(key: str) -> bool:
     """Whether a top-level settings key is one Claude Code or Yoke reads (`$schema` included)."""
     return key in CLAUDE_CODE_KEYS or key in YOKE_KEYS or key == "$schema"
+
+
+# Claude Code 2.1.332's settings Yoke reads but does not act on (yet): `yoke doctor` names each one set, and
+# docs/compatibility.md lists them (tests/test_docs_match_product.py keeps the two in step).
+NOT_ACTED_ON = {
+    "blockFileToolReadsOutsideWorkingDirectories": "the file tools' reads are not confined by it yet",
+    "replaceBuiltInOptions": "the built-in options are not replaced",
+    "idleCompaction": "an idle session is not compacted",
+    "processWrapper": "processes start without the launcher",
+    "modelOverrides": "model ids are sent as resolved, not mapped",
+    "spinnerVerbs": "the terminal's spinner has no verbs to replace",
+    "fileCheckpointingEnabled": "file checkpoints are kept whatever it says",
+}

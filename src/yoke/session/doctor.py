@@ -130,6 +130,11 @@ def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
     elif not loaded.sources:
         checks.append(Check(section, INFO, "files", "no settings file could be used (defaults apply)"))
     checks += [Check(section, PROBLEM, "problem", warning) for warning in loaded.warnings]
+    from yoke.config.known_keys import NOT_ACTED_ON
+
+    merged = loaded.merged if isinstance(loaded.merged, Mapping) else {}
+    checks += [Check(section, INFO, key, f"set, not acted on by Yoke: {why}") for key, why in NOT_ACTED_ON.items()
+               if key in merged]  # fmt: skip
     trusted = is_trusted(cwd, loaded.yoke_home, home=loaded.home, claude_dir=loaded.claude_dir)
     checks.append(
         Check(section, OK, "trust", f"{cwd} is trusted")
