@@ -81,7 +81,22 @@ def _background(argv: list[str]) -> int:
         print(f"yoke --bg: {exc}", file=sys.stderr)
         return 1
     resume = args.resume if isinstance(args.resume, str) else None
+    if not _folder_trusted():  # as 2.1.332: a background session cannot ask the trust question
+        print(
+            f"yoke --bg: {os.getcwd()} is not trusted; run `yoke trust` (or `yoke` once and accept) there, then retry",
+            file=sys.stderr,
+        )
+        return 1
     return background_start(rest, args.prompt or None, resume, name=args.name or "")
+
+
+def _folder_trusted() -> bool:
+    from pathlib import Path
+
+    from yoke.config.settings import yoke_home_dir
+    from yoke.config.trust import is_trusted
+
+    return is_trusted(Path.cwd(), yoke_home_dir(env=os.environ))
 
 
 def reader_gone() -> int:
