@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import agents, yoke_cmd
+from tests.host.conftest import agents, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -33,3 +33,25 @@ def test_bg_refuses_an_untrusted_folder_in_one_line(host_env, tmp_path):
         f"yoke --bg: {elsewhere} is not trusted; run `yoke trust` (or `yoke` once and accept) there, then retry"
     )
     assert not (Path(host_env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock").exists()  # no host was started
+
+
+def test_logs_shows_tool_output_without_per_turn_tallies_and_the_end_once(host_env, project):
+    (project / "calc.py").write_text("print(6 * 7)\n")
+    read = {
+        "type": "tool_use",
+        "id": "toolu_r",
+        "name": "Read",
+        "input": {"file_path": str(project / "calc.py")},
+    }
+    turns = [{"content": [read]}, {"content": [{"type": "text", "text": "it prints 42"}]}]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        run = yoke_cmd(env, project, "--bg", "what does calc.py print")
+        ident = run.stdout.splitlines()[0].split("· ")[1]
+        wait_for(lambda: "it prints 42" in yoke_cmd(env, project, "logs", ident).stdout)
+        assert yoke_cmd(env, project, "stop", ident).returncode == 0
+        wait_for(lambda: "(session ended)" in yoke_cmd(env, project, "logs", ident).stdout)
+        shown = yoke_cmd(env, project, "logs", ident).stdout
+    assert "⎿" in shown and "print(6 * 7)" in shown  # the tool's output
+    assert "[success]" not in shown and "turns, $" not in shown
+    assert shown.count("(session ended)") == 1

@@ -126,13 +126,15 @@ def logs(argv: list[str]) -> int:
     if record is None:
         return 1
     from yoke.host.hosted import read_stream_log
-    from yoke.host.render import render
+    from yoke.host.render import render_log
 
     entries = read_stream_log(record["id"])
+    previous = None
     for entry in entries[-400:]:
-        text = render(entry["message"])
-        if text:
+        text = render_log(entry["message"])
+        if text and not (text == previous == "(session ended)"):  # the host and the session both record it
             print(text)
+            previous = text
     last = entries[-1]["message"] if entries else {}
     if not entries or (last.get("subtype") == "session_ended" and last.get("exit_code")):
         stderr = records.stream_log_path(record["id"]).with_suffix(".stderr")
