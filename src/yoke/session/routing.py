@@ -96,5 +96,10 @@ async def mention_query(session: Session, prompt: Any) -> AsyncIterator[ev.Event
     """The prompt to the model, with the files and folders its `@path` mentions name attached."""
     from yoke.skills.mentions import attach_mentions
 
-    async for event in session.agent.query(prompt, await attach_mentions(session, prompt)):
+    attachments = await attach_mentions(session, prompt)
+    for line in attachments.shown if attachments is not None else []:
+        yield ev.Notice(
+            "attachment", f"⎿  {line}"
+        )  # the terminal's line under the prompt; no stream-json line
+    async for event in session.agent.query(prompt, attachments):
         yield event
