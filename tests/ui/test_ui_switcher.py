@@ -37,3 +37,23 @@ def test_a_50_line_paste_is_labelled_50_lines(pane_factory):
             [TMUX, "-L", pane.socket, "paste-buffer", "-p", "-b", "p", "-t", "t"], env=pane.env, check=True
         )
         pane.wait_for("[Pasted text #1 +50 lines]")
+
+
+def test_the_result_line_after_an_approved_plan_is_for_the_user(pane_factory, project):
+    from tests.ui.tmux import pick
+
+    plan = "## Plan\n\n1. Fix it"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode", "input": {"plan": plan}}]},
+        {"content": "Starting now."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--permission-mode", "plan")
+        pane.wait_for("plan mode on")
+        pane.type("plan the fix")
+        pane.keys("Enter")
+        pane.wait_for("Would you like to proceed with this plan?")
+        pick(pane, "auto-accept edits")
+        screen = pane.wait_for("Starting now.")
+    assert "⎿  User approved the plan" in screen or "⎿ User approved the plan" in screen
+    assert "You can now start implementing" not in screen and "todo list" not in screen
