@@ -24,3 +24,33 @@ def test_an_at_file_shows_what_was_read_under_the_prompt(pane_factory, project):
     assert (
         screen.index("what does @calc.py do") < screen.index("Read calc.py (6 lines)") < screen.index("six")
     )
+
+
+def test_narrowing_the_terminal_leaves_no_blank_lines_above_the_prompt(pane_factory):
+    """The terminal reflows the prompt box's full-width rules when it narrows; the redraw must start from
+    where they now are, or a blank line stays above the prompt per narrowing (three, after two narrowings
+    and a widening, before this was fixed)."""
+    import time
+
+    def blank_rows_above_the_box(screen: str) -> int:
+        rows = screen.rstrip("\n").splitlines()
+        top = next(i for i, row in enumerate(rows) if row.startswith("─"))
+        answer = max(i for i, row in enumerate(rows[:top]) if row.strip())
+        return top - answer - 1
+
+    with ScriptedServer([{"content": "Answer one."}]) as srv:
+        pane = pane_factory(srv, width=100, height=30)
+        wait_prompt(pane)
+        pane.type("hello")
+        pane.keys("Enter")
+        pane.wait_for("Answer one.")
+        before = blank_rows_above_the_box(pane.screen(history=False))
+        for width in (80, 60, 100):
+            pane._tmux("resize-window", "-t", "t", "-x", str(width), "-y", "30")
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # until the box is redrawn at the new width
+                rules = [r for r in pane.screen(history=False).splitlines() if r.startswith("─")]
+                if rules and len(rules[-1].rstrip()) == width:
+                    break
+                time.sleep(0.1)
+        assert blank_rows_above_the_box(pane.screen(history=False)) == before == 1
