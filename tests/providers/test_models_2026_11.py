@@ -78,3 +78,15 @@ TODAY = datetime.date(2026, 11, 28)
 def test_doctor_warns_within_30_days_naming_the_replacement(word, date, status, words):
     got_status, text = retirement_check(word, date, "new-model", today=TODAY)
     assert got_status == status and words in text
+
+
+def test_sonnet_4_5_retires_on_anthropics_platforms_not_on_bedrocks():
+    """Anthropic's page dates Sonnet 4.5's retirement for the platforms it runs; Bedrock keeps its own dates
+    (none found), so Bedrock's `sonnet`, Sonnet 4.5 as 2.1.330 sends it, is not flagged there."""
+    assert pricing.retirement("claude-sonnet-4-5-20250929", "anthropic") == (
+        "retires",
+        "2026-11-30",
+        "claude-sonnet-5-5",
+    )
+    bedrock_sonnet = DATA["providers"]["bedrock"]["aliases"]["sonnet"]
+    assert "sonnet-4-5" in bedrock_sonnet and pricing.retirement(bedrock_sonnet, "bedrock") is None

@@ -253,7 +253,7 @@ def _model_checks(
         checks.append(Check(section, OK, model, f"{role}, served by {provider}"))
     else:
         checks.append(Check(section, INFO, model, f"{role} (not checked against {provider}'s model list)"))
-    gone = retirement(model)
+    gone = retirement(model, provider)
     if gone is not None:
         status, text = retirement_check(*gone)
         checks.append(Check(section, status, model, text))
