@@ -62,6 +62,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports --config .importlinter
+	$(PY) scripts/check_json_parsing.py
 	$(PY) scripts/check_types.py
 
 bench: $(VENV)/.dev-installed

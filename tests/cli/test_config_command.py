@@ -55,3 +55,32 @@ def test_bad_input_is_one_line(yoke, project):
     (project / ".claude" / "settings.local.json").write_text("{not json")
     run = yoke("config", "set", "model", "opus")
     assert run.code == 1 and "is not valid JSON" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_set_of_a_key_nobody_reads_warns_and_writes(yoke, project):
+    """A typo is written (the user asked) but said to be unknown; a real key, Claude Code's or Yoke's, is not."""
+    typo = yoke("config", "set", "nosuchkey", "1")
+    assert typo.code == 0
+    assert typo.stderr.strip() == (
+        "yoke config: warning: nosuchkey is not a setting Yoke or Claude Code reads; written anyway"
+    )
+    assert json.loads((project / ".claude" / "settings.local.json").read_text())["nosuchkey"] == 1
+    for key, value in (("spinnerVerbs", '{"mode": "append", "verbs": ["Pondering"]}'), ("modelPrices", "{}"),
+                       ("cleanupPeriodDays", "20"), ("permissions.defaultMode", "acceptEdits")):  # fmt: skip
+        run = yoke("config", "set", key, value)
+        assert run.code == 0 and run.stderr == "", (key, run.stderr)
+
+
+def test_doctor_does_not_say_no_settings_files_above_the_file_it_could_not_read(yoke, project):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text("{ bad")
+    run = yoke("doctor", "--offline")
+    assert "no settings files" not in run.stdout
+    assert "no settings file could be used" in run.stdout and "invalid JSON" in run.stdout
+
+
+def test_doctor_names_a_2_1_332_setting_it_does_not_act_on(yoke, project):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"spinnerVerbs": {"verbs": ["Pondering"]}}))
+    run = yoke("doctor", "--offline")
+    assert "spinnerVerbs: set, not acted on by Yoke" in run.stdout

@@ -22,6 +22,15 @@ def test_a_missing_key_is_not_called_invalid(yoke):
     assert "Invalid API key · check ANTHROPIC_API_KEY" in wrong.stdout + wrong.stderr
 
 
+def test_no_key_for_the_default_endpoint_is_not_logged_in_not_invalid(yoke):
+    """No key and no base URL: nothing is sent, and the line says why, as Claude Code's `Not logged in`."""
+    for env in ({}, {"YOKE_PROVIDER": "gemini"}):
+        run = yoke("-p", "hi", env=env)
+        said = run.stdout + run.stderr
+        assert run.code == 1 and said.startswith("Not logged in · No "), said
+        assert "Invalid API key" not in said
+
+
 def test_a_missing_openai_key_is_not_called_invalid(yoke):
     with ScriptedServer([UNAUTHORIZED]) as srv:
         run = yoke("-p", "hi", env={"OPENAI_BASE_URL": srv.openai_url, "YOKE_PROVIDER": "openai"})

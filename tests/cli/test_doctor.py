@@ -68,4 +68,12 @@ def test_doctor_asks_each_configured_provider(yoke, project):
     assert asked == (["/v1/models"], ["/v1/models"])
     assert "claude-opus-5-5: the default model, served by anthropic" in run.stdout
     assert "Provider openai" in run.stdout
-    assert "gpt-5.1: the default model is not served by openai; it serves: llama3" in run.stdout
+    assert "gpt-5.5: the default model is not served by openai; it serves: llama3" in run.stdout
+
+
+def test_doctor_names_a_retired_claude_4_model_and_its_replacement(yoke, project):
+    settings(project, {"model": "claude-opus-4-1-20250805"})
+    with ScriptedServer(models=["claude-opus-4-1-20250805"]) as srv:
+        run = yoke("doctor", env=anthropic_env(srv))
+    assert run.code == 1
+    assert "claude-opus-4-1-20250805: the vendor retired it on 2026-08-05; use claude-opus-4-8" in run.stdout

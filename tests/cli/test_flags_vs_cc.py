@@ -112,7 +112,9 @@ def test_the_list_is_what_the_bundled_cli_prints():
     assert help_specs(text) == listed
 
 
-@pytest.mark.parametrize("flag", ["--desktop", "--cloud", "--remote-control", "--ax-screen-reader"])
+@pytest.mark.parametrize(
+    "flag", ["--desktop", "--cloud", "--remote-control", "--ax-screen-reader", "--bare", "--safe-mode"]
+)
 def test_a_flag_not_acted_on_says_so_in_one_line(yoke, flag):
     from tests.conftest import anthropic_env
 
@@ -224,6 +226,25 @@ def test_autocompact_sizes_the_window_compaction_works_in(yoke):
     for bad in ("5000", "lots"):
         refused = yoke("-p", "--autocompact", bad, "hi")
         assert refused.code == 1 and "--autocompact" in refused.stderr
+
+
+@pytest.mark.parametrize("name", ["daemon", "self-hosted-runner"])
+def test_hidden_subcommands_give_one_line_and_no_model_call(yoke, name):
+    """2.1.332 answers these hidden names itself; Yoke says in one line it has no such part."""
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    with ScriptedServer([{"content": [{"type": "text", "text": "a prompt reached me"}]}]) as srv:
+        run = yoke(name, "status", env=anthropic_env(srv))
+    assert run.code == 1 and run.stdout == "" and not srv.requests
+    assert len(run.stderr.splitlines()) == 1 and run.stderr.startswith(f"yoke {name}: not available")
+
+
+def test_rc_is_remote_control(yoke):
+    """`claude rc` is 2.1.332's hidden alias of `remote-control`; so is Yoke's."""
+    run = yoke("rc", "devices")
+    assert run.code == 0 and run.stdout.strip() == yoke("remote-control", "devices").stdout.strip() != ""
 
 
 SUB_LIST = LIST.with_name("subcommand_flags.txt")

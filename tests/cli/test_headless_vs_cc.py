@@ -31,6 +31,11 @@ KNOWN: dict[str, tuple[str, str]] = {
     # other lines must match.
     "set_model_defaults_follow": ("control_response", "answered on arrival vs in turn"),
     "set_model_effort_asked": ("control_response", "answered on arrival vs in turn"),
+    # --safe-mode (every run) and --bare (some runs) make 2.1.332 write a `system/ui_invalidate` (`ui.render`)
+    # line before init, a redraw signal for its own UI after the settings reload; Yoke does not act on either
+    # flag (it says so on stderr) and writes no such line. Every other line must match.
+    "safe_mode_plain": ("system/ui_invalidate", "a redraw signal for Claude Code's UI"),
+    "bare_plain": ("system/ui_invalidate", "a redraw signal for Claude Code's UI"),
 }
 
 

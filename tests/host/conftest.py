@@ -18,9 +18,14 @@ import pytest
 
 
 @pytest.fixture
-def host_env(base_env):
+def host_env(base_env, project):
     runtime = tempfile.mkdtemp(prefix="yk")
     env = dict(base_env, XDG_RUNTIME_DIR=runtime, YOKE_HOST_IDLE_STOP="30")
+    from yoke.config.trust import trust_folder
+
+    trust_folder(
+        project, Path(base_env["YOKE_HOME"])
+    )  # `yoke --bg` runs only in a trusted folder, as 2.1.332
     yield env
     _stop_host(Path(runtime) / "yoke")
     shutil.rmtree(runtime, ignore_errors=True)

@@ -195,8 +195,8 @@ def test_a_session_that_crashes_takes_neither_the_host_nor_the_others_down(host_
 def test_a_session_whose_turn_fails_says_why_in_logs(host_env, project):
     ident = _start(host_env, project, "hi")  # no API key at all
     shown = wait_for(
-        lambda: (out := yoke_cmd(host_env, project, "logs", ident).stdout) and "[" in out and out
-    )
+        lambda: (out := yoke_cmd(host_env, project, "logs", ident).stdout) and "Error: " in out and out
+    )  # the failed turn's error line (yoke logs prints no per-turn tally)
     assert "API key" in shown or "ANTHROPIC_API_KEY" in shown, shown
 
 

@@ -143,3 +143,9 @@ def test_turn_ends_and_compaction_are_marked(show):
         "turn ended: error_max_turns",
         "turn done",
     ]
+
+
+def test_an_approved_plan_shows_as_its_text_not_json(show):
+    page = show(used("toolu_p", "ExitPlanMode", plan="# Plan\n1. add tests"))
+    shown = page.locator("#stream").inner_text()
+    assert "1. add tests" in shown and '"plan"' not in shown

@@ -48,7 +48,7 @@ def test_openai_variables_alone_mean_openai():
     config = resolve(OPENAI_BASE_URL="http://localhost:11434/v1")
     assert (config.provider, config.model, config.base_url) == (
         "openai",
-        "gpt-5.1",
+        "gpt-5.5",  # a current family (models.json: gpt-5.1 shuts down 2027-04-01)
         "http://localhost:11434/v1",
     )
     assert resolve(OPENAI_API_KEY="k", OPENAI_MODEL="gpt-4o").model == "gpt-4o"

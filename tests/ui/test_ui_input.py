@@ -28,7 +28,7 @@ def test_first_prompt_from_the_command_line(pane_factory):
 
 
 def test_long_paste_is_collapsed_then_sent_whole(pane_factory):
-    text = "\n".join(f"pasted line {i}" for i in range(40))
+    text = "".join(f"pasted line {i}\n" for i in range(40))  # as copied: the last line ends in a newline
     with ScriptedServer([{"content": "Got it."}]) as srv:
         pane = pane_factory(srv)
         wait_prompt(pane)

@@ -138,9 +138,11 @@ def test_exit_plan_mode_shows_the_plan_and_asks(pane_factory, project):
         screen = pane.wait_for("Read app.py")  # the dialog may be drawn a frame before the plan above it
         assert "**" not in screen
         pick(pane, "auto-accept edits")
-        pane.wait_for("Starting now.")
+        screen = pane.wait_for("Starting now.")
         pane.wait_for("accept edits on")
         assert "approved your plan" in json.dumps(srv.requests[-1].body)
+    # the line under the call is for the user, not the instructions the model got (issue 48)
+    assert "⎿  User approved the plan" in screen and "You can now start implementing" not in screen
 
 
 def test_background_task_listed_in_the_footer(pane_factory, project):

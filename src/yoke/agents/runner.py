@@ -145,7 +145,7 @@ class AgentRunner:
             agent_type=definition.name,
             system_prompt=definition.prompt or None,
             tools=definition.tools,
-            disallowed_tools=self._disallowed(definition),
+            disallowed_tools=self._disallowed(definition, self._in_background(input, definition)),
             model=None if model in (None, "inherit") else model,
             effort=_effort(definition.effort),
             permission_mode=definition.permission_mode,
@@ -248,8 +248,10 @@ class AgentRunner:
             return {}
         return inline
 
-    def _disallowed(self, definition: AgentDefinition) -> list[str]:
+    def _disallowed(self, definition: AgentDefinition, background: bool = False) -> list[str]:
         denied = set(definition.disallowed_tools) | NEVER_FOR_AGENTS
+        if background:  # 2.1.332 offers a background agent no ListAgents, even when its `tools` names it
+            denied.add("ListAgents")
         if definition.permission_mode == "plan":
             denied.discard("ExitPlanMode")
         if self.depth + 1 >= self.max_depth:

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from yoke import jsonsafe
+
 SLACK_S = 60.0  # beyond an attempt's own timeouts, before its worker is killed as hung
 START_TIMEOUT_S = 60.0
 STOP_GRACE_S = 5.0
@@ -50,7 +52,7 @@ class _Worker:
         if not ready:
             return None
         line = self.proc.stdout.readline()
-        return json.loads(line) if line.strip() else None
+        return jsonsafe.loads(line) if line.strip() else None
 
     def send(self, job: dict[str, Any]) -> bool:
         assert self.proc.stdin is not None

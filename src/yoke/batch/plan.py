@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
+
 RESULTS = "results.jsonl"
 RETRIED = ("crashed",)  # statuses a rerun runs again; every other status is done
 DEFAULT_TIMEOUT_S = 1800.0
@@ -62,7 +64,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     rows = []
     for line in text.splitlines():
         try:
-            row = json.loads(line)
+            row = jsonsafe.loads(line)
         except json.JSONDecodeError:
             continue
         if isinstance(row, dict) and "id" in row:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.batch.plan import RESULTS, latest_by_key, read_results
 
 
@@ -26,7 +27,7 @@ def regrade_jobs(out: Path, grade: str | None) -> tuple[list[dict[str, Any]], li
             continue
         folder = Path(cassette).parent
         try:
-            job = json.loads((folder / "job.json").read_text())
+            job = jsonsafe.loads((folder / "job.json").read_text())
         except (OSError, json.JSONDecodeError):
             skipped.append(f"{name}: {folder / 'job.json'} is missing or damaged; skipped")
             continue

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
+
 KNOWN = (
     "id",
     "prompt",
@@ -42,7 +44,7 @@ def load_tasks(path: Path) -> tuple[list[dict[str, Any]], list[str]]:
         if not line.strip() or line.lstrip().startswith("//"):
             continue
         try:
-            task = parse_task(json.loads(line), base)
+            task = parse_task(jsonsafe.loads(line), base)
         except json.JSONDecodeError as exc:
             errors.append(f"line {number}: not JSON ({exc.msg} at column {exc.colno})")
             continue

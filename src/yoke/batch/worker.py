@@ -12,6 +12,7 @@ import signal
 import sys
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.batch.attempt import Control, run_attempt
 
 
@@ -34,7 +35,7 @@ def main() -> int:
     for line in sys.stdin:
         if stop["now"]:
             break
-        job = json.loads(line)
+        job = jsonsafe.loads(line)
         row = asyncio.run(_run(job, control, _gate(job, gates), on_signal))
         results.write(json.dumps(row, ensure_ascii=False) + "\n")
         results.flush()

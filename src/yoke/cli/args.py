@@ -21,6 +21,37 @@ PERMISSION_PROMPTS = ("host", "none")
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 
 
+# What `yoke --help` lists under "commands" (tests/test_docs_match_product.py: every working subcommand of
+# cli/main.py's SUBCOMMANDS is here, and the docs give each its status).
+COMMANDS_HELP = (
+    "sessions list [--from codex|gemini|opencode]",
+    "rewind [MESSAGE_ID]",
+    "trust [FOLDER]",
+    "doctor [--offline]",
+    "demo",
+    "memory list|show|forget|search",
+    "agents [--definitions]",
+    "attach ID",
+    "logs ID",
+    "stop|kill ID",
+    "rm ID",
+    "respawn ID|--all",
+    "host [--tcp|--ws HOST:PORT]",
+    "acp",
+    "mcp",
+    "plugin|plugins",
+    "hooks",
+    "config",
+    "stats",
+    "batch",
+    "auto-mode",
+    "export [--html | --to codex] SESSION",
+    "profile|profiles add|use|list|rm",
+    "import-config --from codex|gemini|opencode",
+    "remote-control|rc [NAME] | devices | revoke ID",
+)
+
+
 class UsageError(Exception):
     """Bad command-line input: one line on stderr, exit code 1 (as Claude Code's option parser)."""
 
@@ -96,13 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="yoke",
         description="Yoke: an open, provider-agnostic agent harness for coding models.",
-        epilog=(
-            "commands: yoke sessions list [--from codex|gemini|opencode] · yoke rewind [MESSAGE_ID] · yoke trust [FOLDER] · yoke demo · "
-            "yoke memory list|show|forget|search · yoke agents · yoke acp · yoke mcp · yoke plugin · yoke hooks · "
-            "yoke config · yoke stats · yoke batch · yoke auto-mode · yoke export [--html | --to codex] SESSION · "
-            "yoke profile add|use|list|rm · yoke import-config --from codex|gemini|opencode · "
-            "yoke remote-control [NAME] | devices | revoke ID"
-        ),
+        epilog="commands: " + " · ".join(f"yoke {c}" for c in COMMANDS_HELP),
         allow_abbrev=False,
         formatter_class=_HelpFormatter,
     )

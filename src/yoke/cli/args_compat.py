@@ -75,6 +75,14 @@ NOT_ACTED_ON: dict[str, str] = {
     "prompt_suggestions": "--prompt-suggestions: not acted on; Yoke writes no prompt_suggestion messages",
     "ax_screen_reader": "--ax-screen-reader: not acted on yet",
     "tmux": "--tmux: not acted on; Yoke opens no tmux session for a worktree",
+    "bare": "--bare: not acted on; hooks, CLAUDE.md files, plugins and auto memory load as usual",
+    "safe_mode": "--safe-mode: not acted on; customizations load as usual (--setting-sources '' leaves out the settings files)",
+}
+# The few of these that Yoke acts on and `yoke --help` shows (the rest stay hidden, as the SDKs' plumbing).
+SHOWN: dict[str, str] = {
+    "--bg": "run the session in the background, in yoke host; prints its id for attach, logs, stop, rm",
+    "--remote-control": "run the session in yoke host and serve a web page that steers it (docs/remote.md)",
+    "--name": "a display name for the session (with --bg or --remote-control: its name in yoke agents)",
 }
 CHOICES = {
     "--system-prompt-snapshot <on|off>": ("system_prompt_snapshot", ("on", "off")),
@@ -99,18 +107,22 @@ def _dest(names: tuple[str, ...]) -> str:
     return names[-1].lstrip("-").replace("-", "_")
 
 
+def _help(names: tuple[str, ...]) -> str:
+    return next((SHOWN[n] for n in names if n in SHOWN), argparse.SUPPRESS)
+
+
 def add_compat_flags(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("accepted for compatibility with Claude Code (see README)")
+    group = parser.add_argument_group(
+        "sessions in yoke host (the other Claude Code flags Yoke accepts: README)"
+    )
     for names, metavar in FLAG_VALUES.items():
-        group.add_argument(*names, dest=_dest(names), metavar=metavar, help=argparse.SUPPRESS)
+        group.add_argument(*names, dest=_dest(names), metavar=metavar, help=_help(names))
     for names, metavar in FLAG_OPTIONAL_VALUES.items():
-        group.add_argument(
-            *names, dest=_dest(names), nargs="?", const="", metavar=metavar, help=argparse.SUPPRESS
-        )
+        group.add_argument(*names, dest=_dest(names), nargs="?", const="", metavar=metavar, help=_help(names))
     for names, metavar in FLAG_LISTS.items():
         group.add_argument(
             *names, dest=_dest(names), nargs="*", action="extend", default=[], metavar=metavar,
             help=argparse.SUPPRESS,
         )  # fmt: skip
     for names in SWITCHES:
-        group.add_argument(*names, dest=_dest(names), action="store_true", help=argparse.SUPPRESS)
+        group.add_argument(*names, dest=_dest(names), action="store_true", help=_help(names))

@@ -4,7 +4,9 @@
 - `config`: the rules in effect in this folder (your `autoMode` sections where written, built-in ones
   otherwise), as JSON;
 - `critique [--model M]`: the model reviews the rules you wrote (clarity, gaps, conflicts) and says how to
-  improve them.
+  improve them;
+- `reset [-y]`: removes the `autoMode` section of your user settings file (asked first; `-y` skips the
+  question, and without a terminal to ask in nothing is removed), as 2.1.332 does.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ commands:
   config                   print the rules in effect here as JSON: your autoMode sections where
                            written (user, local or managed settings; never the project's
                            shared .claude/settings.json), the built-in ones otherwise
-  critique [--model M]     ask the model to review the rules you wrote"""
+  critique [--model M]     ask the model to review the rules you wrote
+  reset [-y]               remove the autoMode section of your user settings file"""
 
 
 def auto_mode_command(argv: list[str]) -> int:
@@ -41,11 +44,7 @@ def auto_mode_command(argv: list[str]) -> int:
             return 1
         return _defaults(prefix)
     if command == "reset":
-        print(
-            "yoke auto-mode reset: not available yet; remove the autoMode key from your settings",
-            file=sys.stderr,
-        )
-        return 1
+        return _reset(rest)
     if command in ("defaults", "config"):
         stop = _refuse_args(command, rest)
         if stop is not None:
@@ -132,3 +131,54 @@ def _critique(rest: list[str]) -> int:
         return 1
     print(answer.strip())
     return 0
+
+
+def _reset(rest: list[str]) -> int:
+    """Claude Code's `auto-mode reset`: the user settings file's `autoMode` section removed, after a yes."""
+    import os
+
+    from yoke.config.settings import claude_config_dir
+    from yoke.config.settings_write import write_setting
+    from yoke.jsonsafe import loads
+
+    yes = any(word in ("-y", "--yes") for word in rest)
+    unknown = [word for word in rest if word not in ("-y", "--yes")]
+    if unknown:
+        return _refuse_args("reset", unknown) or 1
+    path = claude_config_dir(env=os.environ) / "settings.json"
+    try:
+        data = loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError) as exc:
+        print(f"yoke auto-mode reset: cannot read {path}: {exc}", file=sys.stderr)
+        return 1
+    section = data.get("autoMode") if isinstance(data, dict) else None
+    if section is None:
+        print(f"Auto mode is already at its defaults: {path} has no autoMode section.")
+        return 0
+    print(f"This removes the autoMode section from {path}, returning auto mode to its defaults:")
+    for key, value in section.items() if isinstance(section, dict) else []:
+        count = len(value) if isinstance(value, list) else 1
+        print(f"  - {key} ({count} entr{'y' if count == 1 else 'ies'})")
+    if not yes and not _confirmed("Reset auto mode to its defaults? [y/N] "):
+        print("Aborted.", file=sys.stderr)
+        return 1
+    try:
+        write_setting(path, ("autoMode",), None)
+    except (OSError, ValueError) as exc:
+        print(f"yoke auto-mode reset: cannot write {path}: {exc}", file=sys.stderr)
+        return 1
+    print(f"Auto mode reset to its defaults: the autoMode section is gone from {path}.")
+    print("`yoke auto-mode config` shows the rules now in effect.")
+    return 0
+
+
+def _confirmed(question: str) -> bool:
+    """A yes typed at a terminal; without one (a pipe, end of input) the answer is no."""
+    print(question, end="", flush=True)
+    try:
+        answer = sys.stdin.readline() if sys.stdin.isatty() else ""
+    except (OSError, ValueError):
+        answer = ""
+    if not sys.stdin.isatty():
+        print()
+    return answer.strip().lower() in ("y", "yes")

@@ -52,3 +52,13 @@ def purge(argv: list[str]) -> int:
 
 def ultrareview(argv: list[str]) -> int:
     return _not_yet("ultrareview", "cloud reviews are not in Yoke")
+
+
+def daemon(argv: list[str]) -> int:
+    return _not_yet(
+        "daemon", "background sessions run in yoke host, started on demand (yoke --bg, yoke agents)"
+    )
+
+
+def self_hosted_runner(argv: list[str]) -> int:
+    return _not_yet("self-hosted-runner", "cloud session runners are not in Yoke")

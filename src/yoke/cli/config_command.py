@@ -76,6 +76,11 @@ def _run(words: list[str], scope: str, cwd: Path, env: dict[str, str]) -> int:
         print(f"Removed {'.'.join(keys)} from {path}")
         return 0
     value = _value(keys, args[1])
+    from yoke.config.known_keys import known_key
+
+    if verb in ("set", "add") and not known_key(keys[0]):
+        print(f"yoke config: warning: {keys[0]} is not a setting Yoke or Claude Code reads; written anyway",
+              file=sys.stderr)  # fmt: skip
     if verb in ("add", "remove"):
         found, current = _lookup(_file_data(path), keys)
         items = list(current) if found and isinstance(current, list) else []

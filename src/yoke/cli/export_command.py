@@ -44,11 +44,12 @@ def run(argv: list[str]) -> int:
     if as_html:
         from yoke.ui.export_html import session_html
 
-        text = session_html(loaded.messages, path, f"Yoke session {loaded.session_id}", cwd)
+        title = f"Yoke session {loaded.session_id}"
+        text = session_html(loaded.messages, path, title, cwd, errors=loaded.turn_errors)
     else:
         from yoke.ui.export import export_text
 
-        text = export_text([dict(m) for m in loaded.messages], cwd)
+        text = export_text([dict(m) for m in loaded.messages], cwd, errors=loaded.turn_errors)
     if output is None:
         sys.stdout.write(text)
         return 0

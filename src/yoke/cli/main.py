@@ -42,6 +42,9 @@ SUBCOMMANDS: dict[str, str] = {
     "logout": "yoke.cli.coming:auth",
     "auto-mode": "yoke.cli.auto_mode_command:auto_mode_command",
     "remote-control": "yoke.host.remote_command:remote_control",
+    "rc": "yoke.host.remote_command:remote_control",  # Claude Code's hidden alias
+    "daemon": "yoke.cli.coming:daemon",
+    "self-hosted-runner": "yoke.cli.coming:self_hosted_runner",
     **{name: f"yoke.host.commands:{name}" for name in ("attach", "logs", "stop", "kill", "rm", "respawn")},
     "gateway": "yoke.cli.coming:gateway",
     "import": "yoke.cli.coming:import_config",
@@ -81,7 +84,22 @@ def _background(argv: list[str]) -> int:
         print(f"yoke --bg: {exc}", file=sys.stderr)
         return 1
     resume = args.resume if isinstance(args.resume, str) else None
-    return background_start(rest, args.prompt or None, resume)
+    if not _folder_trusted():  # as 2.1.332: a background session cannot ask the trust question
+        print(
+            f"yoke --bg: {os.getcwd()} is not trusted; run `yoke trust` (or `yoke` once and accept) there, then retry",
+            file=sys.stderr,
+        )
+        return 1
+    return background_start(rest, args.prompt or None, resume, name=args.name or "")
+
+
+def _folder_trusted() -> bool:
+    from pathlib import Path
+
+    from yoke.config.settings import yoke_home_dir
+    from yoke.config.trust import is_trusted
+
+    return is_trusted(Path.cwd(), yoke_home_dir(env=os.environ))
 
 
 def reader_gone() -> int:

@@ -61,11 +61,13 @@ def _parser() -> argparse.ArgumentParser:
         ("uninstall", "remove an installed plugin"),
         ("enable", "turn an installed plugin on"),
         ("disable", "turn an installed plugin off"),
-        ("update", "update a plugin (not available yet)"),
+        ("update", "update a plugin to its marketplace's current version (restart to apply)"),
     ):
         cmd = commands[name] = sub.add_parser(name, help=text)
         cmd.add_argument("plugin", nargs="?" if name == "disable" else None, help="name@marketplace")
-        cmd.add_argument("--scope", "-s", choices=SCOPES, default="user", help="which settings file (user)")
+        # `update` finds the installation when no scope is named, as Claude Code does
+        default = None if name == "update" else "user"
+        cmd.add_argument("--scope", "-s", choices=SCOPES, default=default, help="which settings file (user)")
     commands["list"] = sub.add_parser("list", help="list installed plugins")
     validate = commands["validate"] = sub.add_parser("validate", help="check a plugin or marketplace folder")
     validate.add_argument("path")
@@ -123,7 +125,10 @@ def _dispatch(args: argparse.Namespace) -> str:
         record = plugins.install(args.plugin, args.scope, cwd)
         return f"Installed {args.plugin} {record['version']} ({args.scope} scope) at {record['installPath']}"
     if args.command == "update":
-        raise AdminError("update is not available yet; uninstall and install the plugin again")
+        before, record = plugins.update(args.plugin, args.scope, cwd)
+        if before == record["version"]:
+            return f"{args.plugin} is at its latest version, {before}"
+        return f"Updated {args.plugin} from {before} to {record['version']}; restart to apply"
     if args.command in ("enable", "disable"):
         if args.plugin is None:
             raise AdminError("name the plugin to disable (name@marketplace)")

@@ -9,10 +9,11 @@ priced per assistant message with the same table.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from yoke import jsonsafe
 
 TOKEN_KINDS = ("input", "output", "cache_read", "cache_creation")
 _USAGE_KEYS = {
@@ -169,7 +170,7 @@ def _records(path: Path, session: _Session) -> _Session:
         return session
     for line in text.splitlines():
         try:
-            record = json.loads(line)
+            record = jsonsafe.loads(line)
         except ValueError:
             continue  # a torn last line
         if isinstance(record, dict):

@@ -28,13 +28,13 @@ def _fail(command: str, message: str) -> int:
     return 1
 
 
-def background_start(rest: list[str], prompt: str | None, resume: str | None) -> int:
+def background_start(rest: list[str], prompt: str | None, resume: str | None, name: str = "") -> int:
     """`yoke --bg [flags] "prompt"` (or `--bg --resume ID`): the session runs in the host; prints its id.
     `rest` is the command line without `--bg`, already parsed by the CLI into `prompt` and `resume`."""
     if not prompt and not resume:
         return _fail("--bg", 'give a prompt (yoke --bg "fix the tests") or --resume ID')
     try:
-        started = start_hosted(rest, prompt, resume)
+        started = start_hosted(rest, prompt, resume, name)
     except HostError as exc:
         return _fail("--bg", str(exc))
     ident = started["id"]
@@ -127,13 +127,15 @@ def logs(argv: list[str]) -> int:
     if record is None:
         return 1
     from yoke.host.hosted import read_stream_log
-    from yoke.host.render import render
+    from yoke.host.render import render_log
 
     entries = read_stream_log(record["id"])
+    previous = None
     for entry in entries[-400:]:
-        text = render(entry["message"])
-        if text:
+        text = render_log(entry["message"])
+        if text and not (text == previous == "(session ended)"):  # the host and the session both record it
             print(text)
+            previous = text
     last = entries[-1]["message"] if entries else {}
     if not entries or (last.get("subtype") == "session_ended" and last.get("exit_code")):
         stderr = records.stream_log_path(record["id"]).with_suffix(".stderr")

@@ -16,6 +16,7 @@ import time
 from collections import deque
 from typing import Any, Protocol, TextIO
 
+from yoke import jsonsafe
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads
@@ -289,7 +290,7 @@ def _last_seq(ident: str) -> int:
         with open(stream_log_path(ident), "rb") as handle:
             for line in handle:
                 try:
-                    last = max(last, int(json.loads(line)["seq"]))
+                    last = max(last, int(jsonsafe.loads(line)["seq"]))
                 except (ValueError, KeyError, TypeError):
                     continue
     except OSError:
@@ -303,7 +304,7 @@ def read_stream_log(ident: str, since: int = 0, before: int | None = None) -> li
         with open(stream_log_path(ident), "rb") as handle:
             for line in handle:
                 try:
-                    entry = json.loads(line)
+                    entry = jsonsafe.loads(line)
                     seq = int(entry["seq"])
                 except (ValueError, KeyError, TypeError):
                     continue  # a torn last line after a crash

@@ -9,6 +9,8 @@ import time
 from importlib import resources
 from typing import Any
 
+from yoke import jsonsafe
+
 
 def session_row(row: dict[str, Any]) -> str:
     """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
@@ -117,7 +119,7 @@ def screen(text: str, watching: str | None) -> tuple[str, str]:
     """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
     one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
     try:
-        message = json.loads(text)
+        message = jsonsafe.loads(text)
         payload = message["payload"]
         method, params = payload["method"], dict(payload.get("params") or {})
     except (ValueError, KeyError, TypeError):

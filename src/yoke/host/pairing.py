@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.fsutil import replace_file
 from yoke.host.paths import runtime_dir
 
@@ -47,7 +48,7 @@ def _locked() -> Iterator[None]:
 
 def read_devices() -> list[dict[str, Any]]:
     try:
-        data = json.loads(devices_path().read_text())
+        data = jsonsafe.loads(devices_path().read_text())
     except (OSError, ValueError):
         return []
     rows = data.get("devices") if isinstance(data, dict) else None

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.fsutil import replace_file
 from yoke.host.paths import records_dir
 
@@ -49,7 +50,7 @@ def write_record(record: dict[str, Any], env=None) -> None:
 
 def read_record(ident: str, env=None) -> dict[str, Any] | None:
     try:
-        record = json.loads(record_path(ident, env).read_text())
+        record = jsonsafe.loads(record_path(ident, env).read_text())
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) and record.get("id") == ident else None

@@ -34,3 +34,27 @@ def render(message: dict[str, Any]) -> str:
 def _short(value: Any, width: int = 80) -> str:
     text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_log(message: dict[str, Any]) -> str:
+    """A line of `yoke logs`: what `render` prints, plus each tool's output (its first lines), a failed
+    turn's error, and no per-turn `[success]` tally."""
+    kind = message.get("type")
+    if kind == "result":
+        return f"Error: {message.get('result') or message.get('subtype')}" if message.get("is_error") else ""
+    content = (message.get("message") or {}).get("content")
+    if kind == "user" and isinstance(content, list):
+        return "\n".join(
+            _tool_output(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+        )
+    return render(message)
+
+
+def _tool_output(block: dict[str, Any], lines: int = 4) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        content = "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    text = str(content or "").rstrip("\n").splitlines() or ["(no output)"]
+    more = f"\n    … (+{len(text) - lines} lines)" if len(text) > lines else ""
+    mark = "  ⎿ Error: " if block.get("is_error") else "  ⎿ "
+    return mark + "\n    ".join(text[:lines]) + more

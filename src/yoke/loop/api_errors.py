@@ -28,6 +28,8 @@ def result_text(error: pb.ProviderError) -> str:
     text = str(error)
     if error.kind == "prompt_too_long":
         return text if text.lower().startswith(PROMPT_TOO_LONG.lower()) else f"{PROMPT_TOO_LONG}: {text}"
+    if error.status is None and error.kind == "authentication":  # no key at all: nothing was sent
+        return text if text.startswith("Not logged in") else f"Not logged in · {text}"
     if error.status == 401 or error.kind == "authentication":
         return text if text.startswith(("Invalid API key", "Not logged in")) else f"Invalid API key · {text}"
     if error.status == 529 or error.kind == "overloaded":

@@ -214,6 +214,7 @@ async def sdk_transport(cfg: ServerConfig, link: Link) -> AsyncIterator[tuple[An
         try:
             async with write_recv, read_send:
                 async for message in write_recv:
+                    # json-ours: Yoke's own serialization of a message it holds
                     payload = json.loads(_dump(message))
                     answer = await cfg.bridge(cfg.name, payload)
                     if "id" in payload and isinstance(answer, dict) and "id" in answer:

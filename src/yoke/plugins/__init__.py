@@ -49,6 +49,7 @@ def enabled_plugins(
                 continue
             plugin = _installed_plugin(store, installed, plugin_id, Path(cwd), warnings, errors)
             if plugin is not None:
+                _hook_load_failures(plugin, plugin_id, warnings, errors)
                 plugins[plugin.name] = plugin
     for index, folder in enumerate(plugin_dirs):
         if store is None:
@@ -62,6 +63,7 @@ def enabled_plugins(
             if errors is not None:  # 2.1.330 names a --plugin-dir plugin by its place among them
                 errors.append(plugin_error(f"inline[{index}]", str(exc), Path(folder)))
             continue
+        _hook_load_failures(plugin, f"{Path(folder).name}@inline", warnings, errors)
         plugins[plugin.name] = plugin  # a --plugin-dir plugin stands in for an installed one of its name
     return list(plugins.values())
 
@@ -72,6 +74,19 @@ def plugin_error(plugin: str, message: str, path: Path | None) -> dict[str, Any]
     if path is not None:
         entry["path"] = str(Path(path).resolve())
     return entry
+
+
+def _hook_load_failures(
+    plugin: Plugin, label: str, warnings: list[str], errors: list[dict[str, Any]] | None
+) -> None:
+    """A hooks file that did not load: the plugin stays without those hooks, reported as 2.1.332 reports
+    it (`hook-load-failed`, the plugin named `<folder>@inline` for a --plugin-dir one)."""
+    for problem in plugin.hook_errors:
+        warnings.append(f"plugin {plugin.name}: hooks not loaded: {problem}")
+        if errors is not None:
+            errors.append(
+                {"plugin": label, "type": "hook-load-failed", "message": f"Hook load failed: {problem}"}
+            )
 
 
 def _installed_plugin(

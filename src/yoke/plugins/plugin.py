@@ -37,6 +37,7 @@ class Plugin:
     manifest: dict[str, Any] = field(default_factory=dict)
     marketplace: str | None = None  # None for --plugin-dir plugins
     source: str = "local"  # "marketplace" or "local" (--plugin-dir)
+    hook_errors: list[str] = field(default_factory=list)  # hooks files that failed to load (plugin kept)
 
     @property
     def id(self) -> str:
@@ -91,8 +92,14 @@ class Plugin:
         return files
 
     def hooks_configs(self) -> list[dict[str, Any]]:
-        """Every hooks configuration (`{"hooks": {...}}` files' content, or inline), unexpanded."""
-        configs = [_read_json(p) for p in self.hooks_files()]
+        """Every hooks configuration (`{"hooks": {...}}` files' content, or inline), unexpanded; a hooks
+        file that failed to load (`hook_errors`) gives none."""
+        configs = []
+        for path in self.hooks_files():
+            try:
+                configs.append(_hooks_file(path))
+            except PluginError:
+                continue
         value = self.manifest.get("hooks")
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, dict):
@@ -209,7 +216,61 @@ def load_plugin(
     if not NAME.match(name) or ":" in name:
         raise PluginError(f"plugin name {name!r} must be letters, digits, dots, dashes and underscores")
     data_id = re.sub(r"[^A-Za-z0-9._-]", "-", f"{name}-{marketplace}" if marketplace else name)
-    return Plugin(name, root, data_root / data_id, manifest, marketplace, source)
+    plugin = Plugin(name, root, data_root / data_id, manifest, marketplace, source)
+    for path in plugin.hooks_files():
+        try:
+            _check_guarding_hooks(path, _hooks_file(path))
+        except _HookLoadFailed as exc:
+            plugin.hook_errors.append(f"{path}: {exc}")
+    return plugin
+
+
+# Hooks that may guard the permissions a plugin brings: 2.1.332 refuses the whole plugin when one of these is
+# malformed (read off the bundled CLI on generated hooks.json files), and only drops the hooks file, keeping
+# the plugin, when the file as a whole does not load (not JSON, not an object, no `hooks`).
+GUARDING_EVENTS = ("PreToolUse", "PermissionRequest", "PreSkillShellCommand")
+_HOOK_TYPES = ("command", "http", "prompt", "agent", "mcp_tool")
+
+
+class _HookLoadFailed(PluginError):
+    """A hooks file that does not load: its hooks are dropped, the plugin stays (plugin_errors
+    `hook-load-failed`)."""
+
+
+def _hooks_file(path: Path) -> dict[str, Any]:
+    try:
+        data = _read_json(path)
+    except PluginError as exc:
+        raise _HookLoadFailed(str(exc).removeprefix(f"{path}: ")) from None
+    if not isinstance(data, dict):
+        raise _HookLoadFailed("expected a JSON object")
+    if "hooks" not in data and "modules" not in data:
+        top = [e for e in GUARDING_EVENTS if e in data]
+        if top:  # events written outside `hooks`: a guard that would silently not load
+            raise PluginError(f"{path}: {', '.join(top)} at the top level, outside the `hooks` object")
+        raise _HookLoadFailed("needs a `hooks` object of event names")
+    return data
+
+
+def _check_guarding_hooks(path: Path, data: dict[str, Any]) -> None:
+    """PluginError (the whole plugin refused) when a PreToolUse/PermissionRequest entry cannot be loaded."""
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise PluginError(f"{path}: `hooks` must be an object mapping event names to matcher lists")
+    for event in GUARDING_EVENTS:
+        groups = hooks.get(event)
+        if groups is None:
+            continue
+        if not isinstance(groups, list):
+            raise PluginError(f"{path}: hooks.{event} must be a list of matchers")
+        for i, group in enumerate(groups):
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(entries, list):
+                raise PluginError(f"{path}: hooks.{event}[{i}].hooks must be a list of hook entries")
+            for j, entry in enumerate(entries):
+                kind = entry.get("type") if isinstance(entry, dict) else None
+                if kind not in _HOOK_TYPES:
+                    raise PluginError(f"{path}: hooks.{event}[{i}].hooks[{j}]: unknown hook type {kind!r}")
 
 
 def _check_agent_paths(manifest_path: Path, value: Any) -> None:

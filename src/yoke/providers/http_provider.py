@@ -105,7 +105,7 @@ def access_error(status: int, message: str, model: str, base_url: str) -> Provid
     if status == 404:
         return ProviderError(
             "not_found",
-            f"model '{model}' not found at {base_url} ({message}) · choose another with --model",
+            f"model '{model}' not found at {base_url} ({message}) · choose another with /model (or --model when starting yoke)",
             status,
         )
     return None

@@ -40,6 +40,7 @@ def model_data() -> dict[str, Any]:
     import json
     from pathlib import Path
 
+    # json-ours: the package's own models.json
     return json.loads((Path(__file__).with_name("models.json")).read_text(encoding="utf-8"))
 
 
@@ -163,9 +164,13 @@ def max_output(model: str) -> int | None:
     return int(value) if value else None
 
 
-def retirement(model: str) -> tuple[str, str, str | None] | None:
-    """("retired" | "retires", date, replacement) when the vendor has shut the model down or announced it."""
+def retirement(model: str, provider: str | None = None) -> tuple[str, str, str | None] | None:
+    """("retired" | "retires", date, replacement) when the vendor has shut the model down or announced it;
+    None on a `provider` the entry's `retirement_platforms` leaves out (Bedrock and Vertex keep their own dates)."""
     entry = model_entry(model)
+    platforms = entry.get("retirement_platforms")
+    if provider is not None and isinstance(platforms, list) and provider not in platforms:
+        return None
     for word in ("retired", "retires"):
         if entry.get(word):
             return word, str(entry[word]), entry.get("replacement")

@@ -18,7 +18,15 @@ from typing import Any
 
 from yoke.messages import Message
 from yoke.providers.history import switch_provider
-from yoke.providers.select import CLAUDE_PLATFORMS, PROVIDERS, make_provider, resolve_provider
+from yoke.providers.select import (
+    ALIAS_NAMES,
+    CLAUDE_PLATFORMS,
+    PROVIDERS,
+    _provider_table,
+    make_provider,
+    resolve_model_alias,
+    resolve_provider,
+)
 
 VENDOR_PREFIXES = (
     ("gemini-", "gemini"),
@@ -55,7 +63,7 @@ def plan_model_switch(
     """Raises ProviderError (one line) when the new vendor cannot be set up (e.g. its key is missing)."""
     from yoke.providers.tokens import context_window
 
-    target_provider, name = _split(spec.strip(), current_provider)
+    target_provider, name = _split(spec.strip(), current_provider, env)
     config = resolve_provider(target_provider, name, settings or {}, env)
     provider = None
     if config.provider != current_provider:
@@ -72,16 +80,31 @@ def plan_model_switch(
         config.model,
         provider,
         switch.messages,
-        switch.notice,
+        switch.notice + _unknown_note(config.model, config.provider, settings or {}),
         context_window(config.model, env),
     )
 
 
-def _split(spec: str, current: str) -> tuple[str, str]:
+def _unknown_note(model: str, provider: str, settings: Mapping[str, Any]) -> str:
+    """A name no vendor table lists (a typo, a local model): said once, and sent as given."""
+    from yoke.providers.pricing import known_model
+
+    if known_model(model) or provider == "replay":
+        return ""
+    return f" No provider Yoke knows lists {model!r}; it is sent to {provider} as given."
+
+
+def _split(spec: str, current: str, env: Mapping[str, str]) -> tuple[str, str]:
     head, colon, rest = spec.partition(":")
     if colon and head.lower() in PROVIDERS and rest:
         return head.lower(), rest
     lowered = spec.lower()
+    alias = lowered.removesuffix("[1m]")
+    if alias in ALIAS_NAMES and resolve_model_alias(current, spec, env) == spec:
+        # `/model sonnet` after `/model gpt-…`: the alias means the session's own vendor's model, not a
+        # model called "sonnet" on a vendor with no such alias
+        home = resolve_provider(None, None, {}, env).provider
+        return (home if alias in _provider_table(home)["aliases"] else "anthropic"), spec
     for prefix, vendor in VENDOR_PREFIXES:
         if lowered.startswith(prefix):
             if vendor == "anthropic" and current in CLAUDE_PLATFORMS:

@@ -178,9 +178,16 @@ def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
     home = Path(env["HOME"]) if env.get("HOME") else None
     loaded = load_settings(cwd, home=home)
     checks = [Check(section, OK, s.scope, s.label) for s in loaded.sources]
-    if not loaded.sources:
+    if not loaded.sources and not loaded.warnings:  # a file that failed to load is reported below instead
         checks.append(Check(section, INFO, "files", "no settings files (defaults apply)"))
+    elif not loaded.sources:
+        checks.append(Check(section, INFO, "files", "no settings file could be used (defaults apply)"))
     checks += [Check(section, PROBLEM, "problem", warning) for warning in loaded.warnings]
+    from yoke.config.known_keys import NOT_ACTED_ON
+
+    merged = loaded.merged if isinstance(loaded.merged, Mapping) else {}
+    checks += [Check(section, INFO, key, f"set, not acted on by Yoke: {why}") for key, why in NOT_ACTED_ON.items()
+               if key in merged]  # fmt: skip
     trusted = is_trusted(cwd, loaded.yoke_home, home=loaded.home, claude_dir=loaded.claude_dir)
     checks.append(
         Check(section, OK, "trust", f"{cwd} is trusted")
@@ -299,12 +306,10 @@ def _model_checks(
         checks.append(Check(section, OK, model, f"{role}, served by {provider}"))
     else:
         checks.append(Check(section, INFO, model, f"{role} (not checked against {provider}'s model list)"))
-    gone = retirement(model)
+    gone = retirement(model, provider)
     if gone is not None:
-        word, date, replacement = gone
-        instead = f"; use {replacement}" if replacement else ""
-        status = PROBLEM if word == "retired" else WARN
-        checks.append(Check(section, status, model, f"the vendor {word} it on {date}{instead}"))
+        status, text = retirement_check(*gone)
+        checks.append(Check(section, status, model, text))
     prices = dict_at(merged, "modelPrices")
     if not known_model(model) and model not in prices and normalize_model(model) not in prices:
         checks.append(
@@ -317,6 +322,27 @@ def _model_checks(
             )
         )
     return checks
+
+
+SOON_DAYS = 30  # a retirement this close is a warning; further off, a note
+
+
+def retirement_check(word: str, date: str, replacement: str | None, today: Any = None) -> tuple[str, str]:
+    """(status, text) for a model the vendor retired or will retire on `date`: a problem once the day has
+    come, a warning within SOON_DAYS naming the replacement, a note before that."""
+    import datetime
+
+    today = today or datetime.date.today()
+    instead = f"; use {replacement}" if replacement else ""
+    try:
+        days = (datetime.date.fromisoformat(date) - today).days
+    except ValueError:
+        days = 0 if word == "retired" else SOON_DAYS
+    if word == "retired" or days <= 0:
+        return PROBLEM, f"the vendor retired it on {date}{instead}"
+    if days <= SOON_DAYS:
+        return WARN, f"the vendor retires it on {date}, in {days} day{'s' if days != 1 else ''}{instead}"
+    return INFO, f"the vendor retires it on {date}" + (f"; {replacement} replaces it" if replacement else "")
 
 
 def _is_served(model: str, served: list[str]) -> bool:

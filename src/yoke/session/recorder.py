@@ -75,4 +75,6 @@ class Recorder:
         }
         fields = records.turn_result_fields(result.usage, model_usage, result.total_cost_usd)
         fields["terminalReason"] = result.reason
+        if result.is_error and result.text:
+            fields["errorText"] = result.text[:2000]  # what the failed turn said, for exports
         self.transcript.append(self.chain.system("turn_result", fields))

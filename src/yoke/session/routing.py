@@ -64,7 +64,15 @@ async def mcp_prompt(session: Session, prompt: Any) -> Any:
 def compact_route(session: Session, prompt: Any) -> AsyncIterator[ev.Event] | None:
     """`/compact [instructions]` compacts instead of asking (as in Claude Code's headless mode)."""
     command = compact_command(prompt)
-    return session.agent.compact(command or None) if command is not None else None
+    if command is None or _own_skill(session, "compact"):
+        return None  # a user's or project's `compact` skill or command wins, as in 2.1.332
+    return session.agent.compact(command or None)
+
+
+def _own_skill(session: Session, name: str) -> bool:
+    runtime = session.services.skills
+    skill = runtime.catalog.get(name) if runtime is not None else None
+    return skill is not None and skill.user_invocable
 
 
 def compact_command(prompt: Any) -> str | None:
@@ -88,5 +96,10 @@ async def mention_query(session: Session, prompt: Any) -> AsyncIterator[ev.Event
     """The prompt to the model, with the files and folders its `@path` mentions name attached."""
     from yoke.skills.mentions import attach_mentions
 
-    async for event in session.agent.query(prompt, await attach_mentions(session, prompt)):
+    attachments = await attach_mentions(session, prompt)
+    for line in attachments.shown if attachments is not None else []:
+        yield ev.Notice(
+            "attachment", f"⎿  {line}"
+        )  # the terminal's line under the prompt; no stream-json line
+    async for event in session.agent.query(prompt, attachments):
         yield event

@@ -54,6 +54,7 @@ class LoadedSession:
     compactions: int = 0
     fallback: tuple[str, str] | None = None  # (from model, to model) once --fallback-model switched
     repairs: list[str] = field(default_factory=list)  # what resuming had to repair, one line each
+    turn_errors: list[tuple[int, str]] = field(default_factory=list)  # (messages before it, error text)
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,8 @@ def _apply_system(
     subtype = record.get("subtype")
     if subtype == "turn_result":
         loaded.total_cost_usd = float(record.get("totalCostUsd") or loaded.total_cost_usd)
+        if isinstance(record.get("errorText"), str):  # a turn that failed (exports show it)
+            loaded.turn_errors.append((len(pairs), record["errorText"]))
         if isinstance(record.get("modelUsage"), dict):
             loaded.model_usage = record["modelUsage"]
     elif subtype == "permission_decision":

@@ -74,9 +74,11 @@ async def expand_prompt(
     if parsed is None:
         return Expanded(prompt)
     name, args = parsed
-    if builtins and name in BUILTINS:
-        return Expanded(None, builtin=name, name=name, args=args)
     skill = catalog.get(name) if catalog is not None else None
+    # a user's or project's skill or command of a built-in's name wins, as in 2.1.332 (every built-in name
+    # checked on the bundled CLI: tests/skills/test_builtin_names.py)
+    if builtins and name in BUILTINS and (skill is None or not skill.user_invocable):
+        return Expanded(None, builtin=name, name=name, args=args)
     if skill is None or not skill.user_invocable:
         return Expanded(prompt)  # unknown: the model reads it as text
     if permit_for is not None:

@@ -33,11 +33,14 @@ class Attachments:
     """What a prompt's mentions attach: the first call's own message, and the blocks that go before the
     prompt's text in its message."""
 
-    __slots__ = ("first", "blocks")
+    __slots__ = ("first", "blocks", "shown")
 
-    def __init__(self, first: Message, blocks: list[Block]) -> None:
+    def __init__(self, first: Message, blocks: list[Block], shown: list[str] | None = None) -> None:
         self.first = first
         self.blocks = blocks
+        self.shown = (
+            shown or []
+        )  # one line per attachment, as the terminal shows it: `Read calc.py (6 lines)`
 
 
 def mentions(text: str) -> list[str]:
@@ -66,7 +69,19 @@ async def attach_mentions(session: Any, prompt: Any) -> Attachments | None:
         reminders.append(_reminder(f"{tool} was called with this input: {json.dumps(input)}"))
         reminders.append(_reminder(f"What {tool} returned:\n{result}"))
     first = user_message(reminders[0])
-    return Attachments(first, [{"type": "text", "text": r} for r in reminders[1:]])
+    shown = [_shown(tool, input, result, Path(session.cwd)) for tool, input, result in calls]
+    return Attachments(first, [{"type": "text", "text": r} for r in reminders[1:]], shown)
+
+
+def _shown(tool: str, input: dict[str, Any], result: str, cwd: Path) -> str:
+    count = len(result.strip("\n").splitlines())
+    if tool == "Read":
+        path = Path(str(input.get("file_path", "")))
+        name = str(path.relative_to(cwd)) if path.is_relative_to(cwd) else str(path)
+        return f"Read {name} ({count} line{'s' if count != 1 else ''})"
+    if tool == "Bash":
+        return f"Listed directory {input.get('command', '').removeprefix('ls ')} ({count} entries)"
+    return f"{tool} {input.get('uri') or ''}".strip()
 
 
 def _reminder(text: str) -> str:

@@ -54,7 +54,10 @@ class Extensions(Record):
 
         catalog = self.runtime.catalog
         return {
-            "slash_commands": [*BUILTINS, *sorted(s.name for s in catalog.user_invocable())],
+            "slash_commands": [
+                *(b for b in BUILTINS if b not in {s.name for s in catalog.user_invocable()}),
+                *sorted(s.name for s in catalog.user_invocable()),
+            ],
             # Claude Code 2.1.330 lists here the skills and workflows a user can invoke and the commands
             # the model may not (`disable-model-invocation: true`), checked against its CLI
             "skills": sorted(
@@ -294,7 +297,12 @@ async def _model_command(session: Any, spec: str) -> tuple[str, bool]:
             refusal = str(exc)
         if refusal:
             return refusal, True
-    return f"Model: {session.agent.settings.model}", False
+    model = session.agent.settings.model
+    from yoke.providers.pricing import known_model
+
+    if spec and not known_model(model) and session.provider_name != "replay":
+        return f"Model: {model} (No provider Yoke knows lists {model!r}; it is sent as given.)", False
+    return f"Model: {model}", False
 
 
 async def _daily(session: Any, name: str, args: str, started: float) -> AsyncIterator[ev.Event]:

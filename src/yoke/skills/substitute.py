@@ -23,7 +23,7 @@ from yoke.regex import lazy_compile
 from yoke.skills.model import Skill
 
 _INDEXED = lazy_compile(r"(?<!\\)\$ARGUMENTS\[(\d+)\]")
-_ALL = lazy_compile(r"(?<!\\)\$ARGUMENTS\b")
+_ALL = lazy_compile(r"(?<!\\)\$ARGUMENTS\b(?!\[\d+\])")
 _POSITIONAL = lazy_compile(r"(?<!\\)\$(\d+)\b")
 _BRACED = lazy_compile(r"(?<!\\)\$\{(CLAUDE_[A-Z_]+|YOKE_[A-Z_]+)\}")
 _PARAM = lazy_compile(r"(?<!\\)\$\{param\.([A-Za-z0-9_.-]+)(?:\|([^}]*))?\}")
@@ -66,28 +66,36 @@ def split_args(args: str) -> list[str]:
 
 
 def substitute(skill: Skill, values: Substitution) -> str:
+    """The body with its placeholders filled. A positional reference (`$N`, `$ARGUMENTS[N]`) past the last
+    argument given is left as written (an awk `$1`, a price `$5`), and when nothing was filled in, the
+    arguments are appended as `ARGUMENTS: …`: the rule 2.1.332 follows (generated cases in
+    tests/skills/test_positional_args.py)."""
     env = values.env or {}
     words = split_args(values.args)
     body = skill.body
-    had_placeholder = bool(
-        _ALL.search(body)
-        or _POSITIONAL.search(body)
-        or _INDEXED.search(body)
-        or (skill.parameters and _PARAM.search(body))
-        or any(_named(n).search(body) for n in skill.arguments)
-    )
-    body = _INDEXED.sub(lambda m: _word(words, int(m.group(1))), body)
-    body = _ALL.sub(lambda m: values.args, body)
+    filled = [False]
+
+    def positional(match: re.Match[str]) -> str:
+        index = int(match.group(1))
+        if index >= len(words):
+            return match.group(0)
+        filled[0] = True
+        return words[index]
+
+    body = _INDEXED.sub(positional, body)
+    filled[0] |= bool(_ALL.search(body)) or (bool(skill.parameters) and bool(_PARAM.search(body)))
+    body = _ALL.sub(_constant(values.args), body)
     for index, name in enumerate(skill.arguments):
+        filled[0] |= bool(_named(name).search(body))
         body = _named(name).sub(_constant(_word(words, index)), body)
-    body = _POSITIONAL.sub(lambda m: _word(words, int(m.group(1))), body)
+    body = _POSITIONAL.sub(positional, body)
     variables = _variables(skill, values)
     body = _BRACED.sub(lambda m: variables.get(m.group(1), m.group(0)), body)
     params = resolve_parameters(skill, words, env)
     body = _PARAM.sub(lambda m: params.get(m.group(1)) or (m.group(2) or ""), body)
     body = _ENV.sub(lambda m: _env_value(env, m.group(1), m.group(2)), body)
     body = body.replace("\\$", "$")
-    if values.args.strip() and not had_placeholder:
+    if values.args.strip() and not filled[0]:
         body = f"{body.rstrip()}\n\nARGUMENTS: {values.args}"
     return body
 

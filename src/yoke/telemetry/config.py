@@ -11,12 +11,12 @@ variables' headers.
 
 from __future__ import annotations
 
-import json
 import subprocess
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from yoke import jsonsafe
 from yoke.telemetry import truthy
 
 SIGNALS = ("metrics", "logs", "traces")
@@ -154,7 +154,7 @@ def run_headers_helper(command: str, env: Mapping[str, str], cwd: str) -> dict[s
             f"otelHeadersHelper exited with status {done.returncode}" + (f": {detail[-1]}" if detail else "")
         )
     try:
-        headers = json.loads(done.stdout)
+        headers = jsonsafe.loads(done.stdout)
     except ValueError:
         raise ConfigError("otelHeadersHelper must print a JSON object of header names to values") from None
     if not isinstance(headers, dict):

@@ -139,6 +139,7 @@ def _parts(turn: Turn, model: str, signatures: dict[str, str] | None) -> tuple[l
             args = block.get("input")
             if "raw_input" in block:
                 try:
+                    # json-ours: test harness (the scripted server, side-by-side runs)
                     args = json.loads(block["raw_input"])
                 except json.JSONDecodeError:
                     args = None

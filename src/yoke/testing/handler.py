@@ -299,6 +299,7 @@ def _stream_plan(fault: Fault | None, total: int) -> tuple[int, str]:
 
 def _parse_json(raw: bytes) -> Any:
     try:
+        # json-ours: test harness (the scripted server, side-by-side runs)
         return json.loads(raw) if raw else None
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None

@@ -147,6 +147,7 @@ def load_script(path: str | Path) -> tuple[list[dict[str, Any]], dict[str, Any] 
         raise ScriptError(f"cannot read script {path}: {exc.strerror or exc}") from None
     default_turn = None
     try:
+        # json-ours: test harness (the scripted server, side-by-side runs)
         data: Any = json.loads(text)
     except json.JSONDecodeError:
         data = _parse_jsonl(text, path)
@@ -170,6 +171,7 @@ def _parse_jsonl(text: str, path: Path) -> list[Any]:
         if not line.strip():
             continue
         try:
+            # json-ours: test harness (the scripted server, side-by-side runs)
             turns.append(json.loads(line))
         except json.JSONDecodeError as exc:
             raise ScriptError(f"{path}:{lineno}: not valid JSON or JSONL ({exc.msg})") from None

@@ -44,6 +44,7 @@ class RecordedRequest:
     def body(self) -> dict[str, Any] | None:
         """The JSON object sent, or None (no body, or not a JSON object: the handler keeps only objects)."""
         if self._raw is not None:
+            # json-ours: test harness (the scripted server, side-by-side runs)
             self._body, self._raw = json.loads(self._raw), None
         return self._body
 

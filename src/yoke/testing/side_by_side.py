@@ -78,7 +78,9 @@ def run_scenario(
     from yoke.testing import ScriptedServer
 
     home, project = _scenario_folders(scenario)
+    # json-ours: test harness (the scripted server, side-by-side runs)
     turns = [json.loads(json.dumps(t).replace("PROJECT", str(project))) for t in scenario["turns"]]
+    # json-ours: test harness (the scripted server, side-by-side runs)
     routed = json.loads(json.dumps(scenario.get("agent_turns") or {}).replace("PROJECT", str(project)))
 
     side = SIDE_ANSWER
@@ -143,6 +145,7 @@ def _run_answering(
 
     answers = list(scenario["control_answers"])
     stdin_text = scenario.get("stdin", "")
+    # json-ours: test harness (the scripted server, side-by-side runs)
     expected = sum(1 for raw in stdin_text.splitlines() if json.loads(raw).get("type") == "user")
     proc = subprocess.Popen(
         command, cwd=project, env=env, text=True,
@@ -161,6 +164,7 @@ def _run_answering(
         results = 0
         for raw in proc.stdout:
             out.append(raw)
+            # json-ours: test harness (the scripted server, side-by-side runs)
             line = json.loads(raw) if raw.lstrip().startswith("{") else {}
             request = line.get("request") or {}
             if line.get("type") == "control_request" and request.get("subtype") == "can_use_tool":
@@ -186,6 +190,7 @@ def denied_tools(stdout: str) -> list[list[str]]:
     session's requests: what a client refused must be listed)."""
     out = []
     for raw in stdout.splitlines():
+        # json-ours: test harness (the scripted server, side-by-side runs)
         line = json.loads(raw) if raw.lstrip().startswith("{") else {}
         if line.get("type") == "result":
             out.append([d.get("tool_name") for d in line.get("permission_denials") or []])
@@ -239,6 +244,7 @@ def skeleton(stdout: str) -> list[dict[str, Any]]:
         if not raw.strip():
             continue
         try:
+            # json-ours: test harness (the scripted server, side-by-side runs)
             line = json.loads(raw)
         except ValueError:
             out.append({"line": "text"})

@@ -73,6 +73,7 @@ class LazyTool(Tool):
         return self.real.input_model
 
     def input_schema(self) -> dict[str, Any]:
+        # json-ours: a deep copy of a schema Yoke holds
         return json.loads(json.dumps(self._schema))
 
     def validate(self, input: dict[str, Any]) -> Any:
@@ -147,6 +148,7 @@ _YOKE_ROOT = Path(__file__).parent.parent
 def load_manifest(path: Path) -> list[dict[str, Any]] | None:
     """The manifest's tool entries, or None when it is missing, unreadable or stale."""
     try:
+        # json-ours: the package's own manifest.json
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None

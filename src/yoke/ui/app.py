@@ -32,6 +32,7 @@ from prompt_toolkit.widgets import SearchToolbar
 
 from yoke.ui.keys import EXIT_WINDOW_S, build_bindings
 from yoke.ui.paint import Painter
+from yoke.ui.reflow import ReflowingApplication
 from yoke.ui.screen import ScreenParts, columns_of
 from yoke.ui.session_link import SessionLink
 from yoke.ui.turns import TurnLoop
@@ -144,7 +145,7 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
                 Window(FormattedTextControl(self._footer_text), height=1),
             ]
         )
-        app: Application = Application(
+        app: Application = ReflowingApplication(
             layout=Layout(body, focused_element=self.input),
             key_bindings=merge_key_bindings([load_key_bindings(), build_bindings(self, has_choice)]),
             full_screen=False,

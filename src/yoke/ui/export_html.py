@@ -17,19 +17,31 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from yoke import jsonsafe
 from yoke.redact import REDACTED, command_names_secret, redact_value, secret_file
 
 FILE_TOOLS_INPUT = ("content", "old_string", "new_string", "edits", "new_source")  # what a file tool writes
 
 
 def session_stream(
-    messages: Sequence[Mapping[str, Any]], transcript: Path | None = None
+    messages: Sequence[Mapping[str, Any]],
+    transcript: Path | None = None,
+    cwd: str = "",
+    errors: Sequence[tuple[int, str]] = (),
 ) -> list[dict[str, Any]]:
     """The conversation as stream-json `user`/`assistant` messages; each sub-agent's messages (from its
-    transcript beside the session's) carry `parent_tool_use_id` and come just before its Agent call's result."""
+    transcript beside the session's) carry `parent_tool_use_id` and come just before its Agent call's result.
+    An `@` mention's reminders are shown as the attachment line the screen shows; a failed turn's error
+    (`errors`: how many messages came before it, its text) as an assistant line."""
+    from yoke.ui.export import Attachments
+
     agents = _agent_transcripts(transcript) if transcript is not None else {}
+    attachments = Attachments(cwd)
+    failed = dict(errors)
     stream: list[dict[str, Any]] = []
-    for message in messages:
+    for index, message in enumerate(messages):
+        if index in failed:
+            stream.append(_line("assistant", [{"type": "text", "text": failed.pop(index)}], None))
         role = message.get("role")
         if role not in ("user", "assistant"):
             continue
@@ -40,9 +52,28 @@ def session_stream(
                 if path is not None and block.get("type") == "tool_result":
                     stream += _sub_agent(path, str(block.get("tool_use_id")))
         if role == "user":
-            content = _typed(content)
+            content = _typed(_attachments_shown(content, attachments))
         stream.append(_line(role, content, None))
+    stream += [_line("assistant", [{"type": "text", "text": text}], None) for text in failed.values()]
     return stream
+
+
+def _attachments_shown(content: Any, attachments: Any) -> Any:
+    """Text blocks without their `<system-reminder>`s: an `@` mention's become `⎿  Read calc.py (3 lines)`."""
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        return content
+    shown = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            lines, typed = attachments.split(str(block.get("text") or ""))
+            text = "\n".join([*lines, *([typed] if typed else [])])
+            if text:
+                shown.append({**block, "text": text})
+        else:
+            shown.append(block)
+    return shown
 
 
 def _line(role: str, content: Any, parent: str | None) -> dict[str, Any]:
@@ -88,7 +119,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
         return []
     for line in lines:
         try:
-            record = json.loads(line)
+            record = jsonsafe.loads(line)
         except ValueError:
             continue  # a torn last line: the rest stands
         if isinstance(record, dict):
@@ -193,7 +224,8 @@ def session_html(
     title: str,
     cwd: str,
     home: Path | None = None,
+    errors: Sequence[tuple[int, str]] = (),
 ) -> str:
     """The whole export of one session: its messages and sub-agents, redacted, as one HTML page."""
-    stream = redacted(session_stream(messages, transcript), home or Path.home(), cwd)
+    stream = redacted(session_stream(messages, transcript, cwd, errors), home or Path.home(), cwd)
     return export_html(stream, title, cwd)

@@ -28,7 +28,7 @@ class Pastes:
     def collapse(self, text: str) -> str:
         """The text to insert for a paste: itself, or a placeholder for a long one."""
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-        lines = text.count("\n") + 1
+        lines = len(text.splitlines()) or 1  # 50 lines ending in a newline are 50, not 51
         if lines <= PASTE_LINES and len(text) <= PASTE_CHARS:
             return text
         number = len(self.items) + 1

@@ -50,6 +50,11 @@ def result_lines(
     from yoke.messages import result_text
 
     text = result_text(content).rstrip() if not isinstance(content, str) else content.rstrip()
+    if (
+        name == "ExitPlanMode" and isinstance(data, dict) and "approved" in data
+    ):  # not the model's instructions
+        said = "User approved the plan" if data["approved"] else "The plan was not approved"
+        return [_under(Text(said, style="red" if is_error else ""))], False
     if is_error:
         text = text.replace("<tool_use_error>", "").replace("</tool_use_error>", "").strip()
         lines = text.splitlines() or ["failed"]

@@ -18,7 +18,7 @@ KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
 # Notices Claude Code writes no stream-json line for (an MCP server's state is reported by `mcp_status`
 # control requests and the init line's `mcp_servers`; a model switch by set_model's answer).
-SILENT_NOTICES = frozenset({"mcp_status", "model_switch"})
+SILENT_NOTICES = frozenset({"mcp_status", "model_switch", "attachment"})
 
 # A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
 # decision_reason_type, where 2.1.330 wrote one on the same script (tests/cli/cc_2_1_330/denied_*): a mode, the

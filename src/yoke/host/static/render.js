@@ -266,7 +266,10 @@
     if (name === "Bash" && typeof input.command === "string") {
       return input.command.indexOf("\n") >= 0 ? el("pre", "tool-input", input.command) : null;
     }
-    if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
+    if (name === "ExitPlanMode" && typeof input.plan === "string") {
+      return el("pre", "tool-input", input.plan);  // the plan as written, not as JSON
+    }
+        if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
       return collapsible(el("pre", "tool-input", input.prompt), "Prompt", true);
     }
     const said = summary(name, input);

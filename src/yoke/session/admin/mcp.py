@@ -71,6 +71,7 @@ def remove_server(name: str, scope: str | None, cwd: Path) -> tuple[str, Path]:
     for candidate in [scope] if scope else list(SCOPES):
         path = scope_path(candidate, cwd)
         data = read_file(path)
+        # json-ours: a deep copy of a value already parsed
         if name in _scope_servers(candidate, cwd, json.loads(json.dumps(data))):
             found.append((candidate, path, data))
     if not found:

@@ -52,6 +52,45 @@ def install(plugin_id: str, scope: str, cwd: Path) -> dict[str, Any]:
     return record
 
 
+def update(plugin_id: str, scope: str | None, cwd: Path) -> tuple[str, dict[str, Any]]:
+    """Refresh the plugin's marketplace and install its current version over the `scope` installation (the
+    only one when `scope` is None); returns the version it had and the new record. Takes effect in the next
+    session, as in Claude Code."""
+    from yoke.config.settings import load_settings
+    from yoke.plugins.marketplace import add_marketplace, install_plugin
+
+    with _plugin_errors():
+        store = _store()
+        entries = store.installed().get(plugin_id) or []
+        if scope is not None:
+            entries = [e for e in entries if e.get("scope", "user") == scope]
+        if not entries:
+            where = f" in the {scope} scope" if scope else ""
+            raise AdminError(f"{plugin_id} is not installed{where} (yoke plugin list shows what is)")
+        if len(entries) > 1:
+            raise AdminError(f"{plugin_id} is installed in several scopes; name one with --scope")
+        old = entries[0]
+        market = plugin_id.partition("@")[2]
+        known = store.known().get(market)
+        if isinstance(known, dict) and isinstance(known.get("source"), dict):
+            add_marketplace(
+                store, known["source"], cwd
+            )  # a fresh copy of the catalog (a git pull, in effect)
+        extra = load_settings(cwd).merged.get("extraKnownMarketplaces")
+        record = install_plugin(
+            store, plugin_id, scope=old.get("scope", "user"), cwd=Path(old.get("projectPath") or cwd),
+            extra=extra if isinstance(extra, dict) else {},
+        )  # fmt: skip
+        previous = old.get("installPath")
+        if (
+            previous != record["installPath"]
+            and isinstance(previous, str)
+            and store.root in Path(previous).parents
+        ):
+            shutil.rmtree(previous, ignore_errors=True)  # the old version's files, now unused
+    return str(old.get("version", "?")), record
+
+
 def set_enabled(plugin_id: str, scope: str, cwd: Path, enabled: bool) -> None:
     """Turn an installed plugin on or off in `scope`'s settings."""
     with _plugin_errors():
