@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
+
 PROFILES_FILE = "profiles.json"
 PROJECT_CHOICE = Path(".yoke") / "profile"
 PROJECT_PROFILES = Path(".yoke") / PROFILES_FILE
@@ -144,7 +146,7 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ProfileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     try:
-        data = json.loads(text)
+        data = safe_loads(text)
     except ValueError as exc:
         raise ProfileError(f"{path}: not JSON ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("profiles", {}), dict):

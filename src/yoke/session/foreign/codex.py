@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
 from yoke.session.foreign.history import ForeignFormatError, History, Imported, in_folder
 from yoke.session.foreign.listing import ForeignInfo, mtime, one_line, one_match
 
@@ -63,7 +64,7 @@ def started_in(path: Path) -> str:
     """The folder a rollout's session started in, from its first line alone ("" when unknown)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            first = json.loads(fh.readline() or "{}")
+            first = safe_loads(fh.readline() or "{}")
     except (OSError, ValueError):
         return ""
     payload = first.get("payload") if isinstance(first, dict) else None
@@ -123,7 +124,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
         if not row.strip():
             continue
         try:
-            value = json.loads(row)
+            value = safe_loads(row)
         except ValueError:
             where = "is cut off (the file is truncated)" if number >= len(rows) - 1 else "is not JSON"
             raise ForeignFormatError(f"{path}: line {number} {where}; nothing was imported.") from None
@@ -219,7 +220,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
     try:
-        value = json.loads(raw) if isinstance(raw, str) else None
+        value = safe_loads(raw) if isinstance(raw, str) else None
     except ValueError:
         return {"arguments": raw}
     return value if isinstance(value, dict) else {"arguments": raw}

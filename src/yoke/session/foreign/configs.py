@@ -20,13 +20,13 @@ against files the tools wrote (tests/session/foreign/config/):
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
 from yoke.session.foreign.history import ForeignFormatError
 
 # Gemini CLI and opencode name environment variables in their own ways; Claude Code's files say ${VAR}.
@@ -292,7 +292,7 @@ def _json_file(path: Path, comments: bool = False) -> dict[str, Any]:
             f"{path}: cannot read it ({exc.strerror or exc}); nothing was imported."
         ) from None
     try:
-        data = json.loads(_without_comments(text) if comments else text)
+        data = safe_loads(_without_comments(text) if comments else text)
     except ValueError as exc:
         raise ForeignFormatError(f"{path}: not JSON ({exc}); nothing was imported.") from None
     if not isinstance(data, dict):

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
 from yoke.session.foreign.history import ForeignFormatError, History, Imported, absolute
 from yoke.session.foreign.listing import ForeignInfo, mtime, one_line, one_match
 
@@ -127,7 +128,7 @@ def _conversation(path: Path) -> dict[str, Any]:
     if path.suffix != ".json":
         return _jsonl(text, path)
     try:
-        whole = json.loads(text)
+        whole = safe_loads(text)
     except ValueError:
         raise ForeignFormatError(f"{path}: is not JSON (cut off?); nothing was imported.") from None
     if isinstance(whole, dict) and isinstance(whole.get("messages"), list):  # an older session file
@@ -148,7 +149,7 @@ def _jsonl(text: str, path: Path) -> dict[str, Any]:
         if not row.strip():
             continue
         try:
-            record = json.loads(row)
+            record = safe_loads(row)
         except ValueError:
             where = "is cut off (the file is truncated)" if number >= len(rows) - 1 else "is not JSON"
             raise ForeignFormatError(f"{path}: line {number} {where}; nothing was imported.") from None

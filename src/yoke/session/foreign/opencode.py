@@ -18,7 +18,6 @@ a large database takes a moment.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sqlite3
@@ -29,6 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
 from yoke.session.foreign.history import ForeignFormatError, History, Imported, absolute, in_folder
 from yoke.session.foreign.listing import ForeignInfo, one_line
 
@@ -162,7 +162,7 @@ def read(path: Path, ref: str, missing_ok: bool = False) -> Imported | None:
 
 def _json(data: Any, path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(data)
+        value = safe_loads(data)
     except (TypeError, ValueError):
         raise ForeignFormatError(f"{path}: a message or part is not JSON; nothing was imported.") from None
     return value if isinstance(value, dict) else {}
