@@ -364,7 +364,7 @@ def tool_executor(
         files=options.workspace_files,  # the front-end's, if any
         terminal=options.command_terminal,
     )
-    observers: list[ToolObserver] = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
+    observers: list[ToolObserver] = [Checkpointer(session_dir, recorder, cwd), NestedMemory(memory)]
     return ToolExecutor(registry, gate, ctx, lifecycle, [*observers, extensions.observer])
 
 

@@ -24,24 +24,53 @@ def _touched(tool: Tool, input: dict[str, Any], cwd: Path) -> Path | None:
 
 
 class Checkpointer:
-    """Before a file-changing call, keep the file's prior content so `yoke rewind` can restore it."""
+    """Before a turn's first change (any tool that is not read-only: Bash, MCP, sub-agents too) snapshot the
+    whole tree, and before a file-changing call keep the file's prior content, so `/rewind` can restore
+    them; when the turn ends, snapshot the tree again (what the session left: a later rewind tells the
+    user's own edits from it). A turn that changes nothing costs nothing."""
 
-    def __init__(self, session_dir: Path, recorder: Recorder):
+    def __init__(self, session_dir: Path, recorder: Recorder, cwd: Path | None = None):
         from yoke.session.checkpoints import Checkpoints
 
-        self.checkpoints = Checkpoints(session_dir)
+        self.checkpoints = Checkpoints(session_dir, cwd)
         self.recorder = recorder
+        self.skipped: set[str] = set()  # too large to snapshot, already noted in the transcript
+        recorder.on_result.append(self.turn_ended)
 
     def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None:
+        uuid = self.recorder.last_prompt_uuid
+        if uuid is None:
+            return
+        self._tree(uuid, "start")
         if tool.kind not in ("edit", "delete", "move"):
             return
         path = _touched(tool, input, ctx.cwd)
-        if path is None or self.recorder.last_prompt_uuid is None:
+        if path is None:
             return
         try:
-            self.checkpoints.snapshot(path, self.recorder.last_prompt_uuid)
+            self.checkpoints.snapshot(path, uuid)
         except (OSError, ValueError):
             pass  # a checkpoint that cannot be taken must not block the edit
+
+    def turn_ended(self) -> None:
+        if self.recorder.last_prompt_uuid is not None:
+            self._tree(self.recorder.last_prompt_uuid, "end")
+
+    def _tree(self, uuid: str, phase: str) -> None:
+        from yoke.session.tree_snapshots import TreeError
+
+        try:
+            snap = self.checkpoints.snapshot_tree(uuid, phase)
+        except (OSError, TreeError):
+            return  # a checkpoint that cannot be taken must not block the work
+        new = [p for p in (snap.skipped if snap is not None else []) if p not in self.skipped]
+        if new:  # noted once in the transcript; a rewind lists them again
+            self.skipped.update(new)
+            shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+            self.recorder.notice(
+                "checkpoint",
+                f"{len(new)} large file(s) not snapshotted (a rewind leaves them as they are): {shown}",
+            )
 
     def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
         return None

@@ -79,6 +79,7 @@ def rewind_command(
     restore_files: bool = True,
     restore_conversation: bool = True,
     entrypoint: str = "cli",
+    on_conflict: str = "refuse",
 ) -> str:
     """Rewind a session to just before the user message `message_id`: restore the files its turns changed
     and/or cut the conversation back (a `rewind` record, so `yoke -c` continues from there). Without a
@@ -94,7 +95,7 @@ def rewind_command(
     path, uuid = _locate_message(message_id, cwd, home, session)
     transcript = _claimed(path)  # nothing is changed beside a running session
     try:
-        return _rewind(transcript, path, uuid, restore_files, restore_conversation, entrypoint)
+        return _rewind(transcript, path, uuid, restore_files, restore_conversation, entrypoint, on_conflict)
     finally:
         transcript.close()
 
@@ -106,23 +107,63 @@ def _rewind(
     restore_files: bool,
     restore_conversation: bool,
     entrypoint: str,
+    on_conflict: str = "refuse",
 ) -> str:
     later = _uuids_after(path, uuid)
     checkpoints = Checkpoints(path.parent / path.stem)
-    restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later)
+    restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later, on_conflict=on_conflict)  # type: ignore[arg-type]
     lines = []
     if restore_files:
         if restored:
             lines.append(f"Restored {len(restored)} file(s) to their state before message {uuid}:")
             lines += [f"  {p}" for p in restored]
         else:
-            lines.append("No files were changed by Yoke's file tools since that message; nothing to restore.")
+            lines.append("No files were changed by this session since that message; nothing to restore.")
+        lines += rewind_notes(checkpoints)
     if restore_conversation:
         _write_rewind(transcript, path, uuid, entrypoint)
         lines.append(
             f"Conversation of session {path.stem} cut back to before that message; `yoke -c` continues there."
         )
     return "\n".join(lines)
+
+
+def rewind_notes(checkpoints: Checkpoints) -> list[str]:
+    """What a tree rewind left as it was (kept outside edits, files too large to snapshot), and how to undo it."""
+    done = checkpoints.last_rewind
+    if done is None:
+        return []
+    lines = []
+    if done.kept:
+        lines.append(
+            f"Kept {len(done.kept)} file(s) changed outside this session: " + ", ".join(done.kept[:10])
+        )
+    if done.skipped:
+        lines.append(
+            f"Left {len(done.skipped)} file(s) too large to snapshot as they are: "
+            + ", ".join(done.skipped[:10])
+        )
+    lines.append("Undo this with /rewind undo (or `yoke rewind --undo`).")
+    return lines
+
+
+def undo_rewind_command(
+    *, cwd: str | Path, home: Path | None = None, session: str | None = None, on_conflict: str = "refuse"
+) -> str:
+    """Put the files back as they were before the session's latest rewind."""
+    home = home or yoke_home()
+    path = find_session(session, cwd, home) if session else latest_session(cwd, home)
+    if path is None:
+        return f"No sessions yet in {cwd}."
+    transcript = _claimed(path)
+    try:
+        checkpoints = Checkpoints(path.parent / path.stem)
+        restored = checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
+    finally:
+        transcript.close()
+    lines = [f"Undid the latest rewind: {len(restored)} file(s) put back as they were before it."]
+    lines += [f"  {p}" for p in restored]
+    return "\n".join(lines + rewind_notes(checkpoints)[:-1])
 
 
 def _uuids_after(path: Path, uuid: str) -> list[str]:

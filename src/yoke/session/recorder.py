@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from yoke.messages import Message, text_of
@@ -18,6 +19,9 @@ class Recorder:
         self.transcript = transcript
         self.chain = chain
         self.last_prompt_uuid: str | None = None  # the user prompt the running query answers (checkpoints)
+        self.on_result: list[
+            Callable[[], None]
+        ] = []  # run once a query's result is written (tree checkpoints)
 
     @property
     def session_id(self) -> str:
@@ -76,3 +80,5 @@ class Recorder:
         fields = records.turn_result_fields(result.usage, model_usage, result.total_cost_usd)
         fields["terminalReason"] = result.reason
         self.transcript.append(self.chain.system("turn_result", fields))
+        for hook in self.on_result:
+            hook()
