@@ -194,3 +194,24 @@ asyncio.run(main())
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("refused:") and "a.txt" in lines[0]
     assert lines[2] == "alpha" and lines[3] == "outside"
+
+
+def test_undo_gives_back_the_conversation_and_the_code(yoke, project, home):
+    from yoke.session.store import latest_session, load_conversation
+
+    _repo(project)
+    turns = [{"content": [_bash("toolu_1", "rm b.txt")]}, {"content": [{"type": "text", "text": "removed"}]}]
+    with ScriptedServer(turns) as srv:
+        assert (
+            yoke("-p", "remove b", "--permission-mode", "bypassPermissions", env=anthropic_env(srv)).code == 0
+        )
+    path = latest_session(project, home / ".yoke")
+    assert path is not None
+    full = len(load_conversation(path).messages)
+    uuid = yoke("rewind").stdout.splitlines()[1].split()[0]
+    assert yoke("rewind", uuid).code == 0
+    assert (project / "b.txt").read_text() == "beta\n" and len(load_conversation(path).messages) == 0
+    undone = yoke("rewind", "--undo")
+    assert undone.code == 0, undone.stderr
+    assert "conversation cut by the latest rewind is back" in undone.stdout
+    assert not (project / "b.txt").exists() and len(load_conversation(path).messages) == full

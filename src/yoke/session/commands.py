@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from yoke.session.checkpoints import Checkpoints
+from yoke.session.checkpoints import CheckpointError, Checkpoints
 from yoke.session.records import system_record
 from yoke.session.store import (
     SessionError,
@@ -156,14 +156,50 @@ def undo_rewind_command(
     if path is None:
         return f"No sessions yet in {cwd}."
     transcript = _claimed(path)
+    lines: list[str] = []
     try:
+        rewind = _last_rewind_record(path)
+        if rewind is not None:  # the conversation comes back too, when nothing was said since
+            _write_undone(transcript, path, rewind)
+            lines.append("The conversation cut by the latest rewind is back.")
         checkpoints = Checkpoints(path.parent / path.stem)
-        restored = checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
+        try:
+            restored = checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
+        except CheckpointError:
+            if not lines:
+                raise
+            return "\n".join(lines)
     finally:
         transcript.close()
-    lines = [f"Undid the latest rewind: {len(restored)} file(s) put back as they were before it."]
+    lines.append(f"Undid the latest rewind: {len(restored)} file(s) put back as they were before it.")
     lines += [f"  {p}" for p in restored]
     return "\n".join(lines + rewind_notes(checkpoints)[:-1])
+
+
+def _last_rewind_record(path: Path) -> dict[str, Any] | None:
+    """The newest `rewind` record, when no message follows it and no undo voided it."""
+    last: dict[str, Any] | None = None
+    for record in load_records(path):
+        kind, subtype = record.get("type"), record.get("subtype")
+        if kind == "system" and subtype == "rewind":
+            last = record
+        elif kind == "system" and subtype == "rewind_undone" or kind in ("user", "assistant"):
+            last = None
+    return last
+
+
+def _write_undone(transcript: Transcript, path: Path, rewind: dict[str, Any]) -> None:
+    loaded = load_conversation(path)
+    transcript.append(
+        system_record(
+            "rewind_undone",
+            session_id=loaded.session_id,
+            cwd=loaded.cwd or str(Path.cwd()),
+            parent_uuid=rewind.get("uuid"),
+            fields={"rewindUuid": rewind.get("uuid"), "content": "Undid the rewind"},
+            entrypoint="cli",
+        )
+    )
 
 
 def _uuids_after(path: Path, uuid: str) -> list[str]:

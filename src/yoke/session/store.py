@@ -309,7 +309,18 @@ def _effective_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records with rewinds applied: a `rewind` record removes the conversation records (messages and
     compactions) from its target on, keeping costs, grants and todos."""
     effective: list[dict[str, Any]] = []
+    undone = {
+        r.get("rewindUuid")
+        for r in records
+        if r.get("type") == "system" and r.get("subtype") == "rewind_undone"
+    }
     for record in records:
+        if (
+            record.get("type") == "system"
+            and record.get("subtype") == "rewind"
+            and record.get("uuid") in undone
+        ):
+            continue  # `/rewind undo` gave the conversation back
         if record.get("type") == "system" and record.get("subtype") == "rewind":
             target = record.get("targetUuid")
             index = next((i for i, r in enumerate(effective) if r.get("uuid") == target), None)
