@@ -22,6 +22,11 @@ def run(argv: list[str]) -> int:
     )
     parser.add_argument("--project", help="only projects whose folder contains this text")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="one session drilled down: turns, tools and sub-agents by cost, and why",
+    )
     parser.add_argument("--html", metavar="FILE", help="write one self-contained page of charts to FILE")
     args = parser.parse_args(argv)
     from yoke.cli.stats_data import StatsError, collect, parse_since
@@ -32,6 +37,8 @@ def run(argv: list[str]) -> int:
     except StatsError as exc:
         print(f"yoke stats: {exc}", file=sys.stderr)
         return 2
+    if args.session:
+        return _one_session(args.session, args.json)
     data = collect(yoke_home(), since=since, project=args.project)
     if args.html:
         from yoke.cli.stats_html import render_page
@@ -47,6 +54,21 @@ def run(argv: list[str]) -> int:
         print(json.dumps(data, indent=2))
         return 0
     show(data)
+    return 0
+
+
+def _one_session(session: str, as_json: bool) -> int:
+    from yoke.cli.stats_drill import drill, drill_text
+    from yoke.session.store import SessionError, find_session
+    from yoke.session.transcript import yoke_home
+
+    try:
+        path = find_session(session, Path.cwd(), yoke_home())
+    except SessionError as exc:
+        print(f"yoke stats: {exc}", file=sys.stderr)
+        return 1
+    data = drill(path)
+    print(json.dumps(data, indent=2) if as_json else drill_text(data))
     return 0
 
 

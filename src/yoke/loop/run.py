@@ -248,6 +248,7 @@ class Run:
             effort=agent.settings.effort,
             thinking_display=_thinking_display(agent),
         )
+        agent.spend.sending(request.model, request.system, request.tools, request.messages)
         started = time.monotonic()
         previews = EventTranslator()
         self.streaming = True
@@ -296,6 +297,8 @@ class Run:
         if reshaped.messages is not agent.messages:
             agent.messages[:] = reshaped.messages
         events: list[ev.Event] = []
+        if reshaped.boundaries:
+            agent.spend.compacted = True  # the next request's cache miss has its cause
         for boundary in reshaped.boundaries:
             agent.recorder.system(boundary)
             meta = boundary.get("compactMetadata") or {}
