@@ -111,7 +111,7 @@ class SpendTracker:
             self._shape = (key, fingerprint(model, system, tools))
         self._pending = (self._shape[1], list(messages), time.time())
 
-    def answered(self, usage: Any, message: dict[str, Any]) -> dict[str, Any]:
+    def answered(self, usage: Any, message: Any) -> dict[str, Any]:
         """The record's fields for the answer to the request last sent."""
         if self._pending is None:
             return {"cause": self.cause}

@@ -72,8 +72,8 @@ def rewind_tree(
     now = store.snapshot()
     span = entries[start:]
     skipped = set(now.skipped)
-    for entry in span:
-        skipped |= set(entry.get("skipped") or ())
+    for item in span:
+        skipped |= set(item.get("skipped") or ())
     wanted = store.changed_paths(target, now.tree) - skipped
     conflicts = sorted(outside_changes(store, span, now.tree) & wanted)
     kept: list[str] = []
