@@ -118,7 +118,12 @@ class Checkpoints:
             return None
         self._phases.add(key)
         snap = store.snapshot()
-        entry: dict[str, Any] = {"kind": "tree", "phase": phase, "messageUuid": message_uuid, "tree": snap.tree}
+        entry: dict[str, Any] = {
+            "kind": "tree",
+            "phase": phase,
+            "messageUuid": message_uuid,
+            "tree": snap.tree,
+        }
         if snap.skipped:
             entry["skipped"] = snap.skipped
         self._append(entry)

@@ -104,8 +104,12 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
 
     from yoke.context.compaction import Compactor
     from yoke.loop.summarize import make_summarizer
+    from yoke.session.history_recall import offer_recall
 
     state = agent.executor.ctx.session
+    registry, transcript = agent.executor.registry, agent.recorder.transcript.path
+    if _compacted_before(transcript):  # a resumed session whose turns were dropped: Recall from the start
+        offer_recall(registry, transcript, session_dir)
     tools_json = json.dumps([spec.input_schema for spec in agent.executor.registry.specs()])
     overhead = (sum(len(b.get("text", "")) for b in agent.system) + len(tools_json)) // 4
     lifecycle = agent.lifecycle
@@ -120,7 +124,17 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
         memory_files=lambda: list(memory.later),
         pre_compact=_pre_compact(lifecycle),
         post_compact=_post_compact(lifecycle),
+        locate=agent.recorder.locate,  # the ledger's transcript ranges
+        compacted=lambda: offer_recall(registry, transcript, session_dir),  # the dropped turns come back
     )
+
+
+def _compacted_before(transcript: Path) -> bool:
+    try:
+        with open(transcript, "rb") as fh:
+            return any(b'"keptMessages"' in line and b'"compact_boundary"' in line for line in fh)
+    except OSError:
+        return False
 
 
 def _pre_compact(lifecycle: Lifecycle) -> Any:
