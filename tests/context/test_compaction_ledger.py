@@ -35,6 +35,9 @@ def _script() -> list[dict]:
             }
             script.append({"content": [call], "usage": {"input_tokens": 3000}})
             script.append({"content": "Found it.", "usage": {"input_tokens": 3100}})
+            script.append(
+                {"content": "With everything back.", "usage": {"input_tokens": 3200}}
+            )  # after /uncompact
             continue
         # the answer before the compaction says the window is nearly full (the collapse threshold)
         used = 9000 if n == COMPACT_AT - 1 else 2000 + 50 * n
@@ -49,12 +52,13 @@ def _prompt(n: int) -> str:
     return f"Step {n}: continue with the billing service."
 
 
-def test_a_constraint_dropped_by_compaction_is_recalled_word_for_word(project, base_env):
+def test_a_constraint_dropped_by_compaction_is_recalled_word_for_word(project, base_env, home):
     with ScriptedServer(_script()) as srv:
         env = dict(base_env, **anthropic_env(srv), YOKE_AUTOCOMPACT_WINDOW="20000")
+        prompts = [*(_prompt(n) for n in range(1, TURNS + 1)), "/uncompact", "And now?"]
         lines = "".join(
-            json.dumps({"type": "user", "message": {"role": "user", "content": _prompt(n)}}) + "\n"
-            for n in range(1, TURNS + 1)
+            json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n"
+            for text in prompts
         )
         proc = subprocess.run(
             [
@@ -106,4 +110,17 @@ def test_a_constraint_dropped_by_compaction_is_recalled_word_for_word(project, b
     )
     text = result["content"] if isinstance(result["content"], str) else result["content"][0]["text"]
     assert CONSTRAINT in text and not result.get("is_error")
-    assert "Step 40" in json.dumps(requests[-2]["messages"][-1])
+    assert "Step 40" in json.dumps(requests[-3]["messages"][-1])
+
+    # /uncompact: the full history is back (it fits the window), so the next request carries turn 3 again
+    results = [o for o in out if o.get("type") == "result"]
+    assert results[-2]["result"].startswith("Restored the full history") and not results[-2]["is_error"]
+    full = json.dumps(requests[-1]["messages"])
+    assert f"Ops told us: {CONSTRAINT}" in full and "Ledger of the compacted turns" not in full
+
+    # a resume follows the uncompact record: the full history again
+    from yoke.session.store import latest_session, load_conversation
+
+    path = latest_session(project, home / ".yoke")
+    assert path is not None
+    assert f"Ops told us: {CONSTRAINT}" in json.dumps(load_conversation(path).messages)
