@@ -162,7 +162,8 @@ class RecallTool(Tool):
             raise ToolError("Give a query or a range.")
         if not chosen:
             return ToolResult("No compacted message matches that query.", data={"messages": []})
-        parts, size = [], 0
+        parts: list[str] = []
+        size = 0
         for uuid in chosen:
             record = dropped[uuid]
             role = (record.get("message") or {}).get("role") or record.get("type")
