@@ -12,7 +12,6 @@ minutes passed). The ledger hands the record to its listeners (the session write
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from typing import Any
@@ -22,8 +21,13 @@ MISS_FRACTION = 0.5  # a request that reads less than this share of the previous
 
 
 def _digest(value: Any) -> str:
+    """A short, stable fingerprint (crc32 and length: enough to see that a block changed, and binascii is
+    built in, where hashlib would cost a plain `-p` its import)."""
+    from binascii import crc32
+
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    data = text.encode("utf-8", "surrogateescape")
+    return f"{crc32(data):08x}{len(data):x}"
 
 
 def _head(block: Any) -> str:

@@ -57,11 +57,12 @@ class Checkpointer:
             self._tree(self.recorder.last_prompt_uuid, "end")
 
     def _tree(self, uuid: str, phase: str) -> None:
-        from yoke.session.tree_snapshots import TreeError
-
         try:
             snap = self.checkpoints.snapshot_tree(uuid, phase)
-        except (OSError, TreeError):
+        except (
+            OSError,
+            ValueError,
+        ):  # TreeError is a ValueError (not imported: a -p with no change never is)
             return  # a checkpoint that cannot be taken must not block the work
         new = [p for p in (snap.skipped if snap is not None else []) if p not in self.skipped]
         if new:  # noted once in the transcript; a rewind lists them again
@@ -104,12 +105,17 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
 
     from yoke.context.compaction import Compactor
     from yoke.loop.summarize import make_summarizer
-    from yoke.session.history_recall import offer_recall
 
     state = agent.executor.ctx.session
     registry, transcript = agent.executor.registry, agent.recorder.transcript.path
-    if _compacted_before(transcript):  # a resumed session whose turns were dropped: Recall from the start
+
+    def offer_recall() -> None:  # imported when needed: the tool's module brings pydantic
+        from yoke.session.history_recall import offer_recall
+
         offer_recall(registry, transcript, session_dir)
+
+    if _compacted_before(transcript):  # a resumed session whose turns were dropped: Recall from the start
+        offer_recall()
     tools_json = json.dumps([spec.input_schema for spec in agent.executor.registry.specs()])
     overhead = (sum(len(b.get("text", "")) for b in agent.system) + len(tools_json)) // 4
     lifecycle = agent.lifecycle
@@ -125,7 +131,7 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
         pre_compact=_pre_compact(lifecycle),
         post_compact=_post_compact(lifecycle),
         locate=agent.recorder.locate,  # the ledger's transcript ranges
-        compacted=lambda: offer_recall(registry, transcript, session_dir),  # the dropped turns come back
+        compacted=offer_recall,  # the dropped turns come back
     )
 
 
