@@ -14,7 +14,6 @@ other side requests; sub-agents.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +30,13 @@ _CAUSE_NAMES = {
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+    """The transcript's records (none when it cannot be read)."""
+    from yoke.session.transcript import load_records
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return list(load_records(path))
     except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+        return []
 
 
 def _prompt_text(record: dict[str, Any]) -> str:

@@ -42,19 +42,13 @@ class RecallInput(ToolInput):
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+    """The transcript's records (none when it cannot be read)."""
+    from yoke.session.transcript import load_records
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        return list(load_records(path))
     except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            out.append(record)
-    return out
+        return []
 
 
 def dropped_records(path: Path) -> list[dict[str, Any]]:
