@@ -84,3 +84,43 @@ def test_the_stats_page_drills_into_a_session(yoke, tmp_path, browser):  # noqa:
     assert "tool_list: -Glob" in misses.inner_text() and "question number 3" in misses.inner_text()
     assert "question number 1" in details.locator("table.turns").inner_text()
     assert "cache miss: the tool list changed" in details.inner_text()
+
+
+def test_sub_agents_and_tool_results_are_attributed_and_add_up(yoke):
+    agent = {"description": "look", "prompt": "look around", "subagent_type": "general-purpose"}
+    turns = [
+        {
+            "content": [{"type": "tool_use", "id": "toolu_a", "name": "Agent", "input": agent}],
+            "usage": {"input_tokens": 1000},
+        },
+        {
+            "content": [
+                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "echo hi"}}
+            ],
+            "usage": {"input_tokens": 800},
+        },
+        {"content": "sub done", "usage": {"input_tokens": 900, "output_tokens": 30}},
+        {
+            "content": "all done",
+            "usage": {"input_tokens": 1200, "output_tokens": 30, "cache_read_input_tokens": 900},
+        },
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "go",
+            "--permission-mode",
+            "bypassPermissions",
+            "--output-format",
+            "json",
+            env=dict(anthropic_env(srv), **MODEL),
+        )
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    data = json.loads(yoke("stats", "--session", result["session_id"], "--json").stdout)
+    assert [row["type"] for row in data["subagents"].values()] == ["general-purpose"]
+    assert set(data["tools"]) <= {"Agent", "Bash"} and data["tools"]
+    assert all(row["cost_usd"] > 0 for row in [*data["subagents"].values(), *data["tools"].values()])
+    assert round(sum(w["cost_usd"] for w in data["why"]), 2) == round(result["total_cost_usd"], 2)
+    assert round(sum(t["cost_usd"] for t in data["turns"]), 6) == round(result["total_cost_usd"], 6)
+    assert any(w["cause"] == "sub-agent: general-purpose" for w in data["why"])
