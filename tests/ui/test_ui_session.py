@@ -245,3 +245,21 @@ def test_rewind_restores_what_bash_did_asks_about_outside_edits_and_undoes(pane_
         pane.keys("Enter")
         pane.wait_for("Undid the latest rewind")
         assert (project / "a.txt").read_text() == "ALPHA\n" and (project / "gen.txt").read_text() == "new\n"
+
+
+def test_the_terminal_says_compaction_is_coming_with_the_window_used(pane_factory, project):
+    turns = [
+        {"content": "First answer.", "usage": {"input_tokens": 11000, "output_tokens": 10}},
+        {"content": "Summary of the start.", "usage": {"input_tokens": 500}},
+        {"content": "Second answer.", "usage": {"input_tokens": 2000}},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, env={"YOKE_AUTOCOMPACT_WINDOW": "20000"})
+        wait_prompt(pane)
+        for text, answer in (("first question", "First answer."), ("second question", "Second answer.")):
+            pane.type(text)
+            pane.keys("Enter")
+            pane.wait_for(answer)
+        screen = pane.screen()
+        assert "Compacting the conversation (auto):" in screen and "of 20,000 tokens" in screen
+        assert screen.index("Compacting the conversation") < screen.index("Second answer.")

@@ -206,9 +206,11 @@ class Compactor:
             return None
         self._observe_usage(last_usage)
         tokens = self.token_count(messages)
-        if tokens < self.thresholds.collapse:
-            return None
-        return self.window_used(tokens, "auto")
+        if tokens >= self.thresholds.autocompact or (
+            tokens >= self.thresholds.collapse and collapse_cut(messages) > 1
+        ):  # what `prepare` will do: a full summary, or a collapse that has something to fold
+            return self.window_used(tokens, "auto")
+        return None
 
     def window_used(self, tokens: int, trigger: str) -> dict[str, Any]:
         window = self.effective_window
