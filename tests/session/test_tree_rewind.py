@@ -215,3 +215,31 @@ def test_undo_gives_back_the_conversation_and_the_code(yoke, project, home):
     assert undone.code == 0, undone.stderr
     assert "conversation cut by the latest rewind is back" in undone.stdout
     assert not (project / "b.txt").exists() and len(load_conversation(path).messages) == full
+
+
+def test_a_file_too_large_to_snapshot_is_said_on_the_stream(yoke, project):
+    _repo(project)
+    with open(project / "video.bin", "wb") as fh:  # over the 10 MiB a file may have in a snapshot
+        fh.truncate(11 * 1024 * 1024)
+    turns = [
+        {"content": [_bash("toolu_1", "echo x > made.txt")]},
+        {"content": [{"type": "text", "text": "ok"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke(
+            "-p",
+            "go",
+            "--permission-mode",
+            "bypassPermissions",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            env=anthropic_env(srv),
+        )
+    assert run.code == 0, run.stderr
+    said = [
+        o
+        for o in run.lines()
+        if o.get("subtype") == "informational" and "not snapshotted" in o.get("content", "")
+    ]
+    assert said and "video.bin" in said[0]["content"] and said[0]["level"] == "warning"

@@ -4,6 +4,7 @@ builds and hands to the loop; nothing is assigned into the loop from outside."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,11 +30,18 @@ class Checkpointer:
     them; when the turn ends, snapshot the tree again (what the session left: a later rewind tells the
     user's own edits from it). A turn that changes nothing costs nothing."""
 
-    def __init__(self, session_dir: Path, recorder: Recorder, cwd: Path | None = None):
+    def __init__(
+        self,
+        session_dir: Path,
+        recorder: Recorder,
+        cwd: Path | None = None,
+        say: Callable[[Any], None] | None = None,
+    ):
         from yoke.session.checkpoints import Checkpoints
 
         self.checkpoints = Checkpoints(session_dir, cwd)
         self.recorder = recorder
+        self.say = say  # a warning for the user, shown with the running query's events
         self.skipped: set[str] = set()  # too large to snapshot, already noted in the transcript
         recorder.on_result.append(self.turn_ended)
 
@@ -57,21 +65,22 @@ class Checkpointer:
             self._tree(self.recorder.last_prompt_uuid, "end")
 
     def _tree(self, uuid: str, phase: str) -> None:
+        # TreeError is a ValueError (not imported: a -p that changes nothing never imports the tree store);
+        # a checkpoint that cannot be taken must not block the work
         try:
             snap = self.checkpoints.snapshot_tree(uuid, phase)
-        except (
-            OSError,
-            ValueError,
-        ):  # TreeError is a ValueError (not imported: a -p with no change never is)
-            return  # a checkpoint that cannot be taken must not block the work
+        except (OSError, ValueError):
+            return
         new = [p for p in (snap.skipped if snap is not None else []) if p not in self.skipped]
         if new:  # noted once in the transcript; a rewind lists them again
             self.skipped.update(new)
             shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
-            self.recorder.notice(
-                "checkpoint",
-                f"{len(new)} large file(s) not snapshotted (a rewind leaves them as they are): {shown}",
-            )
+            text = f"Checkpoint: {len(new)} large file(s) not snapshotted (a rewind leaves them as they are): {shown}"
+            self.recorder.notice("checkpoint", text)
+            if self.say is not None:
+                from yoke import events as ev
+
+                self.say(ev.Notice("warning", text))
 
     def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
         return None
