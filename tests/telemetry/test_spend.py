@@ -86,25 +86,27 @@ def test_the_stats_page_drills_into_a_session(yoke, tmp_path, browser):  # noqa:
     assert "cache miss: the tool list changed" in details.inner_text()
 
 
-def test_sub_agents_and_tool_results_are_attributed_and_add_up(yoke):
+def _by_agent(body: dict) -> dict:
+    """The answer for whichever agent asks (their requests may come in either order). The sub-agent runs in
+    the background: its end is a task notification, which starts a follow-up query of the main agent."""
+    last = json.dumps(body["messages"][-1])
+    answered = "tool_result" in last or "task-notification" in last
+    if "look around" in json.dumps(body["messages"][0]):  # the sub-agent
+        if answered:
+            return {"content": "sub done", "usage": {"input_tokens": 900, "output_tokens": 30}}
+        call = {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "echo hi"}}
+        return {"content": [call], "usage": {"input_tokens": 800}}
+    if answered:
+        return {"content": "all done", "usage": {"input_tokens": 1200, "cache_read_input_tokens": 900}}
     agent = {"description": "look", "prompt": "look around", "subagent_type": "general-purpose"}
-    turns = [
-        {
-            "content": [{"type": "tool_use", "id": "toolu_a", "name": "Agent", "input": agent}],
-            "usage": {"input_tokens": 1000},
-        },
-        {
-            "content": [
-                {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "echo hi"}}
-            ],
-            "usage": {"input_tokens": 800},
-        },
-        {"content": "sub done", "usage": {"input_tokens": 900, "output_tokens": 30}},
-        {
-            "content": "all done",
-            "usage": {"input_tokens": 1200, "output_tokens": 30, "cache_read_input_tokens": 900},
-        },
-    ]
+    return {
+        "content": [{"type": "tool_use", "id": "toolu_a", "name": "Agent", "input": agent}],
+        "usage": {"input_tokens": 1000},
+    }
+
+
+def test_sub_agents_and_tool_results_are_attributed_and_add_up(yoke):
+    turns = [_by_agent] * 5
     with ScriptedServer(turns) as srv:
         run = yoke(
             "-p",
@@ -119,8 +121,10 @@ def test_sub_agents_and_tool_results_are_attributed_and_add_up(yoke):
     result = json.loads(run.stdout)
     data = json.loads(yoke("stats", "--session", result["session_id"], "--json").stdout)
     assert [row["type"] for row in data["subagents"].values()] == ["general-purpose"]
-    assert set(data["tools"]) <= {"Agent", "Bash"} and data["tools"]
+    assert set(data["tools"]) == {"Agent"}  # the sub-agent's Bash result is in the sub-agent's cost
     assert all(row["cost_usd"] > 0 for row in [*data["subagents"].values(), *data["tools"].values()])
     assert round(sum(w["cost_usd"] for w in data["why"]), 2) == round(result["total_cost_usd"], 2)
     assert round(sum(t["cost_usd"] for t in data["turns"]), 6) == round(result["total_cost_usd"], 6)
     assert any(w["cause"] == "sub-agent: general-purpose" for w in data["why"])
+    causes = {t["cause"] for t in data["turns"]}
+    assert causes == {"user_prompt", "background_notice"}  # the notice's follow-up query is its own turn

@@ -99,6 +99,7 @@ class SpendTracker:
         self._pending: tuple[dict[str, Any], list[Any], float] | None = None
         self._names: dict[str, str] = {}  # tool_use id -> tool name
         self._shape: tuple[Any, dict[str, Any]] | None = None
+        self._written: dict[str, Any] | None = None  # the fingerprint last written into a record
 
     def resume(self, record: dict[str, Any]) -> None:
         """Continue from a resumed session's last request (its `request_cost` record), so the first request
@@ -138,7 +139,9 @@ class SpendTracker:
         else:
             fields["cacheMiss"] = [{"kind": "first_request", "detail": "nothing cached yet"}]
         self._before, self._sent_at, self._prompt_tokens = shape, sent_at, prompt
-        fields["shape"], fields["sentAt"], fields["promptTokens"] = shape, round(sent_at, 3), prompt
+        fields["sentAt"], fields["promptTokens"] = round(sent_at, 3), prompt
+        if shape is not self._written:  # written when it changes (a record is read back on resume)
+            fields["shape"] = self._written = shape
         self._history = [*messages, message]
         self.compacted = False
         for block in message.get("content") or []:

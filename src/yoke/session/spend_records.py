@@ -49,9 +49,10 @@ def record_requests(ledger: CostLedger, recorder: Recorder, spend: SpendTracker 
     ledger.listeners.append(write)
 
 
-def last_request(path: Path, tail_bytes: int = 1 << 18) -> dict[str, Any] | None:
-    """The main agent's newest `request_cost` record in the transcript's last `tail_bytes` (the file is read
-    from its end: a long transcript costs no more than a short one)."""
+def last_request(path: Path, tail_bytes: int = 1 << 20) -> dict[str, Any] | None:
+    """The main agent's newest `request_cost` record in the transcript's last `tail_bytes` (read from the
+    end: a long transcript costs no more than a short one), with the newest fingerprint (`shape`, written
+    only when it changed) laid over it."""
     import json
 
     try:
@@ -62,6 +63,7 @@ def last_request(path: Path, tail_bytes: int = 1 << 18) -> dict[str, Any] | None
             tail = fh.read()
     except OSError:
         return None
+    newest: dict[str, Any] | None = None
     for line in reversed(tail.split(b"\n")):
         if b'"request_cost"' not in line:
             continue
@@ -70,9 +72,12 @@ def last_request(path: Path, tail_bytes: int = 1 << 18) -> dict[str, Any] | None
         except ValueError:
             continue
         if (
-            isinstance(record, dict)
-            and record.get("subtype") == "request_cost"
-            and record.get("agentId") == "main"
+            not isinstance(record, dict)
+            or record.get("subtype") != "request_cost"
+            or record.get("agentId") != "main"
         ):
-            return record
-    return None
+            continue
+        newest = newest or record
+        if "shape" in record:
+            return {**newest, "shape": record["shape"]}
+    return newest
