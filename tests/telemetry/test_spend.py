@@ -66,6 +66,8 @@ def test_a_changed_tool_list_is_the_cache_miss_and_the_dollars_add_up(yoke):
     )
     text = yoke("stats", "--session", session).stdout
     assert "Why was this expensive" in text and "tool_list: -Glob" in text
+    overview = yoke("stats").stdout  # the overview names the costliest session and what cost most in it
+    assert "Costliest sessions" in overview and session[:8] in overview
 
 
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium")

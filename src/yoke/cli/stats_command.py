@@ -124,7 +124,7 @@ def show(data: dict[str, Any]) -> None:
                 f"{_tokens(row):,}",
             )
         console.print(table)
-    for table in (_tools_table(data), _slowest_table(data)):
+    for table in (_tools_table(data), _slowest_table(data), _costliest_table(data)):
         if table is not None:
             console.print(table)
 
@@ -167,4 +167,26 @@ def _slowest_table(data: dict[str, Any]) -> Any:
             f"{row['duration_s']:.1f} s",
             _money(row["cost_usd"]),
         )
+    return table
+
+
+def _costliest_table(data: dict[str, Any]) -> Any:
+    """The five costliest sessions, with what cost most in each (None: no session)."""
+    from rich.table import Table
+
+    rows = [row for row in data.get("costliest_sessions") or [] if row["cost_usd"] > 0]
+    if not rows:
+        return None
+    table = Table(
+        title="Costliest sessions (drill down: yoke stats --session ID)",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+    )
+    for column in ("session", "project", "cost", "most of it"):
+        table.add_column(column, justify="right" if column == "cost" else "left")
+    for row in rows[:5]:
+        why = (row.get("drill") or {}).get("why") or []
+        top = f"{why[0]['cause']} (${why[0]['cost_usd']:.2f})" if why else ""
+        table.add_row(row["id"][:8], row["project"], _money(row["cost_usd"]), top)
     return table
