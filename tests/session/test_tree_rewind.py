@@ -243,3 +243,28 @@ def test_a_file_too_large_to_snapshot_is_said_on_the_stream(yoke, project):
         if o.get("subtype") == "informational" and "not snapshotted" in o.get("content", "")
     ]
     assert said and "video.bin" in said[0]["content"] and said[0]["level"] == "warning"
+
+
+def test_a_folder_where_a_file_was_and_a_symlink_come_back_as_they_were(tmp_path):
+    from yoke.session.tree_snapshots import TreeStore
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.txt").write_text("alpha\n")
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    (repo / "link").symlink_to("a.txt")
+    store = TreeStore.open(tmp_path / "store", repo)
+    assert store is not None
+    before = store.snapshot()
+    (repo / "a.txt").unlink()
+    (repo / "a.txt").mkdir()
+    (repo / "a.txt" / "inner").write_text("x")
+    (repo / "run.sh").chmod(0o644)
+    (repo / "link").unlink()
+    now = store.snapshot()
+    store.restore(before.tree, store.changed_paths(before.tree, now.tree))
+    assert (repo / "a.txt").read_text() == "alpha\n"
+    assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (repo / "link").is_symlink() and str((repo / "link").readlink()) == "a.txt"

@@ -188,7 +188,7 @@ class Checkpoints:
                 return []
             from yoke.session.rewind import rewind_tree
 
-            done = rewind_tree(store, trees, start, trees[start]["tree"], on_conflict)
+            done = self._recorded(lambda: rewind_tree(store, trees, start, trees[start]["tree"], on_conflict))
             done.entry["messageUuid"] = message_uuid
             self._append(done.entry)
             self.last_rewind = done
@@ -208,10 +208,22 @@ class Checkpoints:
         store = self.tree_store()
         if last is None or store is None:
             raise CheckpointError("There is no rewind of the files to undo in this session.")
-        done = rewind_tree(store, trees, last, trees[last]["undo"], on_conflict, undoes=last)
+        done = self._recorded(
+            lambda: rewind_tree(store, trees, last, trees[last]["undo"], on_conflict, undoes=last)
+        )
         self._append(done.entry)
         self.last_rewind = done
         return [store.root / p for p in done.restored]
+
+    def _recorded(self, work: Callable[[], TreeRewound]) -> TreeRewound:
+        """Run a tree rewind; one that stopped part way is recorded all the same, so it can be undone."""
+        from yoke.session.rewind import PartialRewind
+
+        try:
+            return work()
+        except PartialRewind as exc:
+            self._append(exc.entry)
+            raise CheckpointError(str(exc)) from exc
 
     def _rewind_files(
         self, wanted: set[str], restore_files: bool, only: Callable[[str], bool] | None = None

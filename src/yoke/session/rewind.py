@@ -33,6 +33,14 @@ class RewindConflict(ValueError):
         )
 
 
+class PartialRewind(ValueError):
+    """A restore that failed part way; `entry` records what it did (its `undo` tree undoes it)."""
+
+    def __init__(self, reason: str, entry: dict[str, Any]):
+        super().__init__(f"The rewind stopped part way ({reason}); /rewind undo puts back what it changed.")
+        self.entry = entry
+
+
 class TreeRewound(Record):
     __slots__ = ("restored", "kept", "skipped", "entry")
 
@@ -82,7 +90,14 @@ def rewind_tree(
     if conflicts and on_conflict == "keep":
         kept = conflicts
         wanted -= set(conflicts)
-    store.restore(target, wanted)
+    try:
+        store.restore(target, wanted)
+    except (OSError, ValueError) as exc:  # part of it done: what it did is recorded, so it can be undone
+        after = store.snapshot()
+        raise PartialRewind(
+            str(exc),
+            {"kind": "tree", "phase": "rewind", "tree": after.tree, "undo": now.tree, "partial": True},
+        ) from exc
     after = store.snapshot()
     entry: dict[str, Any] = {"kind": "tree", "phase": "rewind", "tree": after.tree, "undo": now.tree}
     if undoes is not None:

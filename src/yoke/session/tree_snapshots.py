@@ -202,25 +202,25 @@ class TreeStore:
         return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p} & paths
 
     def restore(self, tree: str, paths: set[str]) -> None:
-        """Put `paths` back as they are in `tree`: written byte for byte with their mode, or removed where the
-        tree has none."""
+        """Put `paths` back as they are in `tree`: removed where the tree has none (first, deepest first, so a
+        folder that stands where a file must go is gone), then written byte for byte with their mode."""
         there = self.present(tree, paths)
+        for path in sorted(paths - there, reverse=True):
+            full = self.root / path
+            if full.is_dir() and not full.is_symlink():
+                continue  # never a folder of the user's: only the files the tree says were not there
+            with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+                full.unlink()
+            _remove_empty_parents(full.parent, self.root)
         scratch = self.store / "restore-index"
         try:
             if there:
                 self._git("read-tree", tree, index=scratch)
-                for path in there:  # a folder where a file must go (or the reverse) is moved out of the way
+                for path in there:  # an empty folder where a file must go is moved out of the way
                     _clear_way(self.root, path)
                 self._git("checkout-index", "-f", "-z", "--stdin", input=_nul(sorted(there)), index=scratch)
         finally:
             scratch.unlink(missing_ok=True)
-        for path in sorted(paths - there, reverse=True):
-            full = self.root / path
-            with contextlib.suppress(FileNotFoundError):
-                if full.is_dir() and not full.is_symlink():
-                    continue  # never a folder of the user's: only the files the tree says were not there
-                full.unlink()
-            _remove_empty_parents(full.parent, self.root)
         self._last = None  # the next snapshot looks again
 
 
