@@ -74,6 +74,8 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_sdk.py
 	$(PY) benchmarks/bench_recall.py
+	$(PY) benchmarks/bench_checkpoints.py
+	$(PY) benchmarks/bench_ledger.py
 	$(PY) benchmarks/bench_skills.py
 	$(PY) benchmarks/bench_ui.py
 	$(PY) benchmarks/bench_mcp.py

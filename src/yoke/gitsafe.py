@@ -160,3 +160,34 @@ def inside_repository(cwd: Path) -> bool:
     hardened environment leaves git no other way (no GIT_DIR, bare repositories only when named), so outside
     one no process need start."""
     return any(os.path.lexists(os.path.join(folder, ".git")) for folder in (cwd, *cwd.parents))
+
+
+def run_git_plumbing(
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    env_extra: dict[str, str],
+    overrides: list[str] | None = None,
+    input: bytes | None = None,
+    timeout_s: float = 60.0,
+) -> tuple[int, bytes, bytes]:
+    """One hardened git process on a store of Yoke's own (`env_extra` names it: GIT_DIR, GIT_INDEX_FILE,
+    GIT_WORK_TREE, which the hardened environment otherwise drops), fed `input`: (returncode, stdout,
+    stderr); returncode -1 when git could not start or ran out of time. Never raises."""
+    import subprocess
+
+    env = hardened_git_env()
+    env.update(env_extra)
+    try:
+        proc = subprocess.run(
+            hardened_git_argv(*args, overrides=overrides),
+            cwd=str(cwd),
+            env=env,
+            input=input if input is not None else b"",
+            capture_output=True,
+            timeout=timeout_s,
+            start_new_session=True,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return -1, b"", str(exc).encode()
+    return proc.returncode, proc.stdout, proc.stderr

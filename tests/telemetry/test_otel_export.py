@@ -175,6 +175,10 @@ def test_spans_nest_and_model_requests_carry_traceparent(yoke, project, greet):
     assert first["input_tokens"] == 1200 and first["cache_read_tokens"] == 5000 and first["retries"] == 0
     assert first["ttft_ms"] >= 0 and first["model"]
     assert abs(sum(s["attributes"]["cost_usd"] for s in requests) - result["total_cost_usd"]) < 1e-9
+    # where the money went (loop/spend.py): the cause, the cache miss and the results each request added
+    assert all(s["attributes"]["yoke.cause"] == "user_prompt" for s in requests)
+    assert first["yoke.cache_miss.causes"] == "first_request"
+    assert requests[1]["attributes"]["yoke.new_tool_results"].startswith("Read:")
     tools = {s["attributes"]["tool_name"]: s for s in spans if s["name"] == "claude_code.tool"}
     assert set(tools) == {"Read", "Edit"}
     assert (

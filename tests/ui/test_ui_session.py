@@ -247,3 +247,58 @@ def test_profile_switches_server_model_and_footer(pane_factory, yoke):
         pane.wait_for("Profile answer.")
         assert not default.requests
         assert srv.requests[-1].body["model"] == "claude-haiku-4-5"
+
+
+def test_rewind_restores_what_bash_did_asks_about_outside_edits_and_undoes(pane_factory, project):
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=project, check=True)
+
+    git("init", "-q")
+    (project / "a.txt").write_text("alpha\n")
+    (project / "b.txt").write_text("beta\n")
+    git("add", "-A")
+    git("commit", "-qm", "start")
+    command = "sed -i s/alpha/ALPHA/ a.txt && sed -i s/beta/BETA/ b.txt && echo new > gen.txt"
+    turns = [
+        {"content": [{"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": command}}]},
+        {"content": "Edited with sed."},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, "--permission-mode", "bypassPermissions")
+        wait_prompt(pane)
+        pane.type("edit with sed")
+        pane.keys("Enter")
+        pane.wait_for("Edited with sed.")
+        (project / "b.txt").write_text("edited by the user\n")  # another process, meanwhile
+        pane.type("/rewind")
+        pane.keys("Enter")
+        pick(pane, "edit with sed")
+        pick(pane, "Restore code")
+        pick(pane, "Keep their changes, restore the rest")
+        pane.wait_for("Kept 1 file(s) changed outside this session: b.txt")
+        assert (project / "a.txt").read_text() == "alpha\n" and not (project / "gen.txt").exists()
+        assert (project / "b.txt").read_text() == "edited by the user\n"
+        pane.type("/rewind undo")
+        pane.keys("Enter")
+        pane.wait_for("Undid the latest rewind")
+        assert (project / "a.txt").read_text() == "ALPHA\n" and (project / "gen.txt").read_text() == "new\n"
+
+
+def test_the_terminal_says_compaction_is_coming_with_the_window_used(pane_factory, project):
+    turns = [
+        {"content": "First answer.", "usage": {"input_tokens": 11000, "output_tokens": 10}},
+        {"content": "Summary of the start.", "usage": {"input_tokens": 500}},
+        {"content": "Second answer.", "usage": {"input_tokens": 2000}},
+    ]
+    with ScriptedServer(turns) as srv:
+        pane = pane_factory(srv, env={"YOKE_AUTOCOMPACT_WINDOW": "20000"})
+        wait_prompt(pane)
+        for text, answer in (("first question", "First answer."), ("second question", "Second answer.")):
+            pane.type(text)
+            pane.keys("Enter")
+            pane.wait_for(answer)
+        screen = pane.screen()
+        assert "Compacting the conversation (auto):" in screen and "of 20,000 tokens" in screen
+        assert screen.index("Compacting the conversation") < screen.index("Second answer.")

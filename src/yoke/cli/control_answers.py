@@ -128,9 +128,14 @@ def control_response(
         return session.context_usage()
     if subtype == "rewind_files":
         message_id = request.get("user_message_id")
-        if not isinstance(message_id, str) or not message_id:
+        undo = request.get("undo") is True  # Yoke's: put back what the latest rewind replaced
+        if not undo and (not isinstance(message_id, str) or not message_id):
             raise ValueError("rewind_files needs user_message_id")
-        return {"restored": [str(p) for p in session.rewind_files(message_id)]}
+        on_conflict = request.get("on_conflict", "refuse")  # Yoke's: files changed outside the session
+        if on_conflict not in ("refuse", "keep", "overwrite"):
+            raise ValueError("on_conflict is one of refuse, keep, overwrite")
+        restored = session.rewind_files(str(message_id or ""), on_conflict=on_conflict, undo=undo)
+        return {"restored": [str(p) for p in restored]}
     if subtype == "stop_task":
         if not session.stop_task(str(request.get("task_id") or "")):
             raise ValueError(f"no running task {request.get('task_id')!r}")

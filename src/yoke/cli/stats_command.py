@@ -22,6 +22,11 @@ def run(argv: list[str]) -> int:
     )
     parser.add_argument("--project", help="only projects whose folder contains this text")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        help="one session drilled down: turns, tools and sub-agents by cost, and why",
+    )
     parser.add_argument("--html", metavar="FILE", help="write one self-contained page of charts to FILE")
     args = parser.parse_args(argv)
     from yoke.cli.stats_data import StatsError, collect, parse_since
@@ -32,6 +37,8 @@ def run(argv: list[str]) -> int:
     except StatsError as exc:
         print(f"yoke stats: {exc}", file=sys.stderr)
         return 2
+    if args.session:
+        return _one_session(args.session, args.json)
     data = collect(yoke_home(), since=since, project=args.project)
     if args.html:
         from yoke.cli.stats_html import render_page
@@ -47,6 +54,21 @@ def run(argv: list[str]) -> int:
         print(json.dumps(data, indent=2))
         return 0
     show(data)
+    return 0
+
+
+def _one_session(session: str, as_json: bool) -> int:
+    from yoke.cli.stats_drill import drill, drill_text
+    from yoke.session.store import SessionError, find_session
+    from yoke.session.transcript import yoke_home
+
+    try:
+        path = find_session(session, Path.cwd(), yoke_home())
+    except SessionError as exc:
+        print(f"yoke stats: {exc}", file=sys.stderr)
+        return 1
+    data = drill(path)
+    print(json.dumps(data, indent=2) if as_json else drill_text(data))
     return 0
 
 
@@ -102,7 +124,7 @@ def show(data: dict[str, Any]) -> None:
                 f"{_tokens(row):,}",
             )
         console.print(table)
-    for table in (_tools_table(data), _slowest_table(data)):
+    for table in (_tools_table(data), _slowest_table(data), _costliest_table(data)):
         if table is not None:
             console.print(table)
 
@@ -145,4 +167,26 @@ def _slowest_table(data: dict[str, Any]) -> Any:
             f"{row['duration_s']:.1f} s",
             _money(row["cost_usd"]),
         )
+    return table
+
+
+def _costliest_table(data: dict[str, Any]) -> Any:
+    """The five costliest sessions, with what cost most in each (None: no session)."""
+    from rich.table import Table
+
+    rows = [row for row in data.get("costliest_sessions") or [] if row["cost_usd"] > 0]
+    if not rows:
+        return None
+    table = Table(
+        title="Costliest sessions (drill down: yoke stats --session ID)",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+    )
+    for column in ("session", "project", "cost", "most of it"):
+        table.add_column(column, justify="right" if column == "cost" else "left")
+    for row in rows[:5]:
+        why = (row.get("drill") or {}).get("why") or []
+        top = f"{why[0]['cause']} (${why[0]['cost_usd']:.2f})" if why else ""
+        table.add_row(row["id"][:8], row["project"], _money(row["cost_usd"]), top)
     return table

@@ -222,6 +222,7 @@ def collect(
         duration = (session.end - session.start).total_seconds() if session.start and session.end else 0.0
         sessions.append(
             {
+                "path": str(path),
                 "id": session.id,
                 "project": name,
                 "started": session.start.isoformat() if session.start else None,
@@ -241,4 +242,16 @@ def collect(
         "by_project": dict(sorted(projects.items(), key=lambda kv: -kv[1]["cost_usd"])),
         "tools": dict(sorted(tools.items(), key=lambda kv: -kv[1]["calls"])),
         "slowest_sessions": sorted(sessions, key=lambda s: -s["duration_s"])[:10],
+        "costliest_sessions": _costliest(sessions),
     }
+
+
+def _costliest(sessions: list[dict[str, Any]], count: int = 10) -> list[dict[str, Any]]:
+    """The sessions that cost most, each with its drill-down (`stats_drill.py`) when it has cost records."""
+    from yoke.cli.stats_drill import drill
+
+    out = []
+    for row in sorted(sessions, key=lambda s: -s["cost_usd"])[:count]:
+        detail = drill(Path(row["path"]))
+        out.append({**row, "drill": detail if detail["turns"] else None})
+    return out

@@ -72,6 +72,55 @@ def _section(title: str, rows: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def _rows(cells: list[list[str]]) -> str:
+    return "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in cells)
+
+
+def _drill(detail: dict[str, Any]) -> str:
+    """One session's drill-down: turns, tools, sub-agents, and why it was expensive."""
+    turns = [
+        [f"${t['cost_usd']:.4f}", str(t["requests"]), str(t["cause"]), t["prompt"] or t["uuid"][:8]]
+        for t in sorted(detail["turns"], key=lambda t: -t["cost_usd"])
+    ]
+    why = [(row["cause"], row["cost_usd"], f"${row['cost_usd']:.4f}") for row in detail["why"]]
+    tools = [(name, row["cost_usd"], f"${row['cost_usd']:.4f}") for name, row in detail["tools"].items()]
+    agents = [[f"${r['cost_usd']:.4f}", r["type"], a] for a, r in detail["subagents"].items()]
+    misses = [
+        [m["turn"], "; ".join(f"{c['kind']}: {c['detail']}" for c in m["causes"]), f"${m['cost_usd']:.4f}"]
+        for m in detail["cache_misses"]
+    ]
+    return (
+        '<div class="drill"><h3>Why was this expensive</h3>'
+        + bar_chart(why)
+        + "<h3>Turns by cost</h3><table class=turns><tr><th>cost</th><th>requests</th><th>cause</th><th>prompt</th></tr>"
+        + _rows(turns)
+        + "</table><h3>Tools (the results they added to the prompt)</h3>"
+        + bar_chart(tools)
+        + "<h3>Sub-agents</h3><table><tr><th>cost</th><th>type</th><th>agent</th></tr>"
+        + _rows(agents)
+        + "</table><h3>Cache misses</h3><table class=misses><tr><th>turn</th><th>cause</th><th>cost</th></tr>"
+        + _rows(misses)
+        + "</table></div>"
+    )
+
+
+def _costliest(sessions: list[dict[str, Any]]) -> str:
+    if not sessions:
+        return ""
+    parts = ["<h2>Costliest sessions</h2>"]
+    for row in sessions:
+        label = f"{row['id'][:8]}  {row['project']}  ${row['cost_usd']:,.4f}"
+        body = (
+            _drill(row["drill"])
+            if row.get("drill")
+            else "<p>No per-request cost records (an older session).</p>"
+        )
+        parts.append(
+            f'<details class="session" data-session="{escape(row["id"])}"><summary>{escape(label)}</summary>{body}</details>'
+        )
+    return "".join(parts)
+
+
 def render_page(data: dict[str, Any]) -> str:
     total = data["total"]
     tools = data["tools"]
@@ -113,6 +162,7 @@ def render_page(data: dict[str, Any]) -> str:
         + bar_chart(error_rows, "bar err")
         + "<h2>Slowest sessions</h2><table><tr><th>session</th><th>project</th><th>started</th><th>duration</th>"
         + f"<th>cost</th></tr>{slow}</table>"
+        + _costliest(data.get("costliest_sessions") or [])
         + f'<script type="application/json" id="stats-data">{escape(json.dumps(data))}</script>'
         + f"<script>{SCRIPT}</script></body></html>"
     )

@@ -110,22 +110,39 @@ def rewind(argv: list[str]) -> int:
     parser.add_argument("--session", "-r", help="session id or path (default: the latest session here)")
     parser.add_argument("--files-only", action="store_true", help="restore files, keep the conversation")
     parser.add_argument("--conversation-only", action="store_true", help="truncate the conversation only")
+    parser.add_argument("--undo", action="store_true", help="put the files back as before the latest rewind")
+    clash = parser.add_mutually_exclusive_group()
+    clash.add_argument(
+        "--keep-outside-changes",
+        action="store_true",
+        help="leave files changed outside the session as they are",
+    )
+    clash.add_argument(
+        "--overwrite", action="store_true", help="restore even files changed outside the session"
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse printed its usage line; keep its exit code for --help
         return int(exc.code or 0)
-    from yoke.session.commands import rewind_command
+    from yoke.session.commands import rewind_command, undo_rewind_command
     from yoke.session.transcript import yoke_home
 
+    on_conflict = "keep" if args.keep_outside_changes else "overwrite" if args.overwrite else "refuse"
     try:
-        text = rewind_command(
-            cwd=Path.cwd(),
-            home=yoke_home(),
-            message_id=args.message_id,
-            session=args.session,
-            restore_files=not args.conversation_only,
-            restore_conversation=not args.files_only,
-        )
+        if args.undo:
+            text = undo_rewind_command(
+                cwd=Path.cwd(), home=yoke_home(), session=args.session, on_conflict=on_conflict
+            )
+        else:
+            text = rewind_command(
+                cwd=Path.cwd(),
+                home=yoke_home(),
+                message_id=args.message_id,
+                session=args.session,
+                restore_files=not args.conversation_only,
+                restore_conversation=not args.files_only,
+                on_conflict=on_conflict,
+            )
     except (LookupError, ValueError, FileNotFoundError) as exc:
         print(f"yoke rewind: {exc}", file=sys.stderr)
         return 1

@@ -128,6 +128,8 @@ class Compactor:
         post_compact: Callable[[str], Awaitable[str | None]] | None = None,
         auto: bool = True,
         thresholds: Thresholds | None = None,
+        locate: Callable[[Sequence[Message]], list[str | None]] | None = None,
+        compacted: Callable[[], None] | None = None,
     ):
         """summarize: the loop's call of the main model with the given messages followed by the instruction
         (a final user message); it returns the reply text and must not itself trigger compaction.
@@ -136,7 +138,9 @@ class Compactor:
         recent_files / todos / memory_files: re-attached after a full compaction (most recent file first;
         memory_files = those loaded lazily during the session). pre_compact(trigger, instructions) may return
         extra summary instructions (PreCompact hook); post_compact(trigger) may return text to attach
-        (SessionStart "compact" hook). auto=False (or DISABLE_AUTO_COMPACT) stops automatic levels 3-4."""
+        (SessionStart "compact" hook). auto=False (or DISABLE_AUTO_COMPACT) stops automatic levels 3-4.
+        locate(messages) gives the transcript uuids of history messages (the ledger's ranges, `ledger.py`);
+        compacted() is called once turns were dropped (the session offers the Recall tool from then on)."""
         env = os.environ if env is None else env
         self.model = model
         self.summarize = summarize
@@ -153,6 +157,9 @@ class Compactor:
         self.memory_files = memory_files
         self.pre_compact = pre_compact
         self.post_compact = post_compact
+        self.locate = locate
+        self.compacted = compacted
+        self.ledger: list[dict[str, Any]] = []  # every compaction's ledger entries so far (ledger.py)
         self.failures = 0
         self._overhead = overhead_tokens
         self._overhead_cap = max(overhead_tokens, self.effective_window // 4)
@@ -191,6 +198,28 @@ class Compactor:
             self._overhead = min(max(0, sent - answered), self._overhead_cap)
             return sent + estimates.total() - answered
         return estimates.total() + self._overhead
+
+    def coming(self, messages: list[Message], last_usage: Usage | None) -> dict[str, Any] | None:
+        """What the window holds when the next `prepare` will call the model to compact (levels 3-4), so the
+        front-end can say so first; None when it will not."""
+        if self.disabled or not self.auto or self.breaker_open:
+            return None
+        self._observe_usage(last_usage)
+        tokens = self.token_count(messages)
+        if tokens >= self.thresholds.autocompact or (
+            tokens >= self.thresholds.collapse and collapse_cut(messages) > 1
+        ):  # what `prepare` will do: a full summary, or a collapse that has something to fold
+            return self.window_used(tokens, "auto")
+        return None
+
+    def window_used(self, tokens: int, trigger: str) -> dict[str, Any]:
+        window = self.effective_window
+        return {
+            "trigger": trigger,
+            "context_tokens": tokens,
+            "context_window": window,
+            "percent_used": round(100 * tokens / window) if window else 0,
+        }
 
     # ---- the loop's entry points ----------------------------------------------------------------
 
@@ -371,7 +400,12 @@ class Compactor:
         stale: bool = True,
         **extra: Any,
     ) -> int:
-        """Swap in a new history, record its boundary, and return the new token count."""
+        """Swap in a new history, record its boundary, and return the new token count. Dropping turns (levels
+        0, 3, 4) keeps a ledger of them (`ledger.py`) in the summary message and the boundary."""
+        entries: list[dict[str, Any]] = []
+        if kept is not None:
+            dropped = result.messages[: len(result.messages) - kept]
+            new, entries = self._keep_ledger(dropped, new, kept)
         result.messages = new
         if stale:
             self._usage_stale = True
@@ -390,6 +424,25 @@ class Compactor:
         if kept is not None:
             boundary["summaryMessages"] = new[: len(new) - kept]
             boundary["keptMessages"] = kept
+            boundary["ledger"] = entries
+            if self.compacted is not None:
+                self.compacted()
         boundary.update(extra)
         result.boundaries.append(boundary)
         return post
+
+    def _keep_ledger(
+        self, dropped: list[Message], new: list[Message], kept: int
+    ) -> tuple[list[Message], list[dict[str, Any]]]:
+        from yoke.context.ledger import extract_ledger, ledger_text, merge
+
+        uuids = self.locate(dropped) if self.locate is not None else []
+        entries = extract_ledger(dropped, uuids)
+        self.ledger = merge(self.ledger, entries)
+        head = len(new) - kept
+        if not self.ledger or head < 1 or new[0]["role"] != "user":
+            return new, entries
+        content = new[0]["content"]
+        blocks = [text_block(content)] if isinstance(content, str) else list(content)
+        first: Message = {**new[0], "content": [*blocks, text_block(ledger_text(self.ledger))]}
+        return [first, *new[1:]], entries

@@ -115,12 +115,13 @@ class PermissionDecided(AgentEvent):
 
 
 class UsageEvent(AgentEvent):
-    __slots__ = ("model", "usage", "cost_usd", "total_cost_usd")
+    __slots__ = ("model", "usage", "cost_usd", "total_cost_usd", "attribution")
 
     model: str
     usage: Usage  # this round trip
     cost_usd: float
     total_cost_usd: float
+    attribution: dict[str, Any]  # why it cost what it did (`loop/spend.py`: cause, cacheMiss, newResults)
 
     def __init__(
         self,
@@ -131,6 +132,7 @@ class UsageEvent(AgentEvent):
         *,
         agent_id: str = "main",
         parent_tool_use_id: str | None = None,
+        attribution: dict[str, Any] | None = None,
     ) -> None:
         self.agent_id = agent_id
         self.parent_tool_use_id = parent_tool_use_id
@@ -138,6 +140,7 @@ class UsageEvent(AgentEvent):
         self.usage = usage
         self.cost_usd = cost_usd
         self.total_cost_usd = total_cost_usd
+        self.attribution = {} if attribution is None else attribution
 
 
 class Notice(AgentEvent):

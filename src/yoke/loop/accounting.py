@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from yoke.events import ModelUsage
@@ -15,13 +16,19 @@ class CostLedger:
         self.unknown_models: set[str] = set()
         self.prices: dict[str, Any] = {} if prices is None else prices  # model -> Price the user gave
         self.notices: list[str] = []  # said once per unpriced model, taken by the loop
+        # told of every priced request: (source, model, usage, cost, parts, detail); the session records them
+        self.listeners: list[Callable[[str, str, Usage, float, dict[str, float], dict[str, Any]], None]] = []
 
     @property
     def total_cost_usd(self) -> float:
         return sum(self.cost.values())
 
-    def add(self, model: str, usage: Usage) -> float:
-        """Add one response's usage; returns its cost (0 for a model missing from the price table)."""
+    def add(
+        self, model: str, usage: Usage, source: str = "turn", detail: dict[str, Any] | None = None
+    ) -> float:
+        """Add one response's usage; returns its cost (0 for a model missing from the price table). `source`
+        says what asked (a turn's request, compaction, the auto-mode classifier, memory selection); `detail`
+        is the request's attribution (`loop/spend.py`), for the listeners."""
         from yoke.providers.pricing import cost_usd, unpriced_notice
 
         self.per_model.setdefault(model, Usage()).add(usage)
@@ -29,8 +36,13 @@ class CostLedger:
             self.unknown_models.add(model)
             self.notices.append(unpriced_notice(model))
         given = self._given_price(model)
-        cost = _priced(given, usage) if given is not None else cost_usd(model, usage)
+        price = (lambda u: _priced(given, u)) if given is not None else (lambda u: cost_usd(model, u))
+        cost = price(usage)
         self.cost[model] = self.cost.get(model, 0.0) + cost
+        if self.listeners:
+            parts = _parts(price, usage, cost)
+            for listener in self.listeners:
+                listener(source, model, usage, cost, parts, detail or {})
         return cost
 
     def take_notices(self) -> list[str]:
@@ -71,6 +83,18 @@ class CostLedger:
                 int(m.get("cacheCreationInputTokens", 0)),
             )
             self.cost[model] = float(m.get("costUSD", 0.0))
+
+
+def _parts(price: Callable[[Usage], float], usage: Usage, cost: float) -> dict[str, float]:
+    """A request's cost by what it paid for: the answer, the prompt read from the cache, and the prompt not
+    read from it (new or re-written); the last takes the rest, so the parts add up to the cost exactly.
+    Each part is priced at the tier of the whole prompt, as the request is."""
+    prompt = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+    if not prompt:
+        return {"output": cost, "cacheRead": 0.0, "newPrompt": 0.0}
+    read = price(Usage(0, 0, prompt, 0)) / prompt * usage.cache_read_input_tokens
+    output = price(Usage(prompt, usage.output_tokens, 0, 0)) - price(Usage(prompt, 0, 0, 0))
+    return {"output": output, "cacheRead": read, "newPrompt": cost - output - read}
 
 
 def _priced(price: Any, usage: Usage) -> float:

@@ -27,10 +27,12 @@ def accept_answer(agent: Agent, stop: pb.MessageStop, turns: int) -> list[ev.Eve
     uuid = agent.recorder.assistant(stop, message)
     agent.last_usage = stop.usage
     model = stop.model or agent.settings.model
-    cost = agent.ledger.add(model, stop.usage)
+    detail = agent.spend.answered(stop.usage, message)
+    detail.update(agentId=agent.agent_id, parentToolUseId=agent.parent_tool_use_id, messageUuid=uuid)
+    cost = agent.ledger.add(model, stop.usage, "turn", detail)
     return [
         ev.AssistantMessage(message, stop.id, model, stop.stop_reason, stop.usage, uuid),
-        ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd),
+        ev.UsageEvent(model, stop.usage, cost, agent.ledger.total_cost_usd, attribution=detail),
         *(ev.Notice("warning", text) for text in agent.ledger.take_notices()),
         ev.TurnEnded(turns, stop.stop_reason),
     ]

@@ -71,6 +71,9 @@ class Run:
         if agent.keeper is None:
             yield self.result("model_error", "Compaction is not available in this session.")
             return
+        used = getattr(agent.keeper, "window_used", None)
+        if used is not None and getattr(agent.keeper, "token_count", None) is not None:
+            yield compaction_notice(used(agent.keeper.token_count(agent.messages), "manual"))  # type: ignore[attr-defined]
         try:
             reshaped = await agent.keeper.compact(agent.messages, instructions)
         except (RuntimeError, pb.ProviderError) as exc:
@@ -236,6 +239,10 @@ class Run:
         """Stream one model answer. Yields events, then the MessageStop, or a (reason, text, status) tuple."""
         agent = self.agent
         if agent.keeper is not None:
+            coming = getattr(agent.keeper, "coming", None)
+            window = coming(agent.messages, agent.last_usage) if coming is not None else None
+            if window is not None:  # said before the summary's model call (a PreCompact hook may still veto)
+                yield compaction_notice(window)
             for event in self._reshape(await agent.keeper.prepare(agent.messages, agent.last_usage), "auto"):
                 yield event
         request = pb.ModelRequest(
@@ -248,6 +255,7 @@ class Run:
             effort=agent.settings.effort,
             thinking_display=_thinking_display(agent),
         )
+        agent.spend.sending(request.model, request.system, request.tools, request.messages)
         started = time.monotonic()
         previews = EventTranslator()
         self.streaming = True
@@ -296,6 +304,8 @@ class Run:
         if reshaped.messages is not agent.messages:
             agent.messages[:] = reshaped.messages
         events: list[ev.Event] = []
+        if reshaped.boundaries:
+            agent.spend.compacted = True  # the next request's cache miss has its cause
         for boundary in reshaped.boundaries:
             agent.recorder.system(boundary)
             meta = boundary.get("compactMetadata") or {}
@@ -362,6 +372,15 @@ class Run:
         )
         agent.recorder.result(result)
         return result
+
+
+def compaction_notice(window: dict[str, Any]) -> ev.Notice:
+    """The notice that compaction is coming, with how much of the window is used."""
+    text = (
+        f"Compacting the conversation ({window['trigger']}): {window['context_tokens']:,} of "
+        f"{window['context_window']:,} tokens of the context window used ({window['percent_used']}%)."
+    )
+    return ev.Notice("compaction_coming", text, window)
 
 
 def _last_is_prompt(messages: list[Message]) -> bool:

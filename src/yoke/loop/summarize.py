@@ -38,7 +38,9 @@ def make_summarizer(agent: Agent, model: str | None = None) -> Summarize:
         async with aclosing(agent.provider.stream(request)) as stream:  # closed here, never by the GC
             async for event in stream:
                 if isinstance(event, pb.MessageStop):
-                    agent.ledger.add(event.model or request.model, event.usage)
+                    agent.ledger.add(
+                        event.model or request.model, event.usage, "compaction", {"agentId": agent.agent_id}
+                    )
                     return text_of(event.message)
         raise pb.ProviderError("connection", "the summary request ended without an answer")
 

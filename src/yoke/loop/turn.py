@@ -96,6 +96,7 @@ class Agent(Record):
         "inbox",
         "notices",
         "observers",
+        "spend",
         "_pump",
         "_interrupt_requested",
     )
@@ -137,6 +138,9 @@ class Agent(Record):
         self.observers: list[Callable[[ev.Event], None]] = [] if observers is None else observers
         if make_keeper is not None:  # a keeper that summarises with this agent's provider and history
             self.keeper = make_keeper(self)
+        from yoke.loop.spend import SpendTracker
+
+        self.spend = SpendTracker()  # each request's attribution: what it added, why its cache missed
         self._pump: Pump | None = None
         self._interrupt_requested = False
 

@@ -78,7 +78,7 @@ async def model_recall(
     try:
         async for event in agent.provider.stream(request):
             if isinstance(event, pb.MessageStop):
-                agent.ledger.add(event.model or request.model, event.usage)
+                agent.ledger.add(event.model or request.model, event.usage, "memory_selection")
                 answer = text_of(event.message)
     except pb.ProviderError:
         return None

@@ -168,7 +168,7 @@ class AutoMode:
             async for event in stream:
                 if isinstance(event, pb.MessageStop):
                     if self.ledger is not None:
-                        self.ledger.add(event.model or self.model, event.usage)
+                        self.ledger.add(event.model or self.model, event.usage, "auto_mode_classifier")
                     return text_of(event.message)
         raise pb.ProviderError("connection", "the classifier request ended without an answer")
 

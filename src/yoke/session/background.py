@@ -70,5 +70,10 @@ class BackgroundWork:
         inbox = self.session.agent.inbox
         notices = "\n\n".join(inbox)
         inbox.clear()
-        async for event in self.session.query(notices):
-            yield event
+        spend = self.session.agent.spend
+        spend.cause = "background_notice"  # its requests' cost is the notice's, not a prompt's
+        try:
+            async for event in self.session.query(notices):
+                yield event
+        finally:
+            spend.cause = "user_prompt"

@@ -170,6 +170,10 @@ def session_stage(stages: Stages, agent: Agent, inherited: Inherited | None = No
         background=inherited is not None and inherited.options.background,
         stages=stages,
     )
+    if inherited is None:  # one ledger: the root session's transcript gets every request's cost record
+        from yoke.session.spend_records import record_requests
+
+        record_requests(model.ledger, capabilities.recorder, agent.spend)
     auto_memory = capabilities.auto_memory
     if auto_memory is not None:
         resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")

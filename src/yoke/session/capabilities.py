@@ -64,8 +64,11 @@ async def capabilities_stage(
 
     memory = MemoryIndex(cwd, home=Path(env.get("HOME") or Path.home()), env=env)
     recorder = Recorder(model.loaded.transcript, model.loaded.chain)
-    executor = tool_executor(environment, model, registry, gate, recorder, memory, structured, owner)
-    side_events: list[ev.Event] = []  # MCP server state changes, handed out by the session between events
+    # MCP server state changes and checkpoint warnings, handed out by the session between events
+    side_events: list[ev.Event] = []
+    executor = tool_executor(
+        environment, model, registry, gate, recorder, memory, structured, owner, side_events
+    )
     mcp = await _session_mcp(environment, registry, gate, executor, side_events)
     if mcp is not None:
         resources.add(mcp, "MCP servers")
@@ -314,6 +317,7 @@ def tool_executor(
     memory: Any,
     structured: Any,
     owner: Owner,
+    side_events: list[Any] | None = None,
 ) -> Any:
     """The tool executor, its lifecycle (the front-end's listeners, --json-schema's), the session's tool
     context and services (the agent runner among them), and the collaborators that watch tool calls."""
@@ -364,7 +368,10 @@ def tool_executor(
         files=options.workspace_files,  # the front-end's, if any
         terminal=options.command_terminal,
     )
-    observers: list[ToolObserver] = [Checkpointer(session_dir, recorder), NestedMemory(memory)]
+    checkpointer = Checkpointer(
+        session_dir, recorder, cwd, side_events.append if side_events is not None else None
+    )
+    observers: list[ToolObserver] = [checkpointer, NestedMemory(memory)]
     return ToolExecutor(registry, gate, ctx, lifecycle, [*observers, extensions.observer])
 
 

@@ -4,6 +4,7 @@ builds and hands to the loop; nothing is assigned into the loop from outside."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,24 +25,62 @@ def _touched(tool: Tool, input: dict[str, Any], cwd: Path) -> Path | None:
 
 
 class Checkpointer:
-    """Before a file-changing call, keep the file's prior content so `yoke rewind` can restore it."""
+    """Before a turn's first change (any tool that is not read-only: Bash, MCP, sub-agents too) snapshot the
+    whole tree, and before a file-changing call keep the file's prior content, so `/rewind` can restore
+    them; when the turn ends, snapshot the tree again (what the session left: a later rewind tells the
+    user's own edits from it). A turn that changes nothing costs nothing."""
 
-    def __init__(self, session_dir: Path, recorder: Recorder):
+    def __init__(
+        self,
+        session_dir: Path,
+        recorder: Recorder,
+        cwd: Path | None = None,
+        say: Callable[[Any], None] | None = None,
+    ):
         from yoke.session.checkpoints import Checkpoints
 
-        self.checkpoints = Checkpoints(session_dir)
+        self.checkpoints = Checkpoints(session_dir, cwd)
         self.recorder = recorder
+        self.say = say  # a warning for the user, shown with the running query's events
+        self.skipped: set[str] = set()  # too large to snapshot, already noted in the transcript
+        recorder.on_result.append(self.turn_ended)
 
     def before_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None:
+        uuid = self.recorder.last_prompt_uuid
+        if uuid is None:
+            return
+        self._tree(uuid, "start")
         if tool.kind not in ("edit", "delete", "move"):
             return
         path = _touched(tool, input, ctx.cwd)
-        if path is None or self.recorder.last_prompt_uuid is None:
+        if path is None:
             return
         try:
-            self.checkpoints.snapshot(path, self.recorder.last_prompt_uuid)
+            self.checkpoints.snapshot(path, uuid)
         except (OSError, ValueError):
             pass  # a checkpoint that cannot be taken must not block the edit
+
+    def turn_ended(self) -> None:
+        if self.recorder.last_prompt_uuid is not None:
+            self._tree(self.recorder.last_prompt_uuid, "end")
+
+    def _tree(self, uuid: str, phase: str) -> None:
+        # TreeError is a ValueError (not imported: a -p that changes nothing never imports the tree store);
+        # a checkpoint that cannot be taken must not block the work
+        try:
+            snap = self.checkpoints.snapshot_tree(uuid, phase)
+        except (OSError, ValueError):
+            return
+        new = [p for p in (snap.skipped if snap is not None else []) if p not in self.skipped]
+        if new:  # noted once in the transcript; a rewind lists them again
+            self.skipped.update(new)
+            shown = ", ".join(new[:5]) + (f" and {len(new) - 5} more" if len(new) > 5 else "")
+            text = f"Checkpoint: {len(new)} large file(s) not snapshotted (a rewind leaves them as they are): {shown}"
+            self.recorder.notice("checkpoint", text)
+            if self.say is not None:
+                from yoke import events as ev
+
+                self.say(ev.Notice("warning", text))
 
     def after_success(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None:
         return None
@@ -77,6 +116,15 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
     from yoke.loop.summarize import make_summarizer
 
     state = agent.executor.ctx.session
+    registry, transcript = agent.executor.registry, agent.recorder.transcript.path
+
+    def offer_recall() -> None:  # imported when needed: the tool's module brings pydantic
+        from yoke.session.history_recall import offer_recall
+
+        offer_recall(registry, transcript, session_dir)
+
+    if _compacted_before(transcript):  # a resumed session whose turns were dropped: Recall from the start
+        offer_recall()
     tools_json = json.dumps([spec.input_schema for spec in agent.executor.registry.specs()])
     overhead = (sum(len(b.get("text", "")) for b in agent.system) + len(tools_json)) // 4
     lifecycle = agent.lifecycle
@@ -91,7 +139,17 @@ def make_compactor(agent: Agent, model: str, session_dir: Path, memory: MemoryIn
         memory_files=lambda: list(memory.later),
         pre_compact=_pre_compact(lifecycle),
         post_compact=_post_compact(lifecycle),
+        locate=agent.recorder.locate,  # the ledger's transcript ranges
+        compacted=offer_recall,  # the dropped turns come back
     )
+
+
+def _compacted_before(transcript: Path) -> bool:
+    try:
+        with open(transcript, "rb") as fh:
+            return any(b'"keptMessages"' in line and b'"compact_boundary"' in line for line in fh)
+    except OSError:
+        return False
 
 
 def _pre_compact(lifecycle: Lifecycle) -> Any:

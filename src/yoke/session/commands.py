@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from yoke.session.checkpoints import Checkpoints
+from yoke.session.checkpoints import CheckpointError, Checkpoints
 from yoke.session.records import system_record
 from yoke.session.store import (
     SessionError,
@@ -100,6 +100,7 @@ def rewind_command(
     restore_files: bool = True,
     restore_conversation: bool = True,
     entrypoint: str = "cli",
+    on_conflict: str = "refuse",
 ) -> str:
     """Rewind a session to just before the user message `message_id`: restore the files its turns changed
     and/or cut the conversation back (a `rewind` record, so `yoke -c` continues from there). Without a
@@ -115,7 +116,7 @@ def rewind_command(
     path, uuid = _locate_message(message_id, cwd, home, session)
     transcript = _claimed(path)  # nothing is changed beside a running session
     try:
-        return _rewind(transcript, path, uuid, restore_files, restore_conversation, entrypoint)
+        return _rewind(transcript, path, uuid, restore_files, restore_conversation, entrypoint, on_conflict)
     finally:
         transcript.close()
 
@@ -127,23 +128,99 @@ def _rewind(
     restore_files: bool,
     restore_conversation: bool,
     entrypoint: str,
+    on_conflict: str = "refuse",
 ) -> str:
     later = _uuids_after(path, uuid)
     checkpoints = Checkpoints(path.parent / path.stem)
-    restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later)
+    restored = checkpoints.rewind(uuid, restore_files=restore_files, later=later, on_conflict=on_conflict)  # type: ignore[arg-type]
     lines = []
     if restore_files:
         if restored:
             lines.append(f"Restored {len(restored)} file(s) to their state before message {uuid}:")
             lines += [f"  {p}" for p in restored]
         else:
-            lines.append("No files were changed by Yoke's file tools since that message; nothing to restore.")
+            lines.append("No files were changed by this session since that message; nothing to restore.")
+        lines += rewind_notes(checkpoints)
     if restore_conversation:
         _write_rewind(transcript, path, uuid, entrypoint)
         lines.append(
             f"Conversation of session {path.stem} cut back to before that message; `yoke -c` continues there."
         )
     return "\n".join(lines)
+
+
+def rewind_notes(checkpoints: Checkpoints) -> list[str]:
+    """What a tree rewind left as it was (kept outside edits, files too large to snapshot), and how to undo it."""
+    done = checkpoints.last_rewind
+    if done is None:
+        return []
+    lines = []
+    if done.kept:
+        lines.append(
+            f"Kept {len(done.kept)} file(s) changed outside this session: " + ", ".join(done.kept[:10])
+        )
+    if done.skipped:
+        lines.append(
+            f"Left {len(done.skipped)} file(s) too large to snapshot as they are: "
+            + ", ".join(done.skipped[:10])
+        )
+    lines.append("Undo this with /rewind undo (or `yoke rewind --undo`).")
+    return lines
+
+
+def undo_rewind_command(
+    *, cwd: str | Path, home: Path | None = None, session: str | None = None, on_conflict: str = "refuse"
+) -> str:
+    """Put the files back as they were before the session's latest rewind."""
+    home = home or yoke_home()
+    path = find_session(session, cwd, home) if session else latest_session(cwd, home)
+    if path is None:
+        return f"No sessions yet in {cwd}."
+    transcript = _claimed(path)
+    lines: list[str] = []
+    try:
+        rewind = _last_rewind_record(path)
+        if rewind is not None:  # the conversation comes back too, when nothing was said since
+            _write_undone(transcript, path, rewind)
+            lines.append("The conversation cut by the latest rewind is back.")
+        checkpoints = Checkpoints(path.parent / path.stem)
+        try:
+            restored = checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
+        except CheckpointError:
+            if not lines:
+                raise
+            return "\n".join(lines)
+    finally:
+        transcript.close()
+    lines.append(f"Undid the latest rewind: {len(restored)} file(s) put back as they were before it.")
+    lines += [f"  {p}" for p in restored]
+    return "\n".join(lines + rewind_notes(checkpoints)[:-1])
+
+
+def _last_rewind_record(path: Path) -> dict[str, Any] | None:
+    """The newest `rewind` record, when no message follows it and no undo voided it."""
+    last: dict[str, Any] | None = None
+    for record in load_records(path):
+        kind, subtype = record.get("type"), record.get("subtype")
+        if kind == "system" and subtype == "rewind":
+            last = record
+        elif kind == "system" and subtype == "rewind_undone" or kind in ("user", "assistant"):
+            last = None
+    return last
+
+
+def _write_undone(transcript: Transcript, path: Path, rewind: dict[str, Any]) -> None:
+    loaded = load_conversation(path)
+    transcript.append(
+        system_record(
+            "rewind_undone",
+            session_id=loaded.session_id,
+            cwd=loaded.cwd or str(Path.cwd()),
+            parent_uuid=rewind.get("uuid"),
+            fields={"rewindUuid": rewind.get("uuid"), "content": "Undid the rewind"},
+            entrypoint="cli",
+        )
+    )
 
 
 def _uuids_after(path: Path, uuid: str) -> list[str]:

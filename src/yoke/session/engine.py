@@ -281,17 +281,23 @@ class Session:
         runs it in `-p` and stream-json input): the notices are its prompt."""
         return self.background_work.follow_up()
 
-    def rewind_files(self, user_message_id: str) -> list[Path]:
-        """Put back every file the session changed since the prompt `user_message_id` (its checkpoints);
-        returns the paths restored. ValueError when that prompt changed no file."""
+    def rewind_files(
+        self, user_message_id: str, on_conflict: str = "refuse", undo: bool = False
+    ) -> list[Path]:
+        """Put back the whole tree (or, outside a project, every file the file tools changed) as it was before
+        the prompt `user_message_id`; with `undo`, as it was before the latest rewind. Returns the paths
+        restored. ValueError when that prompt changed nothing, or when files changed outside the session
+        would be overwritten and `on_conflict` is "refuse" (else "keep" or "overwrite"): session/rewind.py."""
         from yoke.session.checkpoints import Checkpoints
 
-        checkpoints = Checkpoints(self.session_dir)
+        checkpoints = Checkpoints(self.session_dir, self.cwd)
+        if undo:
+            return checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
         uuids = checkpoints.message_uuids()
         if user_message_id not in uuids:
             raise ValueError(f"no file checkpoint for message {user_message_id}")
         later = uuids[uuids.index(user_message_id) + 1 :]
-        return checkpoints.rewind(user_message_id, restore_files=True, later=later)
+        return checkpoints.rewind(user_message_id, restore_files=True, later=later, on_conflict=on_conflict)  # type: ignore[arg-type]
 
     def context_usage(self) -> dict[str, Any]:
         """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from yoke.messages import Message, text_of
@@ -18,6 +19,10 @@ class Recorder:
         self.transcript = transcript
         self.chain = chain
         self.last_prompt_uuid: str | None = None  # the user prompt the running query answers (checkpoints)
+        self.on_result: list[Callable[[], None]] = []  # after a query's result is written (tree checkpoints)
+        # history message -> its record's uuid, for a compaction ledger's ranges (id() with the message held, so
+        # an id is never reused while it is here; a compaction takes the messages it dropped out)
+        self._uuids: dict[int, tuple[Message, str]] = {}
 
     @property
     def session_id(self) -> str:
@@ -31,6 +36,7 @@ class Recorder:
             kwargs["tool_use_result"] = tool_use_result
         record = self.chain.user(message, is_meta=meta, **kwargs)
         self.transcript.append(record)
+        self._uuids[id(message)] = (message, record["uuid"])
         if prompt:
             self.last_prompt_uuid = record["uuid"]
             text = message["content"] if isinstance(message["content"], str) else text_of(message)
@@ -42,7 +48,17 @@ class Recorder:
             message, message_id=stop.id, model=stop.model, stop_reason=stop.stop_reason, usage=stop.usage
         )
         self.transcript.append(record)
+        self._uuids[id(message)] = (message, record["uuid"])
         return record["uuid"]
+
+    def locate(self, messages: Sequence[Message]) -> list[str | None]:
+        """The uuids of history messages this recorder wrote (None for one it did not: a summary, a message
+        of a resumed history); they are let go, as a compaction drops them."""
+        out: list[str | None] = []
+        for message in messages:
+            held = self._uuids.pop(id(message), None)
+            out.append(held[1] if held is not None and held[0] is message else None)
+        return out
 
     def permission(self, decided: ev.PermissionDecided) -> None:
         fields = records.permission_decision_fields(
@@ -78,3 +94,5 @@ class Recorder:
         if result.is_error and result.text:
             fields["errorText"] = result.text[:2000]  # what the failed turn said, for exports
         self.transcript.append(self.chain.system("turn_result", fields))
+        for hook in self.on_result:
+            hook()

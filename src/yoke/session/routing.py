@@ -45,7 +45,9 @@ class PromptRouter:
 
 
 def default_router() -> PromptRouter:
-    return PromptRouter([mcp_prompt], [compact_route, command_route], mention_query)
+    from yoke.session.uncompact import uncompact_route
+
+    return PromptRouter([mcp_prompt], [compact_route, uncompact_route, command_route], mention_query)
 
 
 async def mcp_prompt(session: Session, prompt: Any) -> Any:

@@ -151,12 +151,15 @@ def _find_in(ref: str, cwd: str | Path, base: Path) -> Path | None:
 # ---- loading ---------------------------------------------------------------------------------------
 
 
-def load_conversation(path: Path) -> LoadedSession:
-    """Rebuild a session's history and state from its transcript."""
+def load_conversation(path: Path, full: bool = False) -> LoadedSession:
+    """Rebuild a session's history and state from its transcript. `full`: every message, as if no
+    compaction had summarized any (what `/uncompact` puts back); an `uncompact` record does the same from
+    its place on."""
     if not path.is_file():
         raise SessionError(f"No transcript at {path}.")
     loaded = LoadedSession(path=path, session_id=path.stem, messages=[], uuids=[], last_uuid=None)
     pairs: list[tuple[Message, str | None]] = []
+    every: list[tuple[Message, str | None]] = []  # no compaction applied
     session_id: str | None = None
     records = _conversation(path, loaded.repairs)
     for record in records:
@@ -169,12 +172,15 @@ def load_conversation(path: Path) -> LoadedSession:
             message = _message_of(record)
             if message is not None:
                 pairs.append((message, record.get("uuid")))
+                every.append((message, record.get("uuid")))
                 if kind == "assistant":
                     loaded.model = (record.get("message") or {}).get("model") or loaded.model
                 elif loaded.first_prompt is None:
                     loaded.first_prompt = _prompt_text(record)
         elif kind == "system" and not record.get("isSidechain"):
             pairs = _apply_system(record, pairs, loaded)
+            if record.get("subtype") == "uncompact" or (full and record.get("subtype") == "compact_boundary"):
+                pairs = list(every)
         elif kind == "todos" and isinstance(record.get("todos"), list):
             loaded.todos = record["todos"]
         elif kind == "last-prompt":
@@ -312,7 +318,18 @@ def _effective_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records with rewinds applied: a `rewind` record removes the conversation records (messages and
     compactions) from its target on, keeping costs, grants and todos."""
     effective: list[dict[str, Any]] = []
+    undone = {
+        r.get("rewindUuid")
+        for r in records
+        if r.get("type") == "system" and r.get("subtype") == "rewind_undone"
+    }
     for record in records:
+        if (
+            record.get("type") == "system"
+            and record.get("subtype") == "rewind"
+            and record.get("uuid") in undone
+        ):
+            continue  # `/rewind undo` gave the conversation back
         if record.get("type") == "system" and record.get("subtype") == "rewind":
             target = record.get("targetUuid")
             index = next((i for i, r in enumerate(effective) if r.get("uuid") == target), None)

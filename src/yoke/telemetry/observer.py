@@ -236,6 +236,7 @@ class TelemetryObserver(ToolTelemetry):
         if request is not None:
             self._drop_latest(request)
             request.attrs.update(figures)
+            request.attrs.update(spend_attributes(event.attribution))
             self.span("claude_code.llm_request", request, now)
 
     def _drop_latest(self, request: OpenSpan) -> None:
@@ -287,6 +288,23 @@ class TelemetryObserver(ToolTelemetry):
 
     def model_changed(self, model: str) -> None:
         self._model = model
+
+
+def spend_attributes(attribution: dict[str, Any]) -> dict[str, Any]:
+    """Where a request's money went, as span attributes (Yoke's own `yoke.*` names): its cause, why its
+    cache missed, and the tool results it added to the prompt."""
+    attrs: dict[str, Any] = {}
+    if attribution.get("cause"):
+        attrs["yoke.cause"] = attribution["cause"]
+    misses = attribution.get("cacheMiss") or []
+    if misses:
+        attrs["yoke.cache_miss"] = True
+        attrs["yoke.cache_miss.causes"] = ",".join(m["kind"] for m in misses)
+        attrs["yoke.cache_miss.detail"] = "; ".join(m["detail"] for m in misses)
+    results = attribution.get("newResults") or []
+    if results:
+        attrs["yoke.new_tool_results"] = ",".join(f"{name}:{size}" for _, name, size in results)
+    return attrs
 
 
 _HANDLERS: dict[type, Any] = {

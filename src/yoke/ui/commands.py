@@ -142,6 +142,14 @@ async def _compact(ui: Any, args: str) -> None:
     await ui.turn("", echo=False, compact=args)
 
 
+@command("uncompact", "Put the full history back in place of the compaction summaries, when it fits")
+async def _uncompact(ui: Any, args: str) -> None:
+    from yoke.session.uncompact import uncompact
+
+    text, done = uncompact(ui.session)
+    ui.say(f"  {text}", "dim" if done else "yellow")
+
+
 @command("exit", "Leave Yoke")
 async def _exit(ui: Any, args: str) -> None:
     ui.exit(0)

@@ -111,12 +111,15 @@ def _replay_tail(ui: Any, count: int = 6) -> None:
             ui.emit(ui.painter.markdown(text))
 
 
-@command("rewind", "Go back to an earlier message (code, conversation or both)")
+@command("rewind", "Go back to an earlier message (code, conversation or both); /rewind undo reverses one")
 async def _rewind(ui: Any, args: str) -> None:
-    from yoke.session.commands import prompts_of, rewind_command
+    from yoke.session.commands import prompts_of
 
     session = ui.session
     path = session.transcript_path
+    if args.strip() == "undo":
+        await _reopened(ui, lambda on_conflict: _undo(ui, path, on_conflict))
+        return
     prompts = prompts_of(path) if path.exists() else []
     if not prompts:
         ui.say("  Nothing to rewind yet.", "dim")
@@ -131,24 +134,59 @@ async def _rewind(ui: Any, args: str) -> None:
     how = await ui.choose(ui.painter.line(f"Rewind to before: {options[index]}", "bold"), modes)
     if how is None or how == 3:
         return
-    session_id = session.id
-    await session.close("other")
+    done = await _reopened(ui, lambda on_conflict: _rewind_to(ui, path, uuid, how, on_conflict))
+    if done and how in (0, 1):
+        ui.prefill(text)  # the message comes back to the prompt, to edit and send again
+
+
+def _rewind_to(ui: Any, path: Path, uuid: str, how: int, on_conflict: str) -> str:
+    from yoke.session.commands import rewind_command
+
+    return rewind_command(
+        uuid,
+        cwd=ui.cwd,
+        home=_home(ui),
+        session=str(path),
+        restore_files=how in (0, 2),
+        restore_conversation=how in (0, 1),
+        on_conflict=on_conflict,
+    )
+
+
+def _undo(ui: Any, path: Path, on_conflict: str) -> str:
+    from yoke.session.commands import undo_rewind_command
+
+    return undo_rewind_command(cwd=ui.cwd, home=_home(ui), session=str(path), on_conflict=on_conflict)
+
+
+async def _reopened(ui: Any, work: Any) -> bool:
+    """Run `work(on_conflict)` with the session closed (the rewind writes its transcript), then reopen it.
+    Files changed outside the session would be overwritten: the user says whether to keep them."""
+    from yoke.session.rewind import RewindConflict
+
+    session_id = ui.session.id
+    await ui.session.close("other")
     ui.session = None
+    done = False
     try:
-        summary = rewind_command(
-            uuid,
-            cwd=ui.cwd,
-            home=_home(ui),
-            session=str(path),
-            restore_files=how in (0, 2),
-            restore_conversation=how in (0, 1),
-        )
+        summary = work("refuse")
+        done = True
+    except RewindConflict as exc:
+        ui.say(f"  {exc}", "yellow")
+        choices = ["Keep their changes, restore the rest", "Overwrite them too", "Cancel"]
+        pick = await ui.choose(ui.painter.line("Files were changed outside this session", "bold"), choices)
+        summary = "Nothing was restored."
+        if pick in (0, 1):
+            try:
+                summary = work("keep" if pick == 0 else "overwrite")
+                done = True
+            except (LookupError, ValueError, OSError) as again:
+                summary = f"Could not rewind: {again}"
     except (LookupError, ValueError, OSError) as exc:
         summary = f"Could not rewind: {exc}"
     await ui.open_session(resume=session_id)
     ui.say("  " + summary.replace("\n", "\n  "), "dim")
-    if how in (0, 1):
-        ui.prefill(text)  # the message comes back to the prompt, to edit and send again
+    return done
 
 
 def _home(ui: Any) -> Path:

@@ -156,6 +156,8 @@ class StreamLines:
             return [self._system("api_retry", **event.data)]
         if event.kind in SILENT_NOTICES:
             return []
+        if event.kind == "compaction_coming":  # before the work, as Claude Code says it; with the window used
+            return [self._system("status", status="compacting", **event.data)]
         if event.kind == "stop_hook_blocked":  # after the hook's feedback line, as 2.1.330 writes it
             return [
                 self._system("notification", key="stop-hook-error", text=event.message, priority="immediate")
