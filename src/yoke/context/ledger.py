@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from yoke.jsonsafe import loads as safe_loads
 from yoke.messages import Message
 
 LEDGER_HEAD = "Ledger of the compacted turns"
@@ -108,7 +109,7 @@ def extract_ledger(span: Sequence[Message], uuids: Sequence[str | None]) -> list
 
 
 def _tool_call(raw: str, uuid: str | None, note: Any) -> None:
-    call = json.loads(raw)
+    call = safe_loads(raw)
     given = call.get("input") if isinstance(call.get("input"), dict) else {}
     if isinstance(given.get("command"), str):
         note("command", given["command"], uuid)

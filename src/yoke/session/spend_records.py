@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.jsonsafe import loads as safe_loads
+
 if TYPE_CHECKING:
     from yoke.loop.accounting import CostLedger
     from yoke.loop.spend import SpendTracker
@@ -53,7 +55,6 @@ def last_request(path: Path, tail_bytes: int = 1 << 20) -> dict[str, Any] | None
     """The main agent's newest `request_cost` record in the transcript's last `tail_bytes` (read from the
     end: a long transcript costs no more than a short one), with the newest fingerprint (`shape`, written
     only when it changed) laid over it."""
-    import json
 
     try:
         with open(path, "rb") as fh:
@@ -68,7 +69,7 @@ def last_request(path: Path, tail_bytes: int = 1 << 20) -> dict[str, Any] | None
         if b'"request_cost"' not in line:
             continue
         try:
-            record = json.loads(line)
+            record = safe_loads(line)
         except ValueError:
             continue
         if (

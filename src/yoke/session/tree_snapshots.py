@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.gitsafe import program_overrides, run_git_plumbing, run_hardened_git
+from yoke.jsonsafe import loads as safe_loads
 from yoke.records import Record
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -79,7 +80,7 @@ class TreeStore:
         `cwd`); None when there is none (not a project)."""
         meta = store / "root.json"
         try:
-            saved = json.loads(meta.read_text(encoding="utf-8"))
+            saved = safe_loads(meta.read_text(encoding="utf-8"))
             return cls(
                 store,
                 Path(saved["root"]),
