@@ -62,6 +62,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports --config .importlinter
+	$(PY) scripts/check_spawn.py
 	$(PY) scripts/check_types.py
 
 bench: $(VENV)/.dev-installed

@@ -78,13 +78,14 @@ def program_overrides(
     configuration names, whatever that driver is called. One `git config --list` (which runs nothing)."""
     import subprocess
 
+    from yoke import spawn
+
     try:
-        proc = subprocess.run(
+        proc = spawn.run(
             hardened_git_argv("config", "--list", "-z"),
-            cwd=str(cwd),
+            confine=None,  # Yoke's own hardened git, which runs nothing the repository names
+            cwd=cwd,
             env=env or hardened_git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=timeout_s,
         )
     except (OSError, subprocess.SubprocessError):
@@ -110,20 +111,21 @@ def run_hardened_git(
     commands that never run one (`rev-parse`) may skip that. Never raises."""
     import subprocess
 
+    from yoke import spawn
+
     env = hardened_git_env()
     overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
     procs: list[Any] = []
     for args in commands:
         try:
             procs.append(
-                subprocess.Popen(
+                spawn.popen(
                     hardened_git_argv(*args, overrides=overrides),
-                    cwd=str(cwd),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
+                    confine=None,  # Yoke's own hardened git
+                    cwd=cwd,
+                    stdout=spawn.PIPE,
+                    stderr=spawn.DEVNULL,
                     env=env,
-                    start_new_session=True,
                 )
             )
         except OSError:
@@ -137,9 +139,10 @@ def run_hardened_git(
         try:
             out, _ = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            proc.kill()
+            spawn.signal_group(proc.pid, 9)
             proc.communicate()
             out = None
+        spawn.forget_group(proc.pid)
         ok = out is not None and proc.returncode == 0
         outputs.append(out.decode("utf-8", errors="replace").rstrip("\n") if ok else None)
     return outputs

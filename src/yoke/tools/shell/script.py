@@ -70,21 +70,13 @@ async def make_snapshot(
     if not rc_file.is_file():
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
+    from yoke import spawn
     from yoke.tools.shell.process import bash_path, kill_process_group
 
     argv = [bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP, "yoke-snapshot", str(rc_file),
             str(out)]  # fmt: skip
     try:
-        if launch is not None:
-            argv = launch(argv)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-        )  # fmt: skip
+        proc = await spawn.start(argv, confine=launch, stdout=spawn.DEVNULL, stderr=spawn.DEVNULL, env=env)
     except Exception:  # no sandbox, no snapshot: never run the rc file outside it
         return None
     try:
