@@ -23,6 +23,7 @@ import atexit
 import os
 import signal
 import subprocess
+import threading
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
@@ -202,20 +203,22 @@ def run(
 # The one piece of module state: a backstop must outlive any session object.
 _live_groups: set[int] = set()
 _atexit_registered = False
+_lock = threading.Lock()  # git is started from worker threads too
 GUARD_GRACE_S = "1"  # between the guard's SIGTERM and its SIGKILL
 
 
 def track_group(pgid: int) -> None:
     """List a group with the guard (the door does this for every child it starts)."""
     global _atexit_registered
-    for old in [g for g in _live_groups if not group_alive(g)]:  # pids get reused: keep only live groups
-        _live_groups.discard(old)
-        _tell_guard(f"-{old}")
-    _live_groups.add(pgid)
-    _tell_guard(f"+{pgid}")
-    if not _atexit_registered:
-        atexit.register(_kill_tracked_groups)
-        _atexit_registered = True
+    with _lock:
+        for old in [g for g in _live_groups if not group_alive(g)]:  # pids get reused: keep live groups
+            _live_groups.discard(old)
+            _tell_guard(f"-{old}")
+        _live_groups.add(pgid)
+        _tell_guard(f"+{pgid}")
+        if not _atexit_registered:
+            atexit.register(_kill_tracked_groups)
+            _atexit_registered = True
 
 
 # The guard: a small bash process, in a session of its own, reading the groups to watch from a pipe only
@@ -315,8 +318,9 @@ def signal_group(pgid: int, sig: int) -> bool:
 def forget_group(pgid: int) -> None:
     """Stop listing a group once nothing in it can be running any more."""
     if not group_alive(pgid):
-        _live_groups.discard(pgid)
-        _tell_guard(f"-{pgid}")
+        with _lock:
+            _live_groups.discard(pgid)
+            _tell_guard(f"-{pgid}")
 
 
 def _kill_tracked_groups() -> None:

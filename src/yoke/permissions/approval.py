@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from yoke.paths import ResolvedPath, is_inside, is_secret, real_dirs
-from yoke.permissions.matching import CallFacts, path_family
+from yoke.permissions.matching import SHELL_TOOLS, CallFacts, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.permissions.sandbox_exclusions import command_excluded
@@ -133,8 +133,9 @@ class Approval:
         if not analysis.analysable:
             return None
         cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
+        shells = facts.names & SHELL_TOOLS  # Bash's rules approve Monitor's command; Monitor's never Bash's
         whole = next(
-            (r for r in [*self.allow, *self.session_rules] if r.tool == "Bash" and r.whole_tool), None
+            (r for r in [*self.allow, *self.session_rules] if r.tool in shells and r.whole_tool), None
         )
         sources: list[str] = []
         for inv in analysis.invocations:
@@ -142,7 +143,7 @@ class Approval:
             source = (
                 _rule_source(whole)
                 if whole is not None
-                else self._approve_invocation(inv, cwds, literal, edits)
+                else self._approve_invocation(inv, cwds, literal, edits, shells)
             )
             if source is None:
                 return self._sandbox_auto_allow(facts)
@@ -175,7 +176,12 @@ class Approval:
         return Confinement(kind, git_writes)
 
     def _approve_invocation(
-        self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
+        self,
+        inv: Invocation,
+        cwds: list[str] | None,
+        literal_line: bool,
+        edits_ok: bool = True,
+        shells: frozenset[str] | set[str] = frozenset({"Bash"}),
     ) -> str | None:
         """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
         or acceptEdits approves one command of the line."""
@@ -186,7 +192,7 @@ class Approval:
         )
         if inv.allow_text is not None and chdir_ok:
             for rule in [*self.allow, *self.session_rules]:
-                if rule.tool != "Bash" or rule.whole_tool or path_family(rule):
+                if rule.tool not in shells or rule.whole_tool or path_family(rule):
                     continue
                 spec = rule.specifier or ""
                 if inv.allow_exact_only and "*" in spec:
