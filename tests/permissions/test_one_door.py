@@ -132,3 +132,58 @@ async def test_a_monitor_command_the_fast_path_allowed_runs_confined(
     assert [r.source for r in results] == ["read-only", "read-only"]  # the analyser was fooled
     assert not (project / "created.txt").exists()
     assert (project / "data.txt").read_text() == "keep me\n"
+
+
+# ---- 4. skill and command `!` lines keep the gate's confinement --------------------------------------------
+
+
+async def run_prompt(project: Path, home: Path, prompt: str, **options: Any) -> list:
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}] * 2) as srv:
+        session = await open_session(
+            SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)
+        )
+        try:
+            return [e async for e in session.query(prompt)]
+        finally:
+            await session.close()
+
+
+def plant_lines(project: Path, lines: str) -> None:
+    """The same `!` lines as a project command and as a project skill (an untrusted clone's files)."""
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "lines.md").write_text(f"Ran: {lines}\n")
+    skill = project / ".claude" / "skills" / "liner"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(f"---\nname: liner\ndescription: runs lines\n---\nRan: {lines}\n")
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+@pytest.mark.parametrize("prompt", ["/lines", "/liner"])
+async def test_a_skill_line_the_fast_path_allowed_runs_confined(
+    tmp_path: Path, mislabel: None, mode: str, prompt: str
+) -> None:
+    """The analyser is fooled into calling `touch`/`rm` read-only; the command's and the skill's `!` lines
+    are allowed by the fast path, and the kernel still holds them to reading."""
+    home, project = make_project(tmp_path)
+    plant_lines(project, "!`touch created.txt` and !`rm data.txt`")
+    events = await run_prompt(project, home, prompt, permission_mode=mode)
+    assert any(isinstance(e, ev.Result) for e in events)
+    assert not (project / "created.txt").exists()
+    assert (project / "data.txt").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_skill_line_is_judged_in_every_mode(tmp_path: Path, kernel: str, mode: str) -> None:
+    """Outside the fast paths a `!` line is judged as the Bash call it is: a deny rule and the critical-rm
+    guard hold in every mode, bypassPermissions included."""
+    home, project = make_project(tmp_path)
+    plant_lines(project, f"!`rm data.txt` !`rm -rf {project}`")
+    for prompt in ("/lines", "/liner"):
+        events = await run_prompt(
+            project, home, prompt, permission_mode=mode, disallowed_tools=["Bash(rm:*)"]
+        )
+        result = next(e for e in events if isinstance(e, ev.Result))
+        assert result.is_error or "not allowed" in json.dumps(str(events))
+    assert (project / "data.txt").read_text() == "keep me\n"
