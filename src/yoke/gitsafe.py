@@ -26,6 +26,12 @@ HARDENED_CONFIG = (
     "diff.external=",
     "protocol.allow=never",
     "credential.helper=",
+    # Submodules are not entered: a submodule's own configuration (its filters, drivers, fsmonitor) is
+    # another file than the one `program_overrides` read, and git would start a child git in it.
+    "submodule.recurse=false",
+    "diff.ignoreSubmodules=all",
+    "status.submoduleSummary=false",
+    "fetch.recurseSubmodules=false",
 )
 HARDENED_PATH = "/usr/local/bin:/usr/bin:/bin"
 

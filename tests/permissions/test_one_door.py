@@ -187,3 +187,149 @@ async def test_a_skill_line_is_judged_in_every_mode(tmp_path: Path, kernel: str,
         result = next(e for e in events if isinstance(e, ev.Result))
         assert result.is_error or "not allowed" in json.dumps(str(events))
     assert (project / "data.txt").read_text() == "keep me\n"
+
+
+# ---- 5. auto mode's edits and mixed lines are never unconfined -------------------------------------------
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    from tests.permissions.helpers import make_world
+
+    return make_world(tmp_path)
+
+
+async def decide(world: Any, command: str, **gate: Any) -> Any:
+    from tests.permissions.helpers import TOOLS
+
+    return await world.gate(**gate).decide(TOOLS["Bash"], {"command": command}, world.ctx())
+
+
+@pytest.mark.parametrize("mode", ["acceptEdits", "auto"])
+async def test_edits_the_mode_allowed_run_confined_to_the_working_directories(world: Any, mode: str) -> None:
+    from yoke.sandbox.confine import WORKDIRS
+
+    decision = await decide(world, "mkdir src/y && touch src/y/new.py", mode=mode)
+    assert decision.behavior == "allow" and decision.source == f"mode:{mode}"
+    assert decision.confinement is not None and decision.confinement.kind == WORKDIRS
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "auto", "dontAsk"])
+async def test_a_mixed_line_runs_under_the_tightest_confinement_its_rule_parts_allow(
+    world: Any, mode: str
+) -> None:
+    from yoke.sandbox.confine import READ_ONLY, WORKDIRS
+
+    # a rule-approved reader beside a fast-path reader: read-only
+    reader = await decide(world, "cat README.md | sort", mode=mode, allow=["Bash(sort)"])
+    assert reader.behavior == "allow" and reader.confinement is not None
+    assert reader.confinement.kind == READ_ONLY
+    # a rule-approved edit inside the project beside a fast-path command: the working directories
+    editor = await decide(world, "touch src/a.py && date", mode=mode, allow=["Bash(touch src/a.py)"])
+    assert editor.behavior == "allow" and editor.confinement is not None
+    assert editor.confinement.kind == WORKDIRS
+    # a rule-approved program whose needs the analyser cannot show (the network, say) beside a program the
+    # fast path judged: confining it would break it, so the line asks
+    unknown = await decide(world, "npm test; sleep 1", mode=mode, allow=["Bash(npm test)"])
+    assert unknown.behavior in ("ask", "deny")
+    # beside builtins that run no program it runs as the rule says
+    built = await decide(world, "cd src && npm test; echo done", mode=mode, allow=["Bash(npm test)"])
+    assert built.behavior == "allow" and built.confinement is None
+    # a line that rules allowed in every part runs as the rules say
+    ruled = await decide(
+        world, "npm test && npm run lint", mode=mode, allow=["Bash(npm test)", "Bash(npm run lint)"]
+    )
+    assert ruled.behavior == "allow" and ruled.confinement is None
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+async def test_a_mislabelled_part_of_a_mixed_line_is_confined(tmp_path: Path, mislabel: None) -> None:
+    """`sort` is approved by a rule, the fooled analyser approves `rm` as read-only: the line runs confined
+    read-only, so `rm` cannot delete."""
+    home, project = make_project(tmp_path)
+    results = await run_calls_then_wait(
+        project, home, [("Bash", {"command": "rm data.txt; echo x | sort"})], allowed_tools=["Bash(sort)"]
+    )
+    assert results[0].behavior == "allow" and "read-only" in results[0].source
+    assert (project / "data.txt").read_text() == "keep me\n"
+
+
+# ---- 6. Yoke's own git never runs a submodule's programs; a plain submodule is no reason to ask ------------
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PATH": "/usr/local/bin:/usr/bin:/bin"},  # `git submodule` needs the basics
+    )
+
+
+def repo_with_submodule(tmp_path: Path, project: Path, evil: bool) -> Path:
+    """`project` as a repository with a submodule `mod`; with `evil`, the submodule's own configuration
+    names a clean filter (a program writing `marker`) and a stat-dirty file makes git want to run it."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    _git(upstream, "init", "-q")
+    (upstream / "f.txt").write_text("data\n")
+    (upstream / ".gitattributes").write_text("* filter=evil\n")
+    _git(upstream, "add", ".")
+    _git(upstream, "commit", "-qm", "x")
+    _git(project, "init", "-q")
+    _git(project, "add", "data.txt")
+    _git(project, "commit", "-qm", "x")
+    _git(project, "submodule", "add", "-q", str(upstream), "mod")
+    _git(project, "commit", "-qm", "sub")
+    marker = tmp_path / "RAN"
+    if evil:
+        script = tmp_path / "evil.sh"
+        script.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+        script.chmod(0o755)
+        _git(project / "mod", "config", "filter.evil.clean", str(script))
+        (project / "mod" / "f.txt").write_text("dat2\n")  # same size: only the content tells
+        os.utime(project / "mod" / "f.txt", (1_000_000_000, 1_000_000_000))
+    return marker
+
+
+async def test_yokes_own_git_runs_no_program_of_a_submodule(tmp_path: Path) -> None:
+    from yoke.context.git import git_context
+    from yoke.skills.daily_commands import branch_changes
+
+    home, project = make_project(tmp_path)
+    marker = repo_with_submodule(tmp_path, project, evil=True)
+    (project / "data.txt").write_text("changed\n")
+    context = await git_context(project)  # start-up's questions
+    assert context is not None and "data.txt" in context.status
+    assert "data.txt" in branch_changes(project, "/review")  # /review's and /security-review's diff
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+async def test_a_plain_git_status_runs_in_a_repository_with_a_submodule(
+    tmp_path: Path, kernel: str, mode: str
+) -> None:
+    from tests.permissions.sessions import run_commands
+
+    home, project = make_project(tmp_path)
+    repo_with_submodule(tmp_path, project, evil=False)
+    (project / "data.txt").write_text("changed\n")
+    results = await run_commands(project, home, ["git status --short"], mode)
+    assert results[0].behavior == "allow" and results[0].source == "read-only"
+    assert "data.txt" in results[0].text
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+async def test_a_submodule_naming_a_program_still_stops_the_fast_path(
+    tmp_path: Path, kernel: str, mode: str
+) -> None:
+    from tests.permissions.sessions import run_commands
+
+    home, project = make_project(tmp_path)
+    marker = repo_with_submodule(tmp_path, project, evil=True)
+    results = await run_commands(project, home, ["git status --short"], mode)
+    assert results[0].behavior == "deny"  # headless: the question is a no
+    assert not marker.exists()
