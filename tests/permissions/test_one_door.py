@@ -333,3 +333,43 @@ async def test_a_submodule_naming_a_program_still_stops_the_fast_path(
     results = await run_commands(project, home, ["git status --short"], mode)
     assert results[0].behavior == "deny"  # headless: the question is a no
     assert not marker.exists()
+
+
+# ---- 7. the fast path judges the program, not the name ---------------------------------------------------
+
+
+def plant_on_path(project: Path, name: str, marker: Path) -> str:
+    """A project folder holding its own `name`, put first on PATH (a `node_modules/.bin`, a `bin/`)."""
+    folder = project / "bin"
+    folder.mkdir()
+    (folder / name).write_text(f"#!/bin/sh\ntouch {marker}\necho PLANTED\n")
+    (folder / name).chmod(0o755)
+    return f"{folder}:{os.environ['PATH']}"
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+async def test_a_project_folder_on_path_does_not_choose_the_fast_paths_program(
+    tmp_path: Path, kernel: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, project = make_project(tmp_path)
+    marker = tmp_path / "RAN"
+    monkeypatch.setenv("PATH", plant_on_path(project, "ls", marker))
+    results = await run_calls_then_wait(
+        project, home, [("Bash", {"command": "ls"}), monitor("ls")], wait_s=1.0, permission_mode=mode
+    )
+    assert [r.source for r in results] == ["read-only", "read-only"]
+    assert "data.txt" in results[0].text and "PLANTED" not in results[0].text
+    assert not marker.exists()
+
+
+async def test_a_project_folder_on_path_still_serves_what_a_rule_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the fast paths drop it: a command the user's rule allows runs with PATH as it is."""
+    home, project = make_project(tmp_path)
+    marker = tmp_path / "RAN"
+    monkeypatch.setenv("PATH", plant_on_path(project, "ls", marker))
+    results = await run_calls_then_wait(
+        project, home, [("Bash", {"command": "ls"})], allowed_tools=["Bash(ls)"]
+    )
+    assert results[0].source == "allow:Bash(ls)" and "PLANTED" in results[0].text
