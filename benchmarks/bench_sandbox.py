@@ -70,9 +70,7 @@ def main() -> int:
 
 
 def _load() -> list[subprocess.Popen]:
-    return [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)
-    ]
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 1)]
 
 
 def _round(label: str) -> bool:

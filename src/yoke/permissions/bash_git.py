@@ -289,7 +289,13 @@ def _nested_git_dirs(start: str) -> list[Path]:
     for folder, entry in bounded_scan(start, _NESTED_LIMIT, _SKIP_NESTED):
         if entry.name == ".git" and folder != start:
             found.extend(git_dirs(folder) or [])
+        elif entry.name == "HEAD" and _bare_repository(folder):  # an embedded bare repository: `cd` into
+            found.append(Path(folder))  # it and git uses it, with its own config
     return found
+
+
+def _bare_repository(folder: str) -> bool:
+    return os.path.isdir(os.path.join(folder, "objects")) and os.path.isdir(os.path.join(folder, "refs"))
 
 
 _SKIP_NESTED = frozenset(
