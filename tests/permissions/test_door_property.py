@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from tests.permissions.helpers import TOOLS, make_world
 from tests.permissions.test_bash_grammar import JOINERS, SAFE, _compose, _flatten
-from pydantic import BaseModel
 
 from yoke.permissions.approval import FAST_PATHS, NO_PROGRAM
 from yoke.permissions.bash_analysis import analyze
