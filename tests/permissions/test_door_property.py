@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ import pytest
 from pydantic import BaseModel
 from tests.permissions.helpers import TOOLS, make_world
 from tests.permissions.test_bash_grammar import JOINERS, SAFE, _compose, _flatten
+from tests.permissions.test_one_door import _git
 
 from yoke.permissions.approval import FAST_PATHS, NO_PROGRAM
 from yoke.permissions.bash_analysis import analyze
@@ -56,15 +56,6 @@ def generate(rng: random.Random) -> str:
     for piece in pieces[1:]:
         line += rng.choice(JOINERS) + piece
     return line
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture(scope="module", params=["submodule", "evil-submodule", "bare"])

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.permissions.sessions import Call, hide_bwrap, make_project, session_env
+from tests.permissions.sessions import make_project, run_calls, session_env
 
 from yoke import events as ev
 from yoke.permissions import bash_analysis, bash_readonly
@@ -22,43 +22,12 @@ from yoke.testing import ScriptedServer
 MODES = ["default", "plan", "dontAsk", "acceptEdits", "bypassPermissions"]
 
 
-@pytest.fixture(params=["bwrap", "no-sandbox"])
-def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    if request.param == "no-sandbox":
-        return hide_bwrap(monkeypatch, tmp_path / "bin")
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    return os.environ["PATH"]
-
-
 @pytest.fixture
 def mislabel(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(bash_readonly, "MISLABELLED_READ_ONLY", frozenset({"touch", "rm"}))
     bash_analysis.analyze.cache_clear()
     yield
     bash_analysis.analyze.cache_clear()
-
-
-async def run_calls_then_wait(
-    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], wait_s: float = 0.0, **options: Any
-) -> list[Call]:
-    """Like `sessions.run_calls`, but the last answer comes `wait_s` later, so what a background call
-    (Monitor) started has time to act before the session closes."""
-    blocks = [{"type": "tool_use", "id": f"t{i}", "name": n, "input": d} for i, (n, d) in enumerate(calls)]
-    turns: list[dict[str, Any]] = [{"content": [b]} for b in blocks]
-    turns.append({"content": [{"type": "text", "text": "done"}], "delay": wait_s})
-    with ScriptedServer(turns) as srv:
-        session = await open_session(
-            SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)
-        )
-        try:
-            events = [e async for e in session.query("go")]
-        finally:
-            await session.close()
-    decided = [e for e in events if isinstance(e, ev.PermissionDecided)]
-    texts = [json.dumps(e.block.get("content") if isinstance(e.block, dict) else str(e.block))
-             for e in events if isinstance(e, ev.ToolResultEvent)]  # fmt: skip
-    return [Call(d.behavior, d.source, t) for d, t in zip(decided, texts, strict=True)]
 
 
 def monitor(command: str) -> tuple[str, dict[str, Any]]:
@@ -73,7 +42,7 @@ async def test_monitor_cannot_remove_the_working_directory_in_any_mode(
     tmp_path: Path, kernel: str, mode: str
 ) -> None:
     home, project = make_project(tmp_path)
-    results = await run_calls_then_wait(
+    results = await run_calls(
         project, home, [monitor(f"rm -rf {project}"), monitor("rm -rf ~")], permission_mode=mode
     )
     assert [r.behavior for r in results] == ["deny", "deny"]
@@ -85,13 +54,11 @@ async def test_bash_deny_rules_and_disallowed_bash_hold_for_monitor(
     tmp_path: Path, kernel: str, mode: str
 ) -> None:
     home, project = make_project(tmp_path)
-    denied = await run_calls_then_wait(
+    denied = await run_calls(
         project, home, [monitor("rm data.txt")], permission_mode=mode, disallowed_tools=["Bash(rm:*)"]
     )
     assert denied[0].behavior == "deny" and denied[0].source == "deny:Bash(rm:*)"
-    no_bash = await run_calls_then_wait(
-        project, home, [monitor("ls")], permission_mode=mode, disallowed_tools=["Bash"]
-    )
+    no_bash = await run_calls(project, home, [monitor("ls")], permission_mode=mode, disallowed_tools=["Bash"])
     assert no_bash[0].behavior == "deny" and no_bash[0].source == "deny:Bash"
     assert (project / "data.txt").exists()
 
@@ -101,7 +68,7 @@ async def test_bash_allow_rules_approve_monitor_and_monitor_rules_do_not_approve
     tmp_path: Path, kernel: str, mode: str
 ) -> None:
     home, project = make_project(tmp_path)
-    results = await run_calls_then_wait(
+    results = await run_calls(
         project,
         home,
         [monitor("touch by-monitor.txt"), ("Bash", {"command": "touch by-bash.txt"})],
@@ -122,7 +89,7 @@ async def test_a_monitor_command_the_fast_path_allowed_runs_confined(
     """The analyser is fooled into calling `touch`/`rm` read-only; the kernel still holds Monitor's command
     to what was judged, as it holds Bash's."""
     home, project = make_project(tmp_path)
-    results = await run_calls_then_wait(
+    results = await run_calls(
         project,
         home,
         [monitor("touch created.txt"), monitor("rm data.txt")],
@@ -247,7 +214,7 @@ async def test_a_mislabelled_part_of_a_mixed_line_is_confined(tmp_path: Path, mi
     """`sort` is approved by a rule, the fooled analyser approves `rm` as read-only: the line runs confined
     read-only, so `rm` cannot delete."""
     home, project = make_project(tmp_path)
-    results = await run_calls_then_wait(
+    results = await run_calls(
         project, home, [("Bash", {"command": "rm data.txt; echo x | sort"})], allowed_tools=["Bash(sort)"]
     )
     assert results[0].behavior == "allow" and "read-only" in results[0].source
@@ -354,7 +321,7 @@ async def test_a_project_folder_on_path_does_not_choose_the_fast_paths_program(
     home, project = make_project(tmp_path)
     marker = tmp_path / "RAN"
     monkeypatch.setenv("PATH", plant_on_path(project, "ls", marker))
-    results = await run_calls_then_wait(
+    results = await run_calls(
         project, home, [("Bash", {"command": "ls"}), monitor("ls")], wait_s=1.0, permission_mode=mode
     )
     assert [r.source for r in results] == ["read-only", "read-only"]
@@ -369,7 +336,5 @@ async def test_a_project_folder_on_path_still_serves_what_a_rule_allowed(
     home, project = make_project(tmp_path)
     marker = tmp_path / "RAN"
     monkeypatch.setenv("PATH", plant_on_path(project, "ls", marker))
-    results = await run_calls_then_wait(
-        project, home, [("Bash", {"command": "ls"})], allowed_tools=["Bash(ls)"]
-    )
+    results = await run_calls(project, home, [("Bash", {"command": "ls"})], allowed_tools=["Bash(ls)"])
     assert results[0].source == "allow:Bash(ls)" and "PLANTED" in results[0].text

@@ -12,24 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.cli.test_engine_defects import _pids_running
 from tests.conftest import anthropic_env
 
 from yoke.testing import ScriptedServer
-
-
-def _pids_running(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state != "Z":
-            pids.append(int(entry.name))
-    return pids
 
 
 def _kill_yoke_then_expect_gone(proc: subprocess.Popen, marker: str) -> None:
