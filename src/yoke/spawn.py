@@ -237,7 +237,7 @@ def track_group(pgid: int) -> None:
 _GUARD_SCRIPT = (
     'declare -A g; while IFS= read -r l; do case $l in +*) g[${l:1}]=1;; -*) unset "g[${l:1}]";; '
     'esac; done; [ ${#g[@]} = 0 ] && exit; for p in "${!g[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done; '
-    f'sleep {GUARD_GRACE_S}; for p in "${{!g[@]}}"; do kill -KILL -- "-$p" 2>/dev/null; done'
+    '"$0" ' + GUARD_GRACE_S + '; for p in "${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done'
 )
 _guard_fd: int | None = None
 
@@ -261,8 +261,9 @@ def _start_guard() -> int:
     read_end, write_end = os.pipe()  # not inherited by other children (PEP 446)
     try:
         # The guard itself: Yoke's own program, never listed (it is what outlives Yoke to end the rest).
+        sleep = fixed_program("sleep", "/bin:/usr/bin:/usr/local/bin") or "true"  # $0: whatever PATH is
         subprocess.Popen(
-            [bash, "--noprofile", "--norc", "-c", _GUARD_SCRIPT],
+            [bash, "--noprofile", "--norc", "-c", _GUARD_SCRIPT, sleep],
             stdin=read_end,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

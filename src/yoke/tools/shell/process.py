@@ -1,4 +1,5 @@
-"""One bash process per command, each in its own process group so a whole tree can be stopped at once."""
+"""One bash process per command, each in its own process group so a whole tree can be stopped at once;
+started through the door (`yoke.spawn`), whose lifetime functions the shell's modules take from here."""
 
 from __future__ import annotations
 
@@ -9,10 +10,18 @@ import signal
 from pathlib import Path
 
 from yoke import spawn
-from yoke.spawn import Launcher, forget_group, group_alive, signal_group, track_group
+from yoke.spawn import Launcher, forget_group, group_alive, signal_group
 from yoke.tools.base import ToolError
 
-__all__ = ["Launcher", "forget_group", "group_alive", "signal_group", "track_group"]  # the door's, here too
+__all__ = [
+    "Launcher",
+    "bash_path",
+    "forget_group",
+    "group_alive",
+    "kill_process_group",
+    "signal_group",
+    "spawn_bash",
+]
 
 KILL_GRACE_S = 1.0  # time between SIGTERM and SIGKILL for a group that does not go quietly
 
