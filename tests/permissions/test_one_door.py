@@ -1,6 +1,9 @@
 """Issue 38's doors beside the Bash tool, as a user meets them: a headless session (an ask is a denial) in
-each permission mode, with bubblewrap and without it. Each test is one class of the issue: a process the
-model or a project can start that used to run with no judgement or no confinement."""
+each permission mode, with bubblewrap and without it (the `kernel` fixture), in an untrusted clone (the
+project has no trust entry: its `.claude/commands` and skills are the repository's, not the user's). Each
+test is one class of the issue (numbered as in the brief): a process the model or a project can start that
+used to run with no judgement or no confinement. Auto mode is covered at the gate (it needs a classifier
+model in a session); the confinement tests need bubblewrap and skip, with that reason, without it."""
 
 from __future__ import annotations
 
