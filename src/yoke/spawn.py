@@ -221,7 +221,9 @@ def track_group(pgid: int) -> None:
     """List a group with the guard (the door does this for every child it starts)."""
     global _atexit_registered
     with _lock:
-        for old in [g for g in _live_groups if not group_alive(g)]:  # pids get reused: keep live groups
+        # pids get reused: drop the groups that are gone (the cheap check: a signal-0 per group, no /proc
+        # scan on every start; a group of zombies goes once they are reaped)
+        for old in [g for g in _live_groups if not signal_group(g, 0)]:
             _live_groups.discard(old)
             _tell_guard(f"-{old}")
         _live_groups.add(pgid)
