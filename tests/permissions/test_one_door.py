@@ -53,9 +53,7 @@ async def test_monitor_cannot_remove_the_working_directory_in_any_mode(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_bash_deny_rules_hold_for_monitor_in_every_mode(
-    tmp_path: Path, kernel: str, mode: str
-) -> None:
+async def test_bash_deny_rules_hold_for_monitor_in_every_mode(tmp_path: Path, kernel: str, mode: str) -> None:
     home, project = make_project(tmp_path)
     denied = await run_calls(
         project, home, [monitor("rm data.txt")], permission_mode=mode, disallowed_tools=["Bash(rm:*)"]
