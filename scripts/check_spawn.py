@@ -2,7 +2,7 @@
 
 Reads every module with `ast` and fails on any call that starts a process (`subprocess.run/Popen/call/
 check_*`, `asyncio.create_subprocess_*`, `os.system/popen/exec*/spawn*/posix_spawn*/fork*`, `pty.spawn/
-fork`), however it was imported (`import subprocess as sp`, `from os import execvp`), outside the door and
+fork`, `anyio.open_process`, `multiprocessing`, an event loop's `subprocess_exec`), however it was imported (`import subprocess as sp`, `from os import execvp`), outside the door and
 the allowlist below. Usage: `python scripts/check_spawn.py [ROOT]` (default src/yoke); exit 1 on a finding.
 """
 
@@ -35,7 +35,11 @@ SPAWNING = {
     | {f"exec{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")}
     | {f"spawn{s}" for s in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")},
     "pty": {"spawn", "fork"},
+    "anyio": {"open_process", "run_process"},
+    "multiprocessing": {"Process", "Pool"},
 }
+# Methods that start a process whatever object they are called on (an event loop's)
+SPAWNING_METHODS = {"subprocess_exec", "subprocess_shell"}
 
 
 def findings(path: Path, rel: str) -> list[str]:
@@ -59,9 +63,10 @@ def findings(path: Path, rel: str) -> list[str]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _dotted(node.func)
-        if name is None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in SPAWNING_METHODS:
+            out.append(f"src/yoke/{rel}:{node.lineno}: {node.func.attr}() outside the door (use yoke.spawn)")
             continue
+        name = _dotted(node.func) or ""
         first, dot, rest = name.partition(".")
         if dot and first in modules:
             name = f"{modules[first]}.{rest}"

@@ -56,6 +56,9 @@ def package_copy(tmp_path_factory) -> Path:
         "import os\nos.system('true')\n",
         "import pty\npty.spawn(['true'])\n",
         "def f():\n    from os import spawnlp\n    spawnlp(0, 'true', 'true')\n",
+        "import anyio\nasync def f():\n    await anyio.open_process(['true'])\n",
+        "import asyncio\nasync def f():\n    await asyncio.get_running_loop().subprocess_exec(object, 'true')\n",
+        "from multiprocessing import Process\nProcess(target=print).start()\n",
     ],
 )
 def test_a_process_started_outside_the_door_fails_the_rule(package_copy, planted):
