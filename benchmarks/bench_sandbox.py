@@ -104,7 +104,7 @@ def _round(label: str) -> bool:
     confined = results["read-only confinement"]
     print(
         f"  through the door, read-only    {door_confined:7.1f} ms  +{door_confined - bare:5.1f} ms "
-        f"(+{door_confined - confined:4.1f} ms over the confinement alone)"
+        f"({door_confined - confined:+4.1f} ms over the confinement alone)"
     )
     return failed
 
