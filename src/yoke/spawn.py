@@ -32,7 +32,6 @@ Launcher = Callable[[list[str]], list[str]]  # rewrites an argv to run it confin
 PIPE = subprocess.PIPE
 DEVNULL = subprocess.DEVNULL
 STDOUT = subprocess.STDOUT
-INHERIT = None  # stdin inherited (a terminal): no gate can be put on it
 
 # The gate: a line on stdin says the group is listed; without it (Yoke died first, the pipe closed unread)
 # the child exits 125 before running anything. `sh` reads a line one byte at a time from a pipe, so what
