@@ -63,6 +63,7 @@ lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format --check src tests benchmarks scripts
 	$(VENV)/bin/lint-imports --config .importlinter
 	$(PY) scripts/check_json_parsing.py
+	$(PY) scripts/check_spawn.py
 	$(PY) scripts/check_types.py
 
 bench: $(VENV)/.dev-installed

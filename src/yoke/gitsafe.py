@@ -26,6 +26,12 @@ HARDENED_CONFIG = (
     "diff.external=",
     "protocol.allow=never",
     "credential.helper=",
+    # Submodules are not entered: a submodule's own configuration (its filters, drivers, fsmonitor) is
+    # another file than the one `program_overrides` read, and git would start a child git in it.
+    "submodule.recurse=false",
+    "diff.ignoreSubmodules=all",
+    "status.submoduleSummary=false",
+    "fetch.recurseSubmodules=false",
 )
 HARDENED_PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -78,13 +84,14 @@ def program_overrides(
     configuration names, whatever that driver is called. One `git config --list` (which runs nothing)."""
     import subprocess
 
+    from yoke import spawn
+
     try:
-        proc = subprocess.run(
+        proc = spawn.run(
             hardened_git_argv("config", "--list", "-z"),
-            cwd=str(cwd),
+            confine=None,  # Yoke's own hardened git, which runs nothing the repository names
+            cwd=cwd,
             env=env or hardened_git_env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=timeout_s,
         )
     except (OSError, subprocess.SubprocessError):
@@ -110,20 +117,21 @@ def run_hardened_git(
     commands that never run one (`rev-parse`) may skip that. Never raises."""
     import subprocess
 
+    from yoke import spawn
+
     env = hardened_git_env()
     overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
     procs: list[Any] = []
     for args in commands:
         try:
             procs.append(
-                subprocess.Popen(
+                spawn.popen(
                     hardened_git_argv(*args, overrides=overrides),
-                    cwd=str(cwd),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
+                    confine=None,  # Yoke's own hardened git
+                    cwd=cwd,
+                    stdout=spawn.PIPE,
+                    stderr=spawn.DEVNULL,
                     env=env,
-                    start_new_session=True,
                 )
             )
         except OSError:
@@ -137,22 +145,20 @@ def run_hardened_git(
         try:
             out, _ = proc.communicate(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            proc.kill()
+            spawn.signal_group(proc.pid, 9)
             proc.communicate()
             out = None
+        spawn.forget_group(proc.pid)
         ok = out is not None and proc.returncode == 0
         outputs.append(out.decode("utf-8", errors="replace").rstrip("\n") if ok else None)
     return outputs
 
 
 def _git_binary() -> str:
-    """The first executable `git` on the fixed PATH (`shutil.which`'s rule, without importing shutil and
-    the compression modules it brings: some 5 ms of start-up, in a run that needs neither)."""
-    for folder in HARDENED_PATH.split(os.pathsep):
-        candidate = os.path.join(folder, "git")
-        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
-            return candidate
-    return "git"
+    """The first executable `git` on the fixed PATH."""
+    from yoke.spawn import fixed_program
+
+    return fixed_program("git", HARDENED_PATH) or "git"
 
 
 def inside_repository(cwd: Path) -> bool:
@@ -176,17 +182,18 @@ def run_git_plumbing(
     stderr); returncode -1 when git could not start or ran out of time. Never raises."""
     import subprocess
 
+    from yoke import spawn
+
     env = hardened_git_env()
     env.update(env_extra)
     try:
-        proc = subprocess.run(
+        proc = spawn.run(
             hardened_git_argv(*args, overrides=overrides),
+            confine=None,  # Yoke's own store, hardened: no program of the repository's runs
             cwd=str(cwd),
             env=env,
             input=input if input is not None else b"",
-            capture_output=True,
             timeout=timeout_s,
-            start_new_session=True,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return -1, b"", str(exc).encode()

@@ -42,12 +42,14 @@ def session_env(home: Path, srv: ScriptedServer) -> dict[str, str]:
 
 
 async def run_calls(
-    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], **options: Any
+    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], wait_s: float = 0.0, **options: Any
 ) -> list:
-    """Each (tool, input) as one call of a headless session; what the gate and the tool said of each."""
+    """Each (tool, input) as one call of a headless session; what the gate and the tool said of each. The
+    last answer comes `wait_s` late, so what a background call (Monitor) started has time to act."""
     blocks = [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}
               for i, (name, data) in enumerate(calls)]  # fmt: skip
-    turns = [{"content": [block]} for block in blocks] + [{"content": [{"type": "text", "text": "done"}]}]
+    done: dict[str, Any] = {"content": [{"type": "text", "text": "done"}], "delay": wait_s}
+    turns = [{"content": [block]} for block in blocks] + [done]
     with ScriptedServer(turns) as srv:
         session = await open_session(
             SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)

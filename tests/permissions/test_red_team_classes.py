@@ -16,22 +16,12 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.permissions.sessions import hide_bwrap, make_project, run_calls, run_commands
+from tests.permissions.sessions import make_project, run_calls, run_commands
 
 from yoke.testing import ScriptedServer
 
 MODES = ["default", "plan", "dontAsk", "acceptEdits"]
 SECRET = "top-secret-value"
-
-
-@pytest.fixture(params=["bwrap", "no-sandbox"])
-def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
-    """Every test runs twice: with bubblewrap, and with it hidden from PATH (no kernel sandbox)."""
-    if request.param == "no-sandbox":
-        return hide_bwrap(monkeypatch, tmp_path / "bin")
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed")
-    return os.environ["PATH"]
 
 
 def git(repo: Path, *args: str) -> None:

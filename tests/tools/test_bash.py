@@ -256,7 +256,7 @@ def test_schema_matches_claude_code_names():
     assert schema["required"] == ["command"]
 
 
-@pytest.mark.parametrize(("stdin", "runs"), [(b"1", True), (b"", False), (b"x", False)])
+@pytest.mark.parametrize(("stdin", "runs"), [(b"1\n", True), (b"", False), (b"x\n", False)])
 def test_a_command_runs_only_once_the_gate_opens(tmp_path, stdin, runs):
     """The gate that holds a command until the kill guard knows its group: if Yoke dies before opening it
     (the pipe closes with nothing written), the command exits without running."""

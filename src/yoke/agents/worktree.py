@@ -18,13 +18,15 @@ async def git(cwd: Path, *args: str) -> tuple[int, str]:
     from yoke.gitsafe import hardened_git_argv, hardened_git_env, program_overrides
 
     overrides = await asyncio.to_thread(program_overrides, cwd)  # checkout would run the repo's filters
-    proc = await asyncio.create_subprocess_exec(
-        *hardened_git_argv(*args, overrides=overrides),
-        cwd=str(cwd),
+    from yoke import spawn
+
+    proc = await spawn.start(  # Yoke's own hardened git: nothing of the repository's runs
+        hardened_git_argv(*args, overrides=overrides),
+        confine=None,
+        cwd=cwd,
         env=hardened_git_env(),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+        stdout=spawn.PIPE,
+        stderr=spawn.STDOUT,
     )
     out, _ = await proc.communicate()
     return proc.returncode or 0, out.decode("utf-8", "replace").strip()
@@ -92,13 +94,12 @@ def session_worktree(cwd: Path, name: str) -> Path:
     """`yoke -w NAME`: the session works in `.claude/worktrees/NAME` on branch `worktree/NAME`, created from
     HEAD when missing and reused when present (it is never removed behind the user's back). Raises
     ToolError, one line, outside a repository or when git refuses."""
-    import subprocess
-
+    from yoke import spawn
     from yoke.gitsafe import hardened_git_argv, hardened_git_env, program_overrides
 
-    def run(*args: str, where: Path) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, where: Path) -> Any:
         argv = hardened_git_argv(*args, overrides=program_overrides(where))
-        return subprocess.run(argv, cwd=where, env=hardened_git_env(), capture_output=True, text=True)
+        return spawn.run(argv, confine=None, cwd=where, env=hardened_git_env(), text=True)
 
     top = run("rev-parse", "--show-toplevel", where=cwd)
     if top.returncode != 0:

@@ -30,14 +30,17 @@ def hard_limit(job: dict[str, Any]) -> float:
 
 class _Worker:
     def __init__(self, log: IO[str]) -> None:
-        self.proc = subprocess.Popen(
+        from yoke import spawn
+
+        # its own group (Ctrl+C reaches the batch process only; it stops the workers itself), and it dies
+        # with the batch process however that dies (the door's guard)
+        self.proc = spawn.popen(
             [sys.executable, "-m", "yoke.batch.worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            confine=None,
+            stdin=spawn.PIPE,
+            stdout=spawn.PIPE,
             stderr=log,
             text=True,
-            encoding="utf-8",
-            start_new_session=True,  # Ctrl+C reaches the batch process only; it stops the workers itself
         )
         self.done = 0
         line = self.read(START_TIMEOUT_S)

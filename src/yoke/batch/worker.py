@@ -17,7 +17,6 @@ from yoke.batch.attempt import Control, run_attempt
 
 
 def main() -> int:
-    _die_with_parent()
     results = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # a stray print() lands in the log, never in the results channel
     control = Control()
@@ -65,20 +64,6 @@ def _gate(job: dict[str, Any], gates: dict[str, Any]) -> Any:
 
         gates[folder] = FileBuckets(folder, float(job["rpm"])).gate
     return gates[folder]
-
-
-def _die_with_parent() -> None:
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent was already gone before the signal was asked for
-        os._exit(1)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from yoke import spawn
 from yoke.batch.tasks import is_git_url
 from yoke.gitsafe import hardened_git_argv, hardened_git_env
 
@@ -75,10 +76,10 @@ def _cached_clone(url: str, commit: str, cache: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not bare.exists():
             _git(["git", "clone", "-q", "--bare", url, str(bare)], cache, user_env=True)
-        probe = subprocess.run(
+        probe = spawn.run(
             hardened_git_argv("--git-dir", str(bare), "cat-file", "-e", f"{commit}^{{commit}}"),
+            confine=None,  # Yoke's own hardened git
             env=hardened_git_env(),
-            capture_output=True,
         )
         if probe.returncode != 0:
             _git(["git", "--git-dir", str(bare), "fetch", "-q", "origin", commit], cache, user_env=True)
@@ -88,7 +89,8 @@ def _cached_clone(url: str, commit: str, cache: Path) -> Path:
 def _git(argv: list[str], cwd: Path, user_env: bool = False) -> str:
     env = None if user_env else hardened_git_env()
     try:
-        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+        # the task file's clone and fetch, with the user's git set-up as `git clone` would (see above)
+        done = spawn.run(argv, confine=None, cwd=cwd, env=env, text=True, timeout=GIT_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise WorkspaceError(f"git {argv[-1]} took over {GIT_TIMEOUT_S} s") from None
     if done.returncode != 0:

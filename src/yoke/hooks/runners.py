@@ -224,14 +224,18 @@ async def start_command(
     """Start a command hook (own process group, no TTY); None with `run.error` set if it cannot start."""
     argv = _argv(run.handler, subst)
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=str(cwd) if cwd.is_dir() else None,
+        from yoke import spawn
+
+        # The user's or the project's configured command, run as configured (no gate decision names it);
+        # the door gives it the lifetime: it dies with Yoke, even on SIGKILL.
+        proc = await spawn.start(
+            argv,
+            confine=None,
+            stdin=spawn.PIPE,
+            stdout=spawn.PIPE,
+            stderr=spawn.PIPE,
+            cwd=cwd if cwd.is_dir() else None,
             env=env,
-            start_new_session=True,
         )
     except OSError as exc:
         run.outcome, run.exit_code = "error", 127

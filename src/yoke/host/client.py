@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -108,11 +107,14 @@ def _spawn_host() -> None:
     """Start `yoke host` detached from this terminal; it outlives this command."""
     log = open(runtime_dir() / "host.log", "ab")  # noqa: SIM115 - handed to the child
     with log:
-        subprocess.Popen(
+        from yoke import spawn
+
+        # A daemon on purpose: the session host outlives the command that started it.
+        spawn.popen(
             [sys.executable, "-m", "yoke", "host"],
-            stdin=subprocess.DEVNULL,
+            confine=None,
             stdout=log,
             stderr=log,
-            start_new_session=True,
             cwd=os.path.expanduser("~") if os.path.isdir(os.path.expanduser("~")) else "/",
+            daemon=True,
         )

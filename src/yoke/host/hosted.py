@@ -16,7 +16,7 @@ import time
 from collections import deque
 from typing import Any, Protocol, TextIO
 
-from yoke import jsonsafe
+from yoke import jsonsafe, spawn
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads
@@ -41,16 +41,6 @@ CONTROL_TIMEOUT = 10.0
 
 class Peer(Protocol):
     def send(self, data: bytes) -> bool: ...
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """The session ends (SIGTERM: interrupted, transcript kept) when the host dies, however it dies."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 class HostedSession:
@@ -83,16 +73,17 @@ class HostedSession:
         session_flag = "--resume" if resume else "--session-id"
         argv = [sys.executable, "-m", "yoke", *CHILD_FLAGS, session_flag, self.record["sessionId"], *args]
         with open(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
+            # Through the door: its own group (the terminal's Ctrl-C is not the session's), and it ends
+            # with the host however the host dies (the guard's SIGTERM: interrupted, transcript kept).
+            self.proc = await spawn.start(
+                argv,
+                confine=None,
                 cwd=self.record["cwd"],
                 env={**self.env, "YOKE_HOSTED": "1"},
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
+                stdin=spawn.PIPE,
+                stdout=spawn.PIPE,
                 stderr=stderr,
                 limit=8 * MAX_MESSAGE,
-                start_new_session=True,  # the terminal's Ctrl-C is not the session's
-                preexec_fn=_die_with_parent,
             )
         self._log = open(stream_log_path(self.ident), "a", encoding="utf-8")  # noqa: SIM115
         self.record.update(pid=self.proc.pid, hostPid=os.getpid(), startedAt=int(time.time() * 1000))

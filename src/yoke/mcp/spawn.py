@@ -19,21 +19,19 @@ def server_env(cfg: ServerConfig, cwd: Path, base: Any = None) -> dict[str, str]
 
 
 async def spawn_stdio(cfg: ServerConfig, cwd: Path, env: Any = None) -> asyncio.subprocess.Process:
-    """The server in a process group of its own, watched by Yoke's guard (it dies with Yoke)."""
-    process = await asyncio.create_subprocess_exec(
-        cfg.command,
-        *cfg.args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        env=server_env(cfg, cwd, env),
-        cwd=str(cwd),
-        start_new_session=True,
-    )
-    from yoke.tools.shell.process import track_group
+    """The server through the door (`yoke.spawn`): a process group of its own that dies with Yoke. The
+    server is the configuration's (approved as `.mcp.json` servers are), run as configured."""
+    from yoke import spawn
 
-    track_group(process.pid)
-    return process
+    return await spawn.start(
+        [cfg.command, *cfg.args],
+        confine=None,
+        stdin=spawn.PIPE,
+        stdout=spawn.PIPE,
+        stderr=spawn.PIPE,
+        env=server_env(cfg, cwd, env),
+        cwd=cwd,
+    )
 
 
 async def prespawn(configs: dict[str, ServerConfig], cwd: Path, env: Any = None) -> dict[str, Any]:

@@ -154,7 +154,7 @@ async def stop_process(process: Any) -> None:
                 await anyio.sleep(0.01)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)  # stragglers the server left in its group
-    from yoke.tools.shell.process import forget_group
+    from yoke.spawn import forget_group
 
     forget_group(process.pid)  # gone: the guard stops watching (pids get reused)
     transport = getattr(process, "_transport", None)

@@ -83,11 +83,13 @@ def canonical_git_root(cwd: Path) -> Path | None:
     if not inside_repository(cwd):
         return None
     try:
-        proc = subprocess.run(
+        from yoke import spawn
+
+        proc = spawn.run(
             hardened_git_argv("rev-parse", "--git-common-dir"),
+            confine=None,  # Yoke's own hardened git
             cwd=cwd,
             env=hardened_git_env(),
-            capture_output=True,
             text=True,
             timeout=5,
         )

@@ -15,7 +15,6 @@ import json
 import os
 import re
 import secrets
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -66,13 +65,16 @@ def start_extraction(
     except OSError:
         return False
     try:
-        subprocess.Popen(
+        from yoke import spawn
+
+        # A daemon on purpose: the extraction finishes after the session has ended (never waited for).
+        spawn.popen(
             [sys.executable, "-m", "yoke", "memory", "extract", str(payload)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
+            confine=None,
+            stdout=spawn.DEVNULL,
             stderr=log,
             cwd=os.getcwd(),
-            start_new_session=True,  # not killed with the session's process group, never waited for
+            daemon=True,
         )
     except OSError:
         payload.unlink(missing_ok=True)

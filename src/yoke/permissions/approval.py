@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from yoke.paths import ResolvedPath, is_inside, is_secret, real_dirs
-from yoke.permissions.matching import CallFacts, path_family
+from yoke.permissions.matching import SHELL_TOOLS, CallFacts, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.permissions.sandbox_exclusions import command_excluded
@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 # baseline and asks its classifier only about the rest, as 2.1.330 does (a Write in the project ran with no
 # classifier request, tests/cli/cc_2_1_330/auto_mode_risky.json).
 EDITS_ALLOWED = frozenset({"acceptEdits", "auto"})
+# The approvals that come with a confinement (the fast paths), and what a rule-approved part needs
+FAST_PATHS = frozenset({"read-only", *(f"mode:{m}" for m in EDITS_ALLOWED)})
+_NEEDS_READ, _NEEDS_WORKDIRS, _NEEDS_ALL = 0, 1, 2
+# Bash builtins that run no program and write nothing but their output (redirects are judged apart): no
+# misjudged program hides behind them, so beside a rule-approved command they ask for no confinement.
+NO_PROGRAM = frozenset({"cd", "echo", "printf", "true", "false", ":", "pwd", "test", "["})
 # Harness tools that need no permission: they only talk to the user or manage the session's own state.
 SAFE_TOOLS = frozenset(
     [
@@ -133,41 +139,73 @@ class Approval:
         if not analysis.analysable:
             return None
         cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
+        shells = facts.names & SHELL_TOOLS  # Bash's rules approve Monitor's command; Monitor's never Bash's
         whole = next(
-            (r for r in [*self.allow, *self.session_rules] if r.tool == "Bash" and r.whole_tool), None
+            (r for r in [*self.allow, *self.session_rules] if r.tool in shells and r.whole_tool), None
         )
         sources: list[str] = []
+        needs: list[int] = []  # what each rule-approved part needs to run: _NEEDS_* below
+        confining: list[str] = []  # the fast paths' approvals that bind the line (builtins' do not)
         for inv in analysis.invocations:
             literal, edits = fast_path_applies(inv, analysis), edits_are_stable(analysis)
             source = (
                 _rule_source(whole)
                 if whole is not None
-                else self._approve_invocation(inv, cwds, literal, edits)
+                else self._approve_invocation(inv, cwds, literal, edits, shells)
             )
             if source is None:
                 return self._sandbox_auto_allow(facts)
             sources.append(source)
+            if source not in FAST_PATHS:
+                needs.append(self._needs(inv, cwds))
+            elif not (source == "read-only" and inv.words and inv.words[0].text in NO_PROGRAM):
+                confining.append(source)
         for word in analysis.write_redirects:
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._write_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
             sources.append(f"mode:{self.mode}" if self.mode in EDITS_ALLOWED else "allow:Edit")
+            if self.mode in EDITS_ALLOWED:
+                confining.append(sources[-1])
+            else:
+                needs.append(_NEEDS_WORKDIRS if all(self._inside(p) for p in paths) else _NEEDS_ALL)
         for word in analysis.read_redirects:
             paths = paths_of([word], cwds, self.home)
             if paths is None or not all(self._read_approved(p) for p in paths):
                 return self._sandbox_auto_allow(facts)
         unique = list(dict.fromkeys(sources)) or ["read-only"]
-        return Decision("allow", source=",".join(unique), confinement=self._confinement(unique))
+        # With rule-approved parts, only the parts that run a program the analyser judged bind the line
+        # (`cd dir && npm test` runs as the rule says); without, every part does (as before).
+        confinement = self._confinement(confining if needs else unique, max(needs, default=_NEEDS_READ))
+        if confinement is not None and needs and max(needs) == _NEEDS_ALL:
+            # A mixed line is never unconfined: a rule-approved part that needs more than a confinement
+            # gives (the network, writes elsewhere, or what the analyser cannot tell) would break, so ask.
+            return self._sandbox_auto_allow(facts)
+        return Decision("allow", source=",".join(unique), confinement=confinement)
 
-    def _confinement(self, sources: list[str]) -> Confinement | None:
-        """A line the fast paths alone allowed runs confined to what they judged: read-only, or writing
-        only the working directories; a line any rule or person allowed runs as the rule says."""
-        if set(sources) == {"read-only"}:
-            kind = READ_ONLY
-        elif set(sources) <= {"read-only", "mode:acceptEdits"}:
-            kind = WORKDIRS
-        else:
+    def _needs(self, inv: Invocation, cwds: list[str] | None) -> int:
+        """The least confinement a rule-approved command runs under unharmed, as far as the analyser can
+        show: reading only, writing only inside the working directories, or anything (unknown)."""
+        from yoke.permissions.bash_analysis import paths_of
+
+        if inv.read_only.read_only:
+            return _NEEDS_READ
+        if inv.fs_edit:
+            writes = paths_of(inv.writes, cwds, self.home)
+            if writes and all(self._inside(p) for p in writes):
+                return _NEEDS_WORKDIRS
+        return _NEEDS_ALL
+
+    def _confinement(self, sources: list[str], rule_needs: int = _NEEDS_READ) -> Confinement | None:
+        """A line any fast path allowed runs confined: read-only, or writing only the working directories
+        (acceptEdits' and auto mode's edits alike), the tightest under which its rule-approved parts
+        (`rule_needs`) still run. Only a line that rules or a person allowed in every part runs as the
+        rule says."""
+        fast = [s for s in sources if s in FAST_PATHS]
+        if not fast:
             return None
+        edits = set(fast) != {"read-only"} or rule_needs >= _NEEDS_WORKDIRS
+        kind = WORKDIRS if edits else READ_ONLY
         git_writes = any(
             r.tool == "Bash" and (r.whole_tool or (r.specifier or "").lstrip().startswith("git"))
             for r in [*self.allow, *self.session_rules]
@@ -175,7 +213,12 @@ class Approval:
         return Confinement(kind, git_writes)
 
     def _approve_invocation(
-        self, inv: Invocation, cwds: list[str] | None, literal_line: bool, edits_ok: bool = True
+        self,
+        inv: Invocation,
+        cwds: list[str] | None,
+        literal_line: bool,
+        edits_ok: bool = True,
+        shells: frozenset[str] | set[str] = frozenset({"Bash"}),
     ) -> str | None:
         """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
         or acceptEdits approves one command of the line."""
@@ -186,7 +229,7 @@ class Approval:
         )
         if inv.allow_text is not None and chdir_ok:
             for rule in [*self.allow, *self.session_rules]:
-                if rule.tool != "Bash" or rule.whole_tool or path_family(rule):
+                if rule.tool not in shells or rule.whole_tool or path_family(rule):
                     continue
                 spec = rule.specifier or ""
                 if inv.allow_exact_only and "*" in spec:

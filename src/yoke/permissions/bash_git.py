@@ -228,10 +228,27 @@ def repo_config_safe(start: str) -> bool:
         for text in _config_texts(gitdir):
             if text is None:
                 return False
-            text = _one_entry_per_line(text)
+            text = _standard_worktree(_one_entry_per_line(text), gitdir)
             if _RUNS_PROGRAM_KEY.search(text) or _RUNS_PROGRAM_SECTION.search(text):
                 return False
     return True
+
+
+def _standard_worktree(text: str, gitdir: Path) -> str:
+    """`text` without the `worktree = …` entries that name the folder whose `.git` file leads back to this
+    git directory: how git lays out every submodule (`.git/modules/x` with `core.worktree = ../../../x`).
+    Any other `worktree` (one that sends git to another tree) is left for the check to refuse."""
+
+    def drop_if_standard(match: re.Match[str]) -> str:
+        tree = Path(os.path.join(gitdir, match.group(1).strip().strip('"')))
+        try:
+            link = (tree / ".git").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            return match.group(0)
+        back = os.path.realpath(os.path.join(tree, link[7:].strip())) if link.startswith("gitdir:") else ""
+        return "" if back == os.path.realpath(gitdir) else match.group(0)
+
+    return re.sub(r"^\s*worktree\s*=\s*(.*)$", drop_if_standard, text, flags=re.IGNORECASE | re.MULTILINE)
 
 
 def _config_texts(gitdir: Path) -> list[str | None]:
@@ -272,7 +289,13 @@ def _nested_git_dirs(start: str) -> list[Path]:
     for folder, entry in bounded_scan(start, _NESTED_LIMIT, _SKIP_NESTED):
         if entry.name == ".git" and folder != start:
             found.extend(git_dirs(folder) or [])
+        elif entry.name == "HEAD" and _bare_repository(folder):  # an embedded bare repository: `cd` into
+            found.append(Path(folder))  # it and git uses it, with its own config
     return found
+
+
+def _bare_repository(folder: str) -> bool:
+    return os.path.isdir(os.path.join(folder, "objects")) and os.path.isdir(os.path.join(folder, "refs"))
 
 
 _SKIP_NESTED = frozenset(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from yoke.config.trust import write_json_atomic
 from yoke.jsonsafe import loads as safe_json
 from yoke.paths import is_protected, is_secret
-from yoke.permissions.matching import CallFacts, call_facts, path_family
+from yoke.permissions.matching import SHELL_TOOLS, CallFacts, call_facts, path_family
 from yoke.permissions.patterns import tool_name_matches
 from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
 from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
@@ -195,7 +195,13 @@ class GateActions:
     def hidden_tools(self, names: list[str]) -> set[str]:
         """Tools a bare deny rule (`Bash`, `mcp__*`, `*`) removes from the model's view entirely; with
         denyInsteadOfPrompting, also those that wait for a person (questions, plan mode), as 2.1.330."""
-        hidden = {n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, {n})}
+
+        def judged_as(name: str) -> set[str]:  # Monitor's command is a Bash call (matching.SHELL_TOOLS)
+            return {name, "Bash"} if name in SHELL_TOOLS else {name}
+
+        hidden = {
+            n for n in names for r in self.deny if r.whole_tool and tool_name_matches(r.tool, judged_as(n))
+        }
         if self.deny_prompts:
             hidden |= {n for n in names if n in WAIT_FOR_A_PERSON}
         return hidden

@@ -28,6 +28,11 @@ from yoke.tools.base import Tool, ToolContext
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
+# Tools whose `command` is a shell line, judged as a Bash call: Bash rules (deny, ask, allow),
+# `--disallowedTools Bash`, the critical-rm guard and the fast paths' confinement all hold for Monitor's
+# command too (2.1.332's Monitor checks its permissions through the shell's own check); Monitor's own
+# rules match it as well.
+SHELL_TOOLS = frozenset({"Bash", "Monitor"})
 PATH_KEYS = ("file_path", "notebook_path", "path")
 PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "url", "notebook_path"})
 # Bash commands whose operands are files they read (Read deny rules apply to them, best effort).
@@ -169,9 +174,11 @@ def canonical_input(tool: Tool, input: dict[str, Any]) -> dict[str, Any]:
 
 def call_facts(tool: Tool, input: dict[str, Any], ctx: ToolContext, home: Path) -> CallFacts:
     names = {tool.name, *tool.aliases}
+    if names & SHELL_TOOLS:
+        names.add("Bash")
     read_only = _tool_read_only(tool, input)
     facts = CallFacts(tool, input, names, "other", read_only)
-    if names & {"Bash"}:
+    if names & SHELL_TOOLS:
         from yoke.permissions.bash_analysis import analyze  # the parser loads only once Bash is called
 
         facts.kind = "bash"

@@ -220,7 +220,10 @@ def _fetch_source(
 def _git(args: list[str], cwd: Path) -> str:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
     try:
-        proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+        from yoke import spawn
+
+        # the user's `plugin marketplace add/update`: git with the user's own set-up (credentials, ssh)
+        proc = spawn.run(["git", *args], confine=None, cwd=cwd, env=env, text=True, timeout=300)
     except FileNotFoundError:
         raise PluginError("git is needed for git marketplaces and plugins, and was not found") from None
     except subprocess.TimeoutExpired:

@@ -89,7 +89,10 @@ def entra_token() -> str:
         "tsv",
     ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=AZ_TIMEOUT_S, check=False)
+        from yoke import spawn
+
+        # the user's Azure CLI, for the user's own credentials
+        done = spawn.run(command, confine=None, text=True, timeout=AZ_TIMEOUT_S)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ProviderError("authentication", f"No Foundry credentials · {hint} ({exc})") from None
     token = done.stdout.strip()

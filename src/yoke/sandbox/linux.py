@@ -215,8 +215,10 @@ def _existing(paths) -> list[str]:  # type: ignore[no-untyped-def]
 @functools.lru_cache(maxsize=4)
 def probe_bwrap(bwrap: str) -> None:
     """Start one trivial sandbox to learn whether namespaces work here (once per process)."""
+    from yoke import spawn
+
     try:
-        result = subprocess.run(
+        result = spawn.run(  # the probe itself: a fixed, trivial sandbox
             [
                 bwrap,
                 "--cap-drop",
@@ -231,7 +233,7 @@ def probe_bwrap(bwrap: str) -> None:
                 "--",
                 "true",
             ],
-            capture_output=True,
+            confine=None,
             text=True,
             timeout=15,
         )

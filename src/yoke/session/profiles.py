@@ -184,15 +184,15 @@ def _helper(command: str, env: Mapping[str, str], cwd: Path, where: str) -> str:
     """Run the helper (through the shell, as Claude Code runs `apiKeyHelper`); its first line is the key."""
     import subprocess
 
+    from yoke import spawn
+
     try:
-        proc = subprocess.run(
-            ["/bin/sh", "-c", command],
+        proc = spawn.run(
+            spawn.shell_argv(command),
+            confine=None,  # the user's own helper (a project's runs only once the folder is trusted)
             cwd=cwd,
             env=dict(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
             timeout=HELPER_TIMEOUT_S,
-            check=False,
         )
     except subprocess.TimeoutExpired:
         raise ProfileError(f"{where}: its key helper did not finish in {HELPER_TIMEOUT_S:g}s") from None

@@ -65,17 +65,18 @@ class CommandError(Exception):
 
 
 def _git(cwd: Path, *args: str) -> tuple[int, str]:
-    from yoke.gitsafe import hardened_git_argv, hardened_git_env
+    from yoke import spawn
+    from yoke.gitsafe import hardened_git_argv, hardened_git_env, program_overrides
 
     try:
-        done = subprocess.run(
-            hardened_git_argv(*args),
+        # a diff would run the repository's textconv, diff and filter drivers: every one is blanked
+        done = spawn.run(
+            hardened_git_argv(*args, overrides=program_overrides(cwd)),
+            confine=None,
             cwd=cwd,
             env=hardened_git_env(),
-            capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,
-            errors="replace",
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return 1, str(exc)
@@ -131,6 +132,8 @@ def _base(cwd: Path) -> str | None:
 def pull_request_changes(cwd: Path, number: str) -> str:
     import shutil
 
+    from yoke import spawn
+
     if shutil.which("gh") is None:
         raise CommandError(
             f"/review {number}: reviewing a pull request needs the GitHub CLI (gh); install it"
@@ -138,9 +141,8 @@ def pull_request_changes(cwd: Path, number: str) -> str:
     texts = []
     for args in (("pr", "view", number), ("pr", "diff", number)):
         try:
-            done = subprocess.run(
-                ["gh", *args], cwd=cwd, capture_output=True, text=True, timeout=60, errors="replace"
-            )
+            # the user's own GitHub CLI, asked by the user's /review NUMBER
+            done = spawn.run(["gh", *args], confine=None, cwd=cwd, text=True, timeout=60)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise CommandError(f"/review {number}: gh failed: {exc}") from None
         if done.returncode != 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from yoke.memory.markdown import find_imports
 from yoke.records import Record
@@ -27,22 +28,28 @@ class InlineError(Exception):
 
 
 class Verdict(Record):
-    __slots__ = ("allowed", "reason", "updated_input")
+    __slots__ = ("allowed", "reason", "updated_input", "confinement")
 
     allowed: bool
     reason: str
     updated_input: dict | None  # a hook or the person rewrote the call: run this instead
+    # The gate's `Decision.confinement` (a fast path allowed it: it runs held to what was judged), or None
+    confinement: Any
 
-    def __init__(self, allowed: bool, reason: str = "", updated_input: dict | None = None) -> None:
+    def __init__(
+        self, allowed: bool, reason: str = "", updated_input: dict | None = None, confinement: Any = None
+    ) -> None:
         self.allowed = allowed
         self.reason = reason
         self.updated_input = updated_input
+        self.confinement = confinement
 
 
 # (tool name, tool input) -> may it run; the session asks its gate (and asker) with the skill's grants.
 Permit = Callable[[str, dict], Awaitable[Verdict]]
-# command -> its output (stdout and stderr), run as the Bash tool runs commands
-RunShell = Callable[[str], Awaitable[str]]
+# (command, the verdict's confinement) -> its output (stdout and stderr), run as the Bash tool runs a call
+# the gate allowed with that confinement
+RunShell = Callable[[str, Any], Awaitable[str]]
 
 
 def has_shell_blocks(body: str) -> bool:
@@ -64,7 +71,7 @@ async def run_shell_blocks(body: str, permit: Permit | None, run: RunShell | Non
             raise InlineError(f"the command !`{command}` was not allowed{reason}")
         if verdict.updated_input and isinstance(verdict.updated_input.get("command"), str):
             command = verdict.updated_input["command"]
-        return (await run(command)).rstrip("\n")
+        return (await run(command, verdict.confinement)).rstrip("\n")
 
     out: list[str] = []
     position = 0

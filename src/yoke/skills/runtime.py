@@ -121,7 +121,9 @@ class SkillRuntime(Record):
                         allowed, answer.message or decision.reason, answer.updated_input or updated
                     )
                 allowed = decision.behavior == "allow"
-                return Verdict(allowed, decision.reason, decision.updated_input or updated)
+                return Verdict(
+                    allowed, decision.reason, decision.updated_input or updated, decision.confinement
+                )
             finally:
                 self._revoke(added)
 
@@ -146,10 +148,13 @@ class SkillRuntime(Record):
             hook = Decision("ask" if out.decision == "defer" else out.decision, out.reason, "hook")
         return hook, out.updated_input
 
-    async def run_shell(self, command: str) -> str:
+    async def run_shell(self, command: str, confinement: Any = None) -> str:
+        """Run a skill's or command's `!` line as the Bash tool runs a call, with the confinement the gate's
+        decision carried (a fast path's: read-only or the working directories), never dropped."""
         tool = self.registry.get("Bash")
         parsed = tool.validate({"command": command, "description": "skill context"})
-        result = await tool.run(parsed, self.ctx.for_call(f"skill-shell-{len(self.invoked)}"))
+        ctx = self.ctx.for_call(f"skill-shell-{len(self.invoked)}").replace(confinement=confinement)
+        result = await tool.run(parsed, ctx)
         content = result.content
         if isinstance(content, list):
             content = "\n".join(b.get("text", "") for b in content if isinstance(b, dict))

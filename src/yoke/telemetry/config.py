@@ -134,13 +134,15 @@ def _millis(env: Mapping[str, str], name: str, default: int, what: str = "millis
 def run_headers_helper(command: str, env: Mapping[str, str], cwd: str) -> dict[str, str]:
     """Run the `otelHeadersHelper` command (a shell command line, as Claude Code runs it) and read the JSON
     object of headers it prints. Bounded: a helper that hangs is stopped after HELPER_TIMEOUT_S."""
+    from yoke import spawn
+
     try:
-        done = subprocess.run(
-            command,
-            shell=True,
+        # the user's own settings' helper, run as configured (no gate decision names it)
+        done = spawn.run(
+            spawn.shell_argv(command),
+            confine=None,
             cwd=cwd,
             env=dict(env),
-            capture_output=True,
             text=True,
             timeout=HELPER_TIMEOUT_S,
         )

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from yoke import spawn
 from yoke.tools.base import ToolError
 
 MAX_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -68,12 +69,10 @@ async def run_rg(
     if binary is None:
         raise RuntimeError("ripgrep is not available")  # callers check rg_binary() first
     with tempfile.TemporaryFile() as stderr:
-        proc = subprocess.Popen(
-            [binary, *args],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,  # with no path given, rg would otherwise search a piped stdin
-            stdout=subprocess.PIPE,
-            stderr=stderr,
+        # Yoke's Grep and Glob: arguments the tool built, reading what the gate allowed the tool to read.
+        # No input: with no path given, rg would otherwise search a piped stdin.
+        proc = spawn.popen(
+            [binary, *args], confine=None, cwd=cwd, stdin=spawn.DEVNULL, stdout=spawn.PIPE, stderr=stderr
         )
         drained = asyncio.ensure_future(asyncio.to_thread(_drain, proc, max_bytes, on_lines))
         interrupted = asyncio.ensure_future(cancel.wait())
@@ -87,8 +86,10 @@ async def run_rg(
         finally:
             interrupted.cancel()
             if proc.poll() is None:
-                proc.kill()
+                spawn.signal_group(proc.pid, 9)
             await asyncio.wait({drained})  # the thread ends once the killed process closes the pipe
+            proc.wait()
+            spawn.forget_group(proc.pid)
 
 
 def _drain(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +17,16 @@ async def run_shell(ui: Any, command_line: str) -> None:
     ui.emit(ui.painter.ansi(Text(f"! {command_line}", style="magenta")))
     env = ui.session.env if ui.session else None
     try:
-        proc = await asyncio.create_subprocess_shell(
-            command_line,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
+        from yoke import spawn
+
+        # typed by the person at the prompt: run as typed (no gate judges a person's own command)
+        proc = await spawn.start(
+            spawn.shell_argv(command_line),
+            confine=None,
+            stdout=spawn.PIPE,
+            stderr=spawn.STDOUT,
             cwd=ui.cwd,
             env=env,
-            start_new_session=True,
         )
         out, _ = await proc.communicate()
     except OSError as exc:

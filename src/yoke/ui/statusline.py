@@ -12,6 +12,8 @@ import json
 import os
 from typing import Any
 
+from yoke import spawn
+
 DEBOUNCE_S = 0.3
 TIMEOUT_S = 5.0
 
@@ -53,14 +55,15 @@ class StatusLine:
         columns = str(self.ui.painter.width)
         env.update({"COLUMNS": columns})
         try:
-            self._proc = await asyncio.create_subprocess_shell(
-                self.command,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.DEVNULL,
+            # the user's statusLine setting, run as configured; the door makes it die with Yoke
+            self._proc = await spawn.start(
+                spawn.shell_argv(self.command),
+                confine=None,
+                stdin=spawn.PIPE,
+                stdout=spawn.PIPE,
+                stderr=spawn.DEVNULL,
                 cwd=self.ui.cwd,
                 env=env,
-                start_new_session=True,
             )
             out, _ = await asyncio.wait_for(self._proc.communicate(payload), TIMEOUT_S)
         except (OSError, TimeoutError):

@@ -17,7 +17,7 @@ from yoke.tools.shell.confinement import sandbox_launcher, snapshot_launcher, st
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
 from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_note, read_capped
 from yoke.tools.shell.process import Launcher
-from yoke.tools.shell.script import command_env, wrap_command
+from yoke.tools.shell.script import command_env, fast_path_env, wrap_command
 from yoke.tools.shell.state import ShellState, carry_cwd, shell_state
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -104,11 +104,14 @@ class BashTool(Tool):
         state = shell_state(ctx.session)
         env = command_env(ctx)
         snapshot = await state.ensure_snapshot(env, snapshot_launcher(ctx, state.root))
+        path = fast_path_env(ctx, env)
         env_file = env.get("CLAUDE_ENV_FILE") or None
         cwd = start_cwd(ctx)
         readable = [p for p in (snapshot, env_file) if p]
         if input.run_in_background:
-            script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=None)
+            script = wrap_command(
+                input.command, snapshot=snapshot, env_file=env_file, cwd_file=None, path=path
+            )
             launcher = sandbox_launcher(input, ctx, writable=[], readable=readable)
             return await self._start_background(input, ctx, state, script, cwd, env, launcher)
 
@@ -117,7 +120,9 @@ class BashTool(Tool):
         # A folder of its own for the trailer: a sandboxed or confined command may write there, and must not
         # be able to plant anything (a symlink) where a later command's trailer will be written.
         cwd_file = Path(tempfile.mkdtemp(prefix=cwd_file.stem + "-", dir=cwd_file.parent)) / cwd_file.name
-        script = wrap_command(input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file)
+        script = wrap_command(
+            input.command, snapshot=snapshot, env_file=env_file, cwd_file=cwd_file, path=path
+        )
         launcher = sandbox_launcher(input, ctx, writable=[cwd_file.parent], readable=readable)
         timeout_ms = foreground_timeout_ms(input.timeout, env)
         if launcher is None and ctx.terminal is not None:  # unconfined anyway: the editor may show it live

@@ -59,7 +59,7 @@ class MonitorTool(Tool):
 
     async def run(self, input: MonitorInput, ctx: ToolContext) -> ToolResult:
         from yoke.tools.shell.confinement import sandbox_launcher, start_cwd
-        from yoke.tools.shell.script import command_env, wrap_command
+        from yoke.tools.shell.script import command_env, fast_path_env, wrap_command
         from yoke.tools.shell.state import shell_state
 
         if not input.command.strip():
@@ -70,7 +70,8 @@ class MonitorTool(Tool):
         timeout_ms = min(max(input.timeout_ms or DEFAULT_TIMEOUT_MS, 1000), MAX_TIMEOUT_MS)
         state = shell_state(ctx.session)
         env = command_env(ctx)
-        script = wrap_command(input.command, snapshot=None, env_file=None, cwd_file=None)
+        path = fast_path_env(ctx, env)
+        script = wrap_command(input.command, snapshot=None, env_file=None, cwd_file=None, path=path)
         task = await state.tasks.start(
             script,
             command=input.command,

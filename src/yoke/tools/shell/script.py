@@ -29,15 +29,42 @@ def command_env(ctx: ToolContext) -> dict[str, str]:
     return env
 
 
-def wrap_command(command: str, *, snapshot: Path | None, env_file: str | None, cwd_file: Path | None) -> str:
+def fast_path_env(ctx: ToolContext, env: dict[str, str]) -> str | None:
+    """For a call a fast path allowed (`ctx.confinement`): the PATH it runs with, without the entries inside
+    the working directories (or relative ones), set in `env`; None for any other call. The fast path judged
+    a program by its name (`cat`, `git`), and a project's folder early on PATH would make the name run the
+    project's own program instead."""
+    if ctx.confinement is None:
+        return None
+    dirs = [os.path.realpath(d) for d in ctx.all_dirs()]
+    kept = []
+    for entry in env.get("PATH", os.defpath).split(os.pathsep):
+        real = os.path.realpath(entry) if os.path.isabs(entry) else None
+        if real is not None and not any(real == d or real.startswith(d.rstrip("/") + "/") for d in dirs):
+            kept.append(entry)
+    env["PATH"] = os.pathsep.join(dict.fromkeys(kept))
+    return env["PATH"]
+
+
+def wrap_command(
+    command: str,
+    *,
+    snapshot: Path | None,
+    env_file: str | None,
+    cwd_file: Path | None,
+    path: str | None = None,
+) -> str:
     """The bash script for one command: aliases on, snapshot and env file sourced quietly, the final
-    working directory written to `cwd_file` on exit (however the command exits), then the command."""
+    working directory written to `cwd_file` on exit (however the command exits), then the command. `path`
+    (`fast_path_env`'s) is set again after the files are sourced, so neither can put a folder back."""
     lines = ["shopt -s expand_aliases"]
     if snapshot is not None:
         lines.append(f"source {shlex.quote(str(snapshot))} >/dev/null 2>&1 || true")
     if env_file:
         quoted = shlex.quote(env_file)
         lines.append(f"if [ -f {quoted} ]; then source {quoted} >/dev/null 2>&1 || true; fi")
+    if path is not None:
+        lines.append(f"export PATH={shlex.quote(path)}; hash -r")
     if cwd_file is not None:
         trailer = f"pwd -P >| {shlex.quote(str(cwd_file))} 2>/dev/null"
         lines.append(f"trap {shlex.quote(trailer)} EXIT")
@@ -70,21 +97,13 @@ async def make_snapshot(
     if not rc_file.is_file():
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
+    from yoke import spawn
     from yoke.tools.shell.process import bash_path, kill_process_group
 
     argv = [bash_path(), "--noprofile", "--norc", "-i", "-c", _SNAPSHOT_DUMP, "yoke-snapshot", str(rc_file),
             str(out)]  # fmt: skip
     try:
-        if launch is not None:
-            argv = launch(argv)
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-            start_new_session=True,
-        )  # fmt: skip
+        proc = await spawn.start(argv, confine=launch, stdout=spawn.DEVNULL, stderr=spawn.DEVNULL, env=env)
     except Exception:  # no sandbox, no snapshot: never run the rc file outside it
         return None
     try:
