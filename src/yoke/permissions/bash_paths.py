@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob as globlib
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -240,3 +241,18 @@ def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list
     if inv.read_only.git and (cwds is None or not all(repo_config_safe(c) for c in cwds)):
         return None
     return reads
+
+
+def path_word(word: Word) -> Word | None:
+    """The path a command's word may name, or None when it reads as an option or a plain word: `/x`, `~/x`,
+    `./x`, `a/b`, `.`, the value of `--opt=/x` and `if=/x`; a word known only at run time is returned whole."""
+    if not word.static:
+        return word
+    text = word.text
+    if "=" in text and (text.startswith("-") or text.split("=", 1)[0].isalnum()):
+        text = text.split("=", 1)[1]  # --file=x, if=x
+    elif text.startswith("-"):
+        return None
+    if "/" in text or text.startswith("~") or text in (".", ".."):
+        return replace(word, text=text)
+    return None

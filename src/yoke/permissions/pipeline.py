@@ -80,6 +80,8 @@ class PermissionGate(Approval, GateActions):
         # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
         self.block_outside_writes = False
         self.block_outside_reads = False  # --restricted: the file tools stay inside the working directories
+        # permissions.blockReadsOutsideWorkingDirectories: also a Bash line naming a path outside them asks
+        self.block_bash_outside_reads = False
         self.deny_prompts = False
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
@@ -168,6 +170,9 @@ class PermissionGate(Approval, GateActions):
         outside = self._blocked_outside(facts)
         if outside:
             return Decision("deny", outside, "setting:outside-working-directories")
+        outside = self._bash_reads_outside(facts)
+        if outside:  # in every mode, bypassPermissions included (Claude Code's read block)
+            return self._ask_or_deny(facts, "setting:blockReadsOutsideWorkingDirectories", outside)
         if self.mode == "plan" and not self._plan_allows(facts):
             reason = (
                 "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
@@ -221,6 +226,30 @@ class PermissionGate(Approval, GateActions):
         for path in facts.paths:
             if not self._inside(path) and not self._session_allows_path(path):
                 return f"{facts.tool.name} may not use {path.logical}: it is outside the working directories ({why})."
+        return ""
+
+    def _bash_reads_outside(self, facts: CallFacts) -> str:
+        """Why a Bash line asks under blockReadsOutsideWorkingDirectories ("" when it need not): a word that
+        names a path outside the working directories, or a line the analyser cannot follow."""
+        if not self.block_bash_outside_reads or facts.kind != "bash" or facts.bash is None:
+            return ""
+        from yoke.permissions.bash_analysis import candidate_cwds, path_word, paths_of
+
+        why = " (permissions.blockReadsOutsideWorkingDirectories)"
+        if not facts.bash.analysable:
+            return "This command cannot be analysed, so it cannot be checked against the read block" + why
+        assert facts.shell_cwd is not None
+        cwds = candidate_cwds(facts.bash, facts.shell_cwd, self.home)
+        reads = self.matcher.bash_paths(facts, "read")
+        words = [
+            p for inv in facts.bash.invocations for w in inv.words[1:] if (p := path_word(w)) is not None
+        ]
+        named = paths_of(words, cwds, self.home)
+        if reads is None or named is None:
+            return "A path of this command is known only when it runs" + why
+        for path in [*reads, *named]:
+            if not self._inside(path):
+                return f"{path.logical} is outside the working directories" + why
         return ""
 
     def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:

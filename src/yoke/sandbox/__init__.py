@@ -37,9 +37,16 @@ def wrap_command(
     writable = list(writable or [])
     platform = sys.platform
     if platform.startswith("linux"):
+        from yoke.sandbox.confine import denied_in
         from yoke.sandbox.linux import bwrap_command
 
         proxy = _proxy(settings)
+        if settings.read_denied is not None or settings.write_denied is not None:
+            # what Read and Edit deny rules name (wildcards included) is hidden or pinned here too
+            hidden, pinned = denied_in([*working_dirs, cwd], home, settings, secrets=False)
+            settings = settings.replace(
+                deny_read=(*settings.deny_read, *hidden), deny_write=(*settings.deny_write, *pinned)
+            )
         return bwrap_command(
             argv,
             settings,
@@ -49,6 +56,8 @@ def wrap_command(
             writable=writable,
             readable=list(readable or []),
             proxy_socket=proxy.unix_path if proxy else None,
+            # permissions.blockReadsOutsideWorkingDirectories: reads allowlisted as on the fast paths
+            visible=[cwd, *working_dirs] if settings.block_reads_outside else None,
         )
     if platform == "darwin":
         from yoke.sandbox.macos import seatbelt_command

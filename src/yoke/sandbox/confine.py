@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from yoke.records import FrozenRecord
@@ -54,14 +55,21 @@ def confine_command(
     home: Path | None = None,
     writable: list[Path] | None = None,
     readable: list[Path] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The argv that runs `argv` under `confinement`; raises SandboxUnavailable (one line) when no kernel
     sandbox can start. `settings` contributes its deny lists (and Read/Edit deny rules joined to them); its
-    writable paths, domains and socket allowances do not apply: a fast path allows none of them."""
+    writable paths, domains and socket allowances do not apply: a fast path allows none of them. Reads are
+    confined to the allowlist (`visible.py`) and the environment to its allowed variables (of `env`, the
+    one the command is started with; this process's when not given)."""
+    from yoke.paths import real_dir
+
     home = home or Path.home()
+    # Resolved once (the first resolution of a boundary is kept): a link swapped in later leads nowhere new.
+    working_dirs = [Path(real_dir(d)) for d in working_dirs]
     dirs = [] if confinement.kind == READ_ONLY else list(working_dirs)
-    seen = [] if dirs else [*working_dirs, cwd]  # read-only: visible even where the private /tmp covers them
-    hidden = secrets_in([*working_dirs, cwd], home)
+    seen = [] if dirs else [*working_dirs, Path(os.path.realpath(cwd))]
+    hidden, pinned = denied_in([*working_dirs, cwd], home, settings)
     narrowed = settings.replace(
         enabled=True,
         allow_write=(),
@@ -71,6 +79,7 @@ def confine_command(
         allow_local_binding=False,
         allow_read=(),
         deny_read=tuple(dict.fromkeys([*settings.deny_read, *hidden])),
+        deny_write=tuple(dict.fromkeys([*settings.deny_write, *pinned])),
     )
     if sys.platform.startswith("linux"):
         from yoke.sandbox.linux import bwrap_command
@@ -85,6 +94,8 @@ def confine_command(
             readable=[*seen, *(readable or [])],
             proxy_socket=None,
             whole_git=not confinement.git_writes,
+            visible=[],
+            env=os.environ if env is None else env,
         )
     if sys.platform == "darwin":
         from yoke.sandbox.macos import seatbelt_command
@@ -135,13 +146,20 @@ def kernel_sandbox_available(env: dict[str, str] | None = None) -> bool:
     return False
 
 
-def secrets_in(dirs: list[Path], home: Path) -> list[str]:
-    """Secret files (`.env*`, `*.pem`, keys…, the permission layer's own test) in and below `dirs`,
-    skipping dependency and cache trees, at most SCAN_LIMIT entries per folder."""
+def denied_in(
+    dirs: list[Path], home: Path, settings: SandboxSettings, secrets: bool = True
+) -> tuple[list[str], list[str]]:
+    """What to hide and what to pin read-only in and below `dirs`: secret files (`.env*`, `*.pem`, keys…, the
+    permission layer's own test) and what the Read deny rules name (`settings.read_denied`, wildcards
+    included: a folder a rule names is hidden whole); what the Edit deny rules name (`write_denied`).
+    Dependency and cache trees are skipped; at most SCAN_LIMIT entries are looked at per folder. Without
+    `secrets` only what the rules name."""
     from yoke.fsutil import bounded_scan
     from yoke.paths import is_secret
 
-    found: list[str] = []
+    read_denied, write_denied = settings.read_denied, settings.write_denied
+    hidden: list[str] = []
+    pinned: list[str] = []
     seen: set[str] = set()
     for root in dirs:
         real = os.path.realpath(root)
@@ -149,6 +167,9 @@ def secrets_in(dirs: list[Path], home: Path) -> list[str]:
             continue
         seen.add(real)
         for _, entry in bounded_scan(real, SCAN_LIMIT, _SCAN_SKIPS):
-            if not entry.is_dir(follow_symlinks=False) and is_secret(entry.path, home):
-                found.append(entry.path)
-    return found
+            named = read_denied is not None and read_denied(entry.path)
+            if named or (secrets and not entry.is_dir(follow_symlinks=False) and is_secret(entry.path, home)):
+                hidden.append(entry.path)
+            elif write_denied is not None and write_denied(entry.path):
+                pinned.append(entry.path)
+    return hidden, pinned

@@ -7,6 +7,7 @@ Sandbox path prefixes differ from permission rules: `/x` is absolute, `~/x` is i
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,9 @@ class SandboxSettings(FrozenRecord):
         "allow_local_binding",
         "bwrap_path",
         "base_dir",
+        "read_denied",
+        "write_denied",
+        "block_reads_outside",
     )
     enabled: bool
     auto_allow_bash: bool
@@ -46,6 +50,11 @@ class SandboxSettings(FrozenRecord):
     allow_local_binding: bool
     bwrap_path: str | None
     base_dir: Path | None
+    # set by the permission layer: whether an absolute path is one a Read (Edit) deny rule names, wildcards
+    # included; the kernel hides (pins) what they name in the working directories
+    read_denied: Callable[[str], bool] | None
+    write_denied: Callable[[str], bool] | None
+    block_reads_outside: bool  # permissions.blockReadsOutsideWorkingDirectories: reads are allowlisted
 
     def __init__(
         self,
@@ -64,6 +73,9 @@ class SandboxSettings(FrozenRecord):
         allow_local_binding: bool = False,
         bwrap_path: str | None = None,
         base_dir: Path | None = None,
+        read_denied: Callable[[str], bool] | None = None,
+        write_denied: Callable[[str], bool] | None = None,
+        block_reads_outside: bool = False,
     ) -> None:
         self._fill(
             enabled=enabled,
@@ -82,6 +94,9 @@ class SandboxSettings(FrozenRecord):
             allow_local_binding=allow_local_binding,
             bwrap_path=bwrap_path,
             base_dir=Path.cwd() if base_dir is None else base_dir,  # what `./x` paths are relative to
+            read_denied=read_denied,
+            write_denied=write_denied,
+            block_reads_outside=block_reads_outside,
         )
 
     @classmethod
