@@ -167,6 +167,9 @@ class PermissionGate(Approval, GateActions):
         rule = self._first(self.deny, facts)
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
+        capability = self._deny_capability(facts)
+        if capability:  # whatever would approve it below: a rule, a hook, a mode
+            return self._ask_or_deny(facts, "deny-capability", capability)
         outside = self._blocked_outside(facts)
         if outside:
             return Decision("deny", outside, "setting:outside-working-directories")
@@ -227,6 +230,18 @@ class PermissionGate(Approval, GateActions):
             if not self._inside(path) and not self._session_allows_path(path):
                 return f"{facts.tool.name} may not use {path.logical}: it is outside the working directories ({why})."
         return ""
+
+    def _deny_capability(self, facts: CallFacts) -> str:
+        """Why a Bash line asks because the analyser cannot show it lacks what a deny rule names (deleting
+        under `Bash(rm:*)`, reading under `Read(./.env)`; `capabilities.py`); "" when it need not."""
+        if facts.kind != "bash" or facts.bash is None or not self.deny:
+            return ""
+        from yoke.permissions.bash_analysis import candidate_cwds
+        from yoke.permissions.capabilities import capability_question
+
+        assert facts.shell_cwd is not None
+        cwds = candidate_cwds(facts.bash, facts.shell_cwd, self.home)
+        return capability_question(facts.bash, self.deny, self.sandbox.read_denied, cwds, self.home)
 
     def _bash_reads_outside(self, facts: CallFacts) -> str:
         """Why a Bash line asks under blockReadsOutsideWorkingDirectories ("" when it need not): a word that

@@ -1,0 +1,144 @@
+"""Issue 38, part 2: a deny rule holds whatever approves the call. The third corpus's largest class: the user
+allows all Bash and denies `Read(./.env)`, `Read(~/.aws/**)` or `Bash(rm:*)`; `paste .env`, `iconv`, `dd if=`,
+`unlink`, `shred -u`, `git clean` and `find -delete` must not run (a `Bash(cmd:*)` deny names a capability,
+and a command the analyser cannot show lacks it asks). Headless: an ask is a denial.
+
+Each test runs in every mode where it applies (bypassPermissions too), with the deny rules in the user's
+settings and in an untrusted clone's own settings, with bubblewrap and without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from tests.permissions.sessions import hide_bwrap, make_project, run_calls, run_commands
+
+MODES = ["default", "plan", "dontAsk", "acceptEdits", "bypassPermissions"]
+SECRET = "top-secret-value"
+DENY = ["Read(./.env)", "Read(~/.aws/**)", "Bash(rm:*)"]
+EXTRA_TOOLS = ("paste", "iconv", "dd", "unlink", "shred", "base64")
+
+
+@pytest.fixture(params=["bwrap", "no-sandbox"])
+def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    if request.param == "no-sandbox":
+        path = hide_bwrap(monkeypatch, tmp_path / "bin")
+        for tool in EXTRA_TOOLS:
+            found = shutil.which(tool, path=os.defpath + ":/usr/bin:/bin")
+            if found and not (tmp_path / "bin" / tool).exists():
+                (tmp_path / "bin" / tool).symlink_to(found)
+        return path
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+    return os.environ["PATH"]
+
+
+def world(tmp_path: Path, where: str) -> tuple[Path, Path]:
+    """A project (a git repository with an untracked file) whose user allows all Bash; the deny rules are
+    the user's, or the untrusted project's own."""
+    home, project = make_project(tmp_path)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(f"aws_secret_access_key = {SECRET}\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    (project / "untracked.txt").write_text("scratch\n")
+    (home / ".claude").mkdir()
+    user: dict = {"permissions": {"allow": ["Bash"]}}
+    if where == "user":
+        user["permissions"]["deny"] = DENY
+    else:
+        (project / ".claude").mkdir()
+        (project / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": DENY}}))
+    (home / ".claude" / "settings.json").write_text(json.dumps(user))
+    return home, project
+
+
+@pytest.mark.parametrize("where", ["user", "untrusted-project"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_reading_a_denied_file_by_any_program_does_not_run(
+    tmp_path: Path, kernel: str, mode: str, where: str
+) -> None:
+    home, project = world(tmp_path, where)
+    commands = [
+        "paste .env",
+        "iconv -f utf-8 -t utf-8 .env",
+        "dd if=.env status=none",
+        "base64 -d <(base64 .env)",
+        "python3 -c 'print(open(\".env\").read())'",
+        "paste ~/.aws/credentials",
+        "tar -cf - . | tar -xOf -",
+    ]
+    results = await run_commands(project, home, commands, mode)
+    assert [r.behavior for r in results] == ["deny"] * len(commands), [r.source for r in results]
+    assert not any(SECRET in r.text for r in results)
+
+
+@pytest.mark.parametrize("where", ["user", "untrusted-project"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_deleting_under_a_rm_deny_does_not_run(
+    tmp_path: Path, kernel: str, mode: str, where: str
+) -> None:
+    home, project = world(tmp_path, where)
+    commands = [
+        "unlink data.txt",
+        "shred -u data.txt",
+        "git clean -fdx",
+        "find . -name data.txt -delete",
+        "rsync -a --delete sub/ ./",
+        "python3 -c 'import os; os.remove(\"data.txt\")'",
+        "mv sub/server.pem data.txt",
+    ]
+    results = await run_commands(project, home, commands, mode)
+    assert [r.behavior for r in results] == ["deny"] * len(commands), [r.source for r in results]
+    assert (project / "data.txt").read_text() == "keep me\n"
+    assert (project / "untracked.txt").exists()
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+async def test_the_users_grant_still_runs_beside_the_deny_rules(
+    tmp_path: Path, kernel: str, mode: str
+) -> None:
+    home, project = world(tmp_path, "user")
+    commands = [
+        "cat data.txt",
+        "git status --short",
+        "touch out.txt",
+        "mkdir -p build && ls",
+        "npm --version || true",
+    ]
+    results = await run_commands(project, home, commands, mode)
+    assert [r.behavior for r in results] == ["allow"] * len(commands), [r.source for r in results]
+    assert "keep me" in results[0].text and (project / "out.txt").exists()
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+async def test_the_file_tools_keep_the_one_secret_list_when_home_is_a_working_directory(
+    tmp_path: Path, mode: str
+) -> None:
+    """~/.npmrc, ~/.config/gh, ~/.vault-token and ~/.kube are secrets for Read, Grep and Glob as they are for
+    the kernel, also when the home itself is the working directory."""
+    home = tmp_path / "home"
+    for rel, text in {
+        ".npmrc": "//registry.npmjs.org/:_authToken=NPM-SECRET\n",
+        ".config/gh/hosts.yml": "oauth_token: GH-SECRET\n",
+        ".vault-token": "VAULT-SECRET\n",
+        ".kube/cache/token": "KUBE-SECRET\n",
+    }.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(text)
+    calls = [
+        ("Read", {"file_path": str(home / ".npmrc")}),
+        ("Read", {"file_path": str(home / ".config/gh/hosts.yml")}),
+        ("Read", {"file_path": str(home / ".vault-token")}),
+        ("Read", {"file_path": str(home / ".kube/cache/token")}),
+        ("Grep", {"pattern": "SECRET", "path": str(home / ".kube")}),
+    ]
+    results = await run_calls(home, home, calls, permission_mode=mode)
+    expected = "allow" if mode == "bypassPermissions" else "deny"
+    assert [r.behavior for r in results] == [expected] * len(calls)
+    if mode != "bypassPermissions":
+        assert not any("SECRET" in r.text for r in results)
