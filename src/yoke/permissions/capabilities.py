@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,6 @@ from yoke.permissions.rules import PermissionRule
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis, Invocation
     from yoke.permissions.bash_words import Word
-    from yoke.permissions.patterns import RulePaths
 
 # Deny rules on these commands name deletion: any command that can delete (or destroy a file's content by
 # replacing it) has the capability.
@@ -49,7 +49,7 @@ _TOKENS = re.compile(r"[^\s'\"(),;:=`<>|&{}\[\]+]+")
 def capability_question(
     analysis: BashAnalysis,
     deny: list[PermissionRule],
-    read_denied: RulePaths | None,
+    read_denied: Callable[[str], bool] | None,
     cwds: list[str] | None,
     home: Path,
 ) -> str:
@@ -149,7 +149,9 @@ def _mentions(code: str, name: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", code) is not None
 
 
-def _reads_denied(inv: Invocation, read_denied: RulePaths, cwds: list[str] | None, home: Path) -> str:
+def _reads_denied(
+    inv: Invocation, read_denied: Callable[[str], bool], cwds: list[str] | None, home: Path
+) -> str:
     """Why a command not shown read-only may read what a Read deny rule names: a word (or a piece of one:
     `if=.env`, `--file=.env`, inline code) that leads there, a folder that holds it, a word known only at
     run time."""
@@ -177,7 +179,7 @@ def _reads_denied(inv: Invocation, read_denied: RulePaths, cwds: list[str] | Non
     return ""
 
 
-def _holds_denied(folder: str, read_denied: RulePaths, home: Path) -> bool:
+def _holds_denied(folder: str, read_denied: Callable[[str], bool], home: Path) -> bool:
     from yoke.sandbox.confine import denied_in
     from yoke.sandbox.settings import SandboxSettings
 
