@@ -301,6 +301,7 @@ def _device(word: Word) -> bool:
 from yoke.permissions.bash_paths import (  # noqa: E402
     candidate_cwds,
     copied_paths,
+    copy_reads,
     is_read_only_command,
     path_word,
     paths_of,
@@ -317,6 +318,7 @@ __all__ = [
     "analyze",
     "candidate_cwds",
     "copied_paths",
+    "copy_reads",
     "edits_are_stable",
     "fast_path_applies",
     "is_read_only_command",

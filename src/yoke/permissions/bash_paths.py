@@ -169,6 +169,28 @@ def is_read_only_command(
 MAX_TREE_ENTRIES = 5000
 
 
+def folder_of(path: ResolvedPath) -> ResolvedPath:
+    """The folder whose listing shows `path` (where the name is, not where a link leads)."""
+    folder = os.path.dirname(path.logical)
+    return ResolvedPath(folder, os.path.realpath(folder))
+
+
+def glob_folders(words: Iterable[Word], cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """The folders a line's globs list, whatever command they are given to (`echo ~/.ssh/*` reads the
+    names in `~/.ssh` as surely as `ls` does): the glob's literal folder and the folder of every match."""
+    out: list[ResolvedPath] = []
+    for word in words:
+        if not word.glob:
+            continue
+        matches = resolve_operand(word, cwds, home, with_prefix=False)
+        head = word.text.rsplit("/", 1)[0] if "/" in word.text else "."
+        prefix = resolve_operand(Word(head or "/", tilde=word.tilde), cwds, home)
+        if matches is None or prefix is None:
+            return None
+        out += prefix + [folder_of(m) for m in matches]
+    return out
+
+
 def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPath] | None:
     """Every file and directory below the directories in `paths`, as a recursive reader would meet them
     (following symlinks only if it does); None when there are too many to check. `.git` is listed but not
@@ -191,6 +213,17 @@ def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPat
             if len(out) > MAX_TREE_ENTRIES:
                 return None
     return out
+
+
+def copy_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What a `cp` that follows links (`-L`, `--dereference`) reads through them: every entry below its
+    operands as it meets them, so a link in a copied tree that leads out of the project is a read outside."""
+    follows = any(w.static and w.text.startswith("-") and not w.text.startswith("--") and "L" in w.text
+                  for w in inv.words[1:]) or any(w.text == "--dereference" for w in inv.words[1:])  # fmt: skip
+    if inv.name != "cp" or not follows:
+        return []
+    operands = paths_of(inv.writes, cwds, home)
+    return None if operands is None else tree_paths(operands, follows=True)
 
 
 def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
@@ -237,7 +270,13 @@ def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list
         tree = tree_paths(reads, inv.read_only.follows_links)
         if tree is None:
             return None
+        if inv.read_only.names_only:  # a listing reads folders: each entry's is what it reveals
+            tree = list({folder_of(e): None for e in tree})
         reads = reads + tree
+    listed = glob_folders(inv.words[1:], cwds, home)
+    if listed is None:
+        return None
+    reads = reads + listed
     if inv.read_only.git and (cwds is None or not all(repo_config_safe(c) for c in cwds)):
         return None
     return reads

@@ -59,6 +59,7 @@ def bwrap_command(
     whole_git: bool = False,
     visible: list[Path] | None = None,
     env: Mapping[str, str] | None = None,
+    reopened: list[str] | None = None,
 ) -> list[str]:
     """The bwrap argv for `argv`: `working_dirs` and `writable` writable (all else read-only), the protected
     names inside them pinned read-only (the whole `.git` when `whole_git`). With `visible` (a list, maybe
@@ -95,6 +96,8 @@ def bwrap_command(
         args += ["--bind", path, path]
     pins, created = _pin_protected(writable_dirs, whole_git)
     args += pins
+    for path in _existing(reopened or []):
+        args += ["--bind", path, path]  # approved below a pinned name (`.claude/worktrees`)
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
     if not allowlisted:

@@ -1,0 +1,105 @@
+"""Issue 38, part 2: read-only shapes that read more than judged, and protected names at every depth.
+
+By rule, not by case: a glob reads the folders it lists whatever command it is given to (`echo`, `printf`,
+`type`); a recursive listing (`ls -R`, `du`, `tree`) reads the folders below its operands, through the links
+it follows (`-L`); a copy that follows links (`cp -rL`) reads what they lead to. Protected names are pinned
+read-only by the kernel at every depth where they exist, and `.claude/worktrees` (not protected) stays
+writable under acceptEdits.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from tests.permissions.sessions import make_project, run_commands
+
+from permissions.helpers import TOOLS, make_world
+from yoke.permissions import bash_analysis, bash_readonly
+
+MODES = ["default", "plan", "dontAsk", "acceptEdits"]
+REFUSED = {"default": "ask", "plan": "ask", "dontAsk": "deny", "acceptEdits": "ask"}  # headless: ask = deny
+PYTHON = os.path.realpath(sys.executable)
+
+READS_MORE = [
+    "ls -RL",
+    "ls -R --dereference other_link/..",
+    "du -aL",
+    "echo {O}/*",
+    "echo {H}/.ssh/*",
+    "printf '%s\\n' {O}/*",
+    "type {O}/*",
+    "echo other_link/*",
+]
+STILL_READ_ONLY = ["ls -R", "du -a", "du -sh", "tree", "echo *", "echo src/*", "ls src/*.py", "ls -la"]
+
+
+async def _decide(tmp_path: Path, command: str, mode: str) -> str:
+    world = make_world(tmp_path)
+    command = command.replace("{O}", str(world.other)).replace("{H}", str(world.home))
+    gate = world.gate(allow=[], deny=[], ask=[], mode=mode)
+    decision = await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())
+    return decision.behavior
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("command", READS_MORE)
+async def test_shapes_that_list_outside_or_through_links_are_not_read_only(
+    tmp_path: Path, command: str, mode: str
+) -> None:
+    assert await _decide(tmp_path, command, mode) == REFUSED[mode]
+
+
+@pytest.mark.parametrize("command", STILL_READ_ONLY)
+async def test_listings_inside_the_project_stay_read_only(tmp_path: Path, command: str) -> None:
+    assert await _decide(tmp_path, command, "default") == "allow"
+
+
+async def test_a_copy_following_links_out_of_the_project_asks(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    (world.project / "src" / "out").symlink_to(world.home / ".ssh")
+    gate = world.gate(allow=[], deny=[], ask=[], mode="acceptEdits")
+    verdicts = []
+    for command in ("cp -rL src build", "cp -r --dereference src build", "cp -r src build"):
+        decision = await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())
+        verdicts.append(decision.behavior)
+    assert verdicts == ["ask", "ask", "allow"]  # without -L the link is copied as a link
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+async def test_protected_names_at_every_depth_are_pinned_and_worktrees_stay_writable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bash_readonly, "MISLABELLED_READ_ONLY", frozenset({PYTHON}))
+    bash_analysis.analyze.cache_clear()
+    home, project = make_project(tmp_path)
+    (project / ".claude").mkdir()
+    for folder in ("pkg/.claude", "pkg/.husky", "pkg/.vscode", "pkg/lib/.git/hooks", "a/b/.claude"):
+        (project / folder).mkdir(parents=True)
+    plant = (
+        "import sys\nfor p in sys.argv[1:]:\n try:\n  open(p, 'a').write('x'); print('WROTE', p)\n"
+        " except OSError: print('REFUSED', p)"
+    )
+    targets = [
+        "pkg/.claude/settings.json",
+        "pkg/.husky/pre-commit",
+        "pkg/.vscode/tasks.json",
+        "pkg/lib/.git/hooks/pre-commit",
+        "a/b/.claude/x",
+        "pkg/ok.txt",
+    ]
+    commands = [
+        f'mkdir m && {PYTHON} -I -S -c "{plant}" ' + " ".join(targets),
+        "mkdir -p .claude/worktrees/feature",
+    ]
+    results = await run_commands(project, home, commands, "acceptEdits")
+    bash_analysis.analyze.cache_clear()
+    assert [r.behavior for r in results] == ["allow", "allow"]
+    assert results[0].text.count("REFUSED") == 5 and "WROTE pkg/ok.txt" in results[0].text
+    for target in targets[:-1]:
+        assert not (project / target).exists(), target
+    assert (project / ".claude" / "worktrees" / "feature").is_dir()  # the false denial is gone
+    assert not (project / ".claude" / "settings.json").exists()
