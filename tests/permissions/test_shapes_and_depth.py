@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,3 +104,68 @@ async def test_protected_names_at_every_depth_are_pinned_and_worktrees_stay_writ
         assert not (project / target).exists(), target
     assert (project / ".claude" / "worktrees" / "feature").is_dir()  # the false denial is gone
     assert not (project / ".claude" / "settings.json").exists()
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True,
+                   capture_output=True)  # fmt: skip
+
+
+def _repo_world(tmp_path: Path, committed_secret: bool):  # type: ignore[no-untyped-def]
+    world = make_world(tmp_path)
+    shutil.rmtree(world.project / ".git")
+    _git(world.project, "init", "-q")
+    _git(world.project, "add", "src", "README.md")
+    if committed_secret:  # committed once, removed since: still in the history
+        _git(world.project, "add", "-f", ".env")
+    _git(world.project, "commit", "-qm", "one")
+    if committed_secret:
+        _git(world.project, "rm", "-q", "--cached", ".env")
+    _git(world.project, "commit", "-qm", "two", "--allow-empty")
+    return world
+
+
+CONTENT = ["git show HEAD~1", "git log -p", "git grep TOKEN HEAD~1", "git log -L1,1:src/app.py",
+           "git cat-file -p HEAD~1:src/app.py", "git log -S TOKEN --oneline"]  # fmt: skip
+NO_CONTENT = [
+    "git log --oneline",
+    "git status",
+    "git diff --stat HEAD~1",
+    "git ls-files",
+    "git cat-file -t HEAD",
+]
+
+
+@pytest.mark.parametrize("mode", ["default", "dontAsk"])
+async def test_git_printing_history_is_judged_by_every_path_of_the_history(tmp_path: Path, mode: str) -> None:
+    """A secret committed once and removed is printed by `git show <rev>`, `git log -p`, `git grep TOKEN
+    <rev>`, `git log -L` or an object id: these read every path of the history, names alone do not."""
+    for committed, root in ((False, tmp_path / "clean"), (True, tmp_path / "leaky")):
+        world = _repo_world(root, committed)
+        gate = world.gate(allow=[], deny=[], ask=[], mode=mode)
+        for command in [*CONTENT, *NO_CONTENT]:
+            decision = await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())
+            expected = "allow" if command in NO_CONTENT or not committed else REFUSED[mode]
+            assert decision.behavior == expected, (committed, command, decision.source)
+
+
+async def test_git_blame_reading_a_named_file_and_submodules(tmp_path: Path) -> None:
+    world = _repo_world(tmp_path / "w", False)
+    gate = world.gate(allow=[], deny=[], ask=[], mode="default")
+
+    async def decide(command: str) -> str:
+        return (await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())).behavior
+
+    assert await decide("git blame -S.env src/app.py") == "ask"  # -S names a revisions file blame reads
+    assert await decide("git blame -S .env src/app.py") == "ask"
+    assert await decide("git log -S.env --oneline") == "allow"  # here -S is a search string
+    assert await decide("git blame src/app.py") == "allow"
+    _git(world.project, "config", "blame.ignoreRevsFile", str(world.home / ".ssh" / "id_rsa"))
+    assert await decide("git blame src/app.py") == "ask"  # the configuration names a file blame reads
+    _git(world.project, "config", "--unset", "blame.ignoreRevsFile")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    _git(lib, "init", "-q")
+    _git(lib, "commit", "-qm", "x", "--allow-empty")
+    _git(world.project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
+    assert await decide("git status") == "allow"  # a submodule's own core.worktree is no program

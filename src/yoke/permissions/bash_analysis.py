@@ -300,6 +300,7 @@ def _device(word: Word) -> bool:
 # Re-exported: callers ask the analysis module for where a line's operands lead.
 from yoke.permissions.bash_paths import (  # noqa: E402
     candidate_cwds,
+    committed_reads,
     copied_paths,
     copy_reads,
     is_read_only_command,
@@ -317,6 +318,7 @@ __all__ = [
     "Invocation",
     "analyze",
     "candidate_cwds",
+    "committed_reads",
     "copied_paths",
     "copy_reads",
     "edits_are_stable",

@@ -81,7 +81,113 @@ def git_read_only(args: list[str]) -> tuple[bool, str, list[str]]:
         return True, "", []
     # `REV:PATH` and `:PATH` name a file's committed or staged content: judged as that file
     blobs = [op.split(":", 1)[1] for op in operands if ":" in op and op.split(":", 1)[1]]
-    return True, "", operands + blobs
+    return True, "", operands + blobs + _file_values(sub, rest)
+
+
+# Options whose value is a file git reads, by subcommand (`git blame -S FILE` reads revisions from FILE; in
+# `git log -S TEXT` the same letter is a search string).
+_FILE_VALUED = {"blame": ("-S",)}
+
+
+def _file_values(sub: str, rest: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, arg in enumerate(rest):
+        for option in _FILE_VALUED.get(sub, ()):
+            if arg == option and i + 1 < len(rest):
+                out.append(rest[i + 1])
+            elif arg.startswith(option) and len(arg) > len(option):
+                out.append(arg[len(option) :])
+    return out
+
+
+# Subcommands that print content from the object store beyond the paths they are given (a commit's patch,
+# an object by its id, a search of a whole tree); `log` and friends do with a patch or a content search.
+_CONTENT_SUBCOMMANDS = frozenset(
+    {"show", "diff", "diff-tree", "diff-index", "diff-files", "grep", "cat-file"}
+)
+_CONTENT_OPTIONS = re.compile(
+    r"^(--patch|--cc|--word-diff|--unified|--pickaxe|--function-context|-[a-zA-Z]*[puLSGWc]|-U)"
+)
+
+
+_SUMMARY_ONLY = frozenset(
+    {"--stat", "--shortstat", "--numstat", "--name-only", "--name-status", "--summary", "--compact-summary",
+     "-s", "--no-patch", "--dirstat", "--quiet", "--raw"}
+)  # fmt: skip
+
+
+def git_prints_content(args: list[str]) -> bool:
+    """Whether `git ARGS` may print committed or staged content of paths it does not name: then every path
+    the repository holds, in any commit, counts as read (`committed_paths`)."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 1
+    if i >= len(args):
+        return False
+    sub, rest = args[i], args[i + 1 :]
+    patch = any(_CONTENT_OPTIONS.match(a) for a in rest if a != "--")
+    if sub == "cat-file":
+        return not any(a in ("-t", "-s", "-e") for a in rest)  # type, size, existence: no content
+    if sub in _CONTENT_SUBCOMMANDS and sub != "grep" and not patch:
+        return not any(a.split("=", 1)[0] in _SUMMARY_ONLY for a in rest)  # `git diff --stat`: names only
+    if sub in _CONTENT_SUBCOMMANDS:
+        return True
+    if sub in ("log", "whatchanged", "stash", "reflog", "shortlog"):
+        return sub == "whatchanged" or any(_CONTENT_OPTIONS.match(a) for a in rest if a != "--")
+    return False
+
+
+_COMMITTED: dict[tuple[str, float], list[str] | None] = {}
+MAX_COMMITTED = 50_000  # paths; a history naming more is not checked path by path (unknown)
+
+
+def committed_paths(start: str) -> list[str] | None:
+    """Every path (absolute) the repository containing `start` holds, in any commit reachable from a ref or
+    the reflog (stashes included) or in the index: what a `git show`, `git log -p` or `git grep REV` may print.
+    [] outside git; None when it cannot be told in time (a huge history, no git). Cached per repository
+    until its refs, reflog or index change."""
+    from yoke.gitsafe import run_hardened_git
+
+    dirs = git_dirs(start)
+    if not dirs:
+        return [] if dirs == [] else None
+    key = (str(dirs[0]), _state_stamp(dirs))
+    if key in _COMMITTED:
+        return _COMMITTED[key]
+    log = ("log", "--all", "--reflog", "--format=", "--name-only", "--no-renames", "-z")
+    index = ("ls-files", "--cached", "--full-name", "-z")
+    out = run_hardened_git(Path(start), [("rev-parse", "--show-toplevel"), log, index], 3.0, False)
+    found: list[str] | None = None
+    if all(o is not None for o in out) and out[0]:
+        top = out[0].strip()
+        names = {n for text in out[1:] if text for n in text.split("\0") if n.strip()}
+        if len(names) <= MAX_COMMITTED:
+            found = sorted(os.path.join(top, n.strip("\n")) for n in names)
+    if len(_COMMITTED) > 64:
+        _COMMITTED.clear()
+    _COMMITTED[key] = found
+    return found
+
+
+def _state_stamp(dirs: list[Path]) -> float:
+    """A number that changes when the refs, the reflog or the index do."""
+    stamp = 0.0
+    for gitdir in dirs:
+        for rel in (
+            "HEAD",
+            "index",
+            "packed-refs",
+            "refs",
+            "refs/heads",
+            "refs/tags",
+            "logs/HEAD",
+            "refs/stash",
+        ):
+            try:
+                stamp += os.stat(gitdir / rel).st_mtime_ns / 1e9
+            except OSError:
+                pass
+    return stamp
 
 
 def _subcommand_ok(sub: str, rest: list[str]) -> bool:
@@ -176,12 +282,13 @@ def _short(rest: list[str], i: int) -> int | None:
 
 # ---- the repository's configuration ---------------------------------------------------------------------
 
-# A key names a program by its shape: it ends in one of these words (`core.sshCommand`,
+# A key names a program (or a file git reads, such as `blame.ignoreRevsFile`: a read the analyser did not
+# judge) by its shape: it ends in one of these words (`core.sshCommand`,
 # `gpg.ssh.defaultKeyCommand`, `sequence.editor`, `filter.x.process`…); a section brings programs by its name.
 _RUNS_PROGRAM_KEY = re.compile(
     r"^\s*[a-z0-9-]*?(fsmonitor|pager|external|textconv|command|editor|program|askpass|hookspath|worktree"
     r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy|process"
-    r"|clean|smudge)\s*(=|$)",
+    r"|clean|smudge|file)\s*(=|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _RUNS_PROGRAM_SECTION = re.compile(r"\[\s*(include|includeif|alias|filter|pager)\b", re.I)  # anywhere: a BOM
@@ -223,15 +330,43 @@ def repo_config_safe(start: str) -> bool:
     dirs = git_dirs(start)
     if dirs is None:
         return False
+    top = _top_of(start)
     dirs = dirs + _nested_git_dirs(start)
     for gitdir in dirs:
         for text in _config_texts(gitdir):
             if text is None:
                 return False
-            text = _one_entry_per_line(text)
+            text = _inner_worktrees_dropped(_one_entry_per_line(text), gitdir, top)
             if _RUNS_PROGRAM_KEY.search(text) or _RUNS_PROGRAM_SECTION.search(text):
                 return False
     return True
+
+
+_WORKTREE_KEY = re.compile(r"^\s*worktree\s*=\s*(.*?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _top_of(start: str) -> str | None:
+    """The folder of the outermost repository holding `start` (a submodule's superproject's), real."""
+    found = None
+    for folder in (Path(start), *Path(start).parents):
+        if (folder / ".git").exists():
+            found = os.path.realpath(folder)
+    return found
+
+
+def _inner_worktrees_dropped(text: str, gitdir: Path, top: str | None) -> str:
+    """A submodule's `core.worktree` (`../../../lib`, in `.git/modules/lib/config`) names its own folder in
+    the superproject: not a program, and no read outside. Such a line is dropped before the check; one
+    leading anywhere else stays (and makes the configuration unsafe)."""
+    if top is None:
+        return text
+
+    def inside(match: re.Match[str]) -> str:
+        value = match.group(1).strip('"')
+        real = os.path.realpath(os.path.join(gitdir, value))
+        return "" if real == top or real.startswith(top.rstrip("/") + "/") else match.group(0)
+
+    return _WORKTREE_KEY.sub(inside, text)
 
 
 def _config_texts(gitdir: Path) -> list[str | None]:

@@ -169,6 +169,24 @@ def is_read_only_command(
 MAX_TREE_ENTRIES = 5000
 
 
+def committed_reads(inv: Invocation, cwds: list[str] | None) -> list[ResolvedPath] | None:
+    """What a git command that prints committed content beyond its operands (`git show`, `git log -p`,
+    `git grep HEAD`, `git cat-file -p ID`) may print: every path of the repository's history and index."""
+    from yoke.permissions.bash_git import committed_paths
+
+    if not inv.read_only.git_content:
+        return []
+    if cwds is None:
+        return None
+    out: list[ResolvedPath] = []
+    for cwd in cwds:
+        paths = committed_paths(cwd)
+        if paths is None:
+            return None
+        out += [ResolvedPath(p, os.path.realpath(p)) for p in paths]
+    return out
+
+
 def folder_of(path: ResolvedPath) -> ResolvedPath:
     """The folder whose listing shows `path` (where the name is, not where a link leads)."""
     folder = os.path.dirname(path.logical)
@@ -274,9 +292,10 @@ def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list
             tree = list({folder_of(e): None for e in tree})
         reads = reads + tree
     listed = glob_folders(inv.words[1:], cwds, home)
-    if listed is None:
+    committed = committed_reads(inv, cwds)
+    if listed is None or committed is None:
         return None
-    reads = reads + listed
+    reads = reads + listed + committed
     if inv.read_only.git and (cwds is None or not all(repo_config_safe(c) for c in cwds)):
         return None
     return reads

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from yoke.permissions.bash_git import git_read_only
+from yoke.permissions.bash_git import git_prints_content, git_read_only
 from yoke.permissions.bash_shapes import (
     ENVIRONMENT_PRINTERS,
     FIND_GLOBAL,
@@ -45,6 +45,7 @@ class ReadOnlyCheck:
     recursive: bool = False  # reads whole directory trees below its operands
     follows_links: bool = False  # and follows the symlinks it meets there
     names_only: bool = False  # the trees' names are listed, not their contents: their folders are read
+    git_content: bool = False  # git printing committed content beyond its operands (`git_prints_content`)
     git: bool = False  # runs git, whose repository configuration must be checked too
 
 
@@ -271,8 +272,11 @@ def _jq(args: list[Word]) -> ReadOnlyCheck:
 
 
 def _git(args: list[Word]) -> ReadOnlyCheck:
-    ok, reason, reads = git_read_only([a.text for a in args])
-    return ReadOnlyCheck(ok, reads=[Word(r) for r in reads], reason=reason, git=ok)
+    texts = [a.text for a in args]
+    ok, reason, reads = git_read_only(texts)
+    check = ReadOnlyCheck(ok, reads=[Word(r) for r in reads], reason=reason, git=ok)
+    check.git_content = ok and git_prints_content(texts)
+    return check
 
 
 _SPECIAL = {
