@@ -142,3 +142,30 @@ async def test_the_file_tools_keep_the_one_secret_list_when_home_is_a_working_di
     assert [r.behavior for r in results] == [expected] * len(calls)
     if mode != "bypassPermissions":
         assert not any("SECRET" in r.text for r in results)
+
+
+@pytest.mark.parametrize("mode", ["default", "plan", "dontAsk", "acceptEdits"])
+async def test_outside_reads_and_the_environment_without_a_rule_never_run(
+    tmp_path: Path, kernel: str, mode: str
+) -> None:
+    """What the kernel's allowlists hide is also what the analyser refuses on the fast paths, so without
+    bubblewrap (the weaker case) these still do not run: the rest of the home, another project, and the
+    environment's keys and tokens."""
+    home, project = make_project(tmp_path)
+    (home / "notes.txt").write_text("HOME-NOTES\n")
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "x.txt").write_text("OTHER-PROJECT\n")
+    commands = [
+        f"cat {home}/notes.txt",
+        "cat ../other/x.txt",
+        "ls ../other",
+        "echo ../other/*",
+        "printenv FOO_TOKEN",
+        "echo $ANTHROPIC_API_KEY",
+        "env",
+    ]
+    results = await run_commands(project, home, commands, mode, extra_env={"FOO_TOKEN": "tok-value"})
+    assert [r.behavior for r in results] == ["deny"] * len(commands), [r.source for r in results]
+    text = " ".join(r.text for r in results)
+    for leaked in ("HOME-NOTES", "OTHER-PROJECT", "x.txt", "tok-value", "sk-test"):
+        assert leaked not in text
