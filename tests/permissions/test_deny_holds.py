@@ -57,13 +57,9 @@ def world(tmp_path: Path, where: str) -> tuple[Path, Path]:
     return home, project
 
 
-@pytest.mark.parametrize("where", ["user", "untrusted-project"])
-@pytest.mark.parametrize("mode", MODES)
-async def test_reading_a_denied_file_by_any_program_does_not_run(
-    tmp_path: Path, kernel: str, mode: str, where: str
-) -> None:
-    home, project = world(tmp_path, where)
-    commands = [
+# Each capability a deny rule names, and commands that have it in another spelling.
+BY_CAPABILITY = {
+    "reading": [
         "paste .env",
         "iconv -f utf-8 -t utf-8 .env",
         "dd if=.env status=none",
@@ -71,19 +67,8 @@ async def test_reading_a_denied_file_by_any_program_does_not_run(
         "python3 -c 'print(open(\".env\").read())'",
         "paste ~/.aws/credentials",
         "tar -cf - . | tar -xOf -",
-    ]
-    results = await run_commands(project, home, commands, mode)
-    assert [r.behavior for r in results] == ["deny"] * len(commands), [r.source for r in results]
-    assert not any(SECRET in r.text for r in results)
-
-
-@pytest.mark.parametrize("where", ["user", "untrusted-project"])
-@pytest.mark.parametrize("mode", MODES)
-async def test_deleting_under_a_rm_deny_does_not_run(
-    tmp_path: Path, kernel: str, mode: str, where: str
-) -> None:
-    home, project = world(tmp_path, where)
-    commands = [
+    ],
+    "deleting": [
         "unlink data.txt",
         "shred -u data.txt",
         "git clean -fdx",
@@ -91,9 +76,21 @@ async def test_deleting_under_a_rm_deny_does_not_run(
         "rsync -a --delete sub/ ./",
         "python3 -c 'import os; os.remove(\"data.txt\")'",
         "mv sub/server.pem data.txt",
-    ]
+    ],
+}
+
+
+@pytest.mark.parametrize("capability", sorted(BY_CAPABILITY))
+@pytest.mark.parametrize("where", ["user", "untrusted-project"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_what_a_deny_rule_names_does_not_run_in_any_spelling(
+    tmp_path: Path, kernel: str, mode: str, where: str, capability: str
+) -> None:
+    home, project = world(tmp_path, where)
+    commands = BY_CAPABILITY[capability]
     results = await run_commands(project, home, commands, mode)
     assert [r.behavior for r in results] == ["deny"] * len(commands), [r.source for r in results]
+    assert not any(SECRET in r.text for r in results)
     assert (project / "data.txt").read_text() == "keep me\n"
     assert (project / "untracked.txt").exists()
 
