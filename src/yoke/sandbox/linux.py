@@ -60,6 +60,7 @@ def bwrap_command(
     visible: list[Path] | None = None,
     env: Mapping[str, str] | None = None,
     reopened: list[str] | None = None,
+    env_overrides: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """The bwrap argv for `argv`: `working_dirs` and `writable` writable (all else read-only), the protected
     names inside them pinned read-only (the whole `.git` when `whole_git`). With `visible` (a list, maybe
@@ -114,6 +115,11 @@ def bwrap_command(
     if env is not None:  # an allowlist: bwrap would otherwise pass on everything it was started with
         args.append("--clearenv")
         set_env = {**allowed_env(env), **set_env}
+    for key, override in (env_overrides or {}).items():  # credentials.py: masked (a sentinel) or removed
+        if override is None:
+            args += ["--unsetenv", key]
+        else:
+            set_env[key] = override
     for key, value in set_env.items():
         args += ["--setenv", key, value]
     if allowlisted:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke.records import FrozenRecord
+from yoke.sandbox.credentials import MaskedVariable, parse_env_vars
 
 
 class SandboxSettings(FrozenRecord):
@@ -34,6 +35,7 @@ class SandboxSettings(FrozenRecord):
         "read_denied",
         "write_denied",
         "block_reads_outside",
+        "credential_env",
     )
     enabled: bool
     auto_allow_bash: bool
@@ -55,6 +57,7 @@ class SandboxSettings(FrozenRecord):
     read_denied: Callable[[str], bool] | None
     write_denied: Callable[[str], bool] | None
     block_reads_outside: bool  # permissions.blockReadsOutsideWorkingDirectories: reads are allowlisted
+    credential_env: tuple[MaskedVariable, ...]  # sandbox.credentials.envVars (credentials.py)
 
     def __init__(
         self,
@@ -76,6 +79,7 @@ class SandboxSettings(FrozenRecord):
         read_denied: Callable[[str], bool] | None = None,
         write_denied: Callable[[str], bool] | None = None,
         block_reads_outside: bool = False,
+        credential_env: tuple[MaskedVariable, ...] = (),
     ) -> None:
         self._fill(
             enabled=enabled,
@@ -97,6 +101,7 @@ class SandboxSettings(FrozenRecord):
             read_denied=read_denied,
             write_denied=write_denied,
             block_reads_outside=block_reads_outside,
+            credential_env=credential_env,
         )
 
     @classmethod
@@ -105,6 +110,14 @@ class SandboxSettings(FrozenRecord):
         if not isinstance(block, dict):
             return cls(base_dir=base_dir)
         fs, net = _section(block, "filesystem"), _section(block, "network")
+        creds = _section(block, "credentials")
+        # credential files are hidden, `mask` as `deny` (a file's value is not substituted: Claude Code's
+        # degraded form)
+        files = tuple(
+            e["path"]
+            for e in creds.get("files") or []
+            if isinstance(e, dict) and isinstance(e.get("path"), str)
+        )
         return cls(
             enabled=block.get("enabled") is True,
             auto_allow_bash=block.get("autoAllowBashIfSandboxed", True) is not False,
@@ -112,7 +125,7 @@ class SandboxSettings(FrozenRecord):
             allow_unsandboxed_commands=block.get("allowUnsandboxedCommands", True) is not False,
             allow_write=_strings(fs.get("allowWrite")),
             deny_write=_strings(fs.get("denyWrite")),
-            deny_read=_strings(fs.get("denyRead")),
+            deny_read=(*_strings(fs.get("denyRead")), *files),
             allow_read=_strings(fs.get("allowRead")),
             allowed_domains=_strings(net.get("allowedDomains")),
             denied_domains=_strings(net.get("deniedDomains")),
@@ -121,6 +134,7 @@ class SandboxSettings(FrozenRecord):
             allow_local_binding=net.get("allowLocalBinding") is True,
             bwrap_path=block.get("bwrapPath") if isinstance(block.get("bwrapPath"), str) else None,
             base_dir=base_dir,
+            credential_env=parse_env_vars(creds.get("envVars")),
         )
 
     def resolve(self, entry: str, home: Path | None = None) -> str:

@@ -70,6 +70,7 @@ def sandbox_launcher(
                 ctx.all_dirs(),
                 writable=list(writable),
                 readable=[Path(p) for p in readable],
+                env=command_env(ctx),
             )
         except SandboxUnavailable as exc:
             raise refuse(exc) from None
