@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,3 +128,32 @@ async def test_block_reads_outside_working_directories(tmp_path: Path) -> None:
         assert [r.behavior for r in results] == ["deny", "deny", "allow"], mode
         assert not any("OUTSIDE" in r.text for r in results)
         assert "keep me" in results[2].text
+
+
+async def test_block_reads_outside_confines_the_sandbox_setting_too(tmp_path: Path) -> None:
+    """With the setting, `sandbox.enabled` commands (auto-allowed by the sandbox) see the allowlist too: a
+    program that builds the path at run time finds nothing of the home. (The home is outside /tmp here,
+    which the sandbox replaces whatever the setting.)"""
+    _, project = make_project(tmp_path)
+    home = Path("/var/tmp") / f"yoke-home-{uuid.uuid4().hex}"
+    try:
+        (home / ".claude").mkdir(parents=True)
+        (home / "notes.txt").write_text("HOME-NOTES\n")
+        code = "import os; print(open(os.environ['HOME'] + chr(47) + 'notes.txt').read())"
+        seen = []
+        for block in (True, False):
+            settings = {
+                "permissions": {"blockReadsOutsideWorkingDirectories": block},
+                "sandbox": {"enabled": True},
+            }
+            (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+            results = await run_commands(project, home, [f'python3 -c "{code}"', "cat data.txt"], "default")
+            assert [r.source for r in results] == ["sandbox:auto-allow", "read-only"]
+            assert "keep me" in results[1].text
+            seen.append("HOME-NOTES" in results[0].text)
+        assert seen == [
+            False,
+            True,
+        ]  # hidden with the setting; without it the sandbox reads what is not secret
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
