@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.permissions.sessions import hide_bwrap, make_project, run_calls, run_commands
@@ -166,3 +167,33 @@ async def test_outside_reads_and_the_environment_without_a_rule_never_run(
     text = " ".join(r.text for r in results)
     for leaked in ("HOME-NOTES", "OTHER-PROJECT", "x.txt", "tok-value", "sk-test"):
         assert leaked not in text
+
+
+@pytest.mark.parametrize("command", ["paste .env", "unlink data.txt", "git clean -fdx"])
+def test_auto_mode_asks_no_classifier_about_what_a_deny_rule_names(
+    yoke: Any, project: Path, home: Path, command: str
+) -> None:
+    """In auto mode the capability stage comes before the classifier: a classifier that would allow
+    everything is never asked, and the call does not run (headless: an ask is a denial)."""
+    from tests.conftest import anthropic_env
+
+    from yoke.testing import ScriptedServer
+
+    (project / ".env").write_text(f"TOKEN={SECRET}\n")
+    (project / "data.txt").write_text("keep me\n")
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"deny": DENY}}))
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": command}}
+    turns = [
+        {"content": [call]},
+        {"content": [{"type": "text", "text": "ALLOW"}]},
+        {"content": [{"type": "text", "text": "done"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        run = yoke("-p", "go", "--permission-mode", "auto", "--output-format", "json", env=anthropic_env(srv))
+        bodies = [r.body for r in srv.requests]
+    assert run.code == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    assert len(bodies) == 2  # the agent twice, the classifier never
+    assert SECRET not in json.dumps(bodies) and (project / "data.txt").read_text() == "keep me\n"
