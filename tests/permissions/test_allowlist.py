@@ -157,3 +157,19 @@ async def test_block_reads_outside_confines_the_sandbox_setting_too(tmp_path: Pa
         ]  # hidden with the setting; without it the sandbox reads what is not secret
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+async def test_block_file_tool_reads_counts_only_from_the_launch_settings(tmp_path: Path) -> None:
+    """Claude Code's internal `blockFileToolReadsOutsideWorkingDirectories`: read only from `--settings`;
+    it refuses the file tools outside the working directories, not Bash."""
+    home, project = make_project(tmp_path)
+    (tmp_path / "outside.txt").write_text("OUTSIDE\n")
+    setting = {"permissions": {"blockFileToolReadsOutsideWorkingDirectories": True, "allow": ["Read"]}}
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps(setting))
+    calls = [("Read", {"file_path": str(tmp_path / "outside.txt")})]
+    user_level = await run_calls(project, home, calls, permission_mode="default")
+    assert user_level[0].behavior == "allow"  # ignored in user settings
+    (home / ".claude" / "settings.json").write_text("{}")
+    launched = await run_calls(project, home, calls, permission_mode="default", settings=json.dumps(setting))
+    assert launched[0].behavior == "deny" and "OUTSIDE" not in launched[0].text

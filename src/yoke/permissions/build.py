@@ -110,8 +110,12 @@ def _apply_restrictions(
     them), --restricted's, and where saved rules go."""
     gate.block_outside_writes = restrictive(settings.sources, "blockWritesOutsideWorkingDirectories")
     # --restricted, or the setting: the file tools stay inside them (and Bash naming a path outside asks)
-    gate.block_outside_reads = block_outside_reads or restrictive(
-        settings.sources, "blockReadsOutsideWorkingDirectories"
+    # Claude Code's internal blockFileToolReadsOutsideWorkingDirectories counts only from --settings
+    launched = [src for src in settings.sources if src.scope == "flag"]
+    gate.block_outside_reads = (
+        block_outside_reads
+        or restrictive(settings.sources, "blockReadsOutsideWorkingDirectories")
+        or restrictive(launched, "blockFileToolReadsOutsideWorkingDirectories")
     )
     gate.block_bash_outside_reads = restrictive(settings.sources, "blockReadsOutsideWorkingDirectories")
     gate.deny_prompts = any(s.data.get("denyInsteadOfPrompting") is True for s in settings.sources)
