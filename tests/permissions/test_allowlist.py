@@ -173,3 +173,36 @@ async def test_block_file_tool_reads_counts_only_from_the_launch_settings(tmp_pa
     (home / ".claude" / "settings.json").write_text("{}")
     launched = await run_calls(project, home, calls, permission_mode="default", settings=json.dumps(setting))
     assert launched[0].behavior == "deny" and "OUTSIDE" not in launched[0].text
+
+
+@pytest.mark.parametrize("kind", ["read-only", "workdirs"])
+def test_a_link_swapped_after_the_decision_leads_nowhere(tmp_path: Path, kind: str) -> None:
+    """The race of a swap loop, made certain: the confined argv is built (the call was judged while `l`
+    pointed inside), then `l` is swapped to a file outside (not under /tmp, which the sandbox replaces
+    anyway) and to the working directory's parent: the run finds nothing there."""
+    import subprocess
+
+    from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement, confine_command
+    from yoke.sandbox.settings import SandboxSettings
+
+    home, project = make_project(tmp_path)
+    outside = Path("/var/tmp") / f"yoke-outside-{uuid.uuid4().hex}"
+    outside.mkdir()
+    try:
+        (outside / "notes.txt").write_text("OUTSIDE-NOTES\n")
+        (project / "l").symlink_to(project / "data.txt")
+        (project / "d").symlink_to(project / "sub")
+        confinement = Confinement(READ_ONLY if kind == "read-only" else WORKDIRS)
+        argv = confine_command(
+            ["sh", "-c", "cat l; ls d"], confinement, SandboxSettings(base_dir=project), project, [project],
+            home=home,
+        )  # fmt: skip
+        (project / "l").unlink()
+        (project / "l").symlink_to(outside / "notes.txt")
+        (project / "d").unlink()
+        (project / "d").symlink_to(outside)
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=project)
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert "OUTSIDE-NOTES" not in result.stdout and "notes.txt" not in result.stdout
+    assert "No such file" in result.stderr
