@@ -172,7 +172,7 @@ MAX_TREE_ENTRIES = 5000
 def committed_reads(inv: Invocation, cwds: list[str] | None) -> list[ResolvedPath] | None:
     """What a git command that prints committed content beyond its operands (`git show`, `git log -p`,
     `git grep HEAD`, `git cat-file -p ID`) may print: every path of the repository's history and index."""
-    from yoke.permissions.bash_git import committed_paths
+    from yoke.permissions.bash_git_history import committed_paths
 
     if not inv.read_only.git_content:
         return []

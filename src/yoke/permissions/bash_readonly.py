@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from yoke.permissions.bash_git import git_prints_content, git_read_only
+from yoke.permissions.bash_git import git_read_only
+from yoke.permissions.bash_git_history import git_prints_content
 from yoke.permissions.bash_shapes import (
     ENVIRONMENT_PRINTERS,
     FIND_GLOBAL,

@@ -101,13 +101,10 @@ def bwrap_command(
         args += ["--bind", path, path]  # approved below a pinned name (`.claude/worktrees`)
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
-    if not allowlisted:
+    if not allowlisted:  # (allowlisted, they are bound with the rest of what is visible)
         for path in _existing(readable or []):
-            args += [
-                "--ro-bind",
-                path,
-                path,
-            ]  # e.g. a file under the host's /tmp, which the sandbox cannot see
+            # e.g. a file under the host's /tmp, which the sandbox cannot see
+            args += ["--ro-bind", path, path]
     args += _hide_secrets(settings, home, [*bound, *writable_dirs] if allowlisted else None)
     network, proxy_env, inner = _network(argv, settings, proxy_socket, allowlisted)
     args += network
