@@ -108,17 +108,7 @@ def bwrap_command(
     args += _hide_secrets(settings, home, [*bound, *writable_dirs] if allowlisted else None)
     network, proxy_env, inner = _network(argv, settings, proxy_socket, allowlisted)
     args += network
-    set_env = {"TMPDIR": "/tmp", **proxy_env}
-    if env is not None:  # an allowlist: bwrap would otherwise pass on everything it was started with
-        args.append("--clearenv")
-        set_env = {**allowed_env(env), **set_env}
-    for key, override in (env_overrides or {}).items():  # credentials.py: masked (a sentinel) or removed
-        if override is None:
-            args += ["--unsetenv", key]
-        else:
-            set_env[key] = override
-    for key, value in set_env.items():
-        args += ["--setenv", key, value]
+    args += _env_args(env, proxy_env, env_overrides or {})
     if allowlisted:
         args += home_args(home, [*bound, *writable_dirs])
     args += ["--chdir", os.path.realpath(cwd), "--", *inner]
@@ -127,6 +117,27 @@ def bwrap_command(
         args = ["/bin/sh", "-c", f'exec "$@" {_SECCOMP_FD}<"$0"', seccomp_filter_file(), *args]
     if created:
         return _guarded(args, created)
+    return args
+
+
+def _env_args(
+    env: Mapping[str, str] | None, proxy_env: dict[str, str], overrides: Mapping[str, str | None]
+) -> list[str]:
+    """The command's environment: `env`'s allowed variables only when given (bwrap would otherwise pass on
+    everything it was started with), the sandbox's own (`TMPDIR`, the proxy), and `overrides` (credentials:
+    a masked variable's sentinel, or None to remove it)."""
+    args: list[str] = []
+    set_env = {"TMPDIR": "/tmp", **proxy_env}
+    if env is not None:
+        args.append("--clearenv")
+        set_env = {**allowed_env(env), **set_env}
+    for key, override in overrides.items():
+        if override is None:
+            args += ["--unsetenv", key]
+        else:
+            set_env[key] = override
+    for key, value in set_env.items():
+        args += ["--setenv", key, value]
     return args
 
 
