@@ -169,3 +169,16 @@ async def test_git_blame_reading_a_named_file_and_submodules(tmp_path: Path) -> 
     _git(lib, "commit", "-qm", "x", "--allow-empty")
     _git(world.project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "lib")
     assert await decide("git status") == "allow"  # a submodule's own core.worktree is no program
+
+
+@pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])
+async def test_a_push_deny_holds_in_every_spelling_under_a_bash_grant(tmp_path: Path, mode: str) -> None:
+    world = make_world(tmp_path)
+    gate = world.gate(allow=["Bash"], deny=["Bash(git push:*)"], ask=[], mode=mode)
+    gate.bypass_available = True
+    gate.set_mode(mode)
+    verdicts = {}
+    for command in ("git -c core.x=y push origin main", "git send-pack origin main",
+                    "git subtree push -P x origin main", "git pull", "git status"):  # fmt: skip
+        verdicts[command] = (await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())).behavior
+    assert list(verdicts.values()) == ["ask", "ask", "ask", "allow", "allow"], verdicts

@@ -68,7 +68,7 @@ def capability_question(
         texts = [w.text for w in inv.words]
         if deletion and _deletes(name, texts):
             return f"`{name}` can delete files, which a deny rule forbids ({_rule_names(named)})."
-        if push and name == "git" and "push" in texts[1:]:
+        if push and name == "git" and {"push", "send-pack", "http-push"} & set(texts[1:]):
             return "This git command can push, which a deny rule forbids."
         code = _inline_code(name, inv.words)
         if code is not None and (read_denied is not None or any(_mentions(code, n) for n in named)):
