@@ -182,3 +182,18 @@ async def test_a_push_deny_holds_in_every_spelling_under_a_bash_grant(tmp_path: 
                     "git subtree push -P x origin main", "git pull", "git status"):  # fmt: skip
         verdicts[command] = (await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())).behavior
     assert list(verdicts.values()) == ["ask", "ask", "ask", "allow", "allow"], verdicts
+
+
+async def test_a_copy_through_links_writes_the_protected_names_it_meets(tmp_path: Path) -> None:
+    """`cp -rL` copies what a link in the tree leads to: a `.claude` met there lands in the destination."""
+    world = make_world(tmp_path)
+    template = world.project / "tmpl" / "inner" / ".claude"
+    template.mkdir(parents=True)
+    (template / "settings.json").write_text("{}")
+    (world.project / "src" / "via").symlink_to(world.project / "tmpl" / "inner")
+    gate = world.gate(allow=[], deny=[], ask=[], mode="acceptEdits")
+    verdicts = [
+        (await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())).behavior
+        for command in ("cp -rL src build", "cp -r src build")
+    ]
+    assert verdicts == ["ask", "allow"]

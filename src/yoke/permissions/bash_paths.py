@@ -233,12 +233,19 @@ def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPat
     return out
 
 
+def _copy_follows(inv: Invocation) -> bool:
+    """`cp -L`/`--dereference`: the copy goes through the links it meets in the trees it copies."""
+    words = inv.words[1:]
+    short = any(
+        w.static and w.text.startswith("-") and not w.text.startswith("--") and "L" in w.text for w in words
+    )
+    return inv.name == "cp" and (short or any(w.text == "--dereference" for w in words))
+
+
 def copy_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
     """What a `cp` that follows links (`-L`, `--dereference`) reads through them: every entry below its
     operands as it meets them, so a link in a copied tree that leads out of the project is a read outside."""
-    follows = any(w.static and w.text.startswith("-") and not w.text.startswith("--") and "L" in w.text
-                  for w in inv.words[1:]) or any(w.text == "--dereference" for w in inv.words[1:])  # fmt: skip
-    if inv.name != "cp" or not follows:
+    if not _copy_follows(inv):
         return []
     operands = paths_of(inv.writes, cwds, home)
     return None if operands is None else tree_paths(operands, follows=True)
@@ -255,7 +262,7 @@ def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[Re
         return None
     out: list[ResolvedPath] = []
     for source in operands:
-        below = tree_paths([source], follows=False)
+        below = tree_paths([source], follows=_copy_follows(inv))  # `cp -rL`: names met through links too
         if below is None:
             return None
         for dest in operands:
