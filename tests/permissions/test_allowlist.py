@@ -206,3 +206,32 @@ def test_a_link_swapped_after_the_decision_leads_nowhere(tmp_path: Path, kind: s
         shutil.rmtree(outside, ignore_errors=True)
     assert "OUTSIDE-NOTES" not in result.stdout and "notes.txt" not in result.stdout
     assert "No such file" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["read-only", "workdirs"])
+def test_a_folder_a_deny_rule_covers_is_hidden_whole_and_the_command_still_starts(
+    tmp_path: Path, kind: str
+) -> None:
+    """`Read(src/**)` covers a tree: its folders become empty and nothing below them is mounted over (bwrap
+    could not create mount points inside an empty read-only folder, and the command would not start)."""
+    import subprocess
+
+    from yoke.permissions.patterns import rule_paths
+    from yoke.permissions.rules import parse_rules
+    from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement, confine_command
+    from yoke.sandbox.settings import SandboxSettings
+
+    home, project = make_project(tmp_path)
+    (project / "src" / "deep").mkdir(parents=True)
+    (project / "src" / "a.py").write_text("TREE-SECRET-A\n")
+    (project / "src" / "deep" / "b.py").write_text("TREE-SECRET-B\n")
+    rules = parse_rules(["Read(src/**)"], "deny", "user", project, "test", [])
+    settings = SandboxSettings(base_dir=project, read_denied=rule_paths(rules, project, home))
+    confinement = Confinement(READ_ONLY if kind == "read-only" else WORKDIRS)
+    argv = confine_command(
+        ["sh", "-c", "cat data.txt; cat src/a.py src/deep/b.py"], confinement, settings, project, [project],
+        home=home,
+    )  # fmt: skip
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=30, cwd=project)
+    assert "keep me" in result.stdout, result.stderr  # it started
+    assert "TREE-SECRET" not in result.stdout

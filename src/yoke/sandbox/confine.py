@@ -221,4 +221,10 @@ def denied_in(
                 hidden.append(entry.path)
             elif write_denied is not None and write_denied(entry.path):
                 pinned.append(entry.path)
-    return hidden, pinned
+    # A hidden folder becomes an empty one: nothing below it can (or need) be mounted over.
+    folders = [p + "/" for p in hidden if os.path.isdir(p) and not os.path.islink(p)]
+    return _not_below(hidden, folders), _not_below(pinned, folders)
+
+
+def _not_below(paths: list[str], folders: list[str]) -> list[str]:
+    return [p for p in paths if not any(p.startswith(f) for f in folders)]
