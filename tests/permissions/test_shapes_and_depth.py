@@ -197,3 +197,19 @@ async def test_a_copy_through_links_writes_the_protected_names_it_meets(tmp_path
         for command in ("cp -rL src build", "cp -r src build")
     ]
     assert verdicts == ["ask", "allow"]
+
+
+async def test_a_fetcher_deny_names_fetching(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    gate = world.gate(allow=["Bash"], deny=["Bash(curl:*)"], ask=[], mode="default")
+    verdicts = [
+        (await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())).behavior
+        for command in (
+            "wget http://x",
+            "nc x 80",
+            "python3 -c 'import urllib.request'",
+            "curl x",
+            "npm test",
+        )
+    ]
+    assert verdicts == ["ask", "ask", "ask", "deny", "allow"]

@@ -30,6 +30,24 @@ DELETION_COMMANDS = frozenset({"rm", "rmdir", "unlink", "shred"})
 _DELETERS = frozenset(
     {"rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "trash-put", "truncate", "mv"}
 )
+# Programs that fetch or send over the network: a deny rule on one of them names the capability of all.
+FETCHERS = frozenset(
+    {
+        "curl",
+        "wget",
+        "http",
+        "https",
+        "xh",
+        "httpie",
+        "aria2c",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "telnet",
+        "lynx",
+    }
+)
 # Programs that run code given on the command line: the code may do anything.
 _INLINE_CODE = {
     "python": ("-c",), "python3": ("-c",), "python2": ("-c",), "pypy": ("-c",), "pypy3": ("-c",),
@@ -57,6 +75,7 @@ def capability_question(
     named = _denied_commands(deny)
     deletion = bool(named & DELETION_COMMANDS)
     push = any(_push_rule(r) for r in deny)
+    fetching = named & FETCHERS
     if not named and read_denied is None:
         return ""
     if not analysis.analysable:
@@ -70,8 +89,11 @@ def capability_question(
             return f"`{name}` can delete files, which a deny rule forbids ({_rule_names(named)})."
         if push and name == "git" and {"push", "send-pack", "http-push"} & set(texts[1:]):
             return "This git command can push, which a deny rule forbids."
+        if fetching and name in FETCHERS:
+            return f"`{name}` reaches the network as {', '.join(sorted(fetching))} does, which a deny rule forbids."
         code = _inline_code(name, inv.words)
-        if code is not None and (read_denied is not None or any(_mentions(code, n) for n in named)):
+        mentioned = any(_mentions(code, n) for n in named) if code is not None else False
+        if code is not None and (read_denied is not None or mentioned or fetching):
             return f"`{name}` runs code given on the command line, which may do what a deny rule forbids."
         if read_denied is not None and name not in _NO_CONTENT_READ:
             why = _reads_denied(inv, read_denied, cwds, home)
