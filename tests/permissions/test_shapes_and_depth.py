@@ -213,3 +213,10 @@ async def test_a_fetcher_deny_names_fetching(tmp_path: Path) -> None:
         )
     ]
     assert verdicts == ["ask", "ask", "ask", "deny", "allow"]
+
+
+async def test_plan_mode_still_denies_what_a_capability_would_only_ask(tmp_path: Path) -> None:
+    world = make_world(tmp_path)
+    gate = world.gate(allow=["Bash"], deny=["Bash(rm:*)"], ask=[], mode="plan")
+    decision = await gate.decide(TOOLS["Bash"], {"command": "unlink README.md"}, world.ctx())
+    assert (decision.behavior, decision.source) == ("deny", "mode:plan")

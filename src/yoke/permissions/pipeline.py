@@ -1,7 +1,8 @@
 """The permission gate: one decision (allow / deny / ask) per tool call, and the record of who made it.
 
-Order, as in Claude Code: PreToolUse hooks' verdict (announced by the executor) → deny rules → mode (plan blocks
-changes; bypassPermissions allows what is left) → ask rules → safety checks (protected paths, critical
+Order, as in Claude Code: PreToolUse hooks' verdict (announced by the executor) → deny rules → plan blocks
+changes → what a deny rule names as a capability, and the read block (`capabilities.py`; these ask in every
+mode) → bypassPermissions allows what is left → ask rules → safety checks (protected paths, critical
 `rm` targets) → a hook's allow → allow rules and session answers → the read-only fast path → acceptEdits →
 the sandbox's auto-allow → an optional classifier with a deadline → ask (denied in dontAsk mode). A
 decision's `source` names the rule or stage, e.g. `deny:Bash(rm *)`, `mode:plan`, `read-only`.
@@ -167,15 +168,9 @@ class PermissionGate(Approval, GateActions):
         rule = self._first(self.deny, facts)
         if rule is not None:
             return Decision("deny", self._deny_reason(facts, rule), f"deny:{rule.text}")
-        capability = self._deny_capability(facts)
-        if capability:  # whatever would approve it below: a rule, a hook, a mode
-            return self._ask_or_deny(facts, "deny-capability", capability)
         outside = self._blocked_outside(facts)
         if outside:
             return Decision("deny", outside, "setting:outside-working-directories")
-        outside = self._bash_reads_outside(facts)
-        if outside:  # in every mode, bypassPermissions included (Claude Code's read block)
-            return self._ask_or_deny(facts, "setting:blockReadsOutsideWorkingDirectories", outside)
         if self.mode == "plan" and not self._plan_allows(facts):
             reason = (
                 "Plan mode is on: only read-only tools may run until the plan is approved (ExitPlanMode)."
@@ -183,6 +178,12 @@ class PermissionGate(Approval, GateActions):
             return Decision("deny", reason, "mode:plan")
         if self.mode == "dontAsk" and facts.names & USER_INTERACTION_TOOLS:
             return Decision("deny", f"{facts.tool.name} is not available in dontAsk mode.", "mode:dontAsk")
+        capability = self._deny_capability(facts)
+        if capability:  # whatever would approve it below: a rule, a hook, a mode
+            return self._ask_or_deny(facts, "deny-capability", capability)
+        outside = self._bash_reads_outside(facts)
+        if outside:  # in every mode, bypassPermissions included (Claude Code's read block)
+            return self._ask_or_deny(facts, "setting:blockReadsOutsideWorkingDirectories", outside)
         rule = self._first(self.ask, facts)
         if rule is not None:
             return self._ask_or_deny(
