@@ -17,6 +17,7 @@ Every figure is measured twice: on the machine as it is, and loaded with one bus
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,13 +34,22 @@ ROOT = Path(__file__).resolve().parent.parent
 ARGV = ["bash", "--noprofile", "--norc", "-c", "true"]
 
 
-def median_ms(build) -> float:  # type: ignore[no-untyped-def]
-    times = []
+def median_ms(build) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """The median wall time of building the argv and running it, and the median CPU time it took (this
+    process's and the children's, user and system): on a loaded machine the wall time grows with the wait
+    for a core, the CPU time does not."""
+    times, cpu = [], []
     for _ in range(REPEATS):
-        start = time.perf_counter()
+        start, before = time.perf_counter(), _cpu()
         subprocess.run(build(), cwd=ROOT, check=True, stdin=subprocess.DEVNULL)
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+        cpu.append(_cpu() - before)
+    return statistics.median(times) * 1000, statistics.median(cpu) * 1000
+
+
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def door_ms(build) -> float:  # type: ignore[no-untyped-def]
@@ -86,22 +96,25 @@ def _round(label: str) -> bool:
     }
     runs["bare"]()
     results = {name: median_ms(build) for name, build in runs.items()}
-    bare = results.pop("bare")
-    print(f"sandbox start-up per command, {label} (median of {REPEATS}, `bash -c true` in {ROOT.name}/)")
-    print(f"  bare bash                      {bare:7.1f} ms")
+    bare, bare_cpu = results.pop("bare")
+    load = os.getloadavg()[0]
+    print(
+        f"sandbox start-up per command, {label} (median of {REPEATS}, `bash -c true` in {ROOT.name}/, load {load:.1f})"
+    )
+    print(f"  bare bash                      {bare:7.1f} ms wall  {bare_cpu:5.1f} ms cpu")
     failed = False
-    for name, ms in results.items():
-        added = ms - bare
+    for name, (ms, cpu) in results.items():
+        added, added_cpu = ms - bare, cpu - bare_cpu
         mark = ""
         if name == "read-only confinement":
             ok = added < TARGET_MS
             failed |= not ok
             mark = f"  (target < {TARGET_MS:g} ms: {'ok' if ok else 'MISSED'})"
-        print(f"  {name:<30} {ms:7.1f} ms  +{added:5.1f} ms{mark}")
+        print(f"  {name:<30} {ms:7.1f} ms wall  +{added:5.1f} ms   cpu +{added_cpu:5.1f} ms{mark}")
     door = door_ms(None)
     door_confined = door_ms(lambda argv: confine_command(argv, Confinement(READ_ONLY), settings, ROOT, dirs))
     print(f"  through the door, bare         {door:7.1f} ms  +{door - bare:5.1f} ms (the door's lifetime)")
-    confined = results["read-only confinement"]
+    confined = results["read-only confinement"][0]
     print(
         f"  through the door, read-only    {door_confined:7.1f} ms  +{door_confined - bare:5.1f} ms "
         f"({door_confined - confined:+4.1f} ms over the confinement alone)"

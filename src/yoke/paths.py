@@ -21,15 +21,31 @@ _SECRET_NAME = lazy_compile(
     r"^(\.env(?!\.(example|sample|template|dist|defaults)$).*|.*\.pem|.*\.key|id_[A-Za-z0-9_]+|\.netrc|\.pgpass"
     r"|\.git-credentials)$"
 )
-_SECRET_HOME_PATHS = (
+# The one list of secret places in the home, used by the file tools and the analyser (`is_secret`), the
+# kernel sandbox (hidden from every confined command) and the redactor: credentials and tokens of tools.
+SECRET_HOME_PATHS = (
     ".ssh",
     ".aws",
     ".gnupg",
     ".azure",
     ".config/gcloud",
-    ".kube/config",
+    ".config/gh",
+    ".config/hub",
+    ".kube",
     ".docker/config.json",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".vault-token",
+    ".netrc",
+    ".git-credentials",
+    ".pgpass",
     ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
+    ".password-store",
+    ".local/share/keyrings",
     ".claude/.credentials.json",
     ".yoke/credentials.json",
 )
@@ -148,7 +164,7 @@ def _secret_places(home: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The secret folders under `home` (as written and as resolved), and the prefixes of what is below them."""
     known = _SECRET_PLACES.get(home)
     if known is None:
-        places = [f"{home_dir}/{rel}" for home_dir in {home, real_dir(home)} for rel in _SECRET_HOME_PATHS]
+        places = [f"{home_dir}/{rel}" for home_dir in {home, real_dir(home)} for rel in SECRET_HOME_PATHS]
         known = (frozenset(places), tuple(p.rstrip("/") + "/" for p in places))
         if home in _REAL_DIRS:  # kept once the home's real path is settled
             _SECRET_PLACES[home] = known

@@ -42,17 +42,25 @@ def session_env(home: Path, srv: ScriptedServer) -> dict[str, str]:
 
 
 async def run_calls(
-    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], wait_s: float = 0.0, **options: Any
+    project: Path,
+    home: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    wait_s: float = 0.0,
+    extra_env: dict[str, str] | None = None,
+    **options: Any,
 ) -> list:
     """Each (tool, input) as one call of a headless session; what the gate and the tool said of each. The
-    last answer comes `wait_s` late, so what a background call (Monitor) started has time to act."""
+    last answer comes `wait_s` late, so what a background call (Monitor) started has time to act;
+    `extra_env` joins the session's environment."""
     blocks = [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}
               for i, (name, data) in enumerate(calls)]  # fmt: skip
     done: dict[str, Any] = {"content": [{"type": "text", "text": "done"}], "delay": wait_s}
     turns = [{"content": [block]} for block in blocks] + [done]
     with ScriptedServer(turns) as srv:
         session = await open_session(
-            SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)
+            SessionOptions(
+                cwd=project, env={**session_env(home, srv), **(extra_env or {})}, persist=False, **options
+            )
         )
         try:
             events = [e async for e in session.query("go")]
@@ -70,9 +78,12 @@ class Call(NamedTuple):
     text: str
 
 
-async def run_commands(project: Path, home: Path, commands: list[str], mode: str = "default") -> list:
+async def run_commands(
+    project: Path, home: Path, commands: list[str], mode: str = "default", **options: Any
+) -> list:
     """Each command as one Bash call of a headless session."""
-    return await run_calls(project, home, [("Bash", {"command": c}) for c in commands], permission_mode=mode)
+    calls: list[tuple[str, dict[str, Any]]] = [("Bash", {"command": c}) for c in commands]
+    return await run_calls(project, home, calls, permission_mode=mode, **options)
 
 
 def make_project(tmp_path: Path) -> tuple[Path, Path]:

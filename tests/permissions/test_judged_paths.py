@@ -72,10 +72,13 @@ def test_secrets_under_home_are_found_by_either_path(tmp_path: Path) -> None:
     real_home.mkdir()
     home = tmp_path / "home"
     os.symlink(real_home, home)
-    for rel in (".ssh", ".ssh/config", ".aws/credentials", ".kube/config", ".config/gcloud/creds.json"):
+    # one list with the kernel's: ~/.kube whole, ~/.npmrc, ~/.config/gh, ~/.vault-token (issue 38)
+    secrets = (".ssh", ".ssh/config", ".aws/credentials", ".kube", ".kube/cache/x", ".config/gcloud/creds.json",
+               ".npmrc", ".config/gh/hosts.yml", ".vault-token", ".cargo/credentials.toml")  # fmt: skip
+    for rel in secrets:
         assert is_secret(f"{home}/{rel}", home), rel
         assert is_secret(f"{real_home}/{rel}", home), rel
-    for rel in (".sshx", ".ssh-notes/a", ".kube", ".kube/configs", "notes.txt", ".config/gcloudx"):
+    for rel in (".sshx", ".ssh-notes/a", ".kubex", ".cargo/bin/x", "notes.txt", ".config/gcloudx"):
         assert not is_secret(f"{home}/{rel}", home), rel
         assert not is_secret(f"{real_home}/{rel}", home), rel
 
@@ -84,13 +87,13 @@ def test_secret_paths_under_home_agree_with_the_plain_rule_on_generated_paths(tm
     """The precomputed prefixes say what "the path is a secret folder under home, or below one" says."""
     import itertools
 
-    from yoke.paths import _SECRET_HOME_PATHS
+    from yoke.paths import SECRET_HOME_PATHS
 
     real_home = tmp_path / "real"
     real_home.mkdir()
     home = tmp_path / "home"
     os.symlink(real_home, home)
-    secret_dirs = [f"{h}/{rel}" for h in (str(home), str(real_home)) for rel in _SECRET_HOME_PATHS]
+    secret_dirs = [f"{h}/{rel}" for h in (str(home), str(real_home)) for rel in SECRET_HOME_PATHS]
 
     def plain_rule(path: str) -> bool:
         return any(path == d or path.startswith(d + "/") for d in secret_dirs)

@@ -148,7 +148,7 @@ class AgentRunner:
             disallowed_tools=self._disallowed(definition, self._in_background(input, definition)),
             model=None if model in (None, "inherit") else model,
             effort=_effort(definition.effort),
-            permission_mode=definition.permission_mode,
+            permission_mode=capped_mode(definition.permission_mode, self.session.permission_mode),
             max_turns=definition.max_turns,
             cwd=cwd,
             withheld_tools=list(self.catalog.withheld_tools),
@@ -365,3 +365,19 @@ def _effort(value: str | None) -> str | None:
         return check_level(value, "effort")
     except EffortError:
         return None
+
+
+# From the mode that allows least to the one that allows most (dontAsk runs what rules allow; plan not even that).
+_MODE_ORDER = ("plan", "dontAsk", "default", "acceptEdits", "auto", "bypassPermissions")
+
+
+def capped_mode(asked: str | None, parent: str) -> str | None:
+    """The mode a definition's `permissionMode` gives its agent: a definition may lower its agent's mode,
+    never raise it above the parent's (a cloned repository's agent file, trusted or not, cannot turn a plan
+    or dontAsk session's helper into an acceptEdits or bypassPermissions one). None keeps the parent's."""
+    if asked is None or asked == parent:
+        return None
+    rank = {m: i for i, m in enumerate(_MODE_ORDER)}
+    if asked not in rank or parent not in rank or rank[asked] > rank[parent]:
+        return None
+    return asked

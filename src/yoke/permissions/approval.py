@@ -7,6 +7,7 @@ Kept apart from the order of stages (`pipeline.py`); `PermissionGate` inherits t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ from yoke.sandbox.settings import SandboxSettings
 from yoke.seams import Decision
 
 if TYPE_CHECKING:
-    from yoke.permissions.bash_analysis import Invocation
+    from yoke.permissions.bash_analysis import BashAnalysis, Invocation
     from yoke.permissions.matching import RuleMatcher
 
 # Modes in which edits inside the working directories need no question: auto mode starts from acceptEdits'
@@ -181,7 +182,23 @@ class Approval:
             # A mixed line is never unconfined: a rule-approved part that needs more than a confinement
             # gives (the network, writes elsewhere, or what the analyser cannot tell) would break, so ask.
             return self._sandbox_auto_allow(facts)
+        if confinement is not None and confinement.kind == WORKDIRS:
+            confinement = confinement.replace(open_dirs=self._worktree_dirs(analysis, cwds))
         return Decision("allow", source=",".join(unique), confinement=confinement)
+
+    def _worktree_dirs(self, analysis: BashAnalysis, cwds: list[str] | None) -> tuple[str, ...]:
+        """`<working dir>/.claude/worktrees` when an approved edit writes below it (`mkdir -p
+        .claude/worktrees/x`): not protected, so the kernel's pin on `.claude` must leave it writable."""
+        from yoke.permissions.bash_analysis import paths_of
+
+        out: list[str] = []
+        for inv in analysis.invocations:
+            for path in (paths_of(inv.writes, cwds, self.home) or []) if inv.fs_edit else []:
+                for wd in real_dirs(self.working_dirs):
+                    folder = os.path.join(wd, ".claude", "worktrees")
+                    if path.real.startswith(folder + "/") and folder not in out:
+                        out.append(folder)
+        return tuple(out)
 
     def _needs(self, inv: Invocation, cwds: list[str] | None) -> int:
         """The least confinement a rule-approved command runs under unharmed, as far as the analyser can
@@ -222,7 +239,7 @@ class Approval:
     ) -> str | None:
         """An allow rule, the read-only fast path (only on a line of literals, no functions or aliases),
         or acceptEdits approves one command of the line."""
-        from yoke.permissions.bash_analysis import paths_of, read_only_reads
+        from yoke.permissions.bash_analysis import copy_reads, paths_of, read_only_reads
 
         chdir_ok = not inv.chdir or (
             (dirs := paths_of(inv.chdir, cwds, self.home)) is not None and all(self._inside(p) for p in dirs)
@@ -242,7 +259,9 @@ class Approval:
                 return "read-only"
         if inv.fs_edit and self.mode in EDITS_ALLOWED and edits_ok:
             writes = paths_of(inv.writes, cwds, self.home)
-            if writes and all(self._inside(p) and not self._secret(p) for p in writes):
+            followed = copy_reads(inv, cwds, self.home)  # `cp -rL`: what links in the copied trees lead to
+            followed_ok = followed is not None and all(self._inside(p) for p in followed)
+            if writes and followed_ok and all(self._inside(p) and not self._secret(p) for p in writes):
                 return f"mode:{self.mode}"
         return None
 

@@ -81,7 +81,23 @@ def git_read_only(args: list[str]) -> tuple[bool, str, list[str]]:
         return True, "", []
     # `REV:PATH` and `:PATH` name a file's committed or staged content: judged as that file
     blobs = [op.split(":", 1)[1] for op in operands if ":" in op and op.split(":", 1)[1]]
-    return True, "", operands + blobs
+    return True, "", operands + blobs + _file_values(sub, rest)
+
+
+# Options whose value is a file git reads, by subcommand (`git blame -S FILE` reads revisions from FILE; in
+# `git log -S TEXT` the same letter is a search string).
+_FILE_VALUED = {"blame": ("-S",)}
+
+
+def _file_values(sub: str, rest: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, arg in enumerate(rest):
+        for option in _FILE_VALUED.get(sub, ()):
+            if arg == option and i + 1 < len(rest):
+                out.append(rest[i + 1])
+            elif arg.startswith(option) and len(arg) > len(option):
+                out.append(arg[len(option) :])
+    return out
 
 
 def _subcommand_ok(sub: str, rest: list[str]) -> bool:
@@ -176,12 +192,13 @@ def _short(rest: list[str], i: int) -> int | None:
 
 # ---- the repository's configuration ---------------------------------------------------------------------
 
-# A key names a program by its shape: it ends in one of these words (`core.sshCommand`,
+# A key names a program (or a file git reads, such as `blame.ignoreRevsFile`: a read the analyser did not
+# judge) by its shape: it ends in one of these words (`core.sshCommand`,
 # `gpg.ssh.defaultKeyCommand`, `sequence.editor`, `filter.x.process`…); a section brings programs by its name.
 _RUNS_PROGRAM_KEY = re.compile(
     r"^\s*[a-z0-9-]*?(fsmonitor|pager|external|textconv|command|editor|program|askpass|hookspath|worktree"
     r"|gitproxy|cmd|tool|driver|helper|attributesfile|excludesfile|uploadpack|receivepack|proxy|process"
-    r"|clean|smudge)\s*(=|$)",
+    r"|clean|smudge|file)\s*(=|$)",
     re.IGNORECASE | re.MULTILINE,
 )
 _RUNS_PROGRAM_SECTION = re.compile(r"\[\s*(include|includeif|alias|filter|pager)\b", re.I)  # anywhere: a BOM

@@ -7,6 +7,7 @@ from __future__ import annotations
 import glob as globlib
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -168,6 +169,46 @@ def is_read_only_command(
 MAX_TREE_ENTRIES = 5000
 
 
+def committed_reads(inv: Invocation, cwds: list[str] | None) -> list[ResolvedPath] | None:
+    """What a git command that prints committed content beyond its operands (`git show`, `git log -p`,
+    `git grep HEAD`, `git cat-file -p ID`) may print: every path of the repository's history and index."""
+    from yoke.permissions.bash_git_history import committed_paths
+
+    if not inv.read_only.git_content:
+        return []
+    if cwds is None:
+        return None
+    out: list[ResolvedPath] = []
+    for cwd in cwds:
+        paths = committed_paths(cwd)
+        if paths is None:
+            return None
+        out += [ResolvedPath(p, os.path.realpath(p)) for p in paths]
+    return out
+
+
+def folder_of(path: ResolvedPath) -> ResolvedPath:
+    """The folder whose listing shows `path` (where the name is, not where a link leads)."""
+    folder = os.path.dirname(path.logical)
+    return ResolvedPath(folder, os.path.realpath(folder))
+
+
+def glob_folders(words: Iterable[Word], cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """The folders a line's globs list, whatever command they are given to (`echo ~/.ssh/*` reads the
+    names in `~/.ssh` as surely as `ls` does): the glob's literal folder and the folder of every match."""
+    out: list[ResolvedPath] = []
+    for word in words:
+        if not word.glob:
+            continue
+        matches = resolve_operand(word, cwds, home, with_prefix=False)
+        head = word.text.rsplit("/", 1)[0] if "/" in word.text else "."
+        prefix = resolve_operand(Word(head or "/", tilde=word.tilde), cwds, home)
+        if matches is None or prefix is None:
+            return None
+        out += prefix + [folder_of(m) for m in matches]
+    return out
+
+
 def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPath] | None:
     """Every file and directory below the directories in `paths`, as a recursive reader would meet them
     (following symlinks only if it does); None when there are too many to check. `.git` is listed but not
@@ -192,6 +233,24 @@ def tree_paths(paths: Iterable[ResolvedPath], follows: bool) -> list[ResolvedPat
     return out
 
 
+def _copy_follows(inv: Invocation) -> bool:
+    """`cp -L`/`--dereference`: the copy goes through the links it meets in the trees it copies."""
+    words = inv.words[1:]
+    short = any(
+        w.static and w.text.startswith("-") and not w.text.startswith("--") and "L" in w.text for w in words
+    )
+    return inv.name == "cp" and (short or any(w.text == "--dereference" for w in words))
+
+
+def copy_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
+    """What a `cp` that follows links (`-L`, `--dereference`) reads through them: every entry below its
+    operands as it meets them, so a link in a copied tree that leads out of the project is a read outside."""
+    if not _copy_follows(inv):
+        return []
+    operands = paths_of(inv.writes, cwds, home)
+    return None if operands is None else tree_paths(operands, follows=True)
+
+
 def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[ResolvedPath] | None:
     """What a `cp`/`mv` writes besides its operands: a folder it copies or moves brings every name below
     it (`cp -r template/. .` writes `./.claude/…` though no operand says so), placed in any of the other
@@ -203,7 +262,7 @@ def copied_paths(inv: Invocation, cwds: list[str] | None, home: Path) -> list[Re
         return None
     out: list[ResolvedPath] = []
     for source in operands:
-        below = tree_paths([source], follows=False)
+        below = tree_paths([source], follows=_copy_follows(inv))  # `cp -rL`: names met through links too
         if below is None:
             return None
         for dest in operands:
@@ -236,7 +295,29 @@ def read_only_reads(inv: Invocation, cwds: list[str] | None, home: Path) -> list
         tree = tree_paths(reads, inv.read_only.follows_links)
         if tree is None:
             return None
+        if inv.read_only.names_only:  # a listing reads folders: each entry's is what it reveals
+            tree = list({folder_of(e): None for e in tree})
         reads = reads + tree
+    listed = glob_folders(inv.words[1:], cwds, home)
+    committed = committed_reads(inv, cwds)
+    if listed is None or committed is None:
+        return None
+    reads = reads + listed + committed
     if inv.read_only.git and (cwds is None or not all(repo_config_safe(c) for c in cwds)):
         return None
     return reads
+
+
+def path_word(word: Word) -> Word | None:
+    """The path a command's word may name, or None when it reads as an option or a plain word: `/x`, `~/x`,
+    `./x`, `a/b`, `.`, the value of `--opt=/x` and `if=/x`; a word known only at run time is returned whole."""
+    if not word.static:
+        return word
+    text = word.text
+    if "=" in text and (text.startswith("-") or text.split("=", 1)[0].isalnum()):
+        text = text.split("=", 1)[1]  # --file=x, if=x
+    elif text.startswith("-"):
+        return None
+    if "/" in text or text.startswith("~") or text in (".", ".."):
+        return replace(word, text=text)
+    return None

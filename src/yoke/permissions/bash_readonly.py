@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from yoke.permissions.bash_git import git_read_only
+from yoke.permissions.bash_git_history import git_prints_content
 from yoke.permissions.bash_shapes import (
     ENVIRONMENT_PRINTERS,
     FIND_GLOBAL,
@@ -44,6 +45,8 @@ class ReadOnlyCheck:
     reason: str = ""
     recursive: bool = False  # reads whole directory trees below its operands
     follows_links: bool = False  # and follows the symlinks it meets there
+    names_only: bool = False  # the trees' names are listed, not their contents: their folders are read
+    git_content: bool = False  # git printing committed content beyond its operands (`git_prints_content`)
     git: bool = False  # runs git, whose repository configuration must be checked too
 
 
@@ -108,6 +111,7 @@ def check_shape(name: str, shape: Shape, args: list[Word]) -> ReadOnlyCheck:
     if name == "date" and any(not op.text.startswith("+") for op in operands):
         return not_read_only("`date` with an operand sets the clock")
     check.recursive = check.recursive or shape.recursive_always
+    check.names_only = shape.names_only
     if shape.operands == "paths":
         check.reads.extend(operands)
         # `@FILE` is a response file to many programs (binutils' strings, …): FILE is read too
@@ -116,6 +120,8 @@ def check_shape(name: str, shape: Shape, args: list[Word]) -> ReadOnlyCheck:
             given = any(a.text.startswith(("-e", "-f", "--regexp", "--file")) for a in args)
             if len(operands) <= (0 if given else 1):
                 check.reads.append(Word("."))  # a recursive search without a path searches here
+        elif check.recursive and not operands:
+            check.reads.append(Word("."))  # `ls -R`, `du -a`, `tree` without a path walk this folder
     return check
 
 
@@ -267,8 +273,11 @@ def _jq(args: list[Word]) -> ReadOnlyCheck:
 
 
 def _git(args: list[Word]) -> ReadOnlyCheck:
-    ok, reason, reads = git_read_only([a.text for a in args])
-    return ReadOnlyCheck(ok, reads=[Word(r) for r in reads], reason=reason, git=ok)
+    texts = [a.text for a in args]
+    ok, reason, reads = git_read_only(texts)
+    check = ReadOnlyCheck(ok, reads=[Word(r) for r in reads], reason=reason, git=ok)
+    check.git_content = ok and git_prints_content(texts)
+    return check
 
 
 _SPECIAL = {

@@ -26,6 +26,7 @@ class Shape:
     recursive: str = ""  # short letters that make it read directory trees
     recursive_long: frozenset[str] = frozenset()
     recursive_always: bool = False  # rg reads trees whatever its options
+    names_only: bool = False  # its recursion lists names and sizes (ls -R, du, tree), never contents
     follows_links: str = ""  # short letters that make the recursion follow symlinks
     follows_long: frozenset[str] = frozenset()
     text_only: bool = False  # every word is text to print (echo, true)
@@ -52,6 +53,12 @@ SHAPES: dict[str, Shape] = {
             "--color", "--sort", "--time", "--time-style", "--format", "--indicator-style", "--ignore",
             "--hide", "--width", "--quoting-style", "--block-size",
         ),
+        # -R reads the tree below its operands; -L follows the links it meets there (out of the project)
+        recursive="R",
+        recursive_long=_s("--recursive"),
+        follows_links="L",
+        follows_long=_s("--dereference"),
+        names_only=True,
     ),
     "cat": Shape(
         flags="AbeEnstTuv",
@@ -114,7 +121,8 @@ SHAPES: dict[str, Shape] = {
     "du": Shape(flags="abcDhHklLmsSx0", valued="dtB",
                 long_flags=_s("--apparent-size", "--summarize", "--human-readable", "--total", "--si",
                               "--all", "--bytes", "--count-links", "--one-file-system", *_HELP),
-                long_valued=_s("--max-depth", "--exclude", "--threshold", "--block-size", "--time")),
+                long_valued=_s("--max-depth", "--exclude", "--threshold", "--block-size", "--time"),
+                recursive_always=True, follows_links="L", names_only=True),  # du walks trees; -L: links
     "df": Shape(flags="ahHiklPTx", valued="Btx", operands="paths",
                 long_flags=_s("--all", "--human-readable", "--si", "--inodes", "--local", "--portability",
                               "--print-type", "--total", "--output", *_HELP),
@@ -164,7 +172,7 @@ SHAPES: dict[str, Shape] = {
         long_path_valued=_s("--file"),
         recursive_always=True,
     ),
-    "tree": Shape(flags="adfxpsughDFqNQrtvUCAnJi", valued="LPIH",
+    "tree": Shape(flags="adfxpsughDFqNQrtvUCAnJi", valued="LPIH", recursive_always=True, names_only=True,
                   long_flags=_s("--noreport", "--dirsfirst", "--gitignore", "--du", "--prune", *_HELP),
                   long_valued=_s("--charset", "--filelimit", "--sort", "--timefmt")),
     "sort": Shape(flags="bdfgiMhnRrVcCmsuz", valued="ktS",

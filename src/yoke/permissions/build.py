@@ -15,6 +15,7 @@ from pathlib import Path
 from yoke.config.settings import LoadedSettings, SettingsSource, merge_settings
 from yoke.config.trust import is_trusted
 from yoke.jsonsafe import dict_at
+from yoke.permissions.patterns import rule_paths
 from yoke.permissions.pipeline import MODE_ALIASES, ClassifierFn, PermissionGate, PermissionModeError
 from yoke.permissions.rules import PermissionRule, parse_rules
 from yoke.sandbox.settings import SandboxSettings
@@ -76,7 +77,7 @@ def build_gate(
     dirs = _working_dirs(cwd, add_dirs, counted, warnings)
     chosen = _mode(mode, counted, warnings)
     merged = merge_settings([s.data for s in counted])
-    sandbox = _sandbox(merged, cwd, allow, deny, home)
+    sandbox = _sandbox(merged, cwd, allow, deny, home, settings.sources)
     try:
         gate = PermissionGate(
             cwd=cwd,
@@ -107,10 +108,16 @@ def _apply_restrictions(
 ) -> None:
     """The settings that only restrict (true in any source wins, whatever the trust: no source can loosen
     them), --restricted's, and where saved rules go."""
-    gate.block_outside_writes = any(
-        s.data.get("blockWritesOutsideWorkingDirectories") is True for s in settings.sources
+    gate.block_outside_writes = restrictive(settings.sources, "blockWritesOutsideWorkingDirectories")
+    # --restricted, or the setting: the file tools stay inside them (and Bash naming a path outside asks)
+    # Claude Code's internal blockFileToolReadsOutsideWorkingDirectories counts only from --settings
+    launched = [src for src in settings.sources if src.scope == "flag"]
+    gate.block_outside_reads = (
+        block_outside_reads
+        or restrictive(settings.sources, "blockReadsOutsideWorkingDirectories")
+        or restrictive(launched, "blockFileToolReadsOutsideWorkingDirectories")
     )
-    gate.block_outside_reads = block_outside_reads  # --restricted: the file tools stay inside them
+    gate.block_bash_outside_reads = restrictive(settings.sources, "blockReadsOutsideWorkingDirectories")
     gate.deny_prompts = any(s.data.get("denyInsteadOfPrompting") is True for s in settings.sources)
     gate.settings_paths.update(
         {
@@ -118,6 +125,12 @@ def _apply_restrictions(
             "userSettings": settings.claude_dir / "settings.json",
         }
     )
+
+
+def restrictive(sources: list[SettingsSource], key: str) -> bool:
+    """A setting that only restricts: true in any source wins, whatever the trust (Claude Code reads these
+    under `permissions`; Yoke also at the top level, where it read them first)."""
+    return any(s.data.get(key) is True or dict_at(s.data, "permissions").get(key) is True for s in sources)
 
 
 def _managed_rules_only(sources: list[SettingsSource]) -> bool:
@@ -248,7 +261,12 @@ def _fetch_domains(rules: list[PermissionRule]) -> list[str]:
 
 
 def _sandbox(
-    merged: dict, cwd: Path, allow: list[PermissionRule], deny: list[PermissionRule], home: Path
+    merged: dict,
+    cwd: Path,
+    allow: list[PermissionRule],
+    deny: list[PermissionRule],
+    home: Path,
+    sources: list[SettingsSource] | None = None,
 ) -> SandboxSettings:
     """The sandbox block plus what permission rules add to it, as in Claude Code: WebFetch domain allow rules
     join the network allowlist, Read and Edit deny rules with plain paths join denyRead / denyWrite."""
@@ -265,7 +283,12 @@ def _sandbox(
             deny_read.append(path)
         elif rule.tool in ("Edit", "Write", "MultiEdit", "NotebookEdit"):
             deny_write.append(path)
+    reads = [r for r in deny if r.tool in ("Read", "Grep", "Glob")]
+    edits = [r for r in deny if r.tool in ("Edit", "Write", "MultiEdit", "NotebookEdit")]
     return base.replace(
+        read_denied=rule_paths(reads, cwd, home),
+        write_denied=rule_paths(edits, cwd, home),
+        block_reads_outside=restrictive(sources or [], "blockReadsOutsideWorkingDirectories"),
         allowed_domains=tuple(dict.fromkeys([*base.allowed_domains, *domains])),
         denied_domains=tuple(dict.fromkeys([*base.denied_domains, *denied_domains])),
         deny_read=tuple(dict.fromkeys([*base.deny_read, *deny_read])),

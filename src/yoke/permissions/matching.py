@@ -307,7 +307,13 @@ class RuleMatcher:
     def bash_paths(self, facts: CallFacts, family: str) -> list[ResolvedPath] | None:
         """The files a command line reads (family "read", directory trees included for commands that may
         recurse) or writes (family "edit"); None when one of them cannot be resolved statically."""
-        from yoke.permissions.bash_analysis import candidate_cwds, copied_paths, paths_of, tree_paths
+        from yoke.permissions.bash_analysis import (
+            candidate_cwds,
+            committed_reads,
+            copied_paths,
+            paths_of,
+            tree_paths,
+        )
 
         analysis = facts.bash
         assert analysis is not None and facts.shell_cwd is not None
@@ -322,9 +328,10 @@ class RuleMatcher:
                 reader = inv.name in FILE_READERS or inv.name.rsplit("/", 1)[-1] in FILE_READERS
                 operands = _reader_operands(inv.words)
                 found = paths_of(inv.read_only.reads + (operands if reader else []), cwds, self.home)
-                if found is None:
+                committed = committed_reads(inv, cwds)  # `git show`, `git log -p`: the whole history
+                if found is None or committed is None:
                     return None
-                out += found
+                out += found + committed
                 if reader or inv.read_only.recursive:
                     follows = inv.read_only.follows_links or not inv.read_only.read_only
                     tree = tree_paths(found, follows)

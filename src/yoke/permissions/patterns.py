@@ -117,6 +117,24 @@ def path_matches(pattern: PathPattern, path: str) -> bool:
     return pattern.regex.pattern == ""
 
 
+@dataclass(slots=True, frozen=True)
+class RulePaths:
+    """The paths a set of deny rules name, as a predicate over absolute paths (handed to the sandbox, which
+    hides or pins what it names; picklable, unlike a closure)."""
+
+    patterns: tuple[PathPattern, ...]
+
+    def __call__(self, path: str) -> bool:
+        return any(path_matches(p, path) for p in self.patterns)
+
+
+def rule_paths(rules: list[PermissionRule], cwd: Path, home: Path) -> RulePaths | None:
+    """The predicate of `rules`' path patterns, or None when they name no path."""
+    compiled = [path_pattern(r, cwd, home) for r in rules if not r.whole_tool]
+    patterns = tuple(p for p in compiled if p is not None)
+    return RulePaths(patterns) if patterns else None
+
+
 def _glob_regex(glob: str) -> re.Pattern[str]:
     # gitignore-style rules have no {a,b} alternatives: a brace is a literal character here
     return compile_glob(glob, braces=False)

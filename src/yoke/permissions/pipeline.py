@@ -1,7 +1,8 @@
 """The permission gate: one decision (allow / deny / ask) per tool call, and the record of who made it.
 
-Order, as in Claude Code: PreToolUse hooks' verdict (announced by the executor) → deny rules → mode (plan blocks
-changes; bypassPermissions allows what is left) → ask rules → safety checks (protected paths, critical
+Order, as in Claude Code: PreToolUse hooks' verdict (announced by the executor) → deny rules → plan blocks
+changes → what a deny rule names as a capability, and the read block (`capabilities.py`; these ask in every
+mode) → bypassPermissions allows what is left → ask rules → safety checks (protected paths, critical
 `rm` targets) → a hook's allow → allow rules and session answers → the read-only fast path → acceptEdits →
 the sandbox's auto-allow → an optional classifier with a deadline → ask (denied in dontAsk mode). A
 decision's `source` names the rule or stage, e.g. `deny:Bash(rm *)`, `mode:plan`, `read-only`.
@@ -80,6 +81,8 @@ class PermissionGate(Approval, GateActions):
         # mode; a call that would ask is denied at once, after rules, modes and PermissionRequest hooks
         self.block_outside_writes = False
         self.block_outside_reads = False  # --restricted: the file tools stay inside the working directories
+        # permissions.blockReadsOutsideWorkingDirectories: also a Bash line naming a path outside them asks
+        self.block_bash_outside_reads = False
         self.deny_prompts = False
         self.matcher = RuleMatcher(self.cwd, home)
         self.settings_paths: dict[str, Path] = {"localSettings": self.local_settings_path}
@@ -175,6 +178,12 @@ class PermissionGate(Approval, GateActions):
             return Decision("deny", reason, "mode:plan")
         if self.mode == "dontAsk" and facts.names & USER_INTERACTION_TOOLS:
             return Decision("deny", f"{facts.tool.name} is not available in dontAsk mode.", "mode:dontAsk")
+        capability = self._deny_capability(facts)
+        if capability:  # whatever would approve it below: a rule, a hook, a mode
+            return self._ask_or_deny(facts, "deny-capability", capability)
+        outside = self._bash_reads_outside(facts)
+        if outside:  # in every mode, bypassPermissions included (Claude Code's read block)
+            return self._ask_or_deny(facts, "setting:blockReadsOutsideWorkingDirectories", outside)
         rule = self._first(self.ask, facts)
         if rule is not None:
             return self._ask_or_deny(
@@ -221,6 +230,42 @@ class PermissionGate(Approval, GateActions):
         for path in facts.paths:
             if not self._inside(path) and not self._session_allows_path(path):
                 return f"{facts.tool.name} may not use {path.logical}: it is outside the working directories ({why})."
+        return ""
+
+    def _deny_capability(self, facts: CallFacts) -> str:
+        """Why a Bash line asks because the analyser cannot show it lacks what a deny rule names (deleting
+        under `Bash(rm:*)`, reading under `Read(./.env)`; `capabilities.py`); "" when it need not."""
+        if facts.kind != "bash" or facts.bash is None or not self.deny:
+            return ""
+        from yoke.permissions.bash_analysis import candidate_cwds
+        from yoke.permissions.capabilities import capability_question
+
+        assert facts.shell_cwd is not None
+        cwds = candidate_cwds(facts.bash, facts.shell_cwd, self.home)
+        return capability_question(facts.bash, self.deny, self.sandbox.read_denied, cwds, self.home)
+
+    def _bash_reads_outside(self, facts: CallFacts) -> str:
+        """Why a Bash line asks under blockReadsOutsideWorkingDirectories ("" when it need not): a word that
+        names a path outside the working directories, or a line the analyser cannot follow."""
+        if not self.block_bash_outside_reads or facts.kind != "bash" or facts.bash is None:
+            return ""
+        from yoke.permissions.bash_analysis import candidate_cwds, path_word, paths_of
+
+        why = " (permissions.blockReadsOutsideWorkingDirectories)"
+        if not facts.bash.analysable:
+            return "This command cannot be analysed, so it cannot be checked against the read block" + why
+        assert facts.shell_cwd is not None
+        cwds = candidate_cwds(facts.bash, facts.shell_cwd, self.home)
+        reads = self.matcher.bash_paths(facts, "read")
+        words = [
+            p for inv in facts.bash.invocations for w in inv.words[1:] if (p := path_word(w)) is not None
+        ]
+        named = paths_of(words, cwds, self.home)
+        if reads is None or named is None:
+            return "A path of this command is known only when it runs" + why
+        for path in [*reads, *named]:
+            if not self._inside(path):
+                return f"{path.logical} is outside the working directories" + why
         return ""
 
     def _ask_or_deny(self, facts: CallFacts, source: str, reason: str) -> Decision:

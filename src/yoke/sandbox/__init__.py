@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from yoke.sandbox.errors import SandboxUnavailable
@@ -28,18 +28,28 @@ def wrap_command(
     writable: list[Path] | None = None,
     readable: list[Path] | None = None,
     home: Path | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The sandboxed argv for `argv`. `writable` adds paths the caller itself needs to write from inside
     (e.g. the file the shell reports its final directory to); `readable` paths the command must be able to
     read even under the host's /tmp, which the Linux sandbox replaces (e.g. a shell snapshot). Starts the
-    domain proxy on first use."""
+    domain proxy on first use. `env` is the environment the command is started with: the variables
+    `sandbox.credentials.envVars` names are masked or removed from it (`credentials.py`)."""
     home = home or Path.home()
     writable = list(writable or [])
     platform = sys.platform
     if platform.startswith("linux"):
+        from yoke.sandbox.confine import denied_in
         from yoke.sandbox.linux import bwrap_command
 
         proxy = _proxy(settings)
+        overrides, extra_readable = _credentials(settings, proxy, os.environ if env is None else env)
+        if settings.read_denied is not None or settings.write_denied is not None:
+            # what Read and Edit deny rules name (wildcards included) is hidden or pinned here too
+            hidden, pinned = denied_in([*working_dirs, cwd], home, settings, secrets=False)
+            settings = settings.replace(
+                deny_read=(*settings.deny_read, *hidden), deny_write=(*settings.deny_write, *pinned)
+            )
         return bwrap_command(
             argv,
             settings,
@@ -47,8 +57,11 @@ def wrap_command(
             working_dirs,
             home=home,
             writable=writable,
-            readable=list(readable or []),
+            readable=[*(readable or []), *extra_readable],
             proxy_socket=proxy.unix_path if proxy else None,
+            env_overrides=overrides,
+            # permissions.blockReadsOutsideWorkingDirectories: reads allowlisted as on the fast paths
+            visible=[cwd, *working_dirs] if settings.block_reads_outside else None,
         )
     if platform == "darwin":
         from yoke.sandbox.macos import seatbelt_command
@@ -68,6 +81,37 @@ def wrap_command(
     raise SandboxUnavailable(
         f"the sandbox is enabled but not supported on {platform}; set sandbox.enabled to false"
     )
+
+
+def _credentials(settings: SandboxSettings, proxy, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
+    """The environment changes `sandbox.credentials.envVars` asks for (a sentinel in place of a masked value,
+    nothing for a denied one), each masked value handed to the proxy for its hosts, and what the sandbox must
+    see for programs to trust the proxy's certificates."""
+    from yoke.sandbox.credentials import DENY, authority, ca_env, sentinel
+
+    overrides: dict[str, str | None] = {}
+    readable: list[Path] = []
+    for entry in settings.credential_env:
+        value = env.get(entry.name)
+        if value is None:
+            continue
+        if entry.mode == DENY:
+            overrides[entry.name] = None
+            continue
+        overrides[entry.name] = sentinel(entry.name)
+        if proxy is not None:
+            proxy.add_secret(overrides[entry.name], value, entry.hosts)
+    if proxy is not None and proxy.secrets:
+        try:
+            auth = authority()
+        except ImportError:
+            raise SandboxUnavailable(
+                "sandbox.credentials masks values through the proxy, which needs the cryptography package "
+                "(pip install 'yoke[credentials]')"
+            ) from None
+        overrides.update(ca_env(auth))
+        readable.append(Path(auth.folder))
+    return overrides, readable
 
 
 def _proxy(settings: SandboxSettings):  # type: ignore[no-untyped-def]

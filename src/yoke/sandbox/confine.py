@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from yoke.records import FrozenRecord
@@ -36,12 +37,15 @@ class Confinement(FrozenRecord):
     """How a call must run: `kind` is READ_ONLY or WORKDIRS; `git_writes` says the user's rules let
     commands write git's state (then only `.git/hooks` and `.git/config` are pinned)."""
 
-    __slots__ = ("kind", "git_writes")
+    __slots__ = ("kind", "git_writes", "open_dirs")
     kind: str
     git_writes: bool
+    # folders inside a pinned name that the decision let the command write (`.claude/worktrees`, which is
+    # not protected): made if missing, then writable over the pin
+    open_dirs: tuple[str, ...]
 
-    def __init__(self, kind: str, git_writes: bool = False) -> None:
-        self._fill(kind=kind, git_writes=git_writes)
+    def __init__(self, kind: str, git_writes: bool = False, open_dirs: tuple[str, ...] = ()) -> None:
+        self._fill(kind=kind, git_writes=git_writes, open_dirs=open_dirs)
 
 
 def confine_command(
@@ -54,14 +58,22 @@ def confine_command(
     home: Path | None = None,
     writable: list[Path] | None = None,
     readable: list[Path] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> list[str]:
     """The argv that runs `argv` under `confinement`; raises SandboxUnavailable (one line) when no kernel
     sandbox can start. `settings` contributes its deny lists (and Read/Edit deny rules joined to them); its
-    writable paths, domains and socket allowances do not apply: a fast path allows none of them."""
+    writable paths, domains and socket allowances do not apply: a fast path allows none of them. Reads are
+    confined to the allowlist (`visible.py`) and the environment to its allowed variables (of `env`, the
+    one the command is started with; this process's when not given)."""
+    from yoke.paths import real_dir
+
     home = home or Path.home()
+    # Resolved once (the first resolution of a boundary is kept): a link swapped in later leads nowhere new.
+    working_dirs = [Path(real_dir(d)) for d in working_dirs]
     dirs = [] if confinement.kind == READ_ONLY else list(working_dirs)
-    seen = [] if dirs else [*working_dirs, cwd]  # read-only: visible even where the private /tmp covers them
-    hidden = secrets_in([*working_dirs, cwd], home)
+    seen = [] if dirs else [*working_dirs, Path(os.path.realpath(cwd))]
+    nested = _nested_names(confinement) if dirs else ()
+    hidden, pinned = denied_in([*working_dirs, cwd], home, settings, nested=nested)
     narrowed = settings.replace(
         enabled=True,
         allow_write=(),
@@ -71,7 +83,9 @@ def confine_command(
         allow_local_binding=False,
         allow_read=(),
         deny_read=tuple(dict.fromkeys([*settings.deny_read, *hidden])),
+        deny_write=tuple(dict.fromkeys([*settings.deny_write, *pinned])),
     )
+    opened = _open_dirs(confinement.open_dirs, dirs)
     if sys.platform.startswith("linux"):
         from yoke.sandbox.linux import bwrap_command
 
@@ -85,6 +99,9 @@ def confine_command(
             readable=[*seen, *(readable or [])],
             proxy_socket=None,
             whole_git=not confinement.git_writes,
+            visible=[],
+            env=os.environ if env is None else env,
+            reopened=opened,
         )
     if sys.platform == "darwin":
         from yoke.sandbox.macos import seatbelt_command
@@ -100,6 +117,38 @@ def confine_command(
             tmp_dir=os.environ.get("TMPDIR") or "/tmp",
         )
     raise SandboxUnavailable(f"no kernel sandbox on {sys.platform}")
+
+
+def _nested_names(confinement: Confinement) -> tuple[str, ...]:
+    """The protected names pinned at every depth of the writable folders: the top-level list's single names,
+    and `.git` (a nested repository's, whole unless the rules let commands write git's state)."""
+    from yoke.sandbox.linux import PROTECTED_IN_WORKDIR
+
+    names = tuple(n for n in PROTECTED_IN_WORKDIR if "/" not in n)
+    return (*names, ".git") if not confinement.git_writes else names
+
+
+def _open_dirs(wanted: tuple[str, ...], dirs: list[Path]) -> list[str]:
+    """The approved folders under pinned names, made if missing: only `<working dir>/.claude/worktrees`,
+    and only where no component is a link (nothing is made or opened outside the working directory)."""
+    out: list[str] = []
+    for folder in wanted:
+        for wd in dirs:
+            if folder != os.path.join(str(wd), ".claude", "worktrees"):
+                continue
+            parent = os.path.dirname(folder)
+            if (
+                os.path.islink(parent)
+                or os.path.islink(folder)
+                or (os.path.lexists(parent) and not os.path.isdir(parent))
+            ):
+                continue
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError:
+                continue
+            out.append(folder)
+    return out
 
 
 def probe_confinement() -> None:
@@ -135,20 +184,47 @@ def kernel_sandbox_available(env: dict[str, str] | None = None) -> bool:
     return False
 
 
-def secrets_in(dirs: list[Path], home: Path) -> list[str]:
-    """Secret files (`.env*`, `*.pem`, keys…, the permission layer's own test) in and below `dirs`,
-    skipping dependency and cache trees, at most SCAN_LIMIT entries per folder."""
+def denied_in(
+    dirs: list[Path],
+    home: Path,
+    settings: SandboxSettings,
+    secrets: bool = True,
+    nested: tuple[str, ...] = (),
+) -> tuple[list[str], list[str]]:
+    """What to hide and what to pin read-only in and below `dirs`: secret files (`.env*`, `*.pem`, keys…, the
+    permission layer's own test) and what the Read deny rules name (`settings.read_denied`, wildcards
+    included: a folder a rule names is hidden whole); what the Edit deny rules name (`write_denied`).
+    Dependency and cache trees are skipped; at most SCAN_LIMIT entries are looked at per folder. Without
+    `secrets` only what the rules name. Names in `nested` found below the top of a folder are pinned too
+    (a nested `.claude`, `.husky`, `.vscode`; a nested repository's `.git` hooks and configuration)."""
     from yoke.fsutil import bounded_scan
     from yoke.paths import is_secret
 
-    found: list[str] = []
+    read_denied, write_denied = settings.read_denied, settings.write_denied
+    hidden: list[str] = []
+    pinned: list[str] = []
     seen: set[str] = set()
     for root in dirs:
         real = os.path.realpath(root)
         if real in seen or any(real.startswith(s.rstrip("/") + "/") for s in seen):
             continue
         seen.add(real)
-        for _, entry in bounded_scan(real, SCAN_LIMIT, _SCAN_SKIPS):
-            if not entry.is_dir(follow_symlinks=False) and is_secret(entry.path, home):
-                found.append(entry.path)
-    return found
+        for folder, entry in bounded_scan(real, SCAN_LIMIT, _SCAN_SKIPS):
+            if folder != real and entry.name in nested and not entry.is_symlink():
+                pinned.append(entry.path)  # a link is pinned where it leads, or nowhere: never followed
+                continue
+            if folder != real and nested and entry.name == ".git" and entry.is_dir(follow_symlinks=False):
+                pinned += [os.path.join(entry.path, n) for n in ("hooks", "config")]  # git writes allowed
+                continue
+            named = read_denied is not None and read_denied(entry.path)
+            if named or (secrets and not entry.is_dir(follow_symlinks=False) and is_secret(entry.path, home)):
+                hidden.append(entry.path)
+            elif write_denied is not None and write_denied(entry.path):
+                pinned.append(entry.path)
+    # A hidden folder becomes an empty one: nothing below it can (or need) be mounted over.
+    folders = [p + "/" for p in hidden if os.path.isdir(p) and not os.path.islink(p)]
+    return _not_below(hidden, folders), _not_below(pinned, folders)
+
+
+def _not_below(paths: list[str], folders: list[str]) -> list[str]:
+    return [p for p in paths if not any(p.startswith(f) for f in folders)]

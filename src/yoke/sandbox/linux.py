@@ -17,31 +17,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
+from yoke.paths import SECRET_HOME_PATHS
 from yoke.sandbox.errors import SandboxUnavailable
 from yoke.sandbox.settings import SandboxSettings
+from yoke.sandbox.visible import SYSTEM_PATHS, allowed_env, home_args, root_args
+
+__all__ = ["SECRET_HOME_PATHS", "bwrap_command"]
 
 PROXY_PORT = 3128  # inside the sandbox's own network namespace, so any fixed port is free
 PROXY_SOCKET = "/tmp/.yoke-proxy.sock"
-SECRET_HOME_PATHS = (
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".config/gh",
-    ".npmrc",
-    ".vault-token",
-    ".azure",
-    ".config/gcloud",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".git-credentials",
-    ".pgpass",
-    ".pypirc",
-    ".claude/.credentials.json",
-    ".yoke/credentials.json",
-)
 # Inside writable directories these stay read-only (Claude Code's sandbox list, plus the other files that
 # make some program run code: shell and tool rc files, hook managers, editor and agent configuration). They
 # are pinned whether or not they exist: a missing one gets an empty read-only mount point (see _guarded).
@@ -70,9 +57,16 @@ def bwrap_command(
     readable: list[Path] | None = None,
     proxy_socket: str | None,
     whole_git: bool = False,
+    visible: list[Path] | None = None,
+    env: Mapping[str, str] | None = None,
+    reopened: list[str] | None = None,
+    env_overrides: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """The bwrap argv for `argv`: `working_dirs` and `writable` writable (all else read-only), the protected
-    names inside them pinned read-only (the whole `.git` when `whole_git`)."""
+    names inside them pinned read-only (the whole `.git` when `whole_git`). With `visible` (a list, maybe
+    empty) reads are confined by the allowlist of `visible.py`: the system's paths, the toolchains, the
+    interpreter, the working directories, `readable` and `visible`, nothing else; without it the whole
+    filesystem is readable but the secrets. With `env` the command gets only its allowed variables."""
     bwrap = settings.bwrap_path or shutil.which("bwrap")
     if not bwrap or not os.access(bwrap, os.X_OK):
         raise SandboxUnavailable(
@@ -83,9 +77,19 @@ def bwrap_command(
     # --cap-drop ALL matters when Yoke runs as root: bwrap would otherwise keep every capability, and
     # CAP_SYS_ADMIN could simply remount the read-only filesystem writable.
     args = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts"]
-    args += ["--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--bind", session_tmp(), "/tmp"]
+    args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"]
+    allowlisted = visible is not None
+    bound: list[str] = []
+    if allowlisted:
+        path_env = (env if env is not None else os.environ).get("PATH", os.defpath)
+        root, extra = root_args(path_env, home)
+        args += root
+        bound = [*SYSTEM_PATHS, *_existing([*extra, *(visible or []), *(readable or [])])]
+    else:
+        args += ["--ro-bind", "/", "/"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--bind", session_tmp(), "/tmp"]
+    for path in bound[len(SYSTEM_PATHS) :]:
+        args += ["--ro-bind", path, path]  # after /tmp is replaced: some of them live under the host's /tmp
     writable_dirs = _existing(
         [*working_dirs, *writable, *(settings.resolve(p, home) for p in settings.allow_write)]
     )
@@ -93,17 +97,20 @@ def bwrap_command(
         args += ["--bind", path, path]
     pins, created = _pin_protected(writable_dirs, whole_git)
     args += pins
+    for path in _existing(reopened or []):
+        args += ["--bind", path, path]  # approved below a pinned name (`.claude/worktrees`)
     for path in _existing(settings.resolve(p, home) for p in settings.deny_write):
         args += ["--ro-bind", path, path]
-    for path in _existing(readable or []):
-        args += ["--ro-bind", path, path]  # e.g. a file under the host's /tmp, which the sandbox cannot see
-    args += _hide_secrets(settings, home)
-    env = {"TMPDIR": "/tmp"}
-    network, proxy_env, inner = _network(argv, settings, proxy_socket)
+    if not allowlisted:  # (allowlisted, they are bound with the rest of what is visible)
+        for path in _existing(readable or []):
+            # e.g. a file under the host's /tmp, which the sandbox cannot see
+            args += ["--ro-bind", path, path]
+    args += _hide_secrets(settings, home, [*bound, *writable_dirs] if allowlisted else None)
+    network, proxy_env, inner = _network(argv, settings, proxy_socket, allowlisted)
     args += network
-    env.update(proxy_env)
-    for key, value in env.items():
-        args += ["--setenv", key, value]
+    args += _env_args(env, proxy_env, env_overrides or {})
+    if allowlisted:
+        args += home_args(home, [*bound, *writable_dirs])
     args += ["--chdir", os.path.realpath(cwd), "--", *inner]
     if "--seccomp" in args:
         # The filter reaches bwrap on a descriptor: a tiny shell opens it and execs bwrap.
@@ -113,8 +120,29 @@ def bwrap_command(
     return args
 
 
+def _env_args(
+    env: Mapping[str, str] | None, proxy_env: dict[str, str], overrides: Mapping[str, str | None]
+) -> list[str]:
+    """The command's environment: `env`'s allowed variables only when given (bwrap would otherwise pass on
+    everything it was started with), the sandbox's own (`TMPDIR`, the proxy), and `overrides` (credentials:
+    a masked variable's sentinel, or None to remove it)."""
+    args: list[str] = []
+    set_env = {"TMPDIR": "/tmp", **proxy_env}
+    if env is not None:
+        args.append("--clearenv")
+        set_env = {**allowed_env(env), **set_env}
+    for key, override in overrides.items():
+        if override is None:
+            args += ["--unsetenv", key]
+        else:
+            set_env[key] = override
+    for key, value in set_env.items():
+        args += ["--setenv", key, value]
+    return args
+
+
 def _network(
-    argv: list[str], settings: SandboxSettings, proxy_socket: str | None
+    argv: list[str], settings: SandboxSettings, proxy_socket: str | None, allowlisted: bool = False
 ) -> tuple[list[str], dict[str, str], list[str]]:
     """What the network rules add: bwrap arguments, proxy variables, and the command to run (behind the
     relay to the filtering proxy when there is one; unix sockets denied by the relay or a seccomp filter)."""
@@ -141,7 +169,7 @@ def _network(
         python = os.path.realpath(sys.executable)
         relay = os.path.realpath(Path(__file__).with_name("bridge.py"))
         for path in _existing([python, relay, sys.base_prefix]):
-            if path == "/tmp" or path.startswith("/tmp/"):
+            if allowlisted or path == "/tmp" or path.startswith("/tmp/"):
                 args += ["--ro-bind", path, path]
         inner = [python, "-I", "-S", relay, *bridge, "--", *argv]
     return args, env, inner
@@ -188,11 +216,16 @@ def _pin_protected(writable_dirs: list[str], whole_git: bool = False) -> tuple[l
     return args, created
 
 
-def _hide_secrets(settings: SandboxSettings, home: Path) -> list[str]:
-    hidden = [str(home / rel) for rel in SECRET_HOME_PATHS]
+def _hide_secrets(settings: SandboxSettings, home: Path, within: list[str] | None = None) -> list[str]:
+    """Hide the home's secret places, `denyRead` and Read deny rules' paths (only those inside `within`, the
+    folders bound, when reads are allowlisted: nothing else exists there)."""
+    homes = dict.fromkeys([str(home), str(Path.home())])  # the session's, and the user's when it differs
+    hidden = [f"{h}/{rel}" for h in homes for rel in SECRET_HOME_PATHS]
     hidden += [settings.resolve(p, home) for p in settings.deny_read]
     args: list[str] = []
     for path in _existing(hidden):
+        if within is not None and not any(path == w or path.startswith(w.rstrip("/") + "/") for w in within):
+            continue
         if os.path.isdir(path):
             args += ["--tmpfs", path, "--remount-ro", path]
         else:

@@ -42,6 +42,20 @@ class DomainProxy:
         self._thread: threading.Thread | None = None
         self._servers: list[asyncio.base_events.Server] = []
         self._tmpdir: str | None = None
+        # sentinel -> (the real value, the domain patterns it may be sent to): `credentials.py`
+        self.secrets: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def add_secret(self, sentinel: str, value: str, hosts: tuple[str, ...]) -> None:
+        """Substitute `value` for `sentinel` in requests to `hosts` (patterns; empty: every allowed domain)."""
+        self.secrets[sentinel] = (value, tuple(hosts) or self.allowed)
+
+    def _injected(self, host: str, port: int) -> list[tuple[bytes, bytes]]:
+        """The (sentinel, value) pairs a request to host:port gets."""
+        return [
+            (s.encode("latin-1"), v.encode("latin-1", errors="replace"))
+            for s, (v, hosts) in self.secrets.items()
+            if any(domain_matches(p, host, port) for p in hosts)
+        ]
 
     def start(self) -> DomainProxy:
         """Start listening (idempotent); returns self once both listeners are up."""
@@ -145,6 +159,10 @@ class DomainProxy:
         if isinstance(address, str) and address.startswith("!"):
             await _reply(writer, 403, "Forbidden", address[1:])
             return
+        pairs = self._injected(host, port) if method.upper() == "CONNECT" else []
+        if pairs:
+            await _inject(host, port, address, version, pairs, reader, writer)
+            return
         try:
             up_reader, up_writer = await asyncio.wait_for(asyncio.open_connection(address, port), 30)
         except (OSError, TimeoutError) as exc:
@@ -175,6 +193,45 @@ class DomainProxy:
             if local and not named_exactly:
                 return f"!{host} resolves to a local address ({address})"
         return addresses[0]
+
+
+async def _inject(
+    host: str,
+    port: int,
+    address: str,
+    version: str,
+    pairs: list[tuple[bytes, bytes]],
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+) -> None:
+    """A CONNECT to a host that gets real credentials: end the client's TLS here with a certificate of the
+    process's authority, put the real values in place of the sentinels in the request head, and send the
+    request on over TLS to the real host (its certificate verified as usual). One request per connection."""
+    import ssl
+
+    from yoke.sandbox.credentials import authority
+
+    writer.write(f"{version} 200 Connection Established\r\n\r\n".encode("latin-1"))
+    await writer.drain()
+    await writer.start_tls(authority().server_context(host))
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        return
+    for sentinel, value in pairs:
+        head = head.replace(sentinel, value)
+    lines = [ln for ln in head.split(b"\r\n")[:-2] if not ln.lower().startswith((b"connection:", b"proxy-"))]
+    head = b"\r\n".join([*lines, b"Connection: close", b"", b""])
+    try:
+        up_reader, up_writer = await asyncio.wait_for(
+            asyncio.open_connection(address, port, ssl=ssl.create_default_context(), server_hostname=host), 30
+        )
+    except (OSError, TimeoutError, ssl.SSLError) as exc:
+        await _reply(writer, 502, "Bad Gateway", f"cannot reach {host}:{port} ({exc})")
+        return
+    up_writer.write(head)
+    await up_writer.drain()
+    await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
 
 
 def _resolve(host: str, port: int) -> list[str]:

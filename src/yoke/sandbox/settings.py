@@ -7,10 +7,12 @@ Sandbox path prefixes differ from permission rules: `/x` is absolute, `~/x` is i
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from yoke.records import FrozenRecord
+from yoke.sandbox.credentials import MaskedVariable, parse_env_vars
 
 
 class SandboxSettings(FrozenRecord):
@@ -30,6 +32,10 @@ class SandboxSettings(FrozenRecord):
         "allow_local_binding",
         "bwrap_path",
         "base_dir",
+        "read_denied",
+        "write_denied",
+        "block_reads_outside",
+        "credential_env",
     )
     enabled: bool
     auto_allow_bash: bool
@@ -46,6 +52,12 @@ class SandboxSettings(FrozenRecord):
     allow_local_binding: bool
     bwrap_path: str | None
     base_dir: Path | None
+    # set by the permission layer: whether an absolute path is one a Read (Edit) deny rule names, wildcards
+    # included; the kernel hides (pins) what they name in the working directories
+    read_denied: Callable[[str], bool] | None
+    write_denied: Callable[[str], bool] | None
+    block_reads_outside: bool  # permissions.blockReadsOutsideWorkingDirectories: reads are allowlisted
+    credential_env: tuple[MaskedVariable, ...]  # sandbox.credentials.envVars (credentials.py)
 
     def __init__(
         self,
@@ -64,6 +76,10 @@ class SandboxSettings(FrozenRecord):
         allow_local_binding: bool = False,
         bwrap_path: str | None = None,
         base_dir: Path | None = None,
+        read_denied: Callable[[str], bool] | None = None,
+        write_denied: Callable[[str], bool] | None = None,
+        block_reads_outside: bool = False,
+        credential_env: tuple[MaskedVariable, ...] = (),
     ) -> None:
         self._fill(
             enabled=enabled,
@@ -82,6 +98,10 @@ class SandboxSettings(FrozenRecord):
             allow_local_binding=allow_local_binding,
             bwrap_path=bwrap_path,
             base_dir=Path.cwd() if base_dir is None else base_dir,  # what `./x` paths are relative to
+            read_denied=read_denied,
+            write_denied=write_denied,
+            block_reads_outside=block_reads_outside,
+            credential_env=credential_env,
         )
 
     @classmethod
@@ -90,6 +110,14 @@ class SandboxSettings(FrozenRecord):
         if not isinstance(block, dict):
             return cls(base_dir=base_dir)
         fs, net = _section(block, "filesystem"), _section(block, "network")
+        creds = _section(block, "credentials")
+        # credential files are hidden, `mask` as `deny` (a file's value is not substituted: Claude Code's
+        # degraded form)
+        files = tuple(
+            e["path"]
+            for e in creds.get("files") or []
+            if isinstance(e, dict) and isinstance(e.get("path"), str)
+        )
         return cls(
             enabled=block.get("enabled") is True,
             auto_allow_bash=block.get("autoAllowBashIfSandboxed", True) is not False,
@@ -97,7 +125,7 @@ class SandboxSettings(FrozenRecord):
             allow_unsandboxed_commands=block.get("allowUnsandboxedCommands", True) is not False,
             allow_write=_strings(fs.get("allowWrite")),
             deny_write=_strings(fs.get("denyWrite")),
-            deny_read=_strings(fs.get("denyRead")),
+            deny_read=(*_strings(fs.get("denyRead")), *files),
             allow_read=_strings(fs.get("allowRead")),
             allowed_domains=_strings(net.get("allowedDomains")),
             denied_domains=_strings(net.get("deniedDomains")),
@@ -106,6 +134,7 @@ class SandboxSettings(FrozenRecord):
             allow_local_binding=net.get("allowLocalBinding") is True,
             bwrap_path=block.get("bwrapPath") if isinstance(block.get("bwrapPath"), str) else None,
             base_dir=base_dir,
+            credential_env=parse_env_vars(creds.get("envVars")),
         )
 
     def resolve(self, entry: str, home: Path | None = None) -> str:

@@ -50,7 +50,7 @@ def sandbox_launcher(
             try:
                 return confine_command(
                     argv, confinement, base, start_cwd(ctx), ctx.all_dirs(), writable=list(writable),
-                    readable=[Path(p) for p in readable],
+                    readable=[Path(p) for p in readable], env=command_env(ctx),
                 )  # fmt: skip
             except SandboxUnavailable as exc:
                 raise refuse(exc) from None
@@ -70,6 +70,7 @@ def sandbox_launcher(
                 ctx.all_dirs(),
                 writable=list(writable),
                 readable=[Path(p) for p in readable],
+                env=command_env(ctx),
             )
         except SandboxUnavailable as exc:
             raise refuse(exc) from None
