@@ -246,9 +246,7 @@ def _runner(environment: Environment, owner: Owner, depth: int | None) -> Any:
         return None
     from yoke.agents.runner import AgentRunner
 
-    return AgentRunner(
-        environment.catalog, owner, depth, background_default=environment.options.background_agents
-    )
+    return AgentRunner(environment.catalog, owner, depth)
 
 
 def session_gate(

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from yoke.seams import Gate
+    from yoke.events.port import Op, PortEvent, Snapshot
     from yoke.session.background import BackgroundWork
+    from yoke.session.port import SessionDriver
     from yoke.session.stages import Stages
     from yoke.tools.services import SessionServices
 
@@ -90,6 +92,7 @@ class Session:
         self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
         self.stages = stages  # the records assembly built this session from (`session/stages.py`)
         self._background_work: BackgroundWork | None = None  # made when background work first needs it
+        self._port: SessionDriver | None = None  # made when a client first submits or listens
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -210,8 +213,31 @@ class Session:
         return await switch_model(self, spec, source)
 
     def set_asker(self, asker: Any) -> None:
-        """Who answers permission prompts, questions and plan approvals from now on."""
-        self.agent.executor.ctx.asker = asker
+        """Who answers permission prompts, questions and plan approvals from now on (with the port running,
+        beside its clients' `Reply`s; None: only they answer)."""
+        if self._port is not None:
+            self._port.asker.delegate = asker
+        else:
+            self.agent.executor.ctx.asker = asker
+
+    # ---- the port (yoke.events.port.SessionPort; session/port.py) -----------------------------------------
+
+    @property
+    def port(self) -> SessionDriver:
+        if self._port is None:
+            from yoke.session.port import SessionDriver
+
+            self._port = SessionDriver(self)
+        return self._port
+
+    async def submit(self, op: Op) -> dict[str, Any]:
+        return await self.port.submit(op)
+
+    def events(self) -> AsyncIterator[PortEvent]:
+        return self.port.events()
+
+    def snapshot(self) -> Snapshot:
+        return self.port.snapshot()
 
     def apply_permission_update(self, update: dict[str, Any]) -> None:
         """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
@@ -386,6 +412,8 @@ class Session:
             return
         for child in list(self.children):
             await child.close(reason)
+        if self._port is not None:
+            await self._port.close()
         if self.parent is None:
             try:
                 await self.agent.lifecycle.announce("SessionEnd", reason=reason)
