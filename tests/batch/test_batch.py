@@ -445,3 +445,32 @@ def test_a_ray_address_nobody_answers_at_is_one_line(tmp_path, base_env):
         assert srv.requests == []
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert f"could not reach Ray at 127.0.0.1:{port}" in run.stderr
+
+
+def test_a_background_agent_and_its_follow_up_run_in_an_attempt(tmp_path, base_env):
+    """The Agent tool runs a sub-agent in the background (as 2.1.330 does): the attempt waits for it and for
+    the follow-up query its notice starts, and is graded after that."""
+    from tests.agents.test_subagents import call, steps, text
+    from tests.batch.helpers import task_of
+
+    def answer(body):
+        if "SUBJOB" in json.dumps(body["messages"][0]):
+            write = call("w1", "Write", file_path="out.txt", content="pass\n")
+            return {"content": [write]} if steps(body) == 0 else text("written")
+        if task_of(body) == "agent":
+            launch = call("a1", "Agent", description="write", prompt="SUBJOB: write out.txt")
+            return [{"content": [launch]}, text("launched"), text("after the notice")][min(steps(body), 2)]
+        raise AssertionError(body)
+
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("agent", repo)])
+    out = tmp_path / "out"
+    from yoke.testing import ScriptedServer
+
+    with ScriptedServer(default_turn=answer) as srv:
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--json", cwd=tmp_path)
+        mains = [r.body for r in srv.requests if r.body and task_of(r.body) == "agent"]
+    assert run.returncode == 0, run.stderr
+    (row,) = results(out)
+    assert row["passed"] and row["reason"] == "completed", row
+    assert len(mains) == 3 and "written" in json.dumps(mains[-1]["messages"][-1])  # the notice's follow-up
