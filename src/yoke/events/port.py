@@ -31,7 +31,10 @@ class Prompt:
 
 @dataclass(slots=True, frozen=True)
 class Interrupt:
-    """End the running turn (and a wait on background work) within a second."""
+    """End the running turn (and a wait on background work) within a second. `drop_queue`: the prompts
+    still queued do not run either (a process stopping; they stay enqueued on disk for a resume)."""
+
+    drop_queue: bool = False
 
 
 @dataclass(slots=True, frozen=True)

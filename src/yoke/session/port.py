@@ -96,9 +96,6 @@ class SessionDriver:
         self.said_idle = False
         self.asker = PortAsker(self, session.agent.executor.ctx.asker)
         session.agent.executor.ctx.asker = self.asker
-        # called with (prompt id, content) before a prompt is acknowledged, and with (prompt id, None) when its
-        # turn begins: where a front-end keeps the queue on disk (`queue-operation` records)
-        self.on_queue: Callable[[str, Any], None] | None = None
 
     # ---- the port ---------------------------------------------------------------------------------------
 
@@ -142,7 +139,9 @@ class SessionDriver:
                 return self._enqueue(ident or new_uuid(), content, "prompt")
             case port.Compact(instructions=instructions):
                 return self._enqueue(new_uuid(), instructions, "compact")
-            case port.Interrupt():
+            case port.Interrupt(drop_queue=drop):
+                if drop:
+                    self.queue.clear()
                 s.interrupt()
             case port.Reply(request_id=request_id, answer=answer, by=by):
                 self.asker.reply(request_id, answer, by)
@@ -167,8 +166,8 @@ class SessionDriver:
         return {}
 
     def _enqueue(self, ident: str, content: Any, origin: str) -> dict[str, Any]:
-        if self.on_queue is not None and origin == "prompt":
-            self.on_queue(ident, content)  # on disk before it is acknowledged
+        if origin == "prompt":
+            self._queue_record("enqueue", content)  # on disk before it is acknowledged
         self.queue.append((ident, content, origin))
         position = len(self.queue) - 1 + (1 if self.busy else 0)
         self.publish(port.Queued(ident, content, position))
@@ -200,8 +199,8 @@ class SessionDriver:
             self._side_events()
             if self.queue:
                 ident, content, origin = self.queue.popleft()
-                if self.on_queue is not None and origin == "prompt":
-                    self.on_queue(ident, None)
+                if origin == "prompt":
+                    self._queue_record("dequeue")
                 if origin == "compact":
                     await self._turn(ident, content, "compact", s.compact(content or None))
                 else:
@@ -235,6 +234,22 @@ class SessionDriver:
             self.publish(ev.Notice("error", f"turn failed: {type(exc).__name__}: {exc}"))
         finally:
             self.busy = False
+
+    def _queue_record(self, operation: str, content: Any = None) -> None:
+        """Claude Code's `queue-operation` record (observed in 2.1.332's transcripts): an `enqueue` with the
+        prompt when it is accepted, a `dequeue` when its turn begins; the ones never dequeued are the prompts
+        a stopped session still owed (`yoke.session.queued.pending_prompts`)."""
+        from datetime import UTC, datetime
+
+        record: dict[str, Any] = {
+            "type": "queue-operation",
+            "operation": operation,
+            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "sessionId": self.session.id,
+        }
+        if content is not None:
+            record["content"] = content
+        self.session.agent.recorder.transcript.append(record)
 
     def _posted(self) -> bool:
         work = self.session._background_work
