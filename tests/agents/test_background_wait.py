@@ -39,9 +39,7 @@ def slow_router() -> Router:
 
 async def _open(project, base_env, srv):
     env = dict(base_env, **anthropic_env(srv))
-    return await open_session(
-        SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions")
-    )
+    return await open_session(SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions"))
 
 
 async def test_the_wait_on_background_work_is_bounded(project, base_env):

@@ -8,6 +8,7 @@ import glob
 import json
 import signal
 import time
+from pathlib import Path
 
 from tests.cli.test_stream_input import launch, read_until, send
 from tests.conftest import anthropic_env
@@ -37,11 +38,12 @@ def test_prompts_queued_behind_a_turn_survive_sigterm(project, base_env):
                 proc.kill()
         assert len(srv.requests) == 1  # the queued prompts did not run
     (path,) = glob.glob(str(base_env["YOKE_HOME"]) + "/projects/*/*.jsonl")
-    records = [json.loads(line) for line in open(path)]
+    records = [json.loads(line) for line in Path(path).read_text().splitlines()]
     ops = [(r["operation"], r.get("content")) for r in records if r.get("type") == "queue-operation"]
     assert [c for op, c in ops if op == "enqueue"] == ["one", "two", "three"]
     assert ops.count(("dequeue", None)) == 1  # the first began; the others never did
-    assert all(r["sessionId"] == records[0]["sessionId"] for r in records if r.get("type") == "queue-operation")
-    from pathlib import Path
+    assert all(
+        r["sessionId"] == records[0]["sessionId"] for r in records if r.get("type") == "queue-operation"
+    )
 
     assert pending_prompts(Path(path)) == ["two", "three"]

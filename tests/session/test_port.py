@@ -44,7 +44,9 @@ async def test_a_background_agent_and_its_follow_up_reach_every_subscriber(proje
     )
     with ScriptedServer(default_turn=router) as srv:
         env = dict(base_env, **anthropic_env(srv))
-        session = await open_session(SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions"))
+        session = await open_session(
+            SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions")
+        )
         try:
             assert isinstance(session, port.SessionPort)
             first, second = session.events(), session.events()
@@ -101,7 +103,9 @@ async def test_a_question_is_answered_by_a_reply_and_every_client_hears_it(proje
                 pass
             heard = await _until(watcher, lambda e, s: len(_results(s)) == 1)
             answered = [e for e in heard if isinstance(e, port.Answered)]
-            assert [(a.request_id, a.behavior, a.by) for a in answered] == [(asked.request_id, "allow", "driver")]
+            assert [(a.request_id, a.behavior, a.by) for a in answered] == [
+                (asked.request_id, "allow", "driver")
+            ]
             assert _results(heard)[0].text == "done"
         finally:
             await session.close()

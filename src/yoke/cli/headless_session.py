@@ -98,7 +98,9 @@ class HeadlessRun:
         self.start()
         assert self.printing is not None
         while not done() and not (self.stopped and not self.in_turn):
-            if self.printing.done():  # the printer failed (stdout closed: BrokenPipeError) or the session closed
+            if (
+                self.printing.done()
+            ):  # the printer failed (stdout closed: BrokenPipeError) or the session closed
                 self.printing.result()
                 return
             if deadline is not None and time.monotonic() >= deadline:

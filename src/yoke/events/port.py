@@ -181,7 +181,7 @@ class Idle(AgentEvent):
 
 
 PortEvent = Event | Queued | TurnBegan | Asked | Answered | Idle
-PORT_EVENTS: tuple[type, ...] = (Queued, TurnBegan, Asked, Answered, Idle)
+PORT_EVENTS = (Queued, TurnBegan, Asked, Answered, Idle)  # the port's own, beside the turn's `Event`s
 
 
 @dataclass(slots=True, frozen=True)

@@ -188,7 +188,9 @@ class YokeAgent:
     async def _forward(self, session_id: str, session: Any, stream: AsyncIterator[PortEvent]) -> None:
         """Every event of the session as `session/update`s, also those of turns no `session/prompt` asked
         for (the follow-up query a background agent's notice starts); a prompt's result resolves it."""
-        mapper = UpdateMapper(session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities))
+        mapper = UpdateMapper(
+            session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities)
+        )
         current = ""
         async for event in stream:
             if isinstance(event, port.TurnBegan):

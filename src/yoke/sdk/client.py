@@ -10,7 +10,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.events import port
-from yoke.events.port import PORT_EVENTS, PortEvent, SessionPort
+from yoke.events.port import PORT_EVENTS, PortEvent
 from yoke.sdk import types as t
 from yoke.sdk.convert import MessageConverter
 from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
@@ -132,7 +132,7 @@ class ClaudeSDKClient:
 
     def __init__(self, options: t.ClaudeAgentOptions | None = None):
         self.options = options or t.ClaudeAgentOptions()
-        self.session: SessionPort | Any = None
+        self.session: Any = None  # the in-process `Session` (a `SessionPort`, and its init fields)
         self._converter = MessageConverter(self.options.include_partial_messages)
         self._stream: AsyncIterator[PortEvent] | None = None
         self._waiting = 0  # prompts submitted whose result has not been read

@@ -25,8 +25,8 @@ from yoke.session.routing import PromptRouter, default_router
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from yoke.seams import Gate
     from yoke.events.port import Op, PortEvent, Snapshot
+    from yoke.seams import Gate
     from yoke.session.background import BackgroundWork
     from yoke.session.port import SessionDriver
     from yoke.session.stages import Stages

@@ -279,4 +279,6 @@ async def describe(session: Session, what: str) -> Any:
         return session.background_tasks()
     if what == "commands":
         return await session.slash_commands()
-    raise ValueError(f"describe what? one of rules, hooks, agents, mcp, context, modes, tasks, commands ({what})")
+    raise ValueError(
+        f"describe what? one of rules, hooks, agents, mcp, context, modes, tasks, commands ({what})"
+    )
