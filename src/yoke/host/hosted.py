@@ -32,9 +32,13 @@ CHILD_FLAGS = [
     "stdio",
     "--replay-user-messages",  # each prompt enters the stream when its turn begins: the queue moves on
     "--forward-subagent-text",  # sub-agents' messages too: watching clients nest them in their Agent call
+    "--include-partial-messages",  # always: the page and `attach` render the text as it arrives
 ]
 # control requests a client may send a session through the host (`control`), as the Agent SDK sends them
-CONTROL_SUBTYPES = ("set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status")
+CONTROL_SUBTYPES = (
+    "set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status",
+    "rewind_files", "stop_task", "mcp_reconnect", "mcp_toggle", "yoke_describe",
+)  # fmt: skip
 CONTROL_TIMEOUT = 10.0
 
 
@@ -68,6 +72,7 @@ class HostedSession:
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
         self.controls: dict[str, asyncio.Future] = {}  # control requests sent by `control`, by request id
+        self.stopping = False  # `stop` asked it to end
         self.count = 0
 
     @property
@@ -137,6 +142,8 @@ class HostedSession:
             if not future.done():
                 future.set_exception(RuntimeError(f"session {self.ident} ended"))
         self.publish({"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode})
+        # died in a turn, not stopped by `stop`: `respawn` continues that turn
+        self.record["midTurn"] = not self.stopping and self.record.get("state") in ("working", "blocked")
         self.set_state("idle", "stopped")
         if self._log is not None:
             self._log.close()
@@ -166,6 +173,7 @@ class HostedSession:
             self.set_state(*(("busy", "working") if self.queued else ("idle", "idle")))  # or the next turn
         elif kind == "user" and message.get("isReplay") and self.queued:
             self.queued.pop(0)  # its turn begins
+            journal_queue(self.ident, "dequeue", str(message.get("uuid") or ""))
             self.set_state("busy", "working")
         elif kind == "system" and message.get("subtype") == "init" and self.record.get("state") != "working":
             self.set_state("busy", "working")
@@ -208,18 +216,60 @@ class HostedSession:
             raise RuntimeError(f"session {self.ident} is not running (yoke respawn {self.ident})")
         self.proc.stdin.write((json.dumps(message) + "\n").encode())
 
-    def prompt(self, text: str) -> None:
+    async def op(self, op: dict[str, Any]) -> dict[str, Any]:
+        """One session-port op (`yoke.wire.ops`), as the session's stream-json input carries it: a prompt
+        as a user message, a reply as the permission prompt's answer, the rest as control requests."""
+        from yoke.events import port
+        from yoke.wire.ops import answer_to_wire, op_from_wire
+
+        parsed = op_from_wire(op)
+        match parsed:
+            case port.Prompt(content=content, id=ident):
+                return self.prompt(content, ident)
+            case port.Compact(instructions=instructions):
+                return self.prompt(f"/compact {instructions}".strip())
+            case port.Interrupt():
+                self.interrupt()
+            case port.Reply(request_id=request_id, answer=answer):
+                self.answer(request_id, answer_to_wire(answer))
+            case port.SetMode(mode=mode):
+                await self.control({"subtype": "set_permission_mode", "mode": mode})
+            case port.SetModel(model=model):
+                return await self.control({"subtype": "set_model", "model": model})
+            case port.Rewind(user_message_id=message_id):
+                return await self.control({"subtype": "rewind_files", "user_message_id": message_id})
+            case port.StopTask(task_id=task_id):
+                await self.control({"subtype": "stop_task", "task_id": task_id})
+                return {"stopped": True}
+            case port.McpReconnect(server=server):
+                await self.control({"subtype": "mcp_reconnect", "serverName": server})
+            case port.McpEnable(server=server, enabled=enabled):
+                await self.control({"subtype": "mcp_toggle", "serverName": server, "enabled": enabled})
+            case port.Describe(what=what):
+                return await self.control({"subtype": "yoke_describe", "what": what})
+        return {}
+
+    def prompt(self, content: Any, ident: str = "") -> dict[str, Any]:
+        """The prompt on disk (the session's queue journal) before it is acknowledged, then to the session;
+        its `uuid` comes back on the replayed user line when its turn begins."""
+        import uuid
+
+        ident = ident or str(uuid.uuid4())
+        text = content if isinstance(content, str) else json.dumps(content)
+        journal_queue(self.ident, "enqueue", ident, content)
         self._write(
             {
                 "type": "user",
-                "message": {"role": "user", "content": text},
+                "message": {"role": "user", "content": content},
                 "parent_tool_use_id": None,
                 "session_id": self.record["sessionId"],
+                "uuid": ident,
             }
         )
         self.queued.append(text)
         self.last_activity = int(time.time() * 1000)
         self.set_state("busy", "working")
+        return {"id": ident, "position": len(self.queued) - 1}
 
     async def control(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send the session a control request (the Agent SDK's shape); its answer's `response`, or
@@ -263,6 +313,7 @@ class HostedSession:
         """Stop the session's process; its transcript stays and `respawn` continues it."""
         if not self.live or self.proc is None:
             return
+        self.stopping = True
         try:
             if force:
                 self.proc.kill()
@@ -308,3 +359,47 @@ def read_stream_log(ident: str, since: int = 0, before: int | None = None) -> li
     except OSError:
         pass
     return entries
+
+
+def queue_journal_path(ident: str) -> Any:
+    return stream_log_path(ident).with_suffix(".queue")
+
+
+def journal_queue(ident: str, operation: str, prompt_id: str, content: Any = None) -> None:
+    """The host's queue of a session on disk (`hosted/<id>.queue`, one JSON line per enqueue and dequeue):
+    a prompt is written here before the client hears it was accepted, so a killed host, a `stop` or a
+    restart loses none; `respawn` sends again those never begun (`pending_queue`)."""
+    entry: dict[str, Any] = {"op": operation, "id": prompt_id}
+    if content is not None:
+        entry["content"] = content
+    with open(queue_journal_path(ident), "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def pending_queue(ident: str) -> list[tuple[str, Any]]:
+    """(id, content) of the prompts enqueued and never begun, oldest first."""
+    pending: dict[str, Any] = {}
+    try:
+        with open(queue_journal_path(ident), "rb") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue  # a torn last line
+                if entry.get("op") == "enqueue":
+                    pending[str(entry.get("id"))] = entry.get("content")
+                elif entry.get("op") == "dequeue":
+                    pending.pop(str(entry.get("id")), None)
+    except OSError:
+        pass
+    return list(pending.items())
+
+
+def clear_queue_journal(ident: str) -> None:
+    """Once the pending prompts were sent again, the journal starts afresh (they are enqueued anew)."""
+    try:
+        os.unlink(queue_journal_path(ident))
+    except OSError:
+        pass

@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 from yoke.host import records
-from yoke.host.hosted import HostedSession
+from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.protocol import ProtocolError, encode
 
 
@@ -55,7 +55,16 @@ async def _start(host, client, ident, params):
     return {"id": short, "sessionId": session_id, "pid": record["pid"]}
 
 
+CONTINUE_PROMPT = (
+    "The session was stopped in the middle of this task and has been restarted. Carry on with the task "
+    "from where it stopped; a tool call that was cut off has no result."
+)
+
+
 async def _respawn(host, client, ident, params):
+    """Start a stopped session again on its transcript. A turn it was killed in continues to its answer
+    (unless `continue` is false: only restored), then the prompts it had accepted and not begun are sent
+    again, in order, and then the respawn's own prompt."""
     query = str(params.get("session") or "")
     record = records.find(query)
     if record is None:
@@ -63,10 +72,17 @@ async def _respawn(host, client, ident, params):
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
+    mid_turn = bool(record.get("midTurn")) or record.get("state") in ("working", "blocked")
+    owed = pending_queue(record["id"])
+    record.pop("midTurn", None)
     session = await _launch(host, record, _env(params), resume=True)
+    if mid_turn and params.get("continue", True) is not False:
+        session.prompt(CONTINUE_PROMPT)
+    for prompt_id, content in owed:
+        session.prompt(content, prompt_id)
     if params.get("prompt"):
         session.prompt(str(params["prompt"]))
-    return {"id": record["id"], "pid": record["pid"]}
+    return {"id": record["id"], "pid": record["pid"], "continued": mid_turn, "resent": len(owed)}
 
 
 async def _launch(host, record, env, resume: bool) -> HostedSession:
@@ -124,6 +140,21 @@ async def _prompt(host, client, ident, params):
     _only_the_driver(session, client)
     session.prompt(str(params.get("text") or ""))
     return {}
+
+
+# ops that change the session's course are the driver's; any client may interrupt, answer and look
+OPEN_OPS = ("interrupt", "reply", "describe")
+
+
+async def _op(host, client, ident, params):
+    """The session port's one method: `{session, op}` with `op` as `yoke.wire.ops` writes it."""
+    op = params.get("op")
+    if not isinstance(op, dict):
+        raise ProtocolError("invalid_params", "op is an object ({op: prompt|interrupt|reply|..., ...})")
+    session = host._session(params)
+    if op.get("op") not in OPEN_OPS:
+        _only_the_driver(session, client)
+    return await session.op(op)
 
 
 async def _control(host, client, ident, params):
@@ -190,6 +221,7 @@ METHODS = {
     "respawn": _respawn,
     "attach": _attach,
     "detach": _detach,
+    "op": _op,
     "prompt": _prompt,
     "answer": _answer,
     "interrupt": _interrupt,

@@ -239,6 +239,12 @@ class Session:
     def snapshot(self) -> Snapshot:
         return self.port.snapshot()
 
+    def describe(self, what: str) -> Any:
+        """What a `Describe` op answers (but `commands`), at once: for the stream-json control request."""
+        from yoke.session.port import describe_now
+
+        return describe_now(self, what)
+
     def apply_permission_update(self, update: dict[str, Any]) -> None:
         """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
         self.gate.apply_update(update)

@@ -263,6 +263,13 @@ class SessionDriver:
 
 async def describe(session: Session, what: str) -> Any:
     """A `Describe` op's answer, in plain JSON values."""
+    if what == "commands":
+        return await session.slash_commands()
+    return describe_now(session, what)
+
+
+def describe_now(session: Session, what: str) -> Any:
+    """What `Describe` answers, but for the slash commands (which wait for MCP servers)."""
     if what == "rules":
         return session.permission_rules()
     if what == "hooks":
@@ -277,8 +284,6 @@ async def describe(session: Session, what: str) -> Any:
         return session.permission_modes()
     if what == "tasks":
         return session.background_tasks()
-    if what == "commands":
-        return await session.slash_commands()
     raise ValueError(
         f"describe what? one of rules, hooks, agents, mcp, context, modes, tasks, commands ({what})"
     )

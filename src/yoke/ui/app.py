@@ -98,6 +98,9 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
         self.shell_context: list[str] = []  # `! cmd` runs since the last prompt, sent along with the next one
         self.interrupted = False
+        self.mine: dict[str, asyncio.Future[None]] = {}
+        self.current = ""
+        self.watcher: asyncio.Task[None] | None = None  # renders the session's events (TurnLoop.watch)
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),

@@ -30,6 +30,8 @@ class SessionLink:
     opener: Any
     env: dict[str, str]
     say: Any
+    watcher: Any
+    watch: Any
 
     async def open_session(self, **overrides: Any) -> None:
         """Open (or reopen: /clear, /resume, /rewind) the session this UI drives."""
@@ -37,6 +39,9 @@ class SessionLink:
             await self.session.close("clear" if not overrides.get("resume") else "resume")
             self.session = None
         self.session = await self.opener(**overrides)
+        if self.watcher is not None:
+            self.watcher.cancel()
+        self.watcher = self.watch(self.session)
         for warning in self.session.warnings:
             self.say(f"  ⚠ {warning}", "yellow")
         from yoke.ui.notify import Notifier
