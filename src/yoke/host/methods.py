@@ -76,7 +76,8 @@ async def _respawn(host, client, ident, params):
     owed = pending_queue(record["id"])
     record.pop("midTurn", None)
     session = await _launch(host, record, _env(params), resume=True)
-    if mid_turn and params.get("continue", True) is not False:
+    mid_turn = mid_turn and params.get("continue", True) is not False
+    if mid_turn:
         session.prompt(CONTINUE_PROMPT)
     for prompt_id, content in owed:
         session.prompt(content, prompt_id)
