@@ -12,7 +12,7 @@ import sys
 import time
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, agents, socket_of, wait_for, yoke_cmd
+from tests.host.conftest import Raw, agents, runtime_of, socket_of, wait_for, yoke_cmd
 from tests.host.test_background import _start
 
 from yoke.testing import ScriptedServer
@@ -136,3 +136,35 @@ def test_no_continue_only_restores(host_env, project):
         wait_for(lambda: agents(env, project)[0]["state"] == "idle")
         time.sleep(1)
         assert len(srv.requests) == 1
+
+
+def test_two_homes_never_share_sessions(host_env, project, tmp_path):
+    """One host per configuration home: a client with HOME=A and one with HOME=B each list, attach to and
+    stop their own sessions only."""
+    homes = {}
+    for name in ("a", "b"):
+        home = tmp_path / name
+        home.mkdir()
+        homes[name] = {k: v for k, v in host_env.items() if k not in ("YOKE_HOME", "CLAUDE_CONFIG_DIR")}
+        homes[name]["HOME"] = str(home)
+    turns = [{"content": "from a"}, {"content": "from b"}]
+    with ScriptedServer(turns) as srv:
+        env_a, env_b = (dict(homes[n], **anthropic_env(srv)) for n in ("a", "b"))
+        try:
+            ident_a = _start(env_a, project, "in home a")
+            wait_for(lambda: "from a" in yoke_cmd(env_a, project, "logs", ident_a).stdout)
+            ident_b = _start(env_b, project, "in home b")
+            wait_for(lambda: "from b" in yoke_cmd(env_b, project, "logs", ident_b).stdout)
+            assert [r["id"] for r in agents(env_a, project)] == [ident_a]
+            assert [r["id"] for r in agents(env_b, project)] == [ident_b]
+            assert socket_of(env_a) != socket_of(env_b)
+            assert yoke_cmd(env_a, project, "logs", ident_b).returncode != 0  # not a's to see
+            assert yoke_cmd(env_a, project, "stop", ident_b).returncode != 0
+            assert _attach(env_a, project, ident_b, "").returncode != 0
+            assert yoke_cmd(env_b, project, "stop", ident_b).stdout.strip() == f"stopped {ident_b}"
+            assert [r["id"] for r in agents(env_a, project)] == [ident_a]  # a's session runs on
+        finally:
+            from tests.host.conftest import _stop_host
+
+            for env in (env_a, env_b):
+                _stop_host(runtime_of(env))

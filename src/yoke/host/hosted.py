@@ -65,6 +65,7 @@ class HostedSession:
         self.seq = _last_seq(record["id"])
         self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
         self.driver: Peer | None = None
+        self.would_drive: list[Peer] = []  # clients that attached as drivers, oldest first
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
         self._log: TextIO | None = None
         self.on_change: Any = None  # called when the session's state changes
@@ -202,14 +203,18 @@ class HostedSession:
 
     def attach(self, client: Peer, stream_id: str, drive: bool) -> bool:
         self.clients[client] = stream_id
+        if drive:
+            self.would_drive.append(client)
         if drive and (self.driver is None or self.driver not in self.clients):
             self.driver = client
         return self.driver is client
 
     def detach(self, client: Peer) -> None:
         self.clients.pop(client, None)
-        if self.driver is client:
-            self.driver = None
+        if client in self.would_drive:
+            self.would_drive.remove(client)
+        if self.driver is client:  # the client that asked to drive first, of those still attached, drives
+            self.driver = self.would_drive[0] if self.would_drive else None
 
     def _write(self, message: dict[str, Any]) -> None:
         if not self.live or self.proc is None or self.proc.stdin is None:
