@@ -148,3 +148,48 @@ def test_two_clients_see_each_others_turns_and_answers(host_env, project, tmp_pa
                 if first.poll() is None:
                     first.kill()
     assert "Traceback" not in first_out.read_text() + second_out.read_text()
+
+
+@needs_tmux
+def test_panel_commands_work_in_the_attached_ui(host_env, project):
+    """/mcp, /agents, /permissions, /hooks, /model and /compact through the session port, in the host."""
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(
+        '{"permissions": {"allow": ["Bash(ls:*)"]}, '
+        '"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}'
+    )
+    turns = [
+        {"content": "started"},
+        {"content": "the summary of it all"},  # /compact's summary
+    ]
+    with ScriptedServer(turns) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        run = yoke_cmd(env, project, "--bg", "start")
+        ident = run.stdout.split("· ")[1].split()[0]
+        wait_for(lambda: agents(env, project)[0]["state"] == "idle")
+        pane = Pane(["attach", ident], env, project)
+        try:
+            pane.wait_for("shift+tab to cycle")
+            for command, shown in (
+                ("/permissions", "Bash(ls:*)"),
+                ("/hooks", "Stop"),
+                ("/agents", "general-purpose"),
+                ("/mcp", "No MCP servers"),
+                ("/model haiku", "Model set to"),
+            ):
+                pane.type(command)
+                pane.keys("Enter")
+                pane.wait_for(shown)
+            pane.type("/compact")
+            pane.keys("Enter")
+            wait_for(lambda: len(srv.requests) == 2)  # the summary, asked in the host
+            wait_for(lambda: agents(env, project)[0]["state"] == "idle")
+            screen = pane.screen()
+            assert "failed" not in screen and "AttributeError" not in screen, screen
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+    assert "<summary>" in str(srv.requests[1].body["messages"][-1])
+    assert "haiku" in srv.requests[1].body["model"]  # /model changed the hosted session's model
