@@ -9,7 +9,7 @@ permission mode and cost) and returns the message's events; `streamed`: text del
 
 from __future__ import annotations
 
-from typing import Any, TypedDict, cast, get_args
+from typing import Any, Literal, TypedDict, cast, get_args
 
 from yoke import events as ev
 from yoke.events import Usage
@@ -32,10 +32,8 @@ def message_events(state: Any, message: dict[str, Any], streamed: bool) -> list[
     kind = message.get("type")
     parent = message.get("parent_tool_use_id")
     where: _Where = {"agent_id": "sub" if parent else "main", "parent_tool_use_id": parent}
-    if kind == "system" and message.get("subtype") == "init":
-        state.model = str(message.get("model") or state.model)
-        state.permission_mode = str(message.get("permissionMode") or state.permission_mode)
-        return []
+    if kind == "system":
+        return _system_events(state, message, where)
     if kind == "stream_event":
         delta = (message.get("event") or {}).get("delta") or {}
         if delta.get("type") == "text_delta":
@@ -45,6 +43,9 @@ def message_events(state: Any, message: dict[str, Any], streamed: bool) -> list[
         return []
     if kind == "assistant":
         return _assistant_events(message, streamed, where)
+    if kind == "user" and message.get("isSynthetic"):
+        body = cast(Message, {"role": "user", "content": (message.get("message") or {}).get("content")})
+        return [ev.ContinuationMessage(body, str(message.get("uuid") or ""), **where)]
     if kind == "user":
         content = (message.get("message") or {}).get("content")
         return (
@@ -110,3 +111,40 @@ def _result_events(state: Any, message: dict[str, Any], where: _Where) -> list[A
                   int(message.get("duration_ms") or 0), int(message.get("duration_api_ms") or 0),
                   state.total_cost_usd, usage, {}, list(message.get("permission_denials") or []), **where)
     ]  # fmt: skip
+
+
+def _system_events(state: Any, message: dict[str, Any], where: _Where) -> list[Any]:
+    """The `system` lines that stand for an event (`wire/table.py` lists which)."""
+    subtype = message.get("subtype")
+    if subtype == "init":
+        state.model = str(message.get("model") or state.model)
+        state.permission_mode = str(message.get("permissionMode") or state.permission_mode)
+        return [
+            ev.SessionStarted(
+                str(message.get("session_id") or ""), state.model, str(message.get("cwd") or ""),
+                [str(t) for t in message.get("tools") or []], state.permission_mode, "",
+                list(message.get("mcp_servers") or []), **where,
+            )
+        ]  # fmt: skip
+    if subtype == "informational":
+        kind = "warning" if message.get("level") == "warning" else "info"
+        return [ev.Notice(kind, str(message.get("content") or ""), **where)]
+    if subtype == "api_retry":
+        data = {k: v for k, v in message.items() if k not in ENVELOPE}
+        return [ev.Notice("api_retry", "", data, **where)]
+    if subtype == "compact_boundary":
+        meta = message.get("compact_metadata") or {}
+        trigger: Literal["manual", "auto"] = "auto" if meta.get("trigger") == "auto" else "manual"
+        return [ev.Compacted(trigger, int(meta.get("pre_tokens") or 0), **where)]
+    if subtype in ("task_started", "task_notification"):
+        data = {k: v for k, v in message.items() if k not in ENVELOPE and k not in ("task_id", "tool_use_id")}
+        phase: Literal["started", "ended"] = "started" if subtype == "task_started" else "ended"
+        return [
+            ev.TaskEvent(
+                phase, str(message.get("task_id") or ""), str(message.get("tool_use_id") or ""), data, **where
+            )
+        ]
+    return []
+
+
+ENVELOPE = ("type", "subtype", "session_id", "uuid", "parent_tool_use_id")
