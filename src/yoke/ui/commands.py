@@ -11,6 +11,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from yoke.events.port import DescribeWhat
+
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
 ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume",
@@ -348,7 +350,7 @@ def _rows(ui: Any, rows: list[tuple[str, str]], empty: str) -> None:
     ui.emit(ui.painter.ansi(table))
 
 
-async def describe(ui: Any, what: str) -> Any:
+async def describe(ui: Any, what: DescribeWhat) -> Any:
     """What the session holds (`Describe` through its port: a local session, or a hosted one over the
     host); None, said in one line, when it cannot be asked."""
     from yoke.events import port
