@@ -154,7 +154,7 @@ async def attach_ui(record: dict[str, Any], banner: Any = None) -> int:
 
     ui: TerminalUI
 
-    async def opener(**overrides: Any) -> Any:
+    async def opener(**overrides: Any) -> RemoteSession:
         if overrides:  # /clear, /resume, /rewind open other sessions: not this client's to do
             raise ValueError("an attached session stays the same session; detach and start another")
         return await RemoteSession.open(record, UIAsker(ui))

@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from yoke.host.protocol import MAX_MESSAGE, encode
@@ -68,7 +69,7 @@ class HostedSession:
         self.would_drive: list[Peer] = []  # clients that attached as drivers, oldest first
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
         self._log: TextIO | None = None
-        self.on_change: Any = None  # called when the session's state changes
+        self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt

@@ -25,7 +25,7 @@ from yoke.host.paths import socket_path
 from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
 from yoke.jsonsafe import loads
 from yoke.messages import Message
-from yoke.seams import PermissionQuestion
+from yoke.seams import Asker, PermissionQuestion
 from yoke.ui.port import TerminalSession
 from yoke.wire.decode import message_events
 from yoke.wire.ops import op_to_wire
@@ -34,7 +34,9 @@ NOT_HERE = "not available in an attached session (it runs in the host): detach a
 
 
 class RemoteSession:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, record: dict, asker: Any):
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, record: dict, asker: Asker | None
+    ):
         self.reader, self.writer, self.record, self.asker = reader, writer, record, asker
         self.id: str = record["sessionId"]
         self.model = ""
@@ -59,7 +61,7 @@ class RemoteSession:
         self.pump = asyncio.get_running_loop().create_task(self._pump())
 
     @classmethod
-    async def open(cls, record: dict, asker: Any) -> RemoteSession:
+    async def open(cls, record: dict, asker: Asker | None) -> RemoteSession:
         reader, writer = await asyncio.open_unix_connection(str(socket_path()), limit=MAX_MESSAGE + 1)
         session = cls(reader, writer, record, asker)
         attached = await session.request("attach", {"session": record["id"], "role": "driver"})
@@ -215,6 +217,8 @@ class RemoteSession:
             )
 
     async def _answer(self, request_id: str, question: PermissionQuestion) -> None:
+        if self.asker is None:
+            return
         answer = await self.asker.ask(question)
         self.asking.pop(request_id, None)
         with contextlib.suppress(RuntimeError, TimeoutError):  # answered elsewhere meanwhile

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
@@ -35,6 +35,9 @@ from yoke.ui.paint import Painter
 from yoke.ui.screen import ScreenParts, columns_of
 from yoke.ui.session_link import SessionLink
 from yoke.ui.turns import TurnLoop
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 # Alt+Enter and the Shift+Enter sequences of terminals that report modifiers insert a newline (Ctrl+J).
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
@@ -73,7 +76,7 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
         self.cwd = cwd
         self.env = env
         self.first_prompt = first_prompt
-        self.session: Any = None
+        self.session: TerminalSession | None = None
         columns = columns_of()
         self.painter = Painter(columns, env)
         self._view: Any = None  # the ConversationView, made at first use (rich stays unloaded until then)

@@ -10,7 +10,10 @@ import asyncio
 import contextlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 DEBOUNCE_S = 0.3
 TIMEOUT_S = 5.0
@@ -81,7 +84,7 @@ def _setting(ui: Any) -> Any:
     return settings.get("statusLine") if isinstance(settings, dict) else None
 
 
-def _style(session: Any) -> str:
+def _style(session: TerminalSession) -> str:
     """The output style the session runs with (what `system/init` reports)."""
     if session is None:
         return "default"

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.events import port
 from yoke.ids import new_uuid
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 
 class TurnLoop:
     """The turn-running part of `TerminalUI`; the attributes below are the UI's."""
 
     app: Any
-    session: Any
+    session: TerminalSession | None
     view: Any
     stats: Any
     inbox: Any
@@ -86,11 +90,11 @@ class TurnLoop:
 
     # ---- the session's events -------------------------------------------------------------------------------
 
-    def watch(self, session: Any) -> asyncio.Task[None]:
+    def watch(self, session: TerminalSession) -> asyncio.Task[None]:
         """Render what `session` says from now on (started when it is opened; ends when it closes)."""
         return asyncio.get_running_loop().create_task(self._watch(session, session.events()))
 
-    async def _watch(self, session: Any, stream: Any) -> None:
+    async def _watch(self, session: TerminalSession, stream: AsyncIterator[port.PortEvent]) -> None:
         async for event in stream:
             if session is not self.session:
                 return
@@ -186,6 +190,7 @@ class TurnLoop:
         self._begin()
         try:
             try:
+                assert self.session is not None  # a turn runs on an open session
                 await self.session.submit(port.Prompt(message, id=ident))
             except (RuntimeError, TimeoutError, ValueError) as exc:  # another client drives; the host is gone
                 self.say(f"  ⎿  {exc}", "red")
