@@ -19,6 +19,7 @@ from yoke.agents.child_options import ChildOptions
 from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import TASK_NOTICE, Block, Message
+from yoke.session.readouts import Readouts
 from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from yoke.session.background import BackgroundWork
     from yoke.session.port import SessionDriver
     from yoke.session.stages import Stages
-    from yoke.tools.services import SessionServices
 
     Spawn = Callable[["Session", ChildOptions, str, str], Awaitable["Session"]]
 
@@ -50,7 +50,7 @@ def set_gate_mode(gate: Gate, mode: str) -> None:
     gate.set_mode(mode)
 
 
-class Session:
+class Session(Readouts):
     def __init__(
         self,
         agent: Agent,
@@ -105,10 +105,6 @@ class Session:
         return self.agent.settings.model
 
     @property
-    def cwd(self) -> Path:
-        return self.agent.executor.ctx.cwd
-
-    @property
     def permission_mode(self) -> str:
         return self.gate.mode
 
@@ -125,14 +121,6 @@ class Session:
     def tool_names(self) -> list[str]:
         return self.agent.executor.registry.names()
 
-    def describe_call(self, tool_name: str, input: dict[str, Any]) -> tuple[str, list[str]]:
-        """What a call does (the tool's kind: read, edit, execute, ...) and the paths it names, for
-        front-ends that show calls (ACP locations, the terminal UI)."""
-        tool = self.agent.executor.registry.get(tool_name)
-        if tool is None:
-            return "other", []
-        return str(tool.kind), tool.paths(input)
-
     @property
     def transcript_path(self) -> Path:
         return self.agent.recorder.transcript.path
@@ -141,11 +129,6 @@ class Session:
     def env(self) -> dict[str, str]:
         """The environment the session's commands run with (settings' `env` applied to a copy); a copy."""
         return dict(self.agent.executor.ctx.env or os.environ)
-
-    @property
-    def services(self) -> SessionServices:
-        """The session's named services (`yoke.tools.services`): shell, todos, agent runner, extensions."""
-        return self.agent.executor.ctx.session.services
 
     def model_usage(self) -> dict[str, ev.ModelUsage]:
         """Tokens and cost so far per model (this session and its sub-agents: one ledger)."""
@@ -249,18 +232,6 @@ class Session:
         """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
         self.gate.apply_update(update)
 
-    def background_tasks(self) -> list[dict[str, Any]]:
-        """Background shell tasks still running ({id, command, description, started_at}), for front-ends
-        to list."""
-        manager = getattr(self.services.shell, "tasks", None)
-        if manager is None:
-            return []
-        return [
-            {"id": t.id, "command": t.command, "description": t.description, "started_at": t.started_at}
-            for t in manager.tasks()
-            if t.running
-        ]
-
     # ---- background work: its lines after the query that started it, and the follow-up query -------------
 
     @property
@@ -304,80 +275,6 @@ class Session:
         runs it in `-p` and stream-json input): the notices are its prompt."""
         return self.background_work.follow_up()
 
-    def rewind_files(self, user_message_id: str) -> list[Path]:
-        """Put back every file the session changed since the prompt `user_message_id` (its checkpoints);
-        returns the paths restored. ValueError when that prompt changed no file."""
-        from yoke.session.checkpoints import Checkpoints
-
-        checkpoints = Checkpoints(self.session_dir)
-        uuids = checkpoints.message_uuids()
-        if user_message_id not in uuids:
-            raise ValueError(f"no file checkpoint for message {user_message_id}")
-        later = uuids[uuids.index(user_message_id) + 1 :]
-        return checkpoints.rewind(user_message_id, restore_files=True, later=later)
-
-    def context_usage(self) -> dict[str, Any]:
-        """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same
-        accounting as `/context` (`context_measure`)."""
-        from yoke.session.context_usage import context_usage
-
-        return context_usage(self)
-
-    def permission_rules(self) -> dict[str, list[str]]:
-        """The rules in force, by behavior (the session's own answers under `session`)."""
-        return self.gate.rules_in_force()
-
-    def agent_definitions(self) -> list[tuple[str, str, str]]:
-        """(name, source, description) of every sub-agent this session can start."""
-        runner = self.services.agents
-        catalog = getattr(runner, "catalog", None)
-        return [(d.name, d.source, d.description) for d in (catalog.by_name.values() if catalog else [])]
-
-    def mcp_servers(self) -> list[dict[str, Any]]:
-        """Every MCP server with its state (`name`, `status`, `error`)."""
-        return self.mcp.entries() if getattr(self, "mcp", None) is not None else []
-
-    async def mcp_reconnect(self, name: str) -> None:
-        """Reconnect one MCP server from scratch; KeyError names the servers when there is no such one."""
-        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "reconnect"):
-            raise KeyError("no MCP servers are running in this session")
-        await self.mcp.reconnect(name)
-
-    async def mcp_set_enabled(self, name: str, enabled: bool) -> None:
-        """Turn one MCP server off (disconnected, its tools withdrawn) or on again; KeyError as `mcp_reconnect`."""
-        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "set_enabled"):
-            raise KeyError("no MCP servers are running in this session")
-        await self.mcp.set_enabled(name, enabled)
-
-    def stop_task(self, task_id: str) -> bool:
-        """Stop a background sub-agent by id; False when there is no such running task."""
-        runner = self.services.agents
-        return bool(runner is not None and runner.stop(task_id))
-
-    def hooks(self) -> list[dict[str, Any]]:
-        """The hooks this session runs, one row per handler (`event`, `matcher`, `type`, `target`, `scope`,
-        `source`): settings files, plugins, and skills' hooks once the skill has run."""
-        rows: list[dict[str, Any]] = []
-        for listener in getattr(self.agent.lifecycle, "_listeners", []):
-            describe = getattr(listener, "describe_hooks", None)
-            if callable(describe):
-                rows += describe()
-        return rows
-
-    def permission_modes(self) -> list[str]:
-        """The modes the session may switch into now: default, acceptEdits, plan, dontAsk, then
-        bypassPermissions when it started with it (or was allowed to), and auto when its classifier is
-        installed."""
-        return self.gate.available_modes()
-
-    async def slash_commands(self) -> list[dict[str, str]]:
-        """What a user may type as `/name` besides the front-end's built-ins: user-invocable skills and
-        custom commands, then MCP prompts (`mcp__server__prompt`); each with `name`, `description`,
-        `argument_hint` and `kind` (skill, command, mcp)."""
-        from yoke.session.command_list import slash_commands
-
-        return await slash_commands(self)
-
     async def notify(self, message: str, notification_type: str, title: str = "") -> None:
         """The front-end is calling the user back (a permission prompt waits, a long turn ended): the
         Notification hooks run (matched on `notification_type`, Claude Code's names: permission_prompt,
@@ -389,18 +286,6 @@ class Session:
             await self.agent.lifecycle.announce("Notification", **fields)
         except Exception:
             pass
-
-    def context_measure(self) -> Any:
-        """What fills the context window now (`yoke.context.inspect.ContextUsage`): the system prompt and tool
-        definitions as they are sent, and the conversation; one accounting for every front-end."""
-        from yoke.session.context_usage import context_measure
-
-        return context_measure(self)
-
-    async def context_report(self) -> str:
-        from yoke.context.inspect import usage_report
-
-        return usage_report(self.context_measure(), self.cwd)
 
     async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
         """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget
