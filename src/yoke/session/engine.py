@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from yoke.events.port import Op, PortEvent, Snapshot
-    from yoke.seams import Gate
+    from yoke.permissions.gate import Gate
     from yoke.session.background import BackgroundWork
     from yoke.session.port import SessionDriver
     from yoke.session.stages import Stages

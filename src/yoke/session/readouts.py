@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from yoke.loop.turn import Agent
-    from yoke.seams import Gate
+    from yoke.permissions.gate import Gate
     from yoke.session.engine import Session
     from yoke.tools.services import SessionServices
 
