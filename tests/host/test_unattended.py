@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, socket_of, yoke_cmd
+from tests.host.conftest import Raw, socket_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -134,3 +134,85 @@ def test_a_brief_full_disk_loses_nothing_of_a_hosted_session(host_env, project, 
         ):
             assert text in saved, text
         assert yoke_cmd(env, project, "stop", ident).returncode == 0
+
+
+def _bg(env, project, *args) -> str:
+    run = yoke_cmd(env, project, "--bg", *args)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()[0].split("· ")[1]
+
+
+def _rows(env, project, *flags) -> list[dict]:
+    run = yoke_cmd(env, project, "agents", "--json", *flags)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def _host_pid(env) -> int:
+    return Raw(socket_of(env)).call("hello")["payload"]["host"]
+
+
+def _gone(pid: int) -> bool:
+    from yoke.host.records import pid_alive
+
+    return not pid_alive(pid)
+
+
+def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
+    """Issue 40 item 4: `--bg --resume ID` while ID runs, from the same host and from a second host on the
+    same Yoke home (another runtime folder, or the first one removed under its host), is refused with one
+    line; the entry and the running session are untouched; `stop` from the second host ends it for real."""
+    import shutil
+    import signal
+
+    turns = [{"content": [{"type": "text", "text": f"answer {n}"}]} for n in range(4)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _bg(env, project, "remember the word quince")
+        wait_for(lambda: [r["state"] for r in _rows(env, project)] == ["idle"])
+        (row,) = _rows(env, project)
+        first_host = _host_pid(env)
+        again = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
+        assert again.returncode == 1 and len(again.stderr.strip().splitlines()) == 1, again.stderr
+        assert "already running" in again.stderr and "Traceback" not in again.stderr
+        # the first host's runtime folder removed under it: the next command starts a second host
+        shutil.rmtree(socket_of(env).parent)
+        second = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
+        assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
+        assert "already running" in second.stderr or "in use by" in second.stderr
+        second_host = _host_pid(env)
+        try:
+            assert second_host != first_host
+            assert _rows(env, project) == [row]  # the entry is the first session's still
+            stopped = yoke_cmd(env, project, "stop", ident)
+            assert stopped.stdout.strip() == f"stopped {ident}", stopped.stderr
+            assert _gone(row["pid"])  # `stopped` is true: the session's process has ended
+            assert _rows(env, project, "--all")[0]["state"] == "stopped"
+        finally:
+            for pid in (first_host, second_host):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def test_bg_resume_of_a_transcript_path_is_listed_by_agents(host_env, project):
+    """Issue 40 item 4: `--bg --resume /path/ID.jsonl` names the entry by the session id, so `agents` and
+    `logs` see it (the path used to become the entry's file name, outside the hosted folder)."""
+    turns = [
+        {"content": [{"type": "text", "text": "foreground"}]},
+        {"content": [{"type": "text", "text": "in bg"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        first = yoke_cmd(env, project, "-p", "remember durian", "--output-format", "json")
+        session_id = json.loads(first.stdout)["session_id"]
+        home = Path(env["HOME"]) / ".yoke"
+        (path,) = home.glob(f"projects/*/{session_id}.jsonl")
+        ident = _bg(env, project, "--resume", str(path), "what fruit?")
+        assert ident == session_id[:8]
+        wait_for(lambda: "in bg" in yoke_cmd(env, project, "logs", ident).stdout)
+        (row,) = _rows(env, project)
+        assert row["id"] == ident and row["sessionId"] == session_id
+        assert "durian" in str(srv.requests[-1].body["messages"])
+        assert sorted(p.name for p in (home / "hosted").glob("*.json")) == [f"{ident}.json"]

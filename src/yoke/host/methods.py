@@ -7,7 +7,7 @@ import os
 import uuid
 from typing import Any
 
-from yoke.host import records
+from yoke.host import entry, records
 from yoke.host.hosted import HostedSession
 from yoke.host.protocol import ProtocolError, encode
 
@@ -38,9 +38,11 @@ async def _start(host, client, ident, params):
     if not os.path.isdir(cwd):
         raise ValueError(f"{cwd} is not a folder")
     resume = params.get("resume")
-    session_id = str(resume or uuid.uuid4())
+    session_id, resume_path = entry.resume_target(resume) if resume else (str(uuid.uuid4()), None)
     prompt = params.get("prompt")
     short = session_id[:8]
+    if resume:
+        entry.refuse_if_running(host, short, session_id, cwd, _env(params))
     record = {
         "id": short,
         "cwd": cwd,
@@ -49,7 +51,8 @@ async def _start(host, client, ident, params):
         "name": str(params.get("name") or (prompt or short))[:80],
         "args": [str(a) for a in params.get("args") or []],
     }
-    session = await _launch(host, record, _env(params), resume=bool(resume))
+    first = ["--resume", resume_path] if resume_path else []  # this start only: later ones go by the id
+    session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:
         session.prompt(str(prompt))
     return {"id": short, "sessionId": session_id, "pid": record["pid"]}
@@ -63,17 +66,18 @@ async def _respawn(host, client, ident, params):
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
+    entry.refuse_if_running(host, record["id"], record["sessionId"], record["cwd"], _env(params))
     session = await _launch(host, record, _env(params), resume=True)
     if params.get("prompt"):
         session.prompt(str(params["prompt"]))
     return {"id": record["id"], "pid": record["pid"]}
 
 
-async def _launch(host, record, env, resume: bool) -> HostedSession:
+async def _launch(host, record, env, resume: bool, first: list[str] | None = None) -> HostedSession:
     session = HostedSession(record, env)
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
     host.sessions[record["id"]] = session
-    await session.start(record.get("args") or [], resume=resume)
+    await session.start([*(record.get("args") or []), *(first or [])], resume=resume)
     return session
 
 
@@ -150,7 +154,13 @@ async def _interrupt(host, client, ident, params):
 
 
 async def _stop(host, client, ident, params, force: bool = False):
-    session = host._session(params)
+    try:
+        session = host._session(params)
+    except KeyError:  # run by another host (same home, another runtime folder): its process is ended
+        stopped = await entry.stop_foreign(str(params.get("session") or ""), force)
+        if stopped is None:
+            raise
+        return {"id": stopped}
     await session.stop(force=force)
     return {"id": session.ident}
 
