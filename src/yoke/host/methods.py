@@ -7,7 +7,7 @@ import os
 import uuid
 from typing import Any
 
-from yoke.host import entry, records
+from yoke.host import one_entry, records
 from yoke.host.hosted import HostedSession
 from yoke.host.protocol import ProtocolError, encode
 
@@ -38,11 +38,11 @@ async def _start(host, client, ident, params):
     if not os.path.isdir(cwd):
         raise ValueError(f"{cwd} is not a folder")
     resume = params.get("resume")
-    session_id, resume_path = entry.resume_target(resume) if resume else (str(uuid.uuid4()), None)
+    session_id, resume_path = one_entry.resume_target(resume) if resume else (str(uuid.uuid4()), None)
     prompt = params.get("prompt")
     short = session_id[:8]
     if resume:
-        entry.refuse_if_running(host, short, session_id, cwd, _env(params))
+        one_entry.refuse_if_running(host, short, session_id, cwd, _env(params))
     record = {
         "id": short,
         "cwd": cwd,
@@ -66,7 +66,7 @@ async def _respawn(host, client, ident, params):
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
-    entry.refuse_if_running(host, record["id"], record["sessionId"], record["cwd"], _env(params))
+    one_entry.refuse_if_running(host, record["id"], record["sessionId"], record["cwd"], _env(params))
     session = await _launch(host, record, _env(params), resume=True)
     if params.get("prompt"):
         session.prompt(str(params["prompt"]))
@@ -157,7 +157,7 @@ async def _stop(host, client, ident, params, force: bool = False):
     try:
         session = host._session(params)
     except KeyError:  # run by another host (same home, another runtime folder): its process is ended
-        stopped = await entry.stop_foreign(str(params.get("session") or ""), force)
+        stopped = await one_entry.stop_foreign(str(params.get("session") or ""), force)
         if stopped is None:
             raise
         return {"id": stopped}
