@@ -42,16 +42,11 @@ def refuse_if_running(host: Any, short: str, session_id: str, cwd: str, env: dic
 
 
 def transcript_holder(session_id: str, cwd: str, env: dict[str, str]) -> int | None:
-    """Who holds the session's transcript lock now (see `lock_holder`), or None."""
-    from yoke.session.lock import lock_holder
-    from yoke.session.store import find_session
+    """Who holds the session's transcript lock now (`store.session_holder`), or None."""
+    from yoke.session.store import session_holder
     from yoke.session.transcript import yoke_home
 
-    try:
-        path = find_session(session_id, cwd, yoke_home(env))
-    except Exception:  # no such session yet (a new id), or an unreadable home: nobody holds it
-        return None
-    return lock_holder(path.with_suffix(".lock"))
+    return session_holder(session_id, cwd, yoke_home(env))
 
 
 async def stop_foreign(query: str, force: bool) -> str | None:
