@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 
 LONG_TURN_S = 20.0  # a turn at least this long notifies when it ends
@@ -96,7 +97,7 @@ def _global_config(env: dict[str, str]) -> dict[str, Any]:
     config_dir = env.get("CLAUDE_CONFIG_DIR")
     path = Path(config_dir) / ".claude.json" if config_dir else home / ".claude.json"
     try:
-        data = safe_json(path.read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
