@@ -9,6 +9,7 @@ from typing import Any
 
 from yoke.host import one_entry, records
 from yoke.host.hosted import HostedSession
+from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
 
 
@@ -86,7 +87,10 @@ async def _attach(host, client, ident, params):
     since = params.get("since")
     driving = session.attach(client, ident, drive=params.get("role", "driver") == "driver")
     backlog = session.replay(int(since)) if isinstance(since, int) else []
-    for entry in backlog:
+    paced = getattr(client, "replay", None)  # a socket client is sent its backlog at the pace it reads
+    if paced is not None:
+        await paced([encode("stream", ident, entry) for entry in backlog])
+    for entry in backlog if paced is None else ():
         client.send(encode("stream", ident, entry))
     return {
         "session": session.ident,
@@ -94,7 +98,7 @@ async def _attach(host, client, ident, params):
         "driver": driving,
         "state": session.record["state"],
         "pending": list(session.pending.values()),
-        "queued": list(session.queued),
+        "queued": queued_previews(session.queued),
         "permissionMode": session.record.get("permissionMode"),
     }
 
@@ -103,7 +107,7 @@ def _state(session: HostedSession) -> dict[str, Any]:
     """A `session.state` notification's params."""
     record = session.record
     return {"session": session.ident, "status": record["status"], "state": record["state"],
-            "queued": list(session.queued), "permissionMode": record.get("permissionMode"),
+            "queued": queued_previews(session.queued), "permissionMode": record.get("permissionMode"),
             "costUsd": float(record.get("costUsd") or 0), "lastActivityAt": session.last_activity or None}  # fmt: skip
 
 

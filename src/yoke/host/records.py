@@ -98,5 +98,6 @@ def find(query: str, env=None) -> dict[str, Any] | None:
 
 def remove(ident: str, env=None) -> None:
     log = stream_log_path(ident, env)
-    for path in (record_path(ident, env), log, log.with_suffix(".stderr")):
+    older = log.with_name(f"{ident}.stream.1.jsonl")  # limits.rotated
+    for path in (record_path(ident, env), log, older, log.with_suffix(".stderr")):
         path.unlink(missing_ok=True)
