@@ -216,3 +216,45 @@ def test_bg_resume_of_a_transcript_path_is_listed_by_agents(host_env, project):
         assert row["id"] == ident and row["sessionId"] == session_id
         assert "durian" in str(srv.requests[-1].body["messages"])
         assert sorted(p.name for p in (home / "hosted").glob("*.json")) == [f"{ident}.json"]
+
+
+@pytest.fixture
+def read_only_home(tmp_path):
+    """A home the commands cannot write: a read-only tmpfs where root may mount one, else a folder 0555."""
+    folder = tmp_path / "rohome"
+    folder.mkdir()
+    mounted = os.geteuid() == 0 and (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", str(folder)]).returncode == 0
+    )
+    if not mounted:
+        folder.chmod(0o555)
+    yield folder
+    if mounted:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+    else:
+        folder.chmod(0o755)
+
+
+def test_a_read_only_home_gets_one_line_from_every_command(host_env, project, tmp_path, read_only_home):
+    """Issue 40 item 10: `agents`, `agents --all`, `logs`, `stop`, `respawn --all` and `batch --out` with a
+    read-only home (or output folder): one line or a plain answer, never a traceback."""
+    ro = str(read_only_home)
+    env = dict(host_env, HOME=ro, YOKE_HOME=f"{ro}/.yoke", CLAUDE_CONFIG_DIR=f"{ro}/.claude")
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "t", "prompt": "x", "repo": str(project)}) + "\n")
+    commands = [
+        ("agents",),
+        ("agents", "--all"),
+        ("logs", "abc"),
+        ("stop", "abc"),
+        ("respawn", "--all"),
+        ("batch", str(tasks), "--out", str(read_only_home / "out")),
+    ]
+    for argv in commands:
+        run = yoke_cmd(env, project, *argv)
+        assert "Traceback" not in run.stderr, (argv, run.stderr)
+        assert len(run.stderr.strip().splitlines()) <= 1, (argv, run.stderr)
+        assert run.returncode in (0, 1), (argv, run.returncode)
+    assert yoke_cmd(env, project, "agents").stdout.startswith("No background sessions")
+    out = yoke_cmd(env, project, "batch", str(tasks), "--out", str(read_only_home / "out"))
+    assert out.returncode == 1 and str(read_only_home / "out") in out.stderr
