@@ -3,7 +3,6 @@ logs are bounded. Real hosts, real sockets, the scripted server."""
 
 from __future__ import annotations
 
-import json
 import resource
 import socket
 import subprocess
@@ -94,8 +93,7 @@ def test_a_line_over_the_limit_does_not_cost_the_next_request(host_env, project)
 
 
 def test_a_malformed_start_is_an_error_reply_not_a_dropped_connection(host_env, project):
-    run = yoke_cmd(host_env, project, "respawn", "--all")  # nothing to respawn: the host is started
-    assert run.returncode == 0, run.stderr
+    _start(host_env, project, "hello")  # the host starts (the session, without a key, fails: no matter)
     client = Raw(socket_of(host_env))
     for params in (
         {"args": 5, "cwd": str(project)},
@@ -109,6 +107,17 @@ def test_a_malformed_start_is_an_error_reply_not_a_dropped_connection(host_env, 
     assert "Traceback" not in log
 
 
+def _turns(env, ident: str, more: int) -> Raw:
+    """Attached as the driver: the first turn's result, then `more` prompts, each to its result."""
+    driver = Raw(socket_of(env))
+    driver.call("attach", {"session": ident, "since": 0})
+    driver.until(_result)
+    for n in range(more):
+        driver.call("prompt", {"session": ident, "text": f"more {n}"})
+        driver.until(_result, timeout=60)
+    return driver
+
+
 def test_a_client_dropped_for_reading_slowly_catches_up_on_reconnect(host_env, project):
     """A backlog larger than a client's buffer is sent at the pace the client reads: it gets every message
     after its last seq, in order, with no gap."""
@@ -117,16 +126,7 @@ def test_a_client_dropped_for_reading_slowly_catches_up_on_reconnect(host_env, p
     with ScriptedServer(turns) as srv:
         env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
         ident = _start(env, project, "one")
-        driver = Raw(socket_of(env))
-        driver.call("attach", {"session": ident, "since": 0})
-        driver.until(_result)
-        for n in range(4):
-            driver.call("prompt", {"session": ident, "text": f"more {n}"})
-            driver.until(
-                lambda m, n=n: _result(m) and m["payload"]["seq"] > 0 and big in json.dumps(m), timeout=60
-            )
-        wait_for(lambda: sum(1 for m in driver.stream() if m["message"].get("type") == "result") == 5)
-        last = driver.stream()[-1]["seq"]
+        last = _turns(env, ident, 4).stream()[-1]["seq"]
         slow = Raw(socket_of(env))
         slow.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.request("attach", {"session": ident, "since": 0, "role": "watcher"})
@@ -146,13 +146,7 @@ def test_stream_logs_rotate_and_the_replay_buffer_is_bounded_in_bytes(host_env, 
     with ScriptedServer(turns) as srv:
         env = dict(host_env, **anthropic_env(srv), YOKE_HOST_STREAM_LOG_BYTES="250000")
         ident = _start(env, project, "one")
-        client = Raw(socket_of(env))
-        client.call("attach", {"session": ident, "since": 0})
-        client.until(_result)
-        for n in range(5):
-            client.call("prompt", {"session": ident, "text": f"more {n}"})
-            client.until(lambda m: _result(m) and m["payload"]["seq"] > client.stream()[0]["seq"], timeout=60)
-        wait_for(lambda: sum(1 for m in client.stream() if m["message"].get("type") == "result") == 6)
+        _turns(env, ident, 5)
         hosted = Path(env["HOME"]) / ".yoke" / "hosted"
         logs = sorted(hosted.glob(f"{ident}.stream*.jsonl"))
         assert [p.name for p in logs] == [f"{ident}.stream.1.jsonl", f"{ident}.stream.jsonl"]

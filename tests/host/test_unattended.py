@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, socket_of, wait_for, yoke_cmd
+from tests.reliability.test_one_writer import _fill
 
 from yoke.testing import ScriptedServer
 
@@ -33,7 +34,7 @@ class Squeeze:
                 == 0
             )
         )
-        self.filler = self.root / "filler"
+        self.filler = self.root / "filler"  # what tests.reliability.test_one_writer._fill writes
         self.pid = 0
 
     def fill(self, pid: int, transcript: Path) -> None:
@@ -44,16 +45,7 @@ class Squeeze:
             hard = resource.prlimit(pid, resource.RLIMIT_FSIZE)[1]
             resource.prlimit(pid, resource.RLIMIT_FSIZE, (transcript.stat().st_size, hard))
             return
-        fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT, 0o600)
-        try:
-            for size in (65536, 4096, 512, 1):
-                try:
-                    while True:
-                        os.write(fd, b"x" * size)
-                except OSError:
-                    pass
-        finally:
-            os.close(fd)
+        _fill(self.root)
 
     def free(self) -> None:
         if not self.mounted:
