@@ -179,6 +179,8 @@ def rm(argv: list[str]) -> int:
 def respawn(argv: list[str]) -> int:
     if "--all" in argv:  # every stopped session
         targets = [r for r in records.all_records() if records.public_row(r)["state"] == "stopped"]
+        if not targets:
+            return 0  # nothing stopped: no host is needed
     else:
         record = _record("respawn", argv)
         if record is None:

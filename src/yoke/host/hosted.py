@@ -13,10 +13,10 @@ import os
 import signal
 import sys
 import time
-from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol, TextIO
+from typing import Any, Protocol
 
+from yoke.host.limits import ReplayBuffer, StreamLog, rotated
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads
@@ -62,13 +62,13 @@ class HostedSession:
         self.record = record
         self.env = env
         self.proc: asyncio.subprocess.Process | None = None
-        self.buffer: deque[dict[str, Any]] = deque(maxlen=BUFFER)
+        self.buffer = ReplayBuffer(BUFFER)
         self.seq = _last_seq(record["id"])
         self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
         self.driver: Peer | None = None
         self.would_drive: list[Peer] = []  # clients that attached as drivers, oldest first
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
-        self._log: TextIO | None = None
+        self._log: StreamLog | None = None
         self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
@@ -100,7 +100,7 @@ class HostedSession:
                 start_new_session=True,  # the terminal's Ctrl-C is not the session's
                 preexec_fn=_die_with_parent,
             )
-        self._log = open(stream_log_path(self.ident), "a", encoding="utf-8")  # noqa: SIM115
+        self._log = StreamLog(stream_log_path(self.ident))
         self.record.update(pid=self.proc.pid, hostPid=os.getpid(), startedAt=int(time.time() * 1000))
         self.set_state("idle", "idle")
         asyncio.get_running_loop().create_task(self._pump())
@@ -185,13 +185,10 @@ class HostedSession:
         self.last_activity = int(time.time() * 1000)
         self.seq += 1
         entry = {"session": self.ident, "seq": self.seq, "message": message}
-        self.buffer.append(entry)
+        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        self.buffer.add(entry, len(line))
         if self._log is not None and not self._log.closed:
-            try:
-                self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
-                self._log.flush()
-            except OSError:  # a full disk: clients still get it from the buffer
-                pass
+            self._log.write(line)  # a full disk: clients still get it from the buffer
         for client, stream_id in list(self.clients.items()):
             if not client.send(encode("stream", stream_id, entry)):
                 self.detach(client)
@@ -338,32 +335,34 @@ class HostedSession:
 def _last_seq(ident: str) -> int:
     """A respawned session continues its numbering, so a client's last seen number stays meaningful."""
     last = 0
-    try:
-        with open(stream_log_path(ident), "rb") as handle:
-            for line in handle:
-                try:
-                    last = max(last, int(json.loads(line)["seq"]))
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
-        pass
+    for path in (rotated(stream_log_path(ident)), stream_log_path(ident)):
+        try:
+            with open(path, "rb") as handle:
+                for line in handle:
+                    try:
+                        last = max(last, int(json.loads(line)["seq"]))
+                    except (ValueError, KeyError, TypeError):
+                        continue
+        except OSError:
+            pass
     return last
 
 
 def read_stream_log(ident: str, since: int = 0, before: int | None = None) -> list[dict[str, Any]]:
     entries = []
-    try:
-        with open(stream_log_path(ident), "rb") as handle:
-            for line in handle:
-                try:
-                    entry = json.loads(line)
-                    seq = int(entry["seq"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line after a crash
-                if seq > since and (before is None or seq < before):
-                    entries.append(entry)
-    except OSError:
-        pass
+    for path in (rotated(stream_log_path(ident)), stream_log_path(ident)):  # the older part first
+        try:
+            with open(path, "rb") as handle:
+                for line in handle:
+                    try:
+                        entry = json.loads(line)
+                        seq = int(entry["seq"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a torn last line after a crash
+                    if seq > since and (before is None or seq < before):
+                        entries.append(entry)
+        except OSError:
+            pass
     return entries
 
 

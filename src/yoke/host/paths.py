@@ -56,5 +56,8 @@ def records_dir(env=None) -> Path:
 
     env = os.environ if env is None else env
     path = yoke_home_dir(Path(env.get("HOME") or os.path.expanduser("~")), env) / "hosted"
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only home: there is nothing to list, and a write says why itself
+        pass
     return path

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def _global_config(env: dict[str, str]) -> dict[str, Any]:
     config_dir = env.get("CLAUDE_CONFIG_DIR")
     path = Path(config_dir) / ".claude.json" if config_dir else home / ".claude.json"
     try:
-        data = safe_json(path.read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
