@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from yoke.host.paths import runtime_dir
 from yoke.testing import ScriptedServer
 
 WORDS = 2000  # about one streamed event per word
@@ -74,7 +75,7 @@ class Client:
 
 def _kill_host(env: dict[str, str]) -> None:
     try:
-        pid = Client(Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock").call("hello", {})["payload"]["host"]
+        pid = Client(runtime_dir(env) / "host.sock").call("hello", {})["payload"]["host"]
         os.kill(pid, signal.SIGTERM)
         time.sleep(0.5)
     except OSError:
@@ -148,7 +149,7 @@ def per_event(root: Path) -> tuple[float, float, int]:
             check=True,
         )
         ident = run.stdout.split("· ")[1].split()[0]
-        client = Client(Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock")
+        client = Client(runtime_dir(env) / "host.sock")
         client.call("attach", {"session": ident, "since": 0})
         stream = client.messages()
         _span(stream)  # the first turn, partly replayed
@@ -179,7 +180,7 @@ def idle_memory(root: Path) -> tuple[float, float]:
             capture_output=True,
             check=True,
         )
-        client = Client(Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock")
+        client = Client(runtime_dir(env) / "host.sock")
         for i in range(IDLE_SESSIONS - 1):
             client.call("start", {"prompt": f"session {i}", "cwd": str(root), "env": env})
         deadline = time.monotonic() + 120
@@ -196,6 +197,21 @@ def idle_memory(root: Path) -> tuple[float, float]:
     return host_mb, children_mb
 
 
+# before the session port (main at 09bed94, 2026-11-28): what the port was to shrink
+BEFORE = {"engine": 399, "ui": 125, "host": 19}
+
+
+def code_figures() -> tuple[int, int, int]:
+    """Lines of session/engine.py, and `: Any` annotations in ui/ and host/ (the session port's measures)."""
+    src = Path(__file__).resolve().parent.parent / "src" / "yoke"
+    engine = len((src / "session" / "engine.py").read_text().splitlines())
+    anys = [
+        sum(": Any" in line for p in (src / d).rglob("*.py") for line in p.read_text().splitlines())
+        for d in ("ui", "host")
+    ]
+    return engine, anys[0], anys[1]
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ykb") as tmp:
         root = Path(tmp)
@@ -207,6 +223,11 @@ def main() -> None:
         print(
             f"per streamed event ({count} events a turn):        {direct * 1e6:.0f} µs on the session's own pipe, "
             f"{hosted * 1e6:.0f} µs attached through the host (+{(hosted - direct) * 1e6:.0f} µs)"
+        )
+        engine, ui_any, host_any = code_figures()
+        print(
+            f"session/engine.py: {engine} lines (before the port: {BEFORE['engine']}); `: Any` in ui/: {ui_any} "
+            f"({BEFORE['ui']}), in host/: {host_any} ({BEFORE['host']})"
         )
         host_mb, children_mb = idle_memory(root)
         print(

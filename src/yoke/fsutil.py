@@ -1,5 +1,5 @@
 """Writing files so that a crash never leaves a half-written one: a temporary file in the same folder,
-flushed to disk, then renamed over the target."""
+flushed to disk, then renamed over the target. Reading configuration only from regular files."""
 
 from __future__ import annotations
 
@@ -7,6 +7,35 @@ import os
 import stat
 from collections.abc import Collection, Iterator
 from pathlib import Path
+
+
+class NotRegularFile(OSError):
+    """A configuration path that is a FIFO, a device, a socket or a folder. Reading one would wait for ever
+    (a FIFO nobody writes) or without end (/dev/zero): it is refused like an unreadable file."""
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a configuration file: settings, `.mcp.json`, CLAUDE.md, commands, agents, skills,
+    plugins' manifests. Only a regular file (or a symlink to one) is read: it is opened without blocking
+    and checked before a byte is read, so a FIFO at `.claude/settings.json` cannot hang start-up. Raises
+    FileNotFoundError when absent, `NotRegularFile` (an OSError saying so) for anything else."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(22, "not a regular file", str(path))
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_regular_text(path: str | os.PathLike[str], errors: str = "strict") -> str:
+    """`read_regular` decoded as UTF-8 (UnicodeDecodeError when `errors` is strict and it is not), line ends
+    made `\n` as `Path.read_text` makes them."""
+    text = read_regular(path).decode("utf-8", errors)
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def replace_file(path: Path, data: bytes, mode: int | None = None) -> None:

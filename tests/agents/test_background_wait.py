@@ -39,9 +39,7 @@ def slow_router() -> Router:
 
 async def _open(project, base_env, srv):
     env = dict(base_env, **anthropic_env(srv))
-    return await open_session(
-        SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions", background_agents=True)
-    )
+    return await open_session(SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions"))
 
 
 async def test_the_wait_on_background_work_is_bounded(project, base_env):
@@ -248,29 +246,3 @@ def test_stream_json_input_answers_the_notice_while_stdin_is_open(project, base_
         ("system", "init")
     )
     assert proc.returncode == 0
-
-
-async def test_without_follow_ups_a_sub_agent_runs_in_the_foreground(project, base_env):
-    """A front-end that runs no follow-up query on a notice (the SDK in process, ACP, `yoke batch`) leaves
-    `background_agents` off: the Agent call's result is the sub-agent's answer, not a launch notice."""
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("ok"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
-    with ScriptedServer(default_turn=router) as srv:
-        env = dict(base_env, **anthropic_env(srv))
-        session = await open_session(
-            SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions")
-        )
-        try:
-            events = [e async for e in session.query("delegate")]
-        finally:
-            await session.close()
-    results = json.dumps([e.message for e in events if isinstance(e, ev.ToolResultsMessage)])
-    assert "quick answer" in results and "async_launched" not in results
-    assert not session.background_busy()

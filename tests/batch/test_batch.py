@@ -445,3 +445,124 @@ def test_a_ray_address_nobody_answers_at_is_one_line(tmp_path, base_env):
         assert srv.requests == []
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert f"could not reach Ray at 127.0.0.1:{port}" in run.stderr
+
+
+def test_a_background_agent_and_its_follow_up_run_in_an_attempt(tmp_path, base_env):
+    """The Agent tool runs a sub-agent in the background (as 2.1.330 does): the attempt waits for it and for
+    the follow-up query its notice starts, and is graded after that."""
+    from tests.agents.test_subagents import call, steps, text
+    from tests.batch.helpers import task_of
+
+    def answer(body):
+        if "SUBJOB" in json.dumps(body["messages"][0]):
+            write = call("w1", "Write", file_path="out.txt", content="pass\n")
+            return {"content": [write]} if steps(body) == 0 else text("written")
+        if task_of(body) == "agent":
+            launch = call("a1", "Agent", description="write", prompt="SUBJOB: write out.txt")
+            return [{"content": [launch]}, text("launched"), text("after the notice")][min(steps(body), 2)]
+        raise AssertionError(body)
+
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("agent", repo)])
+    out = tmp_path / "out"
+    from yoke.testing import ScriptedServer
+
+    with ScriptedServer(default_turn=answer) as srv:
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--json", cwd=tmp_path)
+        mains = [r.body for r in srv.requests if r.body and task_of(r.body) == "agent"]
+    assert run.returncode == 0, run.stderr
+    (row,) = results(out)
+    assert row["passed"] and row["reason"] == "completed", row
+    assert len(mains) == 3 and "written" in json.dumps(mains[-1]["messages"][-1])  # the notice's follow-up
+
+
+def _worker_pids(batch_pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        if ppid == batch_pid and b"yoke.batch.worker" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_killed_worker_is_a_crash_that_the_rerun_retries(tmp_path, base_env):
+    """Issue 40 item 3: a worker killed mid-attempt (the OOM killer, a user's kill -9) is `crashed`, at once,
+    never `timeout`; the next run of the same command runs that attempt again."""
+    repo = git_repo(tmp_path / "repo")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", repo), task("p2", repo)])
+    out = tmp_path / "out"
+    with server(delay=2.0) as srv:
+        env = {**base_env, **anthropic_env(srv)}
+        proc = subprocess.Popen(
+            batch_argv(str(tasks), "--out", str(out), "--workers", "1"),
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not srv.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (worker,) = _worker_pids(proc.pid)
+        killed = time.monotonic()
+        os.kill(worker, signal.SIGKILL)
+        while not results(out) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert time.monotonic() - killed < 30  # not the attempt's hour-long hard limit
+        srv.pace["delay"] = 0.0
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr
+        first = {r["id"]: r for r in results(out)}
+        assert first["p0"]["status"] == "crashed", first["p0"]
+        assert "killed by signal 9" in first["p0"]["error"]
+        assert first["p2"]["status"] == "passed"
+        run = _run(base_env, srv, str(tasks), "--out", str(out), "--workers", "1", cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+    rows = {r["id"]: r for r in results(out)}  # the rerun's line replaces the crashed one
+    assert rows["p0"]["status"] == "passed" and rows["p2"]["status"] == "passed"
+
+
+WORKSPACE_PROBE = """
+import sys
+from pathlib import Path
+from yoke.batch.workspace import make_workspace
+for n in range(3):
+    folder = Path(sys.argv[2]) / str(n) / "workspace"
+    folder.parent.mkdir(parents=True)
+    make_workspace(sys.argv[1], None, folder, Path(sys.argv[3]))
+"""
+
+
+def test_workers_setting_up_workspaces_at_once_all_succeed(tmp_path):
+    """Issue 40 item 3: `git worktree add` run at once by several workers on one repository races for the
+    worktree's administrative folder (every attempt's folder is named `workspace`); bare git fails about
+    one add in five this way on 2 cores. Eight processes, three workspaces each: none fails."""
+    import sys
+
+    repo = git_repo(tmp_path / "repo")
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                WORKSPACE_PROBE,
+                str(repo),
+                str(tmp_path / f"w{n}"),
+                str(tmp_path / "cache"),
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(8)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    assert len(list(tmp_path.glob("w*/*/workspace/README"))) == 24

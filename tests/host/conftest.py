@@ -27,7 +27,7 @@ def host_env(base_env, project):
         project, Path(base_env["YOKE_HOME"])
     )  # `yoke --bg` runs only in a trusted folder, as 2.1.332
     yield env
-    _stop_host(Path(runtime) / "yoke")
+    _stop_host(runtime_of(env))
     shutil.rmtree(runtime, ignore_errors=True)
 
 
@@ -128,5 +128,12 @@ def agents(env, cwd, *flags) -> list[dict]:
     return json.loads(run.stdout)
 
 
+def runtime_of(env) -> Path:
+    """The host's folder for this environment's configuration home (`yoke.host.paths.runtime_dir`)."""
+    from yoke.host.paths import runtime_dir
+
+    return runtime_dir(env)
+
+
 def socket_of(env) -> Path:
-    return Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock"
+    return runtime_of(env) / "host.sock"

@@ -6,7 +6,7 @@ import os
 import signal
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, agents, socket_of, wait_for, yoke_cmd
+from tests.host.conftest import Raw, agents, runtime_of, socket_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -106,7 +106,6 @@ PROBE = (
 def test_a_plain_print_run_needs_no_host_and_loads_none_of_it(host_env, project):
     import subprocess
     import sys
-    from pathlib import Path
 
     with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
         env = dict(host_env, **anthropic_env(srv))
@@ -120,7 +119,7 @@ def test_a_plain_print_run_needs_no_host_and_loads_none_of_it(host_env, project)
         )
     assert run.stdout.splitlines()[0] == "ok", run.stderr
     assert run.stdout.splitlines()[-1] == "HOST:"
-    assert not (Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "host.sock").exists()  # and started no host
+    assert not (runtime_of(env) / "host.sock").exists()  # and started no host
 
 
 def test_attach_drives_the_session_and_leaving_it_keeps_the_session_running(host_env, project, tmp_path):

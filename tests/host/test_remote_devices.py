@@ -9,10 +9,9 @@ import json
 import os
 import stat
 import time
-from pathlib import Path
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import yoke_cmd
+from tests.host.conftest import runtime_of, yoke_cmd
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
 from tests.host.test_remote_browser import _paired, _start, browser, pytestmark  # noqa: F401
 
@@ -59,7 +58,7 @@ def test_revoking_a_device_locks_it_out_and_closes_its_socket(host_env, project,
         page.get_by_text("still here").wait_for()
         page.wait_for_function("window.yokeAttached")
         rows = _devices(env, project)
-        path = Path(env["XDG_RUNTIME_DIR"]) / "yoke" / "remote-devices.json"
+        path = runtime_of(env) / "remote-devices.json"
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert "yoke_rc" not in path.read_text() and all("hash" not in row for row in rows)
         assert len(rows) == 1, rows
@@ -88,7 +87,7 @@ def test_revoke_all(host_env, project, browser, remote_page):  # noqa: F811
     server = remote_page(host_env, project)
     first = _paired(browser, server)
     first.get_by_role("heading", name="Sessions").wait_for()
-    assert os.path.exists(Path(host_env["XDG_RUNTIME_DIR"]) / "yoke" / "remote-devices.json")
+    assert os.path.exists(runtime_of(host_env) / "remote-devices.json")
     run = yoke_cmd(host_env, project, "remote-control", "revoke", "--all")
     assert run.returncode == 0 and run.stdout.startswith("revoked "), run.stderr
     from playwright.sync_api import Error as PlaywrightError

@@ -149,3 +149,21 @@ def test_an_approved_plan_shows_as_its_text_not_json(show):
     page = show(used("toolu_p", "ExitPlanMode", plan="# Plan\n1. add tests"))
     shown = page.locator("#stream").inner_text()
     assert "1. add tests" in shown and '"plan"' not in shown
+
+
+def test_an_interrupt_keeps_the_text_shown_and_marks_it(show):
+    """Hosted sessions stream partial messages: text shows as it arrives; an interrupted turn (a result with
+    no assistant line) keeps it, marked, instead of erasing it."""
+
+    def delta(text):
+        return {"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+                                                  "delta": {"type": "text_delta", "text": text}}}  # fmt: skip
+
+    page = show(delta("half an "), delta("answer"))
+    assert page.locator(".text.live").inner_text() == "half an answer"
+    show({"type": "result", "subtype": "error_during_execution", "is_error": True})
+    assert page.locator(".text.interrupted").inner_text() == "half an answer"
+    assert page.locator(".text.live").count() == 0
+    assert page.locator(".turn-end").inner_text() == "turn ended: error_during_execution"
+    page = show(delta("next"), said("next"))  # a finished answer replaces its streamed text, once
+    assert page.locator(".text.md").all_inner_texts() == ["next"]

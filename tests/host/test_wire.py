@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, agents, socket_of, wait_for, yoke_cmd
+from tests.host.conftest import Raw, agents, runtime_of, socket_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -131,7 +131,9 @@ def test_a_client_that_stops_reading_does_not_slow_the_session(host_env, project
     big = "x" * 200_000
     turns = [{"content": [{"type": "text", "text": big}]} for _ in range(6)]
     with ScriptedServer(turns) as srv:
-        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
+        # hosted sessions stream partial messages: a 200 kB answer is some 2.5 MB of lines; the reader
+        # keeps up within 2 MB, the stuck client (6 answers, 15 MB) cannot
+        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="2000000")
         ident = _start(env, project, "one")
         stuck = Raw(socket_of(env))
         stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -186,7 +188,7 @@ def test_tcp_needs_the_token(host_env, project, tmp_path):
         [sys.executable, "-m", "yoke", "host", "--tcp", "127.0.0.1:0"], env=env, stdout=subprocess.DEVNULL
     )
     try:
-        folder = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+        folder = runtime_of(env)
         port = int(wait_for(lambda: (folder / "host.port").exists() and (folder / "host.port").read_text()))
         assert (folder / "host.token").stat().st_mode & 0o777 == 0o600
         assert socket_of(env).stat().st_mode & 0o777 == 0o600
@@ -209,7 +211,7 @@ def test_websocket_clients_need_the_token_and_then_speak_the_same_protocol(host_
 
     proc = subprocess.Popen([sys.executable, "-m", "yoke", "host", "--ws", "127.0.0.1:0"], env=host_env)
     try:
-        folder = Path(host_env["XDG_RUNTIME_DIR"]) / "yoke"
+        folder = runtime_of(host_env)
         port = int(
             wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
         )

@@ -12,8 +12,9 @@ from yoke import events as ev
 from yoke.loop.executor import ToolExecutor
 from yoke.loop.lifecycle import LifecycleOutcome
 from yoke.loop.turn import Agent, LoopSettings
+from yoke.permissions.gate import Decision
 from yoke.providers import base as pb
-from yoke.seams import Answer, Decision
+from yoke.seams import Answer
 from yoke.session.recorder import Recorder
 from yoke.session.records import RecordChain
 from yoke.session.transcript import Transcript, load_records

@@ -37,6 +37,28 @@ def test_hash_note_is_saved_without_a_model_call(yoke, project, home):
     assert bad.code == 1 and "--memory-target" in bad.stderr and "Traceback" not in bad.stderr  # as commander
 
 
+def test_twenty_notes_saved_at_once_are_all_kept(project, base_env):
+    """Issue 40 item 5: 20 `yoke -p "# note N"` started together; each says Noted, and all 20 are there."""
+    import subprocess
+    import sys
+
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "yoke", "-p", f"# note number {n}"],
+            cwd=project,
+            env=base_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(20)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 and out.startswith("Noted") for p, (out, _) in zip(procs, outs, strict=True))
+    lines = (project / "CLAUDE.md").read_text().splitlines()
+    assert sorted(lines) == sorted(f"- note number {n}" for n in range(20))
+
+
 def test_a_markdown_prompt_that_opens_with_a_heading_goes_to_the_model(yoke, project):
     with ScriptedServer([DONE, DONE]) as srv:
         assert yoke("-p", "# Task\nFix the failing test", env=anthropic_env(srv)).code == 0

@@ -12,8 +12,8 @@ import pytest
 from permissions.helpers import TOOLS, World, make_world
 from yoke.config.settings import load_settings, split_tool_list
 from yoke.permissions import build_gate, is_read_only_command, trust_folder
+from yoke.permissions.gate import Decision
 from yoke.permissions.pipeline import PermissionModeError
-from yoke.seams import Decision
 
 BASH = TOOLS["Bash"]
 

@@ -190,3 +190,34 @@ async def test_cancel_ends_the_prompt(project, base_env):
         finally:
             await stop(proc, conn)
     assert response.stop_reason == "cancelled" and took < 1.5
+
+
+async def test_a_background_agent_and_its_follow_up_reach_the_editor(project, base_env):
+    """A sub-agent runs in the background (as 2.1.330 runs it); the prompt ends with the launch, and the
+    follow-up query its completion notice starts reaches the editor as session updates."""
+    from tests.agents.test_subagents import Router, call, text
+
+    router = Router(
+        {
+            "delegate": [
+                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
+                text("launched"),
+                text("after the notice"),
+            ],
+            "QUICK job": [text("quick answer")],
+        }
+    )
+    client = RecordingClient("allow_once")
+    with ScriptedServer(default_turn=router) as srv:
+        proc, conn = await start(client, _env(base_env, srv), project)
+        try:
+            session = await conn.new_session(cwd=str(project), mcp_servers=[])
+            response = await conn.prompt(session_id=session.session_id, prompt=[acp.text_block("delegate")])
+            assert response.stop_reason == "end_turn"
+            deadline = asyncio.get_running_loop().time() + 30
+            while "after the notice" not in "".join(u.content.text for u in client.of("agent_message_chunk")):
+                assert asyncio.get_running_loop().time() < deadline, "no follow-up reached the editor"
+                await asyncio.sleep(0.05)
+        finally:
+            await stop(proc, conn)
+    assert "quick answer" in str(router.seen["delegate"][-1]["messages"][-1])

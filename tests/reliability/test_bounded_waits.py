@@ -39,6 +39,10 @@ class SilentServer:
                 return
             self.accepted += 1
             self.held.append(conn)
+            self._answer(conn)
+
+    def _answer(self, conn: socket.socket) -> None:
+        pass  # silence
 
     def close(self) -> None:
         self.sock.close()
@@ -85,6 +89,54 @@ def test_retries_stop_at_the_total_deadline(yoke, silent):
     assert "YOKE_RETRY_DEADLINE" in run.stdout + run.stderr
     assert 3 <= silent.accepted < 10
     assert elapsed < 30
+
+
+class PingOnlyServer(SilentServer):
+    """Answers every request with 200 and an event stream, then sends only keep-alive pings (a ping event
+    and a comment) every 0.1 s, for ever: bytes keep coming, progress never does."""
+
+    def _answer(self, conn: socket.socket) -> None:
+        threading.Thread(target=self._ping, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _ping(conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+            )
+            ping = b'event: ping\ndata: {"type": "ping"}\n\n: keep-alive\n\n'
+            chunk = b"%x\r\n%s\r\n" % (len(ping), ping)
+            while True:
+                conn.sendall(chunk)
+                time.sleep(0.1)
+        except OSError:
+            return
+
+
+@pytest.mark.parametrize("client", ["http1", "httpx"])
+def test_provider_sending_only_pings_reaches_the_deadline(yoke, client):
+    """Issue 40 item 6: the idle limit counts progress, not bytes. A streamed answer of pings is given up
+    after YOKE_STREAM_IDLE_TIMEOUT, and the unstreamed retry (pings again) after API_TIMEOUT_MS."""
+    server = PingOnlyServer()
+    env = {
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "YOKE_STREAM_IDLE_TIMEOUT": "1",
+        "API_TIMEOUT_MS": "2000",
+        "YOKE_MAX_RETRIES": "1",
+        "YOKE_RETRY_BASE_DELAY": "0.1",
+        "YOKE_HTTP_CLIENT": client,
+    }
+    try:
+        run = yoke("-p", "hello", env=env, timeout=120)
+    finally:
+        server.close()
+    out = run.stdout + run.stderr
+    assert run.code == 1, out
+    assert "Traceback" not in run.stderr
+    assert "no data from the API for 1 s" in out or "retrying without streaming" in out, out
+    assert server.accepted >= 2  # the stream, then the unstreamed retry
 
 
 MALFORMED_SERVER = """

@@ -347,3 +347,29 @@ async def test_questions_and_plan_approval_through_can_use_tool(sdk_name, projec
     assert '\\"Which database?\\"=\\"Postgres\\"' in answered, answered
     assert '"is_error": true' not in json.dumps(bodies[2]["messages"][-1])
     assert target.read_text() == "x"
+
+
+@pytest.mark.parametrize("sdk_name", SDKS)
+async def test_a_background_agent_and_its_follow_up_both_sdks(sdk_name, project, home):
+    """The Agent tool runs a sub-agent in the background (as 2.1.330 does); its completion notice starts a
+    follow-up query whose messages reach the SDK after the launching turn's result, in process as over
+    the CLI."""
+    from tests.agents.test_subagents import Router, call, text
+
+    sdk = load(sdk_name)
+    router = Router(
+        {
+            "delegate": [
+                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
+                text("launched"),
+                text("after the notice"),
+            ],
+            "QUICK job": [text("quick answer")],
+        }
+    )
+    with ScriptedServer(default_turn=router) as srv:
+        opts = options(sdk, srv, project, home, permission_mode="bypassPermissions")
+        messages = [m async for m in sdk.query(prompt="delegate", options=opts)]
+    results = [m.result for m in messages if type(m).__name__ == "ResultMessage"]
+    assert results == ["launched", "after the notice"]
+    assert "quick answer" in json.dumps(router.seen["delegate"][-1]["messages"][-1])

@@ -63,10 +63,10 @@ class AgentRunner:
         owner: Callable[[], Any],
         depth: int = 0,
         max_depth: int = MAX_DEPTH,
-        background_default: bool = False,
+        background_default: bool = True,
     ):
         self.owner = owner
-        self.background_default = background_default  # the front-end runs the follow-up query on the notice
+        self.background_default = background_default  # the session's port runs the follow-up on the notice
         self.catalog = catalog
         self.depth = depth
         self.max_depth = max_depth
@@ -112,8 +112,8 @@ class AgentRunner:
         """Claude Code 2.1.330 runs a main session's sub-agent in the background unless the call says
         `run_in_background: false` (every model it was run with; tests/cli/cc_2_1_330/agent_background*).
         A sub-agent's own sub-agents run in the foreground unless asked: nothing would read the notice of one
-        that ended after its parent did. So do a main session's where the front-end runs no follow-up query
-        on a notice (`SessionOptions.background_agents` off: the SDK in process, ACP, `yoke batch`)."""
+        that ended after its parent did. Every front-end drives the main session through its port
+        (`yoke.events.port`), which runs the follow-up query a notice starts."""
         asked = input.get("run_in_background")
         if definition.background or asked is True:
             return True

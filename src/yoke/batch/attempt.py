@@ -128,7 +128,7 @@ async def _session(
     gate: Any,
     deadline: float,
 ) -> tuple[Any, bool]:
-    from yoke.events import Result
+    from yoke.events import Result, port
     from yoke.session import open_session
 
     replay = job.get("replay")
@@ -144,15 +144,23 @@ async def _session(
     def on_timeout() -> None:
         nonlocal timed_out
         timed_out = True
-        session.interrupt()
+        session.interrupt()  # the turn, and the wait on background work
 
     timer = asyncio.get_running_loop().call_later(max(0.0, deadline - time.monotonic()), on_timeout)
     result = None
     try:
         async with asyncio.timeout(max(0.0, deadline - time.monotonic()) + KILL_GRACE_S):
-            async for event in session.query(job["prompt"]):
+            # through the session's port: the attempt ends when the session is idle, after the follow-up
+            # queries its background agents' notices start; its result is the last one
+            stream = session.events()
+            await session.submit(port.Prompt(job["prompt"]))
+            async for event in stream:
                 if isinstance(event, Result) and event.agent_id == "main":
                     result = event
+                    if timed_out:  # interrupted at the deadline: background work is not waited for
+                        break
+                elif isinstance(event, port.Idle) and result is not None:
+                    break
     except TimeoutError:
         timed_out = True
     finally:

@@ -43,6 +43,7 @@ class _Worker:
             text=True,
         )
         self.done = 0
+        self.eof = False  # its stdout ended: the process exited or was killed, whatever poll() says yet
         line = self.read(START_TIMEOUT_S)
         if line is None or "ready" not in line:
             self.kill()
@@ -55,7 +56,16 @@ class _Worker:
         if not ready:
             return None
         line = self.proc.stdout.readline()
+        if not line:
+            self.eof = True
         return jsonsafe.loads(line) if line.strip() else None
+
+    def exit_code(self) -> int | None:
+        """After EOF the process is ending, but `poll()` may not know yet: wait a moment for it."""
+        try:
+            return self.proc.wait(timeout=STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            return None
 
     def send(self, job: dict[str, Any]) -> bool:
         assert self.proc.stdin is not None
@@ -154,11 +164,12 @@ class LocalExecutor:
             return row
         if self._stop.is_set():
             return {**_failed(job, "cancelled", "stopped"), "_worker_lost": True}
-        code = worker.proc.poll()
-        if code is None:  # hung past every timeout: the worker goes, the attempt counts as timed out
+        if not worker.eof:  # hung past every timeout: the worker goes, the attempt counts as timed out
             row = _failed(job, "timeout", f"no result after {hard_limit(job):.0f} s; its worker was killed")
-        else:
-            row = _failed(job, "crashed", f"its worker process exited with {code} (see workers.log)")
+        else:  # the worker died (killed, out of memory): a crash, which the next run retries
+            row = _failed(
+                job, "crashed", f"its worker process {_ended(worker.exit_code())} (see workers.log)"
+            )
         row["wall_s"] = round(time.monotonic() - started, 3)
         return {**row, "_worker_lost": True}
 
@@ -191,6 +202,14 @@ class LocalExecutor:
             live = list(self._live)
         for worker in live:
             worker.kill()
+
+
+def _ended(code: int | None) -> str:
+    if code is None:
+        return "closed its output"
+    if code < 0:
+        return f"was killed by signal {-code}"
+    return f"exited with {code}"
 
 
 def _failed(job: dict[str, Any], status: str, error: str) -> dict[str, Any]:

@@ -43,10 +43,11 @@ def make_workspace(repo: str, commit: str | None, folder: Path, cache: Path) -> 
     if retried:
         shutil.rmtree(folder)
     if is_git_url(repo):
-        return _worktree(_cached_clone(repo, commit or "HEAD", cache), commit or "HEAD", folder, retried)
+        bare = _cached_clone(repo, commit or "HEAD", cache)
+        return _worktree(bare, commit or "HEAD", folder, retried, cache)
     source = Path(repo)
     if (source / ".git").exists():
-        return _worktree(source, commit or "HEAD", folder, retried)
+        return _worktree(source, commit or "HEAD", folder, retried, cache)
     if commit:
         raise WorkspaceError(f"{repo} is not a git repository, so 'commit' cannot be checked out")
     shutil.copytree(source, folder, symlinks=True)
@@ -57,12 +58,19 @@ def make_workspace(repo: str, commit: str | None, folder: Path, cache: Path) -> 
     return Workspace(folder, hardened_git_argv(f"--git-dir={outside}", f"--work-tree={folder}"))
 
 
-def _worktree(repo: Path, commit: str, folder: Path, retried: bool) -> Workspace:
+def _worktree(repo: Path, commit: str, folder: Path, retried: bool, cache: Path) -> Workspace:
     # A bare clone is named explicitly (safe.bareRepository=explicit); a working repository by its folder.
     where = ["-C", str(repo)] if (repo / ".git").exists() else [f"--git-dir={repo}"]
-    if retried:  # the removed folder is still registered as a worktree
-        _git(hardened_git_argv(*where, "worktree", "prune"), repo)
-    _git(hardened_git_argv(*where, "worktree", "add", "-q", "--detach", str(folder), commit), repo)
+    # One `worktree add`/`prune` per repository at a time, across the workers: every attempt's folder is
+    # named `workspace`, so concurrent adds race for the same administrative name, and a prune removes
+    # the entry of an add still under way.
+    cache.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha1(str(repo.resolve()).encode()).hexdigest()[:16]
+    with open(cache / f"{key}.worktrees.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if retried:  # the removed folder is still registered as a worktree
+            _git(hardened_git_argv(*where, "worktree", "prune"), repo)
+        _git(hardened_git_argv(*where, "worktree", "add", "-q", "--detach", str(folder), commit), repo)
     return Workspace(folder, hardened_git_argv("-C", str(folder)))
 
 

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 
 USAGE = (
@@ -142,7 +143,7 @@ def _file_data(path: Path) -> dict[str, Any]:
     if not path.exists():
         return {}
     try:
-        data = safe_json(path.read_text(encoding="utf-8") or "{}")
+        data = safe_json(read_regular_text(path) or "{}")
     except (OSError, ValueError):
         raise ConfigError(f"{path} is not valid JSON; fix or remove it first") from None
     return data if isinstance(data, dict) else {}

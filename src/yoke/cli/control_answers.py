@@ -142,4 +142,6 @@ def control_response(
         return {}
     if subtype == "mcp_status":
         return {"mcpServers": session.mcp_servers()}
+    if subtype == "yoke_describe":  # the session port's Describe, for the host's clients (docs/wire.md)
+        return {"items": session.describe(str(request.get("what") or ""))}
     raise ValueError(f"Unsupported control request subtype: {subtype}")

@@ -219,8 +219,7 @@ async def _drive(run, prompt: str, channel, lines=None) -> int:
         # a signal means "stop": the running query is interrupted (its result line is written) and the
         # process ends, whatever the input format; the control protocol's `interrupt` stops just a query
         received.append(code)
-        run.stopped = True
-        session.interrupt()
+        run.stop()
         if lines is not None:
             lines.end()
 
@@ -236,9 +235,11 @@ async def _drive(run, prompt: str, channel, lines=None) -> int:
             is_error = await serve_stream_json(run, channel, lines)
         else:
             run.hold_results = True
-            result = await run.settle(await run.run(prompt))  # background work, and its follow-ups
+            await run.run(prompt)
+            result = await run.settle()  # background work, and its follow-ups
             is_error = result is None or result.is_error
     finally:
+        await run.close()
         await session.close()
         for sig in signals:
             try:

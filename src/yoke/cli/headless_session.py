@@ -1,11 +1,17 @@
-"""The headless front-end: a session from the core plus the printer its events go to."""
+"""The headless front-end: a session from the core, driven through its port (`yoke.events.port`), and the
+printer its events go to. The session runs the queued prompts, the background work and the follow-up query a
+notice starts; this prints what it says, one `system/init` per query, and decides when the run is over."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
 
 from yoke import events as ev
 from yoke.cli.printers import Printer
+from yoke.events import port
+from yoke.ids import new_uuid
 from yoke.session import Session
 
 
@@ -26,33 +32,109 @@ class HeadlessRun:
         self.replay_user_messages = False
         self.debug_file: str | None = None  # --debug-file: debug lines go there instead of stderr
         self.stopped = False  # a signal arrived: no further query starts
-        self.replay: dict | None = None  # --replay-user-messages: the line echoing this query's message
         # `-p PROMPT`: a result written while background sub-agents run is held until the next one (as
         # 2.1.330 writes it; json output keeps only the last); stream-json input writes each at once
         self.hold_results = False
         self._held: list[ev.Result] = []
+        self.stream = session.events()  # subscribed now: nothing submitted later is missed
+        self.replays: dict[str, dict[str, Any]] = {}  # --replay-user-messages: a prompt's echo, by its id
+        self.waiting = 0  # prompts submitted whose result is not printed yet
+        self.in_turn = False  # a query runs (its result is still to come)
+        self.idle = False  # the session said it is idle, and no prompt was submitted since
+        self.last: ev.Result | None = None  # the last result printed (or held)
+        self._changed: asyncio.Future[None] | None = None  # done at the next result, idle or stop
+        self.printing: asyncio.Task[None] | None = None
+
+    async def submit(self, content: str | list, replay: dict[str, Any] | None = None) -> None:
+        """A prompt to the session (queued behind the running query); its lines come from `pump`."""
+        ident = new_uuid()
+        if replay is not None:
+            self.replays[ident] = replay
+        self.waiting += 1
+        self.idle = False
+        await self.session.submit(port.Prompt(content, id=ident))
+
+    def start(self) -> None:
+        if self.printing is None:
+            self.printing = asyncio.get_running_loop().create_task(self.pump())
+
+    async def pump(self) -> None:
+        """Every event of the session to the printer, as it comes."""
+        async for event in self.stream:
+            if isinstance(event, port.TurnBegan):
+                self._began(event)
+            elif isinstance(event, port.Idle):
+                self.idle = self.waiting == 0
+                self._notify()
+            elif not isinstance(event, port.PORT_EVENTS):
+                self._print(event)
+
+    def _began(self, began: port.TurnBegan) -> None:
+        self.in_turn = True
+        started = self.session.started
+        started.permission_mode = self.session.permission_mode  # each query's init says the mode now
+        self.printer.handle(started)
+        replay = self.replays.pop(began.prompt_id, None)
+        if replay is not None:  # after the query's init line, as 2.1.330 writes it
+            self.printer.emit(replay)
+        self.printer.result = None
+
+    def _print(self, event: Any) -> None:
+        if self.debug:
+            from yoke.session.debug_log import write_debug
+
+            write_debug(event, self.debug_file)
+        self.show(event)
+        self.printer.note_mode(self.session.permission_mode)  # a plan approved, a hook's setMode
+        if isinstance(event, ev.Result) and event.agent_id == "main":
+            self.last = event
+            self.in_turn = False
+            self.waiting = max(0, self.waiting - 1)
+            self._notify()
+
+    async def until(self, done: Any, deadline: float | None = None) -> None:
+        """Wait (printing) until `done()` holds, a signal stopped the run and no query runs, or `deadline`
+        (monotonic) passes; every wait is bounded by half a second, then the conditions are read again."""
+        self.start()
+        assert self.printing is not None
+        while not done() and not (self.stopped and not self.in_turn):
+            if (
+                self.printing.done()
+            ):  # the printer failed (stdout closed: BrokenPipeError) or the session closed
+                self.printing.result()
+                return
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            if self._changed is None or self._changed.done():
+                self._changed = asyncio.get_running_loop().create_future()
+            await asyncio.wait([self._changed, self.printing], timeout=0.5, return_when="FIRST_COMPLETED")
+
+    def _notify(self) -> None:
+        if self._changed is not None and not self._changed.done():
+            self._changed.set_result(None)
 
     async def run(self, prompt: str | list) -> ev.Result | None:
-        """Run one query, printing every event; returns its result."""
-        return await self._run(self.session.query(prompt))
+        """`-p PROMPT`: the prompt's query, printed; returns its result."""
+        await self.submit(prompt)
+        await self.until(lambda: self.waiting == 0)
+        return self.last
 
-    async def follow_up(self) -> ev.Result | None:
-        """The query a background task's completion notice starts, with its own init and result lines."""
-        return await self._run(self.session.follow_up())
-
-    async def settle(self, result: ev.Result | None) -> ev.Result | None:
-        """After the last query: wait for background sub-agents, writing their lines, and run the follow-up
-        each completion notice starts; bounded by CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS (600 s, as 2.1.330),
-        ended at once by a signal. Returns the last result."""
+    async def settle(self) -> ev.Result | None:
+        """After the last prompt: its queries, then background sub-agents' lines and the follow-up each
+        completion notice starts, until the session is idle; bounded by CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS
+        (600 s, as 2.1.330), ended at once by a signal. Returns the last result."""
+        await self.until(lambda: self.waiting == 0)
         deadline = time.monotonic() + background_wait_s(self.session.env)
-        while not self.stopped:
-            async for event in self.session.background_events(deadline - time.monotonic()):
-                self.show(event)
-            if self.stopped or not self.session.follow_up_due() or time.monotonic() >= deadline:
-                break
-            result = await self.follow_up() or result
+        await self.until(lambda: self.idle and not self.in_turn, deadline)
         self.flush_held(last=True)
-        return result
+        return self.last
+
+    def stop(self) -> None:
+        """A signal: the running query is interrupted (its result line is written), the prompts still queued
+        do not run (they stay enqueued in the transcript), and the run ends."""
+        self.stopped = True
+        self._notify()
+        asyncio.get_running_loop().create_task(self.session.submit(port.Interrupt(drop_queue=True)))
 
     def show(self, event: ev.Event) -> None:
         """One event to the printer (a result perhaps held: `hold_results`)."""
@@ -78,22 +160,9 @@ class HeadlessRun:
         for result in held:
             self.printer.handle(result)
 
-    async def _run(self, events) -> ev.Result | None:
-        started = self.session.started
-        started.permission_mode = self.session.permission_mode  # each query's init says the mode now
-        self.printer.handle(started)
-        if self.replay is not None:  # after the query's init line, as 2.1.330 writes it
-            self.printer.emit(self.replay)
-            self.replay = None
-        self.printer.result = None
-        async for event in events:
-            if self.debug:
-                from yoke.session.debug_log import write_debug
-
-                write_debug(event, self.debug_file)
-            self.show(event)
-            self.printer.note_mode(self.session.permission_mode)  # a plan approved, a hook's setMode
-        return self.printer.result
+    async def close(self) -> None:
+        if self.printing is not None:
+            self.printing.cancel()
 
 
 def background_wait_s(env: dict[str, str]) -> float:

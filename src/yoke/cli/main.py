@@ -117,7 +117,14 @@ def run_subcommand(name: str, argv: list[str]) -> int:
 
     module, function = SUBCOMMANDS[name].split(":")
     handler = getattr(importlib.import_module(module), function)
-    return int(handler(argv) or 0)
+    try:
+        return int(handler(argv) or 0)
+    except BrokenPipeError:
+        raise  # the reader went away: said nothing, below
+    except OSError as exc:  # a read-only home, a full disk, a folder removed: one line, never a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"yoke {name}: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
 
 
 def _headless(argv: list[str]) -> int:

@@ -34,7 +34,6 @@ def options_from_args(args: Namespace, cwd: Path) -> SessionOptions:
 
         env = autocompact_env(os.environ, args.autocompact)
     options = SessionOptions(
-        background_agents=True,  # -p, stream-json and the terminal UI run the follow-up query on a notice
         env=env,
         cwd=cwd,
         model=args.model,

@@ -202,85 +202,75 @@ class StdinLines:
 
 
 async def serve_stream_json(run: Any, channel: ControlChannel, lines: StdinLines | None = None) -> bool:
-    """Run queries from stdin until EOF. Returns True when the last result was an error."""
+    """Prompts from stdin to the session's port until EOF, its events printed as they come (`run.pump`):
+    the queries, and the follow-up a background task's notice starts at once, stdin open or not. At EOF the
+    queued prompts run, then background work settles. Returns True when the last result was an error."""
     emit = run.printer.emit
     if lines is None:
         lines = StdinLines(channel)
         lines.start()
-    queue: asyncio.Queue = asyncio.Queue()
-    reader = asyncio.get_running_loop().create_task(_read_stdin(queue, lines, channel, run, emit))
-    last_error = False
-    result = None
+    run.start()
+    reader = asyncio.get_running_loop().create_task(_read_stdin(lines, channel, run, emit))
     try:
-        while True:
-            item = await _next_message(queue, run)
-            if item is None or run.stopped:  # EOF, or a signal: messages still queued are not run
-                break
-            if item is FOLLOW_UP:  # a background task ended while stdin is open: 2.1.330 answers it at once
-                result = await run.follow_up() or result
-            elif callable(item):  # a control request answered in turn (set_model)
-                await item()
-                continue
-            else:
-                content, run.replay = item
-                result = await run.run(content)
-            last_error = result is None or result.is_error
-        if item is None and not run.stopped:  # stdin ended: background work, and its follow-ups, first
-            result = await run.settle(result)
-            last_error = result is None or result.is_error
+        await run.until(reader.done)
+        if not run.stopped:  # stdin ended: the queued prompts, background work and its follow-ups
+            await run.settle()
+        else:  # a signal: the query running writes its result; what is queued waits on disk
+            await run.until(lambda: not run.in_turn)
         pending = getattr(run, "pending_controls", None)
         if pending and not run.stopped:  # answers still being worked out (an MCP server reconnecting)
             await asyncio.wait(set(pending), timeout=PENDING_WAIT_S)
     finally:
         reader.cancel()
         lines.stop()
-    return last_error
+        await run.close()
+    return run.last is None or run.last.is_error
 
 
-BACKGROUND_POLL_S = 60.0  # one bounded wait on background work while stdin is open (then another)
-FOLLOW_UP = object()  # what `_next_message` returns when a background task's notice wants a query
+class InTurn:
+    """What must wait for the queries before it (`set_model` is answered after the query running, before the
+    next one, as 2.1.330 answers it): a chain the user messages after it join, so their order holds."""
+
+    def __init__(self) -> None:
+        self.tail: asyncio.Future[Any] | None = None
+
+    def then(self, work: Any) -> None:
+        before = self.tail
+
+        async def chained() -> None:
+            if before is not None:
+                await asyncio.shield(before)
+            await work()
+
+        self.tail = asyncio.ensure_future(chained())
+
+    @property
+    def pending(self) -> bool:
+        return self.tail is not None and not self.tail.done()
 
 
-async def _next_message(queue: asyncio.Queue, run: Any) -> Any:
-    """The next stdin item, writing background sub-agents' lines while waiting for it; FOLLOW_UP when one of
-    them ended first (its notice is the next query's input)."""
-    session = run.session
-    if queue.qsize() or not (session.background_busy() or session.follow_up_due()):
-        return await queue.get()
-    getter = asyncio.ensure_future(queue.get())
-    try:
-        while not getter.done() and not run.stopped:
-            if session.follow_up_due():
-                return FOLLOW_UP
-            if not session.background_busy():
-                break
-            async for event in session.background_events(BACKGROUND_POLL_S, until=getter):
-                run.show(event)
-        return await getter
-    finally:
-        if not getter.done():
-            getter.cancel()
-
-
-async def _read_stdin(
-    queue: asyncio.Queue, lines: StdinLines, channel: ControlChannel, run: Any, emit: Any
-) -> None:
-    """Frames from stdin: user messages to the queue, control traffic answered at once. A bad line gets an
-    error line on stdout and the session goes on; nothing here may end the reader but EOF."""
+async def _read_stdin(lines: StdinLines, channel: ControlChannel, run: Any, emit: Any) -> None:
+    """Frames from stdin: user messages to the session (each on disk before the next frame is read),
+    control traffic answered at once. A bad line gets an error line on stdout and the session goes on;
+    nothing here may end the reader but EOF."""
+    order = InTurn()
     try:
         while True:
             line = await lines.queue.get()
             if line is None:
-                return
-            _dispatch(line, queue, channel, run, emit)
+                break
+            await _dispatch(line, order, channel, run, emit)
+        if order.tail is not None:
+            await order.tail
+    except asyncio.CancelledError:
+        raise
     except Exception as exc:  # a bug: say so, and let the session end as at EOF
         emit(_input_error(run, f"stdin reader failed: {type(exc).__name__}: {exc}"))
     finally:
         run.hold_results = True  # no more input: a result written while background agents run waits
-        queue.put_nowait(None)
 
 
-def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any, emit: Any) -> None:
+async def _dispatch(line: str, order: InTurn, channel: ControlChannel, run: Any, emit: Any) -> None:
     try:
         frame = safe_json(line)
     except ValueError as exc:
@@ -299,9 +289,12 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         content = _user_content(frame)
         if content is None:
             emit(_input_error(run, "ignored a user message without content (expected message.content)"))
-        elif content:
+        elif content and not run.stopped:
             replay = _replay(frame, run) if getattr(run, "replay_user_messages", False) else None
-            queue.put_nowait((content, replay))  # echoed when its query starts, after that query's init
+            if order.pending:  # behind a set_model still waiting for its turn
+                order.then(lambda: run.submit(content, replay))
+            else:
+                await run.submit(content, replay)  # echoed when its query starts, after that query's init
     elif kind == "control_response":
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})
@@ -310,8 +303,13 @@ def _dispatch(line: str, queue: asyncio.Queue, channel: ControlChannel, run: Any
         if request.get("subtype") in MCP_CONTROL:  # they wait for a server: answered when done
             answer_later(run, answer_mcp_control(frame, request, run, emit))
         elif request.get("subtype") == "set_model":
-            # in turn with the messages, as 2.1.330 answers it: after the query running, before the next one
-            queue.put_nowait(lambda: answer_set_model(frame, request, run, emit))
+            # in turn with the messages, as 2.1.330 answers it: after the queries before it, before the next
+
+            async def in_turn() -> None:
+                await run.until(lambda: run.waiting == 0)
+                await answer_set_model(frame, request, run, emit)
+
+            order.then(in_turn)
         else:
             emit(answer_control(frame, run, channel))
             run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer

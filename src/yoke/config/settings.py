@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.records import Record
 
@@ -222,7 +223,7 @@ def _managed_files(managed_paths: list[Path] | None) -> list[Path]:
 
 def _read_file(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:

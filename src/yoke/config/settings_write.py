@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 
 # Modes a settings file may name as the default; auto and bypassPermissions are chosen with a flag.
@@ -20,7 +21,7 @@ def write_setting(path: Path, keys: tuple[str, ...], value: Any) -> None:
     data: Any = {}
     if path.exists():
         try:
-            data = safe_json(path.read_text(encoding="utf-8") or "{}")
+            data = safe_json(read_regular_text(path) or "{}")
         except (OSError, ValueError):
             raise ValueError(f"{path} is not valid JSON; fix or remove it first") from None
     if not isinstance(data, dict):
@@ -44,7 +45,7 @@ def add_to_list_setting(path: Path, key: str, value: str) -> None:
     current: Any = []
     if path.exists():
         try:
-            current = safe_json(path.read_text(encoding="utf-8") or "{}").get(key, [])
+            current = safe_json(read_regular_text(path) or "{}").get(key, [])
         except (OSError, ValueError, AttributeError):
             current = []  # write_setting reports a broken file
     items = [v for v in current if isinstance(v, str)] if isinstance(current, list) else []

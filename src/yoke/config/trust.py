@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from yoke.fsutil import replace_file
+from yoke.fsutil import read_regular_text, replace_file
 from yoke.jsonsafe import loads as safe_json
 
 TRUST_FILE = "trusted.json"
@@ -49,7 +49,7 @@ def trust_folder(folder: Path, yoke_home: Path) -> Path:
 
 def _yoke_entries(yoke_home: Path) -> list[str]:
     try:
-        data = safe_json((yoke_home / TRUST_FILE).read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(yoke_home / TRUST_FILE))
     except (OSError, ValueError):
         return []
     items = data.get("trusted") if isinstance(data, dict) else None
@@ -62,7 +62,7 @@ def _claude_entries(home: Path, claude_dir: Path | None) -> list[str]:
     if claude_dir is not None and config_dir:
         path = claude_dir / ".claude.json"
     try:
-        data = safe_json(path.read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(path))
     except (OSError, ValueError):
         return []
     projects = data.get("projects") if isinstance(data, dict) else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from yoke.fsutil import read_regular_text
 from yoke.hooks.config import KNOWN_EVENTS, PROJECT_SCOPES, HookSet, parse_hooks
 from yoke.jsonsafe import loads as safe_json
 
@@ -91,7 +92,7 @@ def load_plugin_hooks(
 def _hooks_file(path: Path, warnings: list[str]) -> Any:
     """A plugin's `hooks/hooks.json`: its `hooks` value (or its event keys), None when it cannot be read."""
     try:
-        data = safe_json(path.read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(path))
     except (OSError, ValueError) as exc:
         warnings.append(f"{path}: cannot be read as JSON ({exc}); its hooks are ignored")
         return None
@@ -108,9 +109,7 @@ def _manifest_hooks(plugin_root: Path, manifest: Any, hooks_json: Path, warnings
     if manifest is None:
         manifest_path = plugin_root / ".claude-plugin" / "plugin.json"
         try:
-            manifest = (
-                safe_json(manifest_path.read_text(encoding="utf-8")) if manifest_path.is_file() else None
-            )
+            manifest = safe_json(read_regular_text(manifest_path)) if manifest_path.is_file() else None
         except (OSError, ValueError):
             manifest = None  # the plugins loader reports a bad manifest; not repeated here
     inline = manifest.get("hooks") if isinstance(manifest, dict) else None
@@ -118,7 +117,7 @@ def _manifest_hooks(plugin_root: Path, manifest: Any, hooks_json: Path, warnings
         extra = plugin_root / inline
         if extra.resolve() != hooks_json.resolve() and extra.is_file():
             try:
-                loaded = safe_json(extra.read_text(encoding="utf-8"))
+                loaded = safe_json(read_regular_text(extra))
                 inline = loaded.get("hooks", loaded) if isinstance(loaded, dict) else None
             except (OSError, ValueError) as exc:
                 warnings.append(f"{extra}: cannot be read as JSON ({exc}); its hooks are ignored")

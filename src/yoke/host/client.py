@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import socket
 import sys
+import threading
 import time
 import uuid
 from typing import Any
@@ -23,10 +25,28 @@ class HostError(Exception):
 
 
 class HostClient:
+    """One connection. A thread reads it (a blocking read, never a socket timeout: a timed-out file object
+    cannot be read again), so `read(timeout)` waits on a queue and a slow reply is simply waited for."""
+
     def __init__(self, sock: socket.socket):
         self.sock = sock
         self.reader = sock.makefile("rb")
         self.inbox: list[dict[str, Any]] = []  # streams and notifications read while waiting for a response
+        self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read_all, name="yoke-host-client", daemon=True).start()
+
+    def _read_all(self) -> None:
+        try:
+            while line := self.reader.readline(MAX_MESSAGE + 1):
+                try:
+                    message = loads(line)
+                except ValueError:
+                    continue  # not the host's: the wire is JSON lines by contract
+                if isinstance(message, dict):
+                    self.lines.put(message)
+        except (OSError, ValueError):  # closed under the reader
+            pass
+        self.lines.put(None)
 
     @classmethod
     def connect(cls, start: bool = True) -> HostClient:
@@ -75,16 +95,14 @@ class HostClient:
         return self._read_socket(timeout)
 
     def _read_socket(self, timeout: float | None) -> dict[str, Any] | None:
-        self.sock.settimeout(timeout)
         try:
-            line = self.reader.readline(MAX_MESSAGE + 1)
-        except TimeoutError:
+            message = self.lines.get(timeout=timeout)
+        except queue.Empty:
             return None
-        finally:
-            self.sock.settimeout(None)
-        if not line:
+        if message is None:
+            self.lines.put(None)  # closed: every later read says so too
             raise HostError("the host closed the connection")
-        return loads(line)
+        return message
 
     def close(self) -> None:
         try:

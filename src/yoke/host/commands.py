@@ -182,6 +182,8 @@ def rm(argv: list[str]) -> int:
 def respawn(argv: list[str]) -> int:
     if "--all" in argv:  # every stopped session
         targets = [r for r in records.all_records() if records.public_row(r)["state"] == "stopped"]
+        if not targets:
+            return 0  # nothing stopped: no host is needed
     else:
         record = _record("respawn", argv)
         if record is None:
@@ -189,9 +191,14 @@ def respawn(argv: list[str]) -> int:
         targets = [record]
     try:
         client = HostClient.connect()
+        go_on = "--no-continue" not in argv  # a turn it was killed in: continued, or only restored
         for record in targets:
-            client.request("respawn", {"session": record["id"], "env": dict(os.environ)})
-            print(f"restarted {record['id']}")
+            params = {"session": record["id"], "env": dict(os.environ), "continue": go_on}
+            done = client.request("respawn", params) or {}
+            said = [f"{done['resent']} queued prompt(s) sent again"] if done.get("resent") else []
+            if done.get("continued"):
+                said.insert(0, "continuing the turn it was stopped in")
+            print(f"restarted {record['id']}" + (f" ({', '.join(said)})" if said else ""))
         client.close()
     except HostError as exc:
         return _fail("respawn", str(exc))

@@ -13,10 +13,11 @@ import os
 import signal
 import sys
 import time
-from collections import deque
-from typing import Any, Protocol, TextIO
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from yoke import jsonsafe, spawn
+from yoke.host.limits import ReplayBuffer, StreamLog, rotated
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads
@@ -33,9 +34,13 @@ CHILD_FLAGS = [
     "stdio",
     "--replay-user-messages",  # each prompt enters the stream when its turn begins: the queue moves on
     "--forward-subagent-text",  # sub-agents' messages too: watching clients nest them in their Agent call
+    "--include-partial-messages",  # always: the page and `attach` render the text as it arrives
 ]
 # control requests a client may send a session through the host (`control`), as the Agent SDK sends them
-CONTROL_SUBTYPES = ("set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status")
+CONTROL_SUBTYPES = (
+    "set_permission_mode", "set_model", "interrupt", "get_context_usage", "mcp_status",
+    "rewind_files", "stop_task", "mcp_reconnect", "mcp_toggle", "yoke_describe",
+)  # fmt: skip
 CONTROL_TIMEOUT = 10.0
 
 
@@ -48,17 +53,19 @@ class HostedSession:
         self.record = record
         self.env = env
         self.proc: asyncio.subprocess.Process | None = None
-        self.buffer: deque[dict[str, Any]] = deque(maxlen=BUFFER)
+        self.buffer = ReplayBuffer(BUFFER)
         self.seq = _last_seq(record["id"])
         self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
         self.driver: Peer | None = None
+        self.would_drive: list[Peer] = []  # clients that attached as drivers, oldest first
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
-        self._log: TextIO | None = None
-        self.on_change: Any = None  # called when the session's state changes
+        self._log: StreamLog | None = None
+        self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
         self.controls: dict[str, asyncio.Future] = {}  # control requests sent by `control`, by request id
+        self.stopping = False  # `stop` asked it to end
         self.count = 0
 
     @property
@@ -85,7 +92,7 @@ class HostedSession:
                 stderr=stderr,
                 limit=8 * MAX_MESSAGE,
             )
-        self._log = open(stream_log_path(self.ident), "a", encoding="utf-8")  # noqa: SIM115
+        self._log = StreamLog(stream_log_path(self.ident))
         self.record.update(pid=self.proc.pid, hostPid=os.getpid(), startedAt=int(time.time() * 1000))
         self.set_state("idle", "idle")
         asyncio.get_running_loop().create_task(self._pump())
@@ -129,6 +136,8 @@ class HostedSession:
             if not future.done():
                 future.set_exception(RuntimeError(f"session {self.ident} ended"))
         self.publish({"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode})
+        # died in a turn, not stopped by `stop`: `respawn` continues that turn
+        self.record["midTurn"] = not self.stopping and self.record.get("state") in ("working", "blocked")
         self.set_state("idle", "stopped")
         if self._log is not None:
             self._log.close()
@@ -162,6 +171,7 @@ class HostedSession:
             self.set_state(*(("busy", "working") if self.queued else ("idle", "idle")))  # or the next turn
         elif kind == "user" and message.get("isReplay") and self.queued:
             self.queued.pop(0)  # its turn begins
+            journal_queue(self.ident, "dequeue", str(message.get("uuid") or ""))
             self.set_state("busy", "working")
         elif kind == "system" and message.get("subtype") == "init" and self.record.get("state") != "working":
             self.set_state("busy", "working")
@@ -171,13 +181,10 @@ class HostedSession:
         self.last_activity = int(time.time() * 1000)
         self.seq += 1
         entry = {"session": self.ident, "seq": self.seq, "message": message}
-        self.buffer.append(entry)
+        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        self.buffer.add(entry, len(line))
         if self._log is not None and not self._log.closed:
-            try:
-                self._log.write(json.dumps(entry, separators=(",", ":")) + "\n")
-                self._log.flush()
-            except OSError:  # a full disk: clients still get it from the buffer
-                pass
+            self._log.write(line)  # a full disk: clients still get it from the buffer
         for client, stream_id in list(self.clients.items()):
             if not client.send(encode("stream", stream_id, entry)):
                 self.detach(client)
@@ -190,32 +197,78 @@ class HostedSession:
 
     def attach(self, client: Peer, stream_id: str, drive: bool) -> bool:
         self.clients[client] = stream_id
+        if drive:
+            self.would_drive.append(client)
         if drive and (self.driver is None or self.driver not in self.clients):
             self.driver = client
         return self.driver is client
 
     def detach(self, client: Peer) -> None:
         self.clients.pop(client, None)
-        if self.driver is client:
-            self.driver = None
+        if client in self.would_drive:
+            self.would_drive.remove(client)
+        if self.driver is client:  # the client that asked to drive first, of those still attached, drives
+            self.driver = self.would_drive[0] if self.would_drive else None
 
     def _write(self, message: dict[str, Any]) -> None:
         if not self.live or self.proc is None or self.proc.stdin is None:
             raise RuntimeError(f"session {self.ident} is not running (yoke respawn {self.ident})")
         self.proc.stdin.write((json.dumps(message) + "\n").encode())
 
-    def prompt(self, text: str) -> None:
+    async def op(self, op: dict[str, Any]) -> dict[str, Any]:
+        """One session-port op (`yoke.wire.ops`), as the session's stream-json input carries it: a prompt
+        as a user message, a reply as the permission prompt's answer, the rest as control requests."""
+        from yoke.events import port
+        from yoke.wire.ops import answer_to_wire, op_from_wire
+
+        parsed = op_from_wire(op)
+        match parsed:
+            case port.Prompt(content=content, id=ident):
+                return self.prompt(content, ident)
+            case port.Compact(instructions=instructions):
+                return self.prompt(f"/compact {instructions}".strip())
+            case port.Interrupt():
+                self.interrupt()
+            case port.Reply(request_id=request_id, answer=answer):
+                self.answer(request_id, answer_to_wire(answer))
+            case port.SetMode(mode=mode):
+                await self.control({"subtype": "set_permission_mode", "mode": mode})
+            case port.SetModel(model=model):
+                return await self.control({"subtype": "set_model", "model": model})
+            case port.Rewind(user_message_id=message_id):
+                return await self.control({"subtype": "rewind_files", "user_message_id": message_id})
+            case port.StopTask(task_id=task_id):
+                await self.control({"subtype": "stop_task", "task_id": task_id})
+                return {"stopped": True}
+            case port.McpReconnect(server=server):
+                await self.control({"subtype": "mcp_reconnect", "serverName": server})
+            case port.McpEnable(server=server, enabled=enabled):
+                await self.control({"subtype": "mcp_toggle", "serverName": server, "enabled": enabled})
+            case port.Describe(what=what):
+                return await self.control({"subtype": "yoke_describe", "what": what})
+        return {}
+
+    def prompt(self, content: Any, ident: str = "") -> dict[str, Any]:
+        """The prompt on disk (the session's queue journal) before it is acknowledged, then to the session;
+        its `uuid` comes back on the replayed user line when its turn begins."""
+        import uuid
+
+        ident = ident or str(uuid.uuid4())
+        text = content if isinstance(content, str) else json.dumps(content)
+        journal_queue(self.ident, "enqueue", ident, content)
         self._write(
             {
                 "type": "user",
-                "message": {"role": "user", "content": text},
+                "message": {"role": "user", "content": content},
                 "parent_tool_use_id": None,
                 "session_id": self.record["sessionId"],
+                "uuid": ident,
             }
         )
         self.queued.append(text)
         self.last_activity = int(time.time() * 1000)
         self.set_state("busy", "working")
+        return {"id": ident, "position": len(self.queued) - 1}
 
     async def control(self, request: dict[str, Any]) -> dict[str, Any]:
         """Send the session a control request (the Agent SDK's shape); its answer's `response`, or
@@ -259,6 +312,7 @@ class HostedSession:
         """Stop the session's process; its transcript stays and `respawn` continues it."""
         if not self.live or self.proc is None:
             return
+        self.stopping = True
         try:
             if force:
                 self.proc.kill()
@@ -277,30 +331,76 @@ class HostedSession:
 def _last_seq(ident: str) -> int:
     """A respawned session continues its numbering, so a client's last seen number stays meaningful."""
     last = 0
-    try:
-        with open(stream_log_path(ident), "rb") as handle:
-            for line in handle:
-                try:
-                    last = max(last, int(jsonsafe.loads(line)["seq"]))
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
-        pass
+    for path in (rotated(stream_log_path(ident)), stream_log_path(ident)):
+        try:
+            with open(path, "rb") as handle:
+                for line in handle:
+                    try:
+                        last = max(last, int(jsonsafe.loads(line)["seq"]))
+                    except (ValueError, KeyError, TypeError):
+                        continue
+        except OSError:
+            pass
     return last
 
 
 def read_stream_log(ident: str, since: int = 0, before: int | None = None) -> list[dict[str, Any]]:
     entries = []
+    for path in (rotated(stream_log_path(ident)), stream_log_path(ident)):  # the older part first
+        try:
+            with open(path, "rb") as handle:
+                for line in handle:
+                    try:
+                        entry = jsonsafe.loads(line)
+                        seq = int(entry["seq"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a torn last line after a crash
+                    if seq > since and (before is None or seq < before):
+                        entries.append(entry)
+        except OSError:
+            pass
+    return entries
+
+
+def queue_journal_path(ident: str) -> Any:
+    return stream_log_path(ident).with_suffix(".queue")
+
+
+def journal_queue(ident: str, operation: str, prompt_id: str, content: Any = None) -> None:
+    """The host's queue of a session on disk (`hosted/<id>.queue`, one JSON line per enqueue and dequeue):
+    a prompt is written here before the client hears it was accepted, so a killed host, a `stop` or a
+    restart loses none; `respawn` sends again those never begun (`pending_queue`)."""
+    entry: dict[str, Any] = {"op": operation, "id": prompt_id}
+    if content is not None:
+        entry["content"] = content
+    with open(queue_journal_path(ident), "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def pending_queue(ident: str) -> list[tuple[str, Any]]:
+    """(id, content) of the prompts enqueued and never begun, oldest first."""
+    pending: dict[str, Any] = {}
     try:
-        with open(stream_log_path(ident), "rb") as handle:
+        with open(queue_journal_path(ident), "rb") as handle:
             for line in handle:
                 try:
                     entry = jsonsafe.loads(line)
-                    seq = int(entry["seq"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line after a crash
-                if seq > since and (before is None or seq < before):
-                    entries.append(entry)
+                except ValueError:
+                    continue  # a torn last line
+                if entry.get("op") == "enqueue":
+                    pending[str(entry.get("id"))] = entry.get("content")
+                elif entry.get("op") == "dequeue":
+                    pending.pop(str(entry.get("id")), None)
     except OSError:
         pass
-    return entries
+    return list(pending.items())
+
+
+def clear_queue_journal(ident: str) -> None:
+    """Once the pending prompts were sent again, the journal starts afresh (they are enqueued anew)."""
+    try:
+        os.unlink(queue_journal_path(ident))
+    except OSError:
+        pass

@@ -7,8 +7,9 @@ import os
 import uuid
 from typing import Any
 
-from yoke.host import records
-from yoke.host.hosted import HostedSession
+from yoke.host import one_entry, records
+from yoke.host.hosted import HostedSession, pending_queue
+from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
 
 
@@ -38,9 +39,11 @@ async def _start(host, client, ident, params):
     if not os.path.isdir(cwd):
         raise ValueError(f"{cwd} is not a folder")
     resume = params.get("resume")
-    session_id = str(resume or uuid.uuid4())
+    session_id, resume_path = one_entry.resume_target(resume) if resume else (str(uuid.uuid4()), None)
     prompt = params.get("prompt")
     short = session_id[:8]
+    if resume:
+        one_entry.refuse_if_running(host, short, session_id, cwd, _env(params))
     record = {
         "id": short,
         "cwd": cwd,
@@ -49,13 +52,23 @@ async def _start(host, client, ident, params):
         "name": str(params.get("name") or (prompt or short))[:80],
         "args": [str(a) for a in params.get("args") or []],
     }
-    session = await _launch(host, record, _env(params), resume=bool(resume))
+    first = ["--resume", resume_path] if resume_path else []  # this start only: later ones go by the id
+    session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:
         session.prompt(str(prompt))
     return {"id": short, "sessionId": session_id, "pid": record["pid"]}
 
 
+CONTINUE_PROMPT = (
+    "The session was stopped in the middle of this task and has been restarted. Carry on with the task "
+    "from where it stopped; a tool call that was cut off has no result."
+)
+
+
 async def _respawn(host, client, ident, params):
+    """Start a stopped session again on its transcript. A turn it was killed in continues to its answer
+    (unless `continue` is false: only restored), then the prompts it had accepted and not begun are sent
+    again, in order, and then the respawn's own prompt."""
     query = str(params.get("session") or "")
     record = records.find(query)
     if record is None:
@@ -63,17 +76,26 @@ async def _respawn(host, client, ident, params):
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
+    mid_turn = bool(record.get("midTurn")) or record.get("state") in ("working", "blocked")
+    owed = pending_queue(record["id"])
+    record.pop("midTurn", None)
+    one_entry.refuse_if_running(host, record["id"], record["sessionId"], record["cwd"], _env(params))
     session = await _launch(host, record, _env(params), resume=True)
+    mid_turn = mid_turn and params.get("continue", True) is not False
+    if mid_turn:
+        session.prompt(CONTINUE_PROMPT)
+    for prompt_id, content in owed:
+        session.prompt(content, prompt_id)
     if params.get("prompt"):
         session.prompt(str(params["prompt"]))
-    return {"id": record["id"], "pid": record["pid"]}
+    return {"id": record["id"], "pid": record["pid"], "continued": mid_turn, "resent": len(owed)}
 
 
-async def _launch(host, record, env, resume: bool) -> HostedSession:
+async def _launch(host, record, env, resume: bool, first: list[str] | None = None) -> HostedSession:
     session = HostedSession(record, env)
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
     host.sessions[record["id"]] = session
-    await session.start(record.get("args") or [], resume=resume)
+    await session.start([*(record.get("args") or []), *(first or [])], resume=resume)
     return session
 
 
@@ -82,7 +104,10 @@ async def _attach(host, client, ident, params):
     since = params.get("since")
     driving = session.attach(client, ident, drive=params.get("role", "driver") == "driver")
     backlog = session.replay(int(since)) if isinstance(since, int) else []
-    for entry in backlog:
+    paced = getattr(client, "replay", None)  # a socket client is sent its backlog at the pace it reads
+    if paced is not None:
+        await paced([encode("stream", ident, entry) for entry in backlog])
+    for entry in backlog if paced is None else ():
         client.send(encode("stream", ident, entry))
     return {
         "session": session.ident,
@@ -90,7 +115,7 @@ async def _attach(host, client, ident, params):
         "driver": driving,
         "state": session.record["state"],
         "pending": list(session.pending.values()),
-        "queued": list(session.queued),
+        "queued": queued_previews(session.queued),
         "permissionMode": session.record.get("permissionMode"),
     }
 
@@ -99,7 +124,7 @@ def _state(session: HostedSession) -> dict[str, Any]:
     """A `session.state` notification's params."""
     record = session.record
     return {"session": session.ident, "status": record["status"], "state": record["state"],
-            "queued": list(session.queued), "permissionMode": record.get("permissionMode"),
+            "queued": queued_previews(session.queued), "permissionMode": record.get("permissionMode"),
             "costUsd": float(record.get("costUsd") or 0), "lastActivityAt": session.last_activity or None}  # fmt: skip
 
 
@@ -126,6 +151,21 @@ async def _prompt(host, client, ident, params):
     return {}
 
 
+# ops that change the session's course are the driver's; any client may interrupt, answer and look
+OPEN_OPS = ("interrupt", "reply", "describe")
+
+
+async def _op(host, client, ident, params):
+    """The session port's one method: `{session, op}` with `op` as `yoke.wire.ops` writes it."""
+    op = params.get("op")
+    if not isinstance(op, dict):
+        raise ProtocolError("invalid_params", "op is an object ({op: prompt|interrupt|reply|..., ...})")
+    session = host._session(params)
+    if op.get("op") not in OPEN_OPS:
+        _only_the_driver(session, client)
+    return await session.op(op)
+
+
 async def _control(host, client, ident, params):
     request = params.get("request")
     if not isinstance(request, dict):
@@ -150,7 +190,13 @@ async def _interrupt(host, client, ident, params):
 
 
 async def _stop(host, client, ident, params, force: bool = False):
-    session = host._session(params)
+    try:
+        session = host._session(params)
+    except KeyError:  # run by another host (same home, another runtime folder): its process is ended
+        stopped = await one_entry.stop_foreign(str(params.get("session") or ""), force)
+        if stopped is None:
+            raise
+        return {"id": stopped}
     await session.stop(force=force)
     return {"id": session.ident}
 
@@ -190,6 +236,7 @@ METHODS = {
     "respawn": _respawn,
     "attach": _attach,
     "detach": _detach,
+    "op": _op,
     "prompt": _prompt,
     "answer": _answer,
     "interrupt": _interrupt,

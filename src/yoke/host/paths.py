@@ -7,20 +7,38 @@ from pathlib import Path
 
 
 def runtime_dir(env: os._Environ | dict[str, str] | None = None) -> Path:
-    """The user's runtime directory (`$XDG_RUNTIME_DIR/yoke`, else a private folder under the temp dir),
-    created with mode 0700."""
+    """The host's folder for this configuration home: `$XDG_RUNTIME_DIR/yoke/<key>` (else a private folder
+    under the temp dir), created with mode 0700. One host per configuration home (`config_home_key`): two
+    profiles (another HOME, YOKE_HOME or CLAUDE_CONFIG_DIR) never share a host, so never each other's
+    sessions. `YOKE_HOST_DIR` names the folder itself."""
     env = os.environ if env is None else env
     base = env.get("YOKE_HOST_DIR")
     if base:
         path = Path(base)
-    elif env.get("XDG_RUNTIME_DIR"):
-        path = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
     else:
-        import tempfile
+        if env.get("XDG_RUNTIME_DIR"):
+            parent = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+        else:
+            import tempfile
 
-        path = Path(tempfile.gettempdir()) / f"yoke-{os.getuid()}"
+            parent = Path(tempfile.gettempdir()) / f"yoke-{os.getuid()}"
+        parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = parent / config_home_key(env)
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
+
+
+def config_home_key(env: os._Environ | dict[str, str]) -> str:
+    """Which configuration home a command runs with: the Yoke home and Claude's config folder it resolves
+    (YOKE_HOME, CLAUDE_CONFIG_DIR, else under HOME), as 12 hex digits (a socket path stays short)."""
+    import hashlib
+
+    from yoke.config.settings import claude_config_dir, yoke_home_dir
+
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    folders = (yoke_home_dir(home, env), claude_config_dir(home, env))
+    text = "\0".join(os.path.realpath(folder) for folder in folders)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def socket_path(env=None) -> Path:
@@ -36,6 +54,10 @@ def records_dir(env=None) -> Path:
     runtime directory."""
     from yoke.config.settings import yoke_home_dir
 
-    path = yoke_home_dir(env=os.environ if env is None else env) / "hosted"
-    path.mkdir(parents=True, exist_ok=True)
+    env = os.environ if env is None else env
+    path = yoke_home_dir(Path(env.get("HOME") or os.path.expanduser("~")), env) / "hosted"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only home: there is nothing to list, and a write says why itself
+        pass
     return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from yoke.jsonsafe import loads
+from yoke.jsonsafe import loads, utf8
 
 MAX_MESSAGE = 10 * 1024 * 1024  # bytes per message, either way
 TYPES = ("request", "response", "notification", "error", "stream")
@@ -21,9 +21,9 @@ class ProtocolError(Exception):
 
 
 def encode(kind: str, ident: str | None, payload: Any) -> bytes:
-    return (
-        json.dumps({"id": ident, "type": kind, "payload": payload}, separators=(",", ":")) + "\n"
-    ).encode()
+    # UTF-8, not \u escapes: a prompt in another script is not sent at three times its size
+    message = {"id": ident, "type": kind, "payload": payload}
+    return utf8(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 
 def error(ident: str | None, code: str, message: str) -> bytes:

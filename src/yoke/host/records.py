@@ -37,11 +37,18 @@ def pid_alive(pid: Any) -> bool:
 
 
 def record_path(ident: str, env=None) -> Path:
-    return records_dir(env) / f"{ident}.json"
+    return records_dir(env) / f"{_plain(ident)}.json"
 
 
 def stream_log_path(ident: str, env=None) -> Path:
-    return records_dir(env) / f"{ident}.stream.jsonl"
+    return records_dir(env) / f"{_plain(ident)}.stream.jsonl"
+
+
+def _plain(ident: str) -> str:
+    """An entry's files stay in the hosted folder: an id is a name, never a path."""
+    if not ident or "/" in ident or "\0" in ident or ident in (".", ".."):
+        raise ValueError(f"{ident!r} is not a session id")
+    return ident
 
 
 def write_record(record: dict[str, Any], env=None) -> None:
@@ -96,5 +103,6 @@ def find(query: str, env=None) -> dict[str, Any] | None:
 
 def remove(ident: str, env=None) -> None:
     log = stream_log_path(ident, env)
-    for path in (record_path(ident, env), log, log.with_suffix(".stderr")):
+    older = log.with_name(f"{ident}.stream.1.jsonl")  # limits.rotated
+    for path in (record_path(ident, env), log, older, log.with_suffix(".stderr")):
         path.unlink(missing_ok=True)

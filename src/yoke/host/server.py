@@ -20,22 +20,57 @@ from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encod
 
 # bytes queued for one client before it counts as too slow and is dropped (it may reconnect with its last seq)
 CLIENT_BUFFER = int(os.environ.get("YOKE_HOST_CLIENT_BUFFER") or 8 * 1024 * 1024)
+# seconds a TCP or WebSocket client has to authenticate (`hello` with the token) before it is dropped, and
+# how many may be waiting to at once: idle connections cannot use up the host's file descriptors
+HELLO_DEADLINE = float(os.environ.get("YOKE_HOST_HELLO_TIMEOUT") or 10)
+REPLAY_STALL = 30.0  # seconds a replaying client may read nothing before it is dropped
 
 
 class Client:
     def __init__(self, writer: asyncio.StreamWriter, authenticated: bool):
         self.writer = writer
         self.authenticated = authenticated
+        self.held: list[bytes] | None = None  # live messages waiting for a replay to finish
+        self.held_bytes = 0
 
     def send(self, data: bytes) -> bool:
         """Queue `data`; False (and the connection dropped) when the client has stopped reading."""
         if self.writer.is_closing():
             return False
+        if self.held is not None:  # a replay is under way: live messages follow it, in order
+            self.held.append(data)
+            self.held_bytes += len(data)
+            if self.held_bytes <= CLIENT_BUFFER:
+                return True
+            self.abort()
+            return False
         if self.writer.transport.get_write_buffer_size() > CLIENT_BUFFER:
-            self.writer.transport.abort()
+            self.abort()
             return False
         self.writer.write(data)
         return True
+
+    async def replay(self, messages: list[bytes]) -> None:
+        """Send a reconnecting client's backlog at the pace it reads, however long (a backlog sent at once
+        overflowed the buffer, and a client dropped for reading slowly was dropped again in its replay).
+        What the session says meanwhile is held and follows the backlog."""
+        self.held, self.held_bytes = [], 0
+        try:
+            for data in messages:
+                if self.writer.is_closing():
+                    return
+                self.writer.write(data)
+                if self.writer.transport.get_write_buffer_size() > CLIENT_BUFFER // 2:
+                    await asyncio.wait_for(self.writer.drain(), REPLAY_STALL)
+        except (ConnectionError, TimeoutError):
+            self.abort()
+        finally:
+            held, self.held = self.held or [], None
+            for data in held:
+                self.send(data)
+
+    def abort(self) -> None:
+        self.writer.transport.abort()
 
 
 class Host:
@@ -46,6 +81,8 @@ class Host:
         self.token = token
         self.last_busy = time.monotonic()
         self.done = asyncio.Event()
+        self.unauthenticated = 0  # connections yet to send their `hello` with the token
+        self.max_unauthenticated = _unauthenticated_cap()
         self.pages: dict[
             Any, Any
         ] = {}  # remote-control pages (webpage.py), by the client that asked for them
@@ -65,13 +102,24 @@ class Host:
                 writer.transport.abort()
 
     async def serve(self, client: Any, messages: Any) -> None:
-        """Answer a client's messages (an async iterator of bytes) until it leaves or fails to authenticate."""
+        """Answer a client's messages (an async iterator of bytes) until it leaves or fails to authenticate
+        (or does not within HELLO_DEADLINE seconds)."""
+        deadline = None
+        if not client.authenticated:
+            if self.unauthenticated >= self.max_unauthenticated:
+                _drop(client)
+                return
+            self.unauthenticated += 1
+            deadline = asyncio.get_running_loop().call_later(HELLO_DEADLINE, _drop_unless_in, client)
         self.clients.add(client)
         try:
             async for line in messages:
                 if line.strip() and not await self._handle_line(client, line):
                     break
         finally:
+            if deadline is not None:
+                deadline.cancel()
+                self.unauthenticated -= 1
             self.clients.discard(client)
             for session in self.sessions.values():
                 session.detach(client)
@@ -103,6 +151,8 @@ class Host:
             client.send(error(ident, exc.code, str(exc)))
         except (LookupError, RuntimeError, ValueError, OSError) as exc:
             client.send(error(ident, "failed", str(exc).strip("'\"")))
+        except (TypeError, AttributeError) as exc:  # a parameter of the wrong shape (`args: 5`)
+            client.send(error(ident, "invalid_params", f"a parameter has the wrong type ({exc})"))
         return True
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
@@ -132,31 +182,63 @@ class Host:
         await asyncio.gather(*(s.stop(force=False) for s in self.sessions.values()), return_exceptions=True)
 
 
+def _unauthenticated_cap() -> int:
+    """How many connections may wait to authenticate at once: a quarter of the descriptors the host may
+    open (raised to its hard limit first), at most 256, so the rest stay for sessions and clients."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else 65536
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY:
+        return 256
+    return max(8, min(256, soft // 4))
+
+
+def _drop(client: Any) -> None:
+    abort = getattr(client, "abort", None) or client.close
+    abort()
+
+
+def _drop_unless_in(client: Any) -> None:
+    if not client.authenticated:
+        client.send(
+            error(None, "unauthorized", f"no hello with the host's token within {HELLO_DEADLINE:g} s")
+        )
+        _drop(client)
+
+
 async def _lines(reader: asyncio.StreamReader, client: Client) -> Any:
+    """The connection's lines. A line over the limit gets one `message_too_large` and is skipped to its end,
+    exactly: the next line is the next request, whether or not the long one's end had arrived yet."""
+    skipping = False
     while True:
         try:
-            line = await reader.readline()
-        except ValueError:  # over the limit: said, and the rest of that line skipped
-            client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
-            if not await _skip_line(reader):
+            line = await reader.readuntil(b"\n")
+        except asyncio.LimitOverrunError as exc:  # nothing consumed: drop what was read of the long line
+            if not skipping:
+                client.send(error(None, "message_too_large", f"a message is at most {MAX_MESSAGE} bytes"))
+            skipping = True
+            try:
+                await reader.readexactly(exc.consumed)
+            except (asyncio.IncompleteReadError, ConnectionError):
                 return
             continue
+        except asyncio.IncompleteReadError as exc:  # the end of the connection: its last, unended line
+            if exc.partial and not skipping:
+                yield exc.partial
+            return
         except ConnectionError:
             return
-        if not line:
-            return
-        yield line
-
-
-async def _skip_line(reader: asyncio.StreamReader) -> bool:
-    """Read past the rest of an over-long line; False at the end of the connection."""
-    while True:
-        try:
-            return bool(await reader.readline())
-        except ValueError:
+        if skipping:  # the end of the long line
+            skipping = False
             continue
-        except ConnectionError:
-            return False
+        yield line
 
 
 # -- methods: each (host, client, request id, params) -> the response's payload -------------------------------

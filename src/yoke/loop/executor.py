@@ -27,7 +27,8 @@ from yoke.loop.calls import (
 )
 from yoke.loop.lifecycle import Lifecycle, LifecycleOutcome
 from yoke.messages import Block, tool_result_block
-from yoke.seams import Answer, Decision, Gate, NoAsker, PermissionQuestion
+from yoke.permissions.gate import Decision, Gate
+from yoke.seams import Answer, NoAsker, PermissionQuestion
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolInputError, ToolResult
 from yoke.tools.registry import ToolRegistry
 

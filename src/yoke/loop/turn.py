@@ -21,7 +21,7 @@ from yoke.providers import base as pb
 from yoke.records import Record
 
 if TYPE_CHECKING:
-    from yoke.session.recorder import Recorder
+    from yoke.loop.recording import Recording
 
 
 class LoopSettings(Record):
@@ -106,7 +106,7 @@ class Agent(Record):
         provider: pb.Provider,
         executor: ToolExecutor,
         settings: LoopSettings,
-        recorder: Recorder,
+        recorder: Recording,
         system: list[Block] | None = None,
         messages: list[Message] | None = None,
         ledger: CostLedger | None = None,

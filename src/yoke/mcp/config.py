@@ -18,6 +18,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.mcp.policy import policy_allows
 from yoke.records import Record, dataclass
@@ -117,7 +118,7 @@ def project_key(cwd: Path) -> str:
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object from disk; {} when absent. A broken file raises ValueError naming it."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         return {}
     except OSError as exc:

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from yoke.fsutil import read_regular_text
 from yoke.memory.globs import glob_matches
 from yoke.memory.markdown import find_imports, parse_frontmatter, strip_html_comments
 from yoke.providers.tokens import estimate_text
@@ -188,7 +189,7 @@ class MemoryIndex:
             return []
         self._seen.add(real)
         try:
-            raw = Path(real).read_text(encoding="utf-8", errors="replace")
+            raw = read_regular_text(real, errors="replace")
         except OSError:
             return []
         meta, body = parse_frontmatter(raw)

@@ -5,7 +5,7 @@ asking Claude to edit CLAUDE.md). Yoke keeps it for headless runs: `--memory-tar
 `project` (`./CLAUDE.md`, the default), `user` (`~/.claude/CLAUDE.md`) or `local` (`./CLAUDE.local.md`).
 Only a single-line prompt of the form `# text` counts; a Markdown document that opens with a heading
 (more lines, or `## ...`) goes to the model as always. The note is appended as a `- text` line; the
-write is atomic.
+write is atomic, and notes saved at once are all kept.
 """
 
 from __future__ import annotations
@@ -38,10 +38,21 @@ def target_path(target: str, cwd: Path, env: Mapping[str, str], home: Path | Non
 
 
 def save_note(note: str, path: Path) -> None:
+    """Append `- note` atomically. Notes saved at once (20 `yoke -p "# ..."` in parallel) each read, add and
+    replace under a lock on the file's folder (not the file: a replace swaps its inode), so none is lost."""
+    import fcntl
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        current = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = ""
-    if current and not current.endswith("\n"):
-        current += "\n"
-    replace_file(path, (current + f"- {note}\n").encode("utf-8"))
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        try:
+            current = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            current = ""
+        if current and not current.endswith("\n"):
+            current += "\n"
+        replace_file(path, (current + f"- {note}\n").encode("utf-8"))
+    finally:
+        os.close(folder)  # and the lock with it

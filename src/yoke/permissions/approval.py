@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from yoke.paths import ResolvedPath, is_inside, is_secret, real_dirs
+from yoke.permissions.gate import Decision
 from yoke.permissions.matching import SHELL_TOOLS, CallFacts, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.permissions.sandbox_exclusions import command_excluded
 from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
-from yoke.seams import Decision
 
 if TYPE_CHECKING:
     from yoke.permissions.bash_analysis import BashAnalysis, Invocation

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from yoke.messages import Message, text_of
 from yoke.permissions.auto_mode_rules import auto_mode_config, classifier_system, effective_rules
+from yoke.permissions.gate import Decision
 from yoke.providers import base as pb
-from yoke.seams import Decision
 
 if TYPE_CHECKING:
     from yoke.permissions.pipeline import PermissionGate

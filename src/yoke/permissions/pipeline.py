@@ -27,11 +27,12 @@ from yoke.paths import (
     remember_judged,
 )
 from yoke.permissions.approval import Approval
+from yoke.permissions.gate import Decision
 from yoke.permissions.gate_actions import GateActions
 from yoke.permissions.matching import CallFacts, RuleMatcher, call_facts, canonical_input
 from yoke.permissions.rules import PermissionRule
 from yoke.sandbox.settings import SandboxSettings
-from yoke.seams import BASIC_MODES, MODES, Decision
+from yoke.seams import BASIC_MODES, MODES
 from yoke.tools.base import Tool, ToolContext
 
 ClassifierFn = Callable[[Tool, dict[str, Any], ToolContext], Awaitable[Decision | None]]
@@ -361,7 +362,7 @@ _PATH_TOOL = _PathTool()
 
 
 if TYPE_CHECKING:
-    from yoke.seams import Gate
+    from yoke.permissions.gate import Gate
 
     def _is_a_gate(
         gate: PermissionGate,

@@ -18,6 +18,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.records import dataclass
 
@@ -286,7 +287,7 @@ def _check_agent_paths(manifest_path: Path, value: Any) -> None:
 
 def _read_json(path: Path) -> Any:
     try:
-        return safe_json(path.read_text(encoding="utf-8"))
+        return safe_json(read_regular_text(path))
     except (OSError, UnicodeDecodeError) as exc:
         raise PluginError(f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
     except json.JSONDecodeError as exc:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.plugins.plugin import PluginError
 
@@ -82,7 +83,7 @@ def now_iso() -> str:
 
 def read_json(path: Path, default: Any) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)
     except FileNotFoundError:
         return default
     except OSError as exc:

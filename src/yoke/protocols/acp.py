@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,9 @@ from acp import schema
 
 from yoke import __version__
 from yoke import events as ev
+from yoke.events import port
+from yoke.events.port import PORT_EVENTS, PortEvent, SessionPort
+from yoke.ids import new_uuid
 from yoke.protocols.acp_updates import UpdateMapper, prompt_from_blocks
 from yoke.seams import Answer, NoAsker, PermissionQuestion
 
@@ -75,8 +79,9 @@ class YokeAgent:
 
     def __init__(self) -> None:
         self.conn: Any = None
-        self.sessions: dict[str, Any] = {}
-        self.running: dict[str, asyncio.Task] = {}
+        self.sessions: dict[str, SessionPort] = {}
+        self.forwarders: dict[str, asyncio.Task[None]] = {}  # each session's events -> session/update
+        self.turns: dict[str, asyncio.Future[ev.Result]] = {}  # a prompt's id -> its result, when it comes
         self.client_capabilities: Any = None  # what the client offered in `initialize`
         self.terminals: dict[str, Any] = {}  # session id -> its ClientTerminal (None: not offered)
 
@@ -140,6 +145,10 @@ class YokeAgent:
                 offered.session_id = session.id
         self.terminals[session.id] = terminal
         self.sessions[session.id] = session
+        stream = session.events()  # subscribed before any prompt: nothing is missed
+        self.forwarders[session.id] = asyncio.get_running_loop().create_task(
+            self._forward(session.id, session, stream)
+        )
         await self.conn.session_update(
             session_id=session.id,
             update=schema.AvailableCommandsUpdate(
@@ -168,7 +177,7 @@ class YokeAgent:
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
         session = self._session(session_id)
         try:
-            session.set_permission_mode(mode_id)
+            await session.submit(port.SetMode(mode_id))
         except ValueError as exc:
             raise acp.RequestError.invalid_params({"message": str(exc)}) from None
         await self.conn.session_update(
@@ -176,17 +185,35 @@ class YokeAgent:
             update=schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
         )
 
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
-        session = self._session(session_id)
+    async def _forward(self, session_id: str, session: Any, stream: AsyncIterator[PortEvent]) -> None:
+        """Every event of the session as `session/update`s, also those of turns no `session/prompt` asked
+        for (the follow-up query a background agent's notice starts); a prompt's result resolves it."""
         mapper = UpdateMapper(
             session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities)
         )
-        result: ev.Result | None = None
-        async for event in session.query(prompt_from_blocks(prompt)):
-            if isinstance(event, ev.Result):
-                result = event
-            for update in mapper.updates(event):
-                await self.conn.session_update(session_id=session_id, update=update)
+        current = ""
+        async for event in stream:
+            if isinstance(event, port.TurnBegan):
+                current = event.prompt_id
+            if isinstance(event, PORT_EVENTS):
+                continue
+            try:
+                for update in mapper.updates(event):
+                    await self.conn.session_update(session_id=session_id, update=update)
+            except Exception:  # the editor went away: the turn goes on, its result still answers the prompt
+                pass
+            if isinstance(event, ev.Result) and event.agent_id == "main":
+                waiting = self.turns.pop(current, None)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(event)
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
+        session = self._session(session_id)
+        ident = new_uuid()
+        waiting: asyncio.Future[ev.Result] = asyncio.get_running_loop().create_future()
+        self.turns[ident] = waiting
+        await session.submit(port.Prompt(prompt_from_blocks(prompt), id=ident))
+        result: ev.Result | None = await waiting
         reason: schema.StopReason = "cancelled"
         if result is not None and result.reason != "interrupted":
             reason = STOP_REASONS.get(result.reason, "end_turn")
@@ -199,11 +226,14 @@ class YokeAgent:
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
         if session is not None:
-            session.interrupt()
+            await session.submit(port.Interrupt())
 
     async def close_session(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.pop(session_id, None)
         self.terminals.pop(session_id, None)
+        forwarder = self.forwarders.pop(session_id, None)
+        if forwarder is not None:
+            forwarder.cancel()
         if session is not None:
             await session.close()
 
@@ -217,6 +247,8 @@ class YokeAgent:
         return None
 
     async def close_all(self) -> None:
+        for forwarder in self.forwarders.values():
+            forwarder.cancel()
         for session in list(self.sessions.values()):
             await session.close()
 

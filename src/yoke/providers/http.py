@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from yoke import __version__
 from yoke.providers.base import ProviderError, ProviderEvent, RetryNotice
 from yoke.providers.retry import RetryPolicy, send_with_retries
-from yoke.providers.sse import SSEEvent
+from yoke.providers.sse import SSEEvent, is_keepalive
 from yoke.providers.transport import (
     HttpRequest,
     HttpResponse,
@@ -238,19 +238,22 @@ def _json_body(response: HttpResponse) -> Any:
 async def _idle_guarded(
     events: AsyncGenerator[SSEEvent, None], seconds: float
 ) -> AsyncGenerator[SSEEvent, None]:
-    """Pass events through; raise TimeoutError when the next one takes longer than `seconds`. Closing this
-    closes `events` too, so wrappers below (a recorder's tee) finish promptly."""
+    """Pass events through; raise TimeoutError when no progress came for `seconds` (a ping is not
+    progress). Closing this closes `events` too, so wrappers below (a recorder's tee) finish promptly."""
     import asyncio
 
     iterator = aiter(events)
+    deadline = time.monotonic() + seconds
     try:
         while True:
             try:
-                async with asyncio.timeout(seconds):
+                async with asyncio.timeout(deadline - time.monotonic()):
                     event = await anext(iterator)
             except StopAsyncIteration:
                 return
             yield event
+            if not is_keepalive(event):
+                deadline = time.monotonic() + seconds
     finally:
         close = getattr(iterator, "aclose", None)
         if close is not None:

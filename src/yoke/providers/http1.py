@@ -16,6 +16,7 @@ import codecs
 import json
 import os
 import re
+import time
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,7 +25,7 @@ import httptools
 
 from yoke.jsonsafe import utf8
 from yoke.providers.base import ProviderError
-from yoke.providers.sse import SSEEvent, SSEParser
+from yoke.providers.sse import SSEEvent, SSEParser, is_keepalive
 from yoke.providers.transport import (
     ConnectionFailure,
     HttpRequest,
@@ -227,8 +228,13 @@ class Http1Transport:
                 response.status, headers, events=events, closer=close_stream, idle_guarded=guarded
             )
         try:
-            while not response.complete:
-                await self._read_more(conn, response, None)
+            # the whole answer within the read timeout: a body trickled a byte at a time is not progress
+            async with asyncio.timeout(self._read_timeout):
+                while not response.complete:
+                    await self._read_more(conn, response, None)
+        except TimeoutError:
+            conn.close()
+            raise ConnectionFailure(f"ReadTimeout: no whole answer within {self._read_timeout:g} s") from None
         except (OSError, *_PARSE_ERRORS) as exc:
             conn.close()
             raise ConnectionFailure(f"{type(exc).__name__}: {exc}") from None
@@ -289,14 +295,23 @@ class Http1Transport:
         parser = SSEParser()
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         finished = False
+        # The idle limit counts progress, not bytes: a ping or a comment does not move the deadline, so a
+        # server that only pings is given up like a silent one
+        deadline = None if idle is None else time.monotonic() + idle
         try:
             while True:
                 if response.body:
+                    progress = False
                     for sse in parser.feed(decoder.decode(response.take_body())):
+                        progress = progress or not is_keepalive(sse)
                         yield sse
+                    if progress and idle is not None:
+                        deadline = time.monotonic() + idle
                 if response.complete:
                     break
-                await self._read_more(conn, response, idle)
+                await self._read_more(
+                    conn, response, None if deadline is None else deadline - time.monotonic()
+                )
             for sse in parser.feed(decoder.decode(b"", final=True)) + parser.close():
                 yield sse
             finished = True

@@ -19,6 +19,12 @@ class SSEEvent(Record):
         self.data = data
 
 
+def is_keepalive(event: SSEEvent) -> bool:
+    """A ping: the server saying it is alive, not progress. A wait bounded by progress ignores it (a server
+    that only pings must still reach the deadline); comments never become events at all."""
+    return event.event == "ping"
+
+
 class SSEParser:
     def __init__(self) -> None:
         self._pending = ""  # text after the last complete line

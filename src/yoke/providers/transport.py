@@ -230,7 +230,11 @@ class HttpxTransport:
 
             return HttpResponse(response.status_code, resp_headers, events=events, closer=close_stream)
         try:
-            body = await response.aread()
+            # the whole answer within the read timeout: a body trickled a byte at a time is not progress
+            async with asyncio.timeout(self._read_timeout):
+                body = await response.aread()
+        except TimeoutError:
+            raise ConnectionFailure(f"ReadTimeout: no whole answer within {self._read_timeout:g} s") from None
         except httpx.HTTPError as exc:
             raise ConnectionFailure(describe_http_error(exc)) from exc
         finally:

@@ -8,6 +8,9 @@ from collections.abc import AsyncIterable, AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from yoke import events as ev
+from yoke.events import port
+from yoke.events.port import PORT_EVENTS, PortEvent
 from yoke.sdk import types as t
 from yoke.sdk.convert import MessageConverter
 from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
@@ -121,13 +124,18 @@ def session_options(options: t.ClaudeAgentOptions) -> Any:
 
 class ClaudeSDKClient:
     """A multi-turn conversation: `connect()`, then `query()` and `receive_response()` as many times as
-    wanted, `interrupt()` from another task, `disconnect()` (or use it as an async context manager)."""
+    wanted, `interrupt()` from another task, `disconnect()` (or use it as an async context manager).
+
+    It drives the session through its port (`yoke.events.port`): a query is a `Prompt` op, the messages come
+    from the session's one event stream, so a background agent's notice and the follow-up query it starts
+    arrive as they do from the `claude` CLI (after the result of the turn that launched it)."""
 
     def __init__(self, options: t.ClaudeAgentOptions | None = None):
         self.options = options or t.ClaudeAgentOptions()
-        self.session: Any = None
+        self.session: Any = None  # the in-process `Session` (a `SessionPort`, and its init fields)
         self._converter = MessageConverter(self.options.include_partial_messages)
-        self._pending: list[Any] = []
+        self._stream: AsyncIterator[PortEvent] | None = None
+        self._waiting = 0  # prompts submitted whose result has not been read
         self._announced = False
 
     async def connect(self, prompt: str | AsyncIterable[dict[str, Any]] | None = None) -> None:
@@ -144,51 +152,71 @@ class ClaudeSDKClient:
         self._converter.init_extra = self.session.init_fields()
         if isinstance(options.asker, CallbackAsker):
             options.asker.session = self.session
+        self._stream = self.session.events()
         if prompt is not None:
             await self.query(prompt)
 
     async def query(self, prompt: str | AsyncIterable[dict[str, Any]], session_id: str = "default") -> None:
         """Queue a prompt; its messages come from `receive_response()`."""
         if isinstance(prompt, str):
-            self._pending.append(prompt)
+            await self._submit(prompt)
             return
         async for message in prompt:
             content = (message.get("message") or {}).get("content")
             if content:
-                self._pending.append(content)
+                await self._submit(content)
+
+    async def _submit(self, content: Any) -> None:
+        if self.session is None:
+            raise RuntimeError("Not connected. Call connect() first.")
+        await self.session.submit(port.Prompt(content))
+        self._waiting += 1
 
     async def receive_messages(self) -> AsyncIterator[t.Message]:
-        while self._pending:
-            async for message in self.receive_response():
+        """Every message until the session has nothing more to say: the queued prompts' results, and the
+        follow-up queries background work starts, until it is idle."""
+        while self._waiting:
+            async for message in self._receive(until_idle=True):
                 yield message
 
     async def receive_response(self) -> AsyncIterator[t.Message]:
-        """The messages of the next queued prompt, up to and including its ResultMessage."""
-        if self.session is None:
+        """The messages up to and including the next ResultMessage."""
+        async for message in self._receive(until_idle=False):
+            yield message
+
+    async def _receive(self, until_idle: bool) -> AsyncIterator[t.Message]:
+        if self.session is None or self._stream is None:
             raise RuntimeError("Not connected. Call connect() first.")
-        if not self._pending:
+        if not self._waiting and not until_idle:
             return
-        prompt = self._pending.pop(0)
         if not self._announced:
             self._announced = True
             for message in self._converter.messages(self.session.started):
                 yield message
-        async for event in self.session.query(prompt):
+        async for event in self._stream:
+            if isinstance(event, port.Idle):
+                if until_idle and not self._waiting:
+                    return
+                continue
+            if isinstance(event, PORT_EVENTS):
+                continue
             for message in self._converter.messages(event):
                 yield message
+            if isinstance(event, ev.Result) and event.agent_id == "main":
+                self._waiting = max(0, self._waiting - 1)
+                if not until_idle:
+                    return
 
     async def interrupt(self) -> None:
         if self.session is not None:
-            self.session.interrupt()
+            await self.session.submit(port.Interrupt())
 
     async def set_permission_mode(self, mode: str) -> None:
-        self.session.set_permission_mode(mode)
+        await self.session.submit(port.SetMode(mode))
 
     async def set_model(self, model: str | None = None) -> None:
         if model:
-            refusal = await self.session.switch_model(model, "sdk")
-            if refusal:
-                raise ValueError(refusal)
+            await self.session.submit(port.SetModel(model))  # ValueError: why a hook kept the model
 
     async def disconnect(self) -> None:
         if self.session is not None:

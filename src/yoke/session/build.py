@@ -174,6 +174,11 @@ def session_stage(stages: Stages, agent: Agent, inherited: Inherited | None = No
         from yoke.session.spend_records import record_requests
 
         record_requests(model.ledger, capabilities.recorder, agent.spend)
+    if inherited is None:  # a transcript that stops (and starts again) being saved tells every client
+        side_events = session.side_events
+        session.agent.recorder.transcript.on_warning = lambda text: side_events.append(
+            ev.Notice("warning", text)
+        )
     auto_memory = capabilities.auto_memory
     if auto_memory is not None:
         resources.callback(lambda: _end_auto_memory(auto_memory, session), "auto memory")

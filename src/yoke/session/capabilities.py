@@ -33,8 +33,8 @@ from yoke.session.tool_setup import (
 )
 
 if TYPE_CHECKING:
+    from yoke.permissions.gate import Gate
     from yoke.permissions.pipeline import PermissionGate
-    from yoke.seams import Gate
     from yoke.session.engine import Session
 
 Owner = Callable[[], "Session"]  # the session being built, once it is: its tools start its sub-agents
@@ -249,9 +249,7 @@ def _runner(environment: Environment, owner: Owner, depth: int | None) -> Any:
         return None
     from yoke.agents.runner import AgentRunner
 
-    return AgentRunner(
-        environment.catalog, owner, depth, background_default=environment.options.background_agents
-    )
+    return AgentRunner(environment.catalog, owner, depth)
 
 
 def session_gate(

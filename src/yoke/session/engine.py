@@ -19,16 +19,18 @@ from yoke.agents.child_options import ChildOptions
 from yoke.ids import random_hex
 from yoke.loop.turn import Agent
 from yoke.messages import TASK_NOTICE, Block, Message
+from yoke.session.readouts import Readouts
 from yoke.session.resources import ResourceStack
 from yoke.session.routing import PromptRouter, default_router
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-    from yoke.seams import Gate
+    from yoke.events.port import Op, PortEvent, Snapshot
+    from yoke.permissions.gate import Gate
     from yoke.session.background import BackgroundWork
+    from yoke.session.port import SessionDriver
     from yoke.session.stages import Stages
-    from yoke.tools.services import SessionServices
 
     Spawn = Callable[["Session", ChildOptions, str, str], Awaitable["Session"]]
 
@@ -48,7 +50,7 @@ def set_gate_mode(gate: Gate, mode: str) -> None:
     gate.set_mode(mode)
 
 
-class Session:
+class Session(Readouts):
     def __init__(
         self,
         agent: Agent,
@@ -90,6 +92,7 @@ class Session:
         self._spawn = spawn  # builds a child of this session (`session/build.py` `open_child`)
         self.stages = stages  # the records assembly built this session from (`session/stages.py`)
         self._background_work: BackgroundWork | None = None  # made when background work first needs it
+        self._port: SessionDriver | None = None  # made when a client first submits or listens
 
     # ---- what front-ends read -------------------------------------------------------------------------
 
@@ -100,10 +103,6 @@ class Session:
     @property
     def model(self) -> str:
         return self.agent.settings.model
-
-    @property
-    def cwd(self) -> Path:
-        return self.agent.executor.ctx.cwd
 
     @property
     def permission_mode(self) -> str:
@@ -128,14 +127,6 @@ class Session:
     def tool_names(self) -> list[str]:
         return self.agent.executor.registry.names()
 
-    def describe_call(self, tool_name: str, input: dict[str, Any]) -> tuple[str, list[str]]:
-        """What a call does (the tool's kind: read, edit, execute, ...) and the paths it names, for
-        front-ends that show calls (ACP locations, the terminal UI)."""
-        tool = self.agent.executor.registry.get(tool_name)
-        if tool is None:
-            return "other", []
-        return str(tool.kind), tool.paths(input)
-
     @property
     def transcript_path(self) -> Path:
         return self.agent.recorder.transcript.path
@@ -144,11 +135,6 @@ class Session:
     def env(self) -> dict[str, str]:
         """The environment the session's commands run with (settings' `env` applied to a copy); a copy."""
         return dict(self.agent.executor.ctx.env or os.environ)
-
-    @property
-    def services(self) -> SessionServices:
-        """The session's named services (`yoke.tools.services`): shell, todos, agent runner, extensions."""
-        return self.agent.executor.ctx.session.services
 
     def model_usage(self) -> dict[str, ev.ModelUsage]:
         """Tokens and cost so far per model (this session and its sub-agents: one ledger)."""
@@ -219,24 +205,41 @@ class Session:
         return await switch_model(self, spec, source)
 
     def set_asker(self, asker: Any) -> None:
-        """Who answers permission prompts, questions and plan approvals from now on."""
-        self.agent.executor.ctx.asker = asker
+        """Who answers permission prompts, questions and plan approvals from now on (with the port running,
+        beside its clients' `Reply`s; None: only they answer)."""
+        if self._port is not None:
+            self._port.asker.delegate = asker
+        else:
+            self.agent.executor.ctx.asker = asker
+
+    # ---- the port (yoke.events.port.SessionPort; session/port.py) -----------------------------------------
+
+    @property
+    def port(self) -> SessionDriver:
+        if self._port is None:
+            from yoke.session.port import SessionDriver
+
+            self._port = SessionDriver(self)
+        return self._port
+
+    async def submit(self, op: Op) -> dict[str, Any]:
+        return await self.port.submit(op)
+
+    def events(self) -> AsyncIterator[PortEvent]:
+        return self.port.events()
+
+    def snapshot(self) -> Snapshot:
+        return self.port.snapshot()
+
+    def describe(self, what: str) -> Any:
+        """What a `Describe` op answers (but `commands`), at once: for the stream-json control request."""
+        from yoke.session.port import describe_now
+
+        return describe_now(self, what)
 
     def apply_permission_update(self, update: dict[str, Any]) -> None:
         """An SDK/UI permission update (session rules, mode changes); ValueError when it is malformed."""
         self.gate.apply_update(update)
-
-    def background_tasks(self) -> list[dict[str, Any]]:
-        """Background shell tasks still running ({id, command, description, started_at}), for front-ends
-        to list."""
-        manager = getattr(self.services.shell, "tasks", None)
-        if manager is None:
-            return []
-        return [
-            {"id": t.id, "command": t.command, "description": t.description, "started_at": t.started_at}
-            for t in manager.tasks()
-            if t.running
-        ]
 
     # ---- background work: its lines after the query that started it, and the follow-up query -------------
 
@@ -281,86 +284,6 @@ class Session:
         runs it in `-p` and stream-json input): the notices are its prompt."""
         return self.background_work.follow_up()
 
-    def rewind_files(
-        self, user_message_id: str, on_conflict: str = "refuse", undo: bool = False
-    ) -> list[Path]:
-        """Put back the whole tree (or, outside a project, every file the file tools changed) as it was before
-        the prompt `user_message_id`; with `undo`, as it was before the latest rewind. Returns the paths
-        restored. ValueError when that prompt changed nothing, or when files changed outside the session
-        would be overwritten and `on_conflict` is "refuse" (else "keep" or "overwrite"): session/rewind.py."""
-        from yoke.session.checkpoints import Checkpoints
-
-        checkpoints = Checkpoints(self.session_dir, self.cwd)
-        if undo:
-            return checkpoints.undo_rewind(on_conflict)  # type: ignore[arg-type]
-        uuids = checkpoints.message_uuids()
-        if user_message_id not in uuids:
-            raise ValueError(f"no file checkpoint for message {user_message_id}")
-        later = uuids[uuids.index(user_message_id) + 1 :]
-        return checkpoints.rewind(user_message_id, restore_files=True, later=later, on_conflict=on_conflict)  # type: ignore[arg-type]
-
-    def context_usage(self) -> dict[str, Any]:
-        """What fills the context window, by category (Claude Code's `get_context_usage` shape), from the same
-        accounting as `/context` (`context_measure`)."""
-        from yoke.session.context_usage import context_usage
-
-        return context_usage(self)
-
-    def permission_rules(self) -> dict[str, list[str]]:
-        """The rules in force, by behavior (the session's own answers under `session`)."""
-        return self.gate.rules_in_force()
-
-    def agent_definitions(self) -> list[tuple[str, str, str]]:
-        """(name, source, description) of every sub-agent this session can start."""
-        runner = self.services.agents
-        catalog = getattr(runner, "catalog", None)
-        return [(d.name, d.source, d.description) for d in (catalog.by_name.values() if catalog else [])]
-
-    def mcp_servers(self) -> list[dict[str, Any]]:
-        """Every MCP server with its state (`name`, `status`, `error`)."""
-        return self.mcp.entries() if getattr(self, "mcp", None) is not None else []
-
-    async def mcp_reconnect(self, name: str) -> None:
-        """Reconnect one MCP server from scratch; KeyError names the servers when there is no such one."""
-        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "reconnect"):
-            raise KeyError("no MCP servers are running in this session")
-        await self.mcp.reconnect(name)
-
-    async def mcp_set_enabled(self, name: str, enabled: bool) -> None:
-        """Turn one MCP server off (disconnected, its tools withdrawn) or on again; KeyError as `mcp_reconnect`."""
-        if getattr(self, "mcp", None) is None or not hasattr(self.mcp, "set_enabled"):
-            raise KeyError("no MCP servers are running in this session")
-        await self.mcp.set_enabled(name, enabled)
-
-    def stop_task(self, task_id: str) -> bool:
-        """Stop a background sub-agent by id; False when there is no such running task."""
-        runner = self.services.agents
-        return bool(runner is not None and runner.stop(task_id))
-
-    def hooks(self) -> list[dict[str, Any]]:
-        """The hooks this session runs, one row per handler (`event`, `matcher`, `type`, `target`, `scope`,
-        `source`): settings files, plugins, and skills' hooks once the skill has run."""
-        rows: list[dict[str, Any]] = []
-        for listener in getattr(self.agent.lifecycle, "_listeners", []):
-            describe = getattr(listener, "describe_hooks", None)
-            if callable(describe):
-                rows += describe()
-        return rows
-
-    def permission_modes(self) -> list[str]:
-        """The modes the session may switch into now: default, acceptEdits, plan, dontAsk, then
-        bypassPermissions when it started with it (or was allowed to), and auto when its classifier is
-        installed."""
-        return self.gate.available_modes()
-
-    async def slash_commands(self) -> list[dict[str, str]]:
-        """What a user may type as `/name` besides the front-end's built-ins: user-invocable skills and
-        custom commands, then MCP prompts (`mcp__server__prompt`); each with `name`, `description`,
-        `argument_hint` and `kind` (skill, command, mcp)."""
-        from yoke.session.command_list import slash_commands
-
-        return await slash_commands(self)
-
     async def notify(self, message: str, notification_type: str, title: str = "") -> None:
         """The front-end is calling the user back (a permission prompt waits, a long turn ended): the
         Notification hooks run (matched on `notification_type`, Claude Code's names: permission_prompt,
@@ -372,18 +295,6 @@ class Session:
             await self.agent.lifecycle.announce("Notification", **fields)
         except Exception:
             pass
-
-    def context_measure(self) -> Any:
-        """What fills the context window now (`yoke.context.inspect.ContextUsage`): the system prompt and tool
-        definitions as they are sent, and the conversation; one accounting for every front-end."""
-        from yoke.session.context_usage import context_measure
-
-        return context_measure(self)
-
-    async def context_report(self) -> str:
-        from yoke.context.inspect import usage_report
-
-        return usage_report(self.context_measure(), self.cwd)
 
     async def child(self, options: ChildOptions, parent_tool_use_id: str) -> Session:
         """A sub-agent: a fresh history and transcript, its own tools, model and mode; the parent's budget
@@ -401,6 +312,8 @@ class Session:
             return
         for child in list(self.children):
             await child.close(reason)
+        if self._port is not None:
+            await self._port.close()
         if self.parent is None:
             try:
                 await self.agent.lifecycle.announce("SessionEnd", reason=reason)

@@ -76,3 +76,28 @@ def _same_file(fd: int, path: Path) -> bool:
     except OSError:
         return False
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid of the live process that holds the lock at `path` now (0 when it cannot be named), or None
+    when nobody does: asked without taking the lock from a holder (a starter checks before it launches)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None  # no lock file: no writer (a writer's file exists for as long as it holds it)
+    try:
+        pid = _read_pid(fd)
+        try:
+            # shared and at once: it fails only while a writer holds it exclusively
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return pid or 0
+        except OSError:
+            return None
+        return None
+    finally:
+        os.close(fd)

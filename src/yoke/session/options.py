@@ -126,11 +126,6 @@ class SessionOptions:
     """Write the transcript (False: --no-session-persistence)."""
     entrypoint: str = "sdk-py"
     """Recorded in the transcript (cli, sdk-py, ...)."""
-    background_agents: bool = False
-    """The Agent tool runs a sub-agent in the background unless the call says `run_in_background: false`, as
-    Claude Code does. Only for a front-end that runs a follow-up query on a background task's notice
-    (`Session.follow_up`: the CLI's -p, stream-json and terminal UI); elsewhere a sub-agent runs in the
-    foreground unless the call asks for the background, so its answer is never left unread."""
 
     # ---- extensions ---------------------------------------------------------------------------------
     plugin_dirs: list[Path] = field(default_factory=list)

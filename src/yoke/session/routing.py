@@ -33,6 +33,10 @@ class PromptRouter:
     async def events(self, session: Session, prompt: Any) -> AsyncIterator[ev.Event]:
         for rewrite in self.rewrites:
             prompt = await rewrite(session, prompt)
+        refusal = oversized(session, prompt)
+        if refusal:  # every way in (-p, stream-json, the host, the SDK, a slash command), before any upload
+            yield ev.Result("prompt_too_long", True, refusal, 0, 0, 0, 0.0, ev.Usage(), {}, [])
+            return
         for route in self.routes:
             events = route(session, prompt)
             if events is not None:
@@ -42,6 +46,20 @@ class PromptRouter:
         assert events is not None, "the fallback route claims every prompt"
         async for event in events:
             yield event
+
+
+def oversized(session: Session, prompt: Any) -> str:
+    """Why a prompt (text, or content blocks' text) cannot be sent: it alone fills the model's window."""
+    if isinstance(prompt, str):
+        text = prompt
+    else:
+        blocks = prompt if isinstance(prompt, list) else []
+        text = "".join(b["text"] for b in blocks if isinstance(b, dict) and isinstance(b.get("text"), str))
+    if len(text) < 100_000:  # the common case, at no cost (oversized_prompt looks closer from 200,000)
+        return ""
+    from yoke.context.oversize import oversized_prompt
+
+    return oversized_prompt(text, session.model, session.env)
 
 
 def default_router() -> PromptRouter:

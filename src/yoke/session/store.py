@@ -413,3 +413,15 @@ def list_sessions(cwd: str | Path, home: Path | None = None, limit: int | None =
     paths = _transcripts(cwd, home)
     infos = [session_info(p) for p in paths[: limit or None]]
     return [i for i in infos if i.messages]
+
+
+def session_holder(id_or_path: str, cwd: str | Path, home: Path | None = None) -> int | None:
+    """The pid of the live process writing the session now (0 when it cannot be named), or None when none
+    does or there is no such session: what a starter asks before it launches a session (the host)."""
+    from yoke.session.lock import lock_holder
+
+    try:
+        path = find_session(id_or_path, cwd, home)
+    except Exception:  # no such session yet (a new id), or an unreadable home: nobody holds it
+        return None
+    return lock_holder(path.with_suffix(".lock"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -46,16 +46,26 @@ def session_dir(cwd: str | Path, session_id: str, home: Path | None = None) -> P
     return project_dir(cwd, home) / session_id
 
 
+HOLD_LIMIT = 64 << 20  # bytes of records held in memory while the transcript cannot be written
+
+
 class Transcript:
     """An append-only JSONL file with one writer. `append` adds one whole line (O_APPEND); a
     write that fails part-way (a full disk) is cut back off, so the file only ever holds whole lines but
-    for a crash mid-write, whose torn tail the next writer repairs before it appends (`_open`)."""
+    for a crash mid-write, whose torn tail the next writer repairs before it appends (`_open`).
+
+    A record that cannot be written is held in memory, in order, and every later append tries the held
+    ones first: a disk that was full for a moment loses nothing. `on_warning` (the session sets it) tells
+    every client, not only stderr, when saving stops and when it resumes."""
 
     def __init__(self, path: Path, enabled: bool = True):
         self.path = path
         self.enabled = enabled
         self._fd = -1
         self.lock: SessionLock | None = None
+        self._held: list[bytes] = []
+        self._held_bytes = 0
+        self.on_warning: Callable[[str], None] | None = None
 
     def claim(self) -> None:
         """Become the session's one writer (raises `SessionBusy` when another live process is)."""
@@ -70,6 +80,16 @@ class Transcript:
             return
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
         data = utf8(line)
+        if self._held:
+            self._hold(data, None)
+            self._retry()
+            return
+        failure = self._write(data)
+        if failure is not None:
+            self._hold(data, failure)
+
+    def _write(self, data: bytes) -> OSError | None:
+        """One whole line, or nothing (a partial write is cut back off); the failure when there was one."""
         size = -1
         try:
             if self._fd < 0:
@@ -79,7 +99,13 @@ class Transcript:
             while view:
                 view = view[os.write(self._fd, view) :]
         except OSError as exc:
-            self._give_up(exc, size)
+            if self._fd >= 0 and size >= 0:
+                try:
+                    os.ftruncate(self._fd, size)
+                except OSError:
+                    pass  # the torn tail is repaired when the session is next resumed
+            return exc
+        return None
 
     def _open(self) -> int:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,24 +117,53 @@ class Transcript:
             raise
         return fd
 
-    def _give_up(self, exc: OSError, size: int) -> None:
-        """A full disk or read-only home must not kill the run the user is watching: cut off the partial
-        line, say once what is and is not saved, go on."""
-        self.enabled = False
-        if self._fd >= 0 and size >= 0:
-            try:
-                os.ftruncate(self._fd, size)
-            except OSError:
-                pass  # the torn tail is repaired when the session is next resumed
+    def _hold(self, data: bytes, failure: OSError | None) -> None:
+        """A full disk or read-only home must not kill the run the user is watching, nor lose what it
+        says: keep the record for the next try, and say once that saving has stopped."""
+        self._held.append(data)
+        self._held_bytes += len(data)
+        if failure is not None:
+            self._warn(
+                f"cannot write the transcript {self.path} ({failure.strerror or failure}); this session's "
+                "records are kept in memory and written as soon as the transcript can be written again "
+                "(if the session ends first, resuming it continues from the last saved message)"
+            )
+        if self._held_bytes > HOLD_LIMIT:
+            count = len(self._held)
+            self._held, self._held_bytes, self.enabled = [], 0, False
+            self._warn(
+                f"the transcript {self.path} could not be written for {count} records; the rest of this "
+                "session is not saved (resuming it continues from the last saved message)"
+            )
+
+    def _retry(self) -> bool:
+        """Write the held records, oldest first, until one fails; True when none is left."""
+        count = len(self._held)
+        while self._held:
+            if self._write(self._held[0]) is not None:
+                return False
+            self._held_bytes -= len(self._held.pop(0))
+        self._warn(f"the transcript {self.path} is written again ({count} held records saved)")
+        return True
+
+    def _warn(self, message: str) -> None:
         import sys
 
-        print(
-            f"yoke: warning: cannot write the transcript {self.path} ({exc.strerror or exc}); the rest of "
-            "this session is not saved (resuming it continues from the last saved message)",
-            file=sys.stderr,
-        )
+        if self.on_warning is not None:
+            self.on_warning(message)
+        try:  # stderr may be a file on the same full disk (a hosted session's)
+            print(f"yoke: warning: {message}", file=sys.stderr, flush=True)
+        except OSError:
+            pass
 
     def close(self) -> None:
+        if self._held and not self._retry():
+            count = len(self._held)
+            self._held, self._held_bytes = [], 0
+            self._warn(
+                f"{count} records of this session could not be written to {self.path}; resuming it "
+                "continues from the last saved message"
+            )
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

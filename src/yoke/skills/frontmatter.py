@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular, read_regular_text
 from yoke.jsonsafe import loads as safe_json
 from yoke.regex import lazy_compile
 
@@ -45,7 +46,7 @@ _FLOAT_SPECIAL = lazy_compile(r"^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
 def read_markdown(path: Path) -> str:
     """A Markdown file's text with its line endings as written (Claude Code reads `\r\n` frontmatter as
     it is: its quoting retry skips lines that end in `\r`). Raises OSError, UnicodeDecodeError."""
-    return path.read_bytes().decode("utf-8")
+    return read_regular(path).decode("utf-8")
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str]:
@@ -190,7 +191,7 @@ class _YamlCache:
             self.entries = {}
             if self.path is not None:
                 try:
-                    data = safe_json(self.path.read_text(encoding="utf-8"))
+                    data = safe_json(read_regular_text(self.path))
                     if isinstance(data, dict):
                         self.entries = data
                 except (OSError, ValueError):

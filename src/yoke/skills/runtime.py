@@ -24,8 +24,8 @@ from yoke.skills.model import Skill
 
 if TYPE_CHECKING:
     from yoke.loop.lifecycle import Lifecycle
+    from yoke.permissions.gate import Gate
     from yoke.permissions.rules import PermissionRule
-    from yoke.seams import Gate
 
 PROJECT_SOURCES = frozenset({"project", "nested", "add-dir"})
 
@@ -139,7 +139,7 @@ class SkillRuntime(Record):
         out = await lifecycle.announce(
             "PreToolUse", tool_name=tool_name, tool_input=input, tool_use_id=f"skill_{self._calls}"
         )
-        from yoke.seams import Decision
+        from yoke.permissions.gate import Decision
 
         if out.stop:
             return Decision("deny", out.stop_reason or out.reason, "hook"), None

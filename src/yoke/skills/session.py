@@ -19,7 +19,7 @@ from yoke.records import Record
 from yoke.skills.runtime import SkillRuntime
 
 if TYPE_CHECKING:
-    from yoke.seams import Gate
+    from yoke.permissions.gate import Gate
 
 
 class Extensions(Record):

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from yoke.fsutil import read_regular_text
 from yoke.regex import lazy_compile
 from yoke.skills.model import PluginInfo, Skill
 
@@ -58,7 +59,7 @@ def workflow_skills(plugin: Any, warnings: list[str]) -> list[Skill]:
         try:
             if path.stat().st_size > MAX_BYTES:
                 continue
-            meta = workflow_meta(path.read_text(encoding="utf-8"))
+            meta = workflow_meta(read_regular_text(path))
         except (OSError, UnicodeDecodeError):
             continue
         if meta is None:

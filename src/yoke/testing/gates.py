@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from yoke.seams import Decision, GateDefaults
+from yoke.permissions.gate import Decision, GateDefaults
 from yoke.tools.base import Tool, ToolContext
 
 
@@ -61,7 +61,7 @@ class SimpleGate(GateDefaults):
 
 
 if TYPE_CHECKING:
-    from yoke.seams import Gate
+    from yoke.permissions.gate import Gate
 
     def _is_a_gate(gate: SimpleGate) -> Gate:  # mypy (make lint) holds SimpleGate to the Gate protocol
         return gate

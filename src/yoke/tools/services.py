@@ -2,8 +2,8 @@
 (`SessionState.services`), instead of a bag of string keys.
 
 A sub-agent's record is made by `for_child`: it shares the services named there (the sandbox Bash runs in,
-the task list) and starts the rest empty. The types above the tools' layer (the agent runner, the skills
-runtime, the extensions) are named for the type checker only, so nothing here imports them.
+the task list) and starts the rest empty. The services of layers above the tools' (the agent runner, the task list, the skills
+runtime, the extensions) are held untyped here: their owners read them with their own types.
 """
 
 from __future__ import annotations
@@ -14,17 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from yoke.records import Record
 
-if TYPE_CHECKING:
-    from yoke.agents.runner import AgentRunner
-    from yoke.agents.task_list import TaskList
-    from yoke.permissions.pipeline import PermissionGate
+if TYPE_CHECKING:  # counted by .importlinter: these point down (or across this layer)
     from yoke.sandbox.settings import SandboxSettings
-    from yoke.skills.runtime import SkillRuntime
-    from yoke.skills.session import Extensions
     from yoke.tools.shell.state import ShellState
     from yoke.tools.web.fetch import PageCache
 
 PathCheck = Callable[[str | Path], bool]
+# The services of the layers above this one, held here and handed on by the tools; this layer may not name
+# their types (imports point down, type-only ones too), their owners know them:
+AgentRunner = Any  # agents/runner.py AgentRunner: the Agent tool's runner
+TaskList = Any  # agents/task_list.py TaskList
+SkillRuntime = Any  # skills/runtime.py SkillRuntime
+Extensions = Any  # skills/session.py Extensions
+PermissionGate = (
+    Any  # permissions/pipeline.py PermissionGate: what `for_gate` reads the sandbox and checks from
+)
 
 
 class SessionServices(Record):

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
@@ -36,6 +36,9 @@ from yoke.ui.reflow import ReflowingApplication
 from yoke.ui.screen import ScreenParts, columns_of
 from yoke.ui.session_link import SessionLink
 from yoke.ui.turns import TurnLoop
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 # Alt+Enter and the Shift+Enter sequences of terminals that report modifiers insert a newline (Ctrl+J).
 for _sequence in ("\x1b\r", "\x1b[13;2u", "\x1b[27;2;13~"):
@@ -74,7 +77,7 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
         self.cwd = cwd
         self.env = env
         self.first_prompt = first_prompt
-        self.session: Any = None
+        self.session: TerminalSession | None = None
         columns = columns_of()
         self.painter = Painter(columns, env)
         self._view: Any = None  # the ConversationView, made at first use (rich stays unloaded until then)
@@ -99,6 +102,9 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
         self.session_commands: list[dict[str, str]] = []  # skills, custom commands, MCP prompts
         self.shell_context: list[str] = []  # `! cmd` runs since the last prompt, sent along with the next one
         self.interrupted = False
+        self.mine: dict[str, asyncio.Future[None]] = {}
+        self.current = ""
+        self.watcher: asyncio.Task[None] | None = None  # renders the session's events (TurnLoop.watch)
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),

@@ -11,6 +11,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from yoke.events.port import DescribeWhat
+
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
 ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume",
@@ -110,6 +112,9 @@ async def run_command(ui: Any, text: str) -> bool:
 
         if isinstance(exc, SessionError):
             raise
+        if isinstance(exc, AttributeError):  # what a session in the host does not offer (host/remote.py)
+            ui.say(f"  /{name} is not available in an attached session (it runs in the host)", "yellow")
+            return True
         ui.say(f"  /{name} failed: {type(exc).__name__}: {exc}", "red")
     return True
 
@@ -353,11 +358,24 @@ def _rows(ui: Any, rows: list[tuple[str, str]], empty: str) -> None:
     ui.emit(ui.painter.ansi(table))
 
 
+async def describe(ui: Any, what: DescribeWhat) -> Any:
+    """What the session holds (`Describe` through its port: a local session, or a hosted one over the
+    host); None, said in one line, when it cannot be asked."""
+    from yoke.events import port
+
+    try:
+        return (await ui.session.submit(port.Describe(what)))["items"]
+    except (RuntimeError, TimeoutError, ValueError, KeyError) as exc:
+        ui.say(f"  /{what}: {exc}", "red")
+        return None
+
+
 @command("agents", "The sub-agents this session can start")
 async def _agents(ui: Any, args: str) -> None:
-    rows = [
-        (name, f"{source} · {description}") for name, source, description in ui.session.agent_definitions()
-    ]
+    agents = await describe(ui, "agents")
+    if agents is None:
+        return
+    rows = [(a["name"], f"{a['source']} · {a['description']}") for a in agents]
     _rows(ui, rows, "No sub-agents are available.")
 
 
@@ -365,23 +383,27 @@ async def _agents(ui: Any, args: str) -> None:
 async def _mcp(ui: Any, args: str) -> None:
     words = args.split()
     if words[:1] == ["reconnect"] and len(words) == 2:
+        from yoke.events import port
+
         try:
-            await ui.session.mcp_reconnect(words[1])
-        except KeyError as exc:
+            await ui.session.submit(port.McpReconnect(words[1]))
+        except (KeyError, RuntimeError, TimeoutError) as exc:
             ui.say(f"  {exc.args[0] if exc.args else exc}", "red")
             return
-        ui.say(f"  Reconnecting {words[1]}…")
+        ui.say(f"  Reconnected {words[1]}")
         return
-    rows = [
-        (s["name"], s["status"] + (f" ({s['error']})" if s.get("error") else ""))
-        for s in ui.session.mcp_servers()
-    ]
+    servers = await describe(ui, "mcp")
+    if servers is None:
+        return
+    rows = [(s["name"], s["status"] + (f" ({s['error']})" if s.get("error") else "")) for s in servers]
     _rows(ui, rows, "No MCP servers are configured (see `yoke mcp add`).")
 
 
 @command("permissions", "The permission rules in force")
 async def _permissions(ui: Any, args: str) -> None:
-    rules = ui.session.permission_rules()
+    rules = await describe(ui, "rules")
+    if rules is None:
+        return
     rows = [(behavior, rule) for behavior in ("deny", "ask", "allow", "session") for rule in rules[behavior]]
     _rows(ui, rows, f"No permission rules; mode {ui.session.permission_mode}.")
 

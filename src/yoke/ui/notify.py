@@ -15,9 +15,13 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from yoke.fsutil import read_regular_text
 from yoke.jsonsafe import loads as safe_json
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 LONG_TURN_S = 20.0  # a turn at least this long notifies when it ends
 QUESTION_WAIT_S = 6.0  # a question unanswered this long notifies
@@ -67,13 +71,13 @@ class Notifier:
             return "\x1bP" + sequence + "\x1b\\"
         return sequence
 
-    async def notify(self, session: Any, message: str, notification_type: str) -> None:
+    async def notify(self, session: TerminalSession | None, message: str, notification_type: str) -> None:
         """The terminal notification, then the session's Notification hooks."""
         self.terminal(message)
         if session is not None:
             await session.notify(message, notification_type, title="Yoke")
 
-    def later(self, delay: float, session: Any, message: str, kind: str) -> asyncio.Task:
+    def later(self, delay: float, session: TerminalSession | None, message: str, kind: str) -> asyncio.Task:
         """Notify after `delay` seconds unless the returned task is cancelled first (the user answered)."""
 
         async def wait_then_notify() -> None:
@@ -96,7 +100,7 @@ def _global_config(env: dict[str, str]) -> dict[str, Any]:
     config_dir = env.get("CLAUDE_CONFIG_DIR")
     path = Path(config_dir) / ".claude.json" if config_dir else home / ".claude.json"
     try:
-        data = safe_json(path.read_text(encoding="utf-8"))
+        data = safe_json(read_regular_text(path))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.formatted_text import ANSI, FormattedText
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 SPINNER = "·✢✳✶✻✽✻✶✳✢"
 MODE_LABELS = {
@@ -27,7 +30,7 @@ class ScreenParts:
     choice: Any
     feedback: Any
     input: Any
-    session: Any
+    session: TerminalSession | None
     hint: str
     status_text: str
     _hint_until: float

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.jsonsafe import dict_at
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 # Shift+Tab's order (Claude Code's): bypassPermissions only when the session may use it, auto only when
 # auto mode is enabled (--enable-auto-mode, or the session started in it) and settings do not disable it.
@@ -18,7 +21,7 @@ WARM_UP_AFTER_S = 0.4
 class SessionLink:
     """Mixed into TerminalUI (which provides app, opener, say, stats, settings, ...)."""
 
-    session: Any
+    session: TerminalSession | None
     settings: dict[str, Any]
     statusline: Any
     notifier: Any
@@ -30,6 +33,8 @@ class SessionLink:
     opener: Any
     env: dict[str, str]
     say: Any
+    watcher: Any
+    watch: Any
 
     async def open_session(self, **overrides: Any) -> None:
         """Open (or reopen: /clear, /resume, /rewind) the session this UI drives."""
@@ -37,6 +42,9 @@ class SessionLink:
             await self.session.close("clear" if not overrides.get("resume") else "resume")
             self.session = None
         self.session = await self.opener(**overrides)
+        if self.watcher is not None:
+            self.watcher.cancel()
+        self.watcher = self.watch(self.session)
         for warning in self.session.warnings:
             self.say(f"  ⚠ {warning}", "yellow")
         from yoke.ui.notify import Notifier
@@ -54,6 +62,8 @@ class SessionLink:
     async def _load_session_commands(self) -> None:
         """Skills, custom commands and MCP prompts for `/` completion (MCP servers may take a moment)."""
         session = self.session
+        if session is None:
+            return
         with contextlib.suppress(Exception):
             commands = await session.slash_commands()
             if session is self.session:
@@ -82,6 +92,8 @@ class SessionLink:
 
     def mode_cycle(self) -> list[str]:
         """The modes Shift+Tab goes through, in order, for this session."""
+        if self.session is None:
+            return []
         available = set(self.session.permission_modes())
         perms = dict_at(self.settings, "permissions")
         auto_on = (self.auto_mode_enabled or self.session.started.permission_mode == "auto") and perms.get(

@@ -208,7 +208,11 @@ async def set_output_style(ui: Any, wanted: str) -> None:
 
 @command("hooks", "The hooks this session runs, by event")
 async def _hooks(ui: Any, args: str) -> None:
-    rows = ui.session.hooks()
+    from yoke.ui.commands import describe
+
+    rows = await describe(ui, "hooks")
+    if rows is None:
+        return
     if not rows:
         ui.say("  No hooks are configured (settings files' `hooks`, plugins, skills).", "dim")
         return

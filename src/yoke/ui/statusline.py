@@ -10,7 +10,10 @@ import asyncio
 import contextlib
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from yoke.ui.port import TerminalSession
 
 from yoke import spawn
 
@@ -84,7 +87,7 @@ def _setting(ui: Any) -> Any:
     return settings.get("statusLine") if isinstance(settings, dict) else None
 
 
-def _style(session: Any) -> str:
+def _style(session: TerminalSession) -> str:
     """The output style the session runs with (what `system/init` reports)."""
     if session is None:
         return "default"

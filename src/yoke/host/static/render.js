@@ -330,7 +330,12 @@
       }
       return;
     }
-    if (this.live[key] && (kind === "assistant" || kind === "result")) { this.live[key].remove(); delete this.live[key]; }
+    if (this.live[key] && kind === "assistant") { this.live[key].remove(); delete this.live[key]; }
+    if (this.live[key] && kind === "result") {  // no assistant line came (an interrupt): what was shown stays
+      this.live[key].className = "text interrupted";
+      this.live[key].title = "interrupted";
+      delete this.live[key];
+    }
     if (kind === "assistant") {
       for (const block of (message.message || {}).content || []) this.block(into, block);
     } else if (kind === "user") {
