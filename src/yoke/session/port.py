@@ -88,7 +88,7 @@ class SessionDriver:
 
     def __init__(self, session: Session):
         self.session = session
-        self.subscribers: list[asyncio.Queue[port.PortEvent | None]] = []
+        self.subscribers = port.Subscribers()
         self.queue: deque[tuple[str, Any, str]] = deque()  # (prompt id, content, "prompt" | "compact")
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -101,18 +101,9 @@ class SessionDriver:
 
     def events(self) -> AsyncIterator[port.PortEvent]:
         """Subscribed now (not at the first `__anext__`): nothing submitted after this call is missed."""
-        queue: asyncio.Queue[port.PortEvent | None] = asyncio.Queue()
-        self.subscribers.append(queue)
+        stream = self.subscribers.subscribe()
         self.start()
-        return self._drain(queue)
-
-    async def _drain(self, queue: asyncio.Queue[port.PortEvent | None]) -> AsyncIterator[port.PortEvent]:
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            with contextlib.suppress(ValueError):
-                self.subscribers.remove(queue)
+        return stream
 
     def snapshot(self) -> port.Snapshot:
         s = self.session
@@ -175,8 +166,7 @@ class SessionDriver:
         return {"id": ident, "position": position}
 
     def publish(self, event: port.PortEvent) -> None:
-        for queue in list(self.subscribers):
-            queue.put_nowait(event)
+        self.subscribers.publish(event)
 
     # ---- the session's own loop ----------------------------------------------------------------------------
 
@@ -189,8 +179,7 @@ class SessionDriver:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        for queue in list(self.subscribers):
-            queue.put_nowait(None)
+        self.subscribers.publish(None)
 
     async def _run(self) -> None:
         s = self.session
