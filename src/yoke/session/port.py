@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -228,12 +229,12 @@ class SessionDriver:
         """Claude Code's `queue-operation` record (observed in 2.1.332's transcripts): an `enqueue` with the
         prompt when it is accepted, a `dequeue` when its turn begins; the ones never dequeued are the prompts
         a stopped session still owed (`yoke.session.queued.pending_prompts`)."""
-        from datetime import UTC, datetime
-
+        now = time.time()  # not datetime: a plain -p run never imports it (test_mcp_session.py)
         record: dict[str, Any] = {
             "type": "queue-operation",
             "operation": operation,
-            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+            + f".{int(now * 1000) % 1000:03d}Z",
             "sessionId": self.session.id,
         }
         if content is not None:
