@@ -169,3 +169,23 @@ def test_two_homes_never_share_sessions(host_env, project, tmp_path):
 
             for env in (env_a, env_b):
                 _stop_host(runtime_of(env))
+
+
+def test_queued_prompts_survive_yoke_stop(host_env, project):
+    """`yoke stop` interrupts the running turn; the prompts queued behind it are sent again by `respawn` (not
+    the stopped turn: a stop is the user's choice)."""
+    turns = [{"content": "slow first", "delay": 2.0}] + [{"content": f"answer {n}"} for n in range(4)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "first")
+        wait_for(lambda: len(srv.requests) == 1)
+        client = Raw(socket_of(env))
+        reply = client.call("op", {"session": ident, "op": {"op": "prompt", "content": "queued one"}})
+        assert reply["type"] == "response", reply
+        assert yoke_cmd(env, project, "stop", ident).stdout.strip() == f"stopped {ident}"
+        respawned = yoke_cmd(env, project, "respawn", ident)
+        assert respawned.stdout.strip() == f"restarted {ident} (1 queued prompt(s) sent again)", (
+            respawned.stdout
+        )
+        wait_for(lambda: "queued one" in " ".join(_user_texts(srv)))
+    assert [t for t in _user_texts(srv) if "queued" in t] == ["queued one"]
