@@ -23,6 +23,21 @@ from yoke.testing import ScriptedServer
 STREAM_OUT = ["--output-format", "stream-json", "--verbose"]
 
 
+def quick_router() -> Router:
+    """The main session starts a sub-agent (background by default) that answers at once; the notice of its
+    end is answered "after the notice"."""
+    return Router(
+        {
+            "delegate": [
+                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
+                text("launched"),
+                text("after the notice"),
+            ],
+            "QUICK job": [text("quick answer")],
+        }
+    )
+
+
 def slow_router() -> Router:
     """The main session starts a sub-agent (background by default) whose one command takes 30 s."""
     return Router(
@@ -85,16 +100,7 @@ async def test_an_interrupt_ends_the_wait_within_a_second(project, base_env):
 
 
 async def test_the_completion_notice_starts_a_follow_up_query(project, base_env):
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("launched"),
-                text("after the notice"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
+    router = quick_router()
     with ScriptedServer(default_turn=router) as srv:
         session = await _open(project, base_env, srv)
         try:
@@ -201,16 +207,7 @@ def test_text_and_json_output_after_a_follow_up(project, base_env):
 def test_stream_json_input_answers_the_notice_while_stdin_is_open(project, base_env):
     """As 2.1.330 does (checked with stdin held open): the follow-up query runs without a new message, its
     own init and result lines; the first result is written at once."""
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("launched"),
-                text("after the notice"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
+    router = quick_router()
     with ScriptedServer(default_turn=router) as srv:
         env = dict(base_env, **anthropic_env(srv))
         argv = [sys.executable, "-m", "yoke", "-p", "--input-format", "stream-json", *STREAM_OUT]

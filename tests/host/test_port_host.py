@@ -93,20 +93,30 @@ def test_queued_prompts_survive_a_killed_host_and_respawn_sends_them(host_env, p
     assert [t for t in sent if "queued" in t] == ["queued one", "queued two"]  # each once, in order
 
 
+def _bash_turns(marker, then: str) -> list[dict]:
+    """A turn whose Bash step marks that it ran, then runs on (the session is killed in it)."""
+    call = {
+        "type": "tool_use",
+        "id": "b1",
+        "name": "Bash",
+        "input": {"command": f"echo ran > {marker}; sleep 60"},
+    }
+    return [{"content": [call]}, {"content": then}]
+
+
+def _kill_mid_turn(env, project) -> str:
+    """A background session killed (SIGKILL) after its Bash step ran; its id."""
+    ident = _start(env, project, "--permission-mode", "bypassPermissions", "do the work")
+    wait_for(lambda: (project / "ran.txt").exists())
+    os.kill(agents(env, project)[0]["pid"], signal.SIGKILL)
+    wait_for(lambda: agents(env, project, "--all")[0]["state"] == "stopped")
+    return ident
+
+
 def test_respawn_continues_a_turn_killed_mid_way(host_env, project):
-    marker = project / "ran.txt"
-    turns = [
-        {"content": [{"type": "tool_use", "id": "b1", "name": "Bash",
-                      "input": {"command": f"echo ran > {marker}; sleep 60"}}]},
-        {"content": "the final answer"},
-    ]  # fmt: skip
-    with ScriptedServer(turns) as srv:
+    with ScriptedServer(_bash_turns(project / "ran.txt", "the final answer")) as srv:
         env = dict(host_env, **anthropic_env(srv))
-        ident = _start(env, project, "--permission-mode", "bypassPermissions", "do the work")
-        wait_for(lambda: marker.exists())
-        pid = agents(env, project)[0]["pid"]
-        os.kill(pid, signal.SIGKILL)
-        wait_for(lambda: agents(env, project, "--all")[0]["state"] == "stopped")
+        ident = _kill_mid_turn(env, project)
         respawned = yoke_cmd(env, project, "respawn", ident)
         assert "continuing the turn" in respawned.stdout, respawned.stdout
         wait_for(lambda: "the final answer" in yoke_cmd(env, project, "logs", ident).stdout)
@@ -119,18 +129,9 @@ def test_respawn_continues_a_turn_killed_mid_way(host_env, project):
 
 
 def test_no_continue_only_restores(host_env, project):
-    marker = project / "ran.txt"
-    turns = [
-        {"content": [{"type": "tool_use", "id": "b1", "name": "Bash",
-                      "input": {"command": f"echo ran > {marker}; sleep 60"}}]},
-        {"content": "never"},
-    ]  # fmt: skip
-    with ScriptedServer(turns) as srv:
+    with ScriptedServer(_bash_turns(project / "ran.txt", "never")) as srv:
         env = dict(host_env, **anthropic_env(srv))
-        ident = _start(env, project, "--permission-mode", "bypassPermissions", "do the work")
-        wait_for(lambda: marker.exists())
-        os.kill(agents(env, project)[0]["pid"], signal.SIGKILL)
-        wait_for(lambda: agents(env, project, "--all")[0]["state"] == "stopped")
+        ident = _kill_mid_turn(env, project)
         respawned = yoke_cmd(env, project, "respawn", ident, "--no-continue")
         assert respawned.stdout.strip() == f"restarted {ident}", respawned.stdout
         wait_for(lambda: agents(env, project)[0]["state"] == "idle")
@@ -168,3 +169,23 @@ def test_two_homes_never_share_sessions(host_env, project, tmp_path):
 
             for env in (env_a, env_b):
                 _stop_host(runtime_of(env))
+
+
+def test_queued_prompts_survive_yoke_stop(host_env, project):
+    """`yoke stop` interrupts the running turn; the prompts queued behind it are sent again by `respawn` (not
+    the stopped turn: a stop is the user's choice)."""
+    turns = [{"content": "slow first", "delay": 2.0}] + [{"content": f"answer {n}"} for n in range(4)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "first")
+        wait_for(lambda: len(srv.requests) == 1)
+        client = Raw(socket_of(env))
+        reply = client.call("op", {"session": ident, "op": {"op": "prompt", "content": "queued one"}})
+        assert reply["type"] == "response", reply
+        assert yoke_cmd(env, project, "stop", ident).stdout.strip() == f"stopped {ident}"
+        respawned = yoke_cmd(env, project, "respawn", ident)
+        assert respawned.stdout.strip() == f"restarted {ident} (1 queued prompt(s) sent again)", (
+            respawned.stdout
+        )
+        wait_for(lambda: "queued one" in " ".join(_user_texts(srv)))
+    assert [t for t in _user_texts(srv) if "queued" in t] == ["queued one"]

@@ -179,6 +179,14 @@ def test_the_share_link_watches_one_session_and_cannot_prompt_or_answer(host_env
                 ("prompt", {"session": ident, "text": "hijack"}),
                 ("answer", {"session": ident, "request_id": request_id, "response": {"behavior": "allow"}}),
                 ("interrupt", {"session": ident}),
+                (
+                    "op",
+                    {
+                        "session": ident,
+                        "op": {"op": "reply", "request_id": request_id, "answer": {"behavior": "allow"}},
+                    },
+                ),  # fmt: skip
+                ("op", {"session": ident, "op": {"op": "prompt", "content": "hijack"}}),
                 ("list", {}),
             ):
                 refused = call(method, method, params)

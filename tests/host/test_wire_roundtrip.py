@@ -120,7 +120,8 @@ def test_every_carried_event_class_round_trips(seed):
 def test_every_op_round_trips():
     ops = [
         port.Prompt("hello", id="p1"), port.Prompt([{"type": "text", "text": "x"}]), port.Interrupt(drop_queue=True),
-        port.Reply("r1", Answer("allow", updated_input={"a": 1}), by="here"), port.Reply("r2", Answer("deny", "no")),
+        port.Reply("r1", Answer("allow", updated_input={"a": 1}), by="here"),
+        port.Reply("r4", Answer("allow", mode="acceptEdits")), port.Reply("r2", Answer("deny", "no")),
         port.Reply("r3", {"Which?": "A"}), port.SetMode("plan"), port.SetModel("haiku"), port.Compact("keep it short"),
         port.Rewind("m1"), port.StopTask("t1"), port.McpReconnect("srv"), port.McpEnable("srv", False),
         port.Describe("hooks"),
@@ -132,6 +133,7 @@ def test_every_op_round_trips():
             assert (
                 back.answer.behavior == op.answer.behavior
                 and back.answer.updated_input == op.answer.updated_input
+                and back.answer.mode == op.answer.mode
             )
             continue
         assert back == op

@@ -195,18 +195,9 @@ async def test_cancel_ends_the_prompt(project, base_env):
 async def test_a_background_agent_and_its_follow_up_reach_the_editor(project, base_env):
     """A sub-agent runs in the background (as 2.1.330 runs it); the prompt ends with the launch, and the
     follow-up query its completion notice starts reaches the editor as session updates."""
-    from tests.agents.test_subagents import Router, call, text
+    from tests.agents.test_background_wait import quick_router
 
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("launched"),
-                text("after the notice"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
+    router = quick_router()
     client = RecordingClient("allow_once")
     with ScriptedServer(default_turn=router) as srv:
         proc, conn = await start(client, _env(base_env, srv), project)

@@ -354,19 +354,10 @@ async def test_a_background_agent_and_its_follow_up_both_sdks(sdk_name, project,
     """The Agent tool runs a sub-agent in the background (as 2.1.330 does); its completion notice starts a
     follow-up query whose messages reach the SDK after the launching turn's result, in process as over
     the CLI."""
-    from tests.agents.test_subagents import Router, call, text
+    from tests.agents.test_background_wait import quick_router
 
     sdk = load(sdk_name)
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("launched"),
-                text("after the notice"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
+    router = quick_router()
     with ScriptedServer(default_turn=router) as srv:
         opts = options(sdk, srv, project, home, permission_mode="bypassPermissions")
         messages = [m async for m in sdk.query(prompt="delegate", options=opts)]

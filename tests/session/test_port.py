@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from tests.agents.test_background_wait import quick_router
 from tests.agents.test_subagents import Router, call, text
 from tests.conftest import anthropic_env
 
@@ -32,16 +33,7 @@ def _results(seen):
 
 
 async def test_a_background_agent_and_its_follow_up_reach_every_subscriber(project, base_env):
-    router = Router(
-        {
-            "delegate": [
-                {"content": [call("a1", "Agent", description="quick", prompt="QUICK job")]},
-                text("launched"),
-                text("after the notice"),
-            ],
-            "QUICK job": [text("quick answer")],
-        }
-    )
+    router = quick_router()
     with ScriptedServer(default_turn=router) as srv:
         env = dict(base_env, **anthropic_env(srv))
         session = await open_session(

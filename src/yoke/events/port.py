@@ -9,6 +9,7 @@ the lowest layer that knows the events, so every front-end can type its session 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -217,3 +218,32 @@ class SessionPort(Protocol):
     def snapshot(self) -> Snapshot: ...
 
     async def close(self, reason: str = "other") -> None: ...
+
+
+class Subscribers:
+    """The fan-out behind `events()`: each subscriber its own queue, subscribed when `subscribe` is called
+    (not at its first `__anext__`), so nothing published after the call is missed; `close` ends them all."""
+
+    def __init__(self) -> None:
+        self.queues: list[asyncio.Queue[PortEvent | None]] = []
+
+    def subscribe(self) -> AsyncIterator[PortEvent]:
+        queue: asyncio.Queue[PortEvent | None] = asyncio.Queue()
+        self.queues.append(queue)
+        return self._drain(queue)
+
+    async def _drain(self, queue: asyncio.Queue[PortEvent | None]) -> AsyncIterator[PortEvent]:
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if queue in self.queues:
+                self.queues.remove(queue)
+
+    def publish(self, event: PortEvent | None) -> None:
+        """An event to every subscriber (None: the stream ends)."""
+        for queue in list(self.queues):
+            queue.put_nowait(event)
+
+    def __bool__(self) -> bool:
+        return bool(self.queues)

@@ -221,6 +221,9 @@ class HostedSession:
         from yoke.events import port
         from yoke.wire.ops import answer_to_wire, op_from_wire
 
+        if op.get("op") == "reply" and isinstance(op.get("answer"), dict):  # as the client wrote it, whole
+            self.answer(str(op.get("request_id")), op["answer"])  # (updatedPermissions, updatedInput, ...)
+            return {}
         parsed = op_from_wire(op)
         match parsed:
             case port.Prompt(content=content, id=ident):

@@ -55,7 +55,7 @@ class RemoteSession:
         self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.asking: dict[str, asyncio.Task[None]] = {}  # permission prompts shown here, by request id
         self.answered_here: set[str] = set()
-        self.subscribers: list[asyncio.Queue[port.PortEvent | None]] = []
+        self.subscribers = port.Subscribers()
         self.streamed = False  # the message being decoded came as text deltas already
         self.turn_opening = False  # an init line came: the next line says whose turn it is
         self.count = 0
@@ -86,17 +86,7 @@ class RemoteSession:
         return reply
 
     def events(self) -> AsyncIterator[port.PortEvent]:
-        queue: asyncio.Queue[port.PortEvent | None] = asyncio.Queue()
-        self.subscribers.append(queue)
-        return self._drain(queue)
-
-    async def _drain(self, queue: asyncio.Queue[port.PortEvent | None]) -> AsyncIterator[port.PortEvent]:
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            with contextlib.suppress(ValueError):
-                self.subscribers.remove(queue)
+        return self.subscribers.subscribe()
 
     def snapshot(self) -> port.Snapshot:
         return port.Snapshot(
@@ -161,8 +151,7 @@ class RemoteSession:
         self._publish(None)
 
     def _publish(self, event: port.PortEvent | None) -> None:
-        for queue in list(self.subscribers):
-            queue.put_nowait(event)
+        self.subscribers.publish(event)
 
     def _observe(self, message: dict[str, Any]) -> None:
         kind = message.get("type")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,7 @@ class SessionDriver:
 
     def __init__(self, session: Session):
         self.session = session
-        self.subscribers: list[asyncio.Queue[port.PortEvent | None]] = []
+        self.subscribers = port.Subscribers()
         self.queue: deque[tuple[str, Any, str]] = deque()  # (prompt id, content, "prompt" | "compact")
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
@@ -101,18 +102,9 @@ class SessionDriver:
 
     def events(self) -> AsyncIterator[port.PortEvent]:
         """Subscribed now (not at the first `__anext__`): nothing submitted after this call is missed."""
-        queue: asyncio.Queue[port.PortEvent | None] = asyncio.Queue()
-        self.subscribers.append(queue)
+        stream = self.subscribers.subscribe()
         self.start()
-        return self._drain(queue)
-
-    async def _drain(self, queue: asyncio.Queue[port.PortEvent | None]) -> AsyncIterator[port.PortEvent]:
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            with contextlib.suppress(ValueError):
-                self.subscribers.remove(queue)
+        return stream
 
     def snapshot(self) -> port.Snapshot:
         s = self.session
@@ -175,8 +167,7 @@ class SessionDriver:
         return {"id": ident, "position": position}
 
     def publish(self, event: port.PortEvent) -> None:
-        for queue in list(self.subscribers):
-            queue.put_nowait(event)
+        self.subscribers.publish(event)
 
     # ---- the session's own loop ----------------------------------------------------------------------------
 
@@ -189,8 +180,7 @@ class SessionDriver:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        for queue in list(self.subscribers):
-            queue.put_nowait(None)
+        self.subscribers.publish(None)
 
     async def _run(self) -> None:
         s = self.session
@@ -239,12 +229,12 @@ class SessionDriver:
         """Claude Code's `queue-operation` record (observed in 2.1.332's transcripts): an `enqueue` with the
         prompt when it is accepted, a `dequeue` when its turn begins; the ones never dequeued are the prompts
         a stopped session still owed (`yoke.session.queued.pending_prompts`)."""
-        from datetime import UTC, datetime
-
+        now = time.time()  # not datetime: a plain -p run never imports it (test_mcp_session.py)
         record: dict[str, Any] = {
             "type": "queue-operation",
             "operation": operation,
-            "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
+            + f".{int(now * 1000) % 1000:03d}Z",
             "sessionId": self.session.id,
         }
         if content is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from yoke.events import port
-from yoke.seams import Answer
+from yoke.seams import Answer, plan_mode_choice
 
 # op name on the wire -> (class, its fields)
 OP_NAMES: dict[str, tuple[type, tuple[str, ...]]] = {
@@ -57,6 +57,8 @@ def answer_to_wire(answer: Any) -> Any:
         reply: dict[str, Any] = {"behavior": "allow"}
         if answer.updated_input is not None:
             reply["updatedInput"] = answer.updated_input
+        if answer.mode is not None:  # an approved plan's mode to go on in
+            reply["updatedPermissions"] = [{"type": "setMode", "mode": answer.mode, "destination": "session"}]
         return reply
     return {"behavior": "deny", "message": answer.message or "Denied.", "interrupt": answer.interrupt}
 
@@ -66,5 +68,7 @@ def answer_from_wire(data: Any) -> Any:
         return data
     if data["behavior"] == "allow":
         updated = data.get("updatedInput")
-        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
+        given = data.get("updatedPermissions")
+        mode, _ = plan_mode_choice(given if isinstance(given, list) else [])
+        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
     return Answer("deny", str(data.get("message") or "Denied."), interrupt=bool(data.get("interrupt")))

@@ -44,7 +44,7 @@
     stream.appendChild(box);
     // the tool's own form: a permission, AskUserQuestion's questions, ExitPlanMode's plan (prompts.js)
     YokePrompts.fill(box, request, function (response) {
-      send("answer", {session: session, request_id: id, response: response});
+      send("op", {session: session, op: {op: "reply", request_id: id, answer: response}});
     }, readOnly);
   }
 
@@ -133,12 +133,12 @@
     const box = document.getElementById("prompt");
     const text = box.value.trim();
     if (!text) return;
-    send("prompt", {session: session, text: text});
+    send("op", {session: session, op: {op: "prompt", content: text}});
     box.value = "";
   };
   if (modeSelect) modeSelect.onchange = function () {
     const wanted = modeSelect.value;
-    const sent = send("control", {session: session, request: {subtype: "set_permission_mode", mode: wanted}},
+    const sent = send("op", {session: session, op: {op: "set_mode", mode: wanted}},
       function (failure) {
         if (!failure) { showMode(wanted); return; }
         stream.appendChild(el("div", "error", "permission mode not changed: " + (failure.message || failure.code)));
@@ -147,7 +147,7 @@
     if (!sent) showMode(mode);
   };
   const interrupt = document.getElementById("interrupt");
-  if (interrupt) interrupt.onclick = function () { send("interrupt", {session: session}); };
+  if (interrupt) interrupt.onclick = function () { send("op", {session: session, op: {op: "interrupt"}}); };
   // for tests and scripts: the last sequence number shown, and the current socket
   window.yokeLastSeq = function () { return lastSeq; };
   window.yokeSocket = function () { return socket; };
