@@ -167,7 +167,13 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
         again = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
         assert again.returncode == 1 and len(again.stderr.strip().splitlines()) == 1, again.stderr
         assert "already running" in again.stderr and "Traceback" not in again.stderr
-        # the first host's runtime folder removed under it: the next command starts a second host
+        # a second host on the same Yoke home, from another runtime folder
+        other = dict(env, XDG_RUNTIME_DIR=str(tmp_path / "other-runtime"))
+        (tmp_path / "other-runtime").mkdir()
+        beside = yoke_cmd(other, project, "--bg", "--resume", row["sessionId"], "again")
+        hosts = [first_host, _host_pid(other)]
+        assert beside.returncode == 1 and "already running" in beside.stderr, beside.stderr
+        # the first host's runtime folder removed under it: the next command starts a third host
         shutil.rmtree(socket_of(env).parent)
         second = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
         assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
@@ -181,7 +187,7 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
             assert _gone(row["pid"])  # `stopped` is true: the session's process has ended
             assert _rows(env, project, "--all")[0]["state"] == "stopped"
         finally:
-            for pid in (first_host, second_host):
+            for pid in (*hosts, second_host):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
