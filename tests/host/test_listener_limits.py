@@ -188,3 +188,41 @@ def test_a_large_prompt_reaches_every_attached_client_and_none_is_dropped(host_e
             states = [m for m in client.seen if m["type"] == "notification"]
             assert all(len(json.dumps(m)) < 10_000 for m in states)
         assert "got it" in json.dumps(driver.stream()[-1])
+
+
+def test_a_websocket_client_catches_up_on_a_backlog_larger_than_its_buffer(host_env, project):
+    from websockets.sync.client import connect
+
+    big = "w" * 150_000
+    turns = [{"content": [{"type": "text", "text": big}]} for _ in range(4)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
+        proc = subprocess.Popen([sys.executable, "-m", "yoke", "host", "--ws", "127.0.0.1:0"], env=env)
+        try:
+            folder = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+            port = int(
+                wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
+            )
+            ident = _start(env, project, "one")
+            last = _turns(env, ident, 3).stream()[-1]["seq"]
+            token = (folder / "host.token").read_text()
+            with connect(f"ws://127.0.0.1:{port}", max_size=None) as ws:
+                for ident_, method, params in (
+                    ("h", "hello", {"token": token}),
+                    ("a", "attach", {"session": ident, "since": 0, "role": "watcher"}),
+                ):
+                    ws.send(
+                        json.dumps(
+                            {"id": ident_, "type": "request", "payload": {"method": method, "params": params}}
+                        )
+                    )
+                seqs: list[int] = []
+                while not seqs or seqs[-1] < last:
+                    message = json.loads(ws.recv(timeout=60))
+                    if message["type"] == "stream":
+                        seqs.append(message["payload"]["seq"])
+                        time.sleep(0.05)  # a slow reader
+            assert seqs == list(range(1, last + 1))
+        finally:
+            proc.kill()
+            proc.wait()
