@@ -256,3 +256,24 @@ def test_a_read_only_home_gets_one_line_from_every_command(host_env, project, tm
     assert yoke_cmd(env, project, "agents").stdout.startswith("No background sessions")
     out = yoke_cmd(env, project, "batch", str(tasks), "--out", str(read_only_home / "out"))
     assert out.returncode == 1 and str(read_only_home / "out") in out.stderr
+
+
+def test_stop_with_the_host_unreachable_ends_the_session_itself(host_env, project):
+    """Issue 40 item 4: the runtime folder removed under a running host, and no other host: `stop` ends the
+    session's process itself and only then says `stopped`."""
+    import shutil
+    import signal
+
+    with ScriptedServer([{"content": "hi"}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _bg(env, project, "hello")
+        wait_for(lambda: [r["state"] for r in _rows(env, project)] == ["idle"])
+        (row,) = _rows(env, project)
+        host = _host_pid(env)
+        try:
+            shutil.rmtree(socket_of(env).parent)
+            stopped = yoke_cmd(env, project, "stop", ident)
+            assert stopped.stdout.strip() == f"stopped {ident}", stopped.stderr
+            assert _gone(row["pid"])
+        finally:
+            os.kill(host, signal.SIGKILL)
