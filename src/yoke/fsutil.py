@@ -62,6 +62,27 @@ def replace_file(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
+def append_line(path: Path, line: str) -> None:
+    """Add `line` to a text file by an atomic replace, under a `flock` on the file's folder (a replace swaps
+    the file's inode, so the file cannot carry the lock): lines added at once by several processes are all
+    kept, and a reader never sees half a file."""
+    import fcntl
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        try:
+            current = read_regular_text(path)
+        except FileNotFoundError:
+            current = ""
+        if current and not current.endswith("\n"):
+            current += "\n"
+        replace_file(path, (current + line.rstrip("\n") + "\n").encode("utf-8"))
+    finally:
+        os.close(folder)  # and the lock with it
+
+
 def bounded_scan(start: str, limit: int, skip: Collection[str]) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """Each entry below `start` as (its folder, the entry), depth first, looking at no more than about `limit`
     entries: scans of a user's tree before a command runs must stay bounded. Folders named in `skip`, and

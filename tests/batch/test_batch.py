@@ -21,6 +21,14 @@ def _run(base_env, srv, *args: str, cwd: Path, timeout: float = 180) -> subproce
     )
 
 
+def _popen(base_env, srv, *args: str, cwd: Path) -> subprocess.Popen:
+    """`yoke batch` started in the background, its output piped."""
+    env = {**base_env, **anthropic_env(srv)}
+    return subprocess.Popen(
+        batch_argv(*args), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
 def test_twelve_tasks_half_pass_with_results_report_and_resume(tmp_path, base_env):
     repo = git_repo(tmp_path / "repo")
     tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo, suite="demo") for n in range(12)])
@@ -281,15 +289,7 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_finishes(tmp_path, base_env):
     tasks = write_tasks(tmp_path / "tasks.jsonl", [task(f"p{n}", repo) for n in range(4)])
     out = tmp_path / "out"
     with server(delay=3.0) as srv:
-        env = {**base_env, **anthropic_env(srv)}
-        proc = subprocess.Popen(
-            batch_argv(str(tasks), "--out", str(out), "--workers", "2"),
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = _popen(base_env, srv, str(tasks), "--out", str(out), "--workers", "2", cwd=tmp_path)
         deadline = time.monotonic() + 60
         while len(srv.requests) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -499,15 +499,7 @@ def test_a_killed_worker_is_a_crash_that_the_rerun_retries(tmp_path, base_env):
     tasks = write_tasks(tmp_path / "tasks.jsonl", [task("p0", repo), task("p2", repo)])
     out = tmp_path / "out"
     with server(delay=2.0) as srv:
-        env = {**base_env, **anthropic_env(srv)}
-        proc = subprocess.Popen(
-            batch_argv(str(tasks), "--out", str(out), "--workers", "1"),
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        proc = _popen(base_env, srv, str(tasks), "--out", str(out), "--workers", "1", cwd=tmp_path)
         deadline = time.monotonic() + 60
         while not srv.requests and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -3,6 +3,7 @@ logs are bounded. Real hosts, real sockets, the scripted server."""
 
 from __future__ import annotations
 
+import json
 import resource
 import socket
 import subprocess
@@ -162,3 +163,66 @@ def test_the_replay_buffer_drops_its_oldest_past_its_bytes():
         buffer.add({"seq": seq}, 300)
     assert buffer.bytes <= 1000 and [e["seq"] for e in buffer] == [47, 48, 49]
     assert len(queued_previews(["p" * 9_000_000])[0]) == 1001
+
+
+def test_a_large_prompt_reaches_every_attached_client_and_none_is_dropped(host_env, project):
+    """An 8.6 MB prompt in another script: the state notifications carry a preview, the prompt goes out
+    once per client as UTF-8 (not tripled by escapes), and the attached clients stay connected."""
+    prompt = "é" * 4_300_000  # 8.6 MB as UTF-8; 25.8 MB as \\u escapes
+    with ScriptedServer([{"content": "hi"}, {"content": "got it"}]) as srv:
+        env = dict(host_env, **anthropic_env(srv), YOKE_MAX_CONTEXT_TOKENS="20000000")
+        ident = _start(env, project, "hello")
+        driver = _turns(env, ident, 0)
+        watchers = [Raw(socket_of(env)) for _ in range(2)]
+        for watcher in watchers:
+            watcher.call("attach", {"session": ident, "role": "watcher"})
+        request = {
+            "id": "big",
+            "type": "request",
+            "payload": {"method": "prompt", "params": {"session": ident, "text": prompt}},
+        }
+        driver.send_line((json.dumps(request, ensure_ascii=False) + "\n").encode())  # as UTF-8, under 10 MB
+        assert driver.until(lambda m: m.get("id") == "big")["type"] == "response"
+        for client in (driver, *watchers):
+            client.until(_result, timeout=120)
+            states = [m for m in client.seen if m["type"] == "notification"]
+            assert all(len(json.dumps(m)) < 10_000 for m in states)
+        assert "got it" in json.dumps(driver.stream()[-1])
+
+
+def test_a_websocket_client_catches_up_on_a_backlog_larger_than_its_buffer(host_env, project):
+    from websockets.sync.client import connect
+
+    big = "w" * 150_000
+    turns = [{"content": [{"type": "text", "text": big}]} for _ in range(4)]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
+        proc = subprocess.Popen([sys.executable, "-m", "yoke", "host", "--ws", "127.0.0.1:0"], env=env)
+        try:
+            folder = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+            port = int(
+                wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
+            )
+            ident = _start(env, project, "one")
+            last = _turns(env, ident, 3).stream()[-1]["seq"]
+            token = (folder / "host.token").read_text()
+            with connect(f"ws://127.0.0.1:{port}", max_size=None) as ws:
+                for ident_, method, params in (
+                    ("h", "hello", {"token": token}),
+                    ("a", "attach", {"session": ident, "since": 0, "role": "watcher"}),
+                ):
+                    ws.send(
+                        json.dumps(
+                            {"id": ident_, "type": "request", "payload": {"method": method, "params": params}}
+                        )
+                    )
+                seqs: list[int] = []
+                while not seqs or seqs[-1] < last:
+                    message = json.loads(ws.recv(timeout=60))
+                    if message["type"] == "stream":
+                        seqs.append(message["payload"]["seq"])
+                        time.sleep(0.05)  # a slow reader
+            assert seqs == list(range(1, last + 1))
+        finally:
+            proc.kill()
+            proc.wait()

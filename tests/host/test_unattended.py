@@ -110,6 +110,8 @@ def test_a_brief_full_disk_loses_nothing_of_a_hosted_session(host_env, project, 
         ]
         assert "beta prompt" not in path.read_text()
         squeeze.free()
+        # nothing more is sent: the held records are written by the writer's own retry
+        wait_for(lambda: "beta prompt" in path.read_text() and "answer two" in path.read_text(), timeout=60)
         client.call("prompt", {"session": ident, "text": "gamma prompt"})
         _result(client, second["seq"])
         assert "is written again" in _warnings(client)
@@ -167,7 +169,13 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
         again = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
         assert again.returncode == 1 and len(again.stderr.strip().splitlines()) == 1, again.stderr
         assert "already running" in again.stderr and "Traceback" not in again.stderr
-        # the first host's runtime folder removed under it: the next command starts a second host
+        # a second host on the same Yoke home, from another runtime folder
+        other = dict(env, XDG_RUNTIME_DIR=str(tmp_path / "other-runtime"))
+        (tmp_path / "other-runtime").mkdir()
+        beside = yoke_cmd(other, project, "--bg", "--resume", row["sessionId"], "again")
+        hosts = [first_host, _host_pid(other)]
+        assert beside.returncode == 1 and "already running" in beside.stderr, beside.stderr
+        # the first host's runtime folder removed under it: the next command starts a third host
         shutil.rmtree(socket_of(env).parent)
         second = yoke_cmd(env, project, "--bg", "--resume", row["sessionId"], "again")
         assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
@@ -181,7 +189,7 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
             assert _gone(row["pid"])  # `stopped` is true: the session's process has ended
             assert _rows(env, project, "--all")[0]["state"] == "stopped"
         finally:
-            for pid in (first_host, second_host):
+            for pid in (*hosts, second_host):
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
@@ -250,3 +258,24 @@ def test_a_read_only_home_gets_one_line_from_every_command(host_env, project, tm
     assert yoke_cmd(env, project, "agents").stdout.startswith("No background sessions")
     out = yoke_cmd(env, project, "batch", str(tasks), "--out", str(read_only_home / "out"))
     assert out.returncode == 1 and str(read_only_home / "out") in out.stderr
+
+
+def test_stop_with_the_host_unreachable_ends_the_session_itself(host_env, project):
+    """Issue 40 item 4: the runtime folder removed under a running host, and no other host: `stop` ends the
+    session's process itself and only then says `stopped`."""
+    import shutil
+    import signal
+
+    with ScriptedServer([{"content": "hi"}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _bg(env, project, "hello")
+        wait_for(lambda: [r["state"] for r in _rows(env, project)] == ["idle"])
+        (row,) = _rows(env, project)
+        host = _host_pid(env)
+        try:
+            shutil.rmtree(socket_of(env).parent)
+            stopped = yoke_cmd(env, project, "stop", ident)
+            assert stopped.stdout.strip() == f"stopped {ident}", stopped.stderr
+            assert _gone(row["pid"])
+        finally:
+            os.kill(host, signal.SIGKILL)

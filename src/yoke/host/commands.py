@@ -156,7 +156,14 @@ def stop(argv: list[str], method: str = "stop") -> int:
             client.request(method, {"session": record["id"]})
             client.close()
         except HostError as exc:
-            return _fail(method, str(exc))
+            # its host cannot be reached (its runtime folder was removed): the session's process is ended
+            # directly, so `stopped` is still true
+            import asyncio
+
+            from yoke.host.one_entry import stop_foreign
+
+            if asyncio.run(stop_foreign(record["id"], force=method == "kill")) is None:
+                return _fail(method, str(exc))
     print(f"stopped {record['id']}")
     return 0
 

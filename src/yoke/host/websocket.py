@@ -20,6 +20,7 @@ class WebSocketClient:
         self.authenticated = False
         self.co_drives: set[str] = set()  # sessions it may prompt though another client drives (server.py)
         self.queue: deque[bytes] = deque()
+        self.held: list[bytes] | None = None  # live messages waiting for a replay to finish
         self.queued = 0
         self.ready = asyncio.Event()
         self.closed = False
@@ -28,6 +29,12 @@ class WebSocketClient:
     def send(self, data: bytes) -> bool:
         if self.closed:
             return False
+        if self.held is not None:  # a replay is under way: live messages follow it, in order
+            self.held.append(data)
+            if sum(map(len, self.held)) <= self.limit:
+                return True
+            self.close()
+            return False
         if self.queued > self.limit:
             self.close()
             return False
@@ -35,6 +42,25 @@ class WebSocketClient:
         self.queued += len(data)
         self.ready.set()
         return True
+
+    async def replay(self, messages: list[bytes]) -> None:
+        """A reconnecting client's backlog, queued at the pace the sender sends it (see server.Client)."""
+        self.held = []
+        try:
+            for data in messages:
+                while self.queued > self.limit // 2 and not self.closed:
+                    await asyncio.sleep(0.02)
+                if self.closed:
+                    return
+                self.queue.append(data)
+                self.queued += len(data)
+                self.ready.set()
+            while self.queued > self.limit // 2 and not self.closed:  # one message may exceed the limit
+                await asyncio.sleep(0.02)
+        finally:
+            held, self.held = self.held, None
+            for data in held:
+                self.send(data)
 
     def close(self) -> None:
         self.closed = True

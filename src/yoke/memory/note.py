@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from yoke.fsutil import replace_file
+from yoke.fsutil import append_line
 from yoke.memory.files import config_dir
 
 TARGETS = ("project", "user", "local")
@@ -38,21 +38,5 @@ def target_path(target: str, cwd: Path, env: Mapping[str, str], home: Path | Non
 
 
 def save_note(note: str, path: Path) -> None:
-    """Append `- note` atomically. Notes saved at once (20 `yoke -p "# ..."` in parallel) each read, add and
-    replace under a lock on the file's folder (not the file: a replace swaps its inode), so none is lost."""
-    import fcntl
-    import os
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        fcntl.flock(folder, fcntl.LOCK_EX)
-        try:
-            current = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            current = ""
-        if current and not current.endswith("\n"):
-            current += "\n"
-        replace_file(path, (current + f"- {note}\n").encode("utf-8"))
-    finally:
-        os.close(folder)  # and the lock with it
+    """Append `- note` atomically; notes saved at once (20 `yoke -p "# ..."` in parallel) are all kept."""
+    append_line(path, f"- {note}")

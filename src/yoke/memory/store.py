@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from yoke.fsutil import replace_file
+from yoke.fsutil import append_line, replace_file
 from yoke.memory.markdown import parse_frontmatter
 from yoke.records import Record, dataclass
 
@@ -201,14 +201,7 @@ def write_memory(directory: Path, filename: str, content: str, index_line: str |
 
 
 def add_index_line(directory: Path, line: str) -> None:
-    index = directory / INDEX_NAME
-    try:
-        current = index.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        current = ""
-    if current and not current.endswith("\n"):
-        current += "\n"
-    replace_file(index, (current + line.rstrip("\n") + "\n").encode("utf-8"))
+    append_line(directory / INDEX_NAME, line)  # two sessions' extractions at once both keep theirs
 
 
 def index_line(title: str, filename: str, hook: str) -> str:

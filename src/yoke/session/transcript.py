@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ def session_dir(cwd: str | Path, session_id: str, home: Path | None = None) -> P
 
 
 HOLD_LIMIT = 64 << 20  # bytes of records held in memory while the transcript cannot be written
+RETRY_S = 3.0  # seconds between tries of the held records when nothing else is written
 
 
 class Transcript:
@@ -54,9 +56,10 @@ class Transcript:
     write that fails part-way (a full disk) is cut back off, so the file only ever holds whole lines but
     for a crash mid-write, whose torn tail the next writer repairs before it appends (`_open`).
 
-    A record that cannot be written is held in memory, in order, and every later append tries the held
-    ones first: a disk that was full for a moment loses nothing. `on_warning` (the session sets it) tells
-    every client, not only stderr, when saving stops and when it resumes."""
+    A record that cannot be written is held in memory, in order; the next append, a retry every few seconds
+    (a session left idle), and the close each try the held ones first: a disk that was full for a moment
+    loses nothing. `on_warning` (the session sets it) tells every client, not only stderr, when saving
+    stops and when it resumes."""
 
     def __init__(self, path: Path, enabled: bool = True):
         self.path = path
@@ -66,6 +69,8 @@ class Transcript:
         self._held: list[bytes] = []
         self._held_bytes = 0
         self.on_warning: Callable[[str], None] | None = None
+        self._guard = threading.Lock()  # the retry timer's thread and the appends
+        self._timer: threading.Timer | None = None
 
     def claim(self) -> None:
         """Become the session's one writer (raises `SessionBusy` when another live process is)."""
@@ -80,13 +85,15 @@ class Transcript:
             return
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
         data = utf8(line)
-        if self._held:
-            self._hold(data, None)
-            self._retry()
-            return
-        failure = self._write(data)
-        if failure is not None:
-            self._hold(data, failure)
+        with self._guard:
+            if self._held:
+                self._hold(data, None)
+                self._retry()
+                return
+            failure = self._write(data)
+            if failure is not None:
+                self._hold(data, failure)
+                self._schedule()
 
     def _write(self, data: bytes) -> OSError | None:
         """One whole line, or nothing (a partial write is cut back off); the failure when there was one."""
@@ -136,6 +143,19 @@ class Transcript:
                 "session is not saved (resuming it continues from the last saved message)"
             )
 
+    def _schedule(self) -> None:
+        """Try the held records again in a while, though nothing else is written meanwhile."""
+        if self._timer is None and self._held:
+            self._timer = threading.Timer(RETRY_S, self._retry_later)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _retry_later(self) -> None:
+        with self._guard:
+            self._timer = None
+            if self._held and not self._retry():
+                self._schedule()
+
     def _retry(self) -> bool:
         """Write the held records, oldest first, until one fails; True when none is left."""
         count = len(self._held)
@@ -157,16 +177,20 @@ class Transcript:
             pass
 
     def close(self) -> None:
-        if self._held and not self._retry():
-            count = len(self._held)
-            self._held, self._held_bytes = [], 0
-            self._warn(
-                f"{count} records of this session could not be written to {self.path}; resuming it "
-                "continues from the last saved message"
-            )
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        with self._guard:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            if self._held and not self._retry():
+                count = len(self._held)
+                self._held, self._held_bytes = [], 0
+                self._warn(
+                    f"{count} records of this session could not be written to {self.path}; resuming it "
+                    "continues from the last saved message"
+                )
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
         if self.lock is not None:
             self.lock.release()
             self.lock = None
