@@ -27,8 +27,8 @@ from yoke.sandbox.domains import domain_matches
 from yoke.tools.base import Tool, ToolContext
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
-PATH_KEYS = ("file_path", "notebook_path", "path")
+READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "LSP"})  # LSP: judged like Read
+PATH_KEYS = ("file_path", "notebook_path", "path", "filePath")  # filePath: the LSP tool's
 PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "url", "notebook_path"})
 # Bash commands whose operands are files they read (Read deny rules apply to them, best effort).
 FILE_READERS = frozenset(

@@ -1,0 +1,103 @@
+"""The session's language servers (docs/lsp.md): which servers there are, the `LSP` tool, the observer that
+gives edits their diagnostics, and the manager's place among what closes with the session.
+
+Servers come, in this order of precedence per file extension, from the settings files' `lspServers`
+(a project's own only once its folder is trusted: its command is a program the project chose, the rule
+hooks follow), the enabled plugins' `lspServers` / `.lsp.json`, then the built-in defaults found on PATH
+(unless `lsp.builtinServers` is false). Nothing starts until a file of a server's language is read or edited.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+PROJECT_SCOPES = ("project", "local")
+
+
+def server_specs(settings: Any, plugins: list[Any], env: dict[str, str], warnings: list[str]) -> list[Any]:
+    """Every server definition, highest precedence first."""
+    from yoke.config.trust import is_trusted
+    from yoke.lsp.config import builtin_servers, parse_servers
+    from yoke.plugins.plugin import PluginError
+
+    specs = []
+    trusted: bool | None = None
+    for source in getattr(settings, "sources", []):
+        raw = source.data.get("lspServers")
+        if raw is None:
+            continue
+        if source.scope in PROJECT_SCOPES:
+            if trusted is None:
+                trusted = is_trusted(
+                    settings.cwd, settings.yoke_home, home=settings.home, claude_dir=settings.claude_dir
+                )
+            if not trusted:
+                warnings.append(
+                    f"this workspace ({settings.cwd}) has not been trusted: its language servers in "
+                    f"{source.label} are not started; run `yoke trust` here to let them run"
+                )
+                continue
+        specs += parse_servers(raw, source.label, warnings)
+    for plugin in plugins:
+        try:
+            raw = plugin.expand(plugin.lsp_configs())
+        except PluginError as exc:
+            warnings.append(f"plugin {plugin.name}: language servers not loaded: {exc}")
+            continue
+        for spec in parse_servers(raw, f"plugin {plugin.name}", warnings):
+            specs.append(
+                spec.replace(name=f"plugin:{plugin.name}:{spec.name}", env={**plugin.env(), **spec.env})
+            )
+    if _lsp_settings(settings).get("builtinServers") is not False:
+        specs += builtin_servers(env)
+    return specs
+
+
+def _lsp_settings(settings: Any) -> dict[str, Any]:
+    value = (getattr(settings, "merged", None) or {}).get("lsp")
+    return value if isinstance(value, dict) else {}
+
+
+def attach_language_servers(
+    environment: Any, executor: Any, registry: Any, resources: Any, plugins: list[Any]
+) -> Any:
+    """The manager (None when no server is defined), its `LSP` tool in the registry (deferred behind
+    ToolSearch where the session defers tools, as 2.1.332 offers it) and its observer on the executor."""
+    from yoke.lsp.manager import DiagnosticsSettings, LspManager
+    from yoke.lsp.observer import LspObserver
+    from yoke.lsp.tool import LspTool
+
+    settings, warnings = environment.settings, environment.warnings
+    specs = server_specs(settings, plugins, environment.env, warnings)
+    if not specs:
+        return None
+    diagnostics = DiagnosticsSettings.from_settings(_lsp_settings(settings), warnings)
+    ctx = executor.ctx
+    manager = LspManager(
+        specs, list(ctx.all_dirs()), dict(environment.env), diagnostics, ctx.session.session_dir / "lsp"
+    )
+    ctx.session.services.lsp = manager
+    resources.add(manager, "language servers")
+    executor.observers.append(LspObserver(manager))
+    if registry.get("LSP") is None and _offered(environment.options):
+        tool = LspTool()
+        if registry.get("ToolSearch") is not None:
+            tool.deferred = True  # type: ignore[attr-defined]
+        registry.register(tool)
+        registry.refresh()
+    return manager
+
+
+def _offered(options: Any) -> bool:
+    """`--tools` that does not name LSP leaves it out."""
+    return options.tools is None or "LSP" in options.tools
+
+
+def describe(settings: Any, plugins: list[Any], env: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(name, command, extensions) of every server definition, for `yoke doctor`."""
+    warnings: list[str] = []
+    out = []
+    for spec in server_specs(settings, plugins, env, warnings):
+        out.append((spec.name, str(Path(spec.command)), " ".join(sorted(spec.extensions))))
+    return out
