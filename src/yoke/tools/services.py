@@ -83,7 +83,9 @@ class SessionServices(Record):
         self.task_list = task_list  # TaskCreate and friends
         self.skills = skills  # the Skill tool's runtime
         self.extensions = extensions  # plugins, skills, commands and the output style
-        self.lsp: Any = None  # the session's language servers (lsp.manager.LspManager), shared with sub-agents
+        self.lsp: Any = (
+            None  # the session's language servers (lsp.manager.LspManager), shared with sub-agents
+        )
 
     @classmethod
     def for_gate(

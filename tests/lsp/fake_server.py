@@ -1,0 +1,89 @@
+"""A minimal language server for the fault tests: `python fake_server.py MODE [MARKER]`.
+
+crash: exits at once with status 3. hang: reads its input and never answers. marker: appends its pid to
+MARKER when started, answers `initialize` and `shutdown`, publishes one error for every opened or changed
+file whose text contains "BROKEN" (none otherwise), and exits (a crash) on a text containing "DIE".
+"""
+
+import json
+import sys
+from pathlib import Path
+
+
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            return None
+        if line == b"\r\n":
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+
+
+def send(message):
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+
+
+def publish(uri, text, version):
+    if "DIE" in text:
+        sys.exit(4)
+    items = []
+    if "BROKEN" in text:
+        start = {"line": 0, "character": 0}
+        items.append(
+            {
+                "range": {"start": start, "end": start},
+                "message": "broken here",
+                "severity": 1,
+                "code": "E1",
+                "source": "fake",
+            }
+        )
+    send(
+        {
+            "jsonrpc": "2.0",
+            "method": "textDocument/publishDiagnostics",
+            "params": {"uri": uri, "version": version, "diagnostics": items},
+        }
+    )
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "crash":
+        sys.exit(3)
+    if len(sys.argv) > 2:
+        import os
+
+        with Path(sys.argv[2]).open("a") as marker:
+            marker.write(f"{os.getpid()}\n")
+    while True:
+        message = read()
+        if message is None:
+            return
+        if mode == "hang":
+            continue
+        method = message.get("method")
+        params = message.get("params") or {}
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+        elif method == "shutdown":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        elif method == "exit":
+            return
+        elif method == "textDocument/didOpen":
+            doc = params["textDocument"]
+            publish(doc["uri"], doc["text"], doc["version"])
+        elif method == "textDocument/didChange":
+            doc = params["textDocument"]
+            publish(doc["uri"], params["contentChanges"][-1]["text"], doc["version"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""Real language servers behind real edits: Yoke runs a script against the scripted server, and the model's
+next request carries what the server said (tests/lsp/conftest.py has the helpers)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.lsp.conftest import DONE, YOKE, call, need, tool_results
+from yoke.testing.side_by_side import run_scenario
+
+ARGV = ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"]
+SLOW_OK = {"lsp": {"waitMs": 30000}}  # a loaded machine: the bound is not what these tests check
+
+
+def _run(scenario: dict, env: dict) -> dict:
+    result = run_scenario(YOKE, scenario, env=env, timeout=120)
+    assert result["code"] == 0, result["stderr"][-2000:]
+    return result
+
+
+def test_a_broken_type_is_reported_and_its_fix_clears_it(lsp_env):
+    need("basedpyright-langserver")
+    scenario = {
+        "argv": ARGV,
+        "settings": SLOW_OK,
+        "files": {"app.py": "def f(x: int) -> int:\n    return x\n\ny: int = f(1)\n"},
+        "turns": [
+            call("r1", "Read", file_path="PROJECT/app.py"),
+            call("e1", "Edit", file_path="PROJECT/app.py", old_string="y: int", new_string="y: str"),
+            call("e2", "Edit", file_path="PROJECT/app.py", old_string="y: str", new_string="y: int"),
+            DONE,
+        ],
+    }
+    requests = _run(scenario, lsp_env)["requests"]
+    broke = tool_results(requests[2])["e1"]
+    assert "<new-diagnostics>" in broke, broke
+    assert "app.py:\n  \u2718 [Line 4:10]" in broke and "[reportAssignmentType] (basedpyright)" in broke
+    fixed = tool_results(requests[3])["e2"]
+    assert "<new-diagnostics>" not in fixed and "unavailable" not in fixed, fixed
+
+
+def test_a_missing_typescript_import_is_reported(lsp_env):
+    need("typescript-language-server")
+    scenario = {
+        "argv": ARGV,
+        "settings": SLOW_OK,
+        "files": {
+            "util.ts": "export function helper(): number {\n  return 1;\n}\n",
+            "main.ts": 'import { helper } from "./util";\nexport const x: number = helper();\n',
+        },
+        "turns": [
+            call("r1", "Read", file_path="PROJECT/main.ts"),
+            call("e1", "Edit", file_path="PROJECT/main.ts", old_string='"./util"', new_string='"./nowhere"'),
+            DONE,
+        ],
+    }
+    requests = _run(scenario, lsp_env)["requests"]
+    text = tool_results(requests[2])["e1"]
+    assert "<new-diagnostics>" in text, text
+    assert "main.ts:\n  \u2718 [Line 1:" in text and "./nowhere" in text and "[2307]" in text
+
+
+def test_the_lsp_tool_finds_a_definition_and_references_across_two_files(lsp_env):
+    need("basedpyright-langserver")
+    scenario = {
+        "argv": ARGV,
+        "files": {
+            "lib.py": "def helper(n: int) -> int:\n    return n + 1\n",
+            "use.py": "from lib import helper\n\nprint(helper(2))\n",
+        },
+        "turns": [
+            call("r1", "Read", file_path="PROJECT/use.py"),
+            call("d1", "LSP", operation="goToDefinition", filePath="PROJECT/use.py", line=3, character=7),
+            call("f1", "LSP", operation="findReferences", filePath="PROJECT/lib.py", line=1, character=5),
+            DONE,
+        ],
+    }
+    requests = _run(scenario, lsp_env)["requests"]
+    results = tool_results(requests[-1])
+    assert "lib.py:1:5" in results["d1"], results["d1"]
+    references = results["f1"]
+    assert "lib.py:\n  Line 1:5" in references, references
+    assert "use.py:\n  Line 1:17\n  Line 3:7" in references, references
+
+
+def test_a_plugins_server_starts_and_an_untrusted_projects_does_not(lsp_env, tmp_path):
+    from tests.lsp.conftest import FAKE
+
+    import sys
+
+    plugin = tmp_path / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    started = tmp_path / "plugin-started"
+    servers = {"fake": {"command": sys.executable, "args": [str(FAKE), "marker", str(started)],
+                        "extensionToLanguage": {".fk": "fake"}}}  # fmt: skip
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "fk", "lspServers": servers}))
+    scenario = {
+        "argv": [*ARGV, "--plugin-dir", str(plugin)],
+        "settings": SLOW_OK,
+        "files": {"a.fk": "fine\n"},
+        "turns": [
+            call("e1", "Write", file_path="PROJECT/b.fk", content="BROKEN\n"),
+            DONE,
+        ],
+    }
+    requests = _run(scenario, lsp_env)["requests"]
+    assert started.read_text().strip().isdigit()
+    text = tool_results(requests[1])["e1"]
+    assert "b.fk:\n  \u2718 [Line 1:1] broken here [E1] (fake)" in text, text
+
+    project_started = tmp_path / "project-started"
+    own = {"fake": {**servers["fake"], "args": [str(FAKE), "marker", str(project_started)]}}
+    untrusted = {**scenario, "argv": ARGV, "untrusted": True, "settings": {"lspServers": own}}
+    requests = _run(untrusted, lsp_env)["requests"]
+    assert not project_started.exists()
+    assert "new-diagnostics" not in tool_results(requests[1])["e1"]
+    trusted = {**untrusted, "untrusted": False}
+    _run(trusted, lsp_env)
+    assert project_started.read_text().strip().isdigit()  # the same settings, trusted: it starts
