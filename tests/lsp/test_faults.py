@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.lsp.conftest import DONE, FAKE, YOKE, call, tool_results
+
 from yoke.lsp.config import ServerSpec
 from yoke.lsp.diagnostics import model_note
 from yoke.lsp.manager import DiagnosticsSettings, LspManager

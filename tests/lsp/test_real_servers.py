@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.lsp.conftest import DONE, YOKE, call, need, tool_results
+
 from yoke.testing.side_by_side import run_scenario
 
 ARGV = ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"]
@@ -84,9 +85,9 @@ def test_the_lsp_tool_finds_a_definition_and_references_across_two_files(lsp_env
 
 
 def test_a_plugins_server_starts_and_an_untrusted_projects_does_not(lsp_env, tmp_path):
-    from tests.lsp.conftest import FAKE
-
     import sys
+
+    from tests.lsp.conftest import FAKE
 
     plugin = tmp_path / "plugin"
     (plugin / ".claude-plugin").mkdir(parents=True)
