@@ -91,3 +91,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_host.py
 	$(PY) benchmarks/bench_remote.py
 	$(PY) benchmarks/bench_otel.py
+	$(PY) benchmarks/bench_lsp.py

@@ -26,7 +26,7 @@ class DiagnosticsSettings:
     __slots__ = ("enabled", "wait_ms", "include_warnings", "max_items")
 
     def __init__(
-        self, enabled: bool = True, wait_ms: int = 500, include_warnings: bool = False, max_items: int = 10
+        self, enabled: bool = True, wait_ms: int = 800, include_warnings: bool = False, max_items: int = 10
     ) -> None:
         self.enabled = enabled
         self.wait_ms = wait_ms

@@ -115,7 +115,7 @@ class LspTool(Tool):
             raise ToolError(f"{spec.name} did not answer within {spec.request_ms} ms.") from None
         except RpcError as exc:
             raise ToolError(f"{spec.name}: {exc}") from None
-        data = {"operation": input.operation, "result": text, "filePath": str(path)}
+        data: dict[str, Any] = {"operation": input.operation, "result": text, "filePath": str(path)}
         if count is not None:
             data["resultCount"] = count
         return ToolResult(text, data=data)

@@ -9,7 +9,6 @@ hooks follow), the enabled plugins' `lspServers` / `.lsp.json`, then the built-i
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 PROJECT_SCOPES = ("project", "local")
@@ -92,12 +91,3 @@ def attach_language_servers(
 def _offered(options: Any) -> bool:
     """`--tools` that does not name LSP leaves it out."""
     return options.tools is None or "LSP" in options.tools
-
-
-def describe(settings: Any, plugins: list[Any], env: dict[str, str]) -> list[tuple[str, str, str]]:
-    """(name, command, extensions) of every server definition, for `yoke doctor`."""
-    warnings: list[str] = []
-    out = []
-    for spec in server_specs(settings, plugins, env, warnings):
-        out.append((spec.name, str(Path(spec.command)), " ".join(sorted(spec.extensions))))
-    return out

@@ -1,0 +1,139 @@
+"""Language servers' cost. Run: `make bench` (or `python benchmarks/bench_lsp.py`).
+
+Prints, for basedpyright (Python) and typescript-language-server (TS), each where installed (the dev extra;
+`make test` puts the npm one in .venv/node):
+- the wall time an edit gains with diagnostics on (noting what the server says before, sending the change,
+  waiting for its report), median and p95 over alternating breaking and fixing edits of a warm server, and
+  how many of them would pass the default 800 ms bound;
+- the memory (RSS) of one running server: every process of its group, after those edits;
+and the median wall time of a one-turn `yoke -p` with no edit, with the servers on PATH and without: no
+server starts in a turn that touches no file, so this must not change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from yoke.lsp.config import builtin_servers
+from yoke.lsp.manager import DiagnosticsSettings, LspManager
+from yoke.testing import ScriptedServer
+
+ROOT = Path(__file__).resolve().parent.parent
+PATHS = f"{Path(sys.executable).parent}:{ROOT / '.venv' / 'node' / 'node_modules' / '.bin'}"
+EDITS = int(os.environ.get("YOKE_BENCH_LSP_EDITS", "20"))
+REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "5"))
+CASES = {
+    "basedpyright": ("app.py", "def f(x: int) -> int:\n    return x\n\ny: int = f(1)\n", "y: int", "y: str"),
+    "typescript": ("app.ts", "function f(x: number): number {\n  return x;\n}\nconst y: number = f(1);\n",
+                   "const y: number", "const y: string"),
+}  # fmt: skip
+
+
+def group_rss_kib(pgid: int) -> int:
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[2]) != pgid:
+                continue
+            for line in Path(f"/proc/{entry}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
+
+
+async def edits(name: str) -> None:
+    env = {**os.environ, "PATH": f"{PATHS}:{os.environ.get('PATH', '')}"}
+    spec = next((s for s in builtin_servers(env) if s.name == name), None)
+    if spec is None:
+        print(f"lsp {name}: not installed, skipped")
+        return
+    file_name, text, good, bad = CASES[name]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        path = root / file_name
+        path.write_text(text)
+        manager = LspManager([spec], [root], env, DiagnosticsSettings(wait_ms=20_000))
+        try:
+            await manager.before_edit(path)  # start and first analysis: not what an edit costs
+            times, errors = [], 0
+            for i in range(EDITS + 2):
+                started = time.perf_counter()
+                await manager.before_edit(path)
+                path.write_text(text.replace(good, bad) if i % 2 == 0 else text)
+                report = await manager.after_edit(path)
+                elapsed = time.perf_counter() - started
+                if i >= 2:  # two warm-up edits
+                    times.append(elapsed)
+                errors += bool(report and report.new)
+            server = manager.servers()[0]
+            rss = group_rss_kib(server.proc.pid) if server.proc is not None else 0
+        finally:
+            await manager.close()
+    times.sort()
+    p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
+    within = sum(1 for t in times if t <= 0.8)
+    print(
+        f"lsp {name}: added per edit median {statistics.median(times) * 1000:.0f} ms, "
+        f"p95 {p95 * 1000:.0f} ms over {len(times)} edits ({within} within the 800 ms default; "
+        f"{errors} of {EDITS + 2} reported a new error); server RSS {rss / 1024:.0f} MiB"
+    )
+
+
+def one_turn(env: dict[str, str], cwd: Path) -> float:
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        run_env = {**env, "ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "sk-bench"}
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "yoke", "-p", "hi"], env=run_env, cwd=cwd, capture_output=True
+        )
+        wall = time.perf_counter() - start
+        if proc.returncode != 0:
+            raise SystemExit(f"benchmark run failed:\n{proc.stderr.decode()}")
+    return wall
+
+
+def turns() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "home").mkdir()
+        (root / "p").mkdir()
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("ANTHROPIC_", "OPENAI_", "YOKE_", "CLAUDE_"))
+        }
+        base.update(HOME=str(root / "home"), YOKE_HOME=str(root / "home" / ".yoke"))
+        without = {**base, "PATH": "/usr/bin:/bin"}
+        with_servers = {**base, "PATH": f"{PATHS}:/usr/bin:/bin"}
+        one_turn(without, root / "p")  # warm the bytecode cache
+        a_runs, b_runs = [], []
+        for _ in range(REPEATS):  # interleaved: a machine's drift weighs on both alike
+            a_runs.append(one_turn(without, root / "p"))
+            b_runs.append(one_turn(with_servers, root / "p"))
+        a, b = statistics.median(a_runs), statistics.median(b_runs)
+    print(
+        f"lsp turn with no edit: median {a * 1000:.0f} ms without servers on PATH, "
+        f"{b * 1000:.0f} ms with them ({(b - a) * 1000:+.0f} ms; none starts)"
+    )
+
+
+def main() -> None:
+    for name in CASES:
+        asyncio.run(edits(name))
+    turns()
+
+
+if __name__ == "__main__":
+    main()
