@@ -161,7 +161,9 @@ def language_server_checks(loaded: Any, cwd: Path, env: Mapping[str, str]) -> li
         for spec in specs
     ]
     if not specs:
-        hint = "none found (e.g. basedpyright, typescript-language-server, gopls, rust-analyzer, clangd on PATH)"
+        hint = (
+            "none found (e.g. basedpyright, typescript-language-server, gopls, rust-analyzer, clangd on PATH)"
+        )
         checks.append(Check(section, INFO, "servers", hint))
     checks += [Check(section, WARN, "problem", warning) for warning in warnings]
     return checks
