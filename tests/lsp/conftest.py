@@ -54,3 +54,17 @@ def call(tool_id: str, name: str, **input) -> dict:
 
 
 DONE = {"content": [{"type": "text", "text": "done"}]}
+
+
+def server_log_pids(result: dict, name: str) -> list[int]:
+    """The pids a fake server said on stderr in a scenario's run (its home's `lsp/<name>.log` files)."""
+    home = Path(result["project"]).parent / "home"
+    pids = []
+    for log in home.rglob(f"lsp/{name}.log"):
+        pids += [int(line.split()[1]) for line in log.read_text().splitlines() if line.startswith("pid ")]
+    return pids
+
+
+def server_log(result: dict, name: str) -> str:
+    home = Path(result["project"]).parent / "home"
+    return "".join(log.read_text() for log in home.rglob(f"lsp/{name}.log"))

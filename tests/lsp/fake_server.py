@@ -1,8 +1,9 @@
 """A minimal language server for the fault tests: `python fake_server.py MODE [MARKER]`.
 
-crash: exits at once with status 3. hang: reads its input and never answers. marker: appends its pid to
-MARKER when started, answers `initialize` and `shutdown`, publishes one error for every opened or changed
+crash: exits at once with status 3. hang: reads its input and never answers. marker: says its pid on
+stderr and appends it to MARKER (where it may write) when started, answers `initialize` and `shutdown`, publishes one error for every opened or changed
 file whose text contains "BROKEN" (none otherwise), and exits (a crash) on a text containing "DIE".
+probe: marker, after saying on stderr whether it could write in its folder and read ~/.aws/credentials.
 """
 
 import json
@@ -58,11 +59,26 @@ def main():
     mode = sys.argv[1]
     if mode == "crash":
         sys.exit(3)
-    if len(sys.argv) > 2:
-        import os
+    import os
 
-        with Path(sys.argv[2]).open("a") as marker:
-            marker.write(f"{os.getpid()}\n")
+    print(f"pid {os.getpid()}", file=sys.stderr, flush=True)  # the session's lsp/<name>.log has it
+    if mode == "probe":  # what the sandbox lets it do, said on stderr
+        try:
+            (Path.cwd() / "written-by-server").write_text("x")
+            print("write: allowed", file=sys.stderr, flush=True)
+        except OSError:
+            print("write: denied", file=sys.stderr, flush=True)
+        try:
+            (Path.home() / ".aws" / "credentials").read_text()
+            print("secret: read", file=sys.stderr, flush=True)
+        except OSError:
+            print("secret: hidden", file=sys.stderr, flush=True)
+    if len(sys.argv) > 2:
+        try:
+            with Path(sys.argv[2]).open("a") as marker:
+                marker.write(f"{os.getpid()}\n")
+        except OSError:
+            pass  # sandboxed: the log has the pid
     while True:
         message = read()
         if message is None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.lsp.conftest import DONE, FAKE, YOKE, call, tool_results
+from tests.lsp.conftest import DONE, FAKE, YOKE, call, server_log, server_log_pids, tool_results
 
 from yoke.lsp.config import ServerSpec
 from yoke.lsp.diagnostics import model_note
@@ -132,9 +132,8 @@ asyncio.run(main())
 
 
 def test_servers_stop_with_the_session_and_a_hung_one_does_not_hold_the_turn(tmp_path, base_env):
-    marker = tmp_path / "pids"
     servers = {
-        "fake": {"command": sys.executable, "args": [str(FAKE), "marker", str(marker)],
+        "fake": {"command": sys.executable, "args": [str(FAKE), "marker"],
                  "extensionToLanguage": {".fk": "fake"}},
         "stuck": {"command": sys.executable, "args": [str(FAKE), "hang"], "extensionToLanguage": {".hg": "x"}},
     }  # fmt: skip
@@ -148,7 +147,7 @@ def test_servers_stop_with_the_session_and_a_hung_one_does_not_hold_the_turn(tmp
             "--permission-mode",
             "acceptEdits",
         ],
-        "settings": {"lspServers": servers, "lsp": {"waitMs": BOUND_MS}},
+        "settings": {"lspServers": servers, "lsp": {"waitMs": BOUND_MS, "sandbox": False}},  # host pids
         "files": {"a.fk": "ok\n"},
         "turns": [
             call("r1", "Read", file_path="PROJECT/a.fk"),
@@ -163,5 +162,47 @@ def test_servers_stop_with_the_session_and_a_hung_one_does_not_hold_the_turn(tmp
     text = tool_results(result["requests"][-1])["e1"]
     assert "Diagnostics were unavailable" in text and "stuck is still starting" in text, text
     assert elapsed < 15, "a hung server held the session"  # its start-up bound is 15 s
-    pid = int(marker.read_text().split()[0])
+    (pid,) = server_log_pids(result, "fake")
     assert _wait_gone(pid, 5), "the server outlived its session"
+
+
+def test_a_server_runs_in_the_sandbox_reading_but_not_writing_and_not_seeing_secrets(base_env):
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (make test installs it)")
+    servers = {
+        "probe": {
+            "command": sys.executable,
+            "args": [str(FAKE), "probe"],
+            "extensionToLanguage": {".fk": "x"},
+        }
+    }
+    scenario = {
+        "argv": [
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "acceptEdits",
+        ],
+        "settings": {"lspServers": servers, "lsp": {"waitMs": 20000}},
+        "files": {"a.fk": "ok\n"},
+        "turns": [
+            call("r1", "Read", file_path="PROJECT/a.fk"),
+            call("e1", "Write", file_path="PROJECT/b.fk", content="BROKEN\n"),
+            DONE,
+        ],
+    }
+    home = Path(base_env["HOME"])
+    (home / ".aws").mkdir(parents=True, exist_ok=True)
+    (home / ".aws" / "credentials").write_text("[default]\nsecret=1\n")
+    env = {**base_env}
+    result = run_scenario(YOKE, scenario, env=env, timeout=120)
+    assert result["code"] == 0, result["stderr"][-2000:]
+    log = server_log(result, "probe")
+    assert "write: denied" in log and "secret: hidden" in log, log
+    assert not (Path(result["project"]) / "written-by-server").exists()
+    assert "broken here" in tool_results(result["requests"][-1])["e1"]  # and it still does its work

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.lsp.conftest import DONE, YOKE, call, need, tool_results
+from tests.lsp.conftest import DONE, YOKE, call, need, server_log_pids, tool_results
 
 from yoke.testing.side_by_side import run_scenario
 
@@ -91,8 +91,7 @@ def test_a_plugins_server_starts_and_an_untrusted_projects_does_not(lsp_env, tmp
 
     plugin = tmp_path / "plugin"
     (plugin / ".claude-plugin").mkdir(parents=True)
-    started = tmp_path / "plugin-started"
-    servers = {"fake": {"command": sys.executable, "args": [str(FAKE), "marker", str(started)],
+    servers = {"fake": {"command": sys.executable, "args": [str(FAKE), "marker"],
                         "extensionToLanguage": {".fk": "fake"}}}  # fmt: skip
     (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "fk", "lspServers": servers}))
     scenario = {
@@ -104,17 +103,18 @@ def test_a_plugins_server_starts_and_an_untrusted_projects_does_not(lsp_env, tmp
             DONE,
         ],
     }
-    requests = _run(scenario, lsp_env)["requests"]
-    assert started.read_text().strip().isdigit()
+    result = _run(scenario, lsp_env)
+    requests = result["requests"]
+    assert len(server_log_pids(result, "plugin:fk:fake")) == 1
     text = tool_results(requests[1])["e1"]
     assert "b.fk:\n  \u2718 [Line 1:1] broken here [E1] (fake)" in text, text
 
-    project_started = tmp_path / "project-started"
-    own = {"fake": {**servers["fake"], "args": [str(FAKE), "marker", str(project_started)]}}
+    own = {"fake": servers["fake"]}
     untrusted = {**scenario, "argv": ARGV, "untrusted": True, "settings": {"lspServers": own}}
-    requests = _run(untrusted, lsp_env)["requests"]
-    assert not project_started.exists()
-    assert "new-diagnostics" not in tool_results(requests[1])["e1"]
+    result = _run(untrusted, lsp_env)
+    assert server_log_pids(result, "fake") == []
+    assert "new-diagnostics" not in tool_results(result["requests"][1])["e1"]
     trusted = {**untrusted, "untrusted": False}
-    _run(trusted, lsp_env)
-    assert project_started.read_text().strip().isdigit()  # the same settings, trusted: it starts
+    result = _run(trusted, lsp_env)
+    assert len(server_log_pids(result, "fake")) == 1  # the same settings, trusted: it starts
+    assert "broken here" in tool_results(result["requests"][1])["e1"]

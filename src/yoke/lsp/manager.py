@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from yoke.lsp.config import ServerSpec, by_extension
 from yoke.lsp.diagnostics import FileReport, new_problems
+from yoke.lsp.process import Launcher
 from yoke.lsp.server import LanguageServer
 
 BACKOFF_FIRST_S = 0.5
@@ -77,8 +79,10 @@ class LspManager:
         env: dict[str, str],
         diagnostics: DiagnosticsSettings | None = None,
         log_dir: Path | None = None,
+        confine: Callable[[ServerSpec], Launcher | None] | None = None,
     ) -> None:
         self.specs = specs
+        self.confine = confine  # per server: the launcher that runs it in the sandbox (docs/lsp.md)
         self.table = by_extension(specs)
         self.roots = [r.resolve() for r in roots]
         self.env = env
@@ -143,7 +147,8 @@ class LspManager:
 
     async def _start(self, spec: ServerSpec, root: Path, slot: _Slot) -> LanguageServer:
         log = self.log_dir / f"{spec.name}.log" if self.log_dir is not None else None
-        server = LanguageServer(spec, root, self.env, log)
+        launcher = self.confine(spec) if self.confine is not None else None
+        server = LanguageServer(spec, root, self.env, log, launcher)
         try:
             await server.start()
         finally:

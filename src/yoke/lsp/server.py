@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from yoke.lsp.config import ServerSpec
-from yoke.lsp.process import start_server_process, stop_server_process
+from yoke.lsp.process import Launcher, start_server_process, stop_server_process
 from yoke.lsp.rpc import Connection, RpcError
 
 CLIENT_CAPABILITIES: dict[str, Any] = {
@@ -53,8 +53,16 @@ class Published:
 
 
 class LanguageServer:
-    def __init__(self, spec: ServerSpec, root: Path, env: dict[str, str], log: Path | None = None) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        root: Path,
+        env: dict[str, str],
+        log: Path | None = None,
+        confine: Launcher | None = None,
+    ) -> None:
         self.spec = spec
+        self.confine = confine  # rewrites the argv to run the server in the sandbox (None: as is)
         self.root = root
         self.env = {**env, **spec.env}
         self.log = log
@@ -80,7 +88,7 @@ class LanguageServer:
                 await self._start()
         except TimeoutError:
             await self._fail(f"did not finish starting within {self.spec.startup_ms} ms")
-        except (OSError, RpcError, ValueError) as exc:
+        except (OSError, RpcError, ValueError, RuntimeError) as exc:  # RuntimeError: the sandbox cannot start
             await self._fail(str(exc) or type(exc).__name__)
         except asyncio.CancelledError:
             await self._fail("start cancelled")
@@ -95,13 +103,16 @@ class LanguageServer:
             self._stderr = open(self.log, "ab")  # noqa: SIM115 - closed with the server
             stderr = self._stderr
         argv = [self.spec.command, *self.spec.args]
-        self.proc = await start_server_process(argv, cwd=self.root, env=self.env, stderr=stderr)
+        self.proc = await start_server_process(
+            argv, cwd=self.root, env=self.env, stderr=stderr, confine=self.confine
+        )
         assert self.proc.stdout is not None and self.proc.stdin is not None
         self.conn = Connection(self.proc.stdout, self.proc.stdin, self._notified, self._requested)
         self._watcher = asyncio.get_running_loop().create_task(self._watch(self.conn))
         folder = {"uri": file_uri(self.root), "name": self.root.name or str(self.root)}
         params = {
-            "processId": os.getpid(),
+            # in the sandbox's own pid namespace Yoke's pid names nothing (servers that watch it would stop)
+            "processId": None if self.confine is not None else os.getpid(),
             "clientInfo": {"name": "yoke"},
             "rootUri": folder["uri"],
             "rootPath": str(self.root),
@@ -197,6 +208,11 @@ class LanguageServer:
         return self.published[uri] if arrived() else None
 
     def _notified(self, method: str, params: Any) -> None:
+        if method in ("window/logMessage", "window/showMessage") and isinstance(params, dict):
+            if self._stderr is not None:  # beside its stderr, for whoever finds out why a server failed
+                self._stderr.write(f"[{method}] {str(params.get('message'))[:2000]}\n".encode())
+                self._stderr.flush()
+            return
         if method != "textDocument/publishDiagnostics" or not isinstance(params, dict):
             return
         uri, items = params.get("uri"), params.get("diagnostics")

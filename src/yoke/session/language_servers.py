@@ -9,6 +9,7 @@ hooks follow), the enabled plugins' `lspServers` / `.lsp.json`, then the built-i
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 PROJECT_SCOPES = ("project", "local")
@@ -73,9 +74,9 @@ def attach_language_servers(
         return None
     diagnostics = DiagnosticsSettings.from_settings(_lsp_settings(settings), warnings)
     ctx = executor.ctx
-    manager = LspManager(
-        specs, list(ctx.all_dirs()), dict(environment.env), diagnostics, ctx.session.session_dir / "lsp"
-    )
+    log_dir = ctx.session.session_dir / "lsp"
+    confine = _confiner(environment, ctx, plugins, log_dir)
+    manager = LspManager(specs, list(ctx.all_dirs()), dict(environment.env), diagnostics, log_dir, confine)
     ctx.session.services.lsp = manager
     resources.add(manager, "language servers")
     executor.observers.append(LspObserver(manager))
@@ -86,6 +87,64 @@ def attach_language_servers(
         registry.register(tool)
         registry.refresh()
     return manager
+
+
+def _confiner(environment: Any, ctx: Any, plugins: list[Any], log_dir: Path) -> Any:
+    """Per server, the launcher that runs it in bubblewrap much as a read-only fast-path command runs
+    (sandbox/confine.py): every file read-only, the secrets hidden (the home's secret places, the working
+    directories' `.env*`/key files, Read deny rules), no network, a private /tmp; the one writable folder is
+    the server's own cache (`XDG_CACHE_HOME`). Unlike a command it may open unix sockets: node servers talk
+    to their workers over a socketpair (typescript-language-server to tsserver), and with no network the
+    only sockets it could reach are files it can see. None (servers run as they are) off Linux, where
+    bubblewrap is missing, or when `lsp.sandbox` is false."""
+    import sys
+
+    from yoke.sandbox.confine import kernel_sandbox_available
+
+    off = _lsp_settings(environment.settings).get("sandbox") is False
+    if off or not sys.platform.startswith("linux") or not kernel_sandbox_available(environment.env):
+        return None
+    from yoke.sandbox.confine import secrets_in
+    from yoke.sandbox.linux import bwrap_command
+    from yoke.sandbox.settings import SandboxSettings
+
+    sandbox = ctx.session.services.sandbox or SandboxSettings()
+    home = Path(environment.env.get("HOME") or Path.home())
+    dirs = list(ctx.all_dirs())
+    plugin_roots = [p.root for p in plugins]
+    narrowed = sandbox.replace(
+        enabled=True,
+        allow_write=(),
+        allowed_domains=(),
+        allow_all_unix_sockets=True,
+        allow_unix_sockets=(),
+        allow_local_binding=False,
+        allow_read=(),
+        deny_read=tuple(dict.fromkeys([*sandbox.deny_read, *secrets_in(dirs, home)])),
+    )
+
+    def for_spec(spec: Any) -> Any:
+        cache = log_dir / "cache" / spec.name.replace(":", "-")
+        cache.mkdir(parents=True, exist_ok=True)
+        spec.env.setdefault("XDG_CACHE_HOME", str(cache))
+
+        def launcher(argv: list[str]) -> list[str]:
+            return bwrap_command(
+                argv,
+                narrowed,
+                ctx.cwd,
+                [],  # no working directory is writable
+                home=home,
+                writable=[cache],
+                # the working directories, a plugin's own install and the home (its secrets stay hidden),
+                # visible wherever they are: one under /tmp would be covered by the private /tmp
+                readable=[*dirs, *plugin_roots, home],
+                proxy_socket=None,
+            )
+
+        return launcher
+
+    return for_spec
 
 
 def _offered(options: Any) -> bool:
