@@ -54,6 +54,7 @@ def call(tool_id: str, name: str, **input) -> dict:
 
 
 DONE = {"content": [{"type": "text", "text": "done"}]}
+ARGV = ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"]
 
 
 def server_log_pids(result: dict, name: str) -> list[int]:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.lsp.conftest import DONE, FAKE, YOKE, call, server_log, server_log_pids, tool_results
+from tests.lsp.conftest import ARGV, DONE, FAKE, YOKE, call, server_log, server_log_pids, tool_results
 
 from yoke.lsp.config import ServerSpec
 from yoke.lsp.diagnostics import model_note
@@ -138,15 +138,7 @@ def test_servers_stop_with_the_session_and_a_hung_one_does_not_hold_the_turn(tmp
         "stuck": {"command": sys.executable, "args": [str(FAKE), "hang"], "extensionToLanguage": {".hg": "x"}},
     }  # fmt: skip
     scenario = {
-        "argv": [
-            "-p",
-            "go",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-mode",
-            "acceptEdits",
-        ],
+        "argv": ARGV,
         "settings": {"lspServers": servers, "lsp": {"waitMs": BOUND_MS, "sandbox": False}},  # host pids
         "files": {"a.fk": "ok\n"},
         "turns": [
@@ -179,15 +171,7 @@ def test_a_server_runs_in_the_sandbox_reading_but_not_writing_and_not_seeing_sec
         }
     }
     scenario = {
-        "argv": [
-            "-p",
-            "go",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-mode",
-            "acceptEdits",
-        ],
+        "argv": ARGV,
         "settings": {"lspServers": servers, "lsp": {"waitMs": 20000}},
         "files": {"a.fk": "ok\n"},
         "turns": [

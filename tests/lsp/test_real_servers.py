@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-from tests.lsp.conftest import DONE, YOKE, call, need, server_log_pids, tool_results
+from tests.lsp.conftest import ARGV, DONE, YOKE, call, need, server_log_pids, tool_results
 
 from yoke.testing.side_by_side import run_scenario
 
-ARGV = ["-p", "go", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits"]
 SLOW_OK = {"lsp": {"waitMs": 30000}}  # a loaded machine: the bound is not what these tests check
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from pathlib import Path
 
 from tests.lsp.conftest import FAKE
+
 from yoke import events as ev
 from yoke.lsp.config import ServerSpec
 from yoke.lsp.manager import DiagnosticsSettings, LspManager

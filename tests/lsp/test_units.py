@@ -97,3 +97,23 @@ def test_the_note_is_capped_and_the_summary_is_one_line():
     assert summary([FileReport(Path("/p/a.py"), unavailable="x is still starting")]).endswith(
         "still starting"
     )
+
+
+def test_doctor_lists_the_servers_and_where_they_come_from(tmp_path):
+    from yoke.config.settings import load_settings
+    from yoke.session.doctor import language_server_checks
+
+    home, project = tmp_path / "home", tmp_path / "p"
+    (home / ".claude").mkdir(parents=True)
+    project.mkdir()
+    server = {"mine": {"command": "my-server", "extensionToLanguage": {".zz": "zz"}}}
+    (home / ".claude" / "settings.json").write_text(json.dumps({"lspServers": server}))
+    (tmp_path / "bin").mkdir()
+    gopls = tmp_path / "bin" / "gopls"
+    gopls.write_text("#!/bin/sh\n")
+    gopls.chmod(0o755)
+    env = {"HOME": str(home), "PATH": str(tmp_path / "bin"), "CLAUDE_CONFIG_DIR": str(home / ".claude")}
+    checks = language_server_checks(load_settings(project, home=home), project, env)
+    found = {c.label: c.detail for c in checks}
+    assert found["mine"].startswith("my-server (.zz;") and "settings.json" in found["mine"]
+    assert found["gopls"] == f"{gopls} (.go; builtin)"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.lsp.conftest import DONE, YOKE, call, need, tool_results
+from tests.lsp.conftest import ARGV, DONE, YOKE, call, need, tool_results
 
 from yoke.lsp.tool import LspTool
 from yoke.testing.lsp_shapes import reminder_shape, schema_shape
@@ -24,15 +24,7 @@ def test_the_lsp_tools_schema_is_claude_codes():
 def test_the_reminder_has_claude_codes_shape_for_the_same_edit(lsp_env):
     need("basedpyright-langserver")
     scenario = {
-        "argv": [
-            "-p",
-            "go",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--permission-mode",
-            "acceptEdits",
-        ],
+        "argv": ARGV,
         "settings": {"lsp": {"waitMs": 30000}},
         "files": {"app.py": SOURCE},
         "turns": [

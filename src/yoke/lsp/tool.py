@@ -15,17 +15,6 @@ from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import resolve_path
 from yoke.tools.schema import ToolInput
 
-OPERATIONS = (
-    "goToDefinition",
-    "findReferences",
-    "hover",
-    "documentSymbol",
-    "workspaceSymbol",
-    "goToImplementation",
-    "prepareCallHierarchy",
-    "incomingCalls",
-    "outgoingCalls",
-)
 Operation = Literal[
     "goToDefinition",
     "findReferences",
