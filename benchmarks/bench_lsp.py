@@ -5,7 +5,7 @@ Prints, for basedpyright (Python) and typescript-language-server (TS), each wher
 - the wall time an edit gains with diagnostics on (noting what the server says before, sending the change,
   waiting for its report), median and p95 over alternating breaking and fixing edits of a warm server, and
   how many of them would pass the default 800 ms bound;
-- the memory (RSS) of one running server: every process of its group, after those edits;
+- the memory (RSS) of one running server: its process and every one below it, after those edits;
 and the median wall time of a one-turn `yoke -p` with no edit, with the servers on PATH and without: no
 server starts in a turn that touches no file, so this must not change.
 """
@@ -36,24 +36,34 @@ CASES = {
 }  # fmt: skip
 
 
-def group_rss_kib(pgid: int) -> int:
-    total = 0
+def tree_rss_kib(root: int) -> int:
+    """The RSS of `root` and every process below it (a sandboxed server runs in a session of its own)."""
+    parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            if int(stat[2]) != pgid:
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(
+                    Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1]
+                )
+            except (OSError, IndexError, ValueError):
                 continue
-            for line in Path(f"/proc/{entry}/status").read_text().splitlines():
+    tree, grew = {root}, True
+    while grew:
+        below = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= below
+        grew = bool(below)
+    total = 0
+    for pid in tree:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
-        except (OSError, IndexError, ValueError):
+        except OSError:
             continue
     return total
 
 
-async def edits(name: str) -> None:
+async def edits(name: str, sandboxed: bool) -> None:
     env = {**os.environ, "PATH": f"{PATHS}:{os.environ.get('PATH', '')}"}
     spec = next((s for s in builtin_servers(env) if s.name == name), None)
     if spec is None:
@@ -64,7 +74,12 @@ async def edits(name: str) -> None:
         root = Path(tmp)
         path = root / file_name
         path.write_text(text)
-        manager = LspManager([spec], [root], env, DiagnosticsSettings(wait_ms=20_000))
+        confine = None
+        if sandboxed:
+            from yoke.session.language_servers import server_sandbox
+
+            confine = server_sandbox(None, root, [root], Path.home(), root / ".lsp", [])
+        manager = LspManager([spec], [root], env, DiagnosticsSettings(wait_ms=20_000), None, confine)
         try:
             await manager.before_edit(path)  # start and first analysis: not what an edit costs
             times, errors = [], 0
@@ -78,14 +93,14 @@ async def edits(name: str) -> None:
                     times.append(elapsed)
                 errors += bool(report and report.new)
             server = manager.servers()[0]
-            rss = group_rss_kib(server.proc.pid) if server.proc is not None else 0
+            rss = tree_rss_kib(server.proc.pid) if server.proc is not None else 0
         finally:
             await manager.close()
     times.sort()
     p95 = times[min(len(times) - 1, int(0.95 * len(times)))]
     within = sum(1 for t in times if t <= 0.8)
     print(
-        f"lsp {name}: added per edit median {statistics.median(times) * 1000:.0f} ms, "
+        f"lsp {name}{' (in the sandbox)' if sandboxed else ''}: added per edit median {statistics.median(times) * 1000:.0f} ms, "
         f"p95 {p95 * 1000:.0f} ms over {len(times)} edits ({within} within the 800 ms default; "
         f"{errors} of {EDITS + 2} reported a new error); server RSS {rss / 1024:.0f} MiB"
     )
@@ -130,8 +145,12 @@ def turns() -> None:
 
 
 def main() -> None:
+    import shutil
+
     for name in CASES:
-        asyncio.run(edits(name))
+        asyncio.run(edits(name, sandboxed=False))
+        if sys.platform.startswith("linux") and shutil.which("bwrap"):
+            asyncio.run(edits(name, sandboxed=True))
     turns()
 
 

@@ -58,5 +58,9 @@ async def start_server_process(
 
 
 async def stop_server_process(proc: asyncio.subprocess.Process, grace: float) -> None:
-    """End the server's whole group: SIGTERM, SIGKILL after `grace` seconds."""
+    """End the server's whole group: SIGTERM, SIGKILL after `grace` seconds; then its pipes are closed now
+    rather than when the process object is collected (by then the event loop may be gone)."""
     await kill_process_group(proc, grace=grace)
+    transport = getattr(proc, "_transport", None)  # asyncio keeps it private; closing it is what wait() skips
+    if transport is not None:
+        transport.close()

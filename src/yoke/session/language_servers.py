@@ -9,6 +9,7 @@ hooks follow), the enabled plugins' `lspServers` / `.lsp.json`, then the built-i
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,13 +91,8 @@ def attach_language_servers(
 
 
 def _confiner(environment: Any, ctx: Any, plugins: list[Any], log_dir: Path) -> Any:
-    """Per server, the launcher that runs it in bubblewrap much as a read-only fast-path command runs
-    (sandbox/confine.py): every file read-only, the secrets hidden (the home's secret places, the working
-    directories' `.env*`/key files, Read deny rules), no network, a private /tmp; the one writable folder is
-    the server's own cache (`XDG_CACHE_HOME`). Unlike a command it may open unix sockets: node servers talk
-    to their workers over a socketpair (typescript-language-server to tsserver), and with no network the
-    only sockets it could reach are files it can see. None (servers run as they are) off Linux, where
-    bubblewrap is missing, or when `lsp.sandbox` is false."""
+    """`server_sandbox` for this session, or None (servers run as they are) off Linux, where bubblewrap is
+    missing, or when `lsp.sandbox` is false."""
     import sys
 
     from yoke.sandbox.confine import kernel_sandbox_available
@@ -104,26 +100,48 @@ def _confiner(environment: Any, ctx: Any, plugins: list[Any], log_dir: Path) -> 
     off = _lsp_settings(environment.settings).get("sandbox") is False
     if off or not sys.platform.startswith("linux") or not kernel_sandbox_available(environment.env):
         return None
-    from yoke.sandbox.confine import secrets_in
-    from yoke.sandbox.linux import bwrap_command
+    home = Path(environment.env.get("HOME") or Path.home())
+    extra = [p.root for p in plugins]
+    return server_sandbox(ctx.session.services.sandbox, ctx.cwd, list(ctx.all_dirs()), home, log_dir, extra)
+
+
+def server_sandbox(
+    sandbox: Any, cwd: Path, dirs: list[Path], home: Path, log_dir: Path, readable: list[Path]
+) -> Callable[[Any], Callable[[list[str]], list[str]]]:
+    """Per server, the launcher that runs it in bubblewrap much as a read-only fast-path command runs
+    (sandbox/confine.py): every file read-only, the secrets hidden (the home's secret places, the working
+    directories' `.env*`/key files, Read deny rules), no network, a private /tmp; the one writable folder is
+    the server's own cache (`XDG_CACHE_HOME`). Unlike a command it may open unix sockets: node servers talk
+    to their workers over a socketpair (typescript-language-server to tsserver), and with no network the
+    only sockets it could reach are files it can see. The secret scan runs when the first server starts,
+    not with the session."""
     from yoke.sandbox.settings import SandboxSettings
 
-    sandbox = ctx.session.services.sandbox or SandboxSettings()
-    home = Path(environment.env.get("HOME") or Path.home())
-    dirs = list(ctx.all_dirs())
-    plugin_roots = [p.root for p in plugins]
-    narrowed = sandbox.replace(
-        enabled=True,
-        allow_write=(),
-        allowed_domains=(),
-        allow_all_unix_sockets=True,
-        allow_unix_sockets=(),
-        allow_local_binding=False,
-        allow_read=(),
-        deny_read=tuple(dict.fromkeys([*sandbox.deny_read, *secrets_in(dirs, home)])),
-    )
+    base = sandbox or SandboxSettings()
+    narrowed: list[Any] = []  # made once, by the first start
 
-    def for_spec(spec: Any) -> Any:
+    def settings() -> Any:
+        if not narrowed:
+            from yoke.sandbox.confine import secrets_in
+
+            hidden = secrets_in(dirs, home)
+            narrowed.append(
+                base.replace(
+                    enabled=True,
+                    allow_write=(),
+                    allowed_domains=(),
+                    allow_all_unix_sockets=True,
+                    allow_unix_sockets=(),
+                    allow_local_binding=False,
+                    allow_read=(),
+                    deny_read=tuple(dict.fromkeys([*base.deny_read, *hidden])),
+                )
+            )
+        return narrowed[0]
+
+    def for_spec(spec: Any) -> Callable[[list[str]], list[str]]:
+        from yoke.sandbox.linux import bwrap_command
+
         cache = log_dir / "cache" / spec.name.replace(":", "-")
         cache.mkdir(parents=True, exist_ok=True)
         spec.env.setdefault("XDG_CACHE_HOME", str(cache))
@@ -131,14 +149,14 @@ def _confiner(environment: Any, ctx: Any, plugins: list[Any], log_dir: Path) -> 
         def launcher(argv: list[str]) -> list[str]:
             return bwrap_command(
                 argv,
-                narrowed,
-                ctx.cwd,
+                settings(),
+                cwd,
                 [],  # no working directory is writable
                 home=home,
                 writable=[cache],
                 # the working directories, a plugin's own install and the home (its secrets stay hidden),
                 # visible wherever they are: one under /tmp would be covered by the private /tmp
-                readable=[*dirs, *plugin_roots, home],
+                readable=[*dirs, *readable, home],
                 proxy_socket=None,
             )
 
