@@ -3,7 +3,7 @@
 crash: exits at once with status 3. hang: reads its input and never answers. marker: says its pid on
 stderr and appends it to MARKER (where it may write) when started, answers `initialize` and `shutdown`, publishes one error for every opened or changed
 file whose text contains "BROKEN" (none otherwise), and exits (a crash) on a text containing "DIE".
-probe: marker, after saying on stderr whether it could write in its folder and read ~/.aws/credentials.
+Other requests are answered with null. probe: marker, after saying on stderr whether it could write in its folder and read ~/.aws/credentials.
 """
 
 import json
@@ -99,6 +99,8 @@ def main():
         elif method == "textDocument/didChange":
             doc = params["textDocument"]
             publish(doc["uri"], params["contentChanges"][-1]["text"], doc["version"])
+        elif "id" in message:  # any other request: nothing to say
+            send({"jsonrpc": "2.0", "id": message["id"], "result": None})
 
 
 if __name__ == "__main__":
