@@ -7,6 +7,7 @@ import os
 import sys
 
 from tests.lsp.conftest import DONE, FAKE, YOKE, call, tool_results
+
 from yoke.lsp.config import ServerSpec
 from yoke.lsp.manager import LspManager
 from yoke.testing.side_by_side import run_scenario
