@@ -39,6 +39,26 @@ def test_a_broken_type_is_reported_and_its_fix_clears_it(lsp_env):
     assert "<new-diagnostics>" not in fixed and "unavailable" not in fixed, fixed
 
 
+def test_an_error_that_was_there_before_the_edit_is_not_new(lsp_env):
+    need("basedpyright-langserver")
+    scenario = {
+        "argv": ARGV,
+        "settings": SLOW_OK,
+        "files": {"old.py": 'broken: int = "text"\n\nvalue = 1\n'},
+        "turns": [
+            call("r1", "Read", file_path="PROJECT/old.py"),  # the edit follows before its first report
+            call("e1", "Edit", file_path="PROJECT/old.py", old_string="value = 1", new_string="value = 2"),
+            call(
+                "e2", "Edit", file_path="PROJECT/old.py", old_string="value = 2", new_string="value: str = 2"
+            ),
+            DONE,
+        ],
+    }
+    results = tool_results(_run(scenario, lsp_env)["requests"][-1])
+    assert "<new-diagnostics>" not in results["e1"] and "unavailable" not in results["e1"], results["e1"]
+    assert "old.py:\n  \u2718 [Line 3:" in results["e2"] and "[Line 1:" not in results["e2"], results["e2"]
+
+
 def test_a_missing_typescript_import_is_reported(lsp_env):
     need("typescript-language-server")
     scenario = {

@@ -15,7 +15,7 @@ from typing import Any
 from yoke.lsp.config import ServerSpec, by_extension
 from yoke.lsp.diagnostics import FileReport, new_problems
 from yoke.lsp.process import Launcher
-from yoke.lsp.server import LanguageServer
+from yoke.lsp.server import LanguageServer, file_uri
 
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 30.0
@@ -218,6 +218,11 @@ class LspManager:
             seen = server.snapshot(path).count
             version = server.sync(path, text, self.language(path))
             await server.wait_published(path, seen, version, deadline - time.monotonic())
+        else:  # opened by a Read moments ago, perhaps: its first report may still be on its way
+            sent = server.documents[file_uri(path)]
+            last = server.snapshot(path)
+            if last.count == 0 or (last.version is not None and last.version < sent):
+                await server.wait_published(path, last.count, sent, deadline - time.monotonic())
         self._baselines[str(path)] = list(server.snapshot(path).diagnostics)
 
     async def after_edit(self, path: Path) -> FileReport | None:
