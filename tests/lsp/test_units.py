@@ -117,3 +117,24 @@ def test_doctor_lists_the_servers_and_where_they_come_from(tmp_path):
     found = {c.label: c.detail for c in checks}
     assert found["mine"].startswith("my-server (.zz;") and "settings.json" in found["mine"]
     assert found["gopls"] == f"{gopls} (.go; builtin)"
+
+
+def test_a_second_definition_of_an_extension_is_said_and_the_first_wins(tmp_path):
+    from types import SimpleNamespace
+
+    from yoke.lsp.config import by_extension
+    from yoke.session.language_servers import server_specs
+
+    def source(servers):
+        return SimpleNamespace(scope="user", label="settings.json", data={"lspServers": servers})  # noqa: E731
+
+    settings = SimpleNamespace(
+        sources=[source({"one": {"command": "a", "extensionToLanguage": {".q": "q"}}}),
+                 source({"two": {"command": "b", "extensionToLanguage": {".q": "q", ".r": "r"}}})],
+        merged={"lsp": {"builtinServers": False}},
+    )  # fmt: skip
+    warnings: list[str] = []
+    specs = server_specs(settings, [], {"PATH": ""}, warnings)
+    table = by_extension(specs)
+    assert (table[".q"].name, table[".r"].name) == ("one", "two")
+    assert warnings == ["language server two is not used for .q files: one is"]

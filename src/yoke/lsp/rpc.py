@@ -90,6 +90,7 @@ class Connection:
         self._on_request = on_request
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 0
+        self._answering: set[asyncio.Task[None]] = set()  # held: the loop keeps only weak references
         self.closed = asyncio.Event()
         self.close_reason = ""
         self._task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -143,7 +144,11 @@ class Connection:
     def _dispatch(self, message: dict[str, Any]) -> None:
         method = message.get("method")
         if isinstance(method, str) and "id" in message:
-            asyncio.get_running_loop().create_task(self._answer(message["id"], method, message.get("params")))
+            task = asyncio.get_running_loop().create_task(
+                self._answer(message["id"], method, message.get("params"))
+            )
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
         elif isinstance(method, str):
             with contextlib.suppress(Exception):  # a handler's bug must not stop the reading
                 self._on_notification(method, message.get("params"))

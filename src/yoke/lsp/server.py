@@ -76,6 +76,7 @@ class LanguageServer:
         self._changed = asyncio.Condition()
         self._stderr: IO[bytes] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._waking: set[asyncio.Task[None]] = set()
 
     # ---- life ------------------------------------------------------------------------------------------
 
@@ -223,7 +224,9 @@ class LanguageServer:
         version = params.get("version")
         seen.version = version if isinstance(version, int) else None
         seen.count += 1
-        asyncio.get_running_loop().create_task(self._wake())
+        task = asyncio.get_running_loop().create_task(self._wake())
+        self._waking.add(task)  # held: the loop keeps only weak references
+        task.add_done_callback(self._waking.discard)
 
     async def _watch(self, conn: Connection) -> None:
         """Waiters for diagnostics learn at once that the server went."""

@@ -50,6 +50,11 @@ def server_specs(settings: Any, plugins: list[Any], env: dict[str, str], warning
             specs.append(
                 spec.replace(name=f"plugin:{plugin.name}:{spec.name}", env={**plugin.env(), **spec.env})
             )
+    claimed: dict[str, str] = {}
+    for spec in specs:  # the first definition of an extension wins, as in 2.1.332; the others are said
+        for ext in spec.extensions:
+            if claimed.setdefault(ext, spec.name) != spec.name:
+                warnings.append(f"language server {spec.name} is not used for {ext} files: {claimed[ext]} is")
     if _lsp_settings(settings).get("builtinServers") is not False:
         specs += builtin_servers(env)
     return specs
