@@ -92,6 +92,17 @@ def test_the_lsp_tool_finds_a_definition_and_references_across_two_files(lsp_env
             call("r1", "Read", file_path="PROJECT/use.py"),
             call("d1", "LSP", operation="goToDefinition", filePath="PROJECT/use.py", line=3, character=7),
             call("f1", "LSP", operation="findReferences", filePath="PROJECT/lib.py", line=1, character=5),
+            call("h1", "LSP", operation="hover", filePath="PROJECT/use.py", line=3, character=7),
+            call("s1", "LSP", operation="documentSymbol", filePath="PROJECT/lib.py", line=1, character=1),
+            call(
+                "w1",
+                "LSP",
+                operation="workspaceSymbol",
+                filePath="PROJECT/lib.py",
+                line=1,
+                character=1,
+                query="helper",
+            ),
             DONE,
         ],
     }
@@ -101,6 +112,9 @@ def test_the_lsp_tool_finds_a_definition_and_references_across_two_files(lsp_env
     references = results["f1"]
     assert "lib.py:\n  Line 1:5" in references, references
     assert "use.py:\n  Line 1:17\n  Line 3:7" in references, references
+    assert "def helper(n: int) -> int" in results["h1"], results["h1"]
+    assert "helper (Function) - Line 1\n  n (Variable) - Line 1" in results["s1"], results["s1"]
+    assert "lib.py:\n  helper (Function) - Line 1" in results["w1"], results["w1"]
 
 
 def test_a_plugins_server_starts_and_an_untrusted_projects_does_not(lsp_env, tmp_path):
