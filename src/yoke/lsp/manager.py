@@ -6,7 +6,6 @@ edit at most the diagnostics bound, a navigation request at most its `requestTim
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -262,8 +261,7 @@ class LspManager:
         for slot in self._slots.values():
             if slot.starting is not None:
                 slot.starting.cancel()
-                with contextlib.suppress(BaseException):
-                    await slot.starting
+                await asyncio.wait({slot.starting}, timeout=5.0)  # its teardown ends the process
         await asyncio.gather(*(s.stop() for s in self.servers()), return_exceptions=True)
 
     async def aclose(self) -> None:

@@ -186,5 +186,4 @@ class Connection:
     async def aclose(self) -> None:
         self._close("closed by Yoke")
         self._task.cancel()
-        with contextlib.suppress(BaseException):
-            await self._task
+        await asyncio.wait({self._task}, timeout=1.0)

@@ -36,6 +36,9 @@ CLIENT_CAPABILITIES: dict[str, Any] = {
 }
 
 
+LOG_LIMIT = 1024 * 1024  # what a server's log keeps of its stderr and log messages
+
+
 def file_uri(path: Path) -> str:
     return path.resolve().as_uri()
 
@@ -75,6 +78,8 @@ class LanguageServer:
         self.published: dict[str, Published] = {}
         self._changed = asyncio.Condition()
         self._stderr: IO[bytes] | None = None
+        self._logged = 0
+        self._logger: asyncio.Task[None] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._waking: set[asyncio.Task[None]] = set()
 
@@ -98,15 +103,17 @@ class LanguageServer:
             self.state = "ready"
 
     async def _start(self) -> None:
-        stderr: IO[bytes] | int = asyncio.subprocess.DEVNULL
+        stderr: int = asyncio.subprocess.DEVNULL
         if self.log is not None:
             self.log.parent.mkdir(parents=True, exist_ok=True)
             self._stderr = open(self.log, "ab")  # noqa: SIM115 - closed with the server
-            stderr = self._stderr
+            stderr = asyncio.subprocess.PIPE
         argv = [self.spec.command, *self.spec.args]
         self.proc = await start_server_process(
             argv, cwd=self.root, env=self.env, stderr=stderr, confine=self.confine
         )
+        if self.proc.stderr is not None:
+            self._logger = asyncio.get_running_loop().create_task(self._keep_log(self.proc.stderr))
         assert self.proc.stdout is not None and self.proc.stdin is not None
         self.conn = Connection(self.proc.stdout, self.proc.stdin, self._notified, self._requested)
         self._watcher = asyncio.get_running_loop().create_task(self._watch(self.conn))
@@ -126,6 +133,15 @@ class LanguageServer:
         self.conn.notify("initialized", {})
         if self.spec.settings is not None:
             self.conn.notify("workspace/didChangeConfiguration", {"settings": self.spec.settings})
+
+    async def _keep_log(self, stream: asyncio.StreamReader) -> None:
+        """The server's stderr into its log, the first LOG_LIMIT bytes of it; the rest is read and dropped
+        (a server blocked on a full pipe would stop answering)."""
+        while chunk := await stream.read(65536):
+            if self._stderr is not None and self._logged < LOG_LIMIT:
+                self._stderr.write(chunk[: LOG_LIMIT - self._logged])
+                self._stderr.flush()
+                self._logged += len(chunk)
 
     async def _fail(self, reason: str) -> None:
         self.state = "failed"
@@ -158,6 +174,9 @@ class LanguageServer:
             await self.conn.aclose()
         if self.proc is not None:
             await stop_server_process(self.proc, grace=min(self.spec.shutdown_ms / 1000, 2.0))
+        if self._logger is not None:
+            await asyncio.wait({self._logger}, timeout=1.0)  # the rest of what it said, once it is gone
+            self._logger.cancel()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -210,9 +229,11 @@ class LanguageServer:
 
     def _notified(self, method: str, params: Any) -> None:
         if method in ("window/logMessage", "window/showMessage") and isinstance(params, dict):
-            if self._stderr is not None:  # beside its stderr, for whoever finds out why a server failed
-                self._stderr.write(f"[{method}] {str(params.get('message'))[:2000]}\n".encode())
+            if self._stderr is not None and self._logged < LOG_LIMIT:  # beside its stderr, for whoever
+                line = f"[{method}] {str(params.get('message'))[:2000]}\n".encode()  # finds out why it failed
+                self._stderr.write(line)
                 self._stderr.flush()
+                self._logged += len(line)
             return
         if method != "textDocument/publishDiagnostics" or not isinstance(params, dict):
             return
