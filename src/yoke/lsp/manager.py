@@ -9,12 +9,14 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.lsp.config import ServerSpec, by_extension
 from yoke.lsp.diagnostics import FileReport, new_problems
-from yoke.lsp.process import Launcher
-from yoke.lsp.server import LanguageServer, file_uri
+
+if TYPE_CHECKING:  # the process and protocol modules load with the first server, not with the session
+    from yoke.lsp.process import Launcher
+    from yoke.lsp.server import LanguageServer
 
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 30.0
@@ -146,6 +148,8 @@ class LspManager:
 
     async def _start(self, spec: ServerSpec, root: Path, slot: _Slot) -> LanguageServer:
         log = self.log_dir / f"{spec.name}.log" if self.log_dir is not None else None
+        from yoke.lsp.server import LanguageServer
+
         launcher = self.confine(spec) if self.confine is not None else None
         server = LanguageServer(spec, root, self.env, log, launcher)
         try:
@@ -218,6 +222,8 @@ class LspManager:
             version = server.sync(path, text, self.language(path))
             await server.wait_published(path, seen, version, deadline - time.monotonic())
         else:  # opened by a Read moments ago, perhaps: its first report may still be on its way
+            from yoke.lsp.server import file_uri
+
             sent = server.documents[file_uri(path)]
             last = server.snapshot(path)
             if last.count == 0 or (last.version is not None and last.version < sent):

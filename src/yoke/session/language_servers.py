@@ -70,14 +70,14 @@ def attach_language_servers(
 ) -> Any:
     """The manager (None when no server is defined), its `LSP` tool in the registry (deferred behind
     ToolSearch where the session defers tools, as 2.1.332 offers it) and its observer on the executor."""
-    from yoke.lsp.manager import DiagnosticsSettings, LspManager
-    from yoke.lsp.observer import LspObserver
-    from yoke.lsp.tool import LspTool
-
     settings, warnings = environment.settings, environment.warnings
     specs = server_specs(settings, plugins, environment.env, warnings)
     if not specs:
         return None
+    from yoke.lsp.manager import DiagnosticsSettings, LspManager
+    from yoke.lsp.observer import LspObserver
+    from yoke.lsp.tool import LspTool
+
     diagnostics = DiagnosticsSettings.from_settings(_lsp_settings(settings), warnings)
     ctx = executor.ctx
     log_dir = ctx.session.session_dir / "lsp"
