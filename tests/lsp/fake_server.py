@@ -3,7 +3,8 @@
 crash: exits at once with status 3. hang: reads its input and never answers. marker: says its pid on
 stderr and appends it to MARKER (where it may write) when started, answers `initialize` and `shutdown`, publishes one error for every opened or changed
 file whose text contains "BROKEN" (none otherwise), and exits (a crash) on a text containing "DIE".
-Other requests are answered with null. probe: marker, after saying on stderr whether it could write in its folder and read ~/.aws/credentials.
+parts: marker, reporting as typescript-language-server does (publish_in_parts). Other requests are
+answered with null. probe: marker, after saying on stderr whether it could write in its folder and read ~/.aws/credentials.
 """
 
 import json
@@ -31,9 +32,33 @@ def send(message):
     sys.stdout.buffer.flush()
 
 
+LAST = {}  # uri -> whether its last report had an error ("parts" mode)
+
+
+def publish_in_parts(uri, text):
+    """As typescript-language-server reports: no version, nothing when nothing changed, and a breaking change
+    in two parts (the first without the error)."""
+    import time
+
+    broken = "BROKEN" in text
+    if not broken and not LAST.get(uri):
+        return
+    params = {"uri": uri, "diagnostics": []}
+    send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params})
+    if broken:
+        time.sleep(0.1)
+        start = {"line": 0, "character": 0}
+        items = [{"range": {"start": start, "end": start}, "message": "broken here", "severity": 1}]
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+              "params": {"uri": uri, "diagnostics": items}})  # fmt: skip
+    LAST[uri] = broken
+
+
 def publish(uri, text, version):
     if "DIE" in text:
         sys.exit(4)
+    if sys.argv[1] == "parts":
+        return publish_in_parts(uri, text)
     items = []
     if "BROKEN" in text:
         start = {"line": 0, "character": 0}
@@ -88,7 +113,8 @@ def main():
         method = message.get("method")
         params = message.get("params") or {}
         if method == "initialize":
-            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"textDocumentSync": 1}}})
+            capabilities = {"textDocumentSync": 1, "documentSymbolProvider": True}
+            send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": capabilities}})
         elif method == "shutdown":
             send({"jsonrpc": "2.0", "id": message["id"], "result": None})
         elif method == "exit":

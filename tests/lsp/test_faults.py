@@ -190,3 +190,18 @@ def test_a_server_runs_in_the_sandbox_reading_but_not_writing_and_not_seeing_sec
     assert "write: denied" in log and "secret: hidden" in log, log
     assert not (Path(result["project"]) / "written-by-server").exists()
     assert "broken here" in tool_results(result["requests"][-1])["e1"]  # and it still does its work
+
+
+async def test_a_server_that_reports_only_changes_in_parts_and_without_versions(tmp_path):
+    manager = _manager(tmp_path, "parts")
+    path = tmp_path / "a.fk"
+    path.write_text("ok\n")
+    try:
+        _, note = await _edit(manager, path, "still ok\n")  # it says nothing: silence, then a ping
+        assert note == ""
+        _, note = await _edit(manager, path, "BROKEN\n")  # an empty part first, the error 0.1 s later
+        assert "broken here" in note, note
+        _, note = await _edit(manager, path, "ok again\n")
+        assert note == ""
+    finally:
+        await manager.close()

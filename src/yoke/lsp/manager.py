@@ -20,7 +20,9 @@ if TYPE_CHECKING:  # the process and protocol modules load with the first server
 
 BACKOFF_FIRST_S = 0.5
 BACKOFF_MAX_S = 30.0
-MAX_FILE_BYTES = 4 * 1024 * 1024  # a file bigger than this is not sent to a server
+MAX_FILE_BYTES = 4 * 1024 * 1024
+SETTLE_S = 0.25  # a quiet spell after an unversioned report: no further part of it is on its way
+PING_S = 0.2  # how long a server that stayed silent after a change has to show it is still answering  # a file bigger than this is not sent to a server
 
 
 class DiagnosticsSettings:
@@ -226,7 +228,11 @@ class LspManager:
 
             sent = server.documents[file_uri(path)]
             last = server.snapshot(path)
-            if last.count == 0 or (last.version is not None and last.version < sent):
+            # (not from a server known to leave its reports unversioned: such a one may never report on a
+            # file with nothing wrong in it)
+            if server.versioned is not False and (
+                last.count == 0 or (last.version is not None and last.version < sent)
+            ):
                 await server.wait_published(path, last.count, sent, deadline - time.monotonic())
         self._baselines[str(path)] = list(server.snapshot(path).diagnostics)
 
@@ -248,7 +254,21 @@ class LspManager:
             before = list(server.snapshot(path).diagnostics) if server.is_open(path) else []
         seen = server.snapshot(path).count
         version = server.sync(path, text, self.language(path))
-        published = await server.wait_published(path, seen, version, deadline - time.monotonic())
+        # A server whose reports carry no version may say nothing when nothing changed
+        # (typescript-language-server): its silence is an answer once it is seen to be alive.
+        versioned = server.versioned is True
+        quiet = deadline - time.monotonic() - (0 if versioned else PING_S)
+        published = await server.wait_published(path, seen, version, quiet)
+        while published is not None and not versioned:
+            # Unversioned reports come in parts (typescript-language-server: the syntax, then the rest):
+            # the last one within a short quiet spell is the answer.
+            count = published.count
+            spell = min(SETTLE_S, deadline - time.monotonic())
+            published = await server.wait_published(path, count, version, spell) or server.snapshot(path)
+            if published.count == count:
+                break
+        if published is None and not versioned and await server.answers(path, PING_S):
+            published = server.snapshot(path)
         if published is None:
             why = (
                 "the server went away"

@@ -76,6 +76,7 @@ class LanguageServer:
         self.capabilities: dict[str, Any] = {}
         self.documents: dict[str, int] = {}  # uri -> version last sent
         self.published: dict[str, Published] = {}
+        self.versioned: bool | None = None  # whether its reports say which version they are for
         self._changed = asyncio.Condition()
         self._stderr: IO[bytes] | None = None
         self._logged = 0
@@ -245,6 +246,7 @@ class LanguageServer:
         version = params.get("version")
         seen.version = version if isinstance(version, int) else None
         seen.count += 1
+        self.versioned = seen.version is not None
         task = asyncio.get_running_loop().create_task(self._wake())
         self._waking.add(task)  # held: the loop keeps only weak references
         task.add_done_callback(self._waking.discard)
@@ -267,6 +269,24 @@ class LanguageServer:
         if method == "workspace/workspaceFolders":
             return [{"uri": file_uri(self.root), "name": self.root.name}]
         return None
+
+    async def answers(self, path: Path, timeout: float) -> bool:
+        """Whether the server answers within `timeout` seconds a cheap request about `path` (its symbols,
+        where it lists them; one that lists none is taken at its connection's word: requests it does not
+        know can stall a server, as they do typescript-language-server)."""
+        if not self.alive or self.conn is None:
+            return False
+        if not self.capabilities.get("documentSymbolProvider"):
+            return True
+        try:
+            await self.conn.request(
+                "textDocument/documentSymbol", {"textDocument": {"uri": file_uri(path)}}, timeout=timeout
+            )
+        except RpcError:
+            return self.alive  # an error answer; a closed connection marks it gone
+        except TimeoutError:
+            return False
+        return True
 
     async def request(self, method: str, params: Any) -> Any:
         """A request bounded by `requestTimeout` (TimeoutError past it)."""
