@@ -138,3 +138,12 @@ def test_a_second_definition_of_an_extension_is_said_and_the_first_wins(tmp_path
     table = by_extension(specs)
     assert (table[".q"].name, table[".r"].name) == ("one", "two")
     assert warnings == ["language server two is not used for .q files: one is"]
+
+
+def test_what_the_model_is_offered_is_what_the_tool_takes():
+    from yoke.lsp.offer import ENTRY
+    from yoke.lsp.tool import LspTool
+    from yoke.tools.lazy import LazyTool, manifest_entry
+
+    assert json.loads(json.dumps(manifest_entry(LspTool()))) == ENTRY  # as a manifest stores it
+    assert LazyTool(ENTRY).input_schema() == LspTool().input_schema()

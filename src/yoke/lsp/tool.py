@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import Field
 
+from yoke.lsp.offer import DESCRIPTION, MAX_SAFE, SCHEMA
 from yoke.lsp.rpc import RpcError
 from yoke.lsp.server import LanguageServer, file_uri
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
@@ -26,24 +27,7 @@ Operation = Literal[
     "incomingCalls",
     "outgoingCalls",
 ]
-MAX_SAFE = 9007199254740991  # JavaScript's largest exact integer, the bound Claude Code's schema states
 MAX_ITEMS = 200  # locations or symbols listed; the count says how many there were
-
-DESCRIPTION = """\
-Ask the project's language servers about code by meaning rather than by text.
-
-Operations (line and character are 1-based, as editors and Read show them):
-- goToDefinition: where the symbol at the position is defined
-- findReferences: every use of the symbol at the position
-- hover: the type and documentation of the symbol at the position
-- documentSymbol: the functions, classes and variables declared in the file
-- workspaceSymbol: symbols whose name matches `query`, across the workspace (give a query)
-- goToImplementation: implementations of the interface or abstract method at the position
-- prepareCallHierarchy: the function or method at the position, as the call hierarchy sees it
-- incomingCalls: the functions and methods that call the one at the position
-- outgoingCalls: the functions and methods the one at the position calls
-
-A server must be configured (or found on PATH) for the file's language; otherwise the call fails and says so."""
 
 SYMBOL_KINDS = {
     1: "File", 2: "Module", 3: "Namespace", 4: "Package", 5: "Class", 6: "Method", 7: "Property", 8: "Field",
@@ -53,16 +37,16 @@ SYMBOL_KINDS = {
 }  # fmt: skip
 
 
+def _said(field: str) -> str:
+    return SCHEMA["properties"][field]["description"]
+
+
 class LspInput(ToolInput):
-    operation: Operation = Field(description="Which operation to run")
-    filePath: str = Field(
-        description="The file, as an absolute path or one relative to the working directory"
-    )
-    line: int = Field(gt=0, le=MAX_SAFE, description="The line, counted from 1")
-    character: int = Field(gt=0, le=MAX_SAFE, description="The column, counted from 1")
-    query: str | None = Field(
-        None, description="The name, or part of it, to look for (workspaceSymbol only; give one)"
-    )
+    operation: Operation = Field(description=_said("operation"))
+    filePath: str = Field(description=_said("filePath"))
+    line: int = Field(gt=0, le=MAX_SAFE, description=_said("line"))
+    character: int = Field(gt=0, le=MAX_SAFE, description=_said("character"))
+    query: str | None = Field(None, description=_said("query"))
 
 
 class LspTool(Tool):

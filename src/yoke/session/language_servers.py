@@ -76,7 +76,8 @@ def attach_language_servers(
         return None
     from yoke.lsp.manager import DiagnosticsSettings, LspManager
     from yoke.lsp.observer import LspObserver
-    from yoke.lsp.tool import LspTool
+    from yoke.lsp.offer import ENTRY
+    from yoke.tools.lazy import LazyTool
 
     diagnostics = DiagnosticsSettings.from_settings(_lsp_settings(settings), warnings)
     ctx = executor.ctx
@@ -87,7 +88,7 @@ def attach_language_servers(
     resources.add(manager, "language servers")
     executor.observers.append(LspObserver(manager))
     if registry.get("LSP") is None and _offered(environment.options):
-        tool = LspTool()
+        tool = LazyTool(ENTRY)  # lsp/tool.py and pydantic load with the first call
         if registry.get("ToolSearch") is not None:
             tool.deferred = True  # type: ignore[attr-defined]
         registry.register(tool)
