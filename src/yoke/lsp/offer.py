@@ -6,9 +6,9 @@ tests/lsp/test_units.py checks this schema is the one its input model makes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
-OPERATIONS = [
+Operation = Literal[
     "goToDefinition",
     "findReferences",
     "hover",
@@ -19,6 +19,7 @@ OPERATIONS = [
     "incomingCalls",
     "outgoingCalls",
 ]
+OPERATIONS = list(get_args(Operation))
 MAX_SAFE = 9007199254740991  # JavaScript's largest exact integer, the bound Claude Code's schema states
 
 DESCRIPTION = """\

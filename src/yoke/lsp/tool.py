@@ -4,29 +4,18 @@ input schema and operations. Read-only: it is judged like Read (its `filePath` i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field
 
-from yoke.lsp.offer import DESCRIPTION, MAX_SAFE, SCHEMA
+from yoke.lsp.offer import DESCRIPTION, MAX_SAFE, SCHEMA, Operation
 from yoke.lsp.rpc import RpcError
 from yoke.lsp.server import LanguageServer, file_uri
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import resolve_path
 from yoke.tools.schema import ToolInput
 
-Operation = Literal[
-    "goToDefinition",
-    "findReferences",
-    "hover",
-    "documentSymbol",
-    "workspaceSymbol",
-    "goToImplementation",
-    "prepareCallHierarchy",
-    "incomingCalls",
-    "outgoingCalls",
-]
 MAX_ITEMS = 200  # locations or symbols listed; the count says how many there were
 
 SYMBOL_KINDS = {
