@@ -130,6 +130,20 @@ def one_turn(env: dict[str, str], cwd: Path) -> float:
     return wall
 
 
+def imported(env: dict[str, str], cwd: Path) -> set[str]:
+    """The modules a one-turn `yoke -p` imports (a figure the machine's load does not move)."""
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        run_env = {**env, "ANTHROPIC_BASE_URL": srv.url, "ANTHROPIC_API_KEY": "sk-bench"}
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "yoke", "-p", "hi"],
+            env=run_env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+        )
+    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if line.count("|") == 2}
+
+
 def turns() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -149,9 +163,11 @@ def turns() -> None:
             a_runs.append(one_turn(without, root / "p"))
             b_runs.append(one_turn(with_servers, root / "p"))
         a, b = statistics.median(a_runs), statistics.median(b_runs)
+        plain, served = imported(without, root / "p"), imported(with_servers, root / "p")
     print(
         f"lsp turn with no edit: median {a * 1000:.0f} ms without servers on PATH, "
-        f"{b * 1000:.0f} ms with them ({(b - a) * 1000:+.0f} ms; none starts)"
+        f"{b * 1000:.0f} ms with them ({(b - a) * 1000:+.0f} ms; none starts); modules imported: "
+        f"{len(plain)} and {len(served)} ({', '.join(sorted(served - plain)) or 'the same'})"
     )
 
 
