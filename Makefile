@@ -55,7 +55,17 @@ system-deps:
 			|| echo "warning: could not install$$missing; tests that need them will be skipped"; \
 	fi
 
-test: $(VENV)/.dev-installed system-deps
+# The npm language server the LSP tests drive (tests/lsp), in a folder of the checkout's own, never global;
+# the tests that need it skip with a reason when npm is missing or the install failed.
+NODE_DIR := $(VENV)/node
+$(NODE_DIR)/.installed:
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p $(NODE_DIR) && cd $(NODE_DIR) && { [ -f package.json ] || echo '{"private": true}' > package.json; } && \
+		npm install --no-audit --no-fund --silent typescript-language-server@5 typescript@5 >/dev/null 2>&1 \
+			&& touch .installed || echo "warning: npm install of typescript-language-server failed; its tests will be skipped"; \
+	else echo "npm not found: the TypeScript language server tests will be skipped"; fi
+
+test: $(VENV)/.dev-installed system-deps $(NODE_DIR)/.installed
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.dev-installed
@@ -85,3 +95,4 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_host.py
 	$(PY) benchmarks/bench_remote.py
 	$(PY) benchmarks/bench_otel.py
+	$(PY) benchmarks/bench_lsp.py

@@ -25,6 +25,17 @@ class ToolObserver(Protocol):
         ...
 
 
+class ChangeReviewer(Protocol):
+    """An observer that also waits on a change (language servers' diagnostics): `prepare_change` before a
+    call that is not read-only runs, `review_change` after any call succeeded (it picks the calls it cares
+    about), its text appended to the result. Each bounds its own waits; the executor calls them on the
+    observers that have them."""
+
+    async def prepare_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> None: ...
+
+    async def review_change(self, tool: Tool, input: dict[str, Any], ctx: ToolContext) -> str | None: ...
+
+
 class ToolCall(Record):
     __slots__ = ("id", "name", "input", "input_error")
 

@@ -150,6 +150,10 @@ class ToolExecutor:
         if not tool.is_read_only(parsed):
             for observer in self.observers:
                 observer.before_change(tool, input, ctx)
+            for observer in self.observers:
+                prepare = getattr(observer, "prepare_change", None)  # a ChangeReviewer
+                if prepare is not None:
+                    await prepare(tool, input, ctx)
         return await self._execute(tool, call, input, parsed, ctx, emit, pre.additional_context)
 
     async def _permission(
@@ -267,6 +271,12 @@ class ToolExecutor:
                 note = observer.after_success(tool, input, ctx)
                 if note:
                     notes.append(note)
+            for observer in self.observers:
+                review = getattr(observer, "review_change", None)  # a ChangeReviewer: it picks its calls
+                if review is not None:
+                    note = await review(tool, input, ctx)
+                    if note:
+                        notes.append(note)
         if post.block and post.reason:
             notes.append(post.reason)
         if post.additional_context:

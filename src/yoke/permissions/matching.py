@@ -27,13 +27,13 @@ from yoke.sandbox.domains import domain_matches
 from yoke.tools.base import Tool, ToolContext
 
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead"})
+READ_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "NotebookRead", "LSP"})  # LSP: judged like Read
 # Tools whose `command` is a shell line, judged as a Bash call: Bash rules (deny, ask, allow),
 # `--disallowedTools Bash`, the critical-rm guard and the fast paths' confinement all hold for Monitor's
 # command too (2.1.332's Monitor checks its permissions through the shell's own check); Monitor's own
 # rules match it as well.
 SHELL_TOOLS = frozenset({"Bash", "Monitor"})
-PATH_KEYS = ("file_path", "notebook_path", "path")
+PATH_KEYS = ("file_path", "notebook_path", "path", "filePath")  # filePath: the LSP tool's
 PRIMARY_FIELDS = frozenset({"command", "file_path", "path", "url", "notebook_path"})
 # Bash commands whose operands are files they read (Read deny rules apply to them, best effort).
 FILE_READERS = frozenset(

@@ -135,6 +135,32 @@ class Plugin:
                 )
         return servers
 
+    def lsp_configs(self) -> dict[str, Any]:
+        """The plugin's language servers by name, unexpanded: `.lsp.json` at its root, then its manifest's
+        `lspServers` (a path to such a file, an object of servers, or a list of either), as 2.1.332 reads
+        them."""
+        servers: dict[str, Any] = {}
+        default = self.root / ".lsp.json"
+        files = [default] if default.is_file() else []
+        value = self.manifest.get("lspServers")
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, str):
+                try:
+                    path = self._resolve(item)
+                except PluginError:
+                    continue
+                if path.is_file() and path not in files:
+                    files.append(path)
+        for path in files:
+            data = _read_json(path)
+            if isinstance(data, dict):
+                servers.update(data)
+        for item in items:
+            if isinstance(item, dict):
+                servers.update(item)
+        return servers
+
     def env(self) -> dict[str, str]:
         return {"CLAUDE_PLUGIN_ROOT": str(self.root), "CLAUDE_PLUGIN_DATA": str(self.data_dir)}
 

@@ -45,6 +45,8 @@ class MessageConverter:
             raw = raw_stream_event(event.event)
             if raw is not None:
                 return [t.StreamEvent(new_uuid(), self.session_id, raw, event.parent_tool_use_id)]
+        if isinstance(event, ev.Notice) and event.kind == "diagnostics":
+            return []  # the terminal's line under an edit; the model reads the diagnostics in the result
         if isinstance(event, ev.Notice):
             subtype = "api_retry" if event.kind == "api_retry" else "informational"
             return [

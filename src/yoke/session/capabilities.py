@@ -75,6 +75,9 @@ async def capabilities_stage(
     auto_memory = await _auto_memory(environment, model, gate, git)
     resources.callback(lambda: close_shell(executor.ctx), "background shells")
     extensions = _extensions(environment, model, registry, gate, executor, resources, owner)
+    from yoke.session.language_servers import attach_language_servers
+
+    attach_language_servers(environment, executor, registry, resources, list(extensions.plugins))
     return Capabilities(
         resources=resources,
         registry=registry,

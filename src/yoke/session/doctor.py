@@ -54,6 +54,7 @@ def run_checks(cwd: Path, env: Mapping[str, str], *, ask_provider: bool = True) 
     checks = installation_checks(env)
     loaded, settings_checks = _settings(cwd, env)
     checks += settings_checks
+    checks += language_server_checks(loaded, cwd, env)
     selected = provider_checks(loaded, cwd, env, ask_provider=ask_provider)
     checks += selected
     chosen = selected[0].detail.split()[0] if selected and selected[0].label == "provider" else None
@@ -200,6 +201,32 @@ def _settings(cwd: Path, env: Mapping[str, str]) -> tuple[Any, list[Check]]:
         )
     )
     return loaded, checks
+
+
+# ---- language servers ---------------------------------------------------------------------------------
+
+
+def language_server_checks(loaded: Any, cwd: Path, env: Mapping[str, str]) -> list[Check]:
+    """The language servers a session here would use (docs/lsp.md): settings', plugins', the built-in
+    defaults found on PATH; none is started."""
+    from yoke.plugins import enabled_plugins
+    from yoke.session.language_servers import server_specs
+
+    section = "Language servers"
+    warnings: list[str] = []
+    plugins = enabled_plugins(loaded, cwd, env=env, warnings=[])
+    specs = server_specs(loaded, plugins, dict(env), warnings)
+    checks = [
+        Check(section, OK, spec.name, f"{spec.command} ({' '.join(sorted(spec.extensions))}; {spec.source})")
+        for spec in specs
+    ]
+    if not specs:
+        hint = (
+            "none found (e.g. basedpyright, typescript-language-server, gopls, rust-analyzer, clangd on PATH)"
+        )
+        checks.append(Check(section, INFO, "servers", hint))
+    checks += [Check(section, WARN, "problem", warning) for warning in warnings]
+    return checks
 
 
 # ---- the provider -------------------------------------------------------------------------------------

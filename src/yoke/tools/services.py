@@ -51,6 +51,7 @@ class SessionServices(Record):
         "task_list",
         "skills",
         "extensions",
+        "lsp",
     )
 
     def __init__(
@@ -86,6 +87,9 @@ class SessionServices(Record):
         self.task_list = task_list  # TaskCreate and friends
         self.skills = skills  # the Skill tool's runtime
         self.extensions = extensions  # plugins, skills, commands and the output style
+        self.lsp: Any = (
+            None  # the session's language servers (lsp.manager.LspManager), shared with sub-agents
+        )
 
     @classmethod
     def for_gate(
@@ -120,7 +124,7 @@ class SessionServices(Record):
     ) -> SessionServices:
         """A sub-agent's services: the same sandbox and task list; its own shell, todos, plan, inbox and
         runner (`agents`: None when it may start no sub-agents of its own)."""
-        return SessionServices(
+        child = SessionServices(
             sandbox=self.sandbox,
             sandbox_excluded=self.sandbox_excluded,
             task_list=self.task_list,
@@ -128,3 +132,5 @@ class SessionServices(Record):
             inbox=[],
             post_background=post_background,
         )
+        child.lsp = self.lsp
+        return child

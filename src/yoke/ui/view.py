@@ -30,6 +30,7 @@ class ConversationView:
         self.thinking_started = 0.0
         self.calls: dict[str, tuple[str, dict[str, Any]]] = {}
         self.shown_results: set[str] = set()
+        self.diagnostics: dict[str, str] = {}  # tool_use_id -> an edit's diagnostics line, shown under it
         # Ctrl+O: the results of the latest turn that were shown cut short (call line, result), and
         # whether the expanded view is on (results then shown whole as they come)
         self.cut_results: list[tuple[Text, tuple[str, dict[str, Any], Any, Any, bool]]] = []
@@ -131,6 +132,9 @@ class ConversationView:
             self.shown_results.clear()
 
     def _notice(self, event: ev.Notice) -> None:
+        if event.kind == "diagnostics" and event.data.get("tool_use_id"):  # comes before its edit's result
+            self.diagnostics[str(event.data["tool_use_id"])] = event.message
+            return
         warning = event.kind in ("warning", "api_retry")
         line = f"  ⚠ {event.message}" if warning else f"  {event.message}"
         self.emit(self.painter.ansi(Text(line, style="yellow" if warning else "dim")))
@@ -164,6 +168,10 @@ class ConversationView:
             self.cut_results.append((call_line(name, input, self.cwd), parts))
         if lines:
             self.emit(self.painter.ansi(*lines))
+        said = self.diagnostics.pop(result.tool_use_id, "")
+        if said:
+            style = "dim" if said == "no new problems" else "yellow"
+            self.emit(self.painter.ansi(Text(f"     LSP: {said}", style=style)))
 
     def _nested(self, event: ev.Event) -> None:
         """A sub-agent's progress, indented under the Agent call that started it: its tool calls (from its

@@ -17,8 +17,9 @@ COMPAT_VERSION = "2.1.330"
 KEEPS_IS_ERROR_FALSE = frozenset({"Bash"})
 
 # Notices Claude Code writes no stream-json line for (an MCP server's state is reported by `mcp_status`
-# control requests and the init line's `mcp_servers`; a model switch by set_model's answer).
-SILENT_NOTICES = frozenset({"mcp_status", "model_switch", "attachment"})
+# control requests and the init line's `mcp_servers`; a model switch by set_model's answer; an edit's
+# diagnostics summary is the terminal's: the model reads them in the tool result).
+SILENT_NOTICES = frozenset({"mcp_status", "model_switch", "diagnostics", "attachment"})
 
 # A denial's source (permissions.gate Decision.source, up to its first ":") -> permission_denied's
 # decision_reason_type, where 2.1.330 wrote one on the same script (tests/cli/cc_2_1_330/denied_*): a mode, the
