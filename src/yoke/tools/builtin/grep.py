@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -101,7 +102,7 @@ class GrepTool(Tool):
             output.check()
             lines, truncated = output.lines(), output.truncated
         if not target.is_file():  # a file searched directly was judged itself; below a folder, each file is
-            lines = _without_withheld(lines, mode, ctx)
+            lines = _without_withheld(lines, mode, ctx, target, walked=rg_binary() is not None)
         limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else input.head_limit
         skip = input.offset or 0
         if mtimes is not None:
@@ -112,30 +113,40 @@ class GrepTool(Tool):
         return _content_result(lines, target.is_file(), _context_of(input) > 0, limit, skip, truncated)
 
 
-def _without_withheld(lines: list[str], mode: str, ctx: ToolContext) -> list[str]:
-    """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets)."""
+def _without_withheld(lines: list[str], mode: str, ctx: ToolContext, target: Path, walked: bool) -> list[str]:
+    """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets).
+
+    Each file is judged once. After ripgrep's walk (which follows no link below the folder it was given)
+    a file's real path is the folder's real path and the rest of its name, so nothing is resolved per file.
+    """
     withheld = ctx.session.services.read_withheld
     if withheld is None:
         return lines
-    cwd = str(ctx.cwd)
-    verdicts: dict[str, bool] = {}
+    names = list(dict.fromkeys(name for name in map(_name_of[mode], lines) if name))
+    if not names:
+        return lines
+    prefix = "" if target == ctx.cwd else _rg_path(target, ctx.cwd).rstrip("/") + "/"
+    if walked and all(name.startswith(prefix) for name in names):
+        below = withheld([name[len(prefix) :] for name in names], str(target), os.path.realpath(target))
+        hidden = {prefix + name for name in below}
+    else:
+        hidden = withheld(names, str(ctx.cwd), None)
+    if not hidden:
+        return lines
+    name_of = _name_of[mode]
+    return [line for line in lines if name_of(line) not in hidden]
 
-    def shown(line: str) -> bool:
-        if mode == "files_with_matches":
-            name = line
-        elif mode == "count":
-            name = line.rpartition(":")[0]
-        else:
-            name, nul, _ = line.partition("\0")
-            if not nul:
-                return True  # a group separator
-        if not name:
-            return True
-        if name not in verdicts:
-            verdicts[name] = not withheld(os.path.join(cwd, name))
-        return verdicts[name]
 
-    return [line for line in lines if shown(line)]
+def _content_name(line: str) -> str:
+    name, nul, _ = line.partition("\0")
+    return name if nul else ""  # a group separator names no file
+
+
+_name_of: dict[str, Callable[[str], str]] = {
+    "files_with_matches": lambda line: line,
+    "count": lambda line: line.rpartition(":")[0],
+    "content": _content_name,
+}
 
 
 class _Mtimes:
@@ -188,8 +199,13 @@ def rg_args(input: GrepInput, mode: str, target: Path, cwd: Path) -> list[str]:
                 args += [flag, str(value)]
     args += ["--regexp", input.pattern, "--"]
     if target != cwd:
-        args.append(str(target.relative_to(cwd)) if target.is_relative_to(cwd) else str(target))
+        args.append(_rg_path(target, cwd))
     return args
+
+
+def _rg_path(target: Path, cwd: Path) -> str:
+    """The folder as ripgrep is given it (and prints it before each file found below it)."""
+    return str(target.relative_to(cwd)) if target.is_relative_to(cwd) else str(target)
 
 
 def _page(items: list[str], limit: int, skip: int) -> tuple[list[str], str]:
