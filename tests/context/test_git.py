@@ -107,3 +107,23 @@ async def test_the_repositorys_own_programs_never_run_whatever_their_driver_is_c
     ctx = await git_context(repo)
     assert ctx is not None and "a.txt" in ctx.status
     assert not marker.exists()
+
+
+async def test_four_git_processes_and_only_the_status_waits(tmp_path, monkeypatch):
+    """The context costs four processes (not six): the configuration gives the user's name, rev-parse
+    the main branch with the location; only the status waits for the configuration's overrides."""
+    import yoke.gitsafe
+
+    root = repo(tmp_path / "r", branch="master")
+    git(root, "config", "user.name", "Ada Q")
+    log = tmp_path / "calls"
+    wrapper = tmp_path / "git"
+    real = yoke.gitsafe._git_binary()
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(yoke.gitsafe, "_git_binary", lambda: str(wrapper))
+    ctx = await git_context(root)
+    assert ctx is not None and (ctx.user_name, ctx.main_branch, ctx.branch) == ("Ada Q", "master", "master")
+    calls = log.read_text().splitlines()
+    commands = sorted(c.split(" -c ")[-1].split(" ", 1)[1].split(" ")[0] for c in calls)
+    assert commands == ["config", "log", "rev-parse", "status"], calls
