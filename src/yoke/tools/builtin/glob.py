@@ -7,15 +7,16 @@ import heapq
 import os
 import time
 from pathlib import Path, PurePosixPath
-from typing import Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from yoke.regex import lazy_compile
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import display_path, resolve_path
+from yoke.tools.light import InputModel
 from yoke.tools.ripgrep import VCS_EXCLUDES, LineSink, rg_binary, run_rg
-from yoke.tools.schema import ToolInput
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import GlobInput
 
 MAX_FILES = 100
 _GLOB_CHARS = frozenset("*?[{")
@@ -34,21 +35,12 @@ when nothing else matches).
 - Use Grep to search file contents. For open-ended searches that need several rounds, search in parallel."""
 
 
-class GlobInput(ToolInput):
-    pattern: str = Field(description="The glob pattern to match files against")
-    path: str | None = Field(
-        None,
-        description="The folder to search in (default: the working directory). Omit it to use the default; "
-        'never pass "undefined" or "null"',
-    )
-
-
 class GlobTool(Tool):
     name = "Glob"
     kind = "search"
     path_fields = ("path",)
     description = DESCRIPTION
-    input_model = GlobInput
+    input_model = InputModel("GlobInput")  # type: ignore[assignment]  # pydantic, imported when needed
     read_only = True
     concurrency_safe = True
 
@@ -180,3 +172,11 @@ class _Mtimes:
         self.feed([n for n in names if n not in self.table])  # the Python walk feeds nothing
         table = self.table
         return heapq.nsmallest(count, names, key=lambda n: (-table[n], n))
+
+
+def __getattr__(name: str) -> object:
+    if name == "GlobInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import GlobInput
+
+        return GlobInput
+    raise AttributeError(name)

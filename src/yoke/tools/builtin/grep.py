@@ -6,14 +6,15 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import resolve_path
+from yoke.tools.light import InputModel
 from yoke.tools.ripgrep import VCS_EXCLUDES, rg_binary, run_rg
-from yoke.tools.schema import ToolInput
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import GrepInput
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_COLUMNS = 500
@@ -35,50 +36,12 @@ standard types); path is a file or folder (default: the working directory).
 - For open-ended searches that need several rounds, run searches in parallel."""
 
 
-class GrepInput(ToolInput):
-    pattern: str = Field(description="The regular expression to search file contents for")
-    path: str | None = Field(
-        None, description="File or folder to search (rg PATH); default: the working directory"
-    )
-    glob: str | None = Field(
-        None, description='Glob to filter files (e.g. "*.js", "*.{ts,tsx}"), as rg --glob'
-    )
-    output_mode: Literal["content", "files_with_matches", "count"] | None = Field(
-        None,
-        description='"content" shows matching lines, "files_with_matches" (default) file paths, "count" match '
-        "counts per file",
-    )
-    before: int | None = Field(
-        None, alias="-B", ge=0, description="Lines of context before each match (content)"
-    )
-    after: int | None = Field(
-        None, alias="-A", ge=0, description="Lines of context after each match (content)"
-    )
-    around: int | None = Field(
-        None, alias="-C", ge=0, description="Lines of context around each match (content)"
-    )
-    context: int | None = Field(None, ge=0, description="Same as -C")
-    line_numbers: bool | None = Field(
-        None, alias="-n", description="Show line numbers (content; default true)"
-    )
-    ignore_case: bool | None = Field(None, alias="-i", description="Case-insensitive search")
-    only_matching: bool | None = Field(None, alias="-o", description="Show only the matched parts (content)")
-    type: str | None = Field(None, description='File type to search, as rg --type (e.g. "py", "js", "rust")')
-    head_limit: int | None = Field(
-        None, ge=0, description="Show only the first N lines or entries (default 250; 0 for no limit)"
-    )
-    offset: int | None = Field(None, ge=0, description="Skip the first N lines or entries (default 0)")
-    multiline: bool | None = Field(
-        None, description="Let patterns span lines; . matches newlines (default false)"
-    )
-
-
 class GrepTool(Tool):
     name = "Grep"
     kind = "search"
     path_fields = ("path",)
     description = DESCRIPTION
-    input_model = GrepInput
+    input_model = InputModel("GrepInput")  # type: ignore[assignment]  # pydantic, imported when needed
     read_only = True
     concurrency_safe = True
 
@@ -316,3 +279,11 @@ def _note_paging(data: dict[str, Any], limit: int, skip: int, note: str) -> None
         data["appliedLimit"] = limit
     if skip:
         data["appliedOffset"] = skip
+
+
+def __getattr__(name: str) -> object:
+    if name == "GrepInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import GrepInput
+
+        return GrepInput
+    raise AttributeError(name)
