@@ -5,7 +5,11 @@ swallows the prompt or leaves its value behind as one; `COMPAT_NOTES` says what 
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
 
 # flag -> what Yoke does with it (shown by `yoke --help` only as a group; the README lists them)
 FLAG_VALUES: dict[tuple[str, ...], str] = {
@@ -100,6 +104,8 @@ def _dest(names: tuple[str, ...]) -> str:
 
 
 def add_compat_flags(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
     group = parser.add_argument_group("accepted for compatibility with Claude Code (see README)")
     for names, metavar in FLAG_VALUES.items():
         group.add_argument(*names, dest=_dest(names), metavar=metavar, help=argparse.SUPPRESS)
