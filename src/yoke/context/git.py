@@ -7,7 +7,9 @@ yield None or partial context, never an error.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -53,10 +55,60 @@ def _in_thread(work: Callable[[], list]) -> asyncio.Future:
     return done
 
 
+# The configuration read last for a repository, by the state of the files it comes from (see `_config`).
+_CONFIGS: dict[str, tuple[tuple, dict[str, str]]] = {}
+_SETTLED_S = 2.0  # a file changed this recently may change again within its timestamp's granularity
+
+
+def _config_files(cwd: Path) -> list[str] | None:
+    """The files a repository's configuration comes from (the system's is off in hardened git), or None
+    when they cannot be told without git (a linked worktree or submodule: `.git` is a file)."""
+    folder = next((f for f in (cwd, *cwd.parents) if os.path.lexists(os.path.join(f, ".git"))), None)
+    if folder is None or not os.path.isdir(os.path.join(folder, ".git")):
+        return None
+    home = os.environ.get("HOME", "")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    git_dir = os.path.join(folder, ".git")
+    return [
+        os.path.join(git_dir, "config"),
+        os.path.join(git_dir, "config.worktree"),
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+    ]
+
+
+def _config(cwd: Path) -> dict[str, str]:
+    """`effective_config`, cached by the state of the files it comes from: a long-lived process (the host,
+    an SDK client, `yoke batch`) opening sessions in one repository asks git once while they stay as they
+    were. Not cached when the configuration includes other files, or when a file changed so recently that
+    a further change could keep its timestamp."""
+    files = _config_files(cwd)
+    if files is None:
+        return effective_config(cwd)
+    state = tuple(_file_state(f) for f in files)
+    known = _CONFIGS.get(str(cwd))
+    if known is not None and known[0] == state:
+        return known[1]
+    config = effective_config(cwd)
+    recent = time.time() - _SETTLED_S
+    settled = all(s is None or s[0] / 1e9 < recent for s in state)
+    if config and settled and not any(k.startswith(("include.", "includeif.")) for k in config):
+        _CONFIGS[str(cwd)] = (state, config)
+    return config
+
+
+def _file_state(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino, st.st_dev)
+
+
 def _status_and_user(cwd: Path) -> list:
     """The status (with every program the configuration names blanked) and the user's name: both from the
     one `git config --list` the status needs first, so the name costs no process of its own."""
-    config = effective_config(cwd)
+    config = _config(cwd)
     (status,) = run_hardened_git(cwd, [("status", "--short", "--branch")], overrides=overrides_for(config))
     return [status, config.get("user.name")]
 
