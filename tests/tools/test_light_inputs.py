@@ -1,6 +1,6 @@
 """Built-in tools parse plainly fitting inputs without pydantic (`yoke.tools.light`): the same attributes
 as the pydantic model gives, the same errors (pydantic's own) for everything else, and a Read, Grep, Glob,
-Write or Bash call that fits loads no pydantic at all."""
+Write, Edit or Bash call that fits loads no pydantic at all."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("Glob", {"pattern": "**/*.py", "path": "src"}),
     ("Glob", {"pattern": 5}),
     ("Write", {"file_path": "/a", "content": "x"}),
+    ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y"}),
+    ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": "true"}),
+    ("MultiEdit", {"file_path": "/a", "edits": [{"old_string": "x", "new_string": "y"}]}),
     ("Bash", {"command": "ls", "timeout": 5000, "description": "list"}),
     ("Bash", {"command": "ls", "dangerouslyDisableSandbox": True}),
     ("Bash", {"command": "ls", "run_in_background": "yes"}),
@@ -76,7 +79,8 @@ from yoke.tools.builtin import builtin_tools
 tools = {{t.name: t for t in builtin_tools()}}
 ctx = ToolContext(cwd=Path({str(tmp_path)!r}), session=SessionState("s", Path({str(tmp_path / "s")!r})))
 calls = [("Read", {{"file_path": "f.txt"}}), ("Grep", {{"pattern": "hel", "output_mode": "count"}}),
-         ("Glob", {{"pattern": "*.txt"}}), ("Write", {{"file_path": "g.txt", "content": "x"}})]
+         ("Glob", {{"pattern": "*.txt"}}), ("Write", {{"file_path": "g.txt", "content": "x"}}),
+         ("Edit", {{"file_path": "f.txt", "old_string": "hello", "new_string": "bye"}})]
 async def main():
     for name, raw in calls:
         tool = tools[name]

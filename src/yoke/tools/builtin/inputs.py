@@ -85,3 +85,21 @@ class BashInput(ToolInput):
         default=None, description="Run the command in the background; read it later with TaskOutput"
     )
     dangerouslyDisableSandbox: bool | None = Field(default=None, description="Run outside the sandbox")
+
+
+class EditInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to modify")
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with (must be different from old_string)")
+    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+
+
+class EditItem(ToolInput):
+    old_string: str = Field(description="The text to replace")
+    new_string: str = Field(description="The text to replace it with")
+    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
+
+
+class MultiEditInput(ToolInput):
+    file_path: str = Field(description="The absolute path of the file to modify")
+    edits: list[EditItem] = Field(min_length=1, description="Edits to apply in order, all or none")
