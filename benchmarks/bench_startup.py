@@ -25,11 +25,11 @@ REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "7"))
 FLOOR = str(Path(__file__).parent / "floor_request.py")
 
 
-def one(argv: list[str], turns: list[dict], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+def one(argv: list[str], turns: list[dict], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
     with ScriptedServer(turns, validate_requests=False) as srv:
         run_env = dict(env, ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="bench")
-        wall, rss, _ = measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd)
-    return wall, rss
+        wall, rss, cpu = measure([a.replace("{url}", srv.url) for a in argv], run_env, cwd)
+    return wall, cpu, rss
 
 
 def main() -> None:
@@ -50,7 +50,7 @@ def main() -> None:
             "one turn in a git repository": (yoke_one, HELLO, repo),
             "50 Read turns": (yoke_fifty, fifty, root),
         }
-        samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        samples: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
         for n in range(REPEATS):
             for case, (argv, turns, cwd) in cases.items():
                 order = list(programs.items()) if n % 2 == 0 else list(reversed(programs.items()))
@@ -59,18 +59,22 @@ def main() -> None:
                 samples.setdefault((case, "floor"), []).append(
                     one([sys.executable, FLOOR, "{url}"], HELLO, env, cwd)
                 )
-    print(f"start-up, median of {REPEATS} (wall s / peak RSS MB); floor: a stdlib script making one request")
+    print(
+        f"start-up, median of {REPEATS} (wall s / CPU s / peak RSS MB; CPU is the steadier figure on a busy "
+        "machine); floor: a stdlib script making one request"
+    )
     names = [*programs, "floor"]
-    print(f"| {'case':<30} | " + " | ".join(f"{n:>16}" for n in names) + " | yoke/floor |")
+    print(f"| {'case':<30} | " + " | ".join(f"{n:>22}" for n in names) + " | yoke/floor |")
     for case in cases:
         cells, walls = [], {}
         for name in names:
             rows = samples[(case, name)]
             walls[name] = statistics.median(r[0] for r in rows)
-            cells.append(f"{walls[name]:.3f} / {statistics.median(r[1] for r in rows):4.0f}")
+            cpu, rss = statistics.median(r[1] for r in rows), statistics.median(r[2] for r in rows)
+            cells.append(f"{walls[name]:.3f} / {cpu:.3f} / {rss:3.0f}")
         print(
             f"| {case:<30} | "
-            + " | ".join(f"{c:>16}" for c in cells)
+            + " | ".join(f"{c:>22}" for c in cells)
             + f" | {walls['yoke'] / walls['floor']:9.2f}x |"
         )
 
