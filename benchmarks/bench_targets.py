@@ -86,6 +86,36 @@ def per_turn_cpu(env: dict[str, str], cwd: Path, target: Path) -> tuple[float, f
     return statistics.median(early), statistics.median(late)
 
 
+FIRST_CALL = """
+import asyncio, sys, time
+from pathlib import Path
+from yoke.tools.base import SessionState, ToolContext
+from yoke.tools.builtin import builtin_tools
+
+read = next(t for t in builtin_tools() if t.name == "Read")
+cwd = Path(sys.argv[1])
+(cwd / "first.txt").write_text("hello\\n")
+ctx = ToolContext(cwd=cwd, session=SessionState("s", cwd / "session"))
+
+
+async def main() -> float:
+    began = time.process_time()
+    await read.run(read.validate({"file_path": "first.txt"}), ctx)
+    return time.process_time() - began
+
+
+print(asyncio.run(main()) * 1000)
+"""
+
+
+def first_tool_call_cpu(cwd: Path) -> float:
+    """CPU ms of a run's first tool call (validating its input and running it), in a fresh interpreter."""
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL, str(cwd)], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout)
+
+
 def git_repository(root: Path) -> Path:
     """A small repository: 20 files in 3 commits, one changed and one new file (`git status` has work)."""
     root.mkdir()
@@ -121,6 +151,8 @@ def main() -> None:
         repo = git_repository(cwd / "repo")  # where users run it: git context and auto memory ask git
         in_repo = median_run([YOKE, "-p", "hi", "--no-session-persistence"], HELLO, env, repo, REPEATS)
         row("  the same inside a git repository", f"{in_repo[0]:.3f} s / {in_repo[1]:.0f} MB", "")
+        first = statistics.median(first_tool_call_cpu(cwd) for _ in range(REPEATS))
+        row("first tool call (Read) in a fresh process, CPU", f"{first:.1f} ms", "(was ~90 ms)")
         version = [measure([YOKE, "--version"], env, cwd)[0] for _ in range(REPEATS * 2)]
         row("`yoke --version`", f"{statistics.median(version):.3f} s", "0.02-0.03 s")
 

@@ -82,6 +82,25 @@ def program_overrides(
     """`-c KEY=` for every key of the repository's effective configuration that names a program (and
     `filter.X.required=false` so a blanked filter is no error): git then runs nothing the repository's
     configuration names, whatever that driver is called. One `git config --list` (which runs nothing)."""
+    return overrides_for(effective_config(cwd, env, timeout_s))
+
+
+def overrides_for(config: dict[str, str]) -> list[str]:
+    """`program_overrides` from a configuration already read (`effective_config`)."""
+    settings: dict[str, str] = {}
+    for key in config:
+        if _PROGRAM_KEY.search(key):
+            settings[f"{key}="] = ""
+            if key.lower().startswith("filter."):
+                settings[f"{key.rsplit('.', 1)[0]}.required=false"] = ""
+    return [arg for setting in settings for arg in ("-c", setting)]
+
+
+def effective_config(
+    cwd: Path, env: dict[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S
+) -> dict[str, str]:
+    """The repository's effective configuration (each key's last value), from one `git config --list`
+    (which runs nothing); {} when git could not say."""
     import subprocess
 
     from yoke import spawn
@@ -95,15 +114,13 @@ def program_overrides(
             timeout=timeout_s,
         )
     except (OSError, subprocess.SubprocessError):
-        return []
-    settings: dict[str, str] = {}
+        return {}
+    config: dict[str, str] = {}
     for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
-        key = entry.split("\n", 1)[0]
-        if key and _PROGRAM_KEY.search(key):
-            settings[f"{key}="] = ""
-            if key.lower().startswith("filter."):
-                settings[f"{key.rsplit('.', 1)[0]}.required=false"] = ""
-    return [arg for setting in settings for arg in ("-c", setting)]
+        key, _, value = entry.partition("\n")
+        if key:
+            config[key] = value
+    return config
 
 
 def run_hardened_git(
@@ -111,16 +128,19 @@ def run_hardened_git(
     commands: Sequence[tuple[str, ...]],
     timeout_s: float = GIT_TIMEOUT_S,
     programs_off: bool = True,
+    overrides: list[str] | None = None,
 ) -> list:
     """Run hardened git commands at once (blocking); each one's stdout, or None where it failed or ran out
-    of time. `programs_off`: first blank every program the configuration names (`program_overrides`);
-    commands that never run one (`rev-parse`) may skip that. Never raises."""
+    of time. `programs_off`: first blank every program the configuration names (`program_overrides`, unless
+    the caller has them: `overrides`); commands that never run one (`rev-parse`) may skip that. Never
+    raises."""
     import subprocess
 
     from yoke import spawn
 
     env = hardened_git_env()
-    overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
+    if overrides is None:
+        overrides = program_overrides(cwd, env, timeout_s) if programs_off else []
     procs: list[Any] = []
     for args in commands:
         try:

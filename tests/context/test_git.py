@@ -107,3 +107,72 @@ async def test_the_repositorys_own_programs_never_run_whatever_their_driver_is_c
     ctx = await git_context(repo)
     assert ctx is not None and "a.txt" in ctx.status
     assert not marker.exists()
+
+
+def _logged_git(tmp_path, monkeypatch):
+    import yoke.gitsafe
+
+    log = tmp_path / "calls"
+    wrapper = tmp_path / "git"
+    real = yoke.gitsafe._git_binary()
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {real} "$@"\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setattr(yoke.gitsafe, "_git_binary", lambda: str(wrapper))
+
+    def commands() -> list[str]:
+        calls = log.read_text().splitlines() if log.exists() else []
+        log.unlink(missing_ok=True)
+        return sorted(c.split(" -c ")[-1].split(" ", 1)[1].split(" ")[0] for c in calls)
+
+    return commands
+
+
+async def test_the_configuration_is_asked_once_while_its_files_stay_as_they_were(tmp_path, monkeypatch):
+    """A long-lived process opening sessions in one repository: the second asks git three questions, not
+    four; a changed configuration (here: a filter program added) is read again, and its program blanked."""
+    import yoke.context.git as context_git
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(context_git, "_SETTLED_S", -1.0)  # the files were just written: settle them now
+    monkeypatch.setattr(context_git, "_CONFIGS", {})
+    root = repo(tmp_path / "r")
+    (root / ".gitattributes").write_text("*.txt filter=zq9\n")
+    commands = _logged_git(tmp_path, monkeypatch)
+    assert (await git_context(root)) is not None
+    assert commands() == ["config", "log", "rev-parse", "status"]
+    assert (await git_context(root)) is not None
+    assert commands() == ["log", "rev-parse", "status"]
+    marker = tmp_path / "ran"
+    git(root, "config", "filter.zq9.clean", f"touch {marker}; cat")
+    (root / "f0.txt").write_text("changed\n")
+    ctx = await git_context(root)
+    assert ctx is not None and "f0.txt" in ctx.status and not marker.exists()
+    assert commands() == ["config", "log", "rev-parse", "status"]
+    git(root, "config", "include.path", str(tmp_path / "extra"))  # includes: never cached
+    for _ in range(2):
+        assert (await git_context(root)) is not None
+        assert "config" in commands()
+
+
+async def test_four_git_processes_and_only_the_status_waits(tmp_path, monkeypatch):
+    """The context costs four processes (not six): the configuration gives the user's name, rev-parse
+    the main branch with the location; only the status waits for the configuration's overrides."""
+    root = repo(tmp_path / "r", branch="master")
+    git(root, "config", "user.name", "Ada Q")
+    commands = _logged_git(tmp_path, monkeypatch)
+    ctx = await git_context(root)
+    assert ctx is not None and (ctx.user_name, ctx.main_branch, ctx.branch) == ("Ada Q", "master", "master")
+    assert commands() == ["config", "log", "rev-parse", "status"]
+
+
+async def test_a_configuration_written_just_now_is_not_cached(tmp_path, monkeypatch):
+    """A file changed within the last moments may change again without its timestamp moving: asked again."""
+    import yoke.context.git as context_git
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(context_git, "_CONFIGS", {})
+    root = repo(tmp_path / "r")
+    commands = _logged_git(tmp_path, monkeypatch)
+    for _ in range(2):
+        assert (await git_context(root)) is not None
+        assert "config" in commands()

@@ -13,13 +13,12 @@ import argparse
 import re
 from typing import NoReturn
 
-OUTPUT_FORMATS = ("text", "json", "stream-json")
-INPUT_FORMATS = ("text", "stream-json")
-# "manual" is 2.1.330's name for "default" (both accepted)
-PERMISSION_MODES = ("acceptEdits", "auto", "bypassPermissions", "manual", "default", "dontAsk", "plan")
-PERMISSION_PROMPTS = ("host", "none")
-EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
-
+from yoke.cli.args_fast import (  # re-exported: their home before the fast path
+    EFFORT_LEVELS,
+    PERMISSION_MODES,
+    UsageError,
+    validate,
+)
 
 # What `yoke --help` lists under "commands" (tests/test_docs_match_product.py: every working subcommand of
 # cli/main.py's SUBCOMMANDS is here, and the docs give each its status).
@@ -50,14 +49,6 @@ COMMANDS_HELP = (
     "import-config --from codex|gemini|opencode",
     "remote-control|rc [NAME] | devices | revoke ID",
 )
-
-
-class UsageError(Exception):
-    """Bad command-line input: one line on stderr, exit code 1 (as Claude Code's option parser)."""
-
-    def __init__(self, message: str, *, exact: bool = False):
-        super().__init__(message)
-        self.exact = exact  # print the message as it is (Claude Code's own wording), no "yoke:" prefix
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -263,48 +254,3 @@ def parse(argv: list[str]) -> argparse.Namespace:
         raise UsageError(f'too many arguments: {" ".join(unknown)!r} (quote the prompt: yoke -p "...")')
     validate(args)
     return args
-
-
-def _choice(flag: str, value: str | None, allowed: tuple[str, ...]) -> None:
-    if value is not None and value not in allowed:
-        raise UsageError(
-            f"error: option '{flag}' argument '{value}' is invalid. Allowed choices are {', '.join(allowed)}.",
-            exact=True,
-        )
-
-
-def validate(args: argparse.Namespace) -> None:
-    """Checks argparse cannot express, each failing with one line that says what to fix."""
-    _choice("--output-format <format>", args.output_format, OUTPUT_FORMATS)
-    _choice("--input-format <format>", args.input_format, INPUT_FORMATS)
-    _choice("--permission-mode <mode>", args.permission_mode, PERMISSION_MODES)
-    _choice("--permission-prompts <target>", args.permission_prompts, PERMISSION_PROMPTS)
-    from yoke.cli.args_compat import CHOICES
-
-    for flag, (dest, allowed) in CHOICES.items():
-        _choice(flag, getattr(args, dest) or None, allowed)
-    compact = args.autocompact
-    if compact not in (None, "auto") and (not compact.isdigit() or int(compact) < 100_000):
-        raise UsageError(f"--autocompact takes auto or a number of tokens, at least 100000 (got {compact!r})")
-    if args.restricted and (args.dangerously_skip_permissions or args.permission_mode == "bypassPermissions"):
-        raise UsageError("--restricted refuses bypassPermissions mode (drop --dangerously-skip-permissions)")
-    _choice("--effort <level>", args.effort, EFFORT_LEVELS)
-    if args.max_turns is not None and args.max_turns < 1:
-        raise UsageError("--max-turns must be a positive whole number")
-    if args.max_budget_usd is not None and args.max_budget_usd <= 0:
-        raise UsageError("--max-budget-usd must be a positive amount")
-    if args.system_prompt is not None and args.system_prompt_file:
-        raise UsageError("use either --system-prompt or --system-prompt-file, not both")
-    if args.input_format == "stream-json" and args.output_format != "stream-json":
-        raise UsageError("Error: --input-format stream-json needs --output-format stream-json", exact=True)
-    if args.print_mode and args.output_format == "stream-json" and not args.verbose:
-        raise UsageError(
-            "Error: When using --print, --output-format=stream-json requires --verbose", exact=True
-        )
-    if args.session_id is not None and args.session_id:
-        import uuid
-
-        try:
-            uuid.UUID(args.session_id)
-        except ValueError:
-            raise UsageError(f"--session-id must be a valid UUID (got {args.session_id!r})") from None

@@ -5,7 +5,11 @@ swallows the prompt or leaves its value behind as one; `COMPAT_NOTES` says what 
 
 from __future__ import annotations
 
-import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
+
 
 # flag -> what Yoke does with it (shown by `yoke --help` only as a group; the README lists them)
 FLAG_VALUES: dict[tuple[str, ...], str] = {
@@ -108,10 +112,14 @@ def _dest(names: tuple[str, ...]) -> str:
 
 
 def _help(names: tuple[str, ...]) -> str:
+    import argparse
+
     return next((SHOWN[n] for n in names if n in SHOWN), argparse.SUPPRESS)
 
 
 def add_compat_flags(parser: argparse.ArgumentParser) -> None:
+    import argparse
+
     group = parser.add_argument_group(
         "sessions in yoke host (the other Claude Code flags Yoke accepts: README)"
     )

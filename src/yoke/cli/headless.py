@@ -10,11 +10,13 @@ import asyncio
 import os
 import signal
 import sys
-from argparse import Namespace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.session import SessionError as SetupError
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 NO_INPUT = "Input must be provided either through stdin or as a prompt argument when using --print"
 

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _background(argv: list[str]) -> int:
     """`yoke --bg`: the flags are parsed here, then the session is handed to the host."""
-    from yoke.cli.args import UsageError, parse
+    from yoke.cli.args_fast import UsageError, parse
     from yoke.host.commands import background_start
 
     rest = [a for a in argv if a not in ("--bg", "--background")]
@@ -138,7 +138,7 @@ def _headless(argv: list[str]) -> int:
 
 
 def _parse_and_run(argv: list[str]) -> int:
-    from yoke.cli.args import UsageError, parse
+    from yoke.cli.args_fast import UsageError, parse
 
     try:
         args = parse(argv)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from argparse import Namespace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from yoke.config.settings import split_tool_list
 from yoke.jsonsafe import loads as safe_json
 from yoke.session import SessionError
 from yoke.session.options import SessionOptions
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 # --restricted removes these unless --tools names them (the built-ins that run commands or code, and WebFetch)
 RESTRICTED_TOOLS = ("Bash", "WebFetch")

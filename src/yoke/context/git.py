@@ -7,11 +7,13 @@ yield None or partial context, never an error.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from yoke.gitsafe import inside_repository, run_hardened_git
+from yoke.gitsafe import effective_config, inside_repository, overrides_for, run_hardened_git
 from yoke.records import Record
 
 MAX_STATUS_CHARS = 2_000
@@ -31,8 +33,8 @@ class GitContext(Record):
         self.user_name = user_name
 
 
-def _in_thread(cwd: Path, commands: Sequence[tuple[str, ...]], programs_off: bool = True) -> asyncio.Future:
-    """`run_hardened_git` in a thread of its own; a future of its outputs. Not the event loop's
+def _in_thread(work: Callable[[], list]) -> asyncio.Future:
+    """`work` (blocking git) in a thread of its own; a future of its outputs. Not the event loop's
     subprocesses: those cost the loop's thread about a millisecond a process (transports, a watcher thread
     each), and at start-up the loop's thread is the one busy setting the session up while git runs."""
     loop = asyncio.get_running_loop()
@@ -42,36 +44,93 @@ def _in_thread(cwd: Path, commands: Sequence[tuple[str, ...]], programs_off: boo
         if not done.done():  # the waiter may have been cancelled meanwhile
             done.set_result(outputs)
 
-    def work() -> None:
-        outputs = run_hardened_git(cwd, commands, programs_off=programs_off)
+    def run() -> None:
+        outputs = work()
         try:
             loop.call_soon_threadsafe(settle, outputs)
         except RuntimeError:
             pass  # the loop closed: nobody waits any more
 
-    threading.Thread(target=work, name="yoke-git", daemon=True).start()
+    threading.Thread(target=run, name="yoke-git", daemon=True).start()
     return done
+
+
+# The configuration read last for a repository, by the state of the files it comes from (see `_config`).
+_CONFIGS: dict[str, tuple[tuple, dict[str, str]]] = {}
+_SETTLED_S = 2.0  # a file changed this recently may change again within its timestamp's granularity
+
+
+def _config_files(cwd: Path) -> list[str] | None:
+    """The files a repository's configuration comes from (the system's is off in hardened git), or None
+    when they cannot be told without git (a linked worktree or submodule: `.git` is a file)."""
+    folder = next((f for f in (cwd, *cwd.parents) if os.path.lexists(os.path.join(f, ".git"))), None)
+    if folder is None or not os.path.isdir(os.path.join(folder, ".git")):
+        return None
+    home = os.environ.get("HOME", "")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    git_dir = os.path.join(folder, ".git")
+    return [
+        os.path.join(git_dir, "config"),
+        os.path.join(git_dir, "config.worktree"),
+        os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+    ]
+
+
+def _config(cwd: Path) -> dict[str, str]:
+    """`effective_config`, cached by the state of the files it comes from: a long-lived process (the host,
+    an SDK client, `yoke batch`) opening sessions in one repository asks git once while they stay as they
+    were. Not cached when the configuration includes other files, or when a file changed so recently that
+    a further change could keep its timestamp."""
+    files = _config_files(cwd)
+    if files is None:
+        return effective_config(cwd)
+    state = tuple(_file_state(f) for f in files)
+    known = _CONFIGS.get(str(cwd))
+    if known is not None and known[0] == state:
+        return known[1]
+    config = effective_config(cwd)
+    recent = time.time() - _SETTLED_S
+    settled = all(s is None or s[0] / 1e9 < recent for s in state)
+    if config and settled and not any(k.startswith(("include.", "includeif.")) for k in config):
+        _CONFIGS[str(cwd)] = (state, config)
+    return config
+
+
+def _file_state(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino, st.st_dev)
+
+
+def _status_and_user(cwd: Path) -> list:
+    """The status (with every program the configuration names blanked) and the user's name: both from the
+    one `git config --list` the status needs first, so the name costs no process of its own."""
+    config = _config(cwd)
+    (status,) = run_hardened_git(cwd, [("status", "--short", "--branch")], overrides=overrides_for(config))
+    return [status, config.get("user.name")]
 
 
 # The main branch: origin's default branch when the clone knows it, else the first of these that exists.
 MAIN_CANDIDATES = ("main", "master", "trunk")
 ORIGIN_HEAD = "refs/remotes/origin/HEAD"
 _CANDIDATE_REFS = tuple(f"refs/heads/{name}" for name in MAIN_CANDIDATES)
-_REF_PREFIXES = ("refs/heads/", "refs/tags/", "refs/remotes/")
 
 
-def _main_branch(refs: str | None) -> str:
-    """From `for-each-ref` lines (`refname NUL symref`) of origin's HEAD and the candidate branches: one
-    process answers what asking for each in turn took up to four, one after another."""
-    found: dict[str, str] = {}
-    for line in (refs or "").splitlines():
-        name, _, target = line.partition("\0")
-        found[name] = target
-    head = found.get(ORIGIN_HEAD)
+def _main_branch(refs: list[str]) -> str:
+    """From `rev-parse --symbolic-full-name` of origin's HEAD (the branch it points to) and of the candidate
+    branches that exist: one process answers what asking for each in turn took up to four."""
+    head = next((r for r in refs if r.startswith("refs/remotes/") and r != ORIGIN_HEAD), "")
     if head:  # "refs/remotes/origin/main" -> "main", as `symbolic-ref --short` then the remote's part
-        short = next((head[len(p) :] for p in _REF_PREFIXES if head.startswith(p)), head)
-        return short.split("/", 1)[-1]
-    return next((name for name in MAIN_CANDIDATES if f"refs/heads/{name}" in found), "")
+        return head[len("refs/remotes/") :].split("/", 1)[-1]
+    return next((name for name in MAIN_CANDIDATES if f"refs/heads/{name}" in refs), "")
+
+
+def _exactly(ref: str) -> str:
+    """A `rev-parse --glob` that matches just `ref` (a glob without a wildcard would mean `ref/*`)."""
+    return f"--glob={ref[:-1]}[{ref[-1]}]"
 
 
 def _branch(header: str) -> str:
@@ -87,26 +146,23 @@ def _branch(header: str) -> str:
 
 
 class GitQuery:
-    """What git says of a folder, asked all at once as the session starts (no process waits for another):
-    where the repository is (`location`: one quick process, which auto memory needs early) and the
-    prompt's context (`context`: four more; the branch comes with the status). Outside a repository no
-    process starts and both answer None."""
+    """What git says of a folder, asked all at once as the session starts (no process waits for another
+    but the status, which waits for the configuration): where the repository is and the main branch
+    (`location`: one quick process, which auto memory needs early; the recent commits run beside it), and
+    the prompt's context (`context`: the configuration, then the status). Four processes in all; none of the
+    first two can run a program the repository names (rev-parse never does, log without signatures or
+    patches neither). Outside a repository no process starts and both answer None."""
 
     def __init__(self, cwd: Path) -> None:
         self._location: asyncio.Future | None = None
         self._rest: asyncio.Future | None = None
         if inside_repository(cwd):
-            # rev-parse runs no program: no need to list the configuration first
-            location = [("rev-parse", "--show-toplevel", "--git-common-dir")]
-            self._location = _in_thread(cwd, location, programs_off=False)
-            self._rest = _in_thread(
-                cwd,
-                [
-                    ("status", "--short", "--branch"),
-                    ("log", "--oneline", "-n", "5"),
-                    ("for-each-ref", "--format=%(refname)%00%(symref)", ORIGIN_HEAD, *_CANDIDATE_REFS),
-                    ("config", "user.name"),
-                ],
+            self._rest = _in_thread(lambda: _status_and_user(cwd))
+            where = ("rev-parse", "--show-toplevel", "--git-common-dir", "--symbolic-full-name")
+            refs = [_exactly(ref) for ref in (ORIGIN_HEAD, *_CANDIDATE_REFS)]
+            log = ("log", "--no-show-signature", "--oneline", "-n", "5")
+            self._location = _in_thread(
+                lambda: run_hardened_git(cwd, [(*where, *refs), log], programs_off=False)
             )
 
     async def location(self) -> tuple[str, str] | None:
@@ -114,15 +170,16 @@ class GitQuery:
         folder, or absolute), or None when git could not say."""
         if self._location is None:
             return None
-        (out,) = await asyncio.shield(self._location)  # shared: one waiter's cancellation is not another's
+        out, _ = await asyncio.shield(self._location)  # shared: one waiter's cancellation is not another's
         lines = (out or "").splitlines()
-        return (lines[0], lines[1]) if len(lines) == 2 and all(lines) else None
+        return (lines[0], lines[1]) if len(lines) >= 2 and lines[0] and lines[1] else None
 
     async def context(self) -> GitContext | None:
         location = await self.location()
         if location is None or self._rest is None:
             return None
-        status, log, refs, user = await asyncio.shield(self._rest)
+        located, log = await asyncio.shield(self._location)  # type: ignore[arg-type]
+        status, user = await asyncio.shield(self._rest)
         header, _, status = (status or "").partition("\n")
         if len(status) > MAX_STATUS_CHARS:
             status = (
@@ -132,7 +189,7 @@ class GitQuery:
         return GitContext(
             root=location[0],
             branch=_branch(header) or "(detached HEAD)",
-            main_branch=_main_branch(refs),
+            main_branch=_main_branch((located or "").splitlines()[2:]),
             status=status,
             recent_commits=log or "",
             user_name=user or "",

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from yoke.config.trust import write_json_atomic
 from yoke.jsonsafe import loads as safe_json
-from yoke.paths import is_protected, is_secret
+from yoke.paths import (
+    ResolvedPath,
+    is_protected,
+    is_secret,
+    near_secret_places,
+    resolve_path,
+    secret_looking,
+)
 from yoke.permissions.matching import SHELL_TOOLS, CallFacts, call_facts, path_family
 from yoke.permissions.patterns import tool_name_matches
 from yoke.permissions.rules import PermissionRule, RuleSyntaxError, parse_rule
@@ -20,7 +27,6 @@ from yoke.permissions.suggest import add_rules_update, bash_rules, web_rule
 from yoke.tools.base import SessionState, Tool, ToolContext
 
 if TYPE_CHECKING:
-    from yoke.paths import ResolvedPath
     from yoke.permissions.bash_analysis import Invocation
     from yoke.permissions.matching import RuleMatcher
 
@@ -207,28 +213,61 @@ class GateActions:
         return hidden
 
     def is_read_denied(self, path: str | Path) -> bool:
-        """For Grep/Glob to filter results: whether a deny rule covers reading this path."""
-        from yoke.paths import resolve_path
-
+        """Whether a deny rule covers reading this path."""
         resolved = resolve_path(str(path), self.cwd, self.home)
-        if resolved is None:
-            return True
+        return resolved is None or self._read_denied(resolved)
+
+    def is_read_withheld(self, path: str | Path) -> bool:
+        """Whether Read would not show this file: a Read deny rule covers it, or it is a secret no Read allow
+        rule covers."""
+        resolved = resolve_path(str(path), self.cwd, self.home)
+        return resolved is None or self._read_denied(resolved) or self._unallowed_secret(resolved)
+
+    def withheld_among(self, names: list[str], base: str, real_base: str | None = None) -> set[str]:
+        """For Grep, whose fast path judges only the folder it searches: which of the files it found below
+        `base` (`names` relative to it, as ripgrep prints them) Read would not show, so a search cannot show
+        what Read would not. `real_base`: the real path of `base` when the search followed no link below it
+        (ripgrep's walk), so each file's real path is known without resolving it; with no Read deny rule,
+        only names that look secret (or lie in a secret home folder) are judged at all."""
+        return self._judge_found(names, base, real_base, secrets=True)
+
+    def denied_among(self, names: list[str], base: str, real_base: str | None = None) -> set[str]:
+        """For Glob: which of the files it found below `base` a Read deny rule covers (a rule hides a name
+        everywhere); as `withheld_among`, without the secrets."""
+        return self._judge_found(names, base, real_base, secrets=False)
+
+    def _judge_found(self, names: list[str], base: str, real_base: str | None, secrets: bool) -> set[str]:
+        denies = any(path_family(r) == "read" for r in self.deny)
+        if not denies and not secrets:
+            return set()
+        base = os.path.normpath(base).rstrip("/")
+        if real_base is not None:
+            real_base = real_base.rstrip("/")
+        if real_base is not None and not denies:  # only secrets can be withheld: find the candidates
+            near = near_secret_places(base or "/", self.home) or near_secret_places(
+                real_base or "/", self.home
+            )
+            names = names if near else secret_looking(names)
+        withheld = set()
+        for name in names:
+            if real_base is None:
+                resolved = resolve_path(os.path.join(base or "/", name), self.cwd, self.home)
+                if resolved is None:
+                    withheld.add(name)
+                    continue
+            else:
+                resolved = ResolvedPath(f"{base}/{name}", f"{real_base}/{name}")
+            if (denies and self._read_denied(resolved)) or (secrets and self._unallowed_secret(resolved)):
+                withheld.add(name)
+        return withheld
+
+    def _read_denied(self, resolved: ResolvedPath) -> bool:
         from yoke.permissions.pipeline import _PATH_TOOL
 
         facts = CallFacts(_PATH_TOOL, {}, {"Read"}, "read", True, paths=[resolved])
         return any(path_family(r) == "read" and self.matcher.matches(r, facts) for r in self.deny)
 
-    def is_read_withheld(self, path: str | Path) -> bool:
-        """For Grep and Glob, whose fast path judges only the folder they search: whether a file found
-        below it must be left out (a Read deny rule covers it, or it is a secret no Read allow rule
-        covers), so a search cannot show what Read would not."""
-        if self.is_read_denied(path):
-            return True
-        from yoke.paths import is_secret, resolve_path
-
-        resolved = resolve_path(str(path), self.cwd, self.home)
-        if resolved is None:
-            return True
+    def _unallowed_secret(self, resolved: ResolvedPath) -> bool:
         if not (is_secret(resolved.real, self.home) or is_secret(resolved.logical, self.home)):
             return False
         return not self._path_rule_allows("read", resolved)

@@ -213,7 +213,7 @@ def call_facts(tool: Tool, input: dict[str, Any], ctx: ToolContext, home: Path) 
 
 def _tool_read_only(tool: Tool, input: dict[str, Any]) -> bool:
     try:
-        return bool(tool.is_read_only(tool.input_model.model_validate(input)))
+        return bool(tool.is_read_only(tool.validate(input)))
     except Exception:
         return bool(getattr(tool, "read_only", False))
 

@@ -17,8 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from yoke.tools.base import Tool, ToolContext, ToolResult
+from yoke.tools.light import InputModel, light_fields, light_parse
 
 _LOADING = threading.RLock()  # one tool loads at a time: a call may need it while a thread is loading it
+
+# modules the manifest's schemas come from besides the tools' own (their hash is the manifest's too)
+INPUT_MODULES = ["yoke.tools.builtin.inputs"]
 
 FLAGS = (
     "read_only",
@@ -42,6 +46,7 @@ class LazyTool(Tool):
             value = entry[flag]
             setattr(self, flag, tuple(value) if isinstance(value, list) else value)
         self._schema: dict[str, Any] = entry["input_schema"]
+        self._light: dict[str, list[Any]] | None = entry.get("light_fields")
         self._where = (entry["module"], entry["class"])
         self._real: Tool | None = None
         self._preparing = False
@@ -77,6 +82,10 @@ class LazyTool(Tool):
         return json.loads(json.dumps(self._schema))
 
     def validate(self, input: dict[str, Any]) -> Any:
+        if self._light is not None:  # a plainly fitting call needs no pydantic (yoke.tools.light)
+            parsed = light_parse(self._schema, self._light, input)
+            if parsed is not None:
+                return parsed
         return self.real.validate(input)
 
     def is_concurrency_safe(self, input: Any) -> bool:
@@ -108,6 +117,11 @@ def manifest_entry(tool: Tool) -> dict[str, Any]:
         "description": tool.description,
         "input_schema": tool.input_schema(),
     }
+    model = tool.input_model
+    if getattr(type(tool), "__dict__", {}).get("input_model") is not None and isinstance(
+        type(tool).__dict__["input_model"], InputModel
+    ):  # only tools whose modules import without pydantic gain from the light parse
+        entry["light_fields"] = light_fields(model, entry["input_schema"])
     for flag in FLAGS:
         entry[flag] = getattr(tool, flag)
     return entry
@@ -155,6 +169,6 @@ def load_manifest(path: Path) -> list[dict[str, Any]] | None:
     tools = data.get("tools")
     if not isinstance(tools, list):
         return None
-    if data.get("source_hash") != source_hash([t["module"] for t in tools]):
+    if data.get("source_hash") != source_hash([t["module"] for t in tools] + INPUT_MODULES):
         return None
     return tools

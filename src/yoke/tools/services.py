@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # counted by .importlinter: these point down (or across this 
     from yoke.tools.shell.state import ShellState
     from yoke.tools.web.fetch import PageCache
 
-PathCheck = Callable[[str | Path], bool]
+# Which of the files a search found below a folder (names relative to it) to leave out; the folder's real
+# path when the search followed no link below it (permissions/gate_actions.py `withheld_among`)
+FoundCheck = Callable[[list[str], str, str | None], set[str]]
 # The services of the layers above this one, held here and handed on by the tools; this layer may not name
 # their types (imports point down, type-only ones too), their owners know them:
 AgentRunner = Any  # agents/runner.py AgentRunner: the Agent tool's runner
@@ -58,8 +60,8 @@ class SessionServices(Record):
         self,
         sandbox: SandboxSettings | None = None,
         sandbox_excluded: Callable[[str], bool] | None = None,
-        read_withheld: PathCheck | None = None,
-        read_denied: PathCheck | None = None,
+        read_withheld: FoundCheck | None = None,
+        read_denied: FoundCheck | None = None,
         task_list: TaskList | None = None,
         agents: AgentRunner | None = None,
         todos: list[dict[str, Any]] | None = None,
@@ -108,8 +110,8 @@ class SessionServices(Record):
         return cls(
             sandbox=gate.sandbox,
             sandbox_excluded=gate.excluded_from_sandbox,
-            read_withheld=gate.is_read_withheld,
-            read_denied=gate.is_read_denied,
+            read_withheld=gate.withheld_among,
+            read_denied=gate.denied_among,
             task_list=task_list,
             agents=agents,
             todos=todos,

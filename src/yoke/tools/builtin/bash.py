@@ -6,12 +6,10 @@ import os
 import shlex
 import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
-
-from pydantic import BaseModel, Field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
-from yoke.tools.schema import ToolInput
+from yoke.tools.light import InputModel
 from yoke.tools.shell.announce import announce_background
 from yoke.tools.shell.confinement import sandbox_launcher, snapshot_launcher, start_cwd
 from yoke.tools.shell.foreground import ForegroundOutcome, run_foreground
@@ -19,6 +17,9 @@ from yoke.tools.shell.output import OutputChunk, max_output_chars, persisted_not
 from yoke.tools.shell.process import Launcher
 from yoke.tools.shell.script import command_env, fast_path_env, wrap_command
 from yoke.tools.shell.state import ShellState, carry_cwd, shell_state
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import BashInput
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -70,23 +71,11 @@ calls made together.
 """
 
 
-class BashInput(ToolInput):
-    command: str = Field(description="The command to run")
-    timeout: float | None = Field(default=None, description="Optional timeout in milliseconds (max 600000)")
-    description: str | None = Field(
-        default=None, description="What the command does, in 5-10 words, active voice (e.g. 'List files')"
-    )
-    run_in_background: bool | None = Field(
-        default=None, description="Run the command in the background; read it later with TaskOutput"
-    )
-    dangerouslyDisableSandbox: bool | None = Field(default=None, description="Run outside the sandbox")
-
-
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
     kind: ClassVar[ToolKind] = "execute"
     description: ClassVar[str] = DESCRIPTION
-    input_model: ClassVar[type[BaseModel]] = BashInput
+    input_model = InputModel("BashInput")  # type: ignore[assignment]  # pydantic, imported when needed
     timeout_s: ClassVar[float | None] = 3600.0  # the tool enforces its own, shorter timeouts
     max_result_chars: ClassVar[int] = 160_000  # output is already capped here (BASH_MAX_OUTPUT_LENGTH)
 
@@ -332,3 +321,11 @@ def _env_ms(env: dict[str, str], name: str, fallback: int) -> int:
 def may_move_to_background(command: str) -> bool:
     """A timed-out `sleep` is the model waiting too long, not work worth keeping."""
     return not command.lstrip().startswith("sleep")
+
+
+def __getattr__(name: str) -> object:
+    if name == "BashInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import BashInput
+
+        return BashInput
+    raise AttributeError(name)

@@ -4,11 +4,10 @@ ambiguity. Where `old_string` goes is decided by `yoke.tools.edit_match`."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from yoke.tools.base import FileState, Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
@@ -26,10 +25,11 @@ from yoke.tools.files import (
     structured_patch,
     write_text,
 )
-from yoke.tools.schema import ToolInput, inline_definitions
+from yoke.tools.light import InputModel
 from yoke.tools.workspace import fetch_text, put_text, reader, text_freshness, writer
 
 if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import EditInput, MultiEditInput
     from yoke.tools.edit_match import MatchError
 
 _RULES = """\
@@ -58,40 +58,19 @@ the one before, and either all succeed or the file is left unchanged.
 - Later edits see the text produced by earlier ones; plan old_strings accordingly."""
 
 
-class EditInput(ToolInput):
-    file_path: str = Field(description="The absolute path of the file to modify")
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with (must be different from old_string)")
-    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
-
-
-class EditItem(ToolInput):
-    old_string: str = Field(description="The text to replace")
-    new_string: str = Field(description="The text to replace it with")
-    replace_all: bool = Field(False, description="Replace all occurrences of old_string (default false)")
-
-
-class MultiEditInput(ToolInput):
-    file_path: str = Field(description="The absolute path of the file to modify")
-    edits: list[EditItem] = Field(min_length=1, description="Edits to apply in order, all or none")
-
-
 class EditTool(Tool):
     name = "Edit"
     kind = "edit"
     path_fields = ("file_path",)
     description = EDIT_DESCRIPTION
-    input_model = EditInput
+    input_model = InputModel("EditInput")  # type: ignore[assignment]  # pydantic, imported when needed
 
     def summary(self, input: Any) -> str:
         return f"Edit {input.file_path}"
 
     async def run(self, input: EditInput, ctx: ToolContext) -> ToolResult:
         path = resolve_path(input.file_path, ctx)
-        item = EditItem(
-            old_string=input.old_string, new_string=input.new_string, replace_all=input.replace_all
-        )
-        outcome = await _edit(path, [item], ctx)
+        outcome = await _edit(path, [input], ctx)  # the input is itself one change
         data = {
             "filePath": str(path),
             "oldString": input.old_string,
@@ -109,12 +88,14 @@ class MultiEditTool(Tool):
     kind = "edit"
     path_fields = ("file_path",)
     description = MULTI_EDIT_DESCRIPTION
-    input_model = MultiEditInput
+    input_model = InputModel("MultiEditInput")  # type: ignore[assignment]
 
     def summary(self, input: Any) -> str:
         return f"MultiEdit {input.file_path} ({len(input.edits)} edits)"
 
     def input_schema(self) -> dict[str, Any]:
+        from yoke.tools.schema import inline_definitions  # with pydantic: for the manifest only
+
         return inline_definitions(super().input_schema())
 
     async def run(self, input: MultiEditInput, ctx: ToolContext) -> ToolResult:
@@ -162,7 +143,7 @@ class _Target:
     stale: bool
 
 
-async def _edit(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+async def _edit(path: Path, edits: Sequence[Change], ctx: ToolContext) -> _Outcome:
     """The edits applied on the disk, or through the front-end when it writes (an editor's buffer)."""
     if writer(ctx, path) is None:
         return await asyncio.to_thread(_apply_edits, path, edits, ctx)
@@ -175,14 +156,14 @@ async def _edit(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome
     return _finish(path, target, text, notes, state, ctx)
 
 
-def _apply_edits(path: Path, edits: list[EditItem], ctx: ToolContext) -> _Outcome:
+def _apply_edits(path: Path, edits: Sequence[Change], ctx: ToolContext) -> _Outcome:
     _refuse_no_ops(edits)
     target = _load(path, edits[0].old_string, ctx)
     text, notes = _compute(target, edits)
     return _finish(path, target, text, notes, write_text(path, text, target.codec), ctx)
 
 
-def _refuse_no_ops(edits: list[EditItem]) -> None:
+def _refuse_no_ops(edits: Sequence[Change]) -> None:
     many = len(edits) > 1
     for k, edit in enumerate(edits):
         if edit.old_string == edit.new_string:
@@ -191,7 +172,7 @@ def _refuse_no_ops(edits: list[EditItem]) -> None:
             )
 
 
-def _compute(target: _Target, edits: list[EditItem]) -> tuple[str, list[str]]:
+def _compute(target: _Target, edits: Sequence[Change]) -> tuple[str, list[str]]:
     """The text after every edit in order, and notes on forgiven near-misses; ToolError when one fails."""
     from yoke.tools.edit_match import MatchError, apply_matches, line_of, place_edit  # only when editing
 
@@ -292,3 +273,19 @@ def _failure(error: MatchError, stale: bool, k: int, count: int) -> str:
     if count > 1:
         message = f"Edit {k + 1} of {count} failed, so none of the edits were applied (the file is unchanged).\n{message}"
     return message
+
+
+class Change(Protocol):
+    """One replacement: an Edit call's input, or one of a MultiEdit call's edits."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool
+
+
+def __getattr__(name: str) -> object:
+    if name in ("EditInput", "EditItem", "MultiEditInput"):  # with the other input models (no pydantic here)
+        from yoke.tools.builtin import inputs
+
+        return getattr(inputs, name)
+    raise AttributeError(name)

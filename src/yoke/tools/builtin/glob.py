@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import heapq
 import os
 import time
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
+from yoke.regex import lazy_compile
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import display_path, resolve_path
-from yoke.tools.ripgrep import VCS_EXCLUDES, rg_binary, run_rg
-from yoke.tools.schema import ToolInput
+from yoke.tools.light import InputModel
+from yoke.tools.ripgrep import VCS_EXCLUDES, LineSink, rg_binary, run_rg
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import GlobInput
 
 MAX_FILES = 100
 _GLOB_CHARS = frozenset("*?[{")
+_SLASH_IN_BRACES = lazy_compile(r"\{[^}]*/")
 
 DESCRIPTION = """\
 Find files by name with a glob pattern, in a codebase of any size.
@@ -31,21 +35,12 @@ when nothing else matches).
 - Use Grep to search file contents. For open-ended searches that need several rounds, search in parallel."""
 
 
-class GlobInput(ToolInput):
-    pattern: str = Field(description="The glob pattern to match files against")
-    path: str | None = Field(
-        None,
-        description="The folder to search in (default: the working directory). Omit it to use the default; "
-        'never pass "undefined" or "null"',
-    )
-
-
 class GlobTool(Tool):
     name = "Glob"
     kind = "search"
     path_fields = ("path",)
     description = DESCRIPTION
-    input_model = GlobInput
+    input_model = InputModel("GlobInput")  # type: ignore[assignment]  # pydantic, imported when needed
     read_only = True
     concurrency_safe = True
 
@@ -56,22 +51,26 @@ class GlobTool(Tool):
         began = time.monotonic()
         root, pattern = _split_pattern(input.pattern, input.path, ctx)
         respect = not _env_true(ctx, "CLAUDE_CODE_GLOB_NO_IGNORE")
-        files = await find_files(root, pattern, respect, ctx.cancel)
+        walked = rg_binary() is not None  # ripgrep's walk follows no link below root
+        mtimes = _Mtimes(str(root))
+        files = await find_files(root, pattern, respect, ctx.cancel, mtimes.feed)
         ignored_only = False
         if not files and respect:
-            files = await find_files(root, pattern, False, ctx.cancel)
+            files = await find_files(root, pattern, False, ctx.cancel, mtimes.feed)
             ignored_only = bool(files)
         denied = ctx.session.services.read_denied
-        if denied is not None:  # a name a Read deny rule covers is not listed (a rule hides it everywhere)
-            files = [f for f in files if not denied(f)]
-        ordered = await asyncio.to_thread(_newest_first, files)
-        shown = ordered[:MAX_FILES]
+        if (
+            denied is not None and files
+        ):  # a name a Read deny rule covers is not listed (a rule hides it everywhere)
+            hidden = denied(files, str(root), os.path.realpath(root) if walked else None)
+            files = [f for f in files if f not in hidden] if hidden else files
+        shown = [root / name for name in await asyncio.to_thread(mtimes.newest, files, MAX_FILES)]
         names = [display_path(p, ctx) for p in shown]
         data = {
             "durationMs": int((time.monotonic() - began) * 1000),
             "numFiles": len(shown),
             "filenames": names,
-            "truncated": len(ordered) > MAX_FILES,
+            "truncated": len(files) > MAX_FILES,
         }
         if not names:
             return ToolResult("No files found", data=data)
@@ -80,7 +79,7 @@ class GlobTool(Tool):
             text = "(Only files ignored by .gitignore match this pattern:)\n" + text
         if data["truncated"]:
             text += (
-                f"\n(Results are truncated: showing {MAX_FILES} of {len(ordered)} files. "
+                f"\n(Results are truncated: showing {MAX_FILES} of {len(files)} files. "
                 "Use a more specific path or pattern.)"
             )
         return ToolResult(text, data=data)
@@ -116,29 +115,68 @@ def _env_true(ctx: ToolContext, name: str) -> bool:
     return value.strip().lower() in ("1", "true", "yes", "on")
 
 
-async def find_files(root: Path, pattern: str, respect_gitignore: bool, cancel: asyncio.Event) -> list[Path]:
-    """Files under root matching the glob, via ripgrep when available, else a Python walk."""
+async def find_files(
+    root: Path, pattern: str, respect_gitignore: bool, cancel: asyncio.Event, on_lines: LineSink | None = None
+) -> list[str]:
+    """Files under root matching the glob, as paths relative to it, via ripgrep when available, else a
+    Python walk. `on_lines` sees them in batches while ripgrep still walks."""
     if rg_binary() is None:
         from yoke.tools.walk import compile_glob, iter_files
 
-        def walk() -> list[Path]:
+        def walk() -> list[str]:
             regex = compile_glob(pattern)
-            return [root / rel for rel in iter_files(root, respect_gitignore) if regex.match(rel)]
+            return [rel for rel in iter_files(root, respect_gitignore) if regex.match(rel)]
 
         return await asyncio.to_thread(walk)
     args = ["--files", "--hidden", "--glob", pattern, *VCS_EXCLUDES]
+    depth = max_depth(pattern)
+    if depth is not None:
+        args += ["--max-depth", str(depth)]
     if not respect_gitignore:
         args.append("--no-ignore")
-    output = await run_rg(args, root, cancel)
+    output = await run_rg(args, root, cancel, on_lines=on_lines)
     output.check()
-    return [root / line for line in output.lines() if line]
+    return [line for line in output.lines() if line]
 
 
-def _newest_first(files: list[Path]) -> list[Path]:
-    def mtime(p: Path) -> float:
-        try:
-            return p.stat().st_mtime
-        except OSError:
-            return 0.0
+def max_depth(pattern: str) -> int | None:
+    """How deep below the folder a pattern can match: an anchored pattern without `**` ("/*.py",
+    "/a*/*.md") names its depth, so the walk stops there instead of going through the whole tree; None
+    for a pattern that matches at any depth (no slash but a trailing one, `**`, a slash inside braces)."""
+    body = pattern.rstrip("/")
+    if "/" not in body.lstrip("/") and not body.startswith("/"):
+        return None  # a bare name pattern matches at any depth
+    if "**" in body or _SLASH_IN_BRACES.search(body):
+        return None
+    return len([part for part in body.split("/") if part])
 
-    return sorted(files, key=lambda p: (-mtime(p), str(p)))
+
+class _Mtimes:
+    """Modification times of the files found, looked up by the thread draining ripgrep's output while it is
+    still walking (ordering tens of thousands of files otherwise costs as much as the walk)."""
+
+    def __init__(self, root: str):
+        self._root = root.rstrip("/")
+        self.table: dict[str, float] = {}
+
+    def feed(self, names: list[str]) -> None:
+        root, table, stat = self._root, self.table, os.stat
+        for name in names:
+            try:
+                table[name] = stat(f"{root}/{name}").st_mtime
+            except OSError:
+                table[name] = 0.0
+
+    def newest(self, names: list[str], count: int) -> list[str]:
+        """The `count` most recently modified of `names`, newest first (by name among equals)."""
+        self.feed([n for n in names if n not in self.table])  # the Python walk feeds nothing
+        table = self.table
+        return heapq.nsmallest(count, names, key=lambda n: (-table[n], n))
+
+
+def __getattr__(name: str) -> object:
+    if name == "GlobInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import GlobInput
+
+        return GlobInput
+    raise AttributeError(name)

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import resolve_path
+from yoke.tools.light import InputModel
 from yoke.tools.ripgrep import VCS_EXCLUDES, rg_binary, run_rg
-from yoke.tools.schema import ToolInput
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import GrepInput
 
 DEFAULT_HEAD_LIMIT = 250
 MAX_COLUMNS = 500
@@ -34,50 +36,12 @@ standard types); path is a file or folder (default: the working directory).
 - For open-ended searches that need several rounds, run searches in parallel."""
 
 
-class GrepInput(ToolInput):
-    pattern: str = Field(description="The regular expression to search file contents for")
-    path: str | None = Field(
-        None, description="File or folder to search (rg PATH); default: the working directory"
-    )
-    glob: str | None = Field(
-        None, description='Glob to filter files (e.g. "*.js", "*.{ts,tsx}"), as rg --glob'
-    )
-    output_mode: Literal["content", "files_with_matches", "count"] | None = Field(
-        None,
-        description='"content" shows matching lines, "files_with_matches" (default) file paths, "count" match '
-        "counts per file",
-    )
-    before: int | None = Field(
-        None, alias="-B", ge=0, description="Lines of context before each match (content)"
-    )
-    after: int | None = Field(
-        None, alias="-A", ge=0, description="Lines of context after each match (content)"
-    )
-    around: int | None = Field(
-        None, alias="-C", ge=0, description="Lines of context around each match (content)"
-    )
-    context: int | None = Field(None, ge=0, description="Same as -C")
-    line_numbers: bool | None = Field(
-        None, alias="-n", description="Show line numbers (content; default true)"
-    )
-    ignore_case: bool | None = Field(None, alias="-i", description="Case-insensitive search")
-    only_matching: bool | None = Field(None, alias="-o", description="Show only the matched parts (content)")
-    type: str | None = Field(None, description='File type to search, as rg --type (e.g. "py", "js", "rust")')
-    head_limit: int | None = Field(
-        None, ge=0, description="Show only the first N lines or entries (default 250; 0 for no limit)"
-    )
-    offset: int | None = Field(None, ge=0, description="Skip the first N lines or entries (default 0)")
-    multiline: bool | None = Field(
-        None, description="Let patterns span lines; . matches newlines (default false)"
-    )
-
-
 class GrepTool(Tool):
     name = "Grep"
     kind = "search"
     path_fields = ("path",)
     description = DESCRIPTION
-    input_model = GrepInput
+    input_model = InputModel("GrepInput")  # type: ignore[assignment]  # pydantic, imported when needed
     read_only = True
     concurrency_safe = True
 
@@ -101,7 +65,7 @@ class GrepTool(Tool):
             output.check()
             lines, truncated = output.lines(), output.truncated
         if not target.is_file():  # a file searched directly was judged itself; below a folder, each file is
-            lines = _without_withheld(lines, mode, ctx)
+            lines = _without_withheld(lines, mode, ctx, target, walked=rg_binary() is not None)
         limit = DEFAULT_HEAD_LIMIT if input.head_limit is None else input.head_limit
         skip = input.offset or 0
         if mtimes is not None:
@@ -112,30 +76,40 @@ class GrepTool(Tool):
         return _content_result(lines, target.is_file(), _context_of(input) > 0, limit, skip, truncated)
 
 
-def _without_withheld(lines: list[str], mode: str, ctx: ToolContext) -> list[str]:
-    """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets)."""
+def _without_withheld(lines: list[str], mode: str, ctx: ToolContext, target: Path, walked: bool) -> list[str]:
+    """The result lines of files Read would show (the session's `read_withheld`: deny rules, secrets).
+
+    Each file is judged once. After ripgrep's walk (which follows no link below the folder it was given)
+    a file's real path is the folder's real path and the rest of its name, so nothing is resolved per file.
+    """
     withheld = ctx.session.services.read_withheld
     if withheld is None:
         return lines
-    cwd = str(ctx.cwd)
-    verdicts: dict[str, bool] = {}
+    names = list(dict.fromkeys(name for name in map(_name_of[mode], lines) if name))
+    if not names:
+        return lines
+    prefix = "" if target == ctx.cwd else _rg_path(target, ctx.cwd).rstrip("/") + "/"
+    if walked and all(name.startswith(prefix) for name in names):
+        below = withheld([name[len(prefix) :] for name in names], str(target), os.path.realpath(target))
+        hidden = {prefix + name for name in below}
+    else:
+        hidden = withheld(names, str(ctx.cwd), None)
+    if not hidden:
+        return lines
+    name_of = _name_of[mode]
+    return [line for line in lines if name_of(line) not in hidden]
 
-    def shown(line: str) -> bool:
-        if mode == "files_with_matches":
-            name = line
-        elif mode == "count":
-            name = line.rpartition(":")[0]
-        else:
-            name, nul, _ = line.partition("\0")
-            if not nul:
-                return True  # a group separator
-        if not name:
-            return True
-        if name not in verdicts:
-            verdicts[name] = not withheld(os.path.join(cwd, name))
-        return verdicts[name]
 
-    return [line for line in lines if shown(line)]
+def _content_name(line: str) -> str:
+    name, nul, _ = line.partition("\0")
+    return name if nul else ""  # a group separator names no file
+
+
+_name_of: dict[str, Callable[[str], str]] = {
+    "files_with_matches": lambda line: line,
+    "count": lambda line: line.rpartition(":")[0],
+    "content": _content_name,
+}
 
 
 class _Mtimes:
@@ -188,8 +162,13 @@ def rg_args(input: GrepInput, mode: str, target: Path, cwd: Path) -> list[str]:
                 args += [flag, str(value)]
     args += ["--regexp", input.pattern, "--"]
     if target != cwd:
-        args.append(str(target.relative_to(cwd)) if target.is_relative_to(cwd) else str(target))
+        args.append(_rg_path(target, cwd))
     return args
+
+
+def _rg_path(target: Path, cwd: Path) -> str:
+    """The folder as ripgrep is given it (and prints it before each file found below it)."""
+    return str(target.relative_to(cwd)) if target.is_relative_to(cwd) else str(target)
 
 
 def _page(items: list[str], limit: int, skip: int) -> tuple[list[str], str]:
@@ -300,3 +279,11 @@ def _note_paging(data: dict[str, Any], limit: int, skip: int, note: str) -> None
         data["appliedLimit"] = limit
     if skip:
         data["appliedOffset"] = skip
+
+
+def __getattr__(name: str) -> object:
+    if name == "GrepInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import GrepInput
+
+        return GrepInput
+    raise AttributeError(name)

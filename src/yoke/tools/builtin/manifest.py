@@ -6,12 +6,13 @@ import json
 import sys
 
 from yoke.tools.builtin import BUILTIN_TOOLS, MANIFEST, eager_tools
-from yoke.tools.lazy import manifest_entry, source_hash
+from yoke.tools.lazy import INPUT_MODULES, manifest_entry, source_hash
 
 
 def build() -> str:
     tools = [manifest_entry(tool) for tool in eager_tools()]
-    data = {"source_hash": source_hash([module for module, _ in BUILTIN_TOOLS]), "tools": tools}
+    modules = [module for module, _ in BUILTIN_TOOLS] + INPUT_MODULES
+    data = {"source_hash": source_hash(modules), "tools": tools}
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 

@@ -9,9 +9,7 @@ import io
 import os
 import stat
 from pathlib import Path
-from typing import Any, ClassVar
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from yoke.tools.base import FileState, Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
@@ -25,8 +23,11 @@ from yoke.tools.files import (
     remember,
     resolve_path,
 )
-from yoke.tools.schema import ToolInput
+from yoke.tools.light import InputModel
 from yoke.tools.workspace import WorkspaceFiles, fetch_text, reader, text_state
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import ReadInput
 
 DEFAULT_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -64,23 +65,12 @@ part of the file: never include them in an Edit's old_string.
 - Reading a file is what allows Write and Edit to change it afterwards."""
 
 
-class ReadInput(ToolInput):
-    file_path: str = Field(description="The absolute path of the file to read")
-    offset: int | None = Field(
-        None, ge=0, description="The line number to start reading from (1 = first line). Use for long files"
-    )
-    limit: int | None = Field(None, gt=0, description="The number of lines to read. Use for long files")
-    pages: str | None = Field(
-        None, description='Page range for PDF files, e.g. "1-5", "3" or "1,4-6"; at most 20 pages per call'
-    )
-
-
 class ReadTool(Tool):
     name = "Read"
     kind = "read"
     path_fields = ("file_path",)
     description = DESCRIPTION
-    input_model = ReadInput
+    input_model = InputModel("ReadInput")  # type: ignore[assignment]  # pydantic, imported when needed
     read_only = True
     concurrency_safe = True
     max_result_chars: ClassVar[int] = 10_000_000  # Read bounds its own output; images must never be spilled
@@ -349,3 +339,11 @@ def parse_pages(spec: str, total: int) -> list[int]:
     if len(numbers) > PDF_PAGES_PER_CALL:
         raise ToolError(f"{len(numbers)} pages requested; read at most {PDF_PAGES_PER_CALL} pages per call.")
     return numbers
+
+
+def __getattr__(name: str) -> object:
+    if name == "ReadInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import ReadInput
+
+        return ReadInput
+    raise AttributeError(name)

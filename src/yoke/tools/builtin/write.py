@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from yoke.tools.base import Tool, ToolContext, ToolError, ToolResult
 from yoke.tools.files import (
@@ -21,8 +19,11 @@ from yoke.tools.files import (
     structured_patch,
     write_text,
 )
-from yoke.tools.schema import ToolInput
+from yoke.tools.light import InputModel
 from yoke.tools.workspace import fetch_text, put_text, reader, text_freshness, writer
+
+if TYPE_CHECKING:
+    from yoke.tools.builtin.inputs import WriteInput
 
 DESCRIPTION = """\
 Write a file to the local filesystem, replacing it if it exists.
@@ -35,19 +36,12 @@ complete rewrites.
 - Do not create documentation or README files unless asked to."""
 
 
-class WriteInput(ToolInput):
-    file_path: str = Field(
-        description="The absolute path of the file to write (must be absolute, not relative)"
-    )
-    content: str = Field(description="The content to write to the file")
-
-
 class WriteTool(Tool):
     name = "Write"
     kind = "edit"
     path_fields = ("file_path",)
     description = DESCRIPTION
-    input_model = WriteInput
+    input_model = InputModel("WriteInput")  # type: ignore[assignment]  # pydantic, imported when needed
 
     def summary(self, input: Any) -> str:
         return f"Write {input.file_path}"
@@ -111,3 +105,11 @@ def _written(path: Path, original: str | None, content: str) -> ToolResult:
     if original is None:
         return ToolResult(f"File created successfully at: {path}", data=result)
     return ToolResult(f"The file {path} has been updated successfully.", data=result)
+
+
+def __getattr__(name: str) -> object:
+    if name == "WriteInput":  # the input model lives with the others, so this module imports without pydantic
+        from yoke.tools.builtin.inputs import WriteInput
+
+        return WriteInput
+    raise AttributeError(name)
