@@ -78,7 +78,12 @@ def _background(argv: list[str]) -> int:
         print(f"yoke --bg: {exc}", file=sys.stderr)
         return 1
     resume = args.resume if isinstance(args.resume, str) else None
-    return background_start(rest, args.prompt or None, resume)
+    try:
+        return background_start(rest, args.prompt or None, resume)
+    except OSError as exc:  # a runtime folder refused (host/owned.py), a full disk: one line
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"yoke --bg: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
 
 
 def reader_gone() -> int:

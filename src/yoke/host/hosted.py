@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from yoke.host.owned import open_private
 from yoke.host.limits import ReplayBuffer, StreamLog, rotated
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
@@ -88,7 +89,7 @@ class HostedSession:
     async def start(self, args: list[str], resume: bool) -> None:
         session_flag = "--resume" if resume else "--session-id"
         argv = [sys.executable, "-m", "yoke", *CHILD_FLAGS, session_flag, self.record["sessionId"], *args]
-        with open(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
+        with open_private(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
             self.proc = await asyncio.create_subprocess_exec(
                 *argv,
                 cwd=self.record["cwd"],
@@ -377,7 +378,7 @@ def journal_queue(ident: str, operation: str, prompt_id: str, content: Any = Non
     entry: dict[str, Any] = {"op": operation, "id": prompt_id}
     if content is not None:
         entry["content"] = content
-    with open(queue_journal_path(ident), "a", encoding="utf-8") as handle:
+    with open_private(queue_journal_path(ident), "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
         handle.flush()
         os.fsync(handle.fileno())

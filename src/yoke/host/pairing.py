@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from yoke.fsutil import replace_file
+from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir
 
 COOKIE = "yoke_rc"
@@ -40,14 +40,15 @@ def _digest(cookie: str) -> str:
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
     """One writer at a time: several remote-control processes and `revoke` share the file."""
-    with open(runtime_dir() / "remote-devices.lock", "a") as lock:
+    with open_private(runtime_dir() / "remote-devices.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
 
 def read_devices() -> list[dict[str, Any]]:
+    path = devices_path()  # a runtime folder not ours alone is refused here (owned.UnsafeFolder)
     try:
-        data = json.loads(devices_path().read_text())
+        data = json.loads(read_private(path))
     except (OSError, ValueError):
         return []
     rows = data.get("devices") if isinstance(data, dict) else None
@@ -55,7 +56,7 @@ def read_devices() -> list[dict[str, Any]]:
 
 
 def _write_devices(rows: list[dict[str, Any]]) -> None:
-    replace_file(devices_path(), (json.dumps({"devices": rows}, indent=2) + "\n").encode(), mode=0o600)
+    write_private(devices_path(), (json.dumps({"devices": rows}, indent=2) + "\n").encode())
 
 
 def revoke(ids: list[str] | None) -> list[dict[str, Any]]:

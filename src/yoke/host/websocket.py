@@ -7,6 +7,7 @@ import asyncio
 from collections import deque
 from typing import Any
 
+from yoke.host.owned import write_private
 from yoke.host.paths import runtime_dir
 from yoke.host.protocol import MAX_MESSAGE
 
@@ -90,5 +91,5 @@ async def serve_websocket(host: Any, address: tuple[str, int]) -> Any:
 
     server = await serve(handler, address[0], address[1], max_size=MAX_MESSAGE)
     port = next(iter(server.sockets)).getsockname()[1]
-    (runtime_dir() / "host.ws-port").write_text(str(port))
+    write_private(runtime_dir() / "host.ws-port", str(port).encode())
     return server
