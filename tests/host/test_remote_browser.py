@@ -46,6 +46,7 @@ def _paired(browser, page_server, viewport=None):
     context = browser.new_context(
         viewport=viewport or {"width": 1200, "height": 900},
         ignore_https_errors=page_server.url.startswith("https"),
+        bypass_csp=True,  # wait_for_function evaluates a string; the page under its CSP: test_remote_attacks
     )
     page = context.new_page()
     page.set_default_timeout(30_000)

@@ -26,7 +26,8 @@ def session_row(row: dict[str, Any]) -> str:
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 429: "Too Many Requests"}  # fmt: skip
+            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 421: "Misdirected Request",
+            429: "Too Many Requests", 431: "Request Header Fields Too Large"}  # fmt: skip
 
 
 def page_html(title: str, body: str, script: bool = False) -> str:

@@ -112,7 +112,8 @@ class Host:
                 return
             self.unauthenticated += 1
             deadline = asyncio.get_running_loop().call_later(HELLO_DEADLINE, _drop_unless_in, client)
-        self.clients.add(client)
+        else:
+            self.clients.add(client)  # only an authenticated client hears broadcasts (or keeps the host up)
         try:
             async for line in messages:
                 if line.strip() and not await self._handle_line(client, line):
@@ -143,6 +144,7 @@ class Host:
                     client.send(error(ident, "unauthorized", "send hello with the host's token first"))
                     return False
                 client.authenticated = True
+                self.clients.add(client)
             handler = METHODS.get(method)
             if handler is None:
                 raise ProtocolError("method_not_found", f"unknown method {method!r}")
@@ -157,7 +159,7 @@ class Host:
         return True
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
-        for client in list(self.clients):
+        for client in [c for c in self.clients if c.authenticated]:
             client.send(encode("notification", None, {"method": method, "params": params}))
 
     def _session(self, params: dict[str, Any]) -> HostedSession:

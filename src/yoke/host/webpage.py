@@ -18,7 +18,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from yoke.host.pages import HTML, REASONS, page_html, pairing_page, screen, session_page, session_row, static
+from yoke.host.guard import HANDSHAKE_TIMEOUT, MAX_HEADER_LINE, MAX_HEADERS, host_allowed, host_names, page_policy
+from yoke.host.pages import PAIR_FROM_FRAGMENT, HTML, REASONS, page_html, pairing_page, screen, session_page, session_row, static
 from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, encode
 
@@ -48,7 +49,9 @@ class RemoteControl:
         self.fingerprint = ""
         self.addresses = [bind]
         self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
-        self.co_drive = ""  # a session this page's clients may prompt though another client drives it
+        self.co_drive = ""
+        self.names: set[str] = set()
+        self.policy: dict[str, str] = {}  # a session this page's clients may prompt though another client drives it
 
     @property
     def secure(self) -> bool:
@@ -65,7 +68,10 @@ class RemoteControl:
             context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
-        self.http = await asyncio.start_server(self._http, self.bind, self.port, ssl=context)
+        self.http = await asyncio.start_server(
+            self._http, self.bind, self.port, ssl=context, limit=MAX_HEADER_LINE,
+            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
+        )  # fmt: skip
         self.port = self.http.sockets[0].getsockname()[1]
         self.ws = await serve(
             self._relay,
@@ -74,10 +80,15 @@ class RemoteControl:
             max_size=MAX_MESSAGE,
             process_request=self._ws_check,
             ssl=context,
+            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
         )
         self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
         scheme = "https" if self.secure else "http"
         self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
+        self.names = host_names(self.bind, self.addresses)
+        ws_scheme = "wss" if self.secure else "ws"
+        sockets = [f"{ws_scheme}://{host}:{self.ws_port}" for host in self.addresses]
+        self.policy = page_policy(PAIR_FROM_FRAGMENT, sockets)
         self.watcher = asyncio.get_running_loop().create_task(self._close_revoked())
 
     async def _close_revoked(self) -> None:
@@ -104,6 +115,8 @@ class RemoteControl:
 
     # -- the WebSocket ---------------------------------------------------------------------------------
     def _ws_check(self, connection: Any, request: Any) -> Any:
+        if not host_allowed(request.headers.get("Host"), self.names, self.ws_port):
+            return connection.respond(421, "Misdirected request\n")
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
             return connection.respond(403, "Forbidden origin\n")
@@ -156,18 +169,26 @@ class RemoteControl:
             status, headers, body = 400, {}, b"Bad request\n"
         head = f"HTTP/1.1 {status} {REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
         head += "Connection: close\r\nCache-Control: no-store\r\nX-Frame-Options: DENY\r\n"
-        head += "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        head += "".join(f"{k}: {v}\r\n" for k, v in {**self.policy, **headers}.items())
         with contextlib.suppress(ConnectionError):
             writer.write(head.encode() + b"\r\n" + body)
             await writer.drain()
         writer.close()
 
     async def _answer(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+        # a line over MAX_HEADER_LINE raises ValueError (the reader's limit), more than MAX_HEADERS is refused:
+        # one connection cannot grow the host's memory
         method, target, _ = (await reader.readline()).decode("latin-1").split(" ", 2)
         headers: dict[str, str] = {}
+        count = 0
         while (line := (await reader.readline()).decode("latin-1").strip()) != "":
+            count += 1
+            if count > MAX_HEADERS:
+                return 431, {}, b"Too many headers\n"
             name, _, value = line.partition(":")
             headers[name.strip().lower()] = value.strip()
+        if not host_allowed(headers.get("host"), self.names, self.port):
+            return 421, {}, b"Misdirected request: the Host names another server\n"
         length = int(headers.get("content-length") or 0)
         if length > MAX_BODY:
             return 413, {}, b"Too large\n"
