@@ -17,7 +17,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env
 from tests.host.conftest import agents, runtime_of, wait_for, yoke_cmd
 

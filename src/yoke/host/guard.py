@@ -5,8 +5,8 @@ sends one), headers are few and short, and a TLS handshake that says nothing is 
 
 from __future__ import annotations
 
-import hashlib
 import base64
+import hashlib
 import ipaddress
 
 MAX_HEADER_LINE = 8192  # bytes of one request or header line (what websockets allows too)

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from yoke.host.owned import open_private
 from yoke.host.limits import ReplayBuffer, StreamLog, rotated
+from yoke.host.owned import open_private
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads

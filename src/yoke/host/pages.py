@@ -4,7 +4,6 @@ loads, and what a share link may see of the screen (`host/webpage.py` serves the
 from __future__ import annotations
 
 import html
-import json
 import time
 from importlib import resources
 from typing import Any
@@ -112,30 +111,3 @@ def static(path: str) -> tuple[int, dict[str, str], bytes]:
         return 404, {}, b"Not found\n"
     data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
     return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
-
-
-def screen(text: str, watching: str | None) -> tuple[str, str]:
-    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
-    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
-    try:
-        message = json.loads(text)
-        payload = message["payload"]
-        method, params = payload["method"], dict(payload.get("params") or {})
-    except (ValueError, KeyError, TypeError):
-        if watching is None:
-            return text, ""  # the host says what is wrong with it
-        bad = {"code": "invalid_request", "message": "not a request"}
-        return "", json.dumps({"id": None, "type": "error", "payload": bad})
-    if watching is None:
-        if method != "remote_control":
-            return text, ""
-        why = "a page cannot serve more pages"
-    elif method in ("attach", "detach") and params.get("session") == watching:
-        if method == "attach":
-            params["role"] = "watcher"
-        message["payload"] = {"method": method, "params": params}
-        return json.dumps(message), ""
-    else:
-        why = "a share link only watches its session"
-    refusal = {"code": "forbidden", "message": why}
-    return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})

@@ -159,7 +159,11 @@ class Host:
         return True
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        """To every authenticated client; one bound to a session (a share link) hears of that one only."""
         for client in [c for c in self.clients if c.authenticated]:
+            only = getattr(client, "only_session", None)
+            if only is not None and params.get("session") != only:
+                continue
             client.send(encode("notification", None, {"method": method, "params": params}))
 
     def _session(self, params: dict[str, Any]) -> HostedSession:

@@ -18,10 +18,27 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
-from yoke.host.guard import HANDSHAKE_TIMEOUT, MAX_HEADER_LINE, MAX_HEADERS, host_allowed, host_names, page_policy
-from yoke.host.pages import PAIR_FROM_FRAGMENT, HTML, REASONS, page_html, pairing_page, screen, session_page, session_row, static
-from yoke.host.pairing import COOKIE, FAILURE_WINDOW, MAX_FAILURES, Pairing, device_hash
+from yoke.host.guard import (
+    HANDSHAKE_TIMEOUT,
+    MAX_HEADER_LINE,
+    MAX_HEADERS,
+    host_allowed,
+    host_names,
+    page_policy,
+)
+from yoke.host.pages import (
+    HTML,
+    PAIR_FROM_FRAGMENT,
+    REASONS,
+    page_html,
+    pairing_page,
+    session_page,
+    session_row,
+    static,
+)
+from yoke.host.pairing import COOKIE, COOKIE_LIFETIME, FAILURE_WINDOW, MAX_FAILURES, Pairing
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, encode
+from yoke.host.scopes import SCOPES, at_least, scope_of, screen
 
 __all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
 
@@ -41,10 +58,11 @@ class RemoteControl:
         port: int,
         ws_port: int = 0,
         on_new_code: Callable[[str], None] | None = None,
+        scope: str = "drive",
     ):
         self.host = host  # the session host (server.Host) this page is one more client of
         self.bind, self.port, self.ws_port = bind, port, ws_port
-        self.pairing = Pairing(on_new_code)
+        self.pairing = Pairing(on_new_code, scope, secure=bind not in LOOPBACK)
         self.origins: set[str] = set()
         self.fingerprint = ""
         self.addresses = [bind]
@@ -72,7 +90,7 @@ class RemoteControl:
             self._http, self.bind, self.port, ssl=context, limit=MAX_HEADER_LINE,
             ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
         )  # fmt: skip
-        self.port = self.http.sockets[0].getsockname()[1]
+        self.port = self.pairing.port = self.http.sockets[0].getsockname()[1]
         self.ws = await serve(
             self._relay,
             self.bind,
@@ -92,15 +110,17 @@ class RemoteControl:
         self.watcher = asyncio.get_running_loop().create_task(self._close_revoked())
 
     async def _close_revoked(self) -> None:
-        """`yoke remote-control revoke` edits the devices file; a revoked device's sockets close here."""
+        """`yoke remote-control revoke` edits the devices file; a revoked device's sockets close here, all at
+        once: each is told (REVOKED) and cut a moment later whether or not its peer answers."""
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(REVOCATION_POLL)
             self.pairing.devices.refresh()
             for ws, digest in list(self.sockets.items()):
                 if digest not in self.pairing.devices.by_hash:
                     self.sockets.pop(ws, None)
-                    with contextlib.suppress(Exception):
-                        await ws.close(REVOKED, "revoked")
+                    loop.create_task(_quietly(ws.close(REVOKED, "revoked")))
+                    loop.call_later(0.5, ws.transport.abort)
 
     def close(self) -> None:
         """Stop serving: the listeners and every open page's WebSocket (start may have got part way)."""
@@ -120,8 +140,7 @@ class RemoteControl:
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
             return connection.respond(403, "Forbidden origin\n")
-        cookie = request.headers.get("Cookie")
-        if not self.pairing.authorized(cookie) and self.pairing.viewing(cookie) is None:
+        if self.pairing.device(request.headers.get("Cookie")) is None:
             return connection.respond(401, "Unauthorized\n")
         return None
 
@@ -133,19 +152,22 @@ class RemoteControl:
         from yoke.host.server import CLIENT_BUFFER
         from yoke.host.websocket import WebSocketClient
 
-        cookie = ws.request.headers.get("Cookie")
-        watching = None if self.pairing.authorized(cookie) else self.pairing.viewing(cookie)
-        self.sockets[ws] = device_hash(cookie)
+        device = self.pairing.device(ws.request.headers.get("Cookie"))
+        if device is None:  # revoked or expired between the handshake and now
+            await ws.close(REVOKED, "revoked")
+            return
+        self.sockets[ws] = device["hash"]
         client = WebSocketClient(ws, CLIENT_BUFFER)
         client.authenticated = True  # the cookie is this page's authentication
-        if watching is None and self.co_drive:
+        client.only_session = device.get("session")  # a share link hears of its session only
+        if at_least(scope_of(device), "drive") and self.co_drive:
             client.co_drives = {self.co_drive}
 
         async def messages() -> Any:
             try:
                 async for message in ws:
                     text = message if isinstance(message, str) else message.decode("utf-8", "replace")
-                    text, refusal = screen(text, watching)
+                    text, refusal = screen(text, device)
                     if refusal:
                         client.send(refusal.encode() + b"\n")
                         continue
@@ -162,9 +184,10 @@ class RemoteControl:
 
     # -- HTTP ------------------------------------------------------------------------------------------
     async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
         try:
             async with asyncio.timeout(10):
-                status, headers, body = await self._answer(reader)
+                status, headers, body = await self._answer(reader, str(peer[0]) if peer else "")
         except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
             status, headers, body = 400, {}, b"Bad request\n"
         head = f"HTTP/1.1 {status} {REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
@@ -175,7 +198,7 @@ class RemoteControl:
             await writer.drain()
         writer.close()
 
-    async def _answer(self, reader: asyncio.StreamReader) -> tuple[int, dict[str, str], bytes]:
+    async def _answer(self, reader: asyncio.StreamReader, peer: str) -> tuple[int, dict[str, str], bytes]:
         # a line over MAX_HEADER_LINE raises ValueError (the reader's limit), more than MAX_HEADERS is refused:
         # one connection cannot grow the host's memory
         method, target, _ = (await reader.readline()).decode("latin-1").split(" ", 2)
@@ -199,7 +222,7 @@ class RemoteControl:
             return 403, {}, b"Forbidden origin\n"
         agent = headers.get("user-agent", "")
         if method == "POST" and path == "/pair":
-            return self._pair(body, agent)
+            return self._pair(body, agent, peer)
         if method == "GET" and path.startswith("/share/"):
             return self._share(path[len("/share/") :], agent)
         watching = self.pairing.viewing(headers.get("cookie"))
@@ -227,8 +250,6 @@ class RemoteControl:
         return 403, {}, b"A share link shows one session\n"
 
     def _share(self, token: str, agent: str) -> tuple[int, dict[str, str], bytes]:
-        if self.pairing.limited():
-            return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
         exchanged = self.pairing.exchange_share(token, agent)
         if exchanged is None:
             return 401, HTML, pairing_page("This share link was used already, or is wrong.").encode()
@@ -240,13 +261,15 @@ class RemoteControl:
         return 200, {**HTML, "Set-Cookie": self._cookie_header(cookie)}, body.encode()
 
     def _cookie_header(self, cookie: str) -> str:
-        return f"{COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/" + ("; Secure" if self.secure else "")
+        name = self.pairing.cookie_name  # for this port only; __Host- over HTTPS
+        head = f"{name}={cookie}; HttpOnly; SameSite=Strict; Path=/; Max-Age={int(COOKIE_LIFETIME)}"
+        return head + ("; Secure" if self.secure else "")
 
-    def _pair(self, body: bytes, agent: str) -> tuple[int, dict[str, str], bytes]:
-        if self.pairing.limited():
+    def _pair(self, body: bytes, agent: str, peer: str = "") -> tuple[int, dict[str, str], bytes]:
+        if self.pairing.limited(peer):
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
         form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
-        cookie = self.pairing.exchange((form.get("code") or [""])[0], agent)
+        cookie = self.pairing.exchange((form.get("code") or [""])[0], agent, peer)
         if cookie is None:
             return 401, HTML, pairing_page("Wrong code.").encode()
         target = (form.get("next") or ["/"])[0]
@@ -265,6 +288,11 @@ class RemoteControl:
         return page_html("Sessions", body)
 
 
+async def _quietly(closing: Any) -> None:
+    with contextlib.suppress(Exception):
+        await closing
+
+
 async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict[str, Any]:
     """Serve the remote-control page from this process (docs/remote.md) for as long as `client` stays
     connected; it is told each next pairing code (`remote.code`)."""
@@ -279,7 +307,10 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
     def tell(code: str) -> None:
         client.send(encode("notification", None, {"method": "remote.code", "params": {"code": code}}))
 
-    page = RemoteControl(host, bind, port, on_new_code=tell)
+    scope = str(params.get("scope") or "drive")
+    if scope not in SCOPES:
+        raise ProtocolError("invalid_params", f"scope is one of {', '.join(SCOPES)}")
+    page = RemoteControl(host, bind, port, on_new_code=tell, scope=scope)
     if params.get("drive"):  # `--remote-control`: the page prompts this session beside the terminal UI
         page.co_drive = host._session({"session": params["drive"]}).ident
     try:
@@ -290,7 +321,7 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
             raise RuntimeError(str(exc)) from None
         raise RuntimeError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
     host.pages[client] = page
-    share = params.get("share")
-    token = page.pairing.share(str(share)) if share else ""
+    share = params.get("share")  # a name or id now; the link is bound to the session it names now
+    token = page.pairing.share(host._session({"session": str(share)}).ident) if share else ""
     return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
             "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip

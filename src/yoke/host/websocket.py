@@ -20,6 +20,7 @@ class WebSocketClient:
         self.ws = ws
         self.limit = limit
         self.authenticated = False
+        self.only_session: str | None = None  # a share link's session: broadcasts about others skip it
         self.co_drives: set[str] = set()  # sessions it may prompt though another client drives (server.py)
         self.queue: deque[bytes] = deque()
         self.queued = 0
