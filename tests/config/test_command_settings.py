@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import anthropic_env
 
 from yoke.config.command_settings import COMMAND_SETTINGS, SANDBOX_PROGRAMS

@@ -40,7 +40,9 @@ def listening_host(host_env):
     folder = runtime_of(env)
     try:
         tcp = int(wait_for(lambda: (folder / "host.port").exists() and (folder / "host.port").read_text()))
-        ws = int(wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text()))
+        ws = int(
+            wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
+        )
         yield env, tcp, ws
     finally:
         proc.kill()
@@ -100,7 +102,9 @@ def test_the_ws_listener_refuses_pages_and_rebinding_and_says_nothing_before_hel
     env, _, ws = listening_host
     own = f"127.0.0.1:{ws}"
     assert _ws_handshake(ws, {"Host": own, "Origin": "http://evil.example"})[0] == 403
-    assert _ws_handshake(ws, {"Host": own, "Origin": f"http://{own}"})[0] == 403  # any page: it is for programs
+    assert (
+        _ws_handshake(ws, {"Host": own, "Origin": f"http://{own}"})[0] == 403
+    )  # any page: it is for programs
     assert _ws_handshake(ws, {"Host": f"rebound.evil.example:{ws}"})[0] == 421
     status, spy = _ws_handshake(ws, {"Host": own})
     assert status == 101  # a program (no Origin) may connect, and must authenticate

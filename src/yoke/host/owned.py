@@ -55,7 +55,9 @@ def check_dir(path: Path) -> None:
         )
     if st.st_mode & 0o022:
         raise UnsafeFolder(
-            path, f"may be written by others (mode {stat.S_IMODE(st.st_mode):o})", "check it, then chmod 700 it"
+            path,
+            f"may be written by others (mode {stat.S_IMODE(st.st_mode):o})",
+            "check it, then chmod 700 it",
         )
     if st.st_mode & 0o077:
         os.chmod(path, 0o700)

@@ -82,7 +82,9 @@ def revoke(ids: list[str] | None) -> list[dict[str, Any]]:
         if unknown:
             raise KeyError(unknown[0])
         gone = [row for row in rows if ids is None or row["id"] in ids]
-        _write_devices([row for row in rows if row not in gone], secrets.token_hex(8) if ids is None else None)
+        _write_devices(
+            [row for row in rows if row not in gone], secrets.token_hex(8) if ids is None else None
+        )
     return gone
 
 

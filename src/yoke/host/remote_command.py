@@ -83,7 +83,11 @@ async def serve_page(
 
 
 async def open_page(
-    bind: str, port: int, share: str | None, announce: Callable[[str], None], drive: str = "",
+    bind: str,
+    port: int,
+    share: str | None,
+    announce: Callable[[str], None],
+    drive: str = "",
     scope: str = "drive",
 ) -> tuple[dict[str, Any], asyncio.Task]:
     """Ask the running host to serve the page (`remote_control`, docs/wire.md): its `{url, code,
@@ -260,7 +264,11 @@ def _device_command(command: str, argv: list[str]) -> int:
         for row in rows if "--json" not in argv else []:
             paired = row.get("paired")
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(paired if isinstance(paired, int) else 0))
-            only = f"  (read-only: {row['session']})" if row.get("session") else f"  ({row.get('scope', 'drive')})"
+            only = (
+                f"  (read-only: {row['session']})"
+                if row.get("session")
+                else f"  ({row.get('scope', 'drive')})"
+            )
             print(f"{row['id']}  {when}  {printable(str(row.get('label', '')))}{only}")
         return 0
     if not argv or (argv != ["--all"] and any(a.startswith("-") for a in argv)):

@@ -69,7 +69,9 @@ class RemoteControl:
         self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
         self.co_drive = ""
         self.names: set[str] = set()
-        self.policy: dict[str, str] = {}  # a session this page's clients may prompt though another client drives it
+        self.policy: dict[
+            str, str
+        ] = {}  # a session this page's clients may prompt though another client drives it
 
     @property
     def secure(self) -> bool:
