@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - pytest fixtures imported by name
 """Issue 44 items 3, 4, 8 and 9: attacks on the host's listeners, as real processes. Nothing is said before
 authentication and nothing but authentication is possible; every listener checks Host and Origin; header
 lines are bounded; a silent TLS handshake is dropped; the page carries a CSP and still works under it."""

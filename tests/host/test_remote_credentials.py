@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - pytest fixtures imported by name
 """Issue 44 items 3, 6, 7 and 9: the remote page's credentials are scoped, bound to their port, expiring and
 revocable at once; a share link shows one session. Each attack as real processes: `yoke remote-control`
 pages, plain HTTP and WebSocket clients."""
@@ -125,9 +126,9 @@ def test_revocation_closes_silent_sockets_at_once(host_env, project, remote_page
     silent = []
     for _ in range(5):
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall(("GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-                      "Cookie: %s\r\n\r\n" % (port, cookie)).encode())  # fmt: skip
+                      f"Cookie: {cookie}\r\n\r\n").encode())  # fmt: skip
         assert b" 101 " in sock.recv(4096)
         silent.append(sock)  # and never reads again, never answers a close
     device = json.loads(yoke_cmd(host_env, project, "remote-control", "devices", "--json").stdout)[0]["id"]
