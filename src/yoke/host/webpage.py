@@ -151,15 +151,15 @@ class RemoteControl:
         this process; a view-only cookie's requests are filtered first."""
         from websockets.exceptions import ConnectionClosed
 
+        from yoke.host.page_redact import PageClient
         from yoke.host.server import CLIENT_BUFFER
-        from yoke.host.websocket import WebSocketClient
 
         device = self.pairing.device(ws.request.headers.get("Cookie"))
         if device is None:  # revoked or expired between the handshake and now
             await ws.close(REVOKED, "revoked")
             return
         self.sockets[ws] = device["hash"]
-        client = WebSocketClient(ws, CLIENT_BUFFER)
+        client = PageClient(ws, CLIENT_BUFFER)  # what it is sent, secrets masked (page_redact.py)
         client.authenticated = True  # the cookie is this page's authentication
         client.only_session = device.get("session")  # a share link hears of its session only
         if at_least(scope_of(device), "drive") and self.co_drive:
@@ -173,7 +173,7 @@ class RemoteControl:
                     if refusal:
                         client.send(refusal.encode() + b"\n")
                         continue
-                    yield text.encode()
+                    yield client.restore(text).encode()
             except ConnectionClosed:
                 return
 
