@@ -84,9 +84,7 @@ def test_another_origin_is_refused(host_env, project, remote_page, origin):  # n
     assert _pair(page, page.code, origin=origin)[0].status == 403
     response, _ = _pair(page, page.code, origin=page.origin)
     cookie = response.getheader("Set-Cookie").split(";")[0]  # name=value: the name is the port's
-    assert (
-        _http(page, "GET", "/", headers={"Cookie": cookie, "Origin": origin})[0].status == 403
-    )
+    assert _http(page, "GET", "/", headers={"Cookie": cookie, "Origin": origin})[0].status == 403
     port = _ws_port(page, cookie)
     assert _ws_status(port, {"Cookie": cookie, "Origin": origin}) == 403
 
