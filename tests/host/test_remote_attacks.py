@@ -235,3 +235,47 @@ def test_the_page_works_under_its_csp(host_env, project, remote_page, browser): 
         assert errors == []
         cookie = next(c for c in context.cookies() if c["name"].startswith(COOKIE))
         assert cookie["httpOnly"]
+
+
+def test_a_cookie_chromium_sends_to_another_port_opens_nothing(host_env, project, remote_page, browser):
+    """Paired in Chromium; the same browser then opens a page on another 127.0.0.1 port, which receives the
+    cookie (browsers do not separate cookies by port) and replays it to the page's own port: no session's
+    name, no WebSocket."""
+    captured: list[str] = []
+
+    class Catcher(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the standard library's name
+            captured.append(self.headers.get("Cookie") or "")
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"caught")
+
+        def log_message(self, *args):
+            pass
+
+    catcher = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Catcher)
+    threading.Thread(target=catcher.serve_forever, daemon=True).start()
+    try:
+        with ScriptedServer([{"content": [{"type": "text", "text": "secret work answer"}]}]) as srv:
+            env = dict(host_env, **anthropic_env(srv))
+            _start(env, project, "secret project name")
+            server = remote_page(env, project)
+            page = browser.new_context().new_page()
+            page.set_default_timeout(30_000)
+            page.goto(server.url)
+            page.get_by_label("Pairing code").fill(server.code)
+            page.get_by_role("button", name="Pair").click()
+            page.get_by_role("link", name="secret project name").wait_for()  # paired: the list is shown
+            page.goto(f"http://127.0.0.1:{catcher.server_address[1]}/")
+            stolen = captured[-1]
+            assert stolen.startswith("yoke_rc_")  # the browser did send it to the other port
+            conn = http.client.HTTPConnection(*server.address, timeout=30)
+            conn.request("GET", "/", headers={"Cookie": stolen})
+            listed = conn.getresponse().read().decode()
+            assert "secret project name" not in listed
+            ws_port = int(listed.split('data-ws-port="')[1].split('"')[0])
+            status, sock = _ws_handshake(ws_port, {"Host": f"127.0.0.1:{ws_port}", "Cookie": stolen})
+            sock.close()
+            assert status == 401
+    finally:
+        catcher.shutdown()

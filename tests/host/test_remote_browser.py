@@ -53,6 +53,7 @@ def _paired(browser, page_server, viewport=None):
     page.goto(page_server.url)
     page.get_by_label("Pairing code").fill(page_server.code)
     page.get_by_role("button", name="Pair").click()
+    page.wait_for_function("!!localStorage.getItem('yoke_key')")  # the landing page kept the page key
     return page
 
 

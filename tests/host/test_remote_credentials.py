@@ -36,7 +36,18 @@ def _pair(page, agent: str = "test") -> str:
     headers = {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": agent}
     response, _ = _http(page, "POST", "/pair", body, headers)
     assert response.status == 303, response.status
-    return response.getheader("Set-Cookie").split(";")[0]
+    cookie = response.getheader("Set-Cookie").split(";")[0]
+    KEYS[cookie] = response.getheader("Location").split("#k=")[1]  # the page key: the page's storage
+    return cookie
+
+
+KEYS: dict[str, str] = {}
+
+
+def _ws(port: int, cookie: str, key: str | None = None):
+    """A WebSocket as the paired page opens it: its cookie, and its key from its own storage."""
+    key = KEYS.get(cookie, "") if key is None else key
+    return connect(f"ws://127.0.0.1:{port}/?k={key}", additional_headers={"Cookie": cookie})
 
 
 def _ws_port(page, cookie: str) -> int:
@@ -78,7 +89,12 @@ def test_a_cookie_replayed_from_another_port_is_refused(host_env, project, remot
             f"ws://127.0.0.1:{second_ws}/",
             additional_headers={"Cookie": f"yoke_rc_{second.address[1]}={value}"},
         )
-    with connect(f"ws://127.0.0.1:{ws_port}/", additional_headers={"Cookie": cookie}) as ws:
+    # replayed to its own page's port: the cookie alone opens no WebSocket (the key is in the page's storage)
+    for key in ("", "guessed"):
+        with pytest.raises(Exception, match="401"):
+            _ws(ws_port, cookie, key)
+    assert "Loading" in _http(first, "GET", "/", headers={"Cookie": cookie})[1].decode()  # no names in it
+    with _ws(ws_port, cookie) as ws:
         assert _call(ws, "h", "hello", {})["type"] == "response"
 
 
@@ -94,9 +110,7 @@ def test_a_paired_device_cannot_start_or_end_sessions_unless_admin(host_env, pro
         hook = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": f"touch {marker}"}]}]}}
         evil = {"cwd": str(project), "prompt": "x", "env": {"PATH": "/tmp"},
                 "args": ["--settings", json.dumps(hook), "--dangerously-skip-permissions"]}  # fmt: skip
-        with connect(
-            f"ws://127.0.0.1:{_ws_port(page, cookie)}/", additional_headers={"Cookie": cookie}
-        ) as ws:
+        with _ws(_ws_port(page, cookie), cookie) as ws:
             for method, params in (("start", evil), ("respawn", {"session": ident}), ("stop", {"session": ident}),
                                    ("kill", {"session": ident}), ("rm", {"session": ident}), ("shutdown", {}),
                                    ("control", {"session": ident, "request": {"subtype": "set_permission_mode",
@@ -111,9 +125,7 @@ def test_a_paired_device_cannot_start_or_end_sessions_unless_admin(host_env, pro
         assert Raw(socket_of(env)).call("hello")["type"] == "response"  # the host is still up
         admin = remote_page(env, project, "--scope", "admin")
         cookie = _pair(admin)
-        with connect(
-            f"ws://127.0.0.1:{_ws_port(admin, cookie)}/", additional_headers={"Cookie": cookie}
-        ) as ws:
+        with _ws(_ws_port(admin, cookie), cookie) as ws:
             assert _call(ws, "s", "stop", {"session": ident})["type"] == "response"
 
 
@@ -126,7 +138,7 @@ def test_revocation_closes_silent_sockets_at_once(host_env, project, remote_page
     silent = []
     for _ in range(5):
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+        sock.sendall((f"GET /?k={KEYS[cookie]} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                       f"Cookie: {cookie}\r\n\r\n").encode())  # fmt: skip
         assert b" 101 " in sock.recv(4096)
@@ -159,10 +171,9 @@ def test_a_share_viewer_hears_only_its_session_and_revoke_all_ends_share_links(
         response, data = _http(page, "GET", urllib.parse.urlsplit(page.share).path)
         assert response.status == 200 and f"/s/{shared}".encode() in data
         view = response.getheader("Set-Cookie").split(";")[0]
+        key = data.decode().split("#k=")[1].split('"')[0]
         heard = []
-        with connect(
-            f"ws://127.0.0.1:{_ws_port(page, _pair(page))}/", additional_headers={"Cookie": view}
-        ) as ws:
+        with _ws(_ws_port(page, _pair(page)), view, key) as ws:
             assert _call(ws, "a", "attach", {"session": shared, "since": 0})["type"] == "response"
             refused = _call(ws, "b", "attach", {"session": other, "since": 0})
             assert refused["type"] == "error" and refused["payload"]["code"] == "forbidden"

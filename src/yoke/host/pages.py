@@ -4,24 +4,7 @@ loads, and what a share link may see of the screen (`host/webpage.py` serves the
 from __future__ import annotations
 
 import html
-import time
 from importlib import resources
-from typing import Any
-
-
-def session_row(row: dict[str, Any]) -> str:
-    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
-    ident = html.escape(str(row.get("id")))
-    state = str(row.get("state") or "")
-    when = row.get("lastActivityAt")
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
-    return (
-        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
-        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
-        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
-        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
-    )
-
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",

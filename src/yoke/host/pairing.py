@@ -129,20 +129,24 @@ class Devices:
         self.epoch = read_epoch()
         return True
 
-    def add(self, label: str, session: str | None = None, scope: str = "drive", port: int = 0) -> str:
-        """A new cookie, remembered as a device of `scope` for the page on `port` (`session`: a view-only
-        cookie for that one session)."""
-        cookie = secrets.token_urlsafe(32)
+    def add(
+        self, label: str, session: str | None = None, scope: str = "drive", port: int = 0
+    ) -> tuple[str, str]:
+        """A new device of `scope` for the page on `port` (`session`: a view-only one for that session): its
+        cookie and its page key. The key never travels in a cookie: the page keeps it in its own origin's
+        storage (its port's alone) and shows it when it opens its WebSocket, so a cookie a browser sent to
+        another port of 127.0.0.1 opens nothing."""
+        cookie, key = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
         now = int(time.time())
         row: dict[str, Any] = {"id": secrets.token_hex(4), "label": label, "paired": now, "scope": scope,
-                               "port": port, "expires": now + int(COOKIE_LIFETIME)}  # fmt: skip
+                               "port": port, "expires": now + int(COOKIE_LIFETIME), "key": _digest(key)}  # fmt: skip
         if session is not None:
             row["session"] = session
         row["hash"] = _digest(cookie)
         with _locked():
             _write_devices([*read_devices(), row])
         self.refresh()
-        return cookie
+        return cookie, key
 
     def find(self, cookie: str, port: int | None = None) -> dict[str, Any] | None:
         """The device of this cookie if it is known, unexpired and (given `port`) issued by the page on it;
@@ -200,7 +204,7 @@ class Pairing:
             self.failures = {k: v for k, v in self.failures.items() if v}
         return len(times) >= MAX_FAILURES
 
-    def exchange(self, code: str, user_agent: str = "", client: str = "") -> str | None:
+    def exchange(self, code: str, user_agent: str = "", client: str = "") -> tuple[str, str] | None:
         # bytes: compare_digest refuses a str with characters outside ASCII, which a form can send
         if not secrets.compare_digest(code.strip().upper().encode(), self.code.encode()):
             self.failures.setdefault(client, []).append(time.monotonic())
@@ -214,6 +218,13 @@ class Pairing:
         """The device this request's cookie names, if it may use this page."""
         return self.devices.find(cookie_value(cookie_header, self.cookie_name), self.port)
 
+    def socket_device(self, cookie_header: str | None, key: str) -> dict[str, Any] | None:
+        """The device for a WebSocket: its cookie and its page key both."""
+        device = self.device(cookie_header)
+        if device is None or not secrets.compare_digest(str(device.get("key")), _digest(key)):
+            return None
+        return device
+
     def authorized(self, cookie_header: str | None) -> bool:
         device = self.device(cookie_header)
         return device is not None and "session" not in device
@@ -223,7 +234,7 @@ class Pairing:
         self.shares[token] = (session, self.devices.epoch)
         return token
 
-    def exchange_share(self, token: str, user_agent: str = "") -> tuple[str, str] | None:
+    def exchange_share(self, token: str, user_agent: str = "") -> tuple[str, str, str] | None:
         """A view-only cookie and its session for a share token, once, unless `revoke --all` came after
         it was made. A wrong token is not counted against anyone: it is 192 random bits, and any web page
         can make a browser ask for one."""
@@ -231,9 +242,9 @@ class Pairing:
         found = self.shares.pop(token, None)
         if found is None or found[1] != self.devices.epoch:
             return None
-        cookie = self.devices.add(printable(browser_label(user_agent)) + " (read-only)", found[0], "watch",
-                                  self.port)  # fmt: skip
-        return cookie, found[0]
+        cookie, key = self.devices.add(printable(browser_label(user_agent)) + " (read-only)", found[0], "watch",
+                                       self.port)  # fmt: skip
+        return cookie, key, found[0]
 
     def viewing(self, cookie_header: str | None) -> str | None:
         """The session a view-only cookie may watch (None: not a view-only cookie)."""

@@ -33,7 +33,6 @@ from yoke.host.pages import (
     page_html,
     pairing_page,
     session_page,
-    session_row,
     static,
 )
 from yoke.host.pairing import COOKIE, COOKIE_LIFETIME, FAILURE_WINDOW, MAX_FAILURES, Pairing
@@ -142,7 +141,7 @@ class RemoteControl:
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
             return connection.respond(403, "Forbidden origin\n")
-        if self.pairing.device(request.headers.get("Cookie")) is None:
+        if self.pairing.socket_device(request.headers.get("Cookie"), _key_of(request.path)) is None:
             return connection.respond(401, "Unauthorized\n")
         return None
 
@@ -154,7 +153,7 @@ class RemoteControl:
         from yoke.host.page_redact import PageClient
         from yoke.host.server import CLIENT_BUFFER
 
-        device = self.pairing.device(ws.request.headers.get("Cookie"))
+        device = self.pairing.socket_device(ws.request.headers.get("Cookie"), _key_of(ws.request.path))
         if device is None:  # revoked or expired between the handshake and now
             await ws.close(REVOKED, "revoked")
             return
@@ -255,8 +254,8 @@ class RemoteControl:
         exchanged = self.pairing.exchange_share(token, agent)
         if exchanged is None:
             return 401, HTML, pairing_page("This share link was used already, or is wrong.").encode()
-        cookie, session = exchanged
-        target = "/s/" + urllib.parse.quote(session)
+        cookie, key, session = exchanged
+        target = "/s/" + urllib.parse.quote(session) + "#k=" + key  # the page keeps the key (app.js)
         # a page, not a redirect: a SameSite=Strict cookie is not sent on a redirect a link elsewhere started
         body = page_html("Shared session", f'<p><a id="open" href="{html.escape(target)}">Open the shared session</a></p>'
                      '<script src="/static/share.js"></script>')  # fmt: skip
@@ -271,23 +270,27 @@ class RemoteControl:
         if self.pairing.limited(peer):
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
         form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
-        cookie = self.pairing.exchange((form.get("code") or [""])[0], agent, peer)
-        if cookie is None:
+        exchanged = self.pairing.exchange((form.get("code") or [""])[0], agent, peer)
+        if exchanged is None:
             return 401, HTML, pairing_page("Wrong code.").encode()
         target = (form.get("next") or ["/"])[0]
         if not (target.startswith("/s/") or target == "/"):  # only a page of this server
             target = "/"
         target = urllib.parse.quote(target, safe="/%")  # no header can be smuggled into Location
-        return 303, {"Location": target, "Set-Cookie": self._cookie_header(cookie)}, b""
+        cookie, key = exchanged
+        # the page key rides in the fragment: never sent to a server, kept by the page in its own storage
+        return 303, {"Location": f"{target}#k={key}", "Set-Cookie": self._cookie_header(cookie)}, b""
 
     async def _list_page(self) -> str:
-        from yoke.host.methods import METHODS
+        """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
+        cookie: a cookie replayed from another port reads no session's name here."""
+        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}"><li>Loading…</li></ul>'
+        return page_html("Sessions", body + '<script src="/static/list.js"></script>')
 
-        rows = (await METHODS["list"](self.host, None, "l", {}))["sessions"]
-        items = "".join(session_row(row) for row in rows)
-        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}">'
-        body += (items or "<li>No sessions.</li>") + '</ul><script src="/static/list.js"></script>'
-        return page_html("Sessions", body)
+
+def _key_of(path: str) -> str:
+    """The page key a WebSocket's URL carries (`/?k=KEY`)."""
+    return (urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("k") or [""])[0]
 
 
 async def _quietly(closing: Any) -> None:
