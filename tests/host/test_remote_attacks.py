@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, runtime_of, socket_of, wait_for, yoke_cmd
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
+from tests.host.test_remote_browser import browser  # noqa: F401 - a fixture
 
 from yoke.host.webpage import COOKIE
 from yoke.testing import ScriptedServer
@@ -149,17 +150,6 @@ def test_a_cross_origin_page_in_chromium_cannot_read_the_ws_listener(listening_h
     finally:
         server.shutdown()
     assert title == "closed:[]", title  # never opened, never heard a word
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from tests.host.test_remote_browser import ARGS, CHROMIUM
-
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def _host_rss(env) -> int:

@@ -5,7 +5,6 @@ pages, plain HTTP and WebSocket clients."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import time
@@ -15,19 +14,11 @@ import pytest
 from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, socket_of, yoke_cmd
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
+from tests.host.test_remote_security import _http
 from websockets.sync.client import connect
 
 from yoke.host.scopes import screen
 from yoke.testing import ScriptedServer
-
-
-def _http(page, method, path, body=None, headers=None):
-    conn = http.client.HTTPConnection(*page.address, timeout=30)
-    conn.request(method, path, body=body, headers=headers or {})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response, data
 
 
 def _pair(page, agent: str = "test") -> str:
