@@ -224,3 +224,22 @@ def test_answers_by_scope(scope, response, allowed):
                           "payload": {"method": "answer", "params": {"session": "s", "response": response}}})  # fmt: skip
     _, refusal = screen(request, {"scope": scope})
     assert (refusal == "") is allowed
+
+
+def test_a_cookie_in_use_is_refreshed_and_an_idle_one_expires(tmp_path, monkeypatch):
+    """Devices.find moves a used cookie's expiry on (at most once per REFRESH_AFTER); an unused one lapses."""
+    from yoke.host import pairing
+
+    monkeypatch.setenv("YOKE_HOST_DIR", str(tmp_path / "rt"))
+    monkeypatch.setattr(pairing, "COOKIE_LIFETIME", 100.0)
+    monkeypatch.setattr(pairing, "REFRESH_AFTER", 10.0)
+    clock = [1000.0]
+    monkeypatch.setattr(pairing.time, "time", lambda: clock[0])
+    devices = pairing.Devices()
+    used, _ = devices.add("used", port=5)
+    idle, _ = devices.add("idle", port=5)
+    for _ in range(5):  # used every 50 s for 250 s: past its first lifetime, still honoured
+        clock[0] += 50
+        assert devices.find(used, 5) is not None
+    assert devices.find(idle, 5) is None  # 250 s unused: gone
+    assert devices.find(used, 6) is None  # another port's page: never
