@@ -102,7 +102,7 @@ async def serve_websocket(host: Any, address: tuple[str, int]) -> Any:
 
     import socket
 
-    names = host_names(address[0], [socket.gethostname(), socket.getfqdn()])
+    names = host_names(address[0], [socket.gethostname()])  # no getfqdn: a DNS lookup may hang offline
     port = address[1]
     server = await serve(
         handler, address[0], address[1], max_size=MAX_MESSAGE, process_request=check,
