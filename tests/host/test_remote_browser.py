@@ -46,12 +46,14 @@ def _paired(browser, page_server, viewport=None):
     context = browser.new_context(
         viewport=viewport or {"width": 1200, "height": 900},
         ignore_https_errors=page_server.url.startswith("https"),
+        bypass_csp=True,  # wait_for_function evaluates a string; the page under its CSP: test_remote_attacks
     )
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(page_server.url)
     page.get_by_label("Pairing code").fill(page_server.code)
     page.get_by_role("button", name="Pair").click()
+    page.wait_for_function("!!localStorage.getItem('yoke_key')")  # the landing page kept the page key
     return page
 
 

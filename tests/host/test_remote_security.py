@@ -30,12 +30,12 @@ def _pair(page, code, origin=None):
 
 
 def _ws_port(page, cookie) -> int:
-    response, data = _http(page, "GET", "/s/x", headers={"Cookie": f"{COOKIE}={cookie}"})
+    response, data = _http(page, "GET", "/s/x", headers={"Cookie": cookie})
     assert response.status == 200
     return int(data.decode().split('data-ws-port="')[1].split('"')[0])
 
 
-def _ws_status(port, headers) -> int:
+def _ws_status(port, headers, key: str = "") -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     upgrade = {
         "Connection": "Upgrade",
@@ -43,7 +43,7 @@ def _ws_status(port, headers) -> int:
         "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
         "Sec-WebSocket-Version": "13",
     }
-    conn.request("GET", "/", headers={**upgrade, **headers})
+    conn.request("GET", f"/?k={key}", headers={**upgrade, **headers})
     status = conn.getresponse().status
     conn.close()
     return status
@@ -59,13 +59,16 @@ def test_every_route_and_the_websocket_need_the_cookie(host_env, project, remote
     assert response.status == 303
     set_cookie = response.getheader("Set-Cookie")
     assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie and "Path=/" in set_cookie
-    cookie = set_cookie.split(";")[0].split("=", 1)[1]
-    assert _http(page, "GET", "/", headers={"Cookie": f"{COOKIE}={cookie}"})[0].status == 200
-    assert _http(page, "GET", "/static/app.js", headers={"Cookie": f"{COOKIE}={cookie}"})[0].status == 200
+    cookie = set_cookie.split(";")[0]  # name=value: the name is the port's
+    key = response.getheader("Location").split("#k=")[1]  # the page key, in the fragment
+    assert _http(page, "GET", "/", headers={"Cookie": cookie})[0].status == 200
+    assert _http(page, "GET", "/static/app.js", headers={"Cookie": cookie})[0].status == 200
     port = _ws_port(page, cookie)
     assert _ws_status(port, {}) == 401
-    assert _ws_status(port, {"Cookie": f"{COOKIE}=forged"}) == 401
-    assert _ws_status(port, {"Cookie": f"{COOKIE}={cookie}", "Origin": page.origin}) == 101
+    assert _ws_status(port, {"Cookie": f"{COOKIE}_{page.address[1]}=forged"}) == 401
+    assert _ws_status(port, {"Cookie": cookie, "Origin": page.origin}) == 401  # the cookie alone: no
+    assert _ws_status(port, {"Cookie": cookie, "Origin": page.origin}, "wrong") == 401
+    assert _ws_status(port, {"Cookie": cookie, "Origin": page.origin}, key) == 101
     # the code was one-time: a second device cannot reuse it
     assert _pair(page, page.code)[0].status == 401
 
@@ -83,12 +86,10 @@ def test_another_origin_is_refused(host_env, project, remote_page, origin):  # n
     page = remote_page(host_env, project)
     assert _pair(page, page.code, origin=origin)[0].status == 403
     response, _ = _pair(page, page.code, origin=page.origin)
-    cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
-    assert (
-        _http(page, "GET", "/", headers={"Cookie": f"{COOKIE}={cookie}", "Origin": origin})[0].status == 403
-    )
+    cookie = response.getheader("Set-Cookie").split(";")[0]  # name=value: the name is the port's
+    assert _http(page, "GET", "/", headers={"Cookie": cookie, "Origin": origin})[0].status == 403
     port = _ws_port(page, cookie)
-    assert _ws_status(port, {"Cookie": f"{COOKIE}={cookie}", "Origin": origin}) == 403
+    assert _ws_status(port, {"Cookie": cookie, "Origin": origin}) == 403
 
 
 def test_bad_arguments_get_one_line(host_env, project):
@@ -146,16 +147,19 @@ def test_the_share_link_watches_one_session_and_cannot_prompt_or_answer(host_env
         path = urllib.parse.urlsplit(page.share).path
         response, data = _http(page, "GET", path)
         assert response.status == 200 and b"Open the shared session" in data
-        cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+        cookie = response.getheader("Set-Cookie").split(";")[0]  # name=value: the name is the port's
         assert _http(page, "GET", path)[0].status == 401  # the link works once
-        view = {"Cookie": f"{COOKIE}={cookie}"}
+        key = data.decode().split("#k=")[1].split('"')[0]  # the page key, in the link's fragment
+        view = {"Cookie": cookie}
         shown, body = _http(page, "GET", f"/s/{ident}", headers=view)
         assert shown.status == 200 and b"Send" not in body and b'id="prompt"' not in body
         assert _http(page, "GET", "/", headers=view)[0].status == 403  # not the list
         assert _http(page, "GET", "/s/other", headers=view)[0].status == 403  # nor another session
         assert _http(page, "POST", "/pair", "code=x", headers=view)[0].status in (401, 429)
         port = int(body.decode().split('data-ws-port="')[1].split('"')[0])
-        with connect(f"ws://127.0.0.1:{port}/", additional_headers={**view, "Origin": page.origin}) as ws:
+        with connect(
+            f"ws://127.0.0.1:{port}/?k={key}", additional_headers={**view, "Origin": page.origin}
+        ) as ws:
 
             def call(ident_, method, params):
                 ws.send(
@@ -226,10 +230,11 @@ def test_a_paired_page_cannot_ask_the_host_for_more_pages(host_env, project, rem
 
     page = remote_page(host_env, project)
     response, _ = _pair(page, page.code)
-    cookie = response.getheader("Set-Cookie").split(";")[0].split("=", 1)[1]
+    cookie = response.getheader("Set-Cookie").split(";")[0]  # name=value: the name is the port's
+    key = response.getheader("Location").split("#k=")[1]
     port = _ws_port(page, cookie)
-    headers = {"Cookie": f"{COOKIE}={cookie}", "Origin": page.origin}
-    with connect(f"ws://127.0.0.1:{port}/", additional_headers=headers) as ws:
+    headers = {"Cookie": cookie, "Origin": page.origin}
+    with connect(f"ws://127.0.0.1:{port}/?k={key}", additional_headers=headers) as ws:
         for ident, method in (("r", "remote_control"), ("l", "list")):
             ws.send(json.dumps({"id": ident, "type": "request",
                                 "payload": {"method": method, "params": {"bind": "0.0.0.0"}}}))  # fmt: skip

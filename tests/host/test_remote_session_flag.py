@@ -28,7 +28,12 @@ def _pair(url: str, code: str) -> tuple[int, str]:
     conn.request("POST", "/pair", body, {"Content-Type": "application/x-www-form-urlencoded"})
     response = conn.getresponse()
     conn.close()
-    return response.status, (response.getheader("Set-Cookie") or "").split(";")[0]
+    cookie = (response.getheader("Set-Cookie") or "").split(";")[0]
+    KEYS[cookie] = (response.getheader("Location") or "").partition("#k=")[2]  # the page's key
+    return response.status, cookie
+
+
+KEYS: dict[str, str] = {}
 
 
 def _prompt_from_the_page(url: str, cookie: str, ident: str, text: str) -> dict:
@@ -41,7 +46,8 @@ def _prompt_from_the_page(url: str, cookie: str, ident: str, text: str) -> dict:
     conn.close()
     origin = f"http://{parts.netloc}"
     with connect(
-        f"ws://{parts.hostname}:{port}/", additional_headers={"Cookie": cookie, "Origin": origin}
+        f"ws://{parts.hostname}:{port}/?k={KEYS.get(cookie, '')}",
+        additional_headers={"Cookie": cookie, "Origin": origin},
     ) as ws:
         ws.send(json.dumps({"id": "a", "type": "request", "payload": {"method": "attach",
                             "params": {"session": ident, "role": "driver"}}}))  # fmt: skip

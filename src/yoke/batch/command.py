@@ -54,6 +54,10 @@ def _run_command(argv: list[str]) -> int:
         "--rpm", type=float, metavar="N", help="model requests per minute per API key (shared)"
     )
     parser.add_argument("--no-sandbox", action="store_true", help="run Bash and the grader unsandboxed")
+    parser.add_argument(
+        "--permission-mode", choices=("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"),
+        default="acceptEdits", help="the sessions' mode, and the most a task line may ask for (default acceptEdits)",
+    )  # fmt: skip
     _common(parser)
     args = parser.parse_args(argv)
     from yoke.batch.tasks import TaskError, load_tasks
@@ -68,6 +72,14 @@ def _run_command(argv: list[str]) -> int:
         tasks, errors = load_tasks(Path(args.tasks))
     except TaskError as exc:
         return _fail(str(exc))
+    from yoke.batch.tasks import beyond
+
+    for task in [t for t in tasks if beyond(t.get("permission_mode"), args.permission_mode)]:
+        errors.append(f"task {task['id']!r}: 'permission_mode' {task['permission_mode']} asks for more than "
+                      f"this batch allows ({args.permission_mode}; the command line's --permission-mode)")  # fmt: skip
+        tasks.remove(task)
+    for task in tasks:
+        task["permission_mode"] = task.get("permission_mode") or args.permission_mode
     for error in errors:
         print(f"yoke batch: {args.tasks} {error}; skipped", file=sys.stderr)
     if not tasks:

@@ -22,6 +22,15 @@ KNOWN = (
     "budget_usd",
 )
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+# how much each mode lets a session do unasked: a task line may ask for no more than the batch's command
+# line allows (`--permission-mode`, default acceptEdits); bypassPermissions also turns off the workspace's
+# confinement and the sandbox, so only the command line can choose it
+LOOSENESS = {"plan": 0, "dontAsk": 0, "default": 1, "acceptEdits": 2, "bypassPermissions": 3}
+
+
+def beyond(mode: str | None, ceiling: str) -> bool:
+    """Whether a task's `mode` lets its session do more than the command line's `ceiling` allows."""
+    return mode is not None and LOOSENESS[mode] > LOOSENESS[ceiling]
 
 
 class TaskError(ValueError):

@@ -90,7 +90,12 @@ def _background(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 1
-    return background_start(rest, args.prompt or None, resume, name=args.name or "")
+    try:
+        return background_start(rest, args.prompt or None, resume, name=args.name or "")
+    except OSError as exc:  # a runtime folder refused (host/owned.py), a full disk: one line
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"yoke --bg: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 1
 
 
 def _folder_trusted() -> bool:

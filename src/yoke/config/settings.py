@@ -176,6 +176,9 @@ def load_settings(
         if flag is not None:
             index = sum(1 for s in loaded.sources if s.scope == "managed")
             loaded.sources.insert(index, flag)
+    from yoke.config.command_settings import withhold_untrusted_commands
+
+    withhold_untrusted_commands(loaded)  # a cloned repository's settings run no program before trust
     loaded.merged = merge_settings([s.data for s in loaded.sources])
     return loaded
 

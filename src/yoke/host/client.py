@@ -13,6 +13,7 @@ import time
 import uuid
 from typing import Any
 
+from yoke.host.owned import open_private
 from yoke.host.paths import runtime_dir, socket_path
 from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
 from yoke.jsonsafe import loads
@@ -123,7 +124,7 @@ def _unix(path: str) -> socket.socket:
 
 def _spawn_host() -> None:
     """Start `yoke host` detached from this terminal; it outlives this command."""
-    log = open(runtime_dir() / "host.log", "ab")  # noqa: SIM115 - handed to the child
+    log = open_private(runtime_dir() / "host.log", "ab")  # handed to the child
     with log:
         from yoke import spawn
 

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from yoke import jsonsafe, spawn
 from yoke.host.limits import ReplayBuffer, StreamLog, rotated
+from yoke.host.owned import open_private
 from yoke.host.protocol import MAX_MESSAGE, encode
 from yoke.host.records import stream_log_path, write_record
 from yoke.jsonsafe import loads
@@ -79,7 +80,7 @@ class HostedSession:
     async def start(self, args: list[str], resume: bool) -> None:
         session_flag = "--resume" if resume else "--session-id"
         argv = [sys.executable, "-m", "yoke", *CHILD_FLAGS, session_flag, self.record["sessionId"], *args]
-        with open(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
+        with open_private(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
             # Through the door: its own group (the terminal's Ctrl-C is not the session's), and it ends
             # with the host however the host dies (the guard's SIGTERM: interrupted, transcript kept).
             self.proc = await spawn.start(
@@ -376,7 +377,7 @@ def journal_queue(ident: str, operation: str, prompt_id: str, content: Any = Non
     entry: dict[str, Any] = {"op": operation, "id": prompt_id}
     if content is not None:
         entry["content"] = content
-    with open(queue_journal_path(ident), "a", encoding="utf-8") as handle:
+    with open_private(queue_journal_path(ident), "a", encoding="utf-8") as handle:
         handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
         handle.flush()
         os.fsync(handle.fileno())

@@ -9,6 +9,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from yoke.host.owned import open_private
+
 # bytes of messages the replay buffer keeps beside its count (YOKE_HOST_REPLAY_BUFFER); older ones are read
 # from the stream log
 BUFFER_BYTES = int(os.environ.get("YOKE_HOST_REPLAY_BYTES") or 32 * 1024 * 1024)
@@ -56,7 +58,7 @@ class StreamLog:
     def __init__(self, path: Path, limit: int = STREAM_LOG_BYTES):
         self.path = path
         self.limit = limit
-        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held for the session's life
+        self._file = open_private(path, "a", encoding="utf-8")  # held for the session's life
         self.size = self._file.tell()
 
     @property
@@ -68,7 +70,7 @@ class StreamLog:
             if self.size + len(line) > self.limit and self.size:
                 self._file.close()
                 os.replace(self.path, rotated(self.path))
-                self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+                self._file = open_private(self.path, "a", encoding="utf-8")
                 self.size = 0
             self._file.write(line)
             self._file.flush()

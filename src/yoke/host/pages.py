@@ -4,31 +4,12 @@ loads, and what a share link may see of the screen (`host/webpage.py` serves the
 from __future__ import annotations
 
 import html
-import json
-import time
 from importlib import resources
-from typing import Any
-
-from yoke import jsonsafe
-
-
-def session_row(row: dict[str, Any]) -> str:
-    """One session in the list: its link, state, cost and last activity (list.js keeps them current)."""
-    ident = html.escape(str(row.get("id")))
-    state = str(row.get("state") or "")
-    when = row.get("lastActivityAt")
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when / 1000)) if isinstance(when, int) else ""
-    return (
-        f'<li data-session="{ident}"><a href="/s/{ident}">{html.escape(str(row.get("name") or ident))}</a>'
-        f' <span class="state state-{html.escape(state)}">{"running" if state == "working" else html.escape(state)}</span>'
-        f' <span class="cost">${float(row.get("costUsd") or 0):.4f}</span>'
-        f' <time class="activity" data-ms="{when if isinstance(when, int) else ""}">{stamp}</time></li>'
-    )
-
 
 HTML = {"Content-Type": "text/html; charset=utf-8"}
 REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 429: "Too Many Requests"}  # fmt: skip
+            404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large", 421: "Misdirected Request",
+            429: "Too Many Requests", 431: "Request Header Fields Too Large"}  # fmt: skip
 
 
 def page_html(title: str, body: str, script: bool = False) -> str:
@@ -113,30 +94,3 @@ def static(path: str) -> tuple[int, dict[str, str], bytes]:
         return 404, {}, b"Not found\n"
     data = resources.files("yoke.host").joinpath(path.lstrip("/")).read_bytes()
     return 200, {"Content-Type": f"{STATIC[path]}; charset=utf-8"}, data
-
-
-def screen(text: str, watching: str | None) -> tuple[str, str]:
-    """A page's request as sent on to the host, or the error that refuses it. A view-only client (watching
-    one session) may only attach (as a watcher) and detach that session; no page may ask for more pages."""
-    try:
-        message = jsonsafe.loads(text)
-        payload = message["payload"]
-        method, params = payload["method"], dict(payload.get("params") or {})
-    except (ValueError, KeyError, TypeError):
-        if watching is None:
-            return text, ""  # the host says what is wrong with it
-        bad = {"code": "invalid_request", "message": "not a request"}
-        return "", json.dumps({"id": None, "type": "error", "payload": bad})
-    if watching is None:
-        if method != "remote_control":
-            return text, ""
-        why = "a page cannot serve more pages"
-    elif method in ("attach", "detach") and params.get("session") == watching:
-        if method == "attach":
-            params["role"] = "watcher"
-        message["payload"] = {"method": method, "params": params}
-        return json.dumps(message), ""
-    else:
-        why = "a share link only watches its session"
-    refusal = {"code": "forbidden", "message": why}
-    return "", json.dumps({"id": message.get("id"), "type": "error", "payload": refusal})

@@ -22,12 +22,15 @@ from pathlib import Path
 from typing import Any
 
 from yoke import jsonsafe
-from yoke.fsutil import replace_file
+from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir
 
 COOKIE = "yoke_rc"
-MAX_FAILURES = 5  # wrong pairing codes within FAILURE_WINDOW before pairing is refused for the window
+MAX_FAILURES = 5  # wrong pairing codes from one client within FAILURE_WINDOW before it is refused a while
 FAILURE_WINDOW = 60.0
+# a device's cookie lasts this long after its last use (refreshed at most daily while in use)
+COOKIE_LIFETIME = float(os.environ.get("YOKE_REMOTE_COOKIE_SECONDS") or 14 * 86400)
+REFRESH_AFTER = min(86400.0, COOKIE_LIFETIME / 2)
 
 
 def devices_path() -> Path:
@@ -41,26 +44,38 @@ def _digest(cookie: str) -> str:
 @contextlib.contextmanager
 def _locked() -> Iterator[None]:
     """One writer at a time: several remote-control processes and `revoke` share the file."""
-    with open(runtime_dir() / "remote-devices.lock", "a") as lock:
+    with open_private(runtime_dir() / "remote-devices.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
 
 def read_devices() -> list[dict[str, Any]]:
+    path = devices_path()  # a runtime folder not ours alone is refused here (owned.UnsafeFolder)
     try:
-        data = jsonsafe.loads(devices_path().read_text())
+        data = jsonsafe.loads(read_private(path))
     except (OSError, ValueError):
         return []
     rows = data.get("devices") if isinstance(data, dict) else None
     return [row for row in rows or [] if isinstance(row, dict) and row.get("id") and row.get("hash")]
 
 
-def _write_devices(rows: list[dict[str, Any]]) -> None:
-    replace_file(devices_path(), (json.dumps({"devices": rows}, indent=2) + "\n").encode(), mode=0o600)
+def _write_devices(rows: list[dict[str, Any]], epoch: str | None = None) -> None:
+    """`epoch` names the last `revoke --all`: every page drops the share links it made before it."""
+    data = {"devices": rows, "epoch": epoch if epoch is not None else read_epoch()}
+    write_private(devices_path(), (json.dumps(data, indent=2) + "\n").encode())
+
+
+def read_epoch() -> str:
+    try:
+        data = jsonsafe.loads(read_private(devices_path()))
+    except (OSError, ValueError):
+        return ""
+    return str(data.get("epoch") or "") if isinstance(data, dict) else ""
 
 
 def revoke(ids: list[str] | None) -> list[dict[str, Any]]:
-    """Forget the devices with these ids (None: all); the ones removed. KeyError names an unknown id."""
+    """Forget the devices with these ids (None: all, and every share link not yet used); the ones
+    removed. KeyError names an unknown id."""
     with _locked():
         rows = read_devices()
         known = {row["id"] for row in rows}
@@ -68,8 +83,15 @@ def revoke(ids: list[str] | None) -> list[dict[str, Any]]:
         if unknown:
             raise KeyError(unknown[0])
         gone = [row for row in rows if ids is None or row["id"] in ids]
-        _write_devices([row for row in rows if row not in gone])
+        _write_devices(
+            [row for row in rows if row not in gone], secrets.token_hex(8) if ids is None else None
+        )
     return gone
+
+
+def printable(text: str, limit: int = 60) -> str:
+    """Text from a browser, safe to print in a terminal: no escape sequences or other control characters."""
+    return "".join(ch for ch in text if ch.isprintable())[:limit]
 
 
 def browser_label(user_agent: str) -> str:
@@ -81,7 +103,7 @@ def browser_label(user_agent: str) -> str:
     browser = next((name for mark, name in browsers if mark in user_agent), "")
     system = next((name for mark, name in systems if mark in user_agent), "")
     if not browser:
-        browser = re.split(r"[/ ]", user_agent.strip(), maxsplit=1)[0][:40] or "unknown browser"
+        browser = printable(re.split(r"[/ ]", user_agent.strip(), maxsplit=1)[0], 40) or "unknown browser"
     return f"{browser} on {system}" if system else browser
 
 
@@ -90,6 +112,7 @@ class Devices:
 
     def __init__(self) -> None:
         self.by_hash: dict[str, dict[str, Any]] = {}
+        self.epoch = ""
         self._stamp: tuple[int, int, int] | None = None
         self.refresh()
 
@@ -104,70 +127,129 @@ class Devices:
             return False
         self._stamp = stamp
         self.by_hash = {row["hash"]: row for row in read_devices()}
+        self.epoch = read_epoch()
         return True
 
-    def add(self, label: str, session: str | None = None) -> str:
-        """A new cookie, remembered as a device (`session`: a view-only cookie for that one session)."""
-        cookie = secrets.token_urlsafe(32)
-        row: dict[str, Any] = {"id": secrets.token_hex(4), "label": label, "paired": int(time.time())}
+    def add(
+        self, label: str, session: str | None = None, scope: str = "drive", port: int = 0
+    ) -> tuple[str, str]:
+        """A new device of `scope` for the page on `port` (`session`: a view-only one for that session): its
+        cookie and its page key. The key never travels in a cookie: the page keeps it in its own origin's
+        storage (its port's alone) and shows it when it opens its WebSocket, so a cookie a browser sent to
+        another port of 127.0.0.1 opens nothing."""
+        cookie, key = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+        now = int(time.time())
+        row: dict[str, Any] = {"id": secrets.token_hex(4), "label": label, "paired": now, "scope": scope,
+                               "port": port, "expires": now + int(COOKIE_LIFETIME), "key": _digest(key)}  # fmt: skip
         if session is not None:
             row["session"] = session
         row["hash"] = _digest(cookie)
         with _locked():
             _write_devices([*read_devices(), row])
         self.refresh()
-        return cookie
+        return cookie, key
 
-    def find(self, cookie: str) -> dict[str, Any] | None:
+    def find(self, cookie: str, port: int | None = None) -> dict[str, Any] | None:
+        """The device of this cookie if it is known, unexpired and (given `port`) issued by the page on it;
+        its expiry moves on while it is used."""
         self.refresh()
-        return self.by_hash.get(_digest(cookie)) if cookie else None
+        row = self.by_hash.get(_digest(cookie)) if cookie else None
+        if row is None:
+            return None
+        now = time.time()
+        expires = row.get("expires")
+        if not isinstance(expires, (int, float)) or expires <= now:
+            return None  # a row from before expiry existed is not honoured either: pair again
+        if port is not None and row.get("port") != port:
+            return None  # a cookie another page (another port) issued: what a browser sends every port
+        if expires - now < COOKIE_LIFETIME - REFRESH_AFTER:
+            self._extend(row["hash"], int(now + COOKIE_LIFETIME))
+        return row
+
+    def _extend(self, digest: str, expires: int) -> None:
+        with _locked():
+            rows = read_devices()
+            for row in rows:
+                if row["hash"] == digest:
+                    row["expires"] = expires
+            _write_devices(rows)
+        self.refresh()
 
 
 class Pairing:
-    """The one-time code, the devices it was exchanged for, share tokens, and the count of wrong codes."""
+    """The one-time code, the devices it was exchanged for, share tokens, and the count of wrong codes (per
+    client). Its cookie is named for its port (`yoke_rc_<port>`; `__Host-yoke_rc` over HTTPS) and a device
+    is honoured only on the port that paired it: a browser sends 127.0.0.1's cookies to every port."""
 
-    def __init__(self, on_new_code: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, on_new_code: Callable[[str], None] | None = None, scope: str = "drive", secure: bool = False
+    ) -> None:
         self.on_new_code = on_new_code  # told each code after the first, for the next device
         self.code = _new_code()
+        self.scope = scope  # what a device paired here may do (scopes.py)
+        self.secure = secure
+        self.port = 0  # set once the page listens
         self.devices = Devices()
-        self.failures: list[float] = []
-        self.shares: dict[str, str] = {}  # one-time share token -> the session it shows
+        self.failures: dict[str, list[float]] = {}  # client address -> its wrong codes' times
+        self.shares: dict[str, tuple[str, str]] = {}  # one-time share token -> (session id, epoch made in)
 
-    def limited(self) -> bool:
+    @property
+    def cookie_name(self) -> str:
+        return "__Host-" + COOKIE if self.secure else f"{COOKIE}_{self.port}"
+
+    def limited(self, client: str = "") -> bool:
         now = time.monotonic()
-        self.failures = [t for t in self.failures if now - t < FAILURE_WINDOW]
-        return len(self.failures) >= MAX_FAILURES
+        times = [t for t in self.failures.get(client, []) if now - t < FAILURE_WINDOW]
+        self.failures[client] = times
+        if len(self.failures) > 1024:  # many clients: forget those with nothing recent
+            self.failures = {k: v for k, v in self.failures.items() if v}
+        return len(times) >= MAX_FAILURES
 
-    def exchange(self, code: str, user_agent: str = "") -> str | None:
+    def exchange(self, code: str, user_agent: str = "", client: str = "") -> tuple[str, str] | None:
         # bytes: compare_digest refuses a str with characters outside ASCII, which a form can send
         if not secrets.compare_digest(code.strip().upper().encode(), self.code.encode()):
-            self.failures.append(time.monotonic())
+            self.failures.setdefault(client, []).append(time.monotonic())
             return None
         self.code = _new_code()  # one-time: the next device needs the next code
         if self.on_new_code:
             self.on_new_code(self.code)
-        return self.devices.add(browser_label(user_agent))
+        return self.devices.add(browser_label(user_agent), scope=self.scope, port=self.port)
+
+    def device(self, cookie_header: str | None) -> dict[str, Any] | None:
+        """The device this request's cookie names, if it may use this page."""
+        return self.devices.find(cookie_value(cookie_header, self.cookie_name), self.port)
+
+    def socket_device(self, cookie_header: str | None, key: str) -> dict[str, Any] | None:
+        """The device for a WebSocket: its cookie and its page key both."""
+        device = self.device(cookie_header)
+        if device is None or not secrets.compare_digest(str(device.get("key")), _digest(key)):
+            return None
+        return device
 
     def authorized(self, cookie_header: str | None) -> bool:
-        device = self.devices.find(cookie_value(cookie_header))
+        device = self.device(cookie_header)
         return device is not None and "session" not in device
 
     def share(self, session: str) -> str:
         token = secrets.token_urlsafe(24)
-        self.shares[token] = session
+        self.shares[token] = (session, self.devices.epoch)
         return token
 
-    def exchange_share(self, token: str, user_agent: str = "") -> tuple[str, str] | None:
-        """A view-only cookie and its session for a share token, once."""
-        session = self.shares.pop(token, None)
-        if session is None:
-            self.failures.append(time.monotonic())
+    def exchange_share(self, token: str, user_agent: str = "") -> tuple[str, str, str] | None:
+        """A view-only cookie and its session for a share token, once, unless `revoke --all` came after
+        it was made. A wrong token is not counted against anyone: it is 192 random bits, and any web page
+        can make a browser ask for one."""
+        self.devices.refresh()
+        found = self.shares.pop(token, None)
+        if found is None or found[1] != self.devices.epoch:
             return None
-        return self.devices.add(browser_label(user_agent) + " (read-only)", session), session
+        cookie, key = self.devices.add(printable(browser_label(user_agent)) + " (read-only)", found[0], "watch",
+                                       self.port)  # fmt: skip
+        return cookie, key, found[0]
 
     def viewing(self, cookie_header: str | None) -> str | None:
         """The session a view-only cookie may watch (None: not a view-only cookie)."""
-        device = self.devices.find(cookie_value(cookie_header))
+        device = self.device(cookie_header)
         return None if device is None else device.get("session")
 
 
@@ -176,13 +258,9 @@ def _new_code() -> str:
     return "".join(secrets.choice(alphabet) for _ in range(8))
 
 
-def cookie_value(header: str | None) -> str:
+def cookie_value(header: str | None, wanted: str) -> str:
     for part in (header or "").split(";"):
         name, _, value = part.strip().partition("=")
-        if name == COOKIE:
+        if name == wanted:
             return value
     return ""
-
-
-def device_hash(cookie_header: str | None) -> str:
-    return _digest(cookie_value(cookie_header))

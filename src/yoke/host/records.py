@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from yoke import jsonsafe
-from yoke.fsutil import replace_file
+from yoke.host.owned import write_private
 from yoke.host.paths import records_dir
 
 LIVE_FIELDS = ("pid", "id", "cwd", "kind", "startedAt", "sessionId", "name", "status", "state")
@@ -52,7 +52,7 @@ def _plain(ident: str) -> str:
 
 
 def write_record(record: dict[str, Any], env=None) -> None:
-    replace_file(record_path(record["id"], env), (json.dumps(record, indent=2) + "\n").encode())
+    write_private(record_path(record["id"], env), (json.dumps(record, indent=2) + "\n").encode())
 
 
 def read_record(ident: str, env=None) -> dict[str, Any] | None:

@@ -37,6 +37,10 @@ def remote_control(argv: list[str]) -> int:
     )
     parser.add_argument("--share", action="store_true", help="also print a one-time read-only link to NAME")
     parser.add_argument("--port", type=int, default=0, help="port for the page (default: any free one)")
+    parser.add_argument(
+        "--scope", choices=("watch", "approve", "drive", "admin"), default="drive",
+        help="what a browser paired now may do (default drive; admin also starts and ends sessions)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.share and not args.name:
         print("yoke remote-control: --share needs the session to share (yoke remote-control NAME --share)",
@@ -47,14 +51,16 @@ def remote_control(argv: list[str]) -> int:
     try:
         HostClient.connect().close()  # starts the host if none runs; the page's own connection keeps it
         with contextlib.suppress(KeyboardInterrupt):
-            return asyncio.run(serve_page(args.host, args.port, args.name, args.json, args.share))
+            return asyncio.run(serve_page(args.host, args.port, args.name, args.json, args.share, args.scope))
     except HostError as exc:
         print(f"yoke remote-control: {exc}", file=sys.stderr)
         return 1
     return 0
 
 
-async def serve_page(host: str, port: int, name: str | None, as_json: bool, share_link: bool = False) -> int:
+async def serve_page(
+    host: str, port: int, name: str | None, as_json: bool, share_link: bool = False, scope: str = "drive"
+) -> int:
     """Have the host serve the page, print its URL and pairing code (one JSON line for scripts), and keep
     it served until cancelled (or 1 when the host goes)."""
     url = ""
@@ -63,7 +69,7 @@ async def serve_page(host: str, port: int, name: str | None, as_json: bool, shar
         if not as_json:  # --json prints one line; scripts pair once
             print(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}", end="", flush=True)
 
-    page, listening = await open_page(host, port, name if share_link else None, announce)
+    page, listening = await open_page(host, port, name if share_link else None, announce, scope=scope)
     url = page["url"] + (f"s/{urllib.parse.quote(name)}" if name else "")
     if as_json:
         line = {"url": url, "code": page["code"], "pair_url": pairing_url(url, page["code"])}
@@ -77,7 +83,12 @@ async def serve_page(host: str, port: int, name: str | None, as_json: bool, shar
 
 
 async def open_page(
-    bind: str, port: int, share: str | None, announce: Callable[[str], None], drive: str = ""
+    bind: str,
+    port: int,
+    share: str | None,
+    announce: Callable[[str], None],
+    drive: str = "",
+    scope: str = "drive",
 ) -> tuple[dict[str, Any], asyncio.Task]:
     """Ask the running host to serve the page (`remote_control`, docs/wire.md): its `{url, code,
     fingerprint, share}`, and a task that tells `announce` each next code and ends when the host goes. The
@@ -92,7 +103,7 @@ async def open_page(
     except OSError as exc:
         raise HostError(f"cannot reach the session host: {exc.strerror or exc}") from None
     params = (
-        {"bind": bind, "port": port}
+        {"bind": bind, "port": port, "scope": scope}
         | ({"share": share} if share else {})
         | ({"drive": drive} if drive else {})
     )
@@ -239,7 +250,7 @@ def _devices(command: str, argv: list[str]) -> int:
 
 
 def _device_command(command: str, argv: list[str]) -> int:
-    from yoke.host.pairing import read_devices, revoke
+    from yoke.host.pairing import printable, read_devices, revoke
 
     if command == "devices":
         if [a for a in argv if a != "--json"]:
@@ -253,8 +264,12 @@ def _device_command(command: str, argv: list[str]) -> int:
         for row in rows if "--json" not in argv else []:
             paired = row.get("paired")
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(paired if isinstance(paired, int) else 0))
-            only = f"  (read-only: {row['session']})" if row.get("session") else ""
-            print(f"{row['id']}  {when}  {row.get('label', '')}{only}")
+            only = (
+                f"  (read-only: {row['session']})"
+                if row.get("session")
+                else f"  ({row.get('scope', 'drive')})"
+            )
+            print(f"{row['id']}  {when}  {printable(str(row.get('label', '')))}{only}")
         return 0
     if not argv or (argv != ["--all"] and any(a.startswith("-") for a in argv)):
         print("usage: yoke remote-control revoke ID... | --all  (yoke remote-control devices lists them)",
@@ -267,7 +282,7 @@ def _device_command(command: str, argv: list[str]) -> int:
               file=sys.stderr)  # fmt: skip
         return 1
     for row in gone:
-        print(f"revoked {row['id']}  {row.get('label', '')}")
+        print(f"revoked {row['id']}  {printable(str(row.get('label', '')))}")
     if not gone:
         print("No paired devices.")
     return 0

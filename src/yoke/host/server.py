@@ -15,6 +15,7 @@ from typing import Any
 from yoke.host import records
 from yoke.host.hosted import HostedSession
 from yoke.host.methods import METHODS
+from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir, socket_path, token_path
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
 
@@ -111,7 +112,8 @@ class Host:
                 return
             self.unauthenticated += 1
             deadline = asyncio.get_running_loop().call_later(HELLO_DEADLINE, _drop_unless_in, client)
-        self.clients.add(client)
+        else:
+            self.clients.add(client)  # only an authenticated client hears broadcasts (or keeps the host up)
         try:
             async for line in messages:
                 if line.strip() and not await self._handle_line(client, line):
@@ -142,6 +144,7 @@ class Host:
                     client.send(error(ident, "unauthorized", "send hello with the host's token first"))
                     return False
                 client.authenticated = True
+                self.clients.add(client)
             handler = METHODS.get(method)
             if handler is None:
                 raise ProtocolError("method_not_found", f"unknown method {method!r}")
@@ -156,7 +159,11 @@ class Host:
         return True
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
-        for client in list(self.clients):
+        """To every authenticated client; one bound to a session (a share link) hears of that one only."""
+        for client in [c for c in self.clients if c.authenticated]:
+            only = getattr(client, "only_session", None)
+            if only is not None and params.get("session") != only:
+                continue
             client.send(encode("notification", None, {"method": method, "params": params}))
 
     def _session(self, params: dict[str, Any]) -> HostedSession:
@@ -245,14 +252,12 @@ async def _lines(reader: asyncio.StreamReader, client: Client) -> Any:
 def load_token(create: bool) -> str | None:
     path = token_path()
     try:
-        return path.read_text().strip() or None
+        return read_private(path).strip() or None
     except OSError:
         if not create:
             return None
     token = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(token)
+    write_private(path, token.encode())
     return token
 
 
@@ -260,7 +265,7 @@ async def run_host(
     idle_stop: float, tcp: tuple[str, int] | None = None, ws: tuple[str, int] | None = None
 ) -> int:
     """Serve until idle; 0, or 1 when another host already holds this runtime directory."""
-    lock = open(runtime_dir() / "host.lock", "a")  # noqa: SIM115 - held for the host's life
+    lock = open_private(runtime_dir() / "host.lock", "a")  # held for the host's life
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -283,7 +288,7 @@ async def run_host(
             lambda r, w: host.serve_connection(r, w, needs_token=True), tcp[0], tcp[1], limit=MAX_MESSAGE + 1
         )
         port = tcp_server.sockets[0].getsockname()[1]
-        (runtime_dir() / "host.port").write_text(str(port))
+        write_private(runtime_dir() / "host.port", str(port).encode())
         servers.append(tcp_server)
     if ws is not None:
         from yoke.host.websocket import serve_websocket

@@ -52,6 +52,7 @@ def _make(cert: Path, key: Path, names: list[str]) -> None:
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         raise CertificateError(f"openssl could not make a certificate: {exc}") from None
     key.chmod(0o600)
+    cert.chmod(0o600)  # every file in the runtime folder is 0600 (owned.py)
 
 
 def _is_ip(name: str) -> bool:

@@ -7,6 +7,8 @@ import asyncio
 from collections import deque
 from typing import Any
 
+from yoke.host.guard import HANDSHAKE_TIMEOUT, host_allowed, host_names, wildcard
+from yoke.host.owned import write_private
 from yoke.host.paths import runtime_dir
 from yoke.host.protocol import MAX_MESSAGE
 
@@ -18,6 +20,7 @@ class WebSocketClient:
         self.ws = ws
         self.limit = limit
         self.authenticated = False
+        self.only_session: str | None = None  # a share link's session: broadcasts about others skip it
         self.co_drives: set[str] = set()  # sessions it may prompt though another client drives (server.py)
         self.queue: deque[bytes] = deque()
         self.held: list[bytes] | None = None  # live messages waiting for a replay to finish
@@ -114,7 +117,23 @@ async def serve_websocket(host: Any, address: tuple[str, int]) -> Any:
             client.closed = True
             client.ready.set()
 
-    server = await serve(handler, address[0], address[1], max_size=MAX_MESSAGE)
+    def check(connection: Any, request: Any) -> Any:
+        """A browser's page (any Origin: a browser always sends one) or a Host not naming this listener (DNS
+        rebinding) is refused before the handshake, so before a word of the host's."""
+        if request.headers.get("Origin") is not None:
+            return connection.respond(403, "Forbidden origin: this listener is for programs, not pages\n")
+        if not host_allowed(request.headers.get("Host"), names, port, wildcard(address[0])):
+            return connection.respond(421, "Misdirected request: the Host names another server\n")
+        return None
+
+    import socket
+
+    names = host_names(address[0], [socket.gethostname()])  # no getfqdn: a DNS lookup may hang offline
+    port = address[1]
+    server = await serve(
+        handler, address[0], address[1], max_size=MAX_MESSAGE, process_request=check,
+        open_timeout=HANDSHAKE_TIMEOUT,
+    )  # fmt: skip
     port = next(iter(server.sockets)).getsockname()[1]
-    (runtime_dir() / "host.ws-port").write_text(str(port))
+    write_private(runtime_dir() / "host.ws-port", str(port).encode())
     return server

@@ -14,6 +14,7 @@ from typing import Any
 
 from yoke import events as ev
 from yoke.loop.lifecycle import LifecycleOutcome
+from yoke.redact import redact_text
 from yoke.telemetry.attributes import (
     HTTP_STATUS,
     iso_time,
@@ -170,7 +171,7 @@ class TelemetryObserver(ToolTelemetry):
                 "api_error",
                 {
                     "model": self._model or event.model,
-                    "error": text,
+                    "error": redact_text(text),  # a provider's error may echo what it was sent
                     "status_code": status.group(1) if status else event.error,
                     "error_kind": event.error,
                     "duration_ms": duration_ms,

@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
+from yoke.redact import redact_text
 from yoke.telemetry.attributes import (
     EDIT_TOOLS,
     GH_PR_CREATE,
@@ -117,7 +118,7 @@ class ToolTelemetry:
         }
         error = text_of({"content": [event.block]}) if event.is_error else ""
         if error:
-            fields["error"] = error[:500]
+            fields["error"] = redact_text(error)[:500]  # a failed command's output: its secrets masked
         self.log("tool_result", fields)
         if not event.is_error:
             self._counted_effects(name, input, event)

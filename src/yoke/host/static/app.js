@@ -6,6 +6,14 @@
   const session = root.dataset.session;
   const wsPort = root.dataset.wsPort;
   const readOnly = root.dataset.readOnly === "1";  // a share link: watch only
+  // The page key (docs/remote.md): pairing hands it over in the fragment (never sent to a server); it is
+  // kept in this origin's storage, which is this port's alone, and shown when the WebSocket opens.
+  const handed = /^#k=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (handed) {
+    localStorage.setItem("yoke_key", handed[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const pageKey = encodeURIComponent(localStorage.getItem("yoke_key") || "");
   const stream = document.getElementById("stream");
   const status = document.getElementById("status");
   let lastSeq = 0;  // the last sequence number shown: a reconnect asks for what follows it
@@ -112,7 +120,7 @@
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + location.hostname + ":" + wsPort + "/");
+    socket = new WebSocket(scheme + location.hostname + ":" + wsPort + "/?k=" + pageKey);
     socket.onopen = function () {
       delay = 500;
       window.yokeAttached = false;

@@ -4,6 +4,14 @@
   "use strict";
   const list = document.getElementById("sessions");
   if (!list) return;
+  // The page key (docs/remote.md): pairing hands it over in the fragment (never sent to a server); it is
+  // kept in this origin's storage, which is this port's alone, and shown when the WebSocket opens.
+  const handed = /^#k=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (handed) {
+    localStorage.setItem("yoke_key", handed[1]);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const pageKey = encodeURIComponent(localStorage.getItem("yoke_key") || "");
   let socket = null;
   let delay = 500;
   let asked = 0;
@@ -59,7 +67,7 @@
 
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-    socket = new WebSocket(scheme + location.hostname + ":" + list.dataset.wsPort + "/");
+    socket = new WebSocket(scheme + location.hostname + ":" + list.dataset.wsPort + "/?k=" + pageKey);
     socket.onopen = function () { delay = 500; ask(); };
     socket.onmessage = function (event) {
       const message = JSON.parse(event.data);
