@@ -1,0 +1,162 @@
+"""Issue 38, part 3: a deny rule holds whatever approved the call. A command that an allow rule, a session
+answer ("always"), a PreToolUse hook, bypassPermissions, auto mode's classifier or a person approved runs
+deny-only confined: bubblewrap hides what `Read(...)` deny rules name (wildcards included) and pins what
+`Edit(...)` deny rules name read-only, while the command itself runs as the approval allows. The analyser
+cannot see into a script on disk or `npm test`; the kernel does not need to.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.permissions.sessions import Call, make_project, session_env
+
+from yoke import events as ev
+from yoke.seams import Answer
+from yoke.session import SessionOptions, open_session
+from yoke.testing import ScriptedServer
+
+SECRET = "TFVARS-SECRET-VALUE"
+KEEP = "edit-denied original\n"
+APPROVERS = ["allow-rule", "session-always", "hook", "bypassPermissions", "classifier", "person"]
+DENIALS = {"read-wildcard": "Read(**/*.tfvars)", "edit": "Edit(./locked.txt)"}
+# A script on disk that reads the denied file and tries to change the locked one, and the same run as a
+# package's test script: the analyser sees only `python3 probe.py` / `npm test`.
+PROBE = (
+    "import pathlib\n"
+    "for p in ['deploy/prod.tfvars', 'locked.txt']:\n"
+    "    try:\n        print('READ', p, pathlib.Path(p).read_text())\n"
+    "    except OSError as e:\n        print('NOREAD', p, e)\n"
+    "try:\n    pathlib.Path('locked.txt').write_text('overwritten')\n    print('WROTE')\n"
+    "except OSError as e:\n    print('NOWRITE', e)\n"
+    "pathlib.Path('made.txt').write_text('made')\n"
+    "print('RAN-OK')\n"
+)
+SHAPES = {"script": "python3 probe.py", "npm-test": "npm test"}
+
+
+class Person:
+    """The SDK's can_use_tool (or a front-end's person): allows, and with `remember` for the session."""
+
+    def __init__(self, remember: bool = False) -> None:
+        self.remember = remember
+        self.asked = 0
+
+    async def ask(self, question: Any) -> Answer:
+        self.asked += 1
+        return Answer("allow", remember=self.remember)
+
+
+def world(tmp_path: Path, denial: str, approver: str, command: str) -> tuple[Path, Path, dict[str, Any]]:
+    home, project = make_project(tmp_path)
+    (project / "deploy").mkdir()
+    (project / "deploy" / "prod.tfvars").write_text(f"token = {SECRET}\n")
+    (project / "locked.txt").write_text(KEEP)
+    (project / "probe.py").write_text(PROBE)
+    (project / "package.json").write_text(json.dumps({"scripts": {"test": "python3 probe.py"}}))
+    perms: dict[str, Any] = {"deny": [DENIALS[denial]]}
+    settings: dict[str, Any] = {"permissions": perms}
+    options: dict[str, Any] = {}
+    if approver == "allow-rule":
+        perms["allow"] = [f"Bash({command})"]
+    elif approver == "hook":
+        answer = json.dumps(
+            {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+        )
+        hook = {"type": "command", "command": f"echo '{answer}'"}
+        settings["hooks"] = {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}
+    elif approver == "bypassPermissions":
+        options["permission_mode"] = "bypassPermissions"
+    elif approver == "classifier":
+        options["permission_mode"] = "auto"
+    elif approver == "person":
+        options["asker"] = Person()
+    elif approver == "session-always":
+        options["asker"] = Person(remember=True)
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return home, project, options
+
+
+def npm_shim(folder: Path) -> None:
+    """`npm test` runs the package's test script (a stand-in, so the test needs no Node)."""
+    folder.mkdir(exist_ok=True)
+    npm = folder / "npm"
+    script = f'#!/bin/sh\n[ "$1" = test ] && exec {sys.executable} -c \'import json,subprocess,sys; '
+    script += 'sys.exit(subprocess.call(json.load(open("package.json"))["scripts"]["test"], shell=True))\'\n'
+    npm.write_text(script)
+    npm.chmod(0o755)
+
+
+async def run(
+    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], classifier: bool, **options: Any
+) -> list[Call]:
+    """Each call one turn of a headless session; with `classifier`, the scripted server also answers auto
+    mode's classifier (ALLOW) after each call."""
+    turns: list[dict[str, Any]] = []
+    for i, (name, data) in enumerate(calls):
+        turns.append({"content": [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}]})
+        if classifier:
+            turns.append({"content": [{"type": "text", "text": "ALLOW"}]})
+    turns.append({"content": [{"type": "text", "text": "done"}]})
+    with ScriptedServer(turns) as srv:
+        session = await open_session(
+            SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)
+        )
+        try:
+            events = [e async for e in session.query("go")]
+        finally:
+            await session.close()
+    decided = [e for e in events if isinstance(e, ev.PermissionDecided)]
+    texts = [json.dumps(e.block.get("content") if isinstance(e.block, dict) else str(e.block))
+             for e in events if isinstance(e, ev.ToolResultEvent)]  # fmt: skip
+    return [Call(d.behavior, d.source, t) for d, t in zip(decided, texts, strict=True)]
+
+
+@pytest.fixture
+def bwrap() -> None:
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed")
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("denial", sorted(DENIALS))
+@pytest.mark.parametrize("approver", APPROVERS)
+async def test_a_deny_rule_holds_whatever_approved_the_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bwrap: None, approver: str, denial: str, shape: str
+) -> None:
+    command = SHAPES[shape]
+    npm_shim(tmp_path / "shims")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'shims'}:{__import__('os').environ['PATH']}")
+    home, project, options = world(tmp_path, denial, approver, command)
+    calls = [("Bash", {"command": command})]
+    if approver == "session-always":
+        calls = calls * 2  # the first asks and is answered "always"; the second runs on that answer
+    classifier = approver == "classifier"
+    results = await run(project, home, calls, classifier, **options)
+    last = results[-1]
+    assert last.behavior == "allow", results
+    expected_source = {
+        "allow-rule": "allow:",
+        "session-always": "session:",
+        "hook": "hook",
+        "bypassPermissions": "mode:bypassPermissions",
+        "classifier": "classifier",
+        "person": "user",
+    }[approver]
+    assert last.source.startswith(expected_source), results
+    assert "RAN-OK" in last.text, last.text  # the clear grant still runs: the command itself works
+    assert (project / "made.txt").read_text() == "made"
+    if denial == "edit":
+        assert (project / "locked.txt").read_text() == KEEP
+        assert "NOWRITE" in last.text
+        assert SECRET in last.text  # only what a rule names is held
+    else:
+        assert SECRET not in " ".join(r.text for r in results)
+        assert "NOREAD deploy/prod.tfvars" in last.text
+        assert "WROTE" in last.text  # only what a rule names is held
