@@ -37,6 +37,14 @@ PROBE = (
     "pathlib.Path('made.txt').write_text('made')\n"
     "print('RAN-OK')\n"
 )
+# the same, its output also kept in seen.txt (for Monitor and background Bash, whose output is not a result)
+KEEPING = PROBE.replace(
+    "import pathlib\n",
+    "import contextlib, io, pathlib, sys\nout = io.StringIO()\n"
+    "with contextlib.redirect_stdout(out):\n    exec(open('probe.py').read())\n"
+    "pathlib.Path('seen.txt').write_text(out.getvalue())\nsys.exit()\n",
+    1,
+)
 SHAPES = {"script": "python3 probe.py", "npm-test": "npm test"}
 
 
@@ -58,6 +66,7 @@ def world(tmp_path: Path, denial: str, approver: str, command: str) -> tuple[Pat
     (project / "deploy" / "prod.tfvars").write_text(f"token = {SECRET}\n")
     (project / "locked.txt").write_text(KEEP)
     (project / "probe.py").write_text(PROBE)
+    (project / "keeping.py").write_text(KEEPING)
     (project / "package.json").write_text(json.dumps({"scripts": {"test": "python3 probe.py"}}))
     perms: dict[str, Any] = {"deny": [DENIALS[denial]]}
     settings: dict[str, Any] = {"permissions": perms}
@@ -160,3 +169,118 @@ async def test_a_deny_rule_holds_whatever_approved_the_command(
         assert SECRET not in " ".join(r.text for r in results)
         assert "NOREAD deploy/prod.tfvars" in last.text
         assert "WROTE" in last.text  # only what a rule names is held
+
+
+# ---- the same decision for Monitor, background Bash and skill `!` lines ----------------------------------
+
+
+def allow_all_bash(tmp_path: Path) -> tuple[Path, Path]:
+    """The user allows all Bash and denies reading `*.tfvars` anywhere and editing `locked.txt`."""
+    home, project, _ = world(tmp_path, "read-wildcard", "none", "")
+    deny = [DENIALS["read-wildcard"], DENIALS["edit"]]
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash"], "deny": deny}})
+    )
+    return home, project
+
+
+def assert_held(project: Path, seen: str) -> None:
+    assert "RAN-OK" in seen, seen
+    assert SECRET not in seen and "NOREAD deploy/prod.tfvars" in seen
+    assert (project / "locked.txt").read_text() == KEEP and "NOWRITE" in seen
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("Monitor", {"command": "python3 keeping.py", "description": "watch"}),
+        ("Bash", {"command": "python3 keeping.py", "run_in_background": True}),
+    ],
+    ids=["monitor", "background-bash"],
+)
+async def test_monitor_and_background_bash_run_deny_only_confined(
+    tmp_path: Path, bwrap: None, call: tuple[str, dict[str, Any]]
+) -> None:
+    home, project = allow_all_bash(tmp_path)
+    results = await run(project, home, [call, ("Bash", {"command": "sleep 2"})], classifier=False)
+    assert [r.behavior for r in results] == ["allow", "allow"], results
+    assert_held(project, (project / "seen.txt").read_text())
+
+
+@pytest.mark.parametrize("prompt", ["/lines", "/liner"])
+async def test_skill_and_command_lines_run_deny_only_confined(
+    tmp_path: Path, bwrap: None, prompt: str
+) -> None:
+    home, project = allow_all_bash(tmp_path)
+    commands = project / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "lines.md").write_text("Ran: !`python3 probe.py`\n")
+    skill = project / ".claude" / "skills" / "liner"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: liner\ndescription: runs lines\n---\nRan: !`python3 probe.py`\n"
+    )
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}] * 2) as srv:
+        session = await open_session(
+            SessionOptions(
+                cwd=project, env=session_env(home, srv), persist=False, permission_mode="bypassPermissions"
+            )
+        )
+        try:
+            [e async for e in session.query(prompt)]
+        finally:
+            await session.close()
+        sent = json.dumps([r.body for r in srv.requests])
+    assert_held(project, sent.replace("\\n", "\n"))
+
+
+# ---- what is started, and what is said without bubblewrap ------------------------------------------------
+
+
+async def test_nothing_to_hide_starts_no_bubblewrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The no-deny-rule path stays free: a rule-approved command runs as it is, no bwrap in front."""
+    from yoke.sandbox import deny_only
+
+    built: list[list[str]] = []
+    real = deny_only.deny_only_command
+    monkeypatch.setattr(
+        deny_only, "deny_only_command", lambda argv, *a, **k: built.append(argv) or real(argv, *a, **k)
+    )
+    home, project = make_project(tmp_path)
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
+    results = await run(project, home, [("Bash", {"command": "cat data.txt"})], classifier=False)
+    assert results[0].source == "allow:Bash" and "keep me" in results[0].text
+    assert built == []
+
+
+async def test_without_bubblewrap_one_stderr_line_a_session_says_deny_rules_rest_on_the_analyser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.permissions.sessions import hide_bwrap
+
+    hide_bwrap(monkeypatch, tmp_path / "bin")
+    home, project = allow_all_bash(tmp_path)
+    results = await run(project, home, [("Bash", {"command": "cat data.txt"})] * 2, classifier=False)
+    assert [r.behavior for r in results] == ["allow", "allow"] and "keep me" in results[1].text
+    err = capsys.readouterr().err
+    assert err.count("deny rules hold for commands") == 1, err
+
+
+async def test_a_classifier_approval_hides_the_secret_list_too(tmp_path: Path, bwrap: None) -> None:
+    """Auto mode's classifier is no person: what it approved never runs unconfined. Without any deny rule
+    the one secret list (`.env` here) is hidden from it; a rule's approval reads `.env` as before."""
+    home, project = make_project(tmp_path)
+    (home / ".claude").mkdir()
+    settings = home / ".claude" / "settings.json"
+    (project / "reader.py").write_text(
+        "try:\n    print(open('.env').read())\nexcept OSError:\n    print('NOREAD')\n"
+    )
+    command = ("Bash", {"command": "python3 reader.py"})
+    settings.write_text("{}")
+    judged = await run(project, home, [command], classifier=True, permission_mode="auto")
+    assert judged[0].source == "classifier" and "top-secret-value" not in judged[0].text, judged
+    assert "NOREAD" in judged[0].text
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(python3 reader.py)"]}}))
+    ruled = await run(project, home, [command], classifier=False)  # auto mode drops interpreter rules
+    assert ruled[0].source.startswith("allow:") and "top-secret-value" in ruled[0].text, ruled
