@@ -284,3 +284,30 @@ async def test_a_classifier_approval_hides_the_secret_list_too(tmp_path: Path, b
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(python3 reader.py)"]}}))
     ruled = await run(project, home, [command], classifier=False)  # auto mode drops interpreter rules
     assert ruled[0].source.startswith("allow:") and "top-secret-value" in ruled[0].text, ruled
+
+
+async def test_what_the_classifier_approves_carries_a_confinement(tmp_path: Path) -> None:
+    """At the gate: an edit the analyser shows stays inside the working directories runs under the
+    acceptEdits confinement, anything else the classifier allowed deny-only; a rule's approval carries none
+    (the launcher adds deny-only when deny rules exist)."""
+    from tests.permissions.helpers import TOOLS, make_world
+
+    from yoke.permissions.gate import Decision
+    from yoke.sandbox.confine import DENY_ONLY, WORKDIRS
+
+    async def allow_all(tool, input, ctx):  # type: ignore[no-untyped-def]
+        return Decision("allow")
+
+    world = make_world(tmp_path)
+    gate = world.gate(classifier=allow_all, allow=["Bash(make ci)"])
+
+    async def judged(command: str) -> Decision:
+        return await gate.decide(TOOLS["Bash"], {"command": command}, world.ctx())
+
+    edit, elsewhere, program, ruled = [
+        await judged(c) for c in ("touch made.txt", "touch /var/tmp/x", "make x", "make ci")
+    ]
+    assert edit.source == "classifier" and edit.confinement is not None and edit.confinement.kind == WORKDIRS
+    assert elsewhere.confinement is not None and elsewhere.confinement.kind == DENY_ONLY
+    assert program.confinement is not None and program.confinement.kind == DENY_ONLY
+    assert ruled.source == "allow:Bash(make ci)" and ruled.confinement is None
