@@ -280,9 +280,9 @@ class Approval:
             cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
             # each part an edit inside the working directories (or a builtin that runs no program)
             edits = [i for i in analysis.invocations if not (i.words and i.words[0].text in NO_PROGRAM)]
-            if edits and not analysis.write_redirects:
-                if all(self._needs(inv, cwds) == _NEEDS_WORKDIRS for inv in edits):
-                    kind = WORKDIRS
+            inside = all(self._needs(inv, cwds) == _NEEDS_WORKDIRS for inv in edits)
+            if edits and inside and not analysis.write_redirects:
+                kind = WORKDIRS
         return replace(decision, confinement=Confinement(kind))
 
     def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
