@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.permissions.sessions import Call, make_project, session_env
+from tests.permissions.sessions import make_project, run_calls, session_env
 
-from yoke import events as ev
 from yoke.seams import Answer
 from yoke.session import SessionOptions, open_session
 from yoke.testing import ScriptedServer
@@ -102,31 +101,6 @@ def npm_shim(folder: Path) -> None:
     npm.chmod(0o755)
 
 
-async def run(
-    project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], classifier: bool, **options: Any
-) -> list[Call]:
-    """Each call one turn of a headless session; with `classifier`, the scripted server also answers auto
-    mode's classifier (ALLOW) after each call."""
-    turns: list[dict[str, Any]] = []
-    for i, (name, data) in enumerate(calls):
-        turns.append({"content": [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}]})
-        if classifier:
-            turns.append({"content": [{"type": "text", "text": "ALLOW"}]})
-    turns.append({"content": [{"type": "text", "text": "done"}]})
-    with ScriptedServer(turns) as srv:
-        session = await open_session(
-            SessionOptions(cwd=project, env=session_env(home, srv), persist=False, **options)
-        )
-        try:
-            events = [e async for e in session.query("go")]
-        finally:
-            await session.close()
-    decided = [e for e in events if isinstance(e, ev.PermissionDecided)]
-    texts = [json.dumps(e.block.get("content") if isinstance(e.block, dict) else str(e.block))
-             for e in events if isinstance(e, ev.ToolResultEvent)]  # fmt: skip
-    return [Call(d.behavior, d.source, t) for d, t in zip(decided, texts, strict=True)]
-
-
 @pytest.fixture
 def bwrap() -> None:
     if shutil.which("bwrap") is None:
@@ -147,7 +121,7 @@ async def test_a_deny_rule_holds_whatever_approved_the_command(
     if approver == "session-always":
         calls = calls * 2  # the first asks and is answered "always"; the second runs on that answer
     classifier = approver == "classifier"
-    results = await run(project, home, calls, classifier, **options)
+    results = await run_calls(project, home, calls, classifier=classifier, **options)
     last = results[-1]
     assert last.behavior == "allow", results
     expected_source = {
@@ -202,7 +176,7 @@ async def test_monitor_and_background_bash_run_deny_only_confined(
     tmp_path: Path, bwrap: None, call: tuple[str, dict[str, Any]]
 ) -> None:
     home, project = allow_all_bash(tmp_path)
-    results = await run(project, home, [call, ("Bash", {"command": "sleep 2"})], classifier=False)
+    results = await run_calls(project, home, [call, ("Bash", {"command": "sleep 2"})], classifier=False)
     assert [r.behavior for r in results] == ["allow", "allow"], results
     assert_held(project, (project / "seen.txt").read_text())
 
@@ -249,7 +223,7 @@ async def test_nothing_to_hide_starts_no_bubblewrap(tmp_path: Path, monkeypatch:
     home, project = make_project(tmp_path)
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash"]}}))
-    results = await run(project, home, [("Bash", {"command": "cat data.txt"})], classifier=False)
+    results = await run_calls(project, home, [("Bash", {"command": "cat data.txt"})], classifier=False)
     assert results[0].source == "allow:Bash" and "keep me" in results[0].text
     assert built == []
 
@@ -261,7 +235,7 @@ async def test_without_bubblewrap_one_stderr_line_a_session_says_deny_rules_rest
 
     hide_bwrap(monkeypatch, tmp_path / "bin")
     home, project = allow_all_bash(tmp_path)
-    results = await run(project, home, [("Bash", {"command": "cat data.txt"})] * 2, classifier=False)
+    results = await run_calls(project, home, [("Bash", {"command": "cat data.txt"})] * 2, classifier=False)
     assert [r.behavior for r in results] == ["allow", "allow"] and "keep me" in results[1].text
     err = capsys.readouterr().err
     assert err.count("deny rules hold for commands") == 1, err
@@ -278,11 +252,11 @@ async def test_a_classifier_approval_hides_the_secret_list_too(tmp_path: Path, b
     )
     command = ("Bash", {"command": "python3 reader.py"})
     settings.write_text("{}")
-    judged = await run(project, home, [command], classifier=True, permission_mode="auto")
+    judged = await run_calls(project, home, [command], classifier=True, permission_mode="auto")
     assert judged[0].source == "classifier" and "top-secret-value" not in judged[0].text, judged
     assert "NOREAD" in judged[0].text
     settings.write_text(json.dumps({"permissions": {"allow": ["Bash(python3 reader.py)"]}}))
-    ruled = await run(project, home, [command], classifier=False)  # auto mode drops interpreter rules
+    ruled = await run_calls(project, home, [command], classifier=False)  # auto mode drops interpreter rules
     assert ruled[0].source.startswith("allow:") and "top-secret-value" in ruled[0].text, ruled
 
 

@@ -64,7 +64,7 @@ def deny_only_command(
 ) -> list[str]:
     """The bwrap argv that runs `argv` with the denied paths hidden or pinned and nothing else changed;
     raises SandboxUnavailable (one line) when bubblewrap cannot start."""
-    from yoke.sandbox.linux import probe_bwrap
+    from yoke.sandbox.linux import _existing, probe_bwrap
 
     bwrap = settings.bwrap_path or shutil.which("bwrap")
     if not bwrap or not os.access(bwrap, os.X_OK):
@@ -84,13 +84,3 @@ def deny_only_command(
         else:
             args += ["--ro-bind", "/dev/null", path]
     return [*args, "--chdir", os.path.realpath(cwd), "--", *argv]
-
-
-def _existing(paths: list[str]) -> list[str]:
-    """Each path where its bytes are (a link is hidden where it leads, resolved once, now), once."""
-    out: list[str] = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if os.path.lexists(real) and real not in out:
-            out.append(real)
-    return out
