@@ -285,3 +285,34 @@ async def test_what_the_classifier_approves_carries_a_confinement(tmp_path: Path
     assert elsewhere.confinement is not None and elsewhere.confinement.kind == DENY_ONLY
     assert program.confinement is not None and program.confinement.kind == DENY_ONLY
     assert ruled.source == "allow:Bash(make ci)" and ruled.confinement is None
+
+
+@pytest.mark.parametrize("approver", ["allow-rule", "bypassPermissions"])
+async def test_a_wildcard_rule_outside_the_project_and_a_plain_path_deep_in_a_large_tree_are_hidden(
+    tmp_path: Path, bwrap: None, approver: str
+) -> None:
+    """`Read(~/.aws/**)` is anchored outside the working directories (its folder is scanned too), and
+    `Read(./vendor/deep/.env)` names a file past the secret scan's limit (a plain path is hidden wherever)."""
+    from yoke.sandbox import confine
+
+    home, project = make_project(tmp_path)
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text(f"key = {SECRET}\n")
+    deep = project / "vendor" / "deep"
+    deep.mkdir(parents=True)
+    (deep / ".env").write_text(f"DEEP={SECRET}\n")
+    reader = "for p in ['" + str(home / ".aws/credentials") + "', 'vendor/deep/.env']:\n"
+    reader += "    try:\n        print(open(p).read())\n    except OSError:\n        print('NOREAD', p)\n"
+    (project / "reader.py").write_text(reader + "print('RAN-OK')\n")
+    deny = ["Read(~/.aws/**)", "Read(./vendor/deep/.env)"]
+    perms: dict[str, Any] = {"deny": deny}
+    options: dict[str, Any] = {"permission_mode": "bypassPermissions"}
+    if approver == "allow-rule":
+        perms["allow"], options = ["Bash(python3 reader.py)"], {}
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": perms}))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(confine, "SCAN_LIMIT", 3)  # the scan stops long before vendor/deep
+        results = await run_calls(project, home, [("Bash", {"command": "python3 reader.py"})], **options)
+    assert results[0].behavior == "allow" and "RAN-OK" in results[0].text, results
+    assert SECRET not in results[0].text and results[0].text.count("NOREAD") == 2

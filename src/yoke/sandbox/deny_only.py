@@ -3,8 +3,9 @@ bypassPermissions or auto mode's classifier approved (a call the fast paths did 
 
 The command sees the filesystem, the network and the environment as the approval allows (no read
 allowlist, and no write limit beyond the `sandbox` setting's, which applies apart), but bubblewrap hides
-what the Read deny rules name (wildcards included, found in the working directories at the moment the
-command starts, plus the plain paths the rules name wherever they are) and pins read-only what the Edit
+what the Read deny rules name (wildcards included, found at the moment the command starts in the working
+directories and in the folders the rules are anchored at, `~/.aws` for `Read(~/.aws/**)`; plus the plain
+paths the rules name wherever they are) and pins read-only what the Edit
 deny rules name. With `secrets` (auto mode's classifier approved it: no person or rule of the user's did)
 the one secret list is hidden too: the home's secret places and `.env*`-style files.
 
@@ -28,6 +29,15 @@ def has_deny_rules(settings: SandboxSettings | None) -> bool:
     return settings is not None and (settings.read_denied is not None or settings.write_denied is not None)
 
 
+def rule_roots(settings: SandboxSettings) -> list[Path]:
+    """The folders outside the working directories where the deny rules' anchored patterns look
+    (`Read(~/.aws/**)`: ~/.aws; the permission layer's `RulePaths.roots`), scanned like them."""
+    roots: list[str] = []
+    for check in (settings.read_denied, settings.write_denied):
+        roots += getattr(check, "roots", ())
+    return [Path(r) for r in dict.fromkeys(roots)]
+
+
 def denied_paths(
     settings: SandboxSettings, cwd: Path, working_dirs: list[Path], home: Path, secrets: bool = False
 ) -> tuple[list[str], list[str]]:
@@ -37,7 +47,7 @@ def denied_paths(
     from yoke.paths import SECRET_HOME_PATHS
     from yoke.sandbox.confine import denied_in
 
-    hidden, pinned = denied_in([*working_dirs, cwd], home, settings, secrets=secrets)
+    hidden, pinned = denied_in([*working_dirs, cwd, *rule_roots(settings)], home, settings, secrets=secrets)
     read_denied, write_denied = settings.read_denied, settings.write_denied
     # the rules' plain paths were joined to the sandbox's deny lists; only those a rule names count here
     for entry in settings.deny_read:
