@@ -316,3 +316,33 @@ async def test_a_wildcard_rule_outside_the_project_and_a_plain_path_deep_in_a_la
         results = await run_calls(project, home, [("Bash", {"command": "python3 reader.py"})], **options)
     assert results[0].behavior == "allow" and "RAN-OK" in results[0].text, results
     assert SECRET not in results[0].text and results[0].text.count("NOREAD") == 2
+
+
+@pytest.mark.parametrize("denial", sorted(DENIALS))
+async def test_a_person_through_the_sdks_can_use_tool(tmp_path: Path, bwrap: None, denial: str) -> None:
+    """The unmodified Agent SDK drives `yoke`; its `can_use_tool` allows the script: the deny rule holds."""
+    sdk = pytest.importorskip("claude_agent_sdk")
+    from claude_agent_sdk.types import PermissionResultAllow
+
+    home, project, _ = world(tmp_path, denial, "person", "")
+    call = {"type": "tool_use", "id": "t0", "name": "Bash", "input": {"command": "python3 probe.py"}}
+    asked: list[str] = []
+
+    async def can_use_tool(tool: str, tool_input: dict[str, Any], context: Any) -> Any:
+        asked.append(tool_input.get("command", ""))
+        return PermissionResultAllow(updated_input=tool_input)
+
+    turns = [{"content": [call]}, {"content": [{"type": "text", "text": "done"}]}]
+    with ScriptedServer(turns) as srv:
+        env = {**session_env(home, srv), "ANTHROPIC_API_KEY": "sk-test"}
+        yoke = str(Path(sys.executable).parent / "yoke")
+        opts = sdk.ClaudeAgentOptions(cli_path=yoke, cwd=str(project), env=env, can_use_tool=can_use_tool)
+        async with sdk.ClaudeSDKClient(options=opts) as client:
+            await client.query("run the probe")
+            [m async for m in client.receive_response()]
+        sent = json.dumps(srv.requests[-1].body).replace("\\\\n", "\n")
+    assert asked == ["python3 probe.py"] and "RAN-OK" in sent, sent[-2000:]
+    if denial == "edit":
+        assert (project / "locked.txt").read_text() == KEEP and "NOWRITE" in sent
+    else:
+        assert SECRET not in sent and "NOREAD deploy/prod.tfvars" in sent
