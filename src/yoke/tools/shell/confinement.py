@@ -106,11 +106,12 @@ def deny_only_launcher(
     from yoke.sandbox.deny_only import deny_only_command, has_deny_rules
     from yoke.sandbox.settings import SandboxSettings
 
-    if not secrets and not has_deny_rules(settings):
+    rules = has_deny_rules(settings)
+    if not secrets and not rules:
         return None
-    if not sys.platform.startswith("linux") or not confinement_works(ctx, note=False):
+    if not sys.platform.startswith("linux") or not confinement_works(ctx):
         services = ctx.session.services
-        if not services.deny_rules_warned:
+        if rules and not services.deny_rules_warned:
             services.deny_rules_warned = True
             print(DENY_RULES_NOTE, file=sys.stderr)
         return None
@@ -131,9 +132,9 @@ UNCONFINED_NOTE = (
 )
 
 
-def confinement_works(ctx: ToolContext, note: bool = True) -> bool:
+def confinement_works(ctx: ToolContext) -> bool:
     """Whether a confined command can start here (probed once a session). When it cannot, the session
-    records a note for the next result, once (unless not `note`: the deny-only path says it on stderr)."""
+    records a note for the next result, once."""
     known = ctx.session.services.confinement_works
     if known is None:
         from yoke.sandbox import SandboxUnavailable
@@ -144,8 +145,7 @@ def confinement_works(ctx: ToolContext, note: bool = True) -> bool:
             known = True
         except SandboxUnavailable:
             known = False
-            if note:
-                ctx.session.services.confinement_note = UNCONFINED_NOTE
+            ctx.session.services.confinement_note = UNCONFINED_NOTE
         ctx.session.services.confinement_works = known
     return bool(known)
 
