@@ -3,7 +3,8 @@
 Run: `python benchmarks/bench_sandbox.py`. For `bash -c true` started as the Bash tool starts it, prints the
 median wall time of running it bare, under the read-only confinement (the read-only fast path), under the
 working-directories confinement (acceptEdits: protected names pinned, missing ones created and removed by
-the guard) and under the `sandbox.enabled` sandbox, each with the argv built per command (the secret scan
+the guard), under the `sandbox.enabled` sandbox and under the deny-only confinement (a call a rule, hook,
+person or mode approved while Read/Edit deny rules exist; without deny rules it starts no bwrap at all), each with the argv built per command (the secret scan
 of the working directory included), and the added cost. The working directory is this checkout (its
 virtualenv and caches are skipped by the scan, as a project's would be). Target: under 15 ms added for the
 read-only confinement.
@@ -27,6 +28,7 @@ from pathlib import Path
 from yoke import spawn
 from yoke.sandbox import SandboxSettings, wrap_command
 from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement, confine_command
+from yoke.sandbox.deny_only import deny_only_command
 
 REPEATS = int(os.environ.get("YOKE_BENCH_REPEATS", "40"))
 TARGET_MS = 15.0
@@ -85,6 +87,9 @@ def _load() -> list[subprocess.Popen]:
 
 def _round(label: str) -> bool:
     settings = SandboxSettings(base_dir=ROOT)
+    denying = settings.replace(
+        read_denied=lambda p: p.endswith(".tfvars"), write_denied=lambda p: p == str(ROOT / "locked.txt")
+    )
     dirs = [ROOT]
     runs = {
         "bare": lambda: ARGV,
@@ -93,6 +98,8 @@ def _round(label: str) -> bool:
             ARGV, Confinement(WORKDIRS), settings, ROOT, dirs
         ),
         "sandbox.enabled": lambda: wrap_command(ARGV, settings.replace(enabled=True), ROOT, dirs),
+        # a rule-approved call with Read(**/*.tfvars) and Edit(./locked.txt) deny rules (the scan included)
+        "deny-only confinement": lambda: deny_only_command(ARGV, denying, ROOT, dirs),
     }
     runs["bare"]()
     results = {name: median_ms(build) for name, build in runs.items()}

@@ -47,6 +47,7 @@ async def run_calls(
     calls: list[tuple[str, dict[str, Any]]],
     wait_s: float = 0.0,
     extra_env: dict[str, str] | None = None,
+    classifier: bool = False,
     **options: Any,
 ) -> list:
     """Each (tool, input) as one call of a headless session; what the gate and the tool said of each. The
@@ -55,7 +56,9 @@ async def run_calls(
     blocks = [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}
               for i, (name, data) in enumerate(calls)]  # fmt: skip
     done: dict[str, Any] = {"content": [{"type": "text", "text": "done"}], "delay": wait_s}
-    turns = [{"content": [block]} for block in blocks] + [done]
+    # with `classifier`, the scripted server also answers auto mode's classifier (ALLOW) after each call
+    verdict = [{"content": [{"type": "text", "text": "ALLOW"}]}] if classifier else []
+    turns = [t for block in blocks for t in [{"content": [block]}, *verdict]] + [done]
     with ScriptedServer(turns) as srv:
         session = await open_session(
             SessionOptions(

@@ -8,6 +8,7 @@ Kept apart from the order of stages (`pipeline.py`); `PermissionGate` inherits t
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from yoke.permissions.matching import SHELL_TOOLS, CallFacts, path_family
 from yoke.permissions.patterns import bash_matches, path_matches, path_pattern
 from yoke.permissions.rules import PermissionRule
 from yoke.permissions.sandbox_exclusions import command_excluded
-from yoke.sandbox.confine import READ_ONLY, WORKDIRS, Confinement
+from yoke.sandbox.confine import DENY_ONLY, READ_ONLY, WORKDIRS, Confinement
 from yoke.sandbox.settings import SandboxSettings
 
 if TYPE_CHECKING:
@@ -264,6 +265,25 @@ class Approval:
             if writes and followed_ok and all(self._inside(p) and not self._secret(p) for p in writes):
                 return f"mode:{self.mode}"
         return None
+
+    def _classifier_confined(self, facts: CallFacts, decision: Decision) -> Decision:
+        """A command auto mode's classifier approved (no rule or person did) never runs unconfined: with
+        only the working directories writable when the analyser shows each part reads or writes only
+        there; otherwise deny-only (what the deny rules and the secret list name hidden or pinned)."""
+        if facts.kind != "bash" or decision.confinement is not None:
+            return decision
+        from yoke.permissions.bash_analysis import candidate_cwds
+
+        analysis = facts.bash
+        kind = DENY_ONLY
+        if analysis is not None and analysis.analysable and facts.shell_cwd is not None:
+            cwds = candidate_cwds(analysis, facts.shell_cwd, self.home)
+            # each part an edit inside the working directories (or a builtin that runs no program)
+            edits = [i for i in analysis.invocations if not (i.words and i.words[0].text in NO_PROGRAM)]
+            inside = all(self._needs(inv, cwds) == _NEEDS_WORKDIRS for inv in edits)
+            if edits and inside and not analysis.write_redirects:
+                kind = WORKDIRS
+        return replace(decision, confinement=Confinement(kind))
 
     def _sandbox_auto_allow(self, facts: CallFacts) -> Decision | None:
         sandbox = self.sandbox

@@ -123,6 +123,9 @@ class RulePaths:
     hides or pins what it names; picklable, unlike a closure)."""
 
     patterns: tuple[PathPattern, ...]
+    # the folders the anchored patterns start from, up to their first wildcard (`Read(~/.aws/**)`: ~/.aws):
+    # where the kernel's scan looks for what they name, beside the working directories
+    roots: tuple[str, ...] = ()
 
     def __call__(self, path: str) -> bool:
         return any(path_matches(p, path) for p in self.patterns)
@@ -130,9 +133,26 @@ class RulePaths:
 
 def rule_paths(rules: list[PermissionRule], cwd: Path, home: Path) -> RulePaths | None:
     """The predicate of `rules`' path patterns, or None when they name no path."""
-    compiled = [path_pattern(r, cwd, home) for r in rules if not r.whole_tool]
+    named = [r for r in rules if not r.whole_tool]
+    compiled = [path_pattern(r, cwd, home) for r in named]
     patterns = tuple(p for p in compiled if p is not None)
-    return RulePaths(patterns) if patterns else None
+    roots = tuple(dict.fromkeys(r for r in (_literal_root(p) for p in compiled if p is not None) if r))
+    return RulePaths(patterns, roots) if patterns else None
+
+
+def _literal_root(pattern: PathPattern) -> str | None:
+    """The folder an anchored pattern's matches all lie below (its base and the pattern's leading literal
+    names), or None for a pattern matching anywhere or anchored at `/` with a wildcard first."""
+    if pattern.anywhere:
+        return None
+    names: list[str] = []
+    for part in pattern.regex.pattern.split("/"):
+        literal = re.sub(r"\\(.)", r"\1", part)
+        if re.escape(literal) != part:
+            break  # a wildcard (or anything that is not a plain name) from here on
+        names.append(literal)
+    root = os.path.normpath(os.path.join(pattern.base, *names)) if names else pattern.base
+    return None if root == "/" else root
 
 
 def _glob_regex(glob: str) -> re.Pattern[str]:

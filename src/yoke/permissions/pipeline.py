@@ -157,6 +157,8 @@ class PermissionGate(Approval, GateActions):
         decision = self.evaluate(facts, hook)
         if decision is None and self.classifier is not None and self.classifier_mode in (None, self.mode):
             decision = await self._classify(tool, input, ctx)
+            if decision is not None and decision.behavior == "allow":
+                decision = self._classifier_confined(facts, decision)
         if decision is None:
             decision = self._ask_or_deny(facts, "default", self._ask_reason(facts))
         rewritten = changed or (hook is not None and hook.updated_input is not None)

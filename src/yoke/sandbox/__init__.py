@@ -46,7 +46,10 @@ def wrap_command(
         overrides, extra_readable = _credentials(settings, proxy, os.environ if env is None else env)
         if settings.read_denied is not None or settings.write_denied is not None:
             # what Read and Edit deny rules name (wildcards included) is hidden or pinned here too
-            hidden, pinned = denied_in([*working_dirs, cwd], home, settings, secrets=False)
+            from yoke.sandbox.deny_only import rule_roots
+
+            roots = rule_roots(settings)
+            hidden, pinned = denied_in([*working_dirs, cwd, *roots], home, settings, secrets=False)
             settings = settings.replace(
                 deny_read=(*settings.deny_read, *hidden), deny_write=(*settings.deny_write, *pinned)
             )

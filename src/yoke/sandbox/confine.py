@@ -24,6 +24,9 @@ from yoke.sandbox.settings import SandboxSettings
 
 READ_ONLY = "read-only"
 WORKDIRS = "workdirs"
+# a call the fast paths did not judge (auto mode's classifier approved it): it runs as it is, but for what
+# the deny rules and the secret list name (`deny_only.py`)
+DENY_ONLY = "deny-only"
 # Folders the secret scan does not enter: tools' caches and dependency trees (large, and never where a
 # project keeps its own `.env`). The analyser still refuses a fast-path read of a secret anywhere.
 _SCAN_SKIPS = frozenset(
@@ -34,7 +37,7 @@ SCAN_LIMIT = 20_000  # directory entries looked at per working directory, to kee
 
 
 class Confinement(FrozenRecord):
-    """How a call must run: `kind` is READ_ONLY or WORKDIRS; `git_writes` says the user's rules let
+    """How a call must run: `kind` is READ_ONLY, WORKDIRS or DENY_ONLY; `git_writes` says the user's rules let
     commands write git's state (then only `.git/hooks` and `.git/config` are pinned)."""
 
     __slots__ = ("kind", "git_writes", "open_dirs")

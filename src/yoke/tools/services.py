@@ -49,6 +49,7 @@ class SessionServices(Record):
         "small_model",
         "confinement_works",
         "confinement_note",
+        "deny_rules_warned",
         "agents",
         "task_list",
         "skills",
@@ -85,6 +86,7 @@ class SessionServices(Record):
         self.small_model: Callable[[str, str], Awaitable[str]] | None = None  # WebFetch's page summariser
         self.confinement_works: bool | None = None  # whether bubblewrap confinement ran here (None: untried)
         self.confinement_note = ""  # said once with the next Bash result when it did not
+        self.deny_rules_warned = False  # the stderr line: deny rules hold only through the analyser
         self.agents = agents  # the Agent tool's runner (None: no sub-agents here)
         self.task_list = task_list  # TaskCreate and friends
         self.skills = skills  # the Skill tool's runtime

@@ -4,12 +4,18 @@ sandbox. Used by the Bash and Monitor tools."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from yoke.tools.base import ToolContext, ToolError
 from yoke.tools.shell.process import Launcher
 from yoke.tools.shell.script import command_env
+
+if TYPE_CHECKING:
+    from yoke.sandbox import SandboxUnavailable
+    from yoke.sandbox.settings import SandboxSettings
 
 
 class ShellCommand(Protocol):
@@ -39,8 +45,10 @@ def sandbox_launcher(
     def refuse(exc: SandboxUnavailable) -> ToolError:
         return ToolError(str(exc))
 
+    from yoke.sandbox.confine import DENY_ONLY
+
     confinement = ctx.confinement
-    if confinement is not None and confinement_works(ctx):
+    if confinement is not None and confinement.kind != DENY_ONLY and confinement_works(ctx):
         from yoke.sandbox.confine import confine_command
         from yoke.sandbox.settings import SandboxSettings
 
@@ -59,7 +67,8 @@ def sandbox_launcher(
     disabled = bool(getattr(input, "dangerouslyDisableSandbox", False))
     excluded = ctx.session.services.sandbox_excluded
     if settings is None or not should_sandbox(input.command, settings, disabled, excluded):
-        return None
+        secrets = confinement is not None and confinement.kind == DENY_ONLY
+        return deny_only_launcher(ctx, settings, secrets, refuse)
 
     def launch(argv: list[str]) -> list[str]:
         try:
@@ -76,6 +85,45 @@ def sandbox_launcher(
             raise refuse(exc) from None
 
     return launch
+
+
+DENY_RULES_NOTE = (
+    "yoke: no kernel sandbox (bubblewrap) is available here, so Read and Edit deny rules hold for "
+    "commands a rule, a hook, a person or a mode approved only through Yoke's analysis of them"
+)
+
+
+def deny_only_launcher(
+    ctx: ToolContext,
+    settings: SandboxSettings | None,
+    secrets: bool,
+    refuse: Callable[[SandboxUnavailable], ToolError],
+) -> Launcher | None:
+    """For a call neither a fast path nor the sandbox setting confines: what the deny rules name hidden or
+    pinned (`sandbox/deny_only.py`; with `secrets`, auto mode's classifier approved it, the secret list
+    too), else None. Nothing to hide: None, no bubblewrap. No bubblewrap: None, and one stderr line a
+    session says the deny rules hold only through the analyser."""
+    from yoke.sandbox.deny_only import deny_only_command, has_deny_rules
+    from yoke.sandbox.settings import SandboxSettings
+
+    rules = has_deny_rules(settings)
+    if not secrets and not rules:
+        return None
+    if not sys.platform.startswith("linux") or not confinement_works(ctx):
+        services = ctx.session.services
+        if rules and not services.deny_rules_warned:
+            services.deny_rules_warned = True
+            print(DENY_RULES_NOTE, file=sys.stderr)
+        return None
+    base = settings if settings is not None else SandboxSettings(base_dir=ctx.cwd)
+
+    def confine(argv: list[str]) -> list[str]:
+        try:
+            return deny_only_command(argv, base, start_cwd(ctx), ctx.all_dirs(), secrets=secrets)
+        except SandboxUnavailable as exc:
+            raise refuse(exc) from None
+
+    return confine
 
 
 UNCONFINED_NOTE = (

@@ -34,7 +34,7 @@ def fast_path_env(ctx: ToolContext, env: dict[str, str]) -> str | None:
     the working directories (or relative ones), set in `env`; None for any other call. The fast path judged
     a program by its name (`cat`, `git`), and a project's folder early on PATH would make the name run the
     project's own program instead."""
-    if ctx.confinement is None:
+    if ctx.confinement is None or ctx.confinement.kind == "deny-only":  # judged by no fast path
         return None
     dirs = [os.path.realpath(d) for d in ctx.all_dirs()]
     kept = []
