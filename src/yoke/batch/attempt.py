@@ -13,7 +13,10 @@ import signal
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from yoke.events.port import SessionPort
 
 OUTPUT_CAP = 4000  # characters of grader (or setup) output kept in a results line
 SANDBOX = {"sandbox": {"enabled": True, "autoAllowBashIfSandboxed": True}}
@@ -24,14 +27,14 @@ class Control:
     """What a worker's signal handler reaches: the running session, and whether to stop."""
 
     def __init__(self) -> None:
-        self.session: Any = None
+        self.session: SessionPort | None = None  # driven through its port only
         self.shell: Any = None  # the setup or grader process running now
         self.cancelled = False
 
     def cancel(self) -> None:
         self.cancelled = True
         if self.session is not None:
-            self.session.interrupt()
+            interrupt(self.session)
         if self.shell is not None:
             from yoke.session.shell import signal_tree
 
@@ -135,16 +138,17 @@ async def _session(
     options = _options(job, cwd, folder, gate)
     if control.cancelled:
         return None, False
-    session = await open_session(options)
+    core = await open_session(options)
+    row.update(model=core.model, transcript=str(core.transcript_path))
+    session: SessionPort = core
     control.session = session
-    row.update(model=session.model, transcript=str(session.transcript_path))
     row["cassette"] = str(replay or folder / "cassette.jsonl")
     timed_out = False
 
     def on_timeout() -> None:
         nonlocal timed_out
         timed_out = True
-        session.interrupt()  # the turn, and the wait on background work
+        interrupt(session)  # the turn, and the wait on background work
 
     timer = asyncio.get_running_loop().call_later(max(0.0, deadline - time.monotonic()), on_timeout)
     result = None
@@ -250,3 +254,16 @@ async def _shell(
     if timed_out:
         return None, text + "\n(timed out)"
     return proc.returncode or 0, text
+
+
+def interrupt(session: SessionPort) -> None:
+    """The port's interrupt, from a timer or a signal handler (inside the loop): it acts at the loop's next
+    step, ending the turn and the wait on background work."""
+    from yoke.events import port
+
+    task = asyncio.get_running_loop().create_task(session.submit(port.Interrupt()))
+    _INTERRUPTS.add(task)  # held until done (the loop keeps only a weak reference)
+    task.add_done_callback(_INTERRUPTS.discard)
+
+
+_INTERRUPTS: set[asyncio.Task[Any]] = set()

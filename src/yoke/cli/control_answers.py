@@ -29,14 +29,14 @@ async def answer_set_model(frame: dict[str, Any], request: dict[str, Any], run: 
     refusal = ""
     try:
         if model and model != "default":
-            refusal = await run.session.switch_model(model, "sdk")
+            refusal = await run.core.switch_model(model, "sdk")
     except ValueError as exc:
         refusal = str(exc)
     if refusal:
         response = {"subtype": "error", "request_id": request_id, "error": refusal}
     else:
         # the model now in use, as 2.1.330 answers
-        response = {"subtype": "success", "request_id": request_id, "response": {"model": run.session.model}}
+        response = {"subtype": "success", "request_id": request_id, "response": {"model": run.core.model}}
     emit({"type": "control_response", "response": response})
 
 
@@ -48,9 +48,9 @@ async def answer_mcp_control(frame: dict[str, Any], request: dict[str, Any], run
         if not isinstance(name, str) or not name:
             raise KeyError(f"{request.get('subtype')} needs serverName")
         if request.get("subtype") == "mcp_reconnect":
-            await run.session.mcp_reconnect(name)
+            await run.core.mcp_reconnect(name)
         else:
-            await run.session.mcp_set_enabled(name, bool(request.get("enabled", True)))
+            await run.core.mcp_set_enabled(name, bool(request.get("enabled", True)))
         response = {"subtype": "success", "request_id": request_id, "response": {}}
     except KeyError as exc:
         response = {
@@ -101,7 +101,7 @@ def control_response(
         if request.get("hooks") and channel is not None:
             from yoke.session.wiring import attach_control_hooks  # the client's callbacks (docs/hooks.md)
 
-            for warning in attach_control_hooks(run.session, request["hooks"], hook_callback(channel)):
+            for warning in attach_control_hooks(run.core, request["hooks"], hook_callback(channel)):
                 print(f"yoke: warning: {warning}", file=sys.stderr)
         return {
             "hook_on_failure_supported": True,
@@ -114,7 +114,7 @@ def control_response(
             "claude_code_version": COMPAT_VERSION,
             "yoke_version": __version__,
         }
-    session = run.session
+    session = run.core
     if subtype == "interrupt":
         session.interrupt()
         return {}

@@ -1,6 +1,10 @@
 """The headless front-end: a session from the core, driven through its port (`yoke.events.port`), and the
 printer its events go to. The session runs the queued prompts, the background work and the follow-up query a
-notice starts; this prints what it says, one `system/init` per query, and decides when the run is over."""
+notice starts; this prints what it says, one `system/init` per query, and decides when the run is over.
+
+The run reads the session only through its port (`SessionPort`: ops, events, snapshots). `core` is the same
+session as built, for the SDK control requests the port has no op for (hooks, context usage, MCP status:
+`cli/control_answers.py`)."""
 
 from __future__ import annotations
 
@@ -11,8 +15,12 @@ from typing import Any
 from yoke import events as ev
 from yoke.cli.printers import Printer
 from yoke.events import port
+from yoke.events.port import SessionPort
 from yoke.ids import new_uuid
 from yoke.session import Session
+
+# events that are a piece of a model message: the permission mode cannot change between them
+_DELTAS = (ev.StreamEvent, ev.TextDelta, ev.ThinkingDelta, ev.ToolCallInputPreview)
 
 
 class HeadlessRun:
@@ -24,7 +32,9 @@ class HeadlessRun:
         permission_prompt_tool: str | None = None,
         debug: bool = False,
     ) -> None:
-        self.session = session
+        self.session: SessionPort = session
+        self.core = session  # for control requests without an op (module doc)
+        self.background_wait_s = background_wait_s(session.env)
         self.printer = printer
         self.input_format = input_format
         self.permission_prompt_tool = permission_prompt_tool
@@ -71,9 +81,9 @@ class HeadlessRun:
 
     def _began(self, began: port.TurnBegan) -> None:
         self.in_turn = True
-        started = self.session.started
-        started.permission_mode = self.session.permission_mode  # each query's init says the mode now
-        self.printer.handle(started)
+        started = self.session.snapshot().started  # each query's init says the mode now
+        if started is not None:
+            self.printer.handle(started)
         replay = self.replays.pop(began.prompt_id, None)
         if replay is not None:  # after the query's init line, as 2.1.330 writes it
             self.printer.emit(replay)
@@ -85,7 +95,8 @@ class HeadlessRun:
 
             write_debug(event, self.debug_file)
         self.show(event)
-        self.printer.note_mode(self.session.permission_mode)  # a plan approved, a hook's setMode
+        if not isinstance(event, _DELTAS):  # a plan approved, a hook's setMode
+            self.printer.note_mode(self.session.snapshot().permission_mode)
         if isinstance(event, ev.Result) and event.agent_id == "main":
             self.last = event
             self.in_turn = False
@@ -124,7 +135,7 @@ class HeadlessRun:
         completion notice starts, until the session is idle; bounded by CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS
         (600 s, as 2.1.330), ended at once by a signal. Returns the last result."""
         await self.until(lambda: self.waiting == 0)
-        deadline = time.monotonic() + background_wait_s(self.session.env)
+        deadline = time.monotonic() + self.background_wait_s
         await self.until(lambda: self.idle and not self.in_turn, deadline)
         self.flush_held(last=True)
         return self.last
@@ -142,7 +153,7 @@ class HeadlessRun:
             from yoke.cli.printers import JsonPrinter
 
             one = isinstance(self.printer, JsonPrinter)  # json output is the run's one last result
-            if self.hold_results and (one or self.session.background_busy(commands=False)):  # agents only
+            if self.hold_results and (one or self.session.snapshot().background_agents):
                 self._held.append(event)
                 self.printer.result = event
                 return

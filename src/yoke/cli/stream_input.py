@@ -312,7 +312,9 @@ async def _dispatch(line: str, order: InTurn, channel: ControlChannel, run: Any,
             order.then(in_turn)
         else:
             emit(answer_control(frame, run, channel))
-            run.printer.note_mode(run.session.permission_mode)  # after set_permission_mode's answer
+            run.printer.note_mode(
+                run.session.snapshot().permission_mode
+            )  # after set_permission_mode's answer
     elif kind == "control_cancel_request":
         return
     else:
@@ -342,7 +344,7 @@ def _replay(frame: dict[str, Any], run: Any) -> dict[str, Any]:
         "type": "user",
         "message": frame.get("message"),
         "parent_tool_use_id": frame.get("parent_tool_use_id"),
-        "session_id": run.session.id,
+        "session_id": run.session.snapshot().id,
         "uuid": frame.get("uuid") or new_uuid(),
         "isReplay": True,
     }
@@ -353,6 +355,6 @@ def _input_error(run: Any, text: str) -> dict[str, Any]:
         "type": "system",
         "subtype": "error",
         "error": text,
-        "session_id": run.session.id,
+        "session_id": run.session.snapshot().id,
         "uuid": new_uuid(),
     }

@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from yoke.events.base import AgentEvent
 from yoke.events.result import Event
+from yoke.events.stream import SessionStarted
 from yoke.messages import Block
 from yoke.records import dataclass
 
@@ -200,6 +201,9 @@ class Snapshot:
     queued: int = 0
     init: dict[str, Any] = field(default_factory=dict)  # system/init's further fields
     permission_modes: tuple[str, ...] = ()
+    # the session's started event (a copy, its mode the mode now): each query's system/init says it
+    started: SessionStarted | None = None
+    background_agents: bool = False  # a background sub-agent still runs (what `-p` holds results for)
 
 
 @runtime_checkable

@@ -144,13 +144,6 @@ async def _detach(host, client, ident, params):
     return {}
 
 
-async def _prompt(host, client, ident, params):
-    session = host._session(params)
-    _only_the_driver(session, client)
-    session.prompt(str(params.get("text") or ""))
-    return {}
-
-
 # ops that change the session's course are the driver's; any client may interrupt, answer and look
 OPEN_OPS = ("interrupt", "reply", "describe")
 
@@ -166,27 +159,53 @@ async def _op(host, client, ident, params):
     return await session.op(op)
 
 
+# ---- deprecated aliases (docs/wire.md): each builds the op it stands for and goes through `_op` ---------
+
+# a control request's subtype -> the op it is, and how its fields become the op's
+CONTROL_OPS: dict[str, tuple[str, dict[str, str]]] = {
+    "interrupt": ("interrupt", {}),
+    "set_permission_mode": ("set_mode", {"mode": "mode"}),
+    "set_model": ("set_model", {"model": "model"}),
+    "rewind_files": ("rewind", {"user_message_id": "user_message_id"}),
+    "stop_task": ("stop_task", {"task_id": "task_id"}),
+    "mcp_reconnect": ("mcp_reconnect", {"server": "serverName"}),
+    "mcp_toggle": ("mcp_enable", {"server": "serverName", "enabled": "enabled"}),
+    "yoke_describe": ("describe", {"what": "what"}),
+}
+
+
+async def _prompt(host, client, ident, params):
+    """`prompt {session, text}`: the op `prompt` (its answer, `{id, position}`, as the op's)."""
+    return await _op(
+        host, client, ident, {**params, "op": {"op": "prompt", "content": str(params.get("text") or "")}}
+    )
+
+
 async def _control(host, client, ident, params):
+    """`control {session, request}`: the op the request's subtype stands for (`CONTROL_OPS`)."""
     request = params.get("request")
-    if not isinstance(request, dict):
-        raise ProtocolError("invalid_params", "request is a control request object ({subtype, ...})")
-    session = host._session(params)
-    if request.get("subtype") != "interrupt":  # like a prompt, a change of course is the driver's
-        _only_the_driver(session, client)
-    return await session.control(request)
+    if not isinstance(request, dict) or request.get("subtype") not in CONTROL_OPS:
+        raise ProtocolError(
+            "invalid_params",
+            f"request is a control request object whose subtype is one of {', '.join(CONTROL_OPS)}",
+        )
+    name, fields = CONTROL_OPS[request["subtype"]]
+    op = {"op": name, **{field: request[key] for field, key in fields.items() if key in request}}
+    return await _op(host, client, ident, {**params, "op": op})
 
 
 async def _answer(host, client, ident, params):
+    """`answer {session, request_id, response}`: the op `reply`, its answer the response object whole."""
     response = params.get("response")
     if not isinstance(response, dict):
         raise ProtocolError("invalid_params", "response is the can_use_tool answer object")
-    host._session(params).answer(str(params.get("request_id")), response)
-    return {}
+    op = {"op": "reply", "request_id": str(params.get("request_id")), "answer": response}
+    return await _op(host, client, ident, {**params, "op": op})
 
 
 async def _interrupt(host, client, ident, params):
-    host._session(params).interrupt()
-    return {}
+    """`interrupt {session}`: the op `interrupt`."""
+    return await _op(host, client, ident, {**params, "op": {"op": "interrupt"}})
 
 
 async def _stop(host, client, ident, params, force: bool = False):

@@ -13,7 +13,7 @@ import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import acp
 from acp import schema
@@ -25,6 +25,9 @@ from yoke.events.port import PORT_EVENTS, PortEvent, SessionPort
 from yoke.ids import new_uuid
 from yoke.protocols.acp_updates import UpdateMapper, prompt_from_blocks
 from yoke.seams import Answer, NoAsker, PermissionQuestion
+
+if TYPE_CHECKING:
+    from yoke.session import Session
 
 MODES = [
     ("default", "Default", "Ask before edits and commands"),
@@ -104,20 +107,20 @@ class YokeAgent:
 
     async def new_session(self, cwd: str, **kwargs: Any) -> schema.NewSessionResponse:
         session = await self._open(cwd, kwargs.get("additional_directories"), None, kwargs.get("mcp_servers"))
-        return schema.NewSessionResponse(session_id=session.id, modes=self._modes(session))
+        return schema.NewSessionResponse(session_id=session.id, modes=self._modes(session.permission_mode))
 
     async def load_session(self, cwd: str, session_id: str, **kwargs: Any) -> schema.LoadSessionResponse:
         session = await self._open(
             cwd, kwargs.get("additional_directories"), session_id, kwargs.get("mcp_servers")
         )
-        mapper = UpdateMapper(session)
+        mapper = UpdateMapper(session.describe_call)
         for update in mapper.history(session.messages):
             await self.conn.session_update(session_id=session.id, update=update)
-        return schema.LoadSessionResponse(modes=self._modes(session))
+        return schema.LoadSessionResponse(modes=self._modes(session.permission_mode))
 
     async def _open(
         self, cwd: str, add_dirs: list[str] | None, resume: str | None, mcp_servers: Any = None
-    ) -> Any:
+    ) -> Session:
         from yoke.protocols.acp_client import client_files, client_terminal, mcp_config_values
         from yoke.session import SessionError, SessionOptions, open_session
 
@@ -146,8 +149,9 @@ class YokeAgent:
         self.terminals[session.id] = terminal
         self.sessions[session.id] = session
         stream = session.events()  # subscribed before any prompt: nothing is missed
+        mapper = UpdateMapper(session.describe_call, terminal, _terminal_meta(self.client_capabilities))
         self.forwarders[session.id] = asyncio.get_running_loop().create_task(
-            self._forward(session.id, session, stream)
+            self._forward(session.id, mapper, stream)
         )
         await self.conn.session_update(
             session_id=session.id,
@@ -162,13 +166,13 @@ class YokeAgent:
         )
         return session
 
-    def _modes(self, session: Any) -> schema.SessionModeState:
+    def _modes(self, mode: str) -> schema.SessionModeState:
         return schema.SessionModeState(
-            current_mode_id=session.permission_mode,
+            current_mode_id=mode,
             available_modes=[schema.SessionMode(id=i, name=n, description=d) for i, n, d in MODES],
         )
 
-    def _session(self, session_id: str) -> Any:
+    def _session(self, session_id: str) -> SessionPort:
         session = self.sessions.get(session_id)
         if session is None:
             raise acp.RequestError.invalid_params({"message": f"unknown session {session_id}"})
@@ -185,12 +189,9 @@ class YokeAgent:
             update=schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id),
         )
 
-    async def _forward(self, session_id: str, session: Any, stream: AsyncIterator[PortEvent]) -> None:
+    async def _forward(self, session_id: str, mapper: UpdateMapper, stream: AsyncIterator[PortEvent]) -> None:
         """Every event of the session as `session/update`s, also those of turns no `session/prompt` asked
         for (the follow-up query a background agent's notice starts); a prompt's result resolves it."""
-        mapper = UpdateMapper(
-            session, self.terminals.get(session_id), _terminal_meta(self.client_capabilities)
-        )
         current = ""
         async for event in stream:
             if isinstance(event, port.TurnBegan):

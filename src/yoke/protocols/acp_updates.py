@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
+from collections.abc import Callable
+from typing import Any, get_args
 
 import acp
 from acp import schema
@@ -44,8 +45,13 @@ def prompt_from_blocks(blocks: list[Any]) -> str | list[Block]:
 class UpdateMapper:
     """Turns one query's events into session updates; remembers each tool call's input for its diff."""
 
-    def __init__(self, session: Any, terminal: Any = None, terminal_meta: bool = False):
-        self.session = session
+    def __init__(
+        self,
+        describe_call: Callable[[str, dict[str, Any]], tuple[str, list[str]]],
+        terminal: Any = None,
+        terminal_meta: bool = False,
+    ):
+        self.describe_call = describe_call  # a tool call's ACP kind and the paths it touches
         self.terminal = terminal  # the session's ClientTerminal: calls that ran in an editor terminal
         self.terminal_meta = terminal_meta  # the client shows Bash output given in `_meta` (Zed's extension)
         self.inputs: dict[str, dict[str, Any]] = {}
@@ -58,7 +64,7 @@ class UpdateMapper:
         if isinstance(event, ev.ThinkingDelta):
             return [acp.update_agent_thought_text(event.thinking)]
         if isinstance(event, ev.ToolCallStarted):
-            kind, _ = self.session.describe_call(event.name, {})
+            kind = _kind(self.describe_call(event.name, {})[0])
             start = acp.start_tool_call(event.tool_use_id, event.name, kind=kind, status="pending")
             if self.terminal_meta and event.name == "Bash":
                 start.content = [_terminal(event.tool_use_id)]
@@ -66,7 +72,8 @@ class UpdateMapper:
             return [start]
         if isinstance(event, ev.ToolCallCompleted):
             self.inputs[event.tool_use_id] = event.input
-            kind, paths = self.session.describe_call(event.name, event.input)
+            described, paths = self.describe_call(event.name, event.input)
+            kind = _kind(described)
             return [
                 acp.update_tool_call(
                     event.tool_use_id,
@@ -182,3 +189,8 @@ def _plan_entry(todo: dict[str, Any]) -> Any:
         str(todo.get("content", "")),
         status=status if status in ("pending", "in_progress", "completed") else "pending",
     )
+
+
+def _kind(kind: str) -> schema.ToolKind | None:
+    """A tool's kind as ACP names it (None: one ACP does not know)."""
+    return next((k for k in get_args(schema.ToolKind) if k == kind), None)

@@ -4,13 +4,13 @@ engine directly (no subprocess, no JSON on pipes)."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from yoke import events as ev
 from yoke.events import port
-from yoke.events.port import PORT_EVENTS, PortEvent
+from yoke.events.port import PORT_EVENTS, PortEvent, SessionPort
 from yoke.sdk import types as t
 from yoke.sdk.convert import MessageConverter
 from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_mode_choice
@@ -19,9 +19,10 @@ from yoke.seams import Answer, NoAsker, PermissionQuestion, answers_given, plan_
 class CallbackAsker(NoAsker):
     """`can_use_tool` answers the session's permission questions."""
 
-    def __init__(self, can_use_tool: t.CanUseTool, session: Any = None):
+    def __init__(self, can_use_tool: t.CanUseTool):
         self.can_use_tool = can_use_tool
-        self.session = session
+        # the session's permission updates ("always allow" rules), set when the session is built
+        self.on_update: Callable[[dict[str, Any]], None] | None = None
 
     async def ask(self, question: PermissionQuestion) -> Answer:
         return await self._verdict(question, question.suggestions)
@@ -54,8 +55,8 @@ class CallbackAsker(NoAsker):
                 plan_mode_choice(updates) if question.tool_name == "ExitPlanMode" else (None, updates)
             )
             for update in rest:
-                if self.session is not None:
-                    self.session.apply_permission_update(update)
+                if self.on_update is not None:
+                    self.on_update(update)
             return Answer("allow", updated_input=result.updated_input, mode=mode)
         if isinstance(result, t.PermissionResultDeny):
             return Answer("deny", result.message or "Denied.", interrupt=result.interrupt)
@@ -132,7 +133,7 @@ class ClaudeSDKClient:
 
     def __init__(self, options: t.ClaudeAgentOptions | None = None):
         self.options = options or t.ClaudeAgentOptions()
-        self.session: Any = None  # the in-process `Session` (a `SessionPort`, and its init fields)
+        self.session: SessionPort | None = None  # the in-process session, through its port only
         self._converter = MessageConverter(self.options.include_partial_messages)
         self._stream: AsyncIterator[PortEvent] | None = None
         self._waiting = 0  # prompts submitted whose result has not been read
@@ -148,11 +149,12 @@ class ClaudeSDKClient:
             from yoke.sdk.hooks import sdk_hook_listener
 
             options.listeners.append(sdk_hook_listener(self.options.hooks, options.cwd))
-        self.session = await open_session(options)
-        self._converter.init_extra = self.session.init_fields()
+        core = await open_session(options)
         if isinstance(options.asker, CallbackAsker):
-            options.asker.session = self.session
-        self._stream = self.session.events()
+            options.asker.on_update = core.apply_permission_update
+        self.session = core
+        self._converter.init_extra = dict(core.snapshot().init)
+        self._stream = core.events()
         if prompt is not None:
             await self.query(prompt)
 
@@ -191,7 +193,8 @@ class ClaudeSDKClient:
             return
         if not self._announced:
             self._announced = True
-            for message in self._converter.messages(self.session.started):
+            started = self.session.snapshot().started
+            for message in self._converter.messages(started) if started is not None else ():
                 yield message
         async for event in self._stream:
             if isinstance(event, port.Idle):
@@ -212,10 +215,14 @@ class ClaudeSDKClient:
             await self.session.submit(port.Interrupt())
 
     async def set_permission_mode(self, mode: str) -> None:
+        if self.session is None:
+            raise RuntimeError("Not connected. Call connect() first.")
         await self.session.submit(port.SetMode(mode))
 
     async def set_model(self, model: str | None = None) -> None:
-        if model:
+        if model and self.session is None:
+            raise RuntimeError("Not connected. Call connect() first.")
+        if model and self.session is not None:
             await self.session.submit(port.SetModel(model))  # ValueError: why a hook kept the model
 
     async def disconnect(self) -> None:

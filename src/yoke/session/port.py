@@ -121,6 +121,8 @@ class SessionDriver:
             queued=len(self.queue),
             init=init,
             permission_modes=tuple(s.permission_modes()),
+            started=started_now(s),
+            background_agents=s.background_busy(commands=False),
         )
 
     async def submit(self, op: port.Op) -> dict[str, Any]:
@@ -277,3 +279,13 @@ def describe_now(session: Session, what: str) -> Any:
     raise ValueError(
         f"describe what? one of rules, hooks, agents, mcp, context, modes, tasks, commands ({what})"
     )
+
+
+def started_now(session: Session) -> ev.SessionStarted:
+    """A copy of the session's started event with the permission mode it is in now."""
+    started = session.started
+    return ev.SessionStarted(
+        started.session_id, started.model, started.cwd, list(started.tools), session.permission_mode,
+        started.provider, list(started.mcp_servers), agent_id=started.agent_id,
+        parent_tool_use_id=started.parent_tool_use_id,
+    )  # fmt: skip

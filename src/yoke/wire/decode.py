@@ -1,5 +1,6 @@
 """Claude Code's stream-json lines back into events: what a client of a hosted session (`host/remote.py`)
-renders. The other direction is `wire/stream.py`; `tests/host/test_wire_roundtrip.py` sends every event class
+renders; which function reads which line kind is `wire/table.py`'s `READ`. The other direction is
+`wire/stream.py`; `tests/host/test_wire_roundtrip.py` sends every event class
 that has a line through both and compares.
 
 `message_events(state, message, streamed)` keeps on `state` what the lines say about the session (its model,
@@ -9,11 +10,13 @@ permission mode and cost) and returns the message's events; `streamed`: text del
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal, TypedDict, cast, get_args
 
 from yoke import events as ev
 from yoke.events import Usage
 from yoke.messages import Message
+from yoke.wire.table import READ
 
 
 class _Where(TypedDict):
@@ -29,47 +32,42 @@ TERMINATION_REASONS: dict[str, ev.TerminationReason] = {
 
 
 def message_events(state: Any, message: dict[str, Any], streamed: bool) -> list[Any]:
+    """The line's events: read by the function `wire/table.py`'s `READ` names for its kind."""
     kind = message.get("type")
     parent = message.get("parent_tool_use_id")
     where: _Where = {"agent_id": "sub" if parent else "main", "parent_tool_use_id": parent}
-    if kind == "system":
-        return _system_events(state, message, where)
-    if kind == "stream_event":
-        delta = (message.get("event") or {}).get("delta") or {}
-        if delta.get("type") == "text_delta":
-            return [ev.TextDelta(str(delta.get("text") or ""), **where)]
-        if delta.get("type") == "thinking_delta":
-            return [ev.ThinkingDelta(str(delta.get("thinking") or ""), **where)]
-        return []
-    if kind == "assistant":
-        return _assistant_events(message, streamed, where)
-    if kind == "user" and message.get("isSynthetic"):
-        body = cast(Message, {"role": "user", "content": (message.get("message") or {}).get("content")})
-        return [ev.ContinuationMessage(body, str(message.get("uuid") or ""), **where)]
-    if kind == "user":
-        content = (message.get("message") or {}).get("content")
-        return (
-            [
-                ev.ToolResultEvent(
-                    str(block.get("tool_use_id")),
-                    "",
-                    block,
-                    message.get("tool_use_result"),
-                    bool(block.get("is_error")),
-                    **where,
-                )
-                for block in content
-                if isinstance(block, dict) and block.get("type") == "tool_result"
-            ]
-            if isinstance(content, list)
-            else []
-        )
-    if kind == "result":
-        return _result_events(state, message, where)
+    name = READ.get(f"{kind}/{message.get('subtype')}") or READ.get(str(kind))
+    return _READERS[name](state, message, streamed, where) if name else []
+
+
+def _stream_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    delta = (message.get("event") or {}).get("delta") or {}
+    if delta.get("type") == "text_delta":
+        return [ev.TextDelta(str(delta.get("text") or ""), **where)]
+    if delta.get("type") == "thinking_delta":
+        return [ev.ThinkingDelta(str(delta.get("thinking") or ""), **where)]
     return []
 
 
-def _assistant_events(message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+def _user_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    """A synthetic user line (a continuation), or tool results, one event per tool_result block."""
+    if message.get("isSynthetic"):
+        body = cast(Message, {"role": "user", "content": (message.get("message") or {}).get("content")})
+        return [ev.ContinuationMessage(body, str(message.get("uuid") or ""), **where)]
+    content = (message.get("message") or {}).get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        ev.ToolResultEvent(
+            str(block.get("tool_use_id")), "", block, message.get("tool_use_result"), bool(block.get("is_error")),
+            **where,
+        )
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]  # fmt: skip
+
+
+def _assistant_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
     """An assistant message: its text (unless it was streamed), its tool calls, then the message itself."""
     body: dict[str, Any] = message.get("message") or {}
     out: list[Any] = []
@@ -97,7 +95,7 @@ def _assistant_events(message: dict[str, Any], streamed: bool, where: _Where) ->
     return out
 
 
-def _result_events(state: Any, message: dict[str, Any], where: _Where) -> list[Any]:
+def _result_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
     """The hosted session's result line, as the `Result` event (its cost kept on the session)."""
     state.total_cost_usd = float(message.get("total_cost_usd") or 0)
     text = str(message.get("result") or "; ".join(message.get("errors") or []))
@@ -113,40 +111,48 @@ def _result_events(state: Any, message: dict[str, Any], where: _Where) -> list[A
     ]  # fmt: skip
 
 
-def _system_events(state: Any, message: dict[str, Any], where: _Where) -> list[Any]:
-    """The `system` lines that stand for an event (`wire/table.py` lists which)."""
-    subtype = message.get("subtype")
-    if subtype == "init":
-        state.model = str(message.get("model") or state.model)
-        state.permission_mode = str(message.get("permissionMode") or state.permission_mode)
-        if isinstance(message.get("profile"), str) and hasattr(state, "profile"):
-            state.profile = message["profile"]  # a Yoke extension of system/init (yoke profile)
-        return [
-            ev.SessionStarted(
-                str(message.get("session_id") or ""), state.model, str(message.get("cwd") or ""),
-                [str(t) for t in message.get("tools") or []], state.permission_mode, "",
-                list(message.get("mcp_servers") or []), **where,
-            )
-        ]  # fmt: skip
-    if subtype == "informational":
-        kind = "warning" if message.get("level") == "warning" else "info"
-        return [ev.Notice(kind, str(message.get("content") or ""), **where)]
-    if subtype == "api_retry":
+def _init_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    """system/init: the session's model and mode kept on `state`."""
+    state.model = str(message.get("model") or state.model)
+    state.permission_mode = str(message.get("permissionMode") or state.permission_mode)
+    if isinstance(message.get("profile"), str) and hasattr(state, "profile"):
+        state.profile = message["profile"]  # a Yoke extension of system/init (yoke profile)
+    return [
+        ev.SessionStarted(
+            str(message.get("session_id") or ""), state.model, str(message.get("cwd") or ""),
+            [str(t) for t in message.get("tools") or []], state.permission_mode, "",
+            list(message.get("mcp_servers") or []), **where,
+        )
+    ]  # fmt: skip
+
+
+def _notice_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    if message.get("subtype") == "api_retry":
         data = {k: v for k, v in message.items() if k not in ENVELOPE}
         return [ev.Notice("api_retry", "", data, **where)]
-    if subtype == "compact_boundary":
-        meta = message.get("compact_metadata") or {}
-        trigger: Literal["manual", "auto"] = "auto" if meta.get("trigger") == "auto" else "manual"
-        return [ev.Compacted(trigger, int(meta.get("pre_tokens") or 0), **where)]
-    if subtype in ("task_started", "task_notification"):
-        data = {k: v for k, v in message.items() if k not in ENVELOPE and k not in ("task_id", "tool_use_id")}
-        phase: Literal["started", "ended"] = "started" if subtype == "task_started" else "ended"
-        return [
-            ev.TaskEvent(
-                phase, str(message.get("task_id") or ""), str(message.get("tool_use_id") or ""), data, **where
-            )
-        ]
-    return []
+    kind = "warning" if message.get("level") == "warning" else "info"
+    return [ev.Notice(kind, str(message.get("content") or ""), **where)]
+
+
+def _compacted_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    meta = message.get("compact_metadata") or {}
+    trigger: Literal["manual", "auto"] = "auto" if meta.get("trigger") == "auto" else "manual"
+    return [ev.Compacted(trigger, int(meta.get("pre_tokens") or 0), **where)]
+
+
+def _task_events(state: Any, message: dict[str, Any], streamed: bool, where: _Where) -> list[Any]:
+    data = {k: v for k, v in message.items() if k not in ENVELOPE and k not in ("task_id", "tool_use_id")}
+    phase: Literal["started", "ended"] = "started" if message.get("subtype") == "task_started" else "ended"
+    return [
+        ev.TaskEvent(
+            phase, str(message.get("task_id") or ""), str(message.get("tool_use_id") or ""), data, **where
+        )
+    ]
 
 
 ENVELOPE = ("type", "subtype", "session_id", "uuid", "parent_tool_use_id")
+
+# the table's reader functions by name (a name `READ` gives that is not here fails at import)
+_READERS: dict[str, Callable[[Any, dict[str, Any], bool, _Where], list[Any]]] = {
+    name: globals()[name] for name in set(READ.values())
+}

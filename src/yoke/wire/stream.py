@@ -1,4 +1,5 @@
-"""Events as Claude Code's stream-json lines, in the order 2.1.330 writes them (docs/headless.md).
+"""Events as Claude Code's stream-json lines, in the order 2.1.330 writes them (docs/headless.md); which
+method writes which event class is `wire/table.py`'s `WRITE`.
 
 `StreamLines.lines(event)` is every line one event makes (most make none); it keeps what the order needs:
 the session's id, denials held until their result, assistant blocks already written under
@@ -7,6 +8,7 @@ the session's id, denials held until their result, assistant blocks already writ
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from yoke import events as ev
@@ -24,6 +26,7 @@ from yoke.wire.shapes import (
     result_object,
 )
 from yoke.wire.status import StatusLines
+from yoke.wire.table import WRITE
 from yoke.wire.tasks import TaskLines
 
 
@@ -41,6 +44,10 @@ class StreamLines:
         # status "requesting" (under --include-partial-messages only), permission mode, thinking tokens
         self.status = StatusLines(self._system, partial=partial)
         self.tasks = TaskLines(self._system, forward_text=forward_subagent_text)  # sub-agents' task_* lines
+        # the table's writer per event class (wire/table.py `WRITE`), bound once
+        self._writers: dict[type, Callable[[Any], list[dict[str, Any]]]] = {
+            cls: getattr(self, name) for cls, name in WRITE.items()
+        }
 
     def lines(self, event: ev.Event) -> list[dict[str, Any]]:
         if isinstance(event, ev.SessionStarted):
@@ -59,35 +66,29 @@ class StreamLines:
         self.status.mode = mode
 
     def _event_lines(self, event: ev.Event) -> list[dict[str, Any]]:
-        """The stream-json objects for one event (most events print nothing)."""
-        if isinstance(event, ev.SessionStarted):
-            return [init_message(event, self.init_extra)]
-        if isinstance(event, ev.AssistantMessage):
-            return self._assistant_lines(event)
-        if isinstance(event, ev.ToolResultsMessage):
-            return self._tool_results(event)
-        if isinstance(event, ev.ContinuationMessage):
-            return self._continuation_lines(event)
-        if isinstance(event, ev.PermissionDecided):
-            if event.behavior == "deny" and denial_written(event.source):
-                self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
-            return []
-        if isinstance(event, ev.TaskEvent):
-            return self._task_lines(event)
-        if isinstance(event, ev.StreamEvent):
-            return self._stream_event_lines(event)
-        if isinstance(event, ev.Notice):
-            return self._notice_lines(event)
-        if isinstance(event, ev.Compacted):
-            meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
-            return [
-                self._system("status", status="compacting"),
-                self._system("compact_boundary", compact_metadata=meta),
-                self._system("status", status=None, compact_result="success"),
-            ]
-        if isinstance(event, ev.Result):
-            return [result_object(event, self.session_id)]
+        """The stream-json objects for one event (most events print nothing): the method `wire/table.py`
+        names for its class."""
+        write = self._writers.get(type(event))
+        return write(event) if write is not None else []
+
+    def _init_lines(self, event: ev.SessionStarted) -> list[dict[str, Any]]:
+        return [init_message(event, self.init_extra)]
+
+    def _permission_lines(self, event: ev.PermissionDecided) -> list[dict[str, Any]]:
+        if event.behavior == "deny" and denial_written(event.source):
+            self.denials[event.tool_use_id] = self._denied(event)  # written just before its result
         return []
+
+    def _compacted_lines(self, event: ev.Compacted) -> list[dict[str, Any]]:
+        meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
+        return [
+            self._system("status", status="compacting"),
+            self._system("compact_boundary", compact_metadata=meta),
+            self._system("status", status=None, compact_result="success"),
+        ]
+
+    def _result_lines(self, event: ev.Result) -> list[dict[str, Any]]:
+        return [result_object(event, self.session_id)]
 
     def _assistant_lines(self, event: ev.AssistantMessage) -> list[dict[str, Any]]:
         # one line per content block, all sharing the API message's id, as Claude Code streams them;
