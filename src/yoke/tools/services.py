@@ -51,6 +51,7 @@ class SessionServices(Record):
         "task_list",
         "skills",
         "extensions",
+        "scheduler",
     )
 
     def __init__(
@@ -86,6 +87,7 @@ class SessionServices(Record):
         self.task_list = task_list  # TaskCreate and friends
         self.skills = skills  # the Skill tool's runtime
         self.extensions = extensions  # plugins, skills, commands and the output style
+        self.scheduler: Any = None  # tools/schedule.py Scheduler: the main session's scheduled prompts
 
     @classmethod
     def for_gate(
