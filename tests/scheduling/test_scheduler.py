@@ -53,7 +53,7 @@ async def test_a_missed_run_fires_once_then_the_schedule_goes_on_from_now():
     clock = Clock(at("2026-11-28 07:31"))
     s, submitted, waiting = scheduler(clock)
     job = s.create("*/5 * * * *", "check the build")
-    assert [] == await s.tick()
+    assert await s.tick() == []
     clock.now = at("2026-11-28 09:02")  # eighteen runs were missed (the laptop slept)
     assert [j.id for j in await s.tick()] == [job.id]
     assert len(submitted) == 1 and job.next_fire == at("2026-11-28 09:05")

@@ -4,6 +4,8 @@ session's permission mode (headless with nobody attached, an ask is a deny)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from yoke.events import port
@@ -26,4 +28,19 @@ def attach_scheduler(driver: SessionDriver) -> Scheduler:
         submit, is_queued=is_queued, spent=lambda: float(session.total_cost_usd), env=session.env
     )
     session.services.scheduler = scheduler
+    with contextlib.suppress(RuntimeError):  # no running loop: nothing to restore into
+        asyncio.get_running_loop().call_soon(_restore_goal, session)  # once the port is set
     return scheduler
+
+
+def _restore_goal(session: Any) -> None:
+    """A resumed session's active `/goal` goes on: its watcher checks after each turn again."""
+    from yoke.session.transcript import load_records
+    from yoke.skills.goal import active_goal, restore_goal, watch
+
+    path = session.transcript_path
+    if active_goal(session.id) is not None or not path.exists():
+        return
+    goal = restore_goal(load_records(path))
+    if goal is not None:
+        watch(session, goal)

@@ -266,6 +266,12 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
     if name == "cost":
         yield bc.local_result(agent, bc.cost_text(agent), started)
         return
+    if name == "goal":
+        from yoke.skills.goal import goal_command
+
+        async for event in goal_command(session, expanded.args or "", started):
+            yield event
+        return
     if name == "loop":
         from yoke.skills.loop_command import loop_command
 

@@ -186,6 +186,7 @@ class Scheduler:
         self.max_cost = _float(env or {}, "YOKE_SCHEDULE_MAX_COST_USD", DEFAULT_MAX_COST_USD)
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self.closing: list[Callable[[], None]] = []  # what else ends with the session's schedule (a /goal)
 
     # ---- jobs ---------------------------------------------------------------------------------------------
 
@@ -306,6 +307,9 @@ class Scheduler:
 
     async def close(self) -> None:
         self.jobs.clear()
+        for end in self.closing:
+            end()
+        self.closing.clear()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
