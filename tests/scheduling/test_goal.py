@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from tests.conftest import anthropic_env
 from tests.scheduling.test_loop_headless import text
+
 from yoke import events as ev
 from yoke.events import port
 from yoke.session import SessionOptions, open_session
@@ -23,7 +23,9 @@ async def _run_goal(project, base_env, command: str, answers: list[str]):
     turns = [text(a) for a in answers]
     with ScriptedServer(turns) as srv:
         env = dict(base_env, **anthropic_env(srv))
-        session = await open_session(SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions"))
+        session = await open_session(
+            SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions")
+        )
         try:
             stream = session.events()
             await session.submit(port.Prompt(command))
@@ -42,7 +44,9 @@ async def _run_goal(project, base_env, command: str, answers: list[str]):
 
 async def test_the_check_fails_twice_then_passes_and_the_goal_is_verified(project, base_env):
     # each turn's "work" is a file the check counts; the model's answers are scripted, the check is real
-    (project / "count.sh").write_text('n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; [ "$n" -ge 3 ]\n')
+    (project / "count.sh").write_text(
+        'n=$(cat n 2>/dev/null || echo 0); n=$((n+1)); echo $n > n; [ "$n" -ge 3 ]\n'
+    )
     seen, records, prompts = await _run_goal(
         project, base_env, "/goal --check 'sh count.sh' --max-turns 5 the tests pass", ["one", "two", "three"]
     )

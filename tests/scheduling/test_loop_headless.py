@@ -27,12 +27,17 @@ def test_three_wake_ups_then_stop(project, base_env):
     turns = [wake(0), text("checked 0"), wake(1), text("checked 1"), wake(2), text("checked 2")]
     turns += [wake(3, stop=True), text("CI is green; loop ended")]
     with ScriptedServer(turns) as srv:
-        env = dict(base_env, **anthropic_env(srv), YOKE_SCHEDULE_TIME_SCALE="0.01", ENABLE_TOOL_SEARCH="false")
+        env = dict(
+            base_env, **anthropic_env(srv), YOKE_SCHEDULE_TIME_SCALE="0.01", ENABLE_TOOL_SEARCH="false"
+        )
         proc = launch(project, env)
         timer = threading.Timer(90, proc.kill)  # a bounded wait, whatever the process does
         timer.start()
         try:
-            send(proc, {"type": "user", "message": {"role": "user", "content": LOOP}, "parent_tool_use_id": None})
+            send(
+                proc,
+                {"type": "user", "message": {"role": "user", "content": LOOP}, "parent_tool_use_id": None},
+            )
             results: list[dict] = []
             seen = read_until(
                 proc, lambda m: m.get("type") == "result" and results.append(m) is None and len(results) == 4
@@ -46,7 +51,12 @@ def test_three_wake_ups_then_stop(project, base_env):
             if proc.poll() is None:
                 proc.kill()
         bodies = [r.body for r in srv.requests if r.body and r.body.get("tools")]
-    assert [r["result"] for r in results] == ["checked 0", "checked 1", "checked 2", "CI is green; loop ended"]
+    assert [r["result"] for r in results] == [
+        "checked 0",
+        "checked 1",
+        "checked 2",
+        "CI is green; loop ended",
+    ]
     assert not any(json.loads(line).get("type") == "result" for line in rest.splitlines() if line.strip())
     inits = [m for m in seen if m.get("type") == "system" and m.get("subtype") == "init"]
     assert len(inits) == 4  # one per query: the prompt and three wake-ups

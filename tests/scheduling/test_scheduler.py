@@ -21,9 +21,13 @@ def at(text: str) -> float:
 
 def test_cron_expressions_match_in_local_time():
     assert CronSpec.parse("*/5 * * * *").next_after(at("2026-11-28 07:31:10")) == at("2026-11-28 07:35")
-    assert CronSpec.parse("0 9 * * 1-5").next_after(at("2026-11-28 10:00")) == at("2026-11-30 09:00")  # Sat→Mon
+    assert CronSpec.parse("0 9 * * 1-5").next_after(at("2026-11-28 10:00")) == at(
+        "2026-11-30 09:00"
+    )  # Sat→Mon
     assert CronSpec.parse("30 14 28 feb *").next_after(at("2026-11-28 00:00")) == at("2027-02-28 14:30")
-    assert CronSpec.parse("0 0 1 * sun").next_after(at("2026-11-28 00:00")) == at("2026-11-29 00:00")  # either day
+    assert CronSpec.parse("0 0 1 * sun").next_after(at("2026-11-28 00:00")) == at(
+        "2026-11-29 00:00"
+    )  # either day
     for bad in ("* * * *", "61 * * * *", "*/0 * * * *", "a * * * *", "5-1 * * * *"):
         with pytest.raises(CronError):
             CronSpec.parse(bad)

@@ -83,12 +83,16 @@ def parse_goal(args: str) -> Goal | None:
         elif word == "--max-time":
             goal.max_time_s = _duration(str(value))
         elif word.startswith("--"):
-            raise GoalError(f"/goal: unknown option {word} (--check, --ask, --max-turns, --max-cost, --max-time)")
+            raise GoalError(
+                f"/goal: unknown option {word} (--check, --ask, --max-turns, --max-cost, --max-time)"
+            )
         else:
             rest.append(word)
     goal.condition = " ".join(rest).strip()
     if not goal.condition:
-        raise GoalError("Usage: /goal [--check CMD | --ask QUESTION] [--max-turns N] [--max-cost USD] CONDITION")
+        raise GoalError(
+            "Usage: /goal [--check CMD | --ask QUESTION] [--max-turns N] [--max-cost USD] CONDITION"
+        )
     if goal.check and goal.question:
         raise GoalError("/goal: --check or --ask, not both")
     if not goal.check and not goal.question:

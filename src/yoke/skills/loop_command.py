@@ -56,14 +56,18 @@ async def loop_command(session: Any, args: str, started: float | None = None) ->
     cron, prompt = split_loop(args)
     scheduler = session.services.scheduler
     if not prompt:
-        yield local_result(agent, "Usage: /loop [interval] prompt (e.g. /loop 5m check the deploy)", started, True)
+        yield local_result(
+            agent, "Usage: /loop [interval] prompt (e.g. /loop 5m check the deploy)", started, True
+        )
         return
     if scheduler is None:
         yield local_result(agent, "/loop needs a session that lives between turns.", started, True)
         return
     if cron is not None:
         job = scheduler.create(cron, prompt, recurring=True)
-        yield ev.Notice("info", f"Looping every {args.split()[0]} as job {job.id} (CronDelete {job.id} ends it).")
+        yield ev.Notice(
+            "info", f"Looping every {args.split()[0]} as job {job.id} (CronDelete {job.id} ends it)."
+        )
         async for event in agent.query(prompt):
             yield event
         return

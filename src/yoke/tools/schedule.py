@@ -31,7 +31,13 @@ DEFAULT_MAX_COST_USD = 5.0
 MAX_JOBS = 50
 PROMPT_CAP = 1000  # session_crons clips a prompt there (2.1.332's Stop hook input)
 IDLE_POLL_S = 30.0  # the longest sleep: a clock change or a new job is seen within it
-FIELDS = (("minute", 0, 59), ("hour", 0, 23), ("day of month", 1, 31), ("month", 1, 12), ("day of week", 0, 7))
+FIELDS = (
+    ("minute", 0, 59),
+    ("hour", 0, 23),
+    ("day of month", 1, 31),
+    ("month", 1, 12),
+    ("day of week", 0, 7),
+)
 NAMES = {
     3: ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"],
     4: ["sun", "mon", "tue", "wed", "thu", "fri", "sat"],
@@ -57,7 +63,9 @@ class CronSpec:
     def parse(cls, expr: str) -> CronSpec:
         parts = expr.split()
         if len(parts) != 5:
-            raise CronError(f"a cron expression has 5 fields (minute hour day month weekday), not {len(parts)}")
+            raise CronError(
+                f"a cron expression has 5 fields (minute hour day month weekday), not {len(parts)}"
+            )
         sets = tuple(_field(p, i) for i, p in enumerate(parts))
         dow = frozenset(d % 7 for d in sets[4])  # 7 is Sunday too
         return cls(expr, (*sets[:4], dow), parts[2] == "*", parts[4] == "*")

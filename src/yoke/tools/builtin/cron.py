@@ -34,7 +34,9 @@ says the last check found nothing new.\
 def scheduler_of(ctx: ToolContext) -> Scheduler:
     scheduler = getattr(ctx.session.services, "scheduler", None)
     if scheduler is None:
-        raise ToolError("Scheduling is not available here: only a main session that lives between turns has it.")
+        raise ToolError(
+            "Scheduling is not available here: only a main session that lives between turns has it."
+        )
     return scheduler  # type: ignore[no-any-return]
 
 
@@ -112,7 +114,9 @@ class CronListTool(Tool):
             f"next run {_when(j.next_fire)}: {j.prompt}"
             for j in jobs
         ]
-        return ToolResult("\n".join(lines) or "No scheduled jobs.", data={"jobs": [j.as_listed() for j in jobs]})
+        return ToolResult(
+            "\n".join(lines) or "No scheduled jobs.", data={"jobs": [j.as_listed() for j in jobs]}
+        )
 
 
 class ScheduleWakeupInput(ToolInput):
@@ -138,4 +142,6 @@ class ScheduleWakeupTool(Tool):
             raise ToolError("ScheduleWakeup needs delaySeconds and prompt (or stop: true).")
         job = scheduler.wake_up(input.delaySeconds, input.prompt or "")
         data: dict[str, Any] = {"id": job.id, "scheduledFor": int(job.next_fire * 1000), "noop": input.noop}
-        return ToolResult(f"Next wake-up at {_when(job.next_fire)} ({input.reason or 'no reason given'}).", data=data)
+        return ToolResult(
+            f"Next wake-up at {_when(job.next_fire)} ({input.reason or 'no reason given'}).", data=data
+        )
