@@ -125,3 +125,28 @@ def test_the_tools_offer_2_1_332s_input_schemas():
         assert sorted(mine.get("required", [])) == sorted(theirs.get("required", [])), name
         for prop, spec in theirs["properties"].items():
             assert mine["properties"][prop].get("type") == spec.get("type"), (name, prop)
+
+
+def _shape(schema):
+    """A schema's structure without the prose: property names, types, enums, bounds, required."""
+    if isinstance(schema, dict):
+        return {k: _shape(v) for k, v in schema.items() if k not in ("description", "$schema", "default")}
+    if isinstance(schema, list):
+        return [_shape(v) for v in schema]
+    return schema
+
+
+def test_report_findings_offers_2_1_332s_schema():
+    from yoke.tools.builtin import builtin_tools
+
+    (tool,) = [t for t in builtin_tools(lazy=False) if t.name == "ReportFindings"]
+    theirs = FIXTURE["tools"]["ReportFindings"]
+    mine = _shape(tool.input_schema())
+    assert mine["required"] == theirs["required"] and set(mine["properties"]) == set(theirs["properties"])
+    items, their_items = mine["properties"]["findings"]["items"], theirs["properties"]["findings"]["items"]
+    assert set(items["properties"]) == set(their_items["properties"])
+    assert sorted(items["required"]) == sorted(their_items["required"])
+    for name, spec in their_items["properties"].items():
+        assert items["properties"][name].get("enum") == spec.get("enum"), name
+        assert items["properties"][name].get("maxLength") == spec.get("maxLength"), name
+    assert mine["properties"]["findings"]["maxItems"] == 32
