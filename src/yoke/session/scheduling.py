@@ -9,6 +9,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from yoke.events import port
+from yoke.tools.durable import DurableStore
 from yoke.tools.schedule import Scheduler
 
 if TYPE_CHECKING:
@@ -24,10 +25,14 @@ def attach_scheduler(driver: SessionDriver) -> Scheduler:
     def is_queued(ident: str) -> bool:
         return any(queued[0] == ident for queued in driver.queue)
 
+    store = DurableStore(session.cwd, session.id)
     scheduler = Scheduler(
-        submit, is_queued=is_queued, spent=lambda: float(session.total_cost_usd), env=session.env
+        submit, is_queued=is_queued, spent=lambda: float(session.total_cost_usd), env=session.env, store=store
     )
     session.services.scheduler = scheduler
+    if store.path.exists() and store.claim():  # the project's durable jobs: this session fires them
+        for task in store.load():
+            scheduler.adopt(task)
     with contextlib.suppress(RuntimeError):  # no running loop: nothing to restore into
         asyncio.get_running_loop().call_soon(_restore_goal, session)  # once the port is set
     return scheduler

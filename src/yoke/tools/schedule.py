@@ -150,6 +150,7 @@ class Job:
     max_runs: int = DEFAULT_MAX_RUNS
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     queued_id: str = ""  # the prompt it submitted last, while that waits
+    last_fired: float = 0.0
     spec: CronSpec | None = field(default=None, repr=False)
 
     def as_listed(self) -> dict[str, Any]:
@@ -184,8 +185,10 @@ class Scheduler:
         spent: Callable[[], float] = lambda: 0.0,
         clock: Callable[[], float] = time.time,
         env: Mapping[str, str] | None = None,
+        store: Any = None,
     ) -> None:
         self.submit, self.is_queued, self.spent, self.clock = submit, is_queued, spent, clock
+        self.store = store  # tools/durable.py DurableStore: where durable jobs are kept (None: none are)
         self.jobs: dict[str, Job] = {}
         self.ended: list[tuple[str, str]] = []  # (job id, why) of jobs that stopped on a cap
         self.fired: list[tuple[str, float, float]] = []  # (job id, due, fired at): lateness is measurable
@@ -209,11 +212,39 @@ class Scheduler:
         if first is None:
             raise CronError(f"{cron} never matches")
         job = Job(
-            _new_id(), cron, prompt, recurring, durable, "cron", now, first,
+            _new_id(), cron, prompt, recurring, durable and self._can_keep(), "cron", now, first,
             cost_at_start=self.spent(), max_runs=self.max_runs, max_cost_usd=self.max_cost, spec=spec,
         )  # fmt: skip
         self._add(job)
         return job
+
+    def adopt(self, task: Mapping[str, Any]) -> Job | None:
+        """A durable task from the store: armed at its next time after it last fired (or was made), so a
+        time that passed while no session held it fires once, now."""
+        try:
+            spec = CronSpec.parse(str(task["cron"]))
+            created = float(task.get("createdAt") or 0) / 1000 or self.clock()
+            last = float(task.get("lastFiredAt") or 0) / 1000
+            ident, prompt = str(task["id"]), str(task["prompt"])
+        except (CronError, KeyError, TypeError, ValueError):
+            return None
+        due = spec.next_after(last or created)
+        if due is None or ident in self.jobs:
+            return None
+        recurring = bool(task.get("recurring", True))
+        job = Job(
+            ident, spec.expr, prompt, recurring, True, "cron", created, due, cost_at_start=self.spent(),
+            max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec,
+        )  # fmt: skip
+        self._add(job)
+        return job
+
+    def _can_keep(self) -> bool:
+        return self.store is not None and bool(self.store.claim())
+
+    def _save(self) -> None:
+        if self.store is not None:
+            self.store.save([self.store.task(j) for j in self.jobs.values() if j.durable])
 
     def wake_up(self, delay_s: float, prompt: str) -> Job:
         """A one-shot wake-up `delay_s` from now (clamped to 60..3600, then scaled for tests); replaces the
@@ -238,19 +269,18 @@ class Scheduler:
         job = self.jobs.pop(ident, None)
         if job is None:
             raise KeyError(f"no scheduled job {ident!r} (CronList lists them)")
+        if job.durable:
+            self._save()
         self._changed.set()
         return job
-
-    def clear(self) -> None:
-        """Every job ends (`yoke stop`, the session closing)."""
-        self.jobs.clear()
-        self._changed.set()
 
     def session_crons(self) -> list[dict[str, Any]]:
         return [j.as_session_cron() for j in sorted(self.jobs.values(), key=lambda j: j.next_fire)]
 
     def _add(self, job: Job) -> None:
         self.jobs[job.id] = job
+        if job.durable:
+            self._save()
         self._changed.set()
         self.start()
 
@@ -269,8 +299,11 @@ class Scheduler:
             if why:
                 self.jobs.pop(job.id, None)
                 self.ended.append((job.id, why))
+                if job.durable:
+                    self._save()
                 continue
             job.runs += 1
+            job.last_fired = now
             job.queued_id = f"sched-{job.id}-{job.runs}"
             self.fired.append((job.id, job.next_fire, now))
             if job.recurring and job.spec is not None:
@@ -282,6 +315,8 @@ class Scheduler:
             else:
                 self.jobs.pop(job.id, None)
             fired.append(job)
+            if job.durable:
+                self._save()
             await self.submit(job.queued_id, job.prompt)
         return fired
 
@@ -314,7 +349,9 @@ class Scheduler:
                     await self._changed.wait()
 
     async def close(self) -> None:
-        self.jobs.clear()
+        self.jobs.clear()  # durable ones stay in the store for the next session
+        if self.store is not None:
+            self.store.release()
         for end in self.closing:
             end()
         self.closing.clear()

@@ -61,17 +61,18 @@ class CronCreateTool(Tool):
         scheduler = scheduler_of(ctx)
         recurring = True if input.recurring is None else input.recurring
         try:
-            job = scheduler.create(input.cron, input.prompt, recurring, durable=False)
+            job = scheduler.create(input.cron, input.prompt, recurring, durable=bool(input.durable))
         except CronError as exc:
             raise ToolError(f"CronCreate: {exc}") from None
-        # durable jobs need the host (docs/scheduling.md: left); said, as 2.1.332 says when it cannot save
         kept = "Session-only (ends with this session)."
+        if job.durable:
+            kept = "Persisted to .claude/scheduled_tasks.json (a later session of this project fires it)."
         text = (
             f"Scheduled {'recurring' if recurring else 'one-shot'} job {job.id} ({human(job.cron)}). "
             f"Next run: {_when(job.next_fire)}. {kept}"
         )
         data = {
-            "id": job.id, "humanSchedule": human(job.cron), "recurring": recurring, "durable": False,
+            "id": job.id, "humanSchedule": human(job.cron), "recurring": recurring, "durable": job.durable,
             "nextFireAt": int(job.next_fire * 1000), "maxAgeMs": 30 * 24 * 3600 * 1000,
         }  # fmt: skip
         return ToolResult(text, data=data)
@@ -110,7 +111,8 @@ class CronListTool(Tool):
     async def run(self, input: CronListInput, ctx: ToolContext) -> ToolResult:
         jobs = sorted(scheduler_of(ctx).jobs.values(), key=lambda j: j.next_fire)
         lines = [
-            f"{j.id} — {human(j.cron)} ({'recurring' if j.recurring else 'one-shot'}) [session-only], "
+            f"{j.id} — {human(j.cron)} ({'recurring' if j.recurring else 'one-shot'}) "
+            f"[{'durable' if j.durable else 'session-only'}], "
             f"next run {_when(j.next_fire)}: {j.prompt}"
             for j in jobs
         ]
