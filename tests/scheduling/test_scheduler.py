@@ -150,3 +150,13 @@ def test_report_findings_offers_2_1_332s_schema():
         assert items["properties"][name].get("enum") == spec.get("enum"), name
         assert items["properties"][name].get("maxLength") == spec.get("maxLength"), name
     assert mine["properties"]["findings"]["maxItems"] == 32
+
+
+def test_list_agents_and_send_message_take_2_1_332s_fields():
+    from yoke.agents.tools import ListAgentsTool, SendMessageTool
+
+    for tool in (ListAgentsTool(), SendMessageTool()):
+        theirs = FIXTURE["tools"][tool.name]
+        mine = tool.input_schema()
+        assert set(mine["properties"]) == set(theirs["properties"]), tool.name
+        assert sorted(mine.get("required", [])) == sorted(theirs.get("required", [])), tool.name
