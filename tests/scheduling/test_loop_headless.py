@@ -65,3 +65,16 @@ def test_three_wake_ups_then_stop(project, base_env):
     opened = [m for m in first_users if any("ScheduleWakeup" in (c.get("text") or "") for c in m["content"])]
     assert len(opened) == 4
     assert "ScheduleWakeup" in {t["name"] for t in bodies[0]["tools"]}
+
+
+def test_p_stays_for_a_pending_wake_up_as_2_1_332_does(project, yoke, base_env):
+    # 2.1.332 `-p "/loop check CI"` with a ScheduleWakeup: the process stayed, ran the wake-up's turn (its own
+    # init and result), and ended after `stop` (read 2026-11-28, 79 s for a 60 s wake-up)
+    turns = [wake(0), text("one"), wake(1, stop=True), text("two")]
+    with ScriptedServer(turns) as srv:
+        env = dict(anthropic_env(srv), YOKE_SCHEDULE_TIME_SCALE="0.01", ENABLE_TOOL_SEARCH="false")
+        run = yoke("-p", LOOP, "--output-format", "stream-json", "--verbose", env=env)
+    assert run.code == 0, run.stderr
+    lines = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    assert [m["result"] for m in lines if m["type"] == "result"] == ["one", "two"]
+    assert sum(1 for m in lines if m.get("subtype") == "init") == 2

@@ -49,3 +49,10 @@ def _restore_goal(session: Any) -> None:
     goal = restore_goal(load_records(path))
     if goal is not None:
         watch(session, goal)
+
+
+def pending_wake_up(session: Any) -> bool:
+    """Whether a ScheduleWakeup (a self-paced `/loop`) is still to fire: `-p` stays for it, as 2.1.332 does
+    (a recurring cron does not keep `-p` alive, in 2.1.332 either)."""
+    scheduler = session.services.scheduler
+    return scheduler is not None and any(job.kind == "wakeup" for job in scheduler.jobs.values())
