@@ -71,6 +71,8 @@ async def test_a_missed_run_fires_once_then_the_schedule_goes_on_from_now():
 async def test_one_shot_jobs_end_and_caps_end_a_job_with_the_reason():
     clock = Clock(at("2026-11-28 07:31"))
     s, submitted, waiting = scheduler(clock, YOKE_SCHEDULE_MAX_RUNS="2")
+    said: list[tuple[str, str]] = []
+    s.on_end = lambda ident, why: said.append((ident, why))
     once = s.create("40 7 * * *", "remind me", recurring=False)
     every = s.create("* * * * *", "poll")
     for minute in (41, 42, 43):
@@ -79,7 +81,7 @@ async def test_one_shot_jobs_end_and_caps_end_a_job_with_the_reason():
         await s.tick()
     assert once.id not in s.jobs and every.id not in s.jobs
     assert [p for _, p in submitted] == ["poll", "remind me", "poll"]  # the earlier due first
-    assert s.ended == [(every.id, "ran 2 times, its cap (YOKE_SCHEDULE_MAX_RUNS)")]
+    assert s.ended == said == [(every.id, "ran 2 times, its cap (YOKE_SCHEDULE_MAX_RUNS)")]
     await s.close()
 
 

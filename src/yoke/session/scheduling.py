@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from yoke import events as ev
 from yoke.events import port
 from yoke.tools.durable import DurableStore
 from yoke.tools.schedule import Scheduler
@@ -28,6 +29,9 @@ def attach_scheduler(driver: SessionDriver) -> Scheduler:
     store = DurableStore(session.cwd, session.id)
     scheduler = Scheduler(
         submit, is_queued=is_queued, spent=lambda: float(session.total_cost_usd), env=session.env, store=store
+    )
+    scheduler.on_end = lambda ident, why: driver.publish(
+        ev.Notice("schedule", f"Scheduled job {ident} ended: {why}")
     )
     session.services.scheduler = scheduler
     if store.path.exists() and store.claim():  # the project's durable jobs: this session fires them

@@ -198,6 +198,7 @@ class Scheduler:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.closing: list[Callable[[], None]] = []  # what else ends with the session's schedule (a /goal)
+        self.on_end: Callable[[str, str], None] = lambda _ident, _why: None  # a capped job is said
 
     # ---- jobs ---------------------------------------------------------------------------------------------
 
@@ -299,6 +300,7 @@ class Scheduler:
             if why:
                 self.jobs.pop(job.id, None)
                 self.ended.append((job.id, why))
+                self.on_end(job.id, why)
                 if job.durable:
                     self._save()
                 continue
