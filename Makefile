@@ -83,6 +83,7 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py
 	$(PY) benchmarks/bench_grep.py
+	$(PY) benchmarks/bench_schedule.py
 	$(PY) benchmarks/bench_agents.py
 	$(PY) benchmarks/bench_sdk.py
 	$(PY) benchmarks/bench_recall.py

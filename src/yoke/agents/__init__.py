@@ -13,6 +13,7 @@ def agent_tools(catalog: AgentCatalog) -> list[Any]:
     """The tools a session gets for sub-agents and the task list."""
     from yoke.agents.task_list import TaskCreateTool, TaskGetTool, TaskListTool, TaskUpdateTool
     from yoke.agents.tools import AgentTool, ListAgentsTool, SendMessageTool
+    from yoke.agents.worktree_tools import EnterWorktreeTool, ExitWorktreeTool
 
     return [
         AgentTool(catalog),
@@ -22,6 +23,8 @@ def agent_tools(catalog: AgentCatalog) -> list[Any]:
         TaskGetTool(),
         TaskListTool(),
         TaskUpdateTool(),
+        EnterWorktreeTool(),
+        ExitWorktreeTool(),
     ]
 
 

@@ -88,13 +88,23 @@ class SendMessageTool(SchemaTool):
         "type": "object",
         "properties": {
             "to": {"type": "string", "description": "The agent's id or name"},
+            "summary": {
+                "type": "string",
+                "maxLength": 200,
+                "description": "A short label for your own record",
+            },
             "message": {"type": "string", "description": "What to tell it"},
+            "notify_when_idle": {"type": "boolean", "description": "Not available here: leave unset"},
         },
         "required": ["to", "message"],
         "additionalProperties": False,
-    }
+    }  # 2.1.332's fields (tests/scheduling/cc_2_1_332_tools.json)
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if input.get("notify_when_idle"):  # it subscribes to another session's idleness: no such reach here
+            raise ToolError(
+                "notify_when_idle is not available: SendMessage reaches this session's sub-agents only."
+            )
         return await _runner(ctx).send(input["to"], input["message"], ctx)
 
 
@@ -113,11 +123,17 @@ class ListAgentsTool(SchemaTool):
     schema: ClassVar[dict[str, Any]] = {
         "type": "object",
         "properties": {
+            "channel": {
+                "type": "string",
+                "maxLength": 256,
+                "description": "Not available here: leave unset.",
+            },
+            "q": {"type": "string", "maxLength": 256, "description": "Not available here: leave unset."},
             "cursor": {
                 "type": "string",
                 "maxLength": 256,
                 "description": "Unused: the whole list fits on one page.",
-            }
+            },
         },
         "additionalProperties": False,
     }

@@ -20,7 +20,9 @@ from yoke.records import Record
 
 HANDLER_TYPES = ("command", "http", "prompt", "agent", "mcp_tool", "callback")
 # Events Claude Code knows beyond the lifecycle seam's list (accepted in configuration, fired if announced).
-EXTRA_EVENTS = ("Setup", "UserPromptExpansion", "MessageDisplay", "TeammateIdle", "DirectoryAdded")
+EXTRA_EVENTS = (
+    "Setup", "UserPromptExpansion", "MessageDisplay", "TeammateIdle", "DirectoryAdded", "PreSkillShellCommand",
+)  # fmt: skip
 KNOWN_EVENTS = frozenset((*HOOK_EVENTS, *EXTRA_EVENTS))
 PROJECT_SCOPES = ("project", "local")
 

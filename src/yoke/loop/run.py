@@ -177,8 +177,10 @@ class Run:
             self._add_meta(CONTINUE_PROMPT)
             return
         answer = text_of(stop.message)
+        scheduler = agent.executor.ctx.session.services.scheduler  # 2.1.332 names its jobs here
+        crons = {"session_crons": scheduler.session_crons()} if scheduler is not None else {}
         verdict = await agent.lifecycle.announce(
-            "Stop", stop_hook_active=self.stop_blocks > 0, last_assistant_message=answer
+            "Stop", stop_hook_active=self.stop_blocks > 0, last_assistant_message=answer, **crons
         )
         if verdict.system_message:
             yield ev.Notice("hook", verdict.system_message)

@@ -52,6 +52,12 @@ SAFE_TOOLS = frozenset(
         "ExitPlanMode",
         "EnterPlanMode",
         "AskUserQuestion",
+        # the session's own schedule (2.1.332 ran CronCreate/CronList in -p default mode, no question); what a
+        # schedule submits runs later under the session's mode
+        "CronCreate",
+        "CronDelete",
+        "CronList",
+        "ScheduleWakeup",
     ]
 )
 NO_FAST_PATH = frozenset({"WebFetch", "WebSearch"})  # read-only, but they reach the network

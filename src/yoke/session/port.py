@@ -97,6 +97,9 @@ class SessionDriver:
         self.said_idle = False
         self.asker = PortAsker(self, session.agent.executor.ctx.asker)
         session.agent.executor.ctx.asker = self.asker
+        from yoke.session.scheduling import attach_scheduler
+
+        self.scheduler = attach_scheduler(self)  # scheduled prompts: ops this session submits to itself
 
     # ---- the port ---------------------------------------------------------------------------------------
 
@@ -178,6 +181,7 @@ class SessionDriver:
             self.task = asyncio.get_running_loop().create_task(self._run())
 
     async def close(self) -> None:
+        await self.scheduler.close()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 AGENT_TOOL_NAMES = frozenset(
     {"Agent", "Task", "ListAgents", "SendMessage", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate"}
+    | {"EnterWorktree", "ExitWorktree"}
 )
 
 

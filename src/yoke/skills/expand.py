@@ -23,7 +23,7 @@ from yoke.skills.model import Skill
 from yoke.skills.substitute import Substitution, substitute
 
 BUILTINS = ("compact", "init", "cost", "context", "memory", "review", "code-review", "security-review", "debug",
-            "usage", "model")  # fmt: skip
+            "usage", "model", "loop", "goal")  # fmt: skip
 
 
 @dataclass

@@ -94,11 +94,23 @@ class SkillRuntime(Record):
 
     # ---- permission and shell, for expansion ---------------------------------------------------------
 
-    def permit_for(self, skill: Skill | None):
+    def permit_for(self, skill: Skill | None, invoked_by: str = "user", call_id: str = ""):
         """A Permit that asks as a tool call is asked: PreToolUse listeners (hooks), then the gate with the
-        skill's `allowed-tools`, then on ask the front-end."""
+        skill's `allowed-tools`, then on ask the front-end. A skill's shell line is announced first as
+        PreSkillShellCommand (skills/shell_hook.py)."""
+        lines = [0]
 
         async def permit(tool_name: str, input: dict) -> Verdict:
+            if tool_name == "Bash" and skill is not None:
+                from yoke.skills.shell_hook import announce_skill_shell
+
+                command = str(input.get("command", ""))
+                blocked = await announce_skill_shell(
+                    self.lifecycle, skill, command, lines[0], call_id, invoked_by
+                )
+                lines[0] += 1
+                if blocked:
+                    return Verdict(False, blocked)
             tool = self.registry.get(tool_name) if self.registry is not None else None
             if tool is None and tool_name == "Read":
                 tool = _read_stand_in()

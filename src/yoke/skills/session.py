@@ -269,6 +269,18 @@ async def _builtin(session: Any, expanded: Any, started: float) -> AsyncIterator
     if name == "cost":
         yield bc.local_result(agent, bc.cost_text(agent), started)
         return
+    if name == "goal":
+        from yoke.skills.goal import goal_command
+
+        async for event in goal_command(session, expanded.args or "", started):
+            yield event
+        return
+    if name == "loop":
+        from yoke.skills.loop_command import loop_command
+
+        async for event in loop_command(session, expanded.args or "", started):
+            yield event
+        return
     if name == "model":  # `/model NAME`: switch, with the model hooks; a bare `/model` says which is in use
         text, failed = await _model_command(session, (expanded.args or "").strip())
         yield bc.local_answer(text)  # what it says, as an assistant line of no model (as 2.1.330 writes it)

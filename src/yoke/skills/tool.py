@@ -163,7 +163,7 @@ class SkillTool(Tool):
                 session_id=runtime.session_id,
                 cwd=runtime.cwd,
                 env=runtime.env,
-                permit=runtime.permit_for(skill),
+                permit=runtime.permit_for(skill, "claude", ctx.tool_use_id),
                 run_shell=runtime.run_shell,
             )
         except InlineError as exc:

@@ -55,6 +55,7 @@ class SessionServices(Record):
         "skills",
         "extensions",
         "lsp",
+        "scheduler",
     )
 
     def __init__(
@@ -94,6 +95,7 @@ class SessionServices(Record):
         self.lsp: Any = (
             None  # the session's language servers (lsp.manager.LspManager), shared with sub-agents
         )
+        self.scheduler: Any = None  # tools/schedule.py Scheduler: the main session's scheduled prompts
 
     @classmethod
     def for_gate(

@@ -1,0 +1,60 @@
+"""Durable cron jobs across sessions, in process against the scripted server: CronCreate `durable: true` keeps
+the job in `.claude/scheduled_tasks.json` with 2.1.332's fields; the session ends; the next session of the
+project holds the file's lock and fires it; runs missed while no session held it run once, not in a burst."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from tests.agents.test_subagents import call, text
+from tests.conftest import anthropic_env
+from tests.scheduling.test_scheduler import FIXTURE
+
+from yoke import events as ev
+from yoke.events import port
+from yoke.session import SessionOptions, open_session
+from yoke.testing import ScriptedServer
+from yoke.tools.durable import DurableStore
+
+
+async def test_a_durable_job_fires_in_the_next_session_once(project, base_env):
+    create = call("c1", "CronCreate", cron="0 9 * * 1-5", prompt="morning check", durable=True)
+    turns = [{"content": [create]}, text("scheduled"), text("checked"), text("never")]
+    with ScriptedServer(turns) as srv:
+        env = dict(base_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false")
+        opts = {"cwd": project, "env": env}
+        first = await open_session(SessionOptions(**opts))
+        stream = first.events()
+        await first.submit(port.Prompt("every weekday morning, check"))
+        async with asyncio.timeout(60):
+            async for event in stream:
+                if isinstance(event, ev.Result):
+                    break
+        await first.close()
+        path = project / ".claude" / "scheduled_tasks.json"
+        (task,) = json.loads(path.read_text())["tasks"]
+        assert set(FIXTURE["durable_task_fields"]) <= set(task)
+        assert (task["cron"], task["prompt"], task["recurring"]) == ("0 9 * * 1-5", "morning check", True)
+        task["lastFiredAt"] = task["createdAt"] - 14 * 24 * 3600 * 1000  # ten weekday runs were missed
+        path.write_text(json.dumps({"tasks": [task]}))
+
+        second = await open_session(SessionOptions(**opts))
+        try:
+            stream = second.events()
+            began = []
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5):
+                    async for event in stream:
+                        if isinstance(event, port.TurnBegan):
+                            began.append(event.content)
+            assert began == ["morning check"]  # once
+            assert [r for r in srv.requests if r.body and r.body.get("tools")][-1].body["messages"][0][
+                "content"
+            ][-1]["text"] == "morning check"
+            (kept,) = json.loads(path.read_text())["tasks"]
+            assert kept["lastFiredAt"] > task["createdAt"]  # the next start does not fire it again
+            assert not DurableStore(project, "other").claim()  # one session fires the project's jobs
+        finally:
+            await second.close()
