@@ -12,11 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
-
 from yoke.agents.worktree import Worktree, create_worktree, git
-from yoke.tools.base import Tool, ToolContext, ToolError, ToolKind, ToolResult
-from yoke.tools.schema import ToolInput
+from yoke.tools.base import ToolContext, ToolError, ToolKind, ToolResult
+from yoke.tools.json_schema import SchemaTool
 
 ENTER = """\
 Moves this session's shell into a git worktree: a new one (optional `name`; created from HEAD under \
@@ -40,18 +38,44 @@ class Entered:
 ENTERED: dict[str, Entered] = {}  # session id → the worktree its shell is in
 
 
-class EnterWorktreeInput(ToolInput):
-    name: str | None = Field(default=None, description="A name for a new worktree")
-    path: str | None = Field(default=None, description="An existing worktree of this repository to enter")
+# Plain JSON schemas (no pydantic model): a plain `-p` offers these tools without importing pydantic.
+ENTER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "description": "A name for a new worktree"},
+        "path": {"type": "string", "description": "An existing worktree of this repository to enter"},
+    },
+    "additionalProperties": False,
+}
+EXIT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {"type": "string", "enum": ["keep", "remove"], "description": '"keep" or "remove"'},
+        "discard_changes": {"type": "boolean", "description": "true: remove even with changes"},
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
 
 
-class EnterWorktreeTool(Tool):
+class _Input:
+    """The validated input object, read as attributes (absent optional fields are None)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.name: str | None = data.get("name")
+        self.path: str | None = data.get("path")
+        self.action: str = str(data.get("action") or "")
+        self.discard_changes: bool | None = data.get("discard_changes")
+
+
+class EnterWorktreeTool(SchemaTool):
     name: ClassVar[str] = "EnterWorktree"
     kind: ClassVar[ToolKind] = "other"
     description: ClassVar[str] = ENTER
-    input_model: ClassVar[type[BaseModel]] = EnterWorktreeInput
+    schema: ClassVar[dict[str, Any]] = ENTER_SCHEMA
 
-    async def run(self, input: EnterWorktreeInput, ctx: ToolContext) -> ToolResult:
+    async def run(self, data: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        input = _Input(data)
         key = ctx.session.session_id
         if key in ENTERED:
             raise ToolError(f"Already in the worktree {ENTERED[key].path}; ExitWorktree first.")
@@ -72,18 +96,14 @@ class EnterWorktreeTool(Tool):
         return ToolResult(f"Now working in the worktree {path}.", data={"worktreePath": str(path)})
 
 
-class ExitWorktreeInput(ToolInput):
-    action: str = Field(description='"keep" or "remove"', json_schema_extra={"enum": ["keep", "remove"]})
-    discard_changes: bool | None = Field(default=None, description="true: remove even with changes")
-
-
-class ExitWorktreeTool(Tool):
+class ExitWorktreeTool(SchemaTool):
     name: ClassVar[str] = "ExitWorktree"
     kind: ClassVar[ToolKind] = "other"
     description: ClassVar[str] = EXIT
-    input_model: ClassVar[type[BaseModel]] = ExitWorktreeInput
+    schema: ClassVar[dict[str, Any]] = EXIT_SCHEMA
 
-    async def run(self, input: ExitWorktreeInput, ctx: ToolContext) -> ToolResult:
+    async def run(self, data: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        input = _Input(data)
         key = ctx.session.session_id
         entered = ENTERED.get(key)
         if entered is None:

@@ -12,19 +12,15 @@ gets a real value. Only request heads are rewritten (headers and the request lin
 
 from __future__ import annotations
 
-import atexit
-import datetime
 import functools
-import ipaddress
 import os
-import secrets
-import shutil
-import ssl
-import tempfile
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from yoke.records import FrozenRecord
+
+if TYPE_CHECKING:
+    import ssl
 
 MASK, DENY = "mask", "deny"
 # Where programs look for the certificate authorities they trust.
@@ -68,6 +64,8 @@ _LOCK = threading.Lock()
 
 def sentinel(name: str) -> str:
     """The stand-in for variable `name`, the same for the life of the process."""
+    import secrets
+
     with _LOCK:
         if name not in _SENTINELS:
             _SENTINELS[name] = f"yoke-masked-{name.lower()}-{secrets.token_hex(12)}"
@@ -78,6 +76,11 @@ class Authority:
     """A certificate authority made for this process, and the host certificates it signs (cached)."""
 
     def __init__(self) -> None:
+        import atexit
+        import datetime
+        import shutil
+        import tempfile
+
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes, serialization
         from cryptography.hazmat.primitives.asymmetric import ec
@@ -117,6 +120,10 @@ class Authority:
 
     def server_context(self, host: str) -> ssl.SSLContext:
         """A TLS server context presenting a certificate for `host` signed by this authority."""
+        import datetime
+        import ipaddress
+        import ssl
+
         if host in self._contexts:
             return self._contexts[host]
         x509, ser = self._x509, self._ser

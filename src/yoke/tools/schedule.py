@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 MAX_AGE_S = 30 * 24 * 3600
 WAKEUP_MIN_S, WAKEUP_MAX_S = 60, 3600
@@ -81,6 +82,8 @@ class CronSpec:
 
     def next_after(self, when: float) -> float | None:
         """The first matching minute strictly after `when` (epoch s), within 5 years; None if none."""
+        from datetime import datetime, timedelta  # on use: a plain `-p` (no job) never imports dates
+
         start = datetime.fromtimestamp(when).replace(second=0, microsecond=0) + timedelta(minutes=1)
         day = start.replace(hour=0, minute=0)
         for _ in range(366 * 5):
@@ -254,6 +257,8 @@ class Scheduler:
         self.stop_wake_ups()
         now = self.clock()
         at = now + delay * self.scale
+        from datetime import datetime
+
         fire = datetime.fromtimestamp(now + delay)
         cron = f"{fire.minute} {fire.hour} {fire.day} {fire.month} *"
         job = Job(_new_id(), cron, prompt, False, False, "wakeup", now, at, cost_at_start=self.spent())
@@ -364,6 +369,8 @@ class Scheduler:
 
 
 def _new_id() -> str:
+    import secrets
+
     return secrets.token_hex(4)
 
 
