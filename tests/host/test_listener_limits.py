@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, socket_of, wait_for, yoke_cmd
+from tests.host.conftest import Raw, runtime_of, socket_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -56,7 +56,7 @@ def test_idle_unauthenticated_connections_are_dropped_and_cannot_use_up_the_host
     )
     idle: list[socket.socket] = []
     try:
-        folder = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+        folder = runtime_of(env)
         port = int(wait_for(lambda: (folder / "host.port").exists() and (folder / "host.port").read_text()))
         for _ in range(300):
             idle.append(socket.create_connection(("127.0.0.1", port), timeout=30))
@@ -125,7 +125,9 @@ def test_a_client_dropped_for_reading_slowly_catches_up_on_reconnect(host_env, p
     big = "y" * 150_000
     turns = [{"content": [{"type": "text", "text": big}]} for _ in range(5)]
     with ScriptedServer(turns) as srv:
-        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
+        env = dict(
+            host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="2000000"
+        )  # hosted turns stream ~2 MB of deltas each; the backlog is ~9 MB
         ident = _start(env, project, "one")
         last = _turns(env, ident, 4).stream()[-1]["seq"]
         slow = Raw(socket_of(env))
@@ -196,10 +198,12 @@ def test_a_websocket_client_catches_up_on_a_backlog_larger_than_its_buffer(host_
     big = "w" * 150_000
     turns = [{"content": [{"type": "text", "text": big}]} for _ in range(4)]
     with ScriptedServer(turns) as srv:
-        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="100000")
+        env = dict(
+            host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="2000000"
+        )  # hosted turns stream ~2 MB of deltas each; the backlog is ~9 MB
         proc = subprocess.Popen([sys.executable, "-m", "yoke", "host", "--ws", "127.0.0.1:0"], env=env)
         try:
-            folder = Path(env["XDG_RUNTIME_DIR"]) / "yoke"
+            folder = runtime_of(env)
             port = int(
                 wait_for(lambda: (folder / "host.ws-port").exists() and (folder / "host.ws-port").read_text())
             )
@@ -221,7 +225,8 @@ def test_a_websocket_client_catches_up_on_a_backlog_larger_than_its_buffer(host_
                     message = json.loads(ws.recv(timeout=60))
                     if message["type"] == "stream":
                         seqs.append(message["payload"]["seq"])
-                        time.sleep(0.05)  # a slow reader
+                        if len(seqs) % 1000 == 0:
+                            time.sleep(0.5)  # a slow reader (the turns stream thousands of deltas)
             assert seqs == list(range(1, last + 1))
         finally:
             proc.kill()

@@ -74,6 +74,9 @@ def test_a_second_user_squatting_the_runtime_folder_is_refused(base_env, project
     os.chmod(shared_tmp, 0o1777)
     env = {k: v for k, v in base_env.items() if k != "XDG_RUNTIME_DIR"}
     env.update(TMPDIR=str(shared_tmp), ANTHROPIC_API_KEY="sk-ant-victims-secret-key")
+    from yoke.config.trust import trust_folder
+
+    trust_folder(project, Path(env["YOKE_HOME"]))  # so `--bg` meets the folder check, not the trust one
     from yoke.host.paths import config_home_key
 
     folder = shared_tmp / f"yoke-{os.getuid()}"

@@ -148,6 +148,9 @@ def test_two_homes_never_share_sessions(host_env, project, tmp_path):
         home.mkdir()
         homes[name] = {k: v for k, v in host_env.items() if k not in ("YOKE_HOME", "CLAUDE_CONFIG_DIR")}
         homes[name]["HOME"] = str(home)
+        from yoke.config.trust import trust_folder
+
+        trust_folder(project, home / ".yoke")  # `yoke --bg` runs only in a trusted folder
     turns = [{"content": "from a"}, {"content": "from b"}]
     with ScriptedServer(turns) as srv:
         env_a, env_b = (dict(homes[n], **anthropic_env(srv)) for n in ("a", "b"))
