@@ -172,7 +172,10 @@ class HostedSession:
             self.set_state(*(("busy", "working") if self.queued else ("idle", "idle")))  # or the next turn
         elif kind == "user" and message.get("isReplay") and self.queued:
             self.queued.pop(0)  # its turn begins
-            journal_queue(self.ident, "dequeue", str(message.get("uuid") or ""))
+            try:
+                journal_queue(self.ident, "dequeue", str(message.get("uuid") or ""))
+            except OSError:  # a full disk must not stop the relay; the transcript's own dequeue record
+                pass  # (held by its writer until the disk has room) says the turn began
             self.set_state("busy", "working")
         elif kind == "system" and message.get("subtype") == "init" and self.record.get("state") != "working":
             self.set_state("busy", "working")
