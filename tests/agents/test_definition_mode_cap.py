@@ -50,7 +50,14 @@ async def test_a_cloned_repositorys_agent_cannot_write_above_its_parents_mode(
             "delegate": [
                 {
                     "content": [
-                        call("a1", "Agent", description="d", prompt="HELP job", subagent_type="helper")
+                        call(
+                            "a1",
+                            "Agent",
+                            description="d",
+                            prompt="HELP job",
+                            subagent_type="helper",
+                            run_in_background=False,
+                        )
                     ]
                 },
                 text("done"),
