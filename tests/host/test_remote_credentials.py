@@ -193,10 +193,16 @@ def test_lockout_is_per_client_and_a_cross_site_get_cannot_trigger_it(host_env, 
 
 
 def test_device_labels_print_no_escape_sequences(host_env, project, remote_page):  # noqa: F811
+    """A User-Agent with C0 controls is not even a valid header: aiohttp refuses it (400) before pairing. One
+    with 8-bit controls (C1, e.g. CSI) pairs, and its label prints without them."""
     page = remote_page(host_env, project)
-    _pair(page, agent="\x1b]0;owned\x07\x1b[2J\x1b[31mEvil/1.0")
+    body = urllib.parse.urlencode({"code": page.code})
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "\x1b]0;owned\x07\x1b[2JEvil/1.0"}
+    assert _http(page, "POST", "/pair", body, headers)[0].status == 400
+    _pair(page, agent="\x9b2J\x9d0;owned\x9cEvil/1.0")
     run = yoke_cmd(host_env, project, "remote-control", "devices")
-    assert run.returncode == 0 and "\x1b" not in run.stdout and "\x07" not in run.stdout, repr(run.stdout)
+    assert run.returncode == 0 and "Evil" in run.stdout, repr(run.stdout)
+    assert not any(ch in run.stdout for ch in "\x1b\x07\x9b\x9c\x9d"), repr(run.stdout)
 
 
 def test_a_cookie_expires(host_env, project, remote_page):  # noqa: F811

@@ -231,11 +231,15 @@ def host(argv: list[str]) -> int:
     """`yoke host [--tcp HOST:PORT] [--ws HOST:PORT] [--idle-stop SECONDS]`: serve in the foreground."""
     if argv and argv[0] in ("-h", "--help"):
         print(
-            "usage: yoke host [--tcp HOST:PORT] [--ws HOST:PORT] [--idle-stop SECONDS]\n\nRun the session host "
+            "usage: yoke host [--tcp HOST:PORT] [--ws HOST:PORT] [--idle-stop SECONDS]\n       yoke host token [--scope watch|approve|drive|admin] [--ttl SECONDS] [--json]\n\nRun the session host "
             "(started on demand by yoke --bg). TCP and WebSocket clients authenticate with the token in the "
-            "runtime folder's host.token (docs/wire.md)."
+            "runtime folder's host.token (docs/wire.md), or a scoped one from `yoke host token --scope SCOPE`."
         )
         return 0
+    if argv and argv[0] == "token":  # scoped tokens for --tcp/--ws clients
+        from yoke.host.tokens import token_command
+
+        return token_command(argv[1:])
     idle = float(os.environ.get("YOKE_HOST_IDLE_STOP") or 60)
     try:
         tcp, ws = _address(argv, "--tcp"), _address(argv, "--ws")

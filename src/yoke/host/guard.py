@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import ipaddress
+import urllib.parse
 
 MAX_HEADER_LINE = 8192  # bytes of one request or header line (what websockets allows too)
 MAX_HEADERS = 100  # header lines of one request
@@ -69,3 +70,17 @@ def page_policy(inline_script: str, ws_sources: list[str]) -> dict[str, str]:
         "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "same-origin",  # no-referrer would make a form's Origin "null"
     }
+
+
+def public_origin(url: str) -> tuple[str, str]:
+    """`--public-url URL` (a tunnel or reverse proxy in front of the page): the Origin a browser sends for it
+    and the Host header it gives. ValueError for anything but an http(s) URL with a host and no credentials."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        raise ValueError(f"--public-url takes http(s)://HOST[:PORT]/, not {url!r}")
+    default = 443 if parts.scheme == "https" else 80
+    port = parts.port or default
+    netloc = parts.hostname if port == default else f"{parts.hostname}:{port}"
+    if ":" in parts.hostname:
+        netloc = f"[{parts.hostname}]" + ("" if port == default else f":{port}")
+    return f"{parts.scheme}://{netloc}".lower(), netloc.lower()

@@ -131,7 +131,7 @@ class Devices:
         return True
 
     def add(
-        self, label: str, session: str | None = None, scope: str = "drive", port: int = 0
+        self, label: str, session: str | None = None, scope: str = "drive", port: int = 0, host: str = ""
     ) -> tuple[str, str]:
         """A new device of `scope` for the page on `port` (`session`: a view-only one for that session): its
         cookie and its page key. The key never travels in a cookie: the page keeps it in its own origin's
@@ -140,7 +140,8 @@ class Devices:
         cookie, key = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
         now = int(time.time())
         row: dict[str, Any] = {"id": secrets.token_hex(4), "label": label, "paired": now, "scope": scope,
-                               "port": port, "expires": now + int(COOKIE_LIFETIME), "key": _digest(key)}  # fmt: skip
+                               "port": port, "host": host, "expires": now + int(COOKIE_LIFETIME),
+                               "key": _digest(key)}  # fmt: skip
         if session is not None:
             row["session"] = session
         row["hash"] = _digest(cookie)
@@ -149,9 +150,10 @@ class Devices:
         self.refresh()
         return cookie, key
 
-    def find(self, cookie: str, port: int | None = None) -> dict[str, Any] | None:
-        """The device of this cookie if it is known, unexpired and (given `port`) issued by the page on it;
-        its expiry moves on while it is used."""
+    def find(self, cookie: str, port: int | None = None, host: str = "") -> dict[str, Any] | None:
+        """The device of this cookie if it is known, unexpired, paired on `host` (the name a browser reaches
+        the page at) and, given `port`, issued by the page on that port; its expiry moves on while it is
+        used. A row from before hosts were kept is honoured on its port alone."""
         self.refresh()
         row = self.by_hash.get(_digest(cookie)) if cookie else None
         if row is None:
@@ -160,7 +162,9 @@ class Devices:
         expires = row.get("expires")
         if not isinstance(expires, (int, float)) or expires <= now:
             return None  # a row from before expiry existed is not honoured either: pair again
-        if port is not None and row.get("port") != port:
+        if row.get("host", host) != host:
+            return None  # paired at another address (another machine's name, another proxy)
+        if (port is not None or not row.get("host")) and row.get("port") != port:
             return None  # a cookie another page (another port) issued: what a browser sends every port
         if expires - now < COOKIE_LIFETIME - REFRESH_AFTER:
             self._extend(row["hash"], int(now + COOKIE_LIFETIME))
@@ -189,6 +193,7 @@ class Pairing:
         self.scope = scope  # what a device paired here may do (scopes.py)
         self.secure = secure
         self.port = 0  # set once the page listens
+        self.host = ""  # the host name the page is reached at: what its devices are keyed by
         self.devices = Devices()
         self.failures: dict[str, list[float]] = {}  # client address -> its wrong codes' times
         self.shares: dict[str, tuple[str, str]] = {}  # one-time share token -> (session id, epoch made in)
@@ -213,18 +218,24 @@ class Pairing:
         self.code = _new_code()  # one-time: the next device needs the next code
         if self.on_new_code:
             self.on_new_code(self.code)
-        return self.devices.add(browser_label(user_agent), scope=self.scope, port=self.port)
+        return self.devices.add(browser_label(user_agent), scope=self.scope, port=self.port, host=self.host)
 
     def device(self, cookie_header: str | None) -> dict[str, Any] | None:
-        """The device this request's cookie names, if it may use this page."""
-        return self.devices.find(cookie_value(cookie_header, self.cookie_name), self.port)
+        """The device this request's cookie names, if it may use this page's HTML: the cookie alone is
+        honoured only by the port that issued it (a browser sends a host's cookies to every port)."""
+        return self.devices.find(cookie_value(cookie_header, self.cookie_name), self.port, self.host)
 
     def socket_device(self, cookie_header: str | None, key: str) -> dict[str, Any] | None:
-        """The device for a WebSocket: its cookie and its page key both."""
-        device = self.device(cookie_header)
-        if device is None or not secrets.compare_digest(str(device.get("key")), _digest(key)):
-            return None
-        return device
+        """The device for a WebSocket: its cookie and its page key both. With its key, a device is honoured
+        on any port of the host that paired it, in any run (the key is what a browser keeps per origin, so
+        a page on a port and address it used before finds it: `--port`, or the remembered default)."""
+        for name, value in cookies(cookie_header):
+            if not (name == self.cookie_name or name.startswith(COOKIE + "_") or name == "__Host-" + COOKIE):
+                continue
+            device = self.devices.find(value, self.port if name == self.cookie_name else None, self.host)
+            if device is not None and secrets.compare_digest(str(device.get("key")), _digest(key)):
+                return device
+        return None
 
     def authorized(self, cookie_header: str | None) -> bool:
         device = self.device(cookie_header)
@@ -244,7 +255,7 @@ class Pairing:
         if found is None or found[1] != self.devices.epoch:
             return None
         cookie, key = self.devices.add(printable(browser_label(user_agent)) + " (read-only)", found[0], "watch",
-                                       self.port)  # fmt: skip
+                                       self.port, self.host)  # fmt: skip
         return cookie, key, found[0]
 
     def viewing(self, cookie_header: str | None) -> str | None:
@@ -258,9 +269,13 @@ def _new_code() -> str:
     return "".join(secrets.choice(alphabet) for _ in range(8))
 
 
-def cookie_value(header: str | None, wanted: str) -> str:
+def cookies(header: str | None) -> list[tuple[str, str]]:
+    found = []
     for part in (header or "").split(";"):
         name, _, value = part.strip().partition("=")
-        if name == wanted:
-            return value
-    return ""
+        found.append((name, value))
+    return found
+
+
+def cookie_value(header: str | None, wanted: str) -> str:
+    return next((value for name, value in cookies(header) if name == wanted), "")

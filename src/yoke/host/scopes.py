@@ -67,11 +67,23 @@ def screen(text: str, device: dict[str, Any]) -> tuple[str, str]:
     return json.dumps(message), ""
 
 
-def _why_not(scope: str, bound: str | None, method: str, params: dict[str, Any]) -> str:
-    if method == "remote_control":
+def held_to(scope: str, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A `--tcp`/`--ws` token client's request under its token's scope (host/tokens.py): the params as
+    passed on (an attach below `drive` made `watcher`), or why it is refused. `admin` is the host's own token's
+    power: everything."""
+    if scope == "admin":
+        return params, ""
+    why = _why_not(scope, None, method, params, "token")
+    if not why and method == "attach" and not at_least(scope, "drive"):
+        params = {**params, "role": "watcher"}
+    return params, why
+
+
+def _why_not(scope: str, bound: str | None, method: str, params: dict[str, Any], who: str = "device") -> str:
+    if method == "remote_control" and who == "device":
         return "a page cannot serve more pages"
     if method not in METHODS[scope]:
-        return f"this device's scope ({scope}) does not allow {method}"
+        return f"this {who}'s scope ({scope}) does not allow {method}"
     if bound is not None and (method not in ("attach", "detach") or params.get("session") != bound):
         return "a share link only watches its session"
     if method == "answer" and not at_least(scope, "drive"):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import hmac
 import os
 import secrets
 import sys
@@ -17,6 +16,8 @@ from yoke.host.hosted import HostedSession
 from yoke.host.methods import METHODS
 from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir, socket_path, token_path
+from yoke.host.scopes import held_to
+from yoke.host.tokens import scope_for
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
 
 # bytes queued for one client before it counts as too slow and is dropped (it may reconnect with its last seq)
@@ -136,15 +137,15 @@ class Host:
         try:
             ident, method, params = decode_request(line)
             if not client.authenticated:
-                if (
-                    method != "hello"
-                    or not self.token
-                    or not hmac.compare_digest(str(params.get("token")), self.token)
-                ):
+                scope = scope_for(self.token, params.get("token")) if method == "hello" else None
+                if scope is None:  # neither host.token nor an unexpired minted token (host/tokens.py)
                     client.send(error(ident, "unauthorized", "send hello with the host's token first"))
                     return False
-                client.authenticated = True
+                client.authenticated, client.scope = True, scope
                 self.clients.add(client)
+            params, refused = held_to(getattr(client, "scope", "admin"), method, params)
+            if refused:
+                raise ProtocolError("forbidden", refused)
             handler = METHODS.get(method)
             if handler is None:
                 raise ProtocolError("method_not_found", f"unknown method {method!r}")

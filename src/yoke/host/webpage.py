@@ -2,20 +2,29 @@
 remote-control` asks the host for it (the `remote_control` method) and it is served while that command stays
 connected.
 
-Pages and pairing are served by a small asyncio HTTP server; the page's WebSocket listens on a second port
-(the `websockets` package answers only GET, and the pairing form is a POST). Cookies are per host, not per
-port, so the session cookie set by the page's port is sent to the WebSocket too. Each WebSocket connection
-is one more client of the host (server.Host.serve), one bridge message per text frame: the page speaks the
-host's wire unchanged."""
+The pages, the pairing form's POST, the static files and the page's WebSocket share ONE port, served by ONE
+maintained library: aiohttp (the `remote` extra). Why aiohttp: the `websockets` package answers only GET
+(its `process_request` cannot read a request body), and pairing must stay a same-origin POST (a code in a
+GET's URL lands in history and logs, and a cross-site `<img>` GET could spend a client's wrong-code budget);
+aiohttp is a well-kept asyncio server that does both, with the limits this page needs as its own settings
+(request line and header sizes, header count, body size, WebSocket frame size). What aiohttp has no
+setting for is kept here: the TLS handshake deadline (asyncio's), and a deadline for a connection that has
+not become a WebSocket (REQUEST_DEADLINE, swept with the revocation watcher).
+
+Routes are one table (ROUTES): a route is one line, with who may use it. Before any route, every request
+passes the Host check (DNS rebinding, 421) and the Origin check (403); every answer carries the security
+headers. A WebSocket is the upgrade of `/` and checks its own credential (the cookie and the page key). Each
+WebSocket connection is one more client of the host (server.Host.serve), one bridge message per text frame:
+the page speaks the host's wire unchanged."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import html
-import ssl
+import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from yoke.host.guard import (
@@ -25,11 +34,11 @@ from yoke.host.guard import (
     host_allowed,
     host_names,
     page_policy,
+    public_origin,
 )
 from yoke.host.pages import (
     HTML,
     PAIR_FROM_FRAGMENT,
-    REASONS,
     page_html,
     pairing_page,
     session_page,
@@ -42,43 +51,80 @@ from yoke.host.scopes import SCOPES, at_least, scope_of, screen
 __all__ = ["COOKIE", "MAX_FAILURES", "RemoteControl"]
 
 MAX_BODY = 4096
+REQUEST_DEADLINE = 10.0  # seconds an HTTP connection may stay open unless it became a WebSocket
 LOOPBACK = ("127.0.0.1", "localhost")
 REVOKED = 4401  # the WebSocket close code for a revoked device: the page goes back to pairing
 REVOCATION_POLL = 0.25  # seconds between looks at the devices file: a revoked socket closes within a second
+NEEDS_AIOHTTP = "the remote page needs the `remote` extra (aiohttp): pip install 'yoke[remote]'"
+
+# who may use a route: anyone (pairing and the share link's exchange), a paired device, or also a share
+# link's view-only cookie (its own session's page and the static files)
+OPEN, PAIRED, SHARED = "open", "paired", "shared"
+Answer = tuple[int, dict[str, str], bytes]
+# (method, path, handler name, who): the one routing table; a new route is one line here
+ROUTES: tuple[tuple[str, str, str, str], ...] = (
+    ("POST", "/pair", "_pair", OPEN),
+    ("GET", "/share/{token}", "_share", OPEN),
+    ("GET", "/", "_list_page", PAIRED),  # its upgrade is the page's WebSocket (`_socket`)
+    ("GET", "/s/{session:.+}", "_session_page", SHARED),
+    ("GET", "/static/{name}", "_static", SHARED),
+)
+
+
+class _Socket:
+    """An aiohttp WebSocket as the host's client classes use one (websocket.WebSocketClient): send text,
+    close with a code, and abort the transport without waiting on the peer."""
+
+    def __init__(self, response: Any, transport: Any, request: Any):
+        self.response, self.transport, self.request = response, transport, request
+
+    async def send(self, text: str) -> None:
+        if self.response.closed:
+            raise ConnectionResetError("closed")
+        await self.response.send_str(text)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        await self.response.close(code=code, message=reason.encode())
 
 
 class RemoteControl:
-    """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate."""
+    """Loopback is served over plain HTTP; any other address over HTTPS with a self-signed certificate.
+    `public` (`--public-url`): the address users reach the page at through their own tunnel or proxy; the
+    printed URL is it, and its host and origin pass the checks."""
 
     def __init__(
         self,
         host: Any,
         bind: str,
         port: int,
-        ws_port: int = 0,
         on_new_code: Callable[[str], None] | None = None,
         scope: str = "drive",
+        public: str = "",
     ):
         self.host = host  # the session host (server.Host) this page is one more client of
-        self.bind, self.port, self.ws_port = bind, port, ws_port
+        self.bind, self.port, self.public = bind, port, public
         self.pairing = Pairing(on_new_code, scope, secure=bind not in LOOPBACK)
         self.origins: set[str] = set()
         self.fingerprint = ""
         self.addresses = [bind]
         self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
+        self.lasting: set[Any] = set()  # connections that became WebSockets: no request deadline
+        self.seen: dict[Any, float] = {}  # HTTP connections -> when first seen (the request deadline)
         self.co_drive = ""
         self.names: set[str] = set()
-        self.policy: dict[
-            str, str
-        ] = {}  # a session this page's clients may prompt though another client drives it
+        self.policy: dict[str, str] = {}
+        self.public_hosts: set[str] = set()  # the Host headers `--public-url` gives
+        self.access: dict[Any, str] = {}  # aiohttp's route -> who may use it (ROUTES)
 
     @property
     def secure(self) -> bool:
         return self.bind not in LOOPBACK
 
     async def start(self) -> None:
-        from websockets.asyncio.server import serve
-
+        try:
+            from aiohttp import web
+        except ImportError:
+            raise RuntimeError(NEEDS_AIOHTTP) from None
         context = None
         if self.secure:
             from yoke.host.tls import certificate, lan_addresses
@@ -87,32 +133,56 @@ class RemoteControl:
             context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
-        self.http = await asyncio.start_server(
-            self._http, self.bind, self.port, ssl=context, limit=MAX_HEADER_LINE,
-            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
+        @web.middleware
+        async def gate(request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+            return await self._gate(request, handler)
+
+        app = web.Application(middlewares=[gate], client_max_size=MAX_BODY)
+        for method, path, handler, who in ROUTES:
+            self.access[app.router.add_route(method, path, self._wrap(getattr(self, handler)))] = who
+        app.on_response_prepare.append(self._headers)
+        self.runner = web.AppRunner(
+            app, access_log=None, max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE,
+            max_headers=MAX_HEADERS, handle_signals=False,
         )  # fmt: skip
-        self.port = self.pairing.port = self.http.sockets[0].getsockname()[1]
-        self.ws = await serve(
-            self._relay,
-            self.bind,
-            self.ws_port,
-            max_size=MAX_MESSAGE,
-            process_request=self._ws_check,
-            ssl=context,
-            ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
-        )
-        self.ws_port = next(iter(self.ws.sockets)).getsockname()[1]
+        await self.runner.setup()
+        loop = asyncio.get_running_loop()
+        remembered = 0 if self.port else _remembered_port(self.bind)
+        for port in dict.fromkeys([remembered or self.port, self.port]):  # the remembered one may be taken
+            try:
+                self.listener = await loop.create_server(
+                    self.runner.server, self.bind, port, ssl=context,
+                    ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
+                )  # fmt: skip
+                break
+            except OSError:
+                if port == self.port:
+                    raise
+        self.port = self.pairing.port = self.listener.sockets[0].getsockname()[1]
+        _remember_port(self.bind, self.port)
         scheme = "https" if self.secure else "http"
         self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
         self.names = host_names(self.bind, self.addresses)
-        ws_scheme = "wss" if self.secure else "ws"
-        sockets = [f"{ws_scheme}://{host}:{self.ws_port}" for host in self.addresses]
+        sockets = [f"{'wss' if self.secure else 'ws'}://{host}:{self.port}" for host in self.addresses]
+        if self.public:
+            origin, netloc = public_origin(self.public)
+            self.origins.add(origin)
+            self.public_hosts = {netloc, f"{netloc}:{443 if origin.startswith('https') else 80}"}
+            sockets.append(("wss" if origin.startswith("https") else "ws") + origin[origin.index(":") :])
+        self.pairing.host = self.public_host
         self.policy = page_policy(PAIR_FROM_FRAGMENT, sockets)
-        self.watcher = asyncio.get_running_loop().create_task(self._close_revoked())
+        self.watcher = loop.create_task(self._watch())
 
-    async def _close_revoked(self) -> None:
+    @property
+    def public_host(self) -> str:
+        """What the devices paired here are keyed by: the host a browser names (not the port)."""
+        return urllib.parse.urlsplit(self.url).hostname or self.bind
+
+    async def _watch(self) -> None:
         """`yoke remote-control revoke` edits the devices file; a revoked device's sockets close here, all at
-        once: each is told (REVOKED) and cut a moment later whether or not its peer answers."""
+        once: each is told (REVOKED) and cut a moment later whether or not its peer answers. An HTTP
+        connection is cut REQUEST_DEADLINE after it opened unless it became a WebSocket (a slow sender holds
+        nothing)."""
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(REVOCATION_POLL)
@@ -122,136 +192,98 @@ class RemoteControl:
                     self.sockets.pop(ws, None)
                     loop.create_task(_quietly(ws.close(REVOKED, "revoked")))
                     loop.call_later(0.5, ws.transport.abort)
+            now = time.monotonic()
+            connections = set(self.runner.server.connections)
+            self.seen = {c: t for c, t in self.seen.items() if c in connections}
+            self.lasting &= connections
+            for connection in connections - self.lasting:
+                if now - self.seen.setdefault(connection, now) > REQUEST_DEADLINE:
+                    connection.force_close()
 
     def close(self) -> None:
-        """Stop serving: the listeners and every open page's WebSocket (start may have got part way)."""
-        for part in ("watcher", "http", "ws"):
-            thing = getattr(self, part, None)
-            if thing is not None:
-                thing.cancel() if part == "watcher" else thing.close()
+        """Stop serving: the listener and every open page's WebSocket (start may have got part way)."""
+        watcher, listener = getattr(self, "watcher", None), getattr(self, "listener", None)
+        if watcher is not None:
+            watcher.cancel()
+        if listener is not None:
+            listener.close()
+        for ws in list(self.sockets):
+            ws.transport.abort()
+        runner = getattr(self, "runner", None)
+        if runner is not None:
+            asyncio.get_running_loop().create_task(_quietly(runner.cleanup()))
 
     @property
     def url(self) -> str:
+        if self.public:
+            return self.public
         return f"{'https' if self.secure else 'http'}://{self.addresses[0]}:{self.port}/"
 
-    # -- the WebSocket ---------------------------------------------------------------------------------
-    def _ws_check(self, connection: Any, request: Any) -> Any:
-        if not host_allowed(request.headers.get("Host"), self.names, self.ws_port):
-            return connection.respond(421, "Misdirected request\n")
+    # -- every request -----------------------------------------------------------------------------------
+    async def _headers(self, request: Any, response: Any) -> None:
+        response.headers.update(self.policy)
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Frame-Options"] = "DENY"
+
+    def _wrap(self, handler: Callable[[Any], Awaitable[Answer]]) -> Callable[[Any], Awaitable[Any]]:
+        from aiohttp import web
+
+        async def route(request: Any) -> Any:
+            status, headers, body = await handler(request)
+            return web.Response(status=status, headers=headers, body=body)
+
+        return route
+
+    def _who(self, request: Any) -> str:
+        return self.access.get(request.match_info.route, PAIRED)  # no route: 401 before it is 404 or 405
+
+    async def _gate(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Host, then Origin, then the route's credential: nothing but pairing is answered before it."""
+        from aiohttp import web
+
+        def plain(status: int, text: str, headers: dict[str, str] | None = None) -> Any:
+            return web.Response(status=status, text=text, headers=headers)
+
+        given = request.headers.get("Host")
+        if (given or "").strip().lower() not in self.public_hosts and not host_allowed(given, self.names, self.port):
+            return plain(421, "Misdirected request: the Host names another server\n")
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
-            return connection.respond(403, "Forbidden origin\n")
-        if self.pairing.socket_device(request.headers.get("Cookie"), _key_of(request.path)) is None:
-            return connection.respond(401, "Unauthorized\n")
-        return None
-
-    async def _relay(self, ws: Any) -> None:
-        """The page is a client of the host like any other (one bridge message per text frame), served in
-        this process; a view-only cookie's requests are filtered first."""
-        from websockets.exceptions import ConnectionClosed
-
-        from yoke.host.page_redact import PageClient
-        from yoke.host.server import CLIENT_BUFFER
-
-        device = self.pairing.socket_device(ws.request.headers.get("Cookie"), _key_of(ws.request.path))
-        if device is None:  # revoked or expired between the handshake and now
-            await ws.close(REVOKED, "revoked")
-            return
-        self.sockets[ws] = device["hash"]
-        client = PageClient(ws, CLIENT_BUFFER)  # what it is sent, secrets masked (page_redact.py)
-        client.authenticated = True  # the cookie is this page's authentication
-        client.only_session = device.get("session")  # a share link hears of its session only
-        if at_least(scope_of(device), "drive") and self.co_drive:
-            client.co_drives = {self.co_drive}
-
-        async def messages() -> Any:
-            try:
-                async for message in ws:
-                    text = message if isinstance(message, str) else message.decode("utf-8", "replace")
-                    text, refusal = screen(text, device)
-                    if refusal:
-                        client.send(refusal.encode() + b"\n")
-                        continue
-                    yield client.restore(text).encode()
-            except ConnectionClosed:
-                return
-
-        try:
-            await self.host.serve(client, messages())
-        finally:
-            self.sockets.pop(ws, None)
-            client.closed = True
-            client.ready.set()
-
-    # -- HTTP ------------------------------------------------------------------------------------------
-    async def _http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        try:
-            async with asyncio.timeout(10):
-                status, headers, body = await self._answer(reader, str(peer[0]) if peer else "")
-        except (TimeoutError, ValueError, asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
-            status, headers, body = 400, {}, b"Bad request\n"
-        head = f"HTTP/1.1 {status} {REASONS.get(status, 'OK')}\r\nContent-Length: {len(body)}\r\n"
-        head += "Connection: close\r\nCache-Control: no-store\r\nX-Frame-Options: DENY\r\n"
-        head += "".join(f"{k}: {v}\r\n" for k, v in {**self.policy, **headers}.items())
-        with contextlib.suppress(ConnectionError):
-            writer.write(head.encode() + b"\r\n" + body)
-            await writer.drain()
-        writer.close()
-
-    async def _answer(self, reader: asyncio.StreamReader, peer: str) -> tuple[int, dict[str, str], bytes]:
-        # a line over MAX_HEADER_LINE raises ValueError (the reader's limit), more than MAX_HEADERS is refused:
-        # one connection cannot grow the host's memory
-        method, target, _ = (await reader.readline()).decode("latin-1").split(" ", 2)
-        headers: dict[str, str] = {}
-        count = 0
-        while (line := (await reader.readline()).decode("latin-1").strip()) != "":
-            count += 1
-            if count > MAX_HEADERS:
-                return 431, {}, b"Too many headers\n"
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        if not host_allowed(headers.get("host"), self.names, self.port):
-            return 421, {}, b"Misdirected request: the Host names another server\n"
-        length = int(headers.get("content-length") or 0)
-        if length > MAX_BODY:
-            return 413, {}, b"Too large\n"
-        body = await reader.readexactly(length) if length else b""
-        path = urllib.parse.urlsplit(target).path
-        origin = headers.get("origin")
-        if origin is not None and origin not in self.origins:
-            return 403, {}, b"Forbidden origin\n"
-        agent = headers.get("user-agent", "")
-        if method == "POST" and path == "/pair":
-            return self._pair(body, agent, peer)
-        if method == "GET" and path.startswith("/share/"):
-            return self._share(path[len("/share/") :], agent)
-        watching = self.pairing.viewing(headers.get("cookie"))
+            return plain(403, "Forbidden origin\n")
+        if request.headers.get("Upgrade", "").lower() == "websocket" and request.path == "/":
+            return await self._socket(request)
+        who = self._who(request)
+        if who == OPEN:
+            return await handler(request)
+        cookie = request.headers.get("Cookie")
+        watching = self.pairing.viewing(cookie)
         if watching is not None:
-            return self._view_only_page(method, path, watching)
-        if not self.pairing.authorized(headers.get("cookie")):
-            return 401, HTML, pairing_page().encode()
-        if method != "GET":
-            return 405, {}, b"Method not allowed\n"
-        if path == "/":
-            return 200, HTML, (await self._list_page()).encode()
-        if path.startswith("/s/"):
-            return 200, HTML, session_page(urllib.parse.unquote(path[3:]), self.ws_port).encode()
-        return static(path)
+            if who != SHARED or request.method != "GET":
+                return plain(403, "A share link shows one session\n")
+            if request.path.startswith("/s/") and request.match_info.get("session") != watching:
+                return plain(403, "A share link shows one session\n")
+            request["read_only"] = True
+            return await handler(request)
+        if not self.pairing.authorized(cookie):
+            return web.Response(status=401, headers=HTML, text=pairing_page())
+        return await handler(request)
 
-    def _view_only_page(self, method: str, path: str, session: str) -> tuple[int, dict[str, str], bytes]:
-        if method != "GET":
-            return 405, {}, b"Method not allowed\n"
-        if path.startswith("/s/"):
-            if urllib.parse.unquote(path[3:]) != session:
-                return 403, {}, b"A share link shows one session\n"
-            return 200, HTML, session_page(session, self.ws_port, read_only=True).encode()
-        if path.startswith("/static/"):
-            return static(path)
-        return 403, {}, b"A share link shows one session\n"
+    # -- the routes --------------------------------------------------------------------------------------
+    async def _list_page(self, request: Any) -> Answer:
+        """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
+        cookie: a cookie replayed from another port reads no session's name here."""
+        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.port}"><li>Loading…</li></ul>'
+        return 200, HTML, page_html("Sessions", body + '<script src="/static/list.js"></script>').encode()
 
-    def _share(self, token: str, agent: str) -> tuple[int, dict[str, str], bytes]:
-        exchanged = self.pairing.exchange_share(token, agent)
+    async def _session_page(self, request: Any) -> Answer:
+        session = request.match_info["session"]
+        return 200, HTML, session_page(session, self.port, read_only=bool(request.get("read_only"))).encode()
+
+    async def _static(self, request: Any) -> Answer:
+        return static(request.path)
+
+    async def _share(self, request: Any) -> Answer:
+        exchanged = self.pairing.exchange_share(request.match_info["token"], request.headers.get("User-Agent", ""))
         if exchanged is None:
             return 401, HTML, pairing_page("This share link was used already, or is wrong.").encode()
         cookie, key, session = exchanged
@@ -264,13 +296,14 @@ class RemoteControl:
     def _cookie_header(self, cookie: str) -> str:
         name = self.pairing.cookie_name  # for this port only; __Host- over HTTPS
         head = f"{name}={cookie}; HttpOnly; SameSite=Strict; Path=/; Max-Age={int(COOKIE_LIFETIME)}"
-        return head + ("; Secure" if self.secure else "")
+        return head + ("; Secure" if self.secure or self.public.startswith("https:") else "")
 
-    def _pair(self, body: bytes, agent: str, peer: str = "") -> tuple[int, dict[str, str], bytes]:
+    async def _pair(self, request: Any) -> Answer:
+        peer = request.remote or ""
         if self.pairing.limited(peer):
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
-        form = urllib.parse.parse_qs(body.decode("utf-8", "replace"))
-        exchanged = self.pairing.exchange((form.get("code") or [""])[0], agent, peer)
+        form = urllib.parse.parse_qs((await request.read()).decode("utf-8", "replace"))
+        exchanged = self.pairing.exchange((form.get("code") or [""])[0], request.headers.get("User-Agent", ""), peer)
         if exchanged is None:
             return 401, HTML, pairing_page("Wrong code.").encode()
         target = (form.get("next") or ["/"])[0]
@@ -281,16 +314,73 @@ class RemoteControl:
         # the page key rides in the fragment: never sent to a server, kept by the page in its own storage
         return 303, {"Location": f"{target}#k={key}", "Set-Cookie": self._cookie_header(cookie)}, b""
 
-    async def _list_page(self) -> str:
-        """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
-        cookie: a cookie replayed from another port reads no session's name here."""
-        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}"><li>Loading…</li></ul>'
-        return page_html("Sessions", body + '<script src="/static/list.js"></script>')
+    # -- the WebSocket -----------------------------------------------------------------------------------
+    async def _socket(self, request: Any) -> Any:
+        """The page is a client of the host like any other (one bridge message per text frame), served in
+        this process; a view-only cookie's requests are filtered first."""
+        from aiohttp import WSMsgType, web
+
+        from yoke.host.page_redact import PageClient
+        from yoke.host.server import CLIENT_BUFFER
+
+        device = self.pairing.socket_device(request.headers.get("Cookie"), request.query.get("k", ""))
+        if device is None:
+            return web.Response(status=401, text="Unauthorized\n")
+        response = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=None)
+        await response.prepare(request)
+        self.lasting.add(request.protocol)
+        ws = _Socket(response, request.transport, request)
+        self.sockets[ws] = device["hash"]
+        client = PageClient(ws, CLIENT_BUFFER)  # what it is sent, secrets masked (page_redact.py)
+        client.authenticated = True  # the cookie and the page key are this page's authentication
+        client.only_session = device.get("session")  # a share link hears of its session only
+        if at_least(scope_of(device), "drive") and self.co_drive:
+            client.co_drives = {self.co_drive}
+
+        async def messages() -> Any:
+            async for message in response:
+                if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    return
+                data = message.data
+                text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+                text, refusal = screen(text, device)
+                if refusal:
+                    client.send(refusal.encode() + b"\n")
+                    continue
+                yield client.restore(text).encode()
+
+        try:
+            await self.host.serve(client, messages())
+        finally:
+            self.sockets.pop(ws, None)
+            client.closed = True
+            client.ready.set()
+        return response
 
 
-def _key_of(path: str) -> str:
-    """The page key a WebSocket's URL carries (`/?k=KEY`)."""
-    return (urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("k") or [""])[0]
+def _port_file(bind: str) -> Any:
+    from yoke.host.paths import runtime_dir
+
+    return runtime_dir() / ("remote-port-" + "".join(c if c.isalnum() else "_" for c in bind))
+
+
+def _remembered_port(bind: str) -> int:
+    """The port this address's page listened on last: reused when free, so a browser's origin (where it
+    keeps its page key) and cookie stay the same across runs, and a paired device needs no new pairing."""
+    from yoke.host.owned import read_private
+
+    try:
+        port = int(read_private(_port_file(bind)).strip())
+    except (OSError, ValueError):
+        return 0
+    return port if 0 < port < 65536 else 0
+
+
+def _remember_port(bind: str, port: int) -> None:
+    from yoke.host.owned import write_private
+
+    with contextlib.suppress(OSError):
+        write_private(_port_file(bind), str(port).encode())
 
 
 async def _quietly(closing: Any) -> None:
@@ -315,14 +405,15 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
     scope = str(params.get("scope") or "drive")
     if scope not in SCOPES:
         raise ProtocolError("invalid_params", f"scope is one of {', '.join(SCOPES)}")
-    page = RemoteControl(host, bind, port, on_new_code=tell, scope=scope)
+    public = str(params.get("public_url") or "")
+    page = RemoteControl(host, bind, port, on_new_code=tell, scope=scope, public=public)
     if params.get("drive"):  # `--remote-control`: the page prompts this session beside the terminal UI
         page.co_drive = host._session({"session": params["drive"]}).ident
     try:
         await page.start()
-    except (CertificateError, OSError) as exc:
+    except (CertificateError, OSError, ValueError) as exc:
         page.close()
-        if isinstance(exc, CertificateError):
+        if isinstance(exc, (CertificateError, ValueError)):
             raise RuntimeError(str(exc)) from None
         raise RuntimeError(f"cannot listen on {bind}:{port}: {exc.strerror or exc}") from None
     host.pages[client] = page

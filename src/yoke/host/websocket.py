@@ -81,7 +81,7 @@ class WebSocketClient:
                 self.queued -= len(data)
                 try:
                     await self.ws.send(data.decode().rstrip("\n"))
-                except ConnectionClosed:
+                except (ConnectionClosed, ConnectionError):  # websockets' or aiohttp's (the page)
                     self.closed = True
 
     async def flush(self) -> None:
