@@ -197,7 +197,10 @@ def test_device_labels_print_no_escape_sequences(host_env, project, remote_page)
     with 8-bit controls (C1, e.g. CSI) pairs, and its label prints without them."""
     page = remote_page(host_env, project)
     body = urllib.parse.urlencode({"code": page.code})
-    headers = {"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "\x1b]0;owned\x07\x1b[2JEvil/1.0"}
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "User-Agent": "\x1b]0;owned\x07\x1b[2JEvil/1.0",
+    }
     assert _http(page, "POST", "/pair", body, headers)[0].status == 400
     _pair(page, agent="\x9b2J\x9d0;owned\x9cEvil/1.0")
     run = yoke_cmd(host_env, project, "remote-control", "devices")

@@ -76,11 +76,15 @@ def public_origin(url: str) -> tuple[str, str]:
     """`--public-url URL` (a tunnel or reverse proxy in front of the page): the Origin a browser sends for it
     and the Host header it gives. ValueError for anything but an http(s) URL with a host and no credentials."""
     parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
-        raise ValueError(f"--public-url takes http(s)://HOST[:PORT]/, not {url!r}")
+    name = parts.hostname or ""
+    bad = parts.scheme not in ("http", "https") or not name or parts.username or parts.password
+    if bad or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(
+            f"--public-url takes http(s)://HOST[:PORT]/ (no path: the page's routes are absolute), not {url!r}"
+        )
     default = 443 if parts.scheme == "https" else 80
     port = parts.port or default
-    netloc = parts.hostname if port == default else f"{parts.hostname}:{port}"
-    if ":" in parts.hostname:
-        netloc = f"[{parts.hostname}]" + ("" if port == default else f":{port}")
+    netloc = name if port == default else f"{name}:{port}"
+    if ":" in name:
+        netloc = f"[{name}]" + ("" if port == default else f":{port}")
     return f"{parts.scheme}://{netloc}".lower(), netloc.lower()

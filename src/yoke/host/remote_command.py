@@ -1,4 +1,4 @@
-"""`yoke remote-control [name] [--json] [--host ADDR] [--port N]`: serve the remote page (webpage.py) until
+"""`yoke remote-control [name] [--json] [--host ADDR] [--port N] [--public-url URL]`: serve the remote page (webpage.py) until
 interrupted; `yoke remote-control devices` / `revoke ID|--all`: the paired browsers (pairing.py). It keeps one connection to the host open, so the host does not stop while the page is served."""
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ def remote_control(argv: list[str]) -> int:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; any other: HTTPS)"
     )
+    parser.add_argument(
+        "--public-url", default="", metavar="URL",
+        help="the page's address through your own tunnel or reverse proxy: printed, in the QR code, and "
+        "accepted by the Host/Origin checks",
+    )  # fmt: skip
     parser.add_argument("--share", action="store_true", help="also print a one-time read-only link to NAME")
     parser.add_argument("--port", type=int, default=0, help="port for the page (default: any free one)")
     parser.add_argument(
@@ -46,12 +51,21 @@ def remote_control(argv: list[str]) -> int:
         print("yoke remote-control: --share needs the session to share (yoke remote-control NAME --share)",
               file=sys.stderr)  # fmt: skip
         return 2
+    if args.public_url:
+        from yoke.host.guard import public_origin
+
+        try:
+            public_origin(args.public_url)
+        except ValueError as exc:
+            print(f"yoke remote-control: {exc}", file=sys.stderr)
+            return 2
     from yoke.host.client import HostClient, HostError
 
     try:
         HostClient.connect().close()  # starts the host if none runs; the page's own connection keeps it
         with contextlib.suppress(KeyboardInterrupt):
-            return asyncio.run(serve_page(args.host, args.port, args.name, args.json, args.share, args.scope))
+            return asyncio.run(serve_page(args.host, args.port, args.name, args.json, args.share, args.scope,
+                                          args.public_url))  # fmt: skip
     except HostError as exc:
         print(f"yoke remote-control: {exc}", file=sys.stderr)
         return 1
@@ -59,7 +73,13 @@ def remote_control(argv: list[str]) -> int:
 
 
 async def serve_page(
-    host: str, port: int, name: str | None, as_json: bool, share_link: bool = False, scope: str = "drive"
+    host: str,
+    port: int,
+    name: str | None,
+    as_json: bool,
+    share_link: bool = False,
+    scope: str = "drive",
+    public_url: str = "",
 ) -> int:
     """Have the host serve the page, print its URL and pairing code (one JSON line for scripts), and keep
     it served until cancelled (or 1 when the host goes)."""
@@ -69,7 +89,8 @@ async def serve_page(
         if not as_json:  # --json prints one line; scripts pair once
             print(f"Paired. Next pairing code: {code}\n{qr_text(pairing_url(url, code))}", end="", flush=True)
 
-    page, listening = await open_page(host, port, name if share_link else None, announce, scope=scope)
+    page, listening = await open_page(host, port, name if share_link else None, announce, scope=scope,
+                                      public_url=public_url)  # fmt: skip
     url = page["url"] + (f"s/{urllib.parse.quote(name)}" if name else "")
     if as_json:
         line = {"url": url, "code": page["code"], "pair_url": pairing_url(url, page["code"])}
@@ -89,6 +110,7 @@ async def open_page(
     announce: Callable[[str], None],
     drive: str = "",
     scope: str = "drive",
+    public_url: str = "",
 ) -> tuple[dict[str, Any], asyncio.Task]:
     """Ask the running host to serve the page (`remote_control`, docs/wire.md): its `{url, code,
     fingerprint, share}`, and a task that tells `announce` each next code and ends when the host goes. The
@@ -106,6 +128,7 @@ async def open_page(
         {"bind": bind, "port": port, "scope": scope}
         | ({"share": share} if share else {})
         | ({"drive": drive} if drive else {})
+        | ({"public_url": public_url} if public_url else {})
     )
     request = {"id": "rc", "type": "request", "payload": {"method": "remote_control", "params": params}}
     writer.write((json.dumps(request) + "\n").encode())

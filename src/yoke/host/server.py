@@ -16,9 +16,9 @@ from yoke.host.hosted import HostedSession
 from yoke.host.methods import METHODS
 from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir, socket_path, token_path
+from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
 from yoke.host.scopes import held_to
 from yoke.host.tokens import scope_for
-from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
 
 # bytes queued for one client before it counts as too slow and is dropped (it may reconnect with its last seq)
 CLIENT_BUFFER = int(os.environ.get("YOKE_HOST_CLIENT_BUFFER") or 8 * 1024 * 1024)

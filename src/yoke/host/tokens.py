@@ -90,7 +90,10 @@ def token_command(argv: list[str]) -> int:
             raise ValueError("--ttl is a positive number of seconds")
         ident, token = mint(scope, ttl)
     except (IndexError, ValueError) as exc:
-        print(f"yoke host token: {exc if str(exc) and not isinstance(exc, IndexError) else USAGE}", file=sys.stderr)
+        print(
+            f"yoke host token: {exc if str(exc) and not isinstance(exc, IndexError) else USAGE}",
+            file=sys.stderr,
+        )
         return 2
     print(json.dumps({"id": ident, "scope": scope, "token": token}) if as_json else token)
     return 0

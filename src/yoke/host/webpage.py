@@ -133,6 +133,7 @@ class RemoteControl:
             context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
+
         @web.middleware
         async def gate(request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
             return await self._gate(request, handler)
@@ -146,12 +147,14 @@ class RemoteControl:
             max_headers=MAX_HEADERS, handle_signals=False,
         )  # fmt: skip
         await self.runner.setup()
+        assert self.runner.server is not None  # made by setup
+        self.server = self.runner.server
         loop = asyncio.get_running_loop()
         remembered = 0 if self.port else _remembered_port(self.bind)
         for port in dict.fromkeys([remembered or self.port, self.port]):  # the remembered one may be taken
             try:
                 self.listener = await loop.create_server(
-                    self.runner.server, self.bind, port, ssl=context,
+                    self.server, self.bind, port, ssl=context,
                     ssl_handshake_timeout=HANDSHAKE_TIMEOUT if context else None,
                 )  # fmt: skip
                 break
@@ -161,9 +164,11 @@ class RemoteControl:
         self.port = self.pairing.port = self.listener.sockets[0].getsockname()[1]
         _remember_port(self.bind, self.port)
         scheme = "https" if self.secure else "http"
-        self.origins = {f"{scheme}://{host}:{self.port}" for host in self.addresses}
+        self.origins = {f"{scheme}://{_netloc(host, self.port)}" for host in self.addresses}
         self.names = host_names(self.bind, self.addresses)
-        sockets = [f"{'wss' if self.secure else 'ws'}://{host}:{self.port}" for host in self.addresses]
+        sockets = [
+            f"{'wss' if self.secure else 'ws'}://{_netloc(host, self.port)}" for host in self.addresses
+        ]
         if self.public:
             origin, netloc = public_origin(self.public)
             self.origins.add(origin)
@@ -193,7 +198,7 @@ class RemoteControl:
                     loop.create_task(_quietly(ws.close(REVOKED, "revoked")))
                     loop.call_later(0.5, ws.transport.abort)
             now = time.monotonic()
-            connections = set(self.runner.server.connections)
+            connections = set(self.server.connections)
             self.seen = {c: t for c, t in self.seen.items() if c in connections}
             self.lasting &= connections
             for connection in connections - self.lasting:
@@ -216,8 +221,8 @@ class RemoteControl:
     @property
     def url(self) -> str:
         if self.public:
-            return self.public
-        return f"{'https' if self.secure else 'http'}://{self.addresses[0]}:{self.port}/"
+            return self.public.rstrip("/") + "/"
+        return f"{'https' if self.secure else 'http'}://{_netloc(self.addresses[0], self.port)}/"
 
     # -- every request -----------------------------------------------------------------------------------
     async def _headers(self, request: Any, response: Any) -> None:
@@ -245,7 +250,9 @@ class RemoteControl:
             return web.Response(status=status, text=text, headers=headers)
 
         given = request.headers.get("Host")
-        if (given or "").strip().lower() not in self.public_hosts and not host_allowed(given, self.names, self.port):
+        if (given or "").strip().lower() not in self.public_hosts and not host_allowed(
+            given, self.names, self.port
+        ):
             return plain(421, "Misdirected request: the Host names another server\n")
         origin = request.headers.get("Origin")
         if origin is not None and origin not in self.origins:
@@ -283,7 +290,9 @@ class RemoteControl:
         return static(request.path)
 
     async def _share(self, request: Any) -> Answer:
-        exchanged = self.pairing.exchange_share(request.match_info["token"], request.headers.get("User-Agent", ""))
+        exchanged = self.pairing.exchange_share(
+            request.match_info["token"], request.headers.get("User-Agent", "")
+        )
         if exchanged is None:
             return 401, HTML, pairing_page("This share link was used already, or is wrong.").encode()
         cookie, key, session = exchanged
@@ -303,7 +312,9 @@ class RemoteControl:
         if self.pairing.limited(peer):
             return 429, {"Retry-After": str(int(FAILURE_WINDOW))}, b"Too many wrong codes; wait a minute\n"
         form = urllib.parse.parse_qs((await request.read()).decode("utf-8", "replace"))
-        exchanged = self.pairing.exchange((form.get("code") or [""])[0], request.headers.get("User-Agent", ""), peer)
+        exchanged = self.pairing.exchange(
+            (form.get("code") or [""])[0], request.headers.get("User-Agent", ""), peer
+        )
         if exchanged is None:
             return 401, HTML, pairing_page("Wrong code.").encode()
         target = (form.get("next") or ["/"])[0]
@@ -356,6 +367,10 @@ class RemoteControl:
             client.closed = True
             client.ready.set()
         return response
+
+
+def _netloc(address: str, port: int) -> str:
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"  # an IPv6 literal in brackets
 
 
 def _port_file(bind: str) -> Any:
