@@ -130,3 +130,13 @@ def test_a_drive_token_prompts_and_the_cli_refuses_a_made_up_scope(listening_hos
     assert (
         bad.returncode == 2 and "watch, approve, drive, admin" in bad.stderr and "Traceback" not in bad.stderr
     )
+
+
+def test_a_revoked_token_ends_its_open_connection_at_its_next_request(listening_host, project):
+    env, tcp, _ = listening_host
+    client = Raw(("127.0.0.1", tcp))
+    assert client.call("hello", {"token": _mint(env, project, "drive")})["type"] == "response"
+    assert _code(client.call("list")) == "ok"
+    assert yoke_cmd(env, project, "host", "token", "--revoke-all").returncode == 0
+    assert _code(client.call("list")) == "unauthorized"
+    assert client.read() is None  # and the connection is closed

@@ -141,8 +141,11 @@ class Host:
                 if scope is None:  # neither host.token nor an unexpired minted token (host/tokens.py)
                     client.send(error(ident, "unauthorized", "send hello with the host's token first"))
                     return False
-                client.authenticated, client.scope = True, scope
+                client.authenticated, client.scope, client.token = True, scope, params["token"]
                 self.clients.add(client)
+            elif getattr(client, "token", None) and scope_for(self.token, client.token) is None:
+                client.send(error(ident, "unauthorized", "this client's token was revoked or has expired"))
+                return False
             params, refused = held_to(getattr(client, "scope", "admin"), method, params)
             if refused:
                 raise ProtocolError("forbidden", refused)

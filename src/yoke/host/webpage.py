@@ -172,7 +172,9 @@ class RemoteControl:
         if self.public:
             origin, netloc = public_origin(self.public)
             self.origins.add(origin)
-            self.public_hosts = {netloc, f"{netloc}:{443 if origin.startswith('https') else 80}"}
+            name = urllib.parse.urlsplit(origin).hostname or ""  # a proxy's `$host` drops the port
+            default = 443 if origin.startswith("https") else 80
+            self.public_hosts = {netloc, name, f"{name}:{default}"}
             sockets.append(("wss" if origin.startswith("https") else "ws") + origin[origin.index(":") :])
         self.pairing.host = self.public_host
         self.policy = page_policy(PAIR_FROM_FRAGMENT, sockets)
