@@ -94,6 +94,7 @@ def main() -> None:
                 page.get_by_text("ready", exact=True).wait_for()
                 first_event_ms = (time.monotonic() - paired_at) * 1000
                 page.wait_for_function("window.yokeAttached")
+                weight = page.evaluate(WEIGHT)
                 page.evaluate(OBSERVE)
                 page.get_by_label("Prompt").fill("go")
                 SENT.clear()  # the "ready" turn's deltas came before the page watched
@@ -119,6 +120,13 @@ def main() -> None:
     print(f"remote-control token-to-page latency: median {statistics.median(gaps):.1f} ms, p95 {p95:.1f} ms "
           f"over {len(gaps)} text deltas (goal < 100 ms)")  # fmt: skip
     print(f"remote-control pairing to first event on the page: {first_event_ms:.0f} ms")
+    print(f"remote-control session page weight: {weight[0]} bytes over the wire in {weight[1]} requests "
+          "(HTML, scripts, stylesheet, with headers; the WebSocket not counted)")  # fmt: skip
+
+
+# what the paired session page cost to load: the navigation and every resource, headers included
+WEIGHT = """() => performance.getEntriesByType("navigation").concat(performance.getEntriesByType("resource"))
+  .reduce((sum, e) => [sum[0] + e.transferSize, sum[1] + 1], [0, 0])"""
 
 
 SYNTHETIC = """(count) => {

@@ -10,7 +10,7 @@ import time
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.host.conftest import Raw, yoke_cmd
+from tests.host.conftest import Raw, runtime_of, yoke_cmd
 from tests.host.test_remote_attacks import _start, listening_host  # noqa: F401 - a fixture
 from websockets.sync.client import connect
 
@@ -140,3 +140,15 @@ def test_a_revoked_token_ends_its_open_connection_at_its_next_request(listening_
     assert yoke_cmd(env, project, "host", "token", "--revoke-all").returncode == 0
     assert _code(client.call("list")) == "unauthorized"
     assert client.read() is None  # and the connection is closed
+
+
+def test_tokens_are_listed_without_their_secret_and_revoked_by_id(host_env, project):
+    kept, gone = _mint(host_env, project, "watch"), _mint(host_env, project, "drive")
+    listed = json.loads(yoke_cmd(host_env, project, "host", "token", "--list", "--json").stdout)
+    assert {row["scope"] for row in listed} == {"watch", "drive"}
+    assert kept not in json.dumps(listed) and gone not in json.dumps(listed)
+    ident = next(row["id"] for row in listed if row["scope"] == "drive")
+    assert yoke_cmd(host_env, project, "host", "token", "--revoke", ident).returncode == 0
+    left = json.loads(yoke_cmd(host_env, project, "host", "token", "--list", "--json").stdout)
+    assert [row["scope"] for row in left] == ["watch"]
+    assert (runtime_of(host_env) / "host-tokens.json").stat().st_mode & 0o777 == 0o600

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import html
 import time
 import urllib.parse
@@ -36,6 +37,7 @@ from yoke.host.guard import (
     page_policy,
     public_origin,
 )
+from yoke.host.page_address import netloc, remember_port, remembered_port
 from yoke.host.pages import (
     HTML,
     PAIR_FROM_FRAGMENT,
@@ -61,14 +63,17 @@ NEEDS_AIOHTTP = "the remote page needs the `remote` extra (aiohttp): pip install
 # link's view-only cookie (its own session's page and the static files)
 OPEN, PAIRED, SHARED = "open", "paired", "shared"
 Answer = tuple[int, dict[str, str], bytes]
-# (method, path, handler name, who): the one routing table; a new route is one line here
-ROUTES: tuple[tuple[str, str, str, str], ...] = (
+# (method, path, handler, who): the one routing table; a new route is one line here. A handler is the name of
+# a RemoteControl method, or a function of another module taking (page, request) and giving
+# (status, headers, body) (e.g. a push subscription's route).
+Handler = str | Callable[[Any, Any], Awaitable[Answer]]
+ROUTES: list[tuple[str, str, Handler, str]] = [
     ("POST", "/pair", "_pair", OPEN),
     ("GET", "/share/{token}", "_share", OPEN),
     ("GET", "/", "_list_page", PAIRED),  # its upgrade is the page's WebSocket (`_socket`)
     ("GET", "/s/{session:.+}", "_session_page", SHARED),
     ("GET", "/static/{name}", "_static", SHARED),
-)
+]
 
 
 class _Socket:
@@ -140,7 +145,8 @@ class RemoteControl:
 
         app = web.Application(middlewares=[gate], client_max_size=MAX_BODY)
         for method, path, handler, who in ROUTES:
-            self.access[app.router.add_route(method, path, self._wrap(getattr(self, handler)))] = who
+            answer = getattr(self, handler) if isinstance(handler, str) else functools.partial(handler, self)
+            self.access[app.router.add_route(method, path, self._wrap(answer))] = who
         app.on_response_prepare.append(self._headers)
         self.runner = web.AppRunner(
             app, access_log=None, max_line_size=MAX_HEADER_LINE, max_field_size=MAX_HEADER_LINE,
@@ -150,7 +156,7 @@ class RemoteControl:
         assert self.runner.server is not None  # made by setup
         self.server = self.runner.server
         loop = asyncio.get_running_loop()
-        remembered = 0 if self.port else _remembered_port(self.bind)
+        remembered = 0 if self.port else remembered_port(self.bind)
         for port in dict.fromkeys([remembered or self.port, self.port]):  # the remembered one may be taken
             try:
                 self.listener = await loop.create_server(
@@ -162,19 +168,17 @@ class RemoteControl:
                 if port == self.port:
                     raise
         self.port = self.pairing.port = self.listener.sockets[0].getsockname()[1]
-        _remember_port(self.bind, self.port)
+        remember_port(self.bind, self.port)
         scheme = "https" if self.secure else "http"
-        self.origins = {f"{scheme}://{_netloc(host, self.port)}" for host in self.addresses}
+        self.origins = {f"{scheme}://{netloc(host, self.port)}" for host in self.addresses}
         self.names = host_names(self.bind, self.addresses)
-        sockets = [
-            f"{'wss' if self.secure else 'ws'}://{_netloc(host, self.port)}" for host in self.addresses
-        ]
+        sockets = [f"{'wss' if self.secure else 'ws'}://{netloc(host, self.port)}" for host in self.addresses]
         if self.public:
-            origin, netloc = public_origin(self.public)
+            origin, given = public_origin(self.public)
             self.origins.add(origin)
             name = urllib.parse.urlsplit(origin).hostname or ""  # a proxy's `$host` drops the port
             default = 443 if origin.startswith("https") else 80
-            self.public_hosts = {netloc, name, f"{name}:{default}"}
+            self.public_hosts = {given, name, f"{name}:{default}"}
             sockets.append(("wss" if origin.startswith("https") else "ws") + origin[origin.index(":") :])
         self.pairing.host = self.public_host
         self.policy = page_policy(PAIR_FROM_FRAGMENT, sockets)
@@ -224,13 +228,14 @@ class RemoteControl:
     def url(self) -> str:
         if self.public:
             return self.public.rstrip("/") + "/"
-        return f"{'https' if self.secure else 'http'}://{_netloc(self.addresses[0], self.port)}/"
+        return f"{'https' if self.secure else 'http'}://{netloc(self.addresses[0], self.port)}/"
 
     # -- every request -----------------------------------------------------------------------------------
     async def _headers(self, request: Any, response: Any) -> None:
         response.headers.update(self.policy)
         response.headers["Cache-Control"] = "no-store"
         response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Server"] = "yoke"  # not the library's name and version
 
     def _wrap(self, handler: Callable[[Any], Awaitable[Answer]]) -> Callable[[Any], Awaitable[Any]]:
         from aiohttp import web
@@ -369,35 +374,6 @@ class RemoteControl:
             client.closed = True
             client.ready.set()
         return response
-
-
-def _netloc(address: str, port: int) -> str:
-    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"  # an IPv6 literal in brackets
-
-
-def _port_file(bind: str) -> Any:
-    from yoke.host.paths import runtime_dir
-
-    return runtime_dir() / ("remote-port-" + "".join(c if c.isalnum() else "_" for c in bind))
-
-
-def _remembered_port(bind: str) -> int:
-    """The port this address's page listened on last: reused when free, so a browser's origin (where it
-    keeps its page key) and cookie stay the same across runs, and a paired device needs no new pairing."""
-    from yoke.host.owned import read_private
-
-    try:
-        port = int(read_private(_port_file(bind)).strip())
-    except (OSError, ValueError):
-        return 0
-    return port if 0 < port < 65536 else 0
-
-
-def _remember_port(bind: str, port: int) -> None:
-    from yoke.host.owned import write_private
-
-    with contextlib.suppress(OSError):
-        write_private(_port_file(bind), str(port).encode())
 
 
 async def _quietly(closing: Any) -> None:
