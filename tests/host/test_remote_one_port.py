@@ -150,3 +150,15 @@ def test_a_public_url_with_a_path_is_one_line(host_env, project):
 
     run = yoke_cmd(host_env, project, "remote-control", "--public-url", "https://x.example/yoke/")
     assert run.returncode == 2 and "no path" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_without_aiohttp_the_command_says_what_to_install(host_env, project, tmp_path):
+    from tests.host.conftest import yoke_cmd
+
+    blocked = tmp_path / "blocked" / "aiohttp"
+    blocked.mkdir(parents=True)
+    (blocked / "__init__.py").write_text("raise ImportError('no aiohttp here')\n")
+    env = dict(host_env, PYTHONPATH=f"{blocked.parent}:{host_env.get('PYTHONPATH', '')}".rstrip(":"))
+    run = yoke_cmd(env, project, "remote-control", "--json")
+    assert run.returncode == 1 and "pip install 'yoke[remote]'" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1

@@ -57,7 +57,9 @@ REQUEST_DEADLINE = 10.0  # seconds an HTTP connection may stay open unless it be
 LOOPBACK = ("127.0.0.1", "localhost")
 REVOKED = 4401  # the WebSocket close code for a revoked device: the page goes back to pairing
 REVOCATION_POLL = 0.25  # seconds between looks at the devices file: a revoked socket closes within a second
-NEEDS_AIOHTTP = "the remote page needs the `remote` extra (aiohttp): pip install 'yoke[remote]'"
+NEEDS_AIOHTTP = (
+    "the remote page needs the `remote` extra (aiohttp): pip install 'yoke[remote]' and run it again"
+)
 
 # who may use a route: anyone (pairing and the share link's exchange), a paired device, or also a share
 # link's view-only cookie (its own session's page and the static files)
