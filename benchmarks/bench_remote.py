@@ -73,6 +73,10 @@ def main() -> None:
     ) as srv:  # fmt: skip
         root = Path(tmp)
         env = _env(root, srv)
+        # `yoke --bg` runs only in a trusted folder (as Claude Code 2.1.332 does)
+        subprocess.run(
+            [sys.executable, "-m", "yoke", "trust"], env=env, cwd=root, capture_output=True, check=True
+        )
         run = subprocess.run([sys.executable, "-m", "yoke", "--bg", "--include-partial-messages", "ready?"],
                              env=env, cwd=root, capture_output=True, text=True, check=True)  # fmt: skip
         ident = run.stdout.split("· ")[1].split()[0]
