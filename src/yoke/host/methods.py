@@ -11,6 +11,7 @@ from yoke.host import one_entry, records
 from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
+from yoke.host.registered import METHODS as REGISTERED  # a terminal's session lent to the host
 
 
 async def _hello(host, client, ident, params):
@@ -265,6 +266,7 @@ METHODS = {
     "rm": _rm,
     "remote_control": _remote_control,
     "shutdown": _shutdown,
+    **REGISTERED,
 }
 
 

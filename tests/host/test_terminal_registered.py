@@ -1,0 +1,92 @@
+"""A plain `yoke` terminal session lent to the session host (docs/remote.md, "Any session"): listed, watched,
+prompted and answered by another client while the terminal stays its screen and its one writer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import anthropic_env
+from tests.host.conftest import Raw, agents, socket_of, wait_for
+from tests.ui.tmux import Pane, needs_tmux, trusted_home_env
+
+from yoke.testing import ScriptedServer
+
+
+def start_host(env, project) -> subprocess.Popen:
+    """`yoke host` for the environment's configuration home (the fixture kills it afterwards)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "yoke", "host"],
+        env=env,
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_for(lambda: socket_of(env).exists(), timeout=30)
+    return proc
+
+
+def terminal_rows(env, project) -> list[dict]:
+    return [row for row in agents(env, project, "--all") if row.get("kind") == "terminal"]
+
+
+def write_call(target) -> dict:
+    return {
+        "type": "tool_use",
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": str(target), "content": "from the terminal\n"},
+    }
+
+
+@needs_tmux
+def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_client(host_env, project):
+    target = project / "notes.txt"
+    turns = [
+        {"content": [{"type": "text", "text": "I will write the notes"}, write_call(target)]},
+        {"content": [{"type": "text", "text": "notes written"}]},
+        {"content": [{"type": "text", "text": "prompted from afar"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        start_host(env, project)
+        pane = Pane([], env, project)
+        try:
+            pane.wait_for("in the session host as")
+            rows = wait_for(lambda: terminal_rows(env, project))
+            ident = rows[0]["id"]
+            watcher = Raw(socket_of(env))
+            listed = watcher.call("list")["payload"]["sessions"]
+            assert [r["id"] for r in listed if r.get("kind") == "terminal"] == [ident]
+            watcher.call("attach", {"session": ident, "role": "watcher"})
+            pane.type("write the notes")
+            pane.keys("Enter")
+            pane.wait_for("Yes, allow for this session")  # the terminal asks ...
+            asked = watcher.until(
+                lambda m: m["type"] == "stream" and m["payload"]["message"].get("type") == "control_request"
+            )["payload"]["message"]
+            assert asked["request"]["tool_name"] == "Write"
+            answer = {"session": ident, "request_id": asked["request_id"], "response": {"behavior": "allow"}}
+            assert watcher.call("answer", answer)["type"] == "response"  # ... and another client answers
+            pane.wait_for("answered in another client")
+            pane.wait_for("notes written")
+            assert target.read_text() == "from the terminal\n"
+            again = watcher.call("answer", answer)  # the first answer won: a second is refused
+            assert again["type"] == "error"
+            # a prompt from the other client runs in the terminal's session, shown there
+            sent = watcher.call("prompt", {"session": ident, "text": "hello from afar"})
+            assert sent["type"] == "response", sent
+            pane.wait_for("prompted from afar")
+            pane.wait_for("another client")
+            assert "hello from afar" in json.dumps(srv.requests[-1].body["messages"])
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+        wait_for(lambda: not terminal_rows(env, project))  # the terminal quit: its entry left the list
+        ended = watcher.until(
+            lambda m: m["type"] == "stream" and m["payload"]["message"].get("subtype") == "session_ended"
+        )
+        assert ended["payload"]["session"] == ident
