@@ -9,7 +9,7 @@ import sys
 
 from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, agents, socket_of, wait_for
-from tests.ui.tmux import Pane, needs_tmux, trusted_home_env
+from tests.ui.tmux import Pane, needs_tmux, trusted_home_env, wait_prompt
 
 from yoke.testing import ScriptedServer
 
@@ -80,6 +80,8 @@ def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_clie
             assert sent["type"] == "response", sent
             pane.wait_for("prompted from afar")
             pane.wait_for("another client")
+            respawn = watcher.call("respawn", {"session": ident})  # its terminal owns it: one writer
+            assert respawn["type"] == "error" and "runs in a terminal" in respawn["payload"]["message"]
             assert "hello from afar" in json.dumps(srv.requests[-1].body["messages"])
             pane.keys("C-d")
             pane.wait_exit()
@@ -90,3 +92,81 @@ def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_clie
             lambda m: m["type"] == "stream" and m["payload"]["message"].get("subtype") == "session_ended"
         )
         assert ended["payload"]["session"] == ident
+
+
+@needs_tmux
+def test_the_opt_out_setting_keeps_the_session_off_the_list(host_env, project):
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps({"remoteControlAtStartup": False}))
+    with ScriptedServer([{"content": [{"type": "text", "text": "only here"}]}]) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        start_host(env, project)
+        pane = Pane([], env, project)
+        try:
+            wait_prompt(pane)
+            pane.type("hello")
+            pane.keys("Enter")
+            pane.wait_for("only here")  # a whole turn later: had it registered, it would be listed
+            assert not terminal_rows(env, project)
+            assert "in the session host" not in pane.screen()
+            listed = Raw(socket_of(env)).call("list")["payload"]["sessions"]
+            assert not listed
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+
+
+@needs_tmux
+def test_disable_remote_control_refuses_the_command_and_a_project_cannot_switch_it_on(host_env, project):
+    (project / ".claude").mkdir(exist_ok=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"remoteControlAtStartup": True}))  # a repository cannot switch it on
+    with ScriptedServer([]) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        pane = Pane([], env, project)
+        try:
+            wait_prompt(pane)
+            pane.type("/help")
+            pane.keys("Enter")
+            pane.wait_for("/remote-control")
+            assert not socket_of(env).exists()  # no host was started for it
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+        settings.write_text(json.dumps({"disableRemoteControl": True}))
+        pane = Pane([], env, project)
+        try:
+            wait_prompt(pane)
+            pane.type("/remote-control")
+            pane.keys("Enter")
+            pane.wait_for("disabled by the settings")
+            assert not socket_of(env).exists()
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+
+
+@needs_tmux
+def test_remote_control_at_startup_in_the_user_settings_starts_a_host_and_the_page(host_env, project):
+    from pathlib import Path
+
+    from yoke.config.settings import claude_config_dir
+
+    with ScriptedServer([]) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        user = claude_config_dir(Path(env["HOME"]), env)
+        user.mkdir(parents=True, exist_ok=True)
+        (user / "settings.json").write_text(json.dumps({"remoteControlAtStartup": True}))
+        pane = Pane([], env, project, width=160)
+        try:
+            pane.wait_for(r"Pairing code: \S+", regex=True)
+            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
+            assert f"/s/{ident}" in pane.screen()
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
+        wait_for(lambda: not terminal_rows(env, project))

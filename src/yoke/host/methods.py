@@ -74,6 +74,8 @@ async def _respawn(host, client, ident, params):
     record = records.find(query)
     if record is None:
         raise KeyError(f"no session {query!r} (yoke agents --all lists them)")
+    if record.get("kind") == "terminal":  # its terminal owns it (host/registered.py): one writer
+        raise ValueError(f"session {record['id']} runs in a terminal; resume it there (yoke --resume)")
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
