@@ -170,3 +170,70 @@ def test_remote_control_at_startup_in_the_user_settings_starts_a_host_and_the_pa
         finally:
             pane.close()
         wait_for(lambda: not terminal_rows(env, project))
+
+
+@needs_tmux
+def test_yoke_attach_answers_the_terminal_and_a_question_is_answered_by_another_client(host_env, project):
+    from tests.ui.tmux import pick
+
+    target = project / "notes.txt"
+    question = {
+        "question": "Which colour?",
+        "header": "Colour",
+        "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}],
+        "multiSelect": False,
+    }
+    ask = {"type": "tool_use", "id": "toolu_q", "name": "AskUserQuestion", "input": {"questions": [question]}}
+    turns = [
+        {"content": [write_call(target)]},
+        {"content": [{"type": "text", "text": "notes written"}]},
+        {"content": [ask]},
+        {"content": [{"type": "text", "text": "blue it is"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        start_host(env, project)
+        pane = Pane([], env, project)
+        attached = None
+        try:
+            pane.wait_for("in the session host as")
+            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
+            attached = Pane(["attach", ident], env, project)
+            wait_prompt(attached)
+            pane.type("write the notes")
+            pane.keys("Enter")
+            pane.wait_for("Yes, allow for this session")
+            pick(attached, "Yes")  # `yoke attach` answers first (its first "Yes" option)
+            pane.wait_for("answered in another client")
+            pane.wait_for("notes written")
+            attached.wait_for("notes written")
+            assert target.read_text() == "from the terminal\n"
+            watcher = Raw(socket_of(env))
+            watcher.call("attach", {"session": ident, "role": "watcher"})
+            pane.type("pick a colour")
+            pane.keys("Enter")
+            pane.wait_for("Which colour?")
+            asked = watcher.until(
+                lambda m: (
+                    m["type"] == "stream"
+                    and m["payload"]["message"].get("type") == "control_request"
+                    and m["payload"]["message"]["request"]["tool_name"] == "AskUserQuestion"
+                )
+            )["payload"]["message"]
+            response = {
+                "behavior": "allow",
+                "updatedInput": {"questions": [question], "answers": {"Which colour?": "Blue"}},
+            }
+            reply = watcher.call(
+                "answer", {"session": ident, "request_id": asked["request_id"], "response": response}
+            )
+            assert reply["type"] == "response", reply
+            pane.wait_for("blue it is")
+            assert "Blue" in json.dumps(srv.requests[-1].body["messages"][-1])
+            pane.keys("C-d")
+            pane.wait_exit()
+            wait_for(lambda: not terminal_rows(env, project))
+        finally:
+            pane.close()
+            if attached is not None:
+                attached.close()

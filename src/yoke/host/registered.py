@@ -167,6 +167,9 @@ async def register(host: Any, client: Any, ident: str, params: dict[str, Any]) -
             raise ProtocolError(
                 "already_running", f"session {session_id} is already in the host as {other.ident}"
             )
+    for stale in records.all_records():  # a terminal's entry left behind by a host that died
+        if stale.get("kind") == "terminal" and stale["id"] not in host.sessions:
+            records.remove(stale["id"])
     short = session_id[:8]
     record = {
         "id": short,

@@ -101,6 +101,8 @@ class TerminalLink:
     def send(self, method: str, params: dict[str, Any]) -> str:
         self.count += 1
         ident = f"t{self.count}"
+        if self.writer.is_closing():  # the host went: `_read` ends the link
+            return ident
         line = {"id": ident, "type": "request", "payload": {"method": method, "params": params}}
         self.writer.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
         return ident
@@ -155,10 +157,12 @@ class TerminalLink:
     async def _op(self, call: str, data: Any) -> None:
         params: dict[str, Any] = {"session": self.ident, "call": call}
         try:
-            params["result"] = await self.session.submit(self._parsed(data))
-        except (KeyError, ValueError, RuntimeError, PermissionError, TimeoutError, OSError) as exc:
+            op = self._parsed(data)
+            params["result"] = await self.session.submit(op)
+        except Exception as exc:  # the port's refusal, one line, to the client that sent the op
             params["error"] = str(exc).strip("'\"") or type(exc).__name__
         self.send("registered.done", params)
+        self._mode_line()  # a mode set from the page: its status line at once
 
     def _parsed(self, data: Any) -> port.Op:
         """The op as the port takes it; a reply's wire answer read as the kind of question it answers."""
@@ -197,10 +201,28 @@ class TerminalLink:
                 self.ready.set()
         await self.close()  # the session closed: the host's entry goes with the connection
 
+    def _mode_line(self) -> None:
+        """A status line when the session's mode changed since the last one (Shift+Tab, a plan, an op)."""
+        lines = self.wire.mode_changed(self.session.permission_mode)
+        if lines:
+            self.outbox.extend(lines)
+            self.ready.set()
+
     async def _flush(self) -> None:
-        """The outbox to the host, a batch per `registered.say`; waits only for the socket to take it."""
+        """The outbox to the host, a batch per `registered.say`; waits only for the socket to take it (a
+        host that stops reading ends the link: `_read` sees the connection go)."""
+        try:
+            await self._flushing()
+        except (ConnectionError, OSError):
+            self.writer.close()
+
+    async def _flushing(self) -> None:
         while True:
-            await self.ready.wait()
+            with contextlib.suppress(TimeoutError):  # each half second: a mode changed in the terminal
+                async with asyncio.timeout(0.5):
+                    await self.ready.wait()
+            if not self.ready.is_set():
+                self._mode_line()
             self.ready.clear()
             while self.outbox:
                 batch: list[dict[str, Any]] = []
@@ -346,6 +368,11 @@ class Registrar:
         self.link.on_end = self._link_ended
 
     def _link_ended(self, link: TerminalLink) -> None:
+        from yoke.host import records
+
+        if not link.dropped and link.ident:  # the host went without ending the entry: no stale record
+            with contextlib.suppress(OSError, ValueError):
+                records.remove(link.ident)
         if link is self.link:
             self.link = None
             if link.dropped:
