@@ -67,6 +67,7 @@ def test_remote_control_mid_session_and_a_prompt_answered_on_the_page(host_env, 
             assert url.endswith(f"/s/{ident}")
             page = _pair(browser, url, code)
             page.wait_for_function("window.yokeAttached")
+            page.get_by_text("before the switch").wait_for()  # what it said before it was registered
             pane.type("write the notes")
             pane.keys("Enter")
             pane.wait_for("Yes, allow for this session")  # the terminal asks; so does the page

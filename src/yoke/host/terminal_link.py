@@ -33,6 +33,7 @@ from yoke.host.protocol import MAX_MESSAGE, REQUEST_TIMEOUT
 from yoke.jsonsafe import loads
 
 # (the wire's writers are imported when a session registers: the terminal draws its prompt before)
+HISTORY = 200  # messages of the conversation before registering that the host is sent
 BATCH_BYTES = 1024 * 1024  # lines sent to the host in one `registered.say`, at most about this much
 # scopes whose `remoteControlAtStartup: true` is honoured; a project's cannot switch it on (as Claude Code)
 ENABLING_SCOPES = ("user", "managed", "policy", "flag")
@@ -84,9 +85,22 @@ class TerminalLink:
         except (RuntimeError, TimeoutError, KeyError) as exc:
             await link.close()
             raise LinkError(str(exc) or "the session host did not answer") from None
+        link.history(cwd)
         link.tasks.append(asyncio.get_running_loop().create_task(link._pump()))
         link.tasks.append(asyncio.get_running_loop().create_task(link._flush()))
         return link
+
+    def history(self, cwd: str) -> None:
+        """The conversation so far (its last HISTORY messages), as the page renders an exported session: a
+        session registered mid-way shows what it said before."""
+        from yoke.ui.export_html import session_stream
+
+        try:
+            messages = list(self.session.messages)[-HISTORY:]
+            self.outbox.extend(session_stream(messages, self.session.transcript_path, cwd))
+        except (OSError, ValueError, TypeError, KeyError):  # shown from now on only
+            return
+        self.ready.set()
 
     async def close(self) -> None:
         for task in self.tasks:
