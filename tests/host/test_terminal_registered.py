@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, agents, socket_of, wait_for
@@ -80,6 +81,23 @@ def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_clie
             assert sent["type"] == "response", sent
             pane.wait_for("prompted from afar")
             pane.wait_for("another client")
+            # acknowledged after the terminal's session had it on disk: its transcript's queue record
+            session_id = rows[0]["sessionId"]
+            transcripts = [
+                p for root in (env["HOME"], env["YOKE_HOME"]) for p in Path(root).rglob(f"{session_id}.jsonl")
+            ]
+            records = [json.loads(line) for line in transcripts[0].read_text().splitlines()]
+            assert any(
+                r.get("operation") == "enqueue" and r.get("content") == "hello from afar" for r in records
+            )
+            row = wait_for(
+                lambda: [
+                    r
+                    for r in watcher.call("list")["payload"]["sessions"]
+                    if r["id"] == ident and r["state"] == "idle"
+                ]
+            )
+            assert row[0]["queued"] == 0  # its turn began: no longer queued
             respawn = watcher.call("respawn", {"session": ident})  # its terminal owns it: one writer
             assert respawn["type"] == "error" and "runs in a terminal" in respawn["payload"]["message"]
             assert "hello from afar" in json.dumps(srv.requests[-1].body["messages"])
@@ -151,8 +169,6 @@ def test_disable_remote_control_refuses_the_command_and_a_project_cannot_switch_
 
 @needs_tmux
 def test_remote_control_at_startup_in_the_user_settings_starts_a_host_and_the_page(host_env, project):
-    from pathlib import Path
-
     from yoke.config.settings import claude_config_dir
 
     with ScriptedServer([]) as srv:

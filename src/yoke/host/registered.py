@@ -37,7 +37,9 @@ class RegisteredSession(HostedSession):
         self.owner = owner  # the terminal's connection (server.Client)
         self.forget = forget  # drops this entry from the host's sessions
         self.ended = False
-        self.calls: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.calls: dict[
+            str, tuple[asyncio.Future[dict[str, Any]], dict[str, Any]]
+        ] = {}  # call -> (answer, op)
         self.numbers = itertools.count(1)
         self.queued_ids: list[str] = []  # the ids of `queued`, to take out the one whose turn begins
 
@@ -78,7 +80,7 @@ class RegisteredSession(HostedSession):
             raise RuntimeError(f"session {self.ident} has left (its terminal closed)")
         call = str(next(self.numbers))
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.calls[call] = future
+        self.calls[call] = (future, op)
         try:
             self.owner.send(
                 encode("notification", None, {"method": "registered.op", "params": {"call": call, "op": op}})
@@ -91,23 +93,26 @@ class RegisteredSession(HostedSession):
             ) from None
         finally:
             self.calls.pop(call, None)
+        return result
+
+    def done(self, call: str, params: dict[str, Any]) -> None:
+        """The terminal's answer to an op. A prompt joins the queue here, before the host reads the
+        terminal's next line (which may already say its turn began)."""
+        future, op = self.calls.get(call) or (None, {})
+        if future is None or future.done():
+            return
+        if params.get("error") is not None:
+            future.set_exception(RuntimeError(str(params["error"])))
+            return
+        given = params.get("result")
+        result: dict[str, Any] = given if isinstance(given, dict) else {}
         if op.get("op") == "prompt" and isinstance(result.get("id"), str):
             content = op.get("content")
             self.queued.append(content if isinstance(content, str) else "(a prompt with attachments)")
             self.queued_ids.append(result["id"])
             self.last_activity = int(time.time() * 1000)
             self.set_state("busy", "working")
-        return result
-
-    def done(self, call: str, params: dict[str, Any]) -> None:
-        future = self.calls.get(call)
-        if future is None or future.done():
-            return
-        if params.get("error") is not None:
-            future.set_exception(RuntimeError(str(params["error"])))
-        else:
-            result = params.get("result")
-            future.set_result(result if isinstance(result, dict) else {})
+        future.set_result(result)
 
     def detach(self, client: Any) -> None:
         super().detach(client)
@@ -124,7 +129,7 @@ class RegisteredSession(HostedSession):
         if self.ended:
             return
         self.ended = True
-        for future in self.calls.values():
+        for future, _ in self.calls.values():
             if not future.done():
                 future.set_exception(RuntimeError(f"session {self.ident} has left (its terminal closed)"))
         self.pending.clear()
