@@ -4,6 +4,7 @@ prompted and answered by another client while the terminal stays its screen and 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -253,3 +254,44 @@ def test_yoke_attach_answers_the_terminal_and_a_question_is_answered_by_another_
             pane.close()
             if attached is not None:
                 attached.close()
+
+
+def test_only_the_registering_unix_connection_speaks_for_a_terminal_session(host_env, project):
+    """As the attacker and the second client: a TCP client holding the token may not lend the host a session;
+    another local client may not speak for one, nor register the same session twice."""
+    from tests.host.conftest import runtime_of
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "yoke", "host", "--tcp", "127.0.0.1:0"],
+        env=host_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        folder = runtime_of(host_env)
+        port = int(wait_for(lambda: (folder / "host.port").exists() and (folder / "host.port").read_text()))
+        session = {"sessionId": "0123abcd-0000-4000-8000-000000000000", "cwd": str(project), "pid": proc.pid}
+        remote = Raw(("127.0.0.1", port))
+        assert remote.call("hello", {"token": (folder / "host.token").read_text()})["type"] == "response"
+        refused = remote.call("register", session)
+        assert refused["type"] == "error" and refused["payload"]["code"] == "forbidden"
+        terminal = Raw(socket_of(host_env))
+        ident = terminal.call("register", session)["payload"]["id"]
+        twice = Raw(socket_of(host_env)).call("register", session)
+        assert twice["type"] == "error" and twice["payload"]["code"] == "already_running"
+        other = Raw(socket_of(host_env))
+        for method, params in (
+            ("registered.say", {"messages": [{"type": "result"}]}),
+            ("registered.done", {"call": "1"}),
+        ):
+            answer = other.call(method, {"session": ident, **params})
+            assert answer["type"] == "error" and answer["payload"]["code"] == "forbidden"
+            answer = remote.call(method, {"session": ident, **params})
+            assert answer["type"] == "error" and answer["payload"]["code"] == "forbidden"
+        assert [r["id"] for r in other.call("list")["payload"]["sessions"]] == [ident]
+        terminal.sock.shutdown(socket.SHUT_RDWR)  # the terminal's connection goes: so does its entry
+        wait_for(lambda: not other.call("list")["payload"]["sessions"])
+    finally:
+        proc.kill()
+        proc.wait()
