@@ -5,32 +5,19 @@ host already running the session shows on the page's list by itself."""
 
 from __future__ import annotations
 
-import os
 import re
 
-import pytest
 from tests.conftest import anthropic_env
 from tests.host.conftest import wait_for
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
-from tests.host.test_remote_browser import ARGS, CHROMIUM
+from tests.host.test_remote_browser import browser, pytestmark  # noqa: F401 - a fixture; needs chromium
 from tests.host.test_terminal_registered import start_host, terminal_rows, write_call
 from tests.ui.tmux import Pane, needs_tmux, trusted_home_env, wait_prompt
 
 from yoke.testing import ScriptedServer
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs Debian's chromium")
 
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
-def _pair(browser, url: str, code: str):
+def _pair(browser, url: str, code: str):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
@@ -42,7 +29,7 @@ def _pair(browser, url: str, code: str):
 
 
 @needs_tmux
-def test_remote_control_mid_session_and_a_prompt_answered_on_the_page(host_env, project, browser):
+def test_remote_control_mid_session_answered_on_the_page(host_env, project, browser):  # noqa: F811
     target = project / "notes.txt"
     turns = [
         {"content": [{"type": "text", "text": "before the switch"}]},
@@ -86,12 +73,7 @@ def test_remote_control_mid_session_and_a_prompt_answered_on_the_page(host_env, 
 
 
 @needs_tmux
-def test_with_a_host_running_the_terminal_session_is_on_the_page_list(
-    host_env,
-    project,
-    browser,
-    remote_page,  # noqa: F811
-):
+def test_with_a_host_running_it_is_on_the_page_list(host_env, project, browser, remote_page):  # noqa: F811
     with ScriptedServer([{"content": [{"type": "text", "text": "hi"}]}]) as srv:
         env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
         start_host(env, project)
