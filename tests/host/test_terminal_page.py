@@ -52,6 +52,9 @@ def test_remote_control_mid_session_answered_on_the_page(host_env, project, brow
             code = re.search(r"Pairing code: (\S+)", screen).group(1)
             ident = terminal_rows(env, project)[0]["id"]
             assert url.endswith(f"/s/{ident}")
+            pane.type("/rc")  # again: on already, the address again
+            pane.keys("Enter")
+            pane.wait_for(f"Remote control is on: {url}")
             page = _pair(browser, url, code)
             page.wait_for_function("window.yokeAttached")
             page.get_by_text("before the switch").wait_for()  # what it said before it was registered

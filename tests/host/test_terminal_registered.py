@@ -295,3 +295,38 @@ def test_only_the_registering_unix_connection_speaks_for_a_terminal_session(host
     finally:
         proc.kill()
         proc.wait()
+
+
+@needs_tmux
+def test_another_client_interrupts_and_the_modes_agree_both_ways(host_env, project):
+    slow = {"content": [{"type": "text", "text": "word " * 400}], "delay": 0.05}
+    with ScriptedServer([slow]) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        start_host(env, project)
+        pane = Pane([], env, project)
+        try:
+            pane.wait_for("in the session host as")
+            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
+            watcher = Raw(socket_of(env))
+            watcher.call("attach", {"session": ident, "role": "watcher"})
+            pane.type("talk slowly")
+            pane.keys("Enter")
+            pane.wait_for("word word")
+            assert watcher.call("interrupt", {"session": ident})["type"] == "response"
+            pane.wait_for("Interrupted")  # the terminal's turn ended, told by another client
+            pane.keys("BTab")  # Shift+Tab in the terminal: the host hears the mode
+            pane.wait_for("accept edits on")
+
+            def mode() -> str:
+                rows = watcher.call("list")["payload"]["sessions"]
+                return next(r["permissionMode"] for r in rows if r["id"] == ident)
+
+            wait_for(lambda: mode() == "acceptEdits", timeout=20)
+            op = {"session": ident, "op": {"op": "set_mode", "mode": "plan"}}
+            assert watcher.call("op", op)["type"] == "response"  # and the other way
+            pane.wait_for("plan mode on")
+            wait_for(lambda: mode() == "plan", timeout=20)
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()

@@ -324,6 +324,7 @@ class Registrar:
         self.ui = ui
         self.link: TerminalLink | None = None
         self.page: asyncio.Task[None] | None = None  # the connection the host serves the page for
+        self.url = ""  # the session's page
         self.switched_on = False  # `/remote-control` (or the setting): registered whatever else runs
         self.lock = asyncio.Lock()
 
@@ -371,6 +372,8 @@ class Registrar:
                 await self._link()
             if self.page is None:
                 await self._serve_page()
+            else:  # on already: the page's address again
+                self.ui.say(f"  Remote control is on: {self.url} (pair with the last code shown)", "dim")
         except (HostError, LinkError, RuntimeError, OSError) as exc:
             self.ui.say(f"  /remote-control: {exc}", "red")
 
@@ -407,6 +410,7 @@ class Registrar:
 
         page, self.page = await open_page("127.0.0.1", 0, None, announce, drive=ident)
         url = f"{page['url']}s/{urllib.parse.quote(ident)}"
+        self.url = url
         ui.emit(_describe(page, url).replace("Ctrl-C stops", "while this terminal runs"))
 
     async def _unlink(self) -> None:
