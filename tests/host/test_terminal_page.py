@@ -12,7 +12,7 @@ from tests.host.conftest import wait_for
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
 from tests.host.test_remote_browser import browser, pytestmark  # noqa: F401 - a fixture; needs chromium
 from tests.host.test_terminal_registered import start_host, terminal_rows, write_call
-from tests.ui.tmux import Pane, needs_tmux, trusted_home_env, wait_prompt
+from tests.ui.tmux import Pane, needs_tmux, pick, trusted_home_env, wait_prompt
 
 from yoke.testing import ScriptedServer
 
@@ -35,6 +35,8 @@ def test_remote_control_mid_session_answered_on_the_page(host_env, project, brow
         {"content": [{"type": "text", "text": "before the switch"}]},
         {"content": [{"type": "text", "text": "I will write the notes"}, write_call(target)]},
         {"content": [{"type": "text", "text": "notes written"}]},
+        {"content": [{"type": "text", "text": "once more"}, {**write_call(target), "id": "toolu_w2"}]},
+        {"content": [{"type": "text", "text": "written again"}]},
     ]
     with ScriptedServer(turns) as srv:
         env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
@@ -68,6 +70,13 @@ def test_remote_control_mid_session_answered_on_the_page(host_env, project, brow
             page.get_by_text("notes written").wait_for()
             assert target.read_text() == "from the terminal\n"
             assert page.get_by_role("button", name="Allow").count() == 0
+            # and the other way: answered in the terminal, the page's card is withdrawn
+            pane.type("write them again")
+            pane.keys("Enter")
+            page.get_by_role("button", name="Allow").first.wait_for()
+            pick(pane, "Yes")
+            page.get_by_text("written again").wait_for()
+            page.get_by_role("button", name="Allow").first.wait_for(state="detached")
             pane.keys("C-d")
             pane.wait_exit()
         finally:

@@ -326,6 +326,13 @@ def test_another_client_interrupts_and_the_modes_agree_both_ways(host_env, proje
             assert watcher.call("op", op)["type"] == "response"  # and the other way
             pane.wait_for("plan mode on")
             wait_for(lambda: mode() == "plan", timeout=20)
+            assert watcher.call("stop", {"session": ident})["type"] == "response"  # the host lets go of it
+            pane.wait_for("let go of this session")
+            wait_for(lambda: not terminal_rows(env, project))
+            pane.type("/rc")  # and it comes back when asked
+            pane.keys("Enter")
+            pane.wait_for("Pairing code:")
+            wait_for(lambda: terminal_rows(env, project))
             pane.keys("C-d")
             pane.wait_exit()
         finally:

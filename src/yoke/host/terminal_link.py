@@ -156,8 +156,13 @@ class TerminalLink:
             asyncio.get_running_loop().create_task(self._op(call, params.get("op")))
         elif payload.get("method") == "registered.drop":
             self.dropped = True
+            self.writer.close()  # `_read` ends, and with it the link
 
     def _ended(self) -> None:
+        for task in self.tasks:  # the relay stops: nothing piles up for a host that is gone
+            if task is not asyncio.current_task():
+                task.cancel()
+        self.writer.close()
         for future in self.replies.values():
             if not future.done():
                 future.set_exception(RuntimeError("the session host closed the connection"))
