@@ -337,3 +337,43 @@ def test_another_client_interrupts_and_the_modes_agree_both_ways(host_env, proje
             pane.wait_exit()
         finally:
             pane.close()
+
+
+@needs_tmux
+def test_a_plan_is_approved_by_another_client_with_the_mode_to_go_on_in(host_env, project):
+    plan = {
+        "type": "tool_use",
+        "id": "toolu_p",
+        "name": "ExitPlanMode",
+        "input": {"plan": "# Plan\n1. tidy up"},
+    }
+    turns = [{"content": [plan]}, {"content": [{"type": "text", "text": "plan approved, going on"}]}]
+    with ScriptedServer(turns) as srv:
+        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+        start_host(env, project)
+        pane = Pane(["--permission-mode", "plan"], env, project)
+        try:
+            pane.wait_for("in the session host as")
+            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
+            watcher = Raw(socket_of(env))
+            watcher.call("attach", {"session": ident, "role": "watcher"})
+            pane.type("make a plan")
+            pane.keys("Enter")
+            pane.wait_for("proceed with this plan?")
+            asked = watcher.until(
+                lambda m: m["type"] == "stream" and m["payload"]["message"].get("type") == "control_request"
+            )["payload"]["message"]
+            assert asked["request"]["tool_name"] == "ExitPlanMode"
+            assert "tidy up" in asked["request"]["input"]["plan"]
+            mode = {"type": "setMode", "mode": "acceptEdits", "destination": "session"}
+            response = {"behavior": "allow", "updatedPermissions": [mode]}
+            reply = watcher.call(
+                "answer", {"session": ident, "request_id": asked["request_id"], "response": response}
+            )
+            assert reply["type"] == "response", reply
+            pane.wait_for("plan approved, going on")
+            pane.wait_for("accept edits on")  # the mode the other client chose
+            pane.keys("C-d")
+            pane.wait_exit()
+        finally:
+            pane.close()
