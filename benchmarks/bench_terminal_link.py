@@ -101,7 +101,8 @@ async def measure(socket: str) -> tuple[float, float]:
 
 
 def no_host_cost(root: Path) -> float:
-    from yoke.host.terminal_link import LinkError, TerminalLink, remote_policy
+    from yoke.host.registrar import remote_policy
+    from yoke.host.terminal_link import LinkError, TerminalLink
 
     async def once() -> None:
         remote_policy(str(root), dict(os.environ), None)

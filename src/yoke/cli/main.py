@@ -184,7 +184,7 @@ def _session_options(args, cwd):
 def _registrar(ui):
     """The terminal's registration with the session host (docs/remote.md, "Any session"), imported once the
     UI exists."""
-    from yoke.host.terminal_link import Registrar
+    from yoke.host.registrar import Registrar
 
     return Registrar(ui)
 
