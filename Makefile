@@ -95,6 +95,7 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_sandbox.py
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_host.py
+	$(PY) benchmarks/bench_terminal_link.py
 	$(PY) benchmarks/bench_remote.py
 	$(PY) benchmarks/bench_otel.py
 	$(PY) benchmarks/bench_lsp.py

@@ -168,7 +168,7 @@ def _parse_and_run(argv: list[str]) -> int:
     if _interactive(args):
         from yoke.ui import run_interactive
 
-        return run_interactive(args, args.prompt, _session_options)
+        return run_interactive(args, args.prompt, _session_options, _registrar)
     from yoke.cli.headless import run_headless
 
     return run_headless(args)
@@ -179,6 +179,14 @@ def _session_options(args, cwd):
     from yoke.cli.options import options_from_args
 
     return options_from_args(args, cwd)
+
+
+def _registrar(ui):
+    """The terminal's registration with the session host (docs/remote.md, "Any session"), imported once the
+    UI exists."""
+    from yoke.host.registrar import Registrar
+
+    return Registrar(ui)
 
 
 def _print_only(args) -> bool:

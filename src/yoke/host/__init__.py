@@ -12,6 +12,8 @@ one-writer lock on its transcript. The host itself imports no part of a session.
 - `server.py`: the host process: listeners, methods, idle stop.
 - `client.py`: the blocking client the commands use, starting the host on demand.
 - `remote.py`: a hosted session as the terminal UI sees a session (`yoke attach` in a terminal).
+- `registered.py` / `terminal_link.py` / `registrar.py`: a `yoke` terminal's session lent to the host (its
+  terminal the one writer): the host's side, the terminal's link, and when the terminal registers.
 - `attach.py`: `yoke attach`, the terminal UI or a line client.
 - `render.py`: stream-json messages as text lines (`logs`, the line client).
 - `websocket.py`: the optional WebSocket listener.

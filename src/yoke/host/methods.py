@@ -11,6 +11,7 @@ from yoke.host import one_entry, records
 from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
+from yoke.host.registered import METHODS as REGISTERED  # a terminal's session lent to the host
 
 
 async def _hello(host, client, ident, params):
@@ -73,6 +74,8 @@ async def _respawn(host, client, ident, params):
     record = records.find(query)
     if record is None:
         raise KeyError(f"no session {query!r} (yoke agents --all lists them)")
+    if record.get("kind") == "terminal":  # its terminal owns it (host/registered.py): one writer
+        raise ValueError(f"session {record['id']} runs in a terminal; resume it there (yoke --resume)")
     running = host.sessions.get(record["id"])
     if running is not None and running.live:
         await running.stop(force=False)
@@ -265,6 +268,7 @@ METHODS = {
     "rm": _rm,
     "remote_control": _remote_control,
     "shutdown": _shutdown,
+    **REGISTERED,
 }
 
 

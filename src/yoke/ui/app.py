@@ -105,6 +105,7 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
         self.mine: dict[str, asyncio.Future[None]] = {}
         self.current = ""
         self.watcher: asyncio.Task[None] | None = None  # renders the session's events (TurnLoop.watch)
+        self.registrar: Any = None  # lends the session to the session host (host/terminal_link.py), or None
         self.input = Buffer(
             multiline=True,
             completer=_completer(self),
@@ -299,6 +300,9 @@ class TerminalUI(ScreenParts, SessionLink, TurnLoop):
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
+            if self.registrar is not None:  # the host's entry goes before the session closes
+                with contextlib.suppress(Exception):
+                    await self.registrar.close()
             if self.session is not None:
                 with contextlib.suppress(Exception):
                     await self.session.close("prompt_input_exit")

@@ -16,7 +16,7 @@ from yoke.events.port import DescribeWhat
 Handler = Callable[[Any, str], Awaitable[None]]
 BUILTINS: dict[str, tuple[str, Handler | None]] = {}
 ALIASES = {"quit": "exit", "reset": "clear", "new": "clear", "checkpoint": "rewind", "continue": "resume",
-           "code-review": "review", "stats": "usage"}  # fmt: skip
+           "code-review": "review", "stats": "usage", "rc": "remote-control"}  # fmt: skip
 INIT_PROMPT = (
     "Please analyse this codebase and create a CLAUDE.md file in its root with what a coding agent working "
     "here needs: the commands to build, lint and test (and to run a single test), and the high-level "

@@ -11,14 +11,24 @@ from pathlib import Path
 from typing import Any
 
 
-def run(args: Namespace, first_prompt: str | None, options_from_args: Callable[..., Any]) -> int:
+def run(
+    args: Namespace,
+    first_prompt: str | None,
+    options_from_args: Callable[..., Any],
+    registrar: Callable[[Any], Any] | None = None,
+) -> int:
     try:
-        return asyncio.run(_run(args, first_prompt, options_from_args))
+        return asyncio.run(_run(args, first_prompt, options_from_args, registrar))
     except KeyboardInterrupt:
         return 130
 
 
-async def _run(args: Namespace, first_prompt: str | None, options_from_args: Callable[..., Any]) -> int:
+async def _run(
+    args: Namespace,
+    first_prompt: str | None,
+    options_from_args: Callable[..., Any],
+    registrar: Callable[[Any], Any] | None = None,
+) -> int:
     # The prompt is drawn first; the session engine is imported and the session opened behind it (keys
     # typed meanwhile wait in the prompt). A bad flag is reported on screen as the session opens.
     from yoke.ui.app import TerminalUI
@@ -48,6 +58,7 @@ async def _run(args: Namespace, first_prompt: str | None, options_from_args: Cal
     ui = kind(opener, str(cwd.resolve()), first_prompt, env)
     ui.settings_flag = args.settings
     ui.auto_mode_enabled = bool(getattr(args, "enable_auto_mode", False))
+    ui.registrar = registrar(ui) if registrar is not None else None
     _banner(ui)
     return await ui.run()
 

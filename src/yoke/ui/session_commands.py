@@ -193,3 +193,19 @@ def _home(ui: Any) -> Path:
     from yoke.session.transcript import yoke_home
 
     return yoke_home(ui.env)
+
+
+# ---- the session host: remote control ------------------------------------------------------------------------
+
+
+@command("remote-control", "Make this session reachable from the remote-control page and yoke attach")
+async def _remote_control(ui: Any, args: str) -> None:
+    """Starts a session host if none runs, registers this session with it (the terminal stays its screen)
+    and has the host serve the page for it (docs/remote.md, "Any session")."""
+    registrar = getattr(ui, "registrar", None)
+    if registrar is None:  # `yoke attach`: the session is the host's already
+        ui.say(
+            "  This session runs in the session host already (yoke remote-control serves its page).", "dim"
+        )
+        return
+    await registrar.switch_on()

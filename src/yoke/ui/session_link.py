@@ -35,6 +35,7 @@ class SessionLink:
     say: Any
     watcher: Any
     watch: Any
+    registrar: Any
 
     async def open_session(self, **overrides: Any) -> None:
         """Open (or reopen: /clear, /resume, /rewind) the session this UI drives."""
@@ -57,6 +58,8 @@ class SessionLink:
         self._refresh_status()
         self.app.invalidate()
         asyncio.get_running_loop().create_task(self._load_session_commands())
+        if self.registrar is not None:  # registered with a running session host, as the settings say
+            asyncio.get_running_loop().create_task(self.registrar.session_opened())
         _warm_up()
 
     async def _load_session_commands(self) -> None:
