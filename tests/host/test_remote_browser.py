@@ -77,10 +77,10 @@ def test_pair_watch_answer_a_permission_prompt_and_send_a_prompt(host_env, proje
         page = _paired(browser, server)
         page.get_by_role("link", name="write notes").click()
         page.get_by_text("I will write the notes").wait_for()
-        page.get_by_role("button", name="Allow").click()
+        page.get_by_role("button", name="Allow", exact=True).click()
         page.get_by_text("written them").wait_for()
         assert target.read_text() == "hi\n"
-        assert page.get_by_role("button", name="Allow").count() == 0  # the answered prompt is withdrawn
+        assert page.get_by_role("button", name="Allow", exact=True).count() == 0  # the answered prompt is withdrawn
         page.get_by_label("Prompt").fill("and again")
         page.get_by_role("button", name="Send").click()
         page.get_by_text("second answer").wait_for()

@@ -29,7 +29,9 @@ from yoke.host.guard import (
 from yoke.host.pages import (
     HTML,
     PAIR_FROM_FRAGMENT,
+    PUBLIC,
     REASONS,
+    list_page,
     page_html,
     pairing_page,
     session_page,
@@ -226,6 +228,8 @@ class RemoteControl:
             return self._pair(body, agent, peer)
         if method == "GET" and path.startswith("/share/"):
             return self._share(path[len("/share/") :], agent)
+        if method == "GET" and path in PUBLIC:  # the stylesheet, so the pairing page is styled (pages.py)
+            return static(path)
         watching = self.pairing.viewing(headers.get("cookie"))
         if watching is not None:
             return self._view_only_page(method, path, watching)
@@ -284,8 +288,7 @@ class RemoteControl:
     async def _list_page(self) -> str:
         """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
         cookie: a cookie replayed from another port reads no session's name here."""
-        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}"><li>Loading…</li></ul>'
-        return page_html("Sessions", body + '<script src="/static/list.js"></script>')
+        return list_page(self.ws_port)
 
 
 def _key_of(path: str) -> str:

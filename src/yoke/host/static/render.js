@@ -269,7 +269,7 @@
     if (name === "ExitPlanMode" && typeof input.plan === "string") {
       return el("pre", "tool-input", input.plan);  // the plan as written, not as JSON
     }
-        if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
+    if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
       return collapsible(el("pre", "tool-input", input.prompt), "Prompt", true);
     }
     const said = summary(name, input);
@@ -381,10 +381,26 @@
     }
   };
 
+  // the tool block of a call, if shown (a permission card goes inside it: its diff or command shown once)
+  Stream.prototype.toolNode = function (id) {
+    const call = this.tools[id];
+    return call ? call.node : null;
+  };
+
+  // a call a person refused: labelled "Denied" (its result then reads as the refusal, not as a failure)
+  Stream.prototype.deny = function (id) {
+    const call = this.tools[id];
+    if (!call || call.denied) return;
+    call.denied = true;
+    call.node.classList.add("denied");
+    call.node.querySelector(".tool-head").appendChild(el("span", "badge denied", "Denied"));
+  };
+
   Stream.prototype.result = function (into, block) {
     const call = this.tools[block.tool_use_id];
     const text = resultText(block.content).replace(/<\/?tool_use_error>/g, "").replace(/\s+$/, "");
-    const pre = el("pre", block.is_error ? "result error" : "result", text || "(no output)");
+    const kind = call && call.denied ? "result refused" : block.is_error ? "result error" : "result";
+    const pre = el("pre", kind, text || "(no output)");
     const lines = text.split("\n").length;
     const shown = collapsible(pre, "Output (" + lines + " lines)", lines > LONG_LINES || text.length > LONG_CHARS);
     (call ? call.output : into).appendChild(shown);
@@ -393,6 +409,8 @@
   global.YokeRender = {
     markdown: markdown,
     lineDiff: lineDiff,
+    toolBody: toolBody,
+    summary: summary,
     stream: function (container) { return new Stream(container); },
   };
 
