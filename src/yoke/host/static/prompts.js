@@ -24,7 +24,7 @@
     const row = el("div", "deny-row");
     const feedback = el("input", "feedback");
     feedback.setAttribute("aria-label", "Feedback");
-    feedback.placeholder = "Feedback for the model (optional)";
+    feedback.placeholder = "Feedback (optional)";
     feedback.enterKeyHint = "send";
     const deny = button("Deny", "deny", function () {
       answer({behavior: "deny", message: feedback.value.trim() || "Denied from the remote page."});
@@ -142,7 +142,7 @@
       const body = render.toolBody(request.tool_name, input);
       if (body) box.appendChild(body);
     }
-    if (request.decision_reason) box.appendChild(el("div", "ask-summary", String(request.decision_reason)));
+    if (request.decision_reason) box.appendChild(el("div", "ask-reason", String(request.decision_reason)));
     if (readOnly) return;
     const actions = box.appendChild(el("div", "actions"));
     actions.appendChild(button("Allow", "allow", function () { answer({behavior: "allow"}); }));
