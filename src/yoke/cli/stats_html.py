@@ -30,7 +30,7 @@ rect.s5{fill:#2aa3a3}rect.s6{fill:#8a7a2e}rect.s7{fill:#7d8791}
 .legend .sw{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
 .grid{display:grid;gap:0 24px}@media (min-width:900px){.grid{grid-template-columns:1fr 1fr}}
 table{border-collapse:collapse;width:100%;font-size:var(--s-sm)}
-td,th{padding:6px 8px;text-align:left;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:normal}
+td,th{padding:6px 8px;text-align:left;border-bottom:1px solid var(--line);vertical-align:top}
 th{white-space:nowrap}
 td.n,th.n{text-align:right;white-space:nowrap}.rate-cell{width:35%;min-width:5em}
 details.session{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);
@@ -94,7 +94,8 @@ def _rows(cells: list[list[str]]) -> str:
 
 def _table(head: list[str], cells: list[list[str]], css: str = "") -> str:
     th = "".join(f"<th>{escape(h)}</th>" for h in head)
-    return f'<div class="table-wrap"><table class="{css}"><tr>{th}</tr>{_rows(cells)}</table></div>'
+    # focusable: a table wider than a phone scrolls in place, and a keyboard can scroll it too
+    return f'<div class="table-wrap" tabindex="0"><table class="{css}"><tr>{th}</tr>{_rows(cells)}</table></div>'
 
 
 def _drill(detail: dict[str, Any]) -> str:

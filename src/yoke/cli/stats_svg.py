@@ -74,7 +74,7 @@ def timeline(by_day: dict[str, dict[str, dict[str, Any]]], value: Any, shown: An
         stacks.append(cells)
     top = max(sum(c.values()) for c in stacks) or 1.0
     plot_top, plot_h = 18, TIMELINE_H - 40
-    step = 100 / len(days)
+    step = 100 / max(len(days), 7)  # a week's width at least: one day is a column, not a wall
     gap = min(step * 0.2, 1.5)
     parts = [
         f'<svg class="chart timeline" width="100%" height="{TIMELINE_H}" role="img" aria-label="{escape(label)}">',
@@ -122,4 +122,4 @@ def rate_table(tools: dict[str, dict[str, int]]) -> str:
             f'<td class="rate-cell">{bar}</td></tr>'
         )
     head = '<tr><th>tool</th><th class=n>error rate</th><th class=n>failed</th><th class="rate-cell"></th></tr>'
-    return f'<div class="table-wrap"><table class="rates">{head}{"".join(rows)}</table></div>'
+    return f'<div class="table-wrap" tabindex="0"><table class="rates">{head}{"".join(rows)}</table></div>'

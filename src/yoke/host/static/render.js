@@ -158,6 +158,7 @@
       i += 1;
     }
     const wrap = el("div", "table-wrap");
+    wrap.tabIndex = 0;  // a table wider than a phone scrolls in place; a keyboard can scroll it too
     wrap.appendChild(node);
     parent.appendChild(wrap);
     return i;
