@@ -80,7 +80,9 @@ def test_pair_watch_answer_a_permission_prompt_and_send_a_prompt(host_env, proje
         page.get_by_role("button", name="Allow", exact=True).click()
         page.get_by_text("written them").wait_for()
         assert target.read_text() == "hi\n"
-        assert page.get_by_role("button", name="Allow", exact=True).count() == 0  # the answered prompt is withdrawn
+        assert (
+            page.get_by_role("button", name="Allow", exact=True).count() == 0
+        )  # the answered prompt is withdrawn
         page.get_by_label("Prompt").fill("and again")
         page.get_by_role("button", name="Send").click()
         page.get_by_text("second answer").wait_for()

@@ -65,9 +65,13 @@ def test_the_list_shows_each_sessions_state_cost_and_last_activity(host_env, pro
             assert item.locator(".state").inner_text() == state
             assert re.fullmatch(r"<?\$\d[\d,]*\.\d+", item.locator(".cost").inner_text())
             # a no-break space: "21 s ago" never wraps on a phone
-            assert re.fullmatch(r"\d+\u00a0(s|min) ago", item.locator(".activity").inner_text()), item.inner_text()
+            assert re.fullmatch(r"\d+\u00a0(s|min) ago", item.locator(".activity").inner_text()), (
+                item.inner_text()
+            )
         cost = rows[idle]["costUsd"]  # under a dollar: three significant digits, never $0.00 nor $0.0000
-        assert 0 < cost < 1 and page.locator(f'li[data-session="{idle}"] .cost').inner_text() == f"${cost:#.3g}"
+        assert (
+            0 < cost < 1 and page.locator(f'li[data-session="{idle}"] .cost').inner_text() == f"${cost:#.3g}"
+        )
         assert page.evaluate("[yokeMoney(0.004), yokeMoney(0.00001), yokeMoney(0), yokeMoney(1234.5)]") == [
             "$0.00400", "<$0.0001", "$0.00", "$1,234.50"]  # fmt: skip
         # a state change reaches the list without a reload: the blocked session answered runs, then idles

@@ -29,7 +29,12 @@ from yoke.testing import ScriptedServer
 
 
 def _write(target, content="hi\n", ident="toolu_w") -> dict:
-    return {"type": "tool_use", "id": ident, "name": "Write", "input": {"file_path": str(target), "content": content}}
+    return {
+        "type": "tool_use",
+        "id": ident,
+        "name": "Write",
+        "input": {"file_path": str(target), "content": content},
+    }
 
 
 def _user_texts(request) -> str:
@@ -47,7 +52,9 @@ def test_the_pairing_page_is_styled_before_pairing(host_env, project, browser, r
     fonts = page.evaluate(
         "[...document.querySelectorAll('body, h1, label, input, button')].map(e => getComputedStyle(e).fontFamily)"
     )
-    assert all(f.endswith(("sans-serif", "monospace")) and "serif" not in f.replace("sans-serif", "") for f in fonts), fonts
+    assert all(
+        f.endswith(("sans-serif", "monospace")) and "serif" not in f.replace("sans-serif", "") for f in fonts
+    ), fonts
     tall_enough(page.get_by_role("button", name="Pair"))
     tall_enough(page.get_by_label("Pairing code"))
     shoot(page, "pairing")
@@ -86,7 +93,10 @@ def test_a_permission_card_allowed_for_the_session_asks_once(host_env, project, 
         assert page.get_by_role("group", name=f"New content of {target}").count() == 1
         assert page.get_by_text('"file_path"').count() == 0 and page.locator(".ask-input").count() == 0
         assert page.locator(".tool .ask").count() == 1
-        buttons = [card.get_by_role("button", name=n, exact=True) for n in ("Allow", "Allow for this session", "Deny")]
+        buttons = [
+            card.get_by_role("button", name=n, exact=True)
+            for n in ("Allow", "Allow for this session", "Deny")
+        ]
         looks = [b.evaluate("(e) => { const s = getComputedStyle(e); return [s.backgroundColor, s.borderColor, s.color].join() }")
                  for b in buttons]  # fmt: skip
         assert len(set(looks)) == 3, looks  # three buttons a glance tells apart
@@ -126,7 +136,12 @@ def test_a_permission_card_allowed_for_the_session_asks_once(host_env, project, 
 
 
 def test_deny_with_feedback_labels_the_call_denied(host_env, project, browser, remote_page):  # noqa: F811
-    command = {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {"command": "rm -rf build && make"}}
+    command = {
+        "type": "tool_use",
+        "id": "toolu_b",
+        "name": "Bash",
+        "input": {"command": "rm -rf build && make"},
+    }
     turns = [
         {"content": [{"type": "text", "text": "may I"}, command]},
         {"content": [{"type": "text", "text": "understood, no rm"}]},
@@ -156,7 +171,9 @@ def test_deny_with_feedback_labels_the_call_denied(host_env, project, browser, r
 
 def test_a_question_and_a_plan_look_finished(host_env, project, browser, remote_page):  # noqa: F811
     plan = "# Plan to ship\n\n1. Write `notes.md`\n2. Run the tests"
-    plan_turn = {"content": [{"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode", "input": {"plan": plan}}]}
+    plan_turn = {
+        "content": [{"type": "tool_use", "id": "toolu_p", "name": "ExitPlanMode", "input": {"plan": plan}}]
+    }
     with ScriptedServer([_ask(QUESTIONS), plan_turn]) as srv:  # the turns in order: one session each
         env = dict(host_env, **anthropic_env(srv))
         asked = _start(env, project, "ask me")

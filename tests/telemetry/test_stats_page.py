@@ -14,7 +14,13 @@ from yoke.cli.stats_svg import money
 
 
 def _figures(cost: float, tokens: int) -> dict:
-    return {"cost_usd": cost, "input": tokens, "output": tokens // 10, "cache_read": tokens, "cache_creation": 0}
+    return {
+        "cost_usd": cost,
+        "input": tokens,
+        "output": tokens // 10,
+        "cache_read": tokens,
+        "cache_creation": 0,
+    }
 
 
 def _data() -> dict:

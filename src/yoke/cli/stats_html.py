@@ -71,7 +71,9 @@ def _metrics(title: str, cost: str, tokens: str) -> str:
 def _section(title: str, rows: dict[str, dict[str, Any]]) -> str:
     cost = [(name, row["cost_usd"], money(row["cost_usd"])) for name, row in rows.items()]
     tokens = [(name, float(_tokens(row)), f"{_tokens(row):,} tokens") for name, row in rows.items()]
-    return _metrics(title, bar_chart(cost, label=f"{title}: cost"), bar_chart(tokens, label=f"{title}: tokens"))
+    return _metrics(
+        title, bar_chart(cost, label=f"{title}: cost"), bar_chart(tokens, label=f"{title}: tokens")
+    )
 
 
 def _timeline(title: str, by_day: dict[str, dict[str, dict[str, Any]]]) -> str:
@@ -95,7 +97,9 @@ def _rows(cells: list[list[str]]) -> str:
 def _table(head: list[str], cells: list[list[str]], css: str = "") -> str:
     th = "".join(f"<th>{escape(h)}</th>" for h in head)
     # focusable: a table wider than a phone scrolls in place, and a keyboard can scroll it too
-    return f'<div class="table-wrap" tabindex="0"><table class="{css}"><tr>{th}</tr>{_rows(cells)}</table></div>'
+    return (
+        f'<div class="table-wrap" tabindex="0"><table class="{css}"><tr>{th}</tr>{_rows(cells)}</table></div>'
+    )
 
 
 def _drill(detail: dict[str, Any]) -> str:
@@ -153,7 +157,13 @@ def render_page(data: dict[str, Any]) -> str:
     tools = data["tools"]
     tool_rows = [(name, float(row["calls"]), f"{row['calls']} calls") for name, row in tools.items()]
     slow = [
-        [s["id"][:8], s["project"], (s["started"] or "")[:16], f"{s['duration_s']:.1f} s", money(s["cost_usd"])]
+        [
+            s["id"][:8],
+            s["project"],
+            (s["started"] or "")[:16],
+            f"{s['duration_s']:.1f} s",
+            money(s["cost_usd"]),
+        ]
         for s in data["slowest_sessions"]
     ]
     cards = [

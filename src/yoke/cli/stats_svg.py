@@ -34,7 +34,9 @@ def bar_chart(rows: list[tuple[str, float, str]], css: str = "bar", label: str =
     if not rows:
         return "<p>No data.</p>"
     largest = max(value for _, value, _ in rows) or 1.0
-    parts = [f'<svg class="chart" width="100%" height="{ROW_H * len(rows)}" role="img" aria-label="{escape(label)}">']
+    parts = [
+        f'<svg class="chart" width="100%" height="{ROW_H * len(rows)}" role="img" aria-label="{escape(label)}">'
+    ]
     for i, (name, value, shown) in enumerate(rows):
         y = i * ROW_H
         width = max(0.4, value / largest * 100) if value else 0.0
@@ -82,7 +84,7 @@ def timeline(by_day: dict[str, dict[str, dict[str, Any]]], value: Any, shown: An
         f'<line class="axis" x1="0" x2="100%" y1="{plot_top + plot_h}" y2="{plot_top + plot_h}"></line>',
     ]
     for i, (day, cells) in enumerate(zip(days, stacks, strict=True)):
-        base = plot_top + plot_h
+        base = float(plot_top + plot_h)
         for n, name in enumerate(names):
             amount = cells.get(name, 0.0)
             if not amount:
@@ -99,7 +101,9 @@ def timeline(by_day: dict[str, dict[str, dict[str, Any]]], value: Any, shown: An
     if len(days) > 1:
         parts.append(f'<text x="100%" y="{bottom}" text-anchor="end" class="v">{escape(days[-1])}</text>')
     parts.append("</svg>")
-    legend = "".join(f'<li><span class="sw s{n}"></span>{escape(_short(name, 48))}</li>' for n, name in enumerate(names))
+    legend = "".join(
+        f'<li><span class="sw s{n}"></span>{escape(_short(name, 48))}</li>' for n, name in enumerate(names)
+    )
     return "".join(parts) + f'<ul class="legend">{legend}</ul>'
 
 
@@ -121,5 +125,7 @@ def rate_table(tools: dict[str, dict[str, int]]) -> str:
             f"<tr><td>{escape(name)}</td><td class=n>{rate:.0%}</td><td class=n>{errors} of {calls}</td>"
             f'<td class="rate-cell">{bar}</td></tr>'
         )
-    head = '<tr><th>tool</th><th class=n>error rate</th><th class=n>failed</th><th class="rate-cell"></th></tr>'
+    head = (
+        '<tr><th>tool</th><th class=n>error rate</th><th class=n>failed</th><th class="rate-cell"></th></tr>'
+    )
     return f'<div class="table-wrap" tabindex="0"><table class="rates">{head}{"".join(rows)}</table></div>'

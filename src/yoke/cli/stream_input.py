@@ -78,7 +78,9 @@ class StdioAsker(NoAsker):
             updated = reply.get("updatedInput")
             # Yoke's "allow for this session" (the terminal's remember; docs/wire.md): narrow session rules
             remember = reply.get("remember") == "session"
-            return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, remember=remember)
+            return Answer(
+                "allow", updated_input=updated if isinstance(updated, dict) else None, remember=remember
+            )
         return Answer(
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
         )

@@ -87,7 +87,7 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 def list_page(ws_port: int) -> str:
     """The list's rows come over the WebSocket (list.js), which needs the page key as well as the cookie."""
     body = (
-        '<header><strong>Yoke</strong></header><main><h1>Sessions</h1>'
+        "<header><strong>Yoke</strong></header><main><h1>Sessions</h1>"
         f'<ul id="sessions" data-ws-port="{ws_port}"><li>Loading…</li></ul></main>'
     )
     return page_html("Sessions", body + '<script src="/static/list.js"></script>')
