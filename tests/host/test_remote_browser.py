@@ -115,6 +115,8 @@ def test_interrupt_from_the_page(host_env, project, browser, remote_page):  # no
         page.get_by_text("turn ended").wait_for()
         shown = " ".join(page.locator(".text").all_inner_texts())
         assert shown.count("word") < 400  # the long answer never completed
+        assert shown.count("word") >= 2  # and what streamed in before the interrupt is still shown
+        assert page.locator(".text.live").count() == 0
 
 
 def test_a_phone_viewport_shows_the_same_controls(host_env, project, browser, remote_page):  # noqa: F811

@@ -331,7 +331,14 @@
       }
       return;
     }
-    if (this.live[key] && kind === "assistant") { this.live[key].remove(); delete this.live[key]; }
+    if (this.live[key] && kind === "assistant") {
+      // replaced by the message's own text; a message without text (cut short) leaves what streamed shown
+      const blocks = (message.message || {}).content || [];
+      const said = blocks.some(function (b) { return b.type === "text" && b.text; });
+      if (said) this.live[key].remove();
+      else this.live[key].className = "text interrupted";
+      delete this.live[key];
+    }
     if (this.live[key] && kind === "result") {  // no assistant line came (an interrupt): what was shown stays
       this.live[key].className = "text interrupted";
       this.live[key].title = "interrupted";
