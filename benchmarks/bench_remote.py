@@ -57,6 +57,9 @@ def _env(root: Path, srv) -> dict[str, str]:
                XDG_RUNTIME_DIR=str(root / "run"), ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="sk-bench",
                YOKE_HOST_IDLE_STOP="30")  # fmt: skip
     (root / "run").mkdir(exist_ok=True)
+    from yoke.config.trust import trust_folder
+
+    trust_folder(root, root / ".yoke")  # `yoke --bg` runs only in a trusted folder
     return env
 
 
