@@ -104,6 +104,7 @@ def test_a_permission_card_allowed_for_the_session_asks_once(host_env, project, 
         tall_enough(card.get_by_role("textbox", name="Feedback", exact=True))
         tall_enough(page.get_by_role("button", name="Send"))
         in_view(page, buttons[0])
+        assert page.locator("header strong").inner_text() == "write notes"  # its name, not its id
         status = page.locator("#status")  # the sticky header says the session waits, and its mode
         assert status.inner_text() == "blocked" and page.get_by_label("Permission mode").is_visible()
         page.evaluate("window.scrollTo(0, document.body.scrollHeight)")

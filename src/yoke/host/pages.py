@@ -77,7 +77,7 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
     back = '<span class="chip">read-only</span>' if read_only else '<a href="/">Sessions</a>'
     return page_html(
         session,
-        f'<header>{back}<strong>{name}</strong><span id="status" role="status"></span>{mode}</header>'
+        f'<header>{back}<strong id="session-name">{name}</strong><span id="status" role="status"></span>{mode}</header>'
         f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
         f'<div id="stream"></div></main>{controls}',
         script=True,

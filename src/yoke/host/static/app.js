@@ -126,6 +126,10 @@
       reply(message.type === "error" ? payload : null, payload);
     } else if (message.type === "response" && payload.pending) {
       window.yokeAttached = true;
+      if (payload.name) {  // the header says the session's name (the address has its id)
+        document.getElementById("session-name").textContent = payload.name;
+        document.title = payload.name + " · Yoke";
+      }
       for (const pending of payload.pending) showPrompt(pending);
       showState(payload.state);
       showMode(payload.permissionMode);
