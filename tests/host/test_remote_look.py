@@ -186,12 +186,14 @@ def test_a_question_and_a_plan_look_finished(host_env, project, browser, remote_
         page.goto(server.url + f"s/{asked}")
         page.get_by_role("button", name="Send answers").wait_for()
         tall_enough(page.locator(".ask button"))
+        assert page.locator(".tool-input:visible").count() == 0  # the questions shown once: in the card
         in_view(page, page.get_by_role("button", name="Send answers"))
         shoot(page, "question")
         accessible(page, "question")
         page.goto(server.url + f"s/{planned}")
         page.locator(".ask").get_by_role("heading", name="Plan to ship").wait_for()
         tall_enough(page.locator(".ask button, .ask select"))
+        assert page.locator(".tool-input:visible").count() == 0  # the plan shown once: in the card
         in_view(page, page.get_by_role("button", name="Allow", exact=True))
         shoot(page, "plan")
         accessible(page, "plan")

@@ -65,7 +65,7 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
         else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
         '<label for="prompt">Prompt</label>'
         '<textarea id="prompt" name="prompt" rows="2" enterkeyhint="send" aria-describedby="prompt-hint"></textarea>'
-        '<span id="prompt-hint" class="hint">Enter sends; Shift+Enter adds a new line.</span>'
+        '<span id="prompt-hint" class="hint">Enter sends; Shift+Enter for a new line</span>'
         '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
     )  # fmt: skip
     options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
