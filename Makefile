@@ -65,7 +65,16 @@ $(NODE_DIR)/.installed:
 			&& touch .installed || echo "warning: npm install of typescript-language-server failed; its tests will be skipped"; \
 	else echo "npm not found: the TypeScript language server tests will be skipped"; fi
 
-test: $(VENV)/.dev-installed system-deps $(NODE_DIR)/.installed
+# axe-core, the accessibility checker the remote page's tests inject through Playwright (tests/host);
+# they skip with a reason when it is absent.
+$(NODE_DIR)/.axe-installed:
+	@if command -v npm >/dev/null 2>&1; then \
+		mkdir -p $(NODE_DIR) && cd $(NODE_DIR) && { [ -f package.json ] || echo '{"private": true}' > package.json; } && \
+		npm install --no-audit --no-fund --silent axe-core@4 >/dev/null 2>&1 \
+			&& touch .axe-installed || echo "warning: npm install of axe-core failed; the accessibility tests will be skipped"; \
+	else echo "npm not found: the accessibility tests will be skipped"; fi
+
+test: $(VENV)/.dev-installed system-deps $(NODE_DIR)/.installed $(NODE_DIR)/.axe-installed
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.dev-installed

@@ -57,6 +57,9 @@ def _env(root: Path, srv) -> dict[str, str]:
                XDG_RUNTIME_DIR=str(root / "run"), ANTHROPIC_BASE_URL=srv.url, ANTHROPIC_API_KEY="sk-bench",
                YOKE_HOST_IDLE_STOP="30")  # fmt: skip
     (root / "run").mkdir(exist_ok=True)
+    from yoke.config.trust import trust_folder
+
+    trust_folder(root, root / ".yoke")  # `yoke --bg` runs only in a trusted folder
     return env
 
 
@@ -176,7 +179,37 @@ def render_figure() -> None:
           f"({took / count:.2f} ms per message; Markdown, Edit diffs, 100-line outputs)")  # fmt: skip
 
 
+def page_weight() -> dict[str, int]:
+    """Bytes a browser loads for each page (HTML + CSS + JS, uncompressed, as served): the pairing page, the
+    session list and a session."""
+    from importlib import resources
+
+    from yoke.host import pages
+
+    def static(name: str) -> int:
+        return len(resources.files("yoke.host").joinpath("static", name).read_bytes())
+
+    css = static("style.css")
+    lister = getattr(pages, "list_page", None)  # before issue 47 the list's HTML was webpage.py's
+    list_html = (
+        lister(40000)
+        if lister
+        else '<h1>Sessions</h1><ul id="sessions" data-ws-port="40000"><li>Loading…</li></ul>'
+    )
+    weights = {
+        "pairing": len(pages.pairing_page().encode()) + css,
+        "list": len(pages.page_html("Sessions", list_html).encode() if not lister else list_html.encode()) + css
+        + static("list.js"),
+        "session": len(pages.session_page("0123abcd", 40000).encode()) + css
+        + sum(static(f"{name}.js") for name in ("render", "prompts", "app")),
+    }  # fmt: skip
+    print("remote-control page weight (HTML+CSS+JS bytes, uncompressed): "
+          + ", ".join(f"{name} {size:,}" for name, size in weights.items()))  # fmt: skip
+    return weights
+
+
 if __name__ == "__main__":
+    page_weight()
     main()
     if os.path.exists(CHROMIUM):
         render_figure()

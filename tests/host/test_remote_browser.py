@@ -77,10 +77,12 @@ def test_pair_watch_answer_a_permission_prompt_and_send_a_prompt(host_env, proje
         page = _paired(browser, server)
         page.get_by_role("link", name="write notes").click()
         page.get_by_text("I will write the notes").wait_for()
-        page.get_by_role("button", name="Allow").click()
+        page.get_by_role("button", name="Allow", exact=True).click()
         page.get_by_text("written them").wait_for()
         assert target.read_text() == "hi\n"
-        assert page.get_by_role("button", name="Allow").count() == 0  # the answered prompt is withdrawn
+        assert (
+            page.get_by_role("button", name="Allow", exact=True).count() == 0
+        )  # the answered prompt is withdrawn
         page.get_by_label("Prompt").fill("and again")
         page.get_by_role("button", name="Send").click()
         page.get_by_text("second answer").wait_for()
@@ -113,6 +115,8 @@ def test_interrupt_from_the_page(host_env, project, browser, remote_page):  # no
         page.get_by_text("turn ended").wait_for()
         shown = " ".join(page.locator(".text").all_inner_texts())
         assert shown.count("word") < 400  # the long answer never completed
+        assert shown.count("word") >= 2  # and what streamed in before the interrupt is still shown
+        assert page.locator(".text.live").count() == 0
 
 
 def test_a_phone_viewport_shows_the_same_controls(host_env, project, browser, remote_page):  # noqa: F811

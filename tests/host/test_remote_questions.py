@@ -136,7 +136,7 @@ def test_approve_a_plan_from_the_page(host_env, project, browser, remote_page): 
         assert page.get_by_role("button", name="Deny").count() == 1
         assert page.get_by_label("Mode after the plan").input_value() == "default"
         page.get_by_label("Mode after the plan").select_option("acceptEdits")
-        page.get_by_role("button", name="Allow").click()
+        page.get_by_role("button", name="Allow", exact=True).click()
         page.get_by_text("implementing now").wait_for()
         result = _tool_result(srv.requests[1])
         assert not result.get("is_error") and "Plan to ship" in json.dumps(result), result

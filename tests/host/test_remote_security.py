@@ -10,7 +10,7 @@ from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
 
 from yoke.host.webpage import COOKIE, MAX_FAILURES
 
-ROUTES = ["/", "/s/anything", "/static/app.js", "/static/style.css", "/nope"]
+ROUTES = ["/", "/s/anything", "/static/app.js", "/static/list.js", "/static/style.css.map", "/nope"]
 
 
 def _http(page, method, path, body=None, headers=None):
@@ -55,6 +55,10 @@ def test_every_route_and_the_websocket_need_the_cookie(host_env, project, remote
         response, data = _http(page, "GET", path)
         assert response.status == 401, path
         assert b"Pairing code" in data
+    # the stylesheet alone is served before pairing (it holds no data), so the pairing page is styled
+    response, data = _http(page, "GET", "/static/style.css")
+    assert response.status == 200 and response.getheader("Content-Type").startswith("text/css")
+    assert b"prefers-color-scheme" in data and _http(page, "POST", "/static/style.css")[0].status == 401
     response, _ = _pair(page, page.code)
     assert response.status == 303
     set_cookie = response.getheader("Set-Cookie")

@@ -165,5 +165,9 @@ def test_an_interrupt_keeps_the_text_shown_and_marks_it(show):
     assert page.locator(".text.interrupted").inner_text() == "half an answer"
     assert page.locator(".text.live").count() == 0
     assert page.locator(".turn-end").inner_text() == "turn ended: error_during_execution"
+    # a message cut short without its text (only a tool call, or empty) leaves what streamed shown
+    empty = {"type": "assistant", "message": {"content": []}}
+    page = show(delta("kept "), delta("words"), empty)
+    assert page.locator(".text.interrupted").all_inner_texts()[-1] == "kept words"
     page = show(delta("next"), said("next"))  # a finished answer replaces its streamed text, once
     assert page.locator(".text.md").all_inner_texts() == ["next"]

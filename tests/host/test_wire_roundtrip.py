@@ -122,6 +122,7 @@ def test_every_op_round_trips():
         port.Prompt("hello", id="p1"), port.Prompt([{"type": "text", "text": "x"}]), port.Interrupt(drop_queue=True),
         port.Reply("r1", Answer("allow", updated_input={"a": 1}), by="here"),
         port.Reply("r4", Answer("allow", mode="acceptEdits")), port.Reply("r2", Answer("deny", "no")),
+        port.Reply("r5", Answer("allow", remember=True)),  # "allow for this session"
         port.Reply("r3", {"Which?": "A"}), port.SetMode("plan"), port.SetModel("haiku"), port.Compact("keep it short"),
         port.Rewind("m1"), port.StopTask("t1"), port.McpReconnect("srv"), port.McpEnable("srv", False),
         port.Describe("hooks"),
@@ -134,6 +135,7 @@ def test_every_op_round_trips():
                 back.answer.behavior == op.answer.behavior
                 and back.answer.updated_input == op.answer.updated_input
                 and back.answer.mode == op.answer.mode
+                and back.answer.remember == op.answer.remember
             )
             continue
         assert back == op

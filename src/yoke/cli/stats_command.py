@@ -73,7 +73,9 @@ def _one_session(session: str, as_json: bool) -> int:
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}"
+    from yoke.cli.stats_svg import money  # to the cent or finer, as the page says it
+
+    return money(value)
 
 
 def _tokens(bucket: dict[str, Any]) -> int:
@@ -187,6 +189,6 @@ def _costliest_table(data: dict[str, Any]) -> Any:
         table.add_column(column, justify="right" if column == "cost" else "left")
     for row in rows[:5]:
         why = (row.get("drill") or {}).get("why") or []
-        top = f"{why[0]['cause']} (${why[0]['cost_usd']:.2f})" if why else ""
+        top = f"{why[0]['cause']} ({_money(why[0]['cost_usd'])})" if why else ""
         table.add_row(row["id"][:8], row["project"], _money(row["cost_usd"]), top)
     return table

@@ -196,6 +196,8 @@ def collect(
     models: dict[str, dict[str, Any]] = {}
     projects: dict[str, dict[str, Any]] = {}
     tools: dict[str, dict[str, int]] = {}
+    day_models: dict[str, dict[str, dict[str, Any]]] = {}  # the timeline: day -> model -> figures
+    day_projects: dict[str, dict[str, dict[str, Any]]] = {}  # day -> project -> figures
     sessions: list[dict[str, Any]] = []
     total = _bucket()
     for path in paths if paths is not None else transcript_paths(home):
@@ -210,6 +212,8 @@ def collect(
         for when, model, entry_cost, tokens in entries:
             day = when.date().isoformat() if when is not None else "unknown"
             _add(days.setdefault(day, _bucket()), entry_cost, tokens)
+            _add(day_models.setdefault(day, {}).setdefault(model, _bucket()), entry_cost, tokens)
+            _add(day_projects.setdefault(day, {}).setdefault(name, _bucket()), entry_cost, tokens)
             _add(models.setdefault(model, _bucket()), entry_cost, tokens)
             _add(projects.setdefault(name, {**_bucket(), "sessions": 0}), entry_cost, tokens)
             _add(total, entry_cost, tokens)
@@ -238,6 +242,8 @@ def collect(
         "total": total,
         "cache_hit_rate": (total["cache_read"] / prompt) if prompt else 0.0,
         "by_day": dict(sorted(days.items())),
+        "by_day_model": dict(sorted(day_models.items())),
+        "by_day_project": dict(sorted(day_projects.items())),
         "by_model": dict(sorted(models.items(), key=lambda kv: -kv[1]["cost_usd"])),
         "by_project": dict(sorted(projects.items(), key=lambda kv: -kv[1]["cost_usd"])),
         "tools": dict(sorted(tools.items(), key=lambda kv: -kv[1]["calls"])),

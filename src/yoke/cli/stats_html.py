@@ -1,27 +1,43 @@
-"""`yoke stats --html FILE`: one self-contained page. The charts are SVG drawn here and a few lines of inline
-script (switch cost/tokens, hover for figures): no library, no font, no request leaves the page."""
+"""`yoke stats --html FILE`: one self-contained page. The charts are SVG drawn here (stats_svg.py) and a few
+lines of inline script (switch cost/tokens): no library, no font, no request leaves the page. Styled by the
+remote page's one stylesheet (host/static/style.css, read as a data file), inlined, plus a few rules of its own."""
 
 from __future__ import annotations
 
 import json
 from html import escape
+from importlib import resources
 from typing import Any
 
-ROW_H = 22
-LABEL_W = 220
-BAR_W = 460
+from yoke.cli.stats_svg import bar_chart, money, rate_table, timeline
 
 STYLE = """
-body{font:14px system-ui,sans-serif;margin:2em;color:#222;background:#fafafa}
-h1{font-size:20px}h2{font-size:16px;margin-top:1.6em}
-.totals{display:flex;gap:1.5em;flex-wrap:wrap}.totals div{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.6em 1em}
-.totals b{display:block;font-size:18px}
-svg text{font:12px system-ui,sans-serif}svg .v{fill:#555}
-rect.bar{fill:#4a7bd0}rect.bar.err{fill:#d05a4a}rect.bar:hover{fill:#1d4fa8}
-button{margin-right:.5em}button.on{font-weight:bold}
-table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}td.n{text-align:right}
+.totals{display:grid;grid-template-columns:repeat(auto-fit,minmax(9em,1fr));gap:8px;margin:8px 0 4px}
+.totals div{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);padding:8px 12px;
+  color:var(--muted);font-size:var(--s-sm)}
+.totals b{display:block;font-size:var(--s-lg);color:var(--text)}
+.switch{position:sticky;top:0;z-index:2;background:var(--bg);padding:8px 0;display:flex;gap:8px}
+button.on{background:var(--accent);color:var(--accent-text);border-color:var(--accent)}
+.chart{display:block;overflow:visible;margin:4px 0 12px;font:var(--s-sm) var(--font)}
+.chart text{fill:var(--text)}.chart .v{fill:var(--muted)}
+.chart .track,.rate .track{fill:var(--code)}.rate{display:block}.chart .axis{stroke:var(--line)}
+rect.bar{fill:#3b78c4}rect.bar.err{fill:var(--bad)}rect.bar:hover{opacity:.8}
+rect.s0{fill:#3b78c4}rect.s1{fill:#e08a1e}rect.s2{fill:#3a9d5d}rect.s3{fill:#b04fa8}rect.s4{fill:#c9514a}
+rect.s5{fill:#2aa3a3}rect.s6{fill:#8a7a2e}rect.s7{fill:#7d8791}
+.sw.s0{background:#3b78c4}.sw.s1{background:#e08a1e}.sw.s2{background:#3a9d5d}.sw.s3{background:#b04fa8}
+.sw.s4{background:#c9514a}.sw.s5{background:#2aa3a3}.sw.s6{background:#8a7a2e}.sw.s7{background:#7d8791}
+.legend{list-style:none;padding:0;margin:0 0 12px;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:var(--s-sm)}
+.legend .sw{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;vertical-align:-1px}
+.grid{display:grid;gap:0 24px}@media (min-width:900px){.grid{grid-template-columns:1fr 1fr}}
+table{border-collapse:collapse;width:100%;font-size:var(--s-sm)}
+td,th{padding:6px 8px;text-align:left;border-bottom:1px solid var(--line);vertical-align:top}
+th{white-space:nowrap}
+td.n,th.n{text-align:right;white-space:nowrap}.rate-cell{width:35%;min-width:5em}
+details.session{background:var(--surface);border:1px solid var(--line);border-radius:var(--radius);
+  padding:8px 12px;margin:8px 0}
+details.session summary{cursor:pointer;min-height:32px;font-family:var(--mono);font-size:var(--s-sm)}
+body{padding-bottom:48px}
 """
-
 SCRIPT = """
 function show(metric){
   document.querySelectorAll('[data-metric]').forEach(function(el){
@@ -29,6 +45,7 @@ function show(metric){
   });
   document.querySelectorAll('button[data-for]').forEach(function(b){
     b.className = b.getAttribute('data-for') === metric ? 'on' : '';
+    b.setAttribute('aria-pressed', String(b.getAttribute('data-for') === metric));
   });
 }
 document.querySelectorAll('button[data-for]').forEach(function(b){
@@ -42,33 +59,34 @@ def _tokens(row: dict[str, Any]) -> int:
     return row["input"] + row["output"] + row["cache_read"] + row["cache_creation"]
 
 
-def bar_chart(rows: list[tuple[str, float, str]], css: str = "bar") -> str:
-    """Horizontal bars: (label, value, shown text). An SVG with a <title> tooltip on each bar."""
-    if not rows:
-        return "<p>No data.</p>"
-    largest = max(value for _, value, _ in rows) or 1.0
-    height = ROW_H * len(rows) + 4
-    parts = [f'<svg class="chart" width="{LABEL_W + BAR_W + 120}" height="{height}" role="img">']
-    for i, (label, value, shown) in enumerate(rows):
-        y = i * ROW_H + 2
-        width = max(1.0, value / largest * BAR_W) if value else 0.0
-        parts.append(
-            f'<text x="{LABEL_W - 8}" y="{y + 15}" text-anchor="end">{escape(label[-34:])}</text>'
-            f'<rect class="{css}" x="{LABEL_W}" y="{y + 2}" width="{width:.1f}" height="{ROW_H - 6}">'
-            f"<title>{escape(label)}: {escape(shown)}</title></rect>"
-            f'<text class="v" x="{LABEL_W + width + 6:.1f}" y="{y + 15}">{escape(shown)}</text>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+def _count(n: float) -> str:
+    return f"{int(n):,}"
+
+
+def _metrics(title: str, cost: str, tokens: str) -> str:
+    """One chart per metric; the buttons show one of them."""
+    return f'<h2>{escape(title)}</h2><div data-metric="cost">{cost}</div><div data-metric="tokens">{tokens}</div>'
 
 
 def _section(title: str, rows: dict[str, dict[str, Any]]) -> str:
-    cost = [(name, row["cost_usd"], f"${row['cost_usd']:,.2f}") for name, row in rows.items()]
+    cost = [(name, row["cost_usd"], money(row["cost_usd"])) for name, row in rows.items()]
     tokens = [(name, float(_tokens(row)), f"{_tokens(row):,} tokens") for name, row in rows.items()]
-    return (
-        f"<h2>{escape(title)}</h2>"
-        f'<div data-metric="cost">{bar_chart(cost)}</div>'
-        f'<div data-metric="tokens">{bar_chart(tokens)}</div>'
+    return _metrics(
+        title, bar_chart(cost, label=f"{title}: cost"), bar_chart(tokens, label=f"{title}: tokens")
+    )
+
+
+def _timeline(title: str, by_day: dict[str, dict[str, dict[str, Any]]]) -> str:
+    def cost(row: dict[str, Any]) -> float:
+        return float(row["cost_usd"])
+
+    def tokens(row: dict[str, Any]) -> float:
+        return float(_tokens(row))
+
+    return _metrics(
+        title,
+        timeline(by_day, cost, money, f"{title}: cost"),
+        timeline(by_day, tokens, lambda n: f"{_count(n)} tokens", f"{title}: tokens"),
     )
 
 
@@ -76,31 +94,39 @@ def _rows(cells: list[list[str]]) -> str:
     return "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in cells)
 
 
+def _table(head: list[str], cells: list[list[str]], css: str = "") -> str:
+    th = "".join(f"<th>{escape(h)}</th>" for h in head)
+    # focusable: a table wider than a phone scrolls in place, and a keyboard can scroll it too
+    return (
+        f'<div class="table-wrap" tabindex="0"><table class="{css}"><tr>{th}</tr>{_rows(cells)}</table></div>'
+    )
+
+
 def _drill(detail: dict[str, Any]) -> str:
     """One session's drill-down: turns, tools, sub-agents, and why it was expensive."""
     turns = [
-        [f"${t['cost_usd']:.4f}", str(t["requests"]), str(t["cause"]), t["prompt"] or t["uuid"][:8]]
+        [money(t["cost_usd"]), str(t["requests"]), str(t["cause"]), t["prompt"] or t["uuid"][:8]]
         for t in sorted(detail["turns"], key=lambda t: -t["cost_usd"])
     ]
-    why = [(row["cause"], row["cost_usd"], f"${row['cost_usd']:.4f}") for row in detail["why"]]
-    tools = [(name, row["cost_usd"], f"${row['cost_usd']:.4f}") for name, row in detail["tools"].items()]
-    agents = [[f"${r['cost_usd']:.4f}", r["type"], a] for a, r in detail["subagents"].items()]
+    why = [(row["cause"], row["cost_usd"], money(row["cost_usd"])) for row in detail["why"]]
+    tools = [(name, row["cost_usd"], money(row["cost_usd"])) for name, row in detail["tools"].items()]
+    agents = [[money(r["cost_usd"]), r["type"], a] for a, r in detail["subagents"].items()]
     misses = [
-        [m["turn"], "; ".join(f"{c['kind']}: {c['detail']}" for c in m["causes"]), f"${m['cost_usd']:.4f}"]
+        [m["turn"], "; ".join(f"{c['kind']}: {c['detail']}" for c in m["causes"]), money(m["cost_usd"])]
         for m in detail["cache_misses"]
     ]
     return (
         '<div class="drill"><h3>Why was this expensive</h3>'
-        + bar_chart(why)
-        + "<h3>Turns by cost</h3><table class=turns><tr><th>cost</th><th>requests</th><th>cause</th><th>prompt</th></tr>"
-        + _rows(turns)
-        + "</table><h3>Tools (the results they added to the prompt)</h3>"
-        + bar_chart(tools)
-        + "<h3>Sub-agents</h3><table><tr><th>cost</th><th>type</th><th>agent</th></tr>"
-        + _rows(agents)
-        + "</table><h3>Cache misses</h3><table class=misses><tr><th>turn</th><th>cause</th><th>cost</th></tr>"
-        + _rows(misses)
-        + "</table></div>"
+        + bar_chart(why, label="Why was this expensive")
+        + "<h3>Turns by cost</h3>"
+        + _table(["cost", "requests", "cause", "prompt"], turns, "turns")
+        + "<h3>Tools (the results they added to the prompt)</h3>"
+        + bar_chart(tools, label="Tools by cost")
+        + "<h3>Sub-agents</h3>"
+        + _table(["cost", "type", "agent"], agents)
+        + "<h3>Cache misses</h3>"
+        + _table(["turn", "cause", "cost"], misses, "misses")
+        + "</div>"
     )
 
 
@@ -109,7 +135,7 @@ def _costliest(sessions: list[dict[str, Any]]) -> str:
         return ""
     parts = ["<h2>Costliest sessions</h2>"]
     for row in sessions:
-        label = f"{row['id'][:8]}  {row['project']}  ${row['cost_usd']:,.4f}"
+        label = f"{row['id'][:8]}  {row['project']}  {money(row['cost_usd'])}"
         body = (
             _drill(row["drill"])
             if row.get("drill")
@@ -121,48 +147,57 @@ def _costliest(sessions: list[dict[str, Any]]) -> str:
     return "".join(parts)
 
 
+def _stylesheet() -> str:
+    # the remote page's stylesheet, read as a data file of the package (no code of yoke.host is imported)
+    return resources.files("yoke").joinpath("host", "static", "style.css").read_text(encoding="utf-8")
+
+
 def render_page(data: dict[str, Any]) -> str:
     total = data["total"]
     tools = data["tools"]
     tool_rows = [(name, float(row["calls"]), f"{row['calls']} calls") for name, row in tools.items()]
-    error_rows = [
-        (
-            name,
-            row["errors"] / row["calls"] if row["calls"] else 0.0,
-            f"{row['errors']} errors of {row['calls']}",
-        )
-        for name, row in tools.items()
-    ]
-    slow = "".join(
-        f"<tr><td>{escape(s['id'][:8])}</td><td>{escape(s['project'])}</td><td>{escape((s['started'] or '')[:16])}</td>"
-        f"<td class=n>{s['duration_s']:.1f} s</td><td class=n>${s['cost_usd']:,.2f}</td></tr>"
+    slow = [
+        [
+            s["id"][:8],
+            s["project"],
+            (s["started"] or "")[:16],
+            f"{s['duration_s']:.1f} s",
+            money(s["cost_usd"]),
+        ]
         for s in data["slowest_sessions"]
-    )
+    ]
     cards = [
         ("sessions", f"{data['sessions']}"),
-        ("cost", f"${total['cost_usd']:,.2f}"),
+        ("cost", money(total["cost_usd"])),
         ("tokens", f"{_tokens(total):,}"),
         ("cache-hit rate", f"{data['cache_hit_rate']:.0%}"),
     ]
     return (
-        "<!doctype html><html><head><meta charset=utf-8><title>Yoke stats</title>"
+        '<!doctype html><html lang="en"><head><meta charset=utf-8><title>Yoke stats</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; "
         "script-src 'unsafe-inline'\">"
-        f"<style>{STYLE}</style></head><body><h1>Yoke stats</h1>"
+        f"<style>{_stylesheet()}{STYLE}</style></head><body><main><h1>Yoke stats</h1>"
         '<div class="totals">'
         + "".join(f"<div>{escape(k)}<b>{escape(v)}</b></div>" for k, v in cards)
         + "</div>"
-        '<p><button data-for="cost">Cost</button><button data-for="tokens">Tokens</button></p>'
-        + _section("Per day", data["by_day"])
+        '<div class="switch"><button data-for="cost">Cost</button><button data-for="tokens">Tokens</button></div>'
+        + _timeline("Per day, by model", data.get("by_day_model") or {})
+        + _timeline("Per day, by project", data.get("by_day_project") or {})
+        + '<div class="grid"><section>'
         + _section("Per model", data["by_model"])
+        + "</section><section>"
         + _section("Per project", data["by_project"])
+        + "</section><section>"
         + "<h2>Most-used tools</h2>"
-        + bar_chart(tool_rows)
+        + bar_chart(tool_rows, label="Most-used tools")
+        + "</section><section>"
         + "<h2>Tool error rates</h2>"
-        + bar_chart(error_rows, "bar err")
-        + "<h2>Slowest sessions</h2><table><tr><th>session</th><th>project</th><th>started</th><th>duration</th>"
-        + f"<th>cost</th></tr>{slow}</table>"
+        + rate_table(tools)
+        + "</section></div>"
+        + "<h2>Slowest sessions</h2>"
+        + _table(["session", "project", "started", "duration", "cost"], slow)
         + _costliest(data.get("costliest_sessions") or [])
         + f'<script type="application/json" id="stats-data">{escape(json.dumps(data))}</script>'
-        + f"<script>{SCRIPT}</script></body></html>"
+        + f"<script>{SCRIPT}</script></main></body></html>"
     )

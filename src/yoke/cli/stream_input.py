@@ -76,7 +76,11 @@ class StdioAsker(NoAsker):
         if reply.get("behavior") == "allow":
             self._apply_updates(reply.get("updatedPermissions"))
             updated = reply.get("updatedInput")
-            return Answer("allow", updated_input=updated if isinstance(updated, dict) else None)
+            # Yoke's "allow for this session" (the terminal's remember; docs/wire.md): narrow session rules
+            remember = reply.get("remember") == "session"
+            return Answer(
+                "allow", updated_input=updated if isinstance(updated, dict) else None, remember=remember
+            )
         return Answer(
             "deny", str(reply.get("message") or "Denied by the user."), interrupt=bool(reply.get("interrupt"))
         )

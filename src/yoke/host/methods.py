@@ -114,6 +114,7 @@ async def _attach(host, client, ident, params):
         client.send(encode("stream", ident, entry))
     return {
         "session": session.ident,
+        "name": str(session.record.get("name") or ""),  # the page's header names the session
         "seq": session.seq,
         "driver": driving,
         "state": session.record["state"],

@@ -45,11 +45,14 @@ def pairing_page(error: str = "") -> str:
     note = f'<p role="alert">{html.escape(error)}</p>' if error else ""
     return page_html(
         "Pair",
-        "<h1>Pair this browser</h1>" + note + '<form id="pair-form" method="post" action="/pair">'
-        '<label for="code">Pairing code</label> <input id="code" name="code" autocomplete="off" autofocus>'
-        '<input type="hidden" name="next" value="/"> <button type="submit">Pair</button></form>'
-        + PAIR_FROM_FRAGMENT,
-    )
+        '<header><strong>Yoke</strong></header><main><h1>Pair this browser</h1>' + note
+        + '<form id="pair-form" class="pair" method="post" action="/pair">'
+        '<label for="code">Pairing code</label><div class="row">'
+        '<input id="code" name="code" autocomplete="off" autocapitalize="characters" spellcheck="false" autofocus>'
+        '<input type="hidden" name="next" value="/"><button type="submit" class="primary">Pair</button></div>'
+        "<p>The code is printed where <code>yoke remote-control</code> runs, or scan its QR code.</p>"
+        "</form></main>" + PAIR_FROM_FRAGMENT,
+    )  # fmt: skip
 
 
 def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
@@ -60,24 +63,39 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
         ""
         if read_only
         else '<form id="prompt-form"><div id="controls"><ul id="queue" aria-label="Queued"></ul>'
-        '<label for="prompt">Prompt</label><textarea id="prompt" name="prompt" rows="2"></textarea>'
+        '<label for="prompt">Prompt</label>'
+        '<textarea id="prompt" name="prompt" rows="2" enterkeyhint="send" aria-describedby="prompt-hint"></textarea>'
+        '<span id="prompt-hint" class="hint">Enter sends; Shift+Enter for a new line</span>'
         '<button type="submit">Send</button><button type="button" id="interrupt">Interrupt</button></div></form>'
-    )
+    )  # fmt: skip
     options = "".join(f'<option value="{m}">{m}</option>' for m in MODES)
     mode = (
         ""
         if read_only  # the permission mode: sent as the Agent SDK's set_permission_mode control request
         else f'<label class="mode">Permission mode <select id="mode">{options}</select></label>'
     )
-    back = "<span>read-only</span>" if read_only else '<a href="/">Sessions</a>'
+    back = '<span class="chip">read-only</span>' if read_only else '<a href="/">Sessions</a>'
     return page_html(
         session,
-        f'<header>{back}<strong>{name}</strong><span id="status"></span>{mode}</header>'
+        f'<header>{back}<strong id="session-name">{name}</strong><span id="status" role="status"></span>{mode}</header>'
         f'<main id="session" data-session="{name}" data-ws-port="{ws_port}" data-read-only="{int(read_only)}">'
         f'<div id="stream"></div></main>{controls}',
         script=True,
     )
 
+
+def list_page(ws_port: int) -> str:
+    """The list's rows come over the WebSocket (list.js), which needs the page key as well as the cookie."""
+    body = (
+        "<header><strong>Yoke</strong></header><main><h1>Sessions</h1>"
+        f'<ul id="sessions" data-ws-port="{ws_port}"><li>Loading…</li></ul></main>'
+    )
+    return page_html("Sessions", body + '<script src="/static/list.js"></script>')
+
+
+# What a browser may load before it is paired: the stylesheet alone (no data in it), so the pairing page is
+# styled. Everything else answers 401 until the pairing cookie is shown.
+PUBLIC = frozenset({"/static/style.css"})
 
 STATIC = {
     "/static/app.js": "text/javascript",

@@ -41,6 +41,8 @@ from yoke.host.page_address import netloc, remember_port, remembered_port
 from yoke.host.pages import (
     HTML,
     PAIR_FROM_FRAGMENT,
+    PUBLIC,
+    list_page,
     page_html,
     pairing_page,
     session_page,
@@ -74,6 +76,8 @@ ROUTES: list[tuple[str, str, Handler, str]] = [
     ("GET", "/share/{token}", "_share", OPEN),
     ("GET", "/", "_list_page", PAIRED),  # its upgrade is the page's WebSocket (`_socket`)
     ("GET", "/s/{session:.+}", "_session_page", SHARED),
+    # the stylesheet before pairing, so the pairing page is styled (pages.PUBLIC); no data in it
+    *[("GET", path, "_static", OPEN) for path in sorted(PUBLIC)],
     ("GET", "/static/{name}", "_static", SHARED),
 ]
 
@@ -288,8 +292,7 @@ class RemoteControl:
     async def _list_page(self, request: Any) -> Answer:
         """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
         cookie: a cookie replayed from another port reads no session's name here."""
-        body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.port}"><li>Loading…</li></ul>'
-        return 200, HTML, page_html("Sessions", body + '<script src="/static/list.js"></script>').encode()
+        return 200, HTML, list_page(self.port).encode()
 
     async def _session_page(self, request: Any) -> Answer:
         session = request.match_info["session"]

@@ -59,6 +59,8 @@ def answer_to_wire(answer: Any) -> Any:
             reply["updatedInput"] = answer.updated_input
         if answer.mode is not None:  # an approved plan's mode to go on in
             reply["updatedPermissions"] = [{"type": "setMode", "mode": answer.mode, "destination": "session"}]
+        if answer.remember:  # "allow for this session": the session adds its narrow rules for the call
+            reply["remember"] = "session"
         return reply
     return {"behavior": "deny", "message": answer.message or "Denied.", "interrupt": answer.interrupt}
 
@@ -70,5 +72,7 @@ def answer_from_wire(data: Any) -> Any:
         updated = data.get("updatedInput")
         given = data.get("updatedPermissions")
         mode, _ = plan_mode_choice(given if isinstance(given, list) else [])
-        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode)
+        remember = data.get("remember") == "session"
+        return Answer("allow", updated_input=updated if isinstance(updated, dict) else None, mode=mode,
+                      remember=remember)  # fmt: skip
     return Answer("deny", str(data.get("message") or "Denied."), interrupt=bool(data.get("interrupt")))

@@ -15,6 +15,7 @@
   }
   const pageKey = encodeURIComponent(localStorage.getItem("yoke_key") || "");
   const stream = document.getElementById("stream");
+  const view = YokeRender.stream(stream);  // Markdown, tool calls, diffs, sub-agents: render.js
   const status = document.getElementById("status");
   let lastSeq = 0;  // the last sequence number shown: a reconnect asks for what follows it
   let count = 0;
@@ -42,18 +43,41 @@
     return true;
   }
 
+  const asked = {};  // request id -> the tool call it asks about (a denial labels that call "Denied")
+
   function showPrompt(message) {
     const request = message.request || {};
     if (request.subtype !== "can_use_tool") return;
     const id = String(message.request_id);
     if (document.getElementById("ask-" + id)) return;
+    asked[id] = request.tool_use_id;
     const box = el("div", "ask");
     box.id = "ask-" + id;
-    stream.appendChild(box);
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", "Waiting for you");
+    // a permission card goes inside its call's block, below the diff or command shown there: once
+    const special = request.tool_name === "AskUserQuestion" || request.tool_name === "ExitPlanMode";
+    const call = special ? null : view.toolNode(request.tool_use_id);
+    if (call) call.insertBefore(box, call.querySelector(".tool-output"));
+    else stream.appendChild(box);
     // the tool's own form: a permission, AskUserQuestion's questions, ExitPlanMode's plan (prompts.js)
     YokePrompts.fill(box, request, function (response) {
       send("op", {session: session, op: {op: "reply", request_id: id, answer: response}});
-    }, readOnly);
+    }, readOnly, !!call);
+  }
+
+  function answered(message) {
+    const response = message.response || {};
+    const id = String(response.request_id);
+    const box = document.getElementById("ask-" + id);
+    if (box) box.remove();
+    if ((response.response || {}).behavior === "deny" && asked[id]) view.deny(asked[id]);
+  }
+
+  function showState(state) {
+    const name = stateName(state);
+    status.textContent = name;
+    status.className = name ? "state-" + name : "";
   }
 
   // -- the session's state beside the stream: permission mode, queued prompts ----------------------------
@@ -79,15 +103,12 @@
     if (message.type === "system" && message.permissionMode) showMode(message.permissionMode);
   }
 
-  const view = YokeRender.stream(stream);  // Markdown, tool calls, diffs, sub-agents: render.js
 
   function render(message) {
     const kind = message.type;
     if (kind === "control_request") showPrompt(message);
-    else if (kind === "control_response") {
-      const box = document.getElementById("ask-" + String((message.response || {}).request_id));
-      if (box) box.remove();
-    } else view.render(message);
+    else if (kind === "control_response") answered(message);
+    else view.render(message);
   }
 
   function receive(event) {
@@ -105,12 +126,16 @@
       reply(message.type === "error" ? payload : null, payload);
     } else if (message.type === "response" && payload.pending) {
       window.yokeAttached = true;
+      if (payload.name) {  // the header says the session's name (the address has its id)
+        document.getElementById("session-name").textContent = payload.name;
+        document.title = payload.name + " · Yoke";
+      }
       for (const pending of payload.pending) showPrompt(pending);
-      status.textContent = stateName(payload.state);
+      showState(payload.state);
       showMode(payload.permissionMode);
       showQueue(payload.queued);
     } else if (message.type === "notification" && (payload.params || {}).session === session) {
-      status.textContent = stateName(payload.params.state);
+      showState(payload.params.state);
       showMode(payload.params.permissionMode);
       showQueue(payload.params.queued);
     } else if (message.type === "error") {
@@ -129,13 +154,20 @@
     socket.onmessage = receive;
     socket.onclose = function (event) {
       if (event.code === 4401) { location.reload(); return; }  // this device was revoked: pair again
-      status.textContent = "reconnecting";
+      showState("reconnecting");
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 5000);
     };
   }
 
   const form = document.getElementById("prompt-form");
+  const promptBox = document.getElementById("prompt");
+  // Enter sends, Shift+Enter adds a new line (as in the terminal); not while an input method composes
+  if (promptBox) promptBox.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    form.requestSubmit();
+  });
   if (form) form.onsubmit = function (event) {
     event.preventDefault();
     const box = document.getElementById("prompt");

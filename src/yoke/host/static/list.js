@@ -20,10 +20,19 @@
   function ago(ms) {
     if (!ms) return "";
     const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
-    if (s < 60) return s + " s ago";
-    if (s < 3600) return Math.floor(s / 60) + " min ago";
-    if (s < 86400) return Math.floor(s / 3600) + " h ago";
+    if (s < 60) return s + "\u00a0s ago";  // no-break spaces: "21 s ago" never wraps
+    if (s < 3600) return Math.floor(s / 60) + "\u00a0min ago";
+    if (s < 86400) return Math.floor(s / 3600) + "\u00a0h ago";
     return new Date(ms).toLocaleString();
+  }
+
+  // a cost to the cent or finer: never "$0.0000" after a paid request, nor "$0.00" for under a cent
+  function money(usd) {
+    const x = Number(usd) || 0;
+    if (x <= 0) return "$0.00";
+    if (x < 0.0001) return "<$0.0001";
+    if (x < 1) return "$" + x.toPrecision(3);
+    return "$" + x.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
   }
 
   function cell(tag, cls, text) {
@@ -42,10 +51,10 @@
     const when = cell("time", "activity", ago(session.lastActivityAt));
     when.dataset.ms = session.lastActivityAt || "";
     if (session.lastActivityAt) when.dateTime = new Date(session.lastActivityAt).toISOString();
-    const parts = [link, cell("span", "state state-" + session.state, state),
-      cell("span", "cost", "$" + Number(session.costUsd || 0).toFixed(4)), when];
+    const parts = [link, cell("span", "state chip state-" + session.state, state),
+      cell("span", "cost", money(session.costUsd)), when];
     if (session.queued) parts.push(cell("span", "queued", session.queued + " queued"));
-    if (session.profile) parts.push(cell("span", "profile", "profile " + session.profile));
+    if (session.profile) parts.push(cell("span", "profile", "profile\u00a0" + session.profile));
     for (const part of parts) { item.appendChild(part); item.appendChild(document.createTextNode(" ")); }
     return item;
   }
@@ -86,6 +95,7 @@
     };
   }
 
+  window.yokeMoney = money;  // for tests
   tick();
   setInterval(function () { tick(); }, 1000);
   setInterval(ask, 10000);

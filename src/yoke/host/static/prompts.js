@@ -1,5 +1,5 @@
 // A session's waiting `can_use_tool` prompts, as the page shows them (docs/remote.md): a permission prompt
-// (Allow / Deny with feedback), AskUserQuestion (its questions as radio buttons or checkboxes, "Other",
+// (Allow / Allow for this session / Deny with feedback), AskUserQuestion (its questions as radio buttons or checkboxes, "Other",
 // Send answers / Deny) and ExitPlanMode (the plan as Markdown, Allow / Deny with feedback). The answers are
 // the Agent SDK's `can_use_tool` answers; app.js sends them with the host's `answer`.
 (function (global) {
@@ -21,13 +21,20 @@
 
   // Deny with feedback: the text goes to the model as the tool's result, so it can change course
   function denyControls(box, answer) {
+    const row = el("div", "deny-row");
     const feedback = el("input", "feedback");
     feedback.setAttribute("aria-label", "Feedback");
     feedback.placeholder = "Feedback (optional)";
-    box.appendChild(feedback);
-    box.appendChild(button("Deny", "deny", function () {
+    feedback.enterKeyHint = "send";
+    const deny = button("Deny", "deny", function () {
       answer({behavior: "deny", message: feedback.value.trim() || "Denied from the remote page."});
-    }));
+    });
+    feedback.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && !event.isComposing) { event.preventDefault(); deny.click(); }
+    });
+    row.appendChild(feedback);
+    row.appendChild(deny);
+    box.appendChild(row);
   }
 
   // One question: a group named by the question, one input per option named by its label, and "Other"
@@ -84,7 +91,8 @@
     if (readOnly) return;
     const problem = el("div", "ask-problem");
     problem.setAttribute("role", "status");
-    box.appendChild(button("Send answers", "allow", function () {
+    const actions = el("div", "actions");
+    actions.appendChild(button("Send answers", "allow", function () {
       const given = {};
       for (let n = 0; n < questions.length; n++) {
         const text = answers[n]();
@@ -94,7 +102,8 @@
       answer({behavior: "allow", updatedInput: Object.assign({}, input, {answers: given})});
     }));
     box.appendChild(problem);
-    denyControls(box, answer);
+    box.appendChild(actions);
+    denyControls(actions, answer);
   }
 
   function exitPlanMode(box, request, answer, readOnly) {
@@ -110,27 +119,46 @@
     for (const [value, text] of [["default", "then ask before edits"], ["acceptEdits", "then accept edits"]]) {
       after.appendChild(el("option", "", text)).value = value;
     }
-    box.appendChild(button("Allow", "allow", function () {
+    const actions = box.appendChild(el("div", "actions"));
+    actions.appendChild(button("Allow", "allow", function () {
       const setMode = {type: "setMode", mode: after.value, destination: "session"};
       answer({behavior: "allow", updatedInput: input, updatedPermissions: [setMode]});
     }));
-    box.appendChild(after);
-    denyControls(box, answer);
+    actions.appendChild(after);
+    denyControls(actions, answer);
   }
 
-  function permission(box, request, answer, readOnly) {
+  // A permission card: what the call does, once (inside the call's block in the stream when it is shown,
+  // where its diff or command already is; else drawn here), then Allow, Allow for this session, Deny.
+  function permission(box, request, answer, readOnly, inStream) {
+    const input = request.input || {};
+    const render = global.YokeRender;
     box.appendChild(el("div", "ask-title", "Allow " + request.tool_name + "?"));
-    box.appendChild(el("pre", "ask-input", JSON.stringify(request.input || {}, null, 2)));
+    const said = render.summary(request.tool_name, input);
+    const whole = typeof input.command === "string" && said !== input.command;  // a long command, cut short
+    if (!inStream && said && !whole) box.appendChild(el("div", "ask-summary", said));
+    if (whole) box.appendChild(el("pre", "ask-input", input.command));
+    else if (!inStream) {
+      const body = render.toolBody(request.tool_name, input);
+      if (body) box.appendChild(body);
+    }
+    if (request.decision_reason) box.appendChild(el("div", "ask-reason", String(request.decision_reason)));
     if (readOnly) return;
-    box.appendChild(button("Allow", "allow", function () { answer({behavior: "allow"}); }));
-    denyControls(box, answer);
+    const actions = box.appendChild(el("div", "actions"));
+    actions.appendChild(button("Allow", "allow", function () { answer({behavior: "allow"}); }));
+    // as the terminal's "Yes, allow for this session": the session adds the narrow rules for this call
+    actions.appendChild(button("Allow for this session", "allow-session", function () {
+      answer({behavior: "allow", remember: "session"});
+    }));
+    denyControls(actions, answer);
   }
 
   // Fill `box` for one `can_use_tool` request; `answer(response)` sends the Agent SDK's answer.
-  function fill(box, request, answer, readOnly) {
+  // `inStream`: the call's block is shown, the card inside it (its diff or command is there already).
+  function fill(box, request, answer, readOnly, inStream) {
     if (request.tool_name === "AskUserQuestion") askUserQuestion(box, request, answer, readOnly, box.id);
     else if (request.tool_name === "ExitPlanMode") exitPlanMode(box, request, answer, readOnly);
-    else permission(box, request, answer, readOnly);
+    else permission(box, request, answer, readOnly, inStream);
   }
 
   global.YokePrompts = {fill: fill};

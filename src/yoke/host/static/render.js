@@ -158,6 +158,7 @@
       i += 1;
     }
     const wrap = el("div", "table-wrap");
+    wrap.tabIndex = 0;  // a table wider than a phone scrolls in place; a keyboard can scroll it too
     wrap.appendChild(node);
     parent.appendChild(wrap);
     return i;
@@ -269,7 +270,7 @@
     if (name === "ExitPlanMode" && typeof input.plan === "string") {
       return el("pre", "tool-input", input.plan);  // the plan as written, not as JSON
     }
-        if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
+    if (AGENT_TOOLS[name] && typeof input.prompt === "string") {
       return collapsible(el("pre", "tool-input", input.prompt), "Prompt", true);
     }
     const said = summary(name, input);
@@ -330,7 +331,14 @@
       }
       return;
     }
-    if (this.live[key] && kind === "assistant") { this.live[key].remove(); delete this.live[key]; }
+    if (this.live[key] && kind === "assistant") {
+      // replaced by the message's own text; a message without text (cut short) leaves what streamed shown
+      const blocks = (message.message || {}).content || [];
+      const said = blocks.some(function (b) { return b.type === "text" && b.text; });
+      if (said) this.live[key].remove();
+      else this.live[key].className = "text interrupted";
+      delete this.live[key];
+    }
     if (this.live[key] && kind === "result") {  // no assistant line came (an interrupt): what was shown stays
       this.live[key].className = "text interrupted";
       this.live[key].title = "interrupted";
@@ -381,10 +389,26 @@
     }
   };
 
+  // the tool block of a call, if shown (a permission card goes inside it: its diff or command shown once)
+  Stream.prototype.toolNode = function (id) {
+    const call = this.tools[id];
+    return call ? call.node : null;
+  };
+
+  // a call a person refused: labelled "Denied" (its result then reads as the refusal, not as a failure)
+  Stream.prototype.deny = function (id) {
+    const call = this.tools[id];
+    if (!call || call.denied) return;
+    call.denied = true;
+    call.node.classList.add("denied");
+    call.node.querySelector(".tool-head").appendChild(el("span", "badge denied", "Denied"));
+  };
+
   Stream.prototype.result = function (into, block) {
     const call = this.tools[block.tool_use_id];
     const text = resultText(block.content).replace(/<\/?tool_use_error>/g, "").replace(/\s+$/, "");
-    const pre = el("pre", block.is_error ? "result error" : "result", text || "(no output)");
+    const kind = call && call.denied ? "result refused" : block.is_error ? "result error" : "result";
+    const pre = el("pre", kind, text || "(no output)");
     const lines = text.split("\n").length;
     const shown = collapsible(pre, "Output (" + lines + " lines)", lines > LONG_LINES || text.length > LONG_CHARS);
     (call ? call.output : into).appendChild(shown);
@@ -393,6 +417,8 @@
   global.YokeRender = {
     markdown: markdown,
     lineDiff: lineDiff,
+    toolBody: toolBody,
+    summary: summary,
     stream: function (container) { return new Stream(container); },
   };
 
