@@ -35,6 +35,13 @@ async def _list(host, client, ident, params):
 
 
 async def _start(host, client, ident, params):
+    session = await start_session(host, params)
+    record = session.record
+    return {"id": record["id"], "sessionId": record["sessionId"], "pid": record["pid"]}
+
+
+async def start_session(host, params) -> HostedSession:
+    """`start`'s work (also the host's own, for a durable task: host/schedules.py)."""
     cwd = str(params.get("cwd") or os.getcwd())
     if not os.path.isdir(cwd):
         raise ValueError(f"{cwd} is not a folder")
@@ -56,7 +63,7 @@ async def _start(host, client, ident, params):
     session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:
         session.prompt(str(prompt))
-    return {"id": short, "sessionId": session_id, "pid": record["pid"]}
+    return session
 
 
 CONTINUE_PROMPT = (

@@ -155,6 +155,7 @@ class Job:
     queued_id: str = ""  # the prompt it submitted last, while that waits
     last_fired: float = 0.0
     spec: CronSpec | None = field(default=None, repr=False)
+    origin: dict[str, Any] | None = None  # a durable task's creator fields, kept when another session adopts it
 
     def as_listed(self) -> dict[str, Any]:
         return {
@@ -202,6 +203,7 @@ class Scheduler:
         self._task: asyncio.Task[None] | None = None
         self.closing: list[Callable[[], None]] = []  # what else ends with the session's schedule (a /goal)
         self.on_end: Callable[[str, str], None] = lambda _ident, _why: None  # a capped job is said
+        self.on_change: Callable[[], None] = lambda: None  # the jobs or their next times changed
 
     # ---- jobs ---------------------------------------------------------------------------------------------
 
@@ -238,7 +240,7 @@ class Scheduler:
         recurring = bool(task.get("recurring", True))
         job = Job(
             ident, spec.expr, prompt, recurring, True, "cron", created, due, cost_at_start=self.spent(),
-            max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec,
+            max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec, origin=dict(task),
         )  # fmt: skip
         self._add(job)
         return job
@@ -269,6 +271,8 @@ class Scheduler:
         ids = [j.id for j in self.jobs.values() if j.kind == "wakeup"]
         for ident in ids:
             del self.jobs[ident]
+        if ids:
+            self.on_change()
         return len(ids)
 
     def delete(self, ident: str) -> Job:
@@ -278,6 +282,7 @@ class Scheduler:
         if job.durable:
             self._save()
         self._changed.set()
+        self.on_change()
         return job
 
     def session_crons(self) -> list[dict[str, Any]]:
@@ -288,6 +293,7 @@ class Scheduler:
         if job.durable:
             self._save()
         self._changed.set()
+        self.on_change()
         self.start()
 
     # ---- firing ---------------------------------------------------------------------------------------------
@@ -325,6 +331,8 @@ class Scheduler:
             if job.durable:
                 self._save()
             await self.submit(job.queued_id, job.prompt)
+        if fired:
+            self.on_change()
         return fired
 
     def _capped(self, job: Job, now: float) -> str:
@@ -357,6 +365,7 @@ class Scheduler:
 
     async def close(self) -> None:
         self.jobs.clear()  # durable ones stay in the store for the next session
+        self.on_change()
         if self.store is not None:
             self.store.release()
         for end in self.closing:

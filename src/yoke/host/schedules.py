@@ -1,0 +1,100 @@
+"""The host keeps the durable scheduled tasks of the projects its Yoke home knows (docs/scheduling.md).
+
+A durable task (`CronCreate {durable: true}`) is fired by the session of its project that holds the
+project's lock (`tools/durable.py`). When none does (the terminal that made it closed, the host restarted),
+the host starts one, as `yoke --bg` would: in the project (only a trusted one), resuming the session that
+made the task when its transcript is there and it runs nowhere, in the least permissive of the due tasks'
+creators' permission modes, with the host's environment. That session takes the lock and fires what is due,
+once: a time missed while nobody held the tasks runs once, never in a burst; the lock makes the firing at
+most once across terminals and the host. The host stays up while a known project has tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# seconds between looks at the projects' task files; a due time sooner than that is waited for exactly
+POLL = float(os.environ.get("YOKE_HOST_SCHEDULE_POLL") or 30)
+
+
+class Keeper:
+    def __init__(self, host: Any):
+        self.host = host
+        self.launched: dict[str, Any] = {}  # project -> the HostedSession started to fire its tasks
+        self.keeping = False  # a known project has durable tasks: the host does not stop when idle
+        self.said: set[str] = set()  # projects whose refusal was written to the host's log already
+
+    async def run(self) -> None:
+        while not self.host.done.is_set():
+            try:
+                wait = await self.round()
+            except Exception as exc:  # noqa: BLE001 - a bad file must not end the host's keeping
+                print(f"yoke host: scheduled tasks: {exc}", file=sys.stderr)
+                wait = POLL
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await self.host.done.wait()
+
+    async def round(self) -> float:
+        """Fire the projects whose tasks are due and nobody holds; the seconds until the next look."""
+        from yoke.session.admin.schedules import known_projects, project_tasks
+        from yoke.session.transcript import yoke_home
+
+        now, soonest, keeping = time.time(), POLL, False
+        home = yoke_home(os.environ)
+        for project in known_projects(home):
+            tasks = project_tasks(project, now)
+            keeping = keeping or bool(tasks)
+            due = [t for t in tasks if t["due"] <= now]
+            later = [t["due"] - now for t in tasks if t["due"] > now]
+            soonest = min([soonest, *later])
+            if due:
+                await self._fire(project, due, home)
+        self.keeping = keeping
+        return max(soonest, 0.05)
+
+    async def _fire(self, project: Path, due: list[dict[str, Any]], home: Path) -> None:
+        from yoke.config.trust import is_trusted
+        from yoke.session.admin.schedules import held
+
+        key = str(project)
+        launched = self.launched.get(key)
+        if launched is not None and launched.live:
+            return  # started for these tasks: it holds them, or another session of the project does
+        if held(project):
+            return  # a session of the project fires them
+        if not is_trusted(project, home):
+            self._say(key, f"{project} has durable tasks but is not trusted; yoke trust there lets them run")
+            return
+        try:
+            self.launched[key] = await self._start(project, due, home)
+            self.said.discard(key)
+        except (LookupError, OSError, RuntimeError, ValueError) as exc:
+            self._say(key, f"could not start a session in {project} for its durable tasks: {exc}")
+
+    async def _start(self, project: Path, due: list[dict[str, Any]], home: Path) -> Any:
+        from yoke.host.methods import start_session
+        from yoke.session.admin.schedules import fire_mode, resumable
+
+        params: dict[str, Any] = {
+            "cwd": str(project),
+            "args": ["--permission-mode", fire_mode(due)],
+            "name": f"scheduled: {due[0].get('prompt') or due[0].get('id')}",
+            "env": dict(os.environ),
+        }
+        creator = str(due[0].get("createdBySessionId") or "")
+        if creator and resumable(creator, project, home):
+            with contextlib.suppress(ValueError):  # it runs somewhere, or its entry is taken: a new one
+                return await start_session(self.host, {**params, "resume": creator})
+        return await start_session(self.host, params)
+
+    def _say(self, key: str, message: str) -> None:
+        if key not in self.said:
+            self.said.add(key)
+            print(f"yoke host: {message}", file=sys.stderr)

@@ -1,0 +1,115 @@
+"""Issue 46: the host keeps durable crons after the terminal that made them closed, and across its own
+restart. Real processes against the scripted server: a terminal (`yoke -p`) session makes a durable cron
+and quits; the running host fires it by resuming that session, and `yoke logs` shows the run. The test moves
+the task's last run back in its file (as if its time passed while the host was down), so it waits for no
+clock: a missed run fires once, not in a burst."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tests.agents.test_subagents import call, text
+from tests.conftest import anthropic_env
+from tests.host.conftest import Raw, agents, socket_of, wait_for, yoke_cmd
+
+from yoke.testing import ScriptedServer
+from yoke.tools.durable import DurableStore
+
+
+def _host(env, project, log):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "yoke", "host"], env=env, cwd=project, stdout=log, stderr=log,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    wait_for(lambda: socket_of(env).exists())
+    return proc
+
+
+def _missed(path, days: int = 14) -> dict:
+    """The task's last run moved back: its weekday-morning times since then were missed."""
+    (task,) = json.loads(path.read_text())["tasks"]
+    task["lastFiredAt"] = int(time.time() * 1000) - days * 24 * 3600 * 1000
+    path.write_text(json.dumps({"tasks": [task]}))
+    return task
+
+
+def _fired(srv) -> list[str]:
+    """The prompts the model was asked to answer as the last user message, in order."""
+    out = []
+    for request in srv.requests:
+        messages = (request.body or {}).get("messages") or []
+        if messages and messages[-1]["role"] == "user":
+            content = messages[-1]["content"]
+            last = content if isinstance(content, str) else content[-1].get("text", "")
+            out.append(last)
+    return out
+
+
+def test_the_host_fires_a_closed_sessions_durable_cron_once_and_again_after_a_restart(
+    host_env, project, tmp_path
+):
+    create = call("c1", "CronCreate", cron="0 9 * * 1-5", prompt="morning check", durable=True)
+    turns = [{"content": [create]}, text("scheduled"), text("checked at nine"), text("checked again")]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false", YOKE_HOST_SCHEDULE_POLL="0.3")
+        log = (tmp_path / "host.out").open("ab")
+        host = _host(env, project, log)
+        made = yoke_cmd(env, project, "-p", "every weekday morning, check", "--output-format", "json")
+        assert made.returncode == 0, made.stderr
+        creator = json.loads(made.stdout)["session_id"]
+        path = project / ".claude" / "scheduled_tasks.json"
+        (task,) = json.loads(path.read_text())["tasks"]
+        assert task["createdBySessionId"] == creator and task["permissionMode"] == "default"
+
+        # a terminal session of the project holds the tasks: the host leaves them to it
+        terminal = DurableStore(project, "terminal")
+        assert terminal.claim()
+        _missed(path)
+        time.sleep(2)  # several of the host's looks
+        assert agents(env, project, "--all") == [] and _fired(srv).count("morning check") == 0
+        terminal.release()  # the terminal closed: the host fires the missed run, once
+
+        ident = creator[:8]
+        wait_for(lambda: "checked at nine" in yoke_cmd(env, project, "logs", ident).stdout)
+        (row,) = agents(env, project)
+        assert row["id"] == ident and row["cwd"] == os.path.realpath(project)
+        assert "every weekday morning" in str(srv.requests[-1].body["messages"])  # the creator, resumed
+        (kept,) = json.loads(path.read_text())["tasks"]
+        assert kept["lastFiredAt"] > task["createdAt"] and kept["createdBySessionId"] == creator
+        time.sleep(2)
+        assert _fired(srv).count("morning check") == 1  # at most once: the resumed session holds the lock
+
+        # the host is killed (its sessions die with it) and started again: it picks the task up
+        os.kill(Raw(socket_of(env)).call("hello")["payload"]["host"], signal.SIGKILL)
+        host.wait(timeout=30)
+        wait_for(lambda: agents(env, project, "--all")[0]["state"] == "stopped")
+        _missed(path, days=3)
+        host = _host(env, project, log)
+        wait_for(lambda: "checked again" in yoke_cmd(env, project, "logs", ident).stdout)
+        assert _fired(srv).count("morning check") == 2
+        host.kill()
+        host.wait(timeout=30)
+
+
+def test_an_untrusted_project_s_durable_task_is_not_fired(host_env, project, tmp_path):
+    from yoke.tools.durable import register_project
+
+    store = DurableStore(project, "s1")
+    store.save([{"id": "t1", "cron": "0 9 * * *", "prompt": "hello", "createdAt": int(time.time() * 1000) - 86400000,
+                 "recurring": True}])  # fmt: skip
+    home = tmp_path / "other-home"
+    register_project(home, project)
+    env = dict(host_env, YOKE_HOME=str(home), YOKE_HOST_SCHEDULE_POLL="0.2")
+    with (tmp_path / "host.out").open("ab") as log:
+        host = _host(env, project, log)
+        try:
+            wait_for(lambda: "is not trusted" in (tmp_path / "host.out").read_text())
+            assert agents(env, project, "--all") == []
+        finally:
+            host.kill()
+            host.wait(timeout=30)
