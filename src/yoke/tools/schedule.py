@@ -155,7 +155,7 @@ class Job:
     queued_id: str = ""  # the prompt it submitted last, while that waits
     last_fired: float = 0.0
     spec: CronSpec | None = field(default=None, repr=False)
-    origin: dict[str, Any] | None = None  # a durable task's creator fields, kept when another session adopts it
+    origin: dict[str, Any] | None = None  # a durable task's creator fields, kept on adoption
 
     def as_listed(self) -> dict[str, Any]:
         return {
