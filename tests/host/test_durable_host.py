@@ -113,3 +113,27 @@ def test_an_untrusted_project_s_durable_task_is_not_fired(host_env, project, tmp
         finally:
             host.kill()
             host.wait(timeout=30)
+
+
+def test_agents_shows_next_runs_and_stop_ends_the_sessions_schedules(host_env, project):
+    every = call("c1", "CronCreate", cron="*/5 * * * *", prompt="look around")
+    kept = call("c2", "CronCreate", cron="0 9 * * 1-5", prompt="morning check", durable=True)
+    with ScriptedServer([{"content": [every, kept]}, text("both scheduled")]) as srv:
+        env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false")
+        run = yoke_cmd(env, project, "--bg", "schedule two jobs")
+        ident = run.stdout.split("· ")[1].split()[0]
+        wait_for(lambda: "both scheduled" in yoke_cmd(env, project, "logs", ident).stdout)
+        (row,) = agents(env, project)
+        runs = row["nextRuns"]
+        assert [(r["cron"], r["durable"]) for r in runs] == [("*/5 * * * *", False), ("0 9 * * 1-5", True)]
+        assert runs[0]["nextFireAt"] <= runs[1]["nextFireAt"] and runs[0]["nextFireAt"] > time.time() * 1000
+        shown = yoke_cmd(env, project, "agents").stdout
+        assert "next " in shown and "look around" in shown and "morning check (durable)" in shown
+        path = project / ".claude" / "scheduled_tasks.json"
+        assert len(json.loads(path.read_text())["tasks"]) == 1
+
+        stopped = yoke_cmd(env, project, "stop", ident).stdout.splitlines()
+        assert stopped[0] == f"stopped {ident}"
+        assert stopped[1].startswith("ended its scheduled jobs: ") and len(stopped[1].split(", ")) == 2
+        assert json.loads(path.read_text())["tasks"] == []  # the host does not start it again for them
+        assert "nextRuns" not in agents(env, project, "--all")[0]

@@ -223,8 +223,11 @@ async def _stop(host, client, ident, params, force: bool = False):
         if stopped is None:
             raise
         return {"id": stopped}
+    from yoke.host.schedules import end_schedules, next_runs
+
+    jobs = next_runs(session.record, running=session.live)  # its schedules end with it (and say so)
     await session.stop(force=force)
-    return {"id": session.ident}
+    return {"id": session.ident, **end_schedules(session.record, jobs)}
 
 
 async def _kill(host, client, ident, params):

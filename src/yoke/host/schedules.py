@@ -98,3 +98,47 @@ class Keeper:
         if key not in self.said:
             self.said.add(key)
             print(f"yoke host: {message}", file=sys.stderr)
+
+
+def next_runs(record: dict[str, Any], running: bool) -> list[dict[str, Any]]:
+    """A hosted session's scheduled jobs with their next run times (`yoke agents`), soonest first."""
+    from yoke.session.admin.schedules import next_runs as runs
+    from yoke.session.transcript import yoke_home
+
+    try:
+        return runs(yoke_home(os.environ), str(record.get("sessionId")), Path(record["cwd"]), running)
+    except (KeyError, OSError, ValueError):
+        return []
+
+
+def end_schedules(record: dict[str, Any], jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    """`yoke stop`: the session's jobs end with its process (`jobs`, read before it was stopped), and the
+    durable tasks it made are deleted, so the host does not start it again for them. `schedulesEnded`: the
+    ids ended; `schedulesKept`: why some could not be (another session of the project holds them)."""
+    from yoke.session.admin.schedules import end_durable
+
+    ended = [str(j.get("id")) for j in jobs]
+    try:
+        durable = end_durable(Path(record["cwd"]), str(record.get("sessionId")))
+    except (KeyError, OSError, ValueError) as exc:
+        return {"schedulesEnded": ended, "schedulesKept": str(exc)}
+    return {"schedulesEnded": ended + [i for i in durable if i not in ended]}
+
+
+def next_run_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """`next 09:00 Mon 01 Dec  0 9 * * 1-5  morning check (durable)`, one line a job."""
+    lines = []
+    for job in runs:
+        when = time.strftime("%H:%M %a %d %b", time.localtime((job.get("nextFireAt") or 0) / 1000))
+        prompt = " ".join(str(job.get("prompt") or "").split())[:60]
+        kept = " (durable)" if job.get("durable") else ""
+        lines.append(f"next {when}  {job.get('cron')}  {prompt}{kept}")
+    return lines
+
+
+def say_ended(done: dict[str, Any]) -> None:
+    """What `yoke stop` says of the session's schedules: nothing when it had none."""
+    if done.get("schedulesEnded"):
+        print(f"ended its scheduled jobs: {', '.join(done['schedulesEnded'])}")
+    if done.get("schedulesKept"):
+        print(f"kept: {done['schedulesKept']}")
