@@ -102,10 +102,33 @@ class SendMessageTool(SchemaTool):
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if input.get("notify_when_idle"):  # it subscribes to another session's idleness: no such reach here
-            raise ToolError(
-                "notify_when_idle is not available: SendMessage reaches this session's sub-agents only."
-            )
+            raise ToolError("notify_when_idle is not available in Yoke.")
+        link = ctx.session.services.host_link
+        runner = ctx.session.services.agents
+        if link is not None and (runner is None or input["to"] not in runner.agents):
+            return await _to_session(link, input)  # another of the host's sessions
         return await _runner(ctx).send(input["to"], input["message"], ctx)
+
+
+async def _to_session(link: Any, input: dict[str, Any]) -> ToolResult:
+    """A message to another session on the host (host/messages.py): queued there, read at its next turn."""
+    request = {"action": "send_message", "to": input["to"], "message": input["message"]}
+    try:
+        reply = await link(request | ({"summary": input["summary"]} if input.get("summary") else {}))
+    except (RuntimeError, TimeoutError) as exc:
+        raise ToolError(str(exc)) from None
+    return ToolResult(
+        f"Message delivered to session {reply.get('id')}; it reads it when its current turn ends.",
+        data={"success": True, "to": reply.get("id"), "message_id": reply.get("message_id")},
+    )
+
+
+async def _host_sessions(link: Any) -> list[dict[str, Any]]:
+    try:
+        reply = await link({"action": "list_agents"})
+    except (RuntimeError, TimeoutError):
+        return []
+    return [s for s in reply.get("sessions") or [] if isinstance(s, dict)]
 
 
 class ListAgentsTool(SchemaTool):
@@ -139,8 +162,10 @@ class ListAgentsTool(SchemaTool):
     }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        runner = _runner(ctx)
-        agents = list({id(a): a for a in runner.agents.values()}.values())
+        runner = ctx.session.services.agents
+        if runner is None and ctx.session.services.host_link is None:
+            raise ToolError("Sub-agents are not available in this session.")
+        agents = list({id(a): a for a in runner.agents.values()}.values()) if runner is not None else []
         rows = []
         for agent in agents:
             state = "running" if agent.running else ("finished" if agent.result is not None else "idle")
@@ -148,6 +173,13 @@ class ListAgentsTool(SchemaTool):
             extra = f", id {agent.id}" if agent.name else ""
             rows.append(f"{address} ({agent.definition.name}{extra}, {state})")
         data = [{"name": a.name, "id": a.id, "type": a.definition.name, "running": a.running} for a in agents]
+        link = ctx.session.services.host_link
+        if link is not None:  # hosted: the user's other sessions on the host too
+            sessions = await _host_sessions(link)
+            rows += [
+                f"{s['id']} (session {s.get('name')!r} in {s.get('cwd')}, {s.get('state')})" for s in sessions
+            ]
+            data += [{"type": "session", **s} for s in sessions]
         if not rows:
             return ToolResult("No sub-agents yet: start one with the Agent tool.", data={"agents": []})
         return ToolResult("\n".join(rows), data={"agents": data})

@@ -62,6 +62,7 @@ class HostedSession:
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
         self._log: StreamLog | None = None
         self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
+        self.on_request: Callable[[HostedSession, dict[str, Any]], None] | None = None  # host/messages.py
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
@@ -163,6 +164,10 @@ class HostedSession:
                 if not future.done():
                     future.set_result(response)
                 return True
+        if kind == "control_request" and (message.get("request") or {}).get("subtype") == "yoke_host":
+            if self.on_request is not None:  # ListAgents/SendMessage across the host's sessions
+                self.on_request(self, message)
+            return True
         if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
             self.pending[str(message.get("request_id"))] = message
             self.set_state("busy", "blocked")

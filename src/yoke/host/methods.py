@@ -7,7 +7,7 @@ import os
 import uuid
 from typing import Any
 
-from yoke.host import one_entry, records
+from yoke.host import messages, one_entry, records
 from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
@@ -101,6 +101,7 @@ async def _respawn(host, client, ident, params):
 async def _launch(host, record, env, resume: bool, first: list[str] | None = None) -> HostedSession:
     session = HostedSession(record, env)
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
+    session.on_request = lambda s, message: messages.handle(host, s, message)
     host.sessions[record["id"]] = session
     await session.start([*(record.get("args") or []), *(first or [])], resume=resume)
     return session
