@@ -83,8 +83,9 @@ def host_idle_cpu(seconds: float) -> float:
 
 def _cpu(pid: int) -> float:
     import os
+    from pathlib import Path
 
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 

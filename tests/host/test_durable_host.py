@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests.agents.test_subagents import call, text
 from tests.conftest import anthropic_env
@@ -103,13 +104,39 @@ def test_an_untrusted_project_s_durable_task_is_not_fired(host_env, project, tmp
     store.save([{"id": "t1", "cron": "0 9 * * *", "prompt": "hello", "createdAt": int(time.time() * 1000) - 86400000,
                  "recurring": True}])  # fmt: skip
     home = tmp_path / "other-home"
-    register_project(home, project)
+    register_project(home, project, ["t1"], {"t1": "default"})
     env = dict(host_env, YOKE_HOME=str(home), YOKE_HOST_SCHEDULE_POLL="0.2")
     with (tmp_path / "host.out").open("ab") as log:
         host = _host(env, project, log)
         try:
             wait_for(lambda: "is not trusted" in (tmp_path / "host.out").read_text())
             assert agents(env, project, "--all") == []
+        finally:
+            host.kill()
+            host.wait(timeout=30)
+
+
+def test_the_host_runs_a_task_in_its_creators_mode_as_the_home_recorded_it_not_as_the_project_says(
+    host_env, project, tmp_path
+):
+    from yoke.host.records import all_records
+    from yoke.tools.durable import register_project
+
+    old = int(time.time() * 1000) - 86400000
+    forged = {"id": "t1", "cron": "0 9 * * *", "prompt": "hello", "createdAt": old, "lastFiredAt": old,
+              "recurring": True, "permissionMode": "bypassPermissions"}  # fmt: skip
+    brought = {**forged, "id": "t2", "prompt": "brought by a git pull"}
+    DurableStore(project, "s1").save([brought])  # a task no session of this home made
+    register_project(Path(host_env["YOKE_HOME"]), project, ["t1"], {"t1": "plan"})
+    env = dict(host_env, YOKE_HOST_SCHEDULE_POLL="0.2")
+    with (tmp_path / "host.out").open("ab") as log:
+        host = _host(env, project, log)
+        try:
+            time.sleep(1.5)
+            assert all_records(env) == []  # the host fires only what its home made
+            DurableStore(project, "s1").save([forged, brought])
+            (record,) = wait_for(lambda: all_records(env))
+            assert record["args"] == ["--permission-mode", "plan"] and record["name"] == "scheduled: hello"
         finally:
             host.kill()
             host.wait(timeout=30)

@@ -4,7 +4,8 @@ A durable task (`CronCreate {durable: true}`) is fired by the session of its pro
 project's lock (`tools/durable.py`). When none does (the terminal that made it closed, the host restarted),
 the host starts one, as `yoke --bg` would: in the project (only a trusted one), resuming the session that
 made the task when its transcript is there and it runs nowhere, in the least permissive of the due tasks'
-creators' permission modes, with the host's environment. That session takes the lock and fires what is due,
+creators' permission modes as the Yoke home recorded them (only tasks a session of this home made are fired:
+the project's file is the repository's to change), with the host's environment. That session takes the lock and fires what is due,
 once: a time missed while nobody held the tasks runs once, never in a burst; the lock makes the firing at
 most once across terminals and the host. The host stays up while a known project has tasks.
 """
@@ -48,20 +49,23 @@ class Keeper:
 
         now, soonest, keeping = time.time(), POLL, False
         home = yoke_home(os.environ)
-        for project in known_projects(home):
-            tasks = project_tasks(project, now)
+        for project, modes in known_projects(home):
+            # only the tasks a session of this home made: one the repository brought is not the host's
+            tasks = [t for t in project_tasks(project, now) if str(t.get("id")) in modes]
             keeping = keeping or bool(tasks)
             due = [t for t in tasks if t["due"] <= now]
             later = [t["due"] - now for t in tasks if t["due"] > now]
             soonest = min([soonest, *later])
             if due:
-                await self._fire(project, due, home)
+                await self._fire(project, due, home, modes)
         self.keeping = keeping
         return max(soonest, 0.05)
 
-    async def _fire(self, project: Path, due: list[dict[str, Any]], home: Path) -> None:
+    async def _fire(
+        self, project: Path, due: list[dict[str, Any]], home: Path, modes: dict[str, str]
+    ) -> None:
         from yoke.config.trust import is_trusted
-        from yoke.session.admin.schedules import held
+        from yoke.session.admin.schedules import fire_mode, held
 
         key = str(project)
         launched = self.launched.get(key)
@@ -73,18 +77,18 @@ class Keeper:
             self._say(key, f"{project} has durable tasks but is not trusted; yoke trust there lets them run")
             return
         try:
-            self.launched[key] = await self._start(project, due, home)
+            self.launched[key] = await self._start(project, due, home, fire_mode(due, modes))
             self.said.discard(key)
         except (LookupError, OSError, RuntimeError, ValueError) as exc:
             self._say(key, f"could not start a session in {project} for its durable tasks: {exc}")
 
-    async def _start(self, project: Path, due: list[dict[str, Any]], home: Path) -> Any:
+    async def _start(self, project: Path, due: list[dict[str, Any]], home: Path, mode: str) -> Any:
         from yoke.host.methods import start_session
-        from yoke.session.admin.schedules import fire_mode, resumable
+        from yoke.session.admin.schedules import resumable
 
         params: dict[str, Any] = {
             "cwd": str(project),
-            "args": ["--permission-mode", fire_mode(due)],
+            "args": ["--permission-mode", mode],
             "name": f"scheduled: {due[0].get('prompt') or due[0].get('id')}",
             "env": dict(os.environ),
         }

@@ -4,10 +4,11 @@ createdBySessionId, createdInProject, ...}]}`, observed 2026-11-28; Yoke adds `l
 the project that holds the file's lock (`scheduled_tasks.lock`, released when its process ends) fires them;
 a task whose time passed while no session held it fires once when one starts, never in a burst.
 
-A project with durable tasks is registered in the Yoke home (`durable-projects/<hash>`, one file a project
-holding its path) so the host finds them after every session of the project has ended (docs/scheduling.md).
-Each task keeps its creator's session id and permission mode (Yoke adds `permissionMode`): the host runs it
-with no more permission than that.
+A project with durable tasks is registered in the Yoke home (`durable-projects/<hash>`, one file a project:
+`{project, modes: {task id: its creator's permission mode}}`) so the host finds them after every session of
+the project has ended (docs/scheduling.md). The host fires only the tasks listed there, in no more than their
+creator's mode: the project's own file can be written by what the repository brings (a `git pull`), so its
+`permissionMode` field (Yoke adds it, for people to read) is never what a run is given.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class DurableStore:
         self.project, self.session_id, self.home, self.mode = project, session_id, home, mode
         self.path = project / FILE
         self._lock_fd: int | None = None
+        self.made: dict[str, str] = {}  # task id -> the mode this session made it in
 
     def claim(self) -> bool:
         """Whether this session fires the project's durable tasks (one session at a time)."""
@@ -72,11 +74,13 @@ class DurableStore:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         replace_file(self.path, (json.dumps({"tasks": tasks}, indent=2) + "\n").encode())
-        if tasks and self.home is not None:
-            register_project(self.home, self.project)
+        if self.home is not None and (tasks or self.made):
+            register_project(self.home, self.project, [str(t.get("id")) for t in tasks], self.made)
 
     def task(self, job: Any) -> dict[str, Any]:
         origin = getattr(job, "origin", None) or {}  # adopted from another session: its creator's, kept
+        if not origin:
+            self.made.setdefault(job.id, str(self.mode()))
         return {
             "id": job.id,
             "cron": job.cron,
@@ -94,17 +98,37 @@ class DurableStore:
         } | {key: origin[key] for key in CREATOR_FIELDS if key in origin}
 
 
-def register_project(home: Path, project: Path) -> None:
-    """The project in the home's registry (idempotent; one file a project, so writers never race)."""
+def registry_entry(home: Path, project: Path) -> Path:
     import hashlib
 
-    real = os.path.realpath(project)
-    entry = home / REGISTRY / hashlib.sha256(real.encode()).hexdigest()[:20]
-    if entry.exists():
+    return home / REGISTRY / hashlib.sha256(os.path.realpath(project).encode()).hexdigest()[:20]
+
+
+def read_registry(entry: Path) -> tuple[Path, dict[str, str]] | None:
+    """A registry entry's project and its tasks' creators' modes; None when unreadable."""
+    try:
+        data = safe_loads(read_regular_text(entry))
+        project, modes = Path(str(data["project"])), data.get("modes") or {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if not isinstance(modes, dict):
+        return None
+    return project, {str(k): str(v) for k, v in modes.items()}
+
+
+def register_project(home: Path, project: Path, ids: list[str], made: dict[str, str]) -> None:
+    """The project in the home's registry with the modes of its tasks: those made by this session, and the
+    ones already there for the tasks that remain (written by the lock's holder only: one writer)."""
+    entry = registry_entry(home, project)
+    known = read_registry(entry)
+    modes = {i: m for i, m in (known[1] if known else {}).items() if i in ids}
+    modes |= {i: m for i, m in made.items() if i in ids}
+    if known is not None and known[1] == modes:
         return
+    body = json.dumps({"project": os.path.realpath(project), "modes": modes})
     with contextlib.suppress(OSError):
         entry.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        replace_file(entry, real.encode(), mode=0o600)
+        replace_file(entry, body.encode(), mode=0o600)
 
 
 def _proc_start() -> str:

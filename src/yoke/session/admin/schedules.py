@@ -24,9 +24,10 @@ SESSION_JOBS = "scheduled"  # in the Yoke home: one file per session with jobs
 MODE_ORDER = ("plan", "dontAsk", "default", "acceptEdits", "auto", "bypassPermissions")
 
 
-def known_projects(home: Path) -> list[Path]:
-    """The projects registered as having durable tasks (each still a folder)."""
-    from yoke.tools.durable import REGISTRY
+def known_projects(home: Path) -> list[tuple[Path, dict[str, str]]]:
+    """The projects registered as having durable tasks (each still a folder), with the tasks the host may
+    fire there: task id -> its creator's permission mode, as the home (not the project) recorded it."""
+    from yoke.tools.durable import REGISTRY, read_registry
 
     found = []
     try:
@@ -34,12 +35,9 @@ def known_projects(home: Path) -> list[Path]:
     except OSError:
         return []
     for entry in entries:
-        try:
-            project = Path(read_regular_text(entry).strip())
-        except (OSError, ValueError):
-            continue
-        if project.is_absolute() and project.is_dir():
-            found.append(project)
+        known = read_registry(entry)
+        if known is not None and known[0].is_absolute() and known[0].is_dir():
+            found.append(known)
     return found
 
 
@@ -79,11 +77,11 @@ def held(project: Path) -> bool:
     return False
 
 
-def fire_mode(tasks: list[dict[str, Any]]) -> str:
-    """The permission mode to run these tasks in: the least permissive of their creators' modes (`default`
-    for a task that does not say, as Claude Code's own tasks do not)."""
-    modes = [str(t.get("permissionMode") or "default") for t in tasks]
-    ranked = [MODE_ORDER.index(m) if m in MODE_ORDER else MODE_ORDER.index("default") for m in modes]
+def fire_mode(tasks: list[dict[str, Any]], modes: dict[str, str]) -> str:
+    """The permission mode to run these tasks in: the least permissive of their creators' modes as the Yoke
+    home recorded them (`modes`; `default` for one it does not know)."""
+    ranked = [MODE_ORDER.index(m) if m in MODE_ORDER else MODE_ORDER.index("default")
+              for m in (modes.get(str(t.get("id")), "default") for t in tasks)]  # fmt: skip
     return MODE_ORDER[min(ranked, default=MODE_ORDER.index("default"))]
 
 
