@@ -55,7 +55,9 @@ def test_the_host_fires_a_closed_sessions_durable_cron_once_and_again_after_a_re
     host_env, project, tmp_path
 ):
     create = call("c1", "CronCreate", cron="0 9 * * 1-5", prompt="morning check", durable=True)
-    turns = [{"content": [create]}, text("scheduled"), text("checked at nine"), text("checked again")]
+    write = call("w1", "Write", file_path=str(project / "report.txt"), content="x")
+    turns = [{"content": [create]}, text("scheduled"), {"content": [write]}, text("checked at nine")]
+    turns.append(text("checked again"))
     with ScriptedServer(turns) as srv:
         env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false", YOKE_HOST_SCHEDULE_POLL="0.3")
         log = (tmp_path / "host.out").open("ab")
@@ -80,6 +82,10 @@ def test_the_host_fires_a_closed_sessions_durable_cron_once_and_again_after_a_re
         (row,) = agents(env, project)
         assert row["id"] == ident and row["cwd"] == os.path.realpath(project)
         assert "every weekday morning" in str(srv.requests[-1].body["messages"])  # the creator, resumed
+        assert "Nobody is attached to this scheduled run" in json.dumps(
+            srv.requests[-1].body
+        )  # asked: denied
+        assert not (project / "report.txt").exists()
         (kept,) = json.loads(path.read_text())["tasks"]
         assert kept["lastFiredAt"] > task["createdAt"] and kept["createdBySessionId"] == creator
         time.sleep(2)

@@ -171,6 +171,8 @@ class HostedSession:
         if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
             self.pending[str(message.get("request_id"))] = message
             self.set_state("busy", "blocked")
+            if self.record.get("unattended") == "deny" and not self.clients:  # host/schedules.py
+                asyncio.get_running_loop().call_soon(self._deny_alone, str(message.get("request_id")))
         elif kind == "result":
             if isinstance(message.get("total_cost_usd"), int | float):
                 self.record["costUsd"] = message["total_cost_usd"]  # the session's whole cost so far
@@ -314,6 +316,12 @@ class HostedSession:
         self.publish({"type": "control_response", "response": reply})
         if not self.pending:
             self.set_state("busy", "working")
+
+    def _deny_alone(self, request_id: str) -> None:
+        """A session the host started for a durable task, with nobody attached: its ask is a deny."""
+        if request_id in self.pending and not self.clients:
+            deny = "Nobody is attached to this scheduled run to ask, so it is denied (yoke attach to answer)."
+            self.answer(request_id, {"behavior": "deny", "message": deny})
 
     def interrupt(self) -> None:
         self._write(

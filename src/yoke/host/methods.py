@@ -58,7 +58,7 @@ async def start_session(host, params) -> HostedSession:
         "sessionId": session_id,
         "name": str(params.get("name") or (prompt or short))[:80],
         "args": [str(a) for a in params.get("args") or []],
-    }
+    } | ({"unattended": "deny"} if params.get("unattended") == "deny" else {})  # an ask nobody sees: denied
     first = ["--resume", resume_path] if resume_path else []  # this start only: later ones go by the id
     session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:

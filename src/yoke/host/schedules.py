@@ -5,7 +5,8 @@ project's lock (`tools/durable.py`). When none does (the terminal that made it c
 the host starts one, as `yoke --bg` would: in the project (only a trusted one), resuming the session that
 made the task when its transcript is there and it runs nowhere, in the least permissive of the due tasks'
 creators' permission modes as the Yoke home recorded them (only tasks a session of this home made are fired:
-the project's file is the repository's to change), with the host's environment. That session takes the lock and fires what is due,
+the project's file is the repository's to change), with the host's environment. Nobody watches it: a
+permission prompt while no client is attached is denied at once (hosted.py `_deny_alone`). That session takes the lock and fires what is due,
 once: a time missed while nobody held the tasks runs once, never in a burst; the lock makes the firing at
 most once across terminals and the host. The host stays up while a known project has tasks.
 """
@@ -91,6 +92,7 @@ class Keeper:
             "args": ["--permission-mode", mode],
             "name": f"scheduled: {due[0].get('prompt') or due[0].get('id')}",
             "env": dict(os.environ),
+            "unattended": "deny",  # nobody can be asked: an ask is a deny unless a client is attached
         }
         creator = str(due[0].get("createdBySessionId") or "")
         if creator and resumable(creator, project, home):
