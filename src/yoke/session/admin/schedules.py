@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -110,7 +109,7 @@ def write_session_jobs(home: Path, session_id: str, jobs: list[dict[str, Any]]) 
     path = session_jobs_path(home, session_id)
     try:
         if jobs:
-            replace_file(path, (json.dumps({"pid": os.getpid(), "jobs": jobs}) + "\n").encode(), mode=0o600)
+            replace_file(path, (json.dumps({"jobs": jobs}) + "\n").encode(), mode=0o600)
         else:
             path.unlink(missing_ok=True)
     except OSError:
@@ -118,12 +117,12 @@ def write_session_jobs(home: Path, session_id: str, jobs: list[dict[str, Any]]) 
 
 
 def session_jobs(home: Path, session_id: str) -> list[dict[str, Any]]:
-    """The jobs a running session last wrote (none when its process is gone)."""
+    """The jobs a session last wrote (the caller knows whether it still runs: a killed one leaves its file)."""
     try:
         data = safe_loads(read_regular_text(session_jobs_path(home, session_id)))
     except (OSError, ValueError):
         return []
-    if not isinstance(data, dict) or not _alive(data.get("pid")):
+    if not isinstance(data, dict):
         return []
     return [j for j in data.get("jobs") or [] if isinstance(j, dict)]
 
@@ -160,15 +159,3 @@ def end_durable(project: Path, session_id: str) -> list[str]:
     finally:
         store.release()
     return mine
-
-
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
