@@ -98,8 +98,8 @@ def agents(argv: list[str]) -> int:
     recorded = records.all_records()
     rows = [records.public_row(r) for r in recorded]
     rows = [r for r in rows if (show_all or r["state"] != "stopped") and (cwd is None or r["cwd"] == cwd)]
-    from yoke.host.schedules import next_run_lines, next_runs
-
+    if rows:
+        from yoke.host.schedules import next_run_lines, next_runs
     by_id = {r["id"]: r for r in recorded}
     for row in rows:  # a session's scheduled jobs: their next run times (issue 46)
         runs = next_runs(by_id.get(row["id"]) or row, running=row["state"] != "stopped")

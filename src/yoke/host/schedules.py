@@ -13,7 +13,6 @@ most once across terminals and the host. The host stays up while a known project
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
@@ -33,6 +32,8 @@ class Keeper:
         self.said: set[str] = set()  # projects whose refusal was written to the host's log already
 
     async def run(self) -> None:
+        import asyncio  # here: `yoke agents` and `stop` import this module for its functions below
+
         while not self.host.done.is_set():
             try:
                 wait = await self.round()

@@ -15,7 +15,6 @@ The clock is injected (`clock`, epoch seconds) so tests drive it in process; `YO
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio  # on use below: `yoke agents` reads cron times without the event loop's modules
     from datetime import datetime
 
 MAX_AGE_S = 30 * 24 * 3600
@@ -199,6 +199,8 @@ class Scheduler:
         self.scale = _scale(env or {})
         self.max_runs = _int(env or {}, "YOKE_SCHEDULE_MAX_RUNS", DEFAULT_MAX_RUNS)
         self.max_cost = _float(env or {}, "YOKE_SCHEDULE_MAX_COST_USD", DEFAULT_MAX_COST_USD)
+        import asyncio
+
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.closing: list[Callable[[], None]] = []  # what else ends with the session's schedule (a /goal)
@@ -352,10 +354,14 @@ class Scheduler:
 
     def start(self) -> None:
         if self._task is None or self._task.done():
+            import asyncio
+
             with contextlib.suppress(RuntimeError):  # no running loop: started at the next job
                 self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        import asyncio
+
         while self.jobs:
             self._changed.clear()
             await self.tick()
@@ -372,6 +378,8 @@ class Scheduler:
             end()
         self.closing.clear()
         if self._task is not None:
+            import asyncio
+
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
