@@ -65,3 +65,39 @@ def test_a_session_lists_the_hosts_sessions_and_messages_one_mid_turn(host_env, 
         assert f"Message from session {ay} (ay)" in last and "the build is green" in last
         heard = [r for r in srv.requests if "Message from session" in json.dumps(r.body["messages"][-1])]
         assert len(heard) == 1  # delivered once
+
+
+def test_a_held_message_waits_until_a_client_approves_it(host_env, project, tmp_path):
+    from tests.host.test_durable_host import _host
+
+    send = call("s1", "SendMessage", to="bee", message="deploy is done")
+    turns = [text("B idle"), {"content": [send]}, text("sent"), text("B read it")]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false")
+        log = (tmp_path / "host.out").open("ab")
+        host = _host(env, project, log)
+        client = Raw(socket_of(env))
+        params = {"cwd": str(project), "name": "bee", "prompt": "wait", "holdMessages": True, "env": env}
+        bee = client.call("start", params)["payload"]["id"]
+        wait_for(lambda: "B idle" in yoke_cmd(env, project, "logs", bee).stdout)
+        client.call("attach", {"session": bee, "role": "watcher"})
+        ay = _bg(env, project, "ay", "tell bee")
+        wait_for(lambda: "sent" in yoke_cmd(env, project, "logs", ay).stdout)
+        assert "held for a person's approval" in json.dumps(srv.requests[2].body["messages"][-1])
+        held = client.until(
+            lambda m: m["type"] == "stream" and m["payload"]["message"].get("subtype") == "message_held"
+        )
+        message_id = held["payload"]["message"]["message_id"]
+        later = Raw(socket_of(env))  # a client attaching now sees it too
+        shown = later.call("attach", {"session": bee, "role": "watcher"})["payload"]["heldMessages"]
+        assert [h["message_id"] for h in shown] == [message_id] and "deploy is done" in shown[0]["content"]
+        assert len(srv.requests) == 3  # B has not read it
+
+        approved = client.call("message", {"session": bee, "message_id": message_id, "approve": True})
+        assert approved["payload"] == {"message_id": message_id, "delivered": True}
+        wait_for(lambda: "B read it" in yoke_cmd(env, project, "logs", bee).stdout)
+        assert "deploy is done" in json.dumps(srv.requests[3].body["messages"][-1])
+        again = client.call("message", {"session": bee, "message_id": message_id, "approve": True})
+        assert again["type"] == "error" and len(srv.requests) == 4  # at most once
+        host.kill()
+        host.wait(timeout=30)

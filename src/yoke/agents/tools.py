@@ -117,8 +117,13 @@ async def _to_session(link: Any, input: dict[str, Any]) -> ToolResult:
         reply = await link(request | ({"summary": input["summary"]} if input.get("summary") else {}))
     except (RuntimeError, TimeoutError) as exc:
         raise ToolError(str(exc)) from None
+    said = (
+        f"Message held for a person's approval before session {reply.get('id')} reads it."
+        if reply.get("held")
+        else f"Message delivered to session {reply.get('id')}; it reads it when its current turn ends."
+    )
     return ToolResult(
-        f"Message delivered to session {reply.get('id')}; it reads it when its current turn ends.",
+        said,
         data={"success": True, "to": reply.get("id"), "message_id": reply.get("message_id")},
     )
 

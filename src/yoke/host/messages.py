@@ -9,6 +9,9 @@ host answers from its own sessions.
   target is mid-turn and read at its next turn boundary, as a turn of its own (the issue's `later`).
 - At most once: a request is answered once by its id; a repeated id is not delivered again.
 - A session never reaches a session of another configuration home (YOKE_HOME, CLAUDE_CONFIG_DIR).
+- Held for approval: a target started with `holdMessages`, or whose settings say `holdIncomingMessages: true`,
+  gets a message only once a client approves it (the host's `message` method): every attached client sees
+  it as a `system/message_held` line (and those attaching later in `attach`'s `heldMessages`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from yoke.host import records
 
 _DELIVERED: dict[str, dict[str, Any]] = {}  # message id -> the answer given: a repeat is not delivered again
+_HELD: dict[str, dict[str, Any]] = {}  # message id -> {session, text, from}: waiting for a person
 
 
 def handle(host: Any, sender: Any, message: dict[str, Any]) -> None:
@@ -80,7 +84,50 @@ def send(host: Any, sender: Any, request: dict[str, Any], request_id: str) -> di
     if config_home(target.env) != config_home(sender.env):
         raise PermissionError(f"session {target.ident} belongs to another configuration home; not sent")
     name = sender.record.get("name") or sender.ident
-    target.prompt(f"Message from session {sender.ident} ({name}):\n{text}", message_id)
-    answer = {"id": target.ident, "message_id": message_id}
+    text = f"Message from session {sender.ident} ({name}):\n{text}"
+    answer: dict[str, Any] = {"id": target.ident, "message_id": message_id}
+    if holds(target):
+        _HELD[message_id] = {"session": target.ident, "text": text, "from": sender.ident}
+        target.publish({"type": "system", "subtype": "message_held", "message_id": message_id,
+                        "from": sender.ident, "content": text})  # fmt: skip
+        answer["held"] = True
+    else:
+        target.prompt(text, message_id)
     _DELIVERED[message_id] = answer
     return answer
+
+
+def holds(target: Any) -> bool:
+    """Whether the target's incoming messages wait for a person: its start said so, or its settings do."""
+    if target.record.get("holdMessages"):
+        return True
+    from pathlib import Path
+
+    from yoke.config.settings import load_settings
+
+    home = target.env.get("HOME")
+    loaded = load_settings(Path(target.record["cwd"]), home=Path(home) if home else None)
+    return loaded.merged.get("holdIncomingMessages") is True
+
+
+def held_for(ident: str) -> list[dict[str, Any]]:
+    """The messages waiting for approval to reach session `ident` (for a client that attaches)."""
+    return [{"message_id": m, "from": h["from"], "content": h["text"]} for m, h in _HELD.items()
+            if h["session"] == ident]  # fmt: skip
+
+
+async def release(host: Any, client: Any, ident: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """The host's `message {session, message_id, approve}`: a person lets a held message through (it
+    becomes the session's prompt, journalled first) or drops it; either is said to every attached client."""
+    session = host._session(params)
+    message_id = str(params.get("message_id") or "")
+    held = _HELD.get(message_id)
+    if held is None or held["session"] != session.ident:
+        raise KeyError(f"no held message {message_id!r} for session {session.ident}")
+    approve = params.get("approve") is True
+    if approve:
+        session.prompt(held["text"], message_id)
+    del _HELD[message_id]
+    session.publish({"type": "system", "subtype": "message_released", "message_id": message_id,
+                     "approved": approve})  # fmt: skip
+    return {"message_id": message_id, "delivered": approve}

@@ -51,7 +51,7 @@ async def start_session(host, params) -> HostedSession:
     short = session_id[:8]
     if resume:
         one_entry.refuse_if_running(host, short, session_id, cwd, _env(params))
-    record = {
+    record: dict[str, Any] = {
         "id": short,
         "cwd": cwd,
         "kind": "background",
@@ -59,6 +59,8 @@ async def start_session(host, params) -> HostedSession:
         "name": str(params.get("name") or (prompt or short))[:80],
         "args": [str(a) for a in params.get("args") or []],
     } | ({"unattended": "deny"} if params.get("unattended") == "deny" else {})  # an ask nobody sees: denied
+    if params.get("holdMessages") is True:  # messages from other sessions wait for a person (messages.py)
+        record["holdMessages"] = True
     first = ["--resume", resume_path] if resume_path else []  # this start only: later ones go by the id
     session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:
@@ -125,6 +127,7 @@ async def _attach(host, client, ident, params):
         "pending": list(session.pending.values()),
         "queued": queued_previews(session.queued),
         "permissionMode": session.record.get("permissionMode"),
+        "heldMessages": messages.held_for(session.ident),
     }
 
 
@@ -275,6 +278,7 @@ METHODS = {
     "kill": _kill,
     "rm": _rm,
     "remote_control": _remote_control,
+    "message": messages.release,
     "shutdown": _shutdown,
 }
 
