@@ -170,3 +170,29 @@ def test_agents_shows_next_runs_and_stop_ends_the_sessions_schedules(host_env, p
         assert stopped[1].startswith("ended its scheduled jobs: ") and len(stopped[1].split(", ")) == 2
         assert json.loads(path.read_text())["tasks"] == []  # the host does not start it again for them
         assert "nextRuns" not in agents(env, project, "--all")[0]
+
+
+async def test_a_session_that_ends_before_firing_is_not_started_again_in_a_loop(
+    project, tmp_path, monkeypatch
+):
+    from yoke.host import schedules
+
+    started = []
+
+    class Dead:
+        live = False
+
+    async def start(self, project, due, home, mode):
+        started.append(mode)
+        return Dead()
+
+    monkeypatch.setattr(schedules.Keeper, "_start", start)
+    monkeypatch.setattr("yoke.config.trust.is_trusted", lambda *a, **k: True)
+    keeper = schedules.Keeper(host=None)
+    due = [{"id": "t1", "due": 0}]
+    for _ in range(3):  # three looks in a row: one start, then it waits RETRY_S
+        await keeper._fire(project, due, tmp_path, {"t1": "acceptEdits"})
+    assert started == ["acceptEdits"]
+    keeper.started[str(project)] -= schedules.RETRY_S
+    await keeper._fire(project, due, tmp_path, {"t1": "acceptEdits"})
+    assert len(started) == 2

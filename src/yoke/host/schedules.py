@@ -22,12 +22,14 @@ from typing import Any
 
 # seconds between looks at the projects' task files; a due time sooner than that is waited for exactly
 POLL = float(os.environ.get("YOKE_HOST_SCHEDULE_POLL") or 30)
+RETRY_S = 300.0  # a session started for a project that ended without firing: not started again sooner
 
 
 class Keeper:
     def __init__(self, host: Any):
         self.host = host
         self.launched: dict[str, Any] = {}  # project -> the HostedSession started to fire its tasks
+        self.started: dict[str, float] = {}  # project -> when that session was started
         self.keeping = False  # a known project has durable tasks: the host does not stop when idle
         self.said: set[str] = set()  # projects whose refusal was written to the host's log already
 
@@ -73,6 +75,11 @@ class Keeper:
         launched = self.launched.get(key)
         if launched is not None and launched.live:
             return  # started for these tasks: it holds them, or another session of the project does
+        if launched is not None and time.time() - self.started[key] < RETRY_S:
+            self._say(
+                key, f"the session started for {project}'s durable tasks ended; retrying in {RETRY_S:.0f} s"
+            )
+            return  # it ended before its tasks fired (a failed start): no loop of starts
         if held(project):
             return  # a session of the project fires them
         if not is_trusted(project, home):
@@ -80,6 +87,7 @@ class Keeper:
             return
         try:
             self.launched[key] = await self._start(project, due, home, fire_mode(due, modes))
+            self.started[key] = time.time()
             self.said.discard(key)
         except (LookupError, OSError, RuntimeError, ValueError) as exc:
             self._say(key, f"could not start a session in {project} for its durable tasks: {exc}")
