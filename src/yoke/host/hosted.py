@@ -321,7 +321,10 @@ class HostedSession:
         """A session the host started for a durable task, with nobody attached: its ask is a deny."""
         if request_id in self.pending and not self.clients:
             deny = "Nobody is attached to this scheduled run to ask, so it is denied (yoke attach to answer)."
-            self.answer(request_id, {"behavior": "deny", "message": deny})
+            try:
+                self.answer(request_id, {"behavior": "deny", "message": deny})
+            except (KeyError, RuntimeError):  # answered meanwhile, or the session ended
+                pass
 
     def interrupt(self) -> None:
         self._write(
