@@ -82,10 +82,13 @@ def test_the_host_fires_a_closed_sessions_durable_cron_once_and_again_after_a_re
         (row,) = agents(env, project)
         assert row["id"] == ident and row["cwd"] == os.path.realpath(project)
         assert "every weekday morning" in str(srv.requests[-1].body["messages"])  # the creator, resumed
-        assert "Nobody is attached to this scheduled run" in json.dumps(
-            srv.requests[-1].body
-        )  # asked: denied
+        denied = json.dumps(srv.requests[-1].body)
+        assert "Nobody is attached to this scheduled run" in denied  # asked with nobody there: denied
         assert not (project / "report.txt").exists()
+        from yoke.session.store import find_session
+
+        transcript = find_session(creator, project, Path(env["YOKE_HOME"])).read_text()
+        assert "morning check" in transcript and "checked at nine" in transcript  # the run, in its transcript
         (kept,) = json.loads(path.read_text())["tasks"]
         assert kept["lastFiredAt"] > task["createdAt"] and kept["createdBySessionId"] == creator
         time.sleep(2)
