@@ -199,3 +199,20 @@ async def test_a_session_that_ends_before_firing_is_not_started_again_in_a_loop(
     keeper.started[str(project)] -= schedules.RETRY_S
     await keeper._fire(project, due, tmp_path, {"t1": "acceptEdits"})
     assert len(started) == 2
+
+
+def test_a_terminal_session_that_made_a_durable_task_leaves_it_to_a_host_it_starts(host_env, project):
+    create = call("c1", "CronCreate", cron="0 9 * * 1-5", prompt="morning check", durable=True)
+    turns = [{"content": [create]}, text("scheduled"), text("checked at nine")]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false", YOKE_HOST_SCHEDULE_POLL="0.3")
+        assert not socket_of(env).exists()
+        made = yoke_cmd(env, project, "-p", "every weekday morning, check", "--output-format", "json")
+        assert made.returncode == 0, made.stderr
+        assert "started the session host to keep this project's durable tasks" in made.stderr
+        assert Raw(socket_of(env)).call("hello")["type"] == "response"  # it outlives the terminal
+        _missed(project / ".claude" / "scheduled_tasks.json")
+        ident = json.loads(made.stdout)["session_id"][:8]
+        wait_for(lambda: "checked at nine" in yoke_cmd(env, project, "logs", ident).stdout)
+        again = yoke_cmd(env, project, "-p", "hello", "--output-format", "json")  # a host runs: none started
+        assert "started the session host" not in again.stderr

@@ -157,3 +157,31 @@ def say_ended(done: dict[str, Any]) -> None:
         print(f"ended its scheduled jobs: {', '.join(done['schedulesEnded'])}")
     if done.get("schedulesKept"):
         print(f"kept: {done['schedulesKept']}")
+
+
+def hand_over(cwd: Path) -> None:
+    """After a terminal session of `cwd` ends: when the project has durable tasks a session of this home
+    made, a host keeps them, so one is started if none runs (it outlives the terminal, as `--bg` starts it)."""
+    if os.environ.get("YOKE_HOSTED") == "1":
+        return  # a hosted session: its host keeps them already
+    from yoke.host.client import HostClient, HostError
+    from yoke.session.admin.schedules import known_projects, project_tasks
+    from yoke.session.transcript import yoke_home
+
+    real = Path(os.path.realpath(cwd))
+    modes = next((m for p, m in known_projects(yoke_home(os.environ)) if p == real), None)
+    if not modes or not any(str(t.get("id")) in modes for t in project_tasks(real)):
+        return
+    try:
+        HostClient.connect(start=False).close()
+        return
+    except HostError:
+        pass
+    try:
+        HostClient.connect(start=True).close()
+        print(
+            "yoke: started the session host to keep this project's durable tasks (yoke agents)",
+            file=sys.stderr,
+        )
+    except (HostError, OSError) as exc:
+        print(f"yoke: this project's durable tasks wait for the next session: {exc}", file=sys.stderr)
