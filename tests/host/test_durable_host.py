@@ -163,6 +163,8 @@ def test_agents_shows_next_runs_and_stop_ends_the_sessions_schedules(host_env, p
         runs = row["nextRuns"]
         assert [(r["cron"], r["durable"]) for r in runs] == [("*/5 * * * *", False), ("0 9 * * 1-5", True)]
         assert runs[0]["nextFireAt"] <= runs[1]["nextFireAt"] and runs[0]["nextFireAt"] > time.time() * 1000
+        (listed,) = Raw(socket_of(env)).call("list")["payload"]["sessions"]  # what the page lists
+        assert [r["id"] for r in listed["nextRuns"]] == [r["id"] for r in runs]
         shown = yoke_cmd(env, project, "agents").stdout
         assert "next " in shown and "look around" in shown and "morning check (durable)" in shown
         path = project / ".claude" / "scheduled_tasks.json"

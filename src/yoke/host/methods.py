@@ -19,6 +19,8 @@ async def _hello(host, client, ident, params):
 
 async def _list(host, client, ident, params):
     """`agents --json --all` rows, with what a remote page shows beside them (docs/wire.md)."""
+    from yoke.host.schedules import next_runs
+
     rows = []
     for record in records.all_records():
         running = host.sessions.get(record["id"])
@@ -30,6 +32,7 @@ async def _list(host, client, ident, params):
         )
         row["permissionMode"] = live.get("permissionMode")
         row["queued"] = len(running.queued) if running is not None and running.live else 0
+        row["nextRuns"] = next_runs(live, running=running is not None and running.live)  # its schedule
         rows.append(row)
     return {"sessions": rows}
 
