@@ -58,7 +58,7 @@ def host_idle_cpu(seconds: float) -> float:
     import tempfile
     from pathlib import Path
 
-    from yoke.tools.durable import DurableStore
+    from yoke.tools.durable import DurableStore, register_project
 
     root = Path(tempfile.mkdtemp(prefix="yk"))
     project, home = root / "p", root / "h"
@@ -66,7 +66,8 @@ def host_idle_cpu(seconds: float) -> float:
     now = time.localtime()
     task = {"id": "bench", "cron": f"{now.tm_min} {now.tm_hour} * * *", "prompt": "daily",
             "createdAt": int(time.time() * 1000), "recurring": True}  # fmt: skip
-    DurableStore(project, "bench", home=home).save([task])
+    DurableStore(project, "bench").save([task])
+    register_project(home, project, ["bench"], {"bench": "default"})  # as a session of this home made it
     env = dict(os.environ, YOKE_HOME=str(home), HOME=str(root), XDG_RUNTIME_DIR=str(root))
     proc = subprocess.Popen([sys.executable, "-m", "yoke", "host"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
