@@ -80,7 +80,9 @@ class SendMessageTool(SchemaTool):
     kind: ClassVar[ToolKind] = "other"
     description: ClassVar[str] = (
         "Send a message to a sub-agent you started, by its id or name. A running agent reads it before its "
-        "next step; a finished agent resumes with its whole history and answers."
+        "next step; a finished agent resumes with its whole history and answers. In a session the Yoke host "
+        "runs, `to` may also name another of the user's sessions there (ListAgents lists them): it reads "
+        "the message when its current turn ends."
     )
     read_only: ClassVar[bool] = True
     timeout_s: ClassVar[float | None] = 24 * 3600.0
@@ -143,7 +145,8 @@ class ListAgentsTool(SchemaTool):
     kind: ClassVar[ToolKind] = "read"
     description: ClassVar[str] = (
         "List the sub-agents you started in this session that SendMessage can reach: one line each with the "
-        "address to use (its name, else its id), its type and whether it is still running. Pass the exact "
+        "address to use (its name, else its id), its type and whether it is still running. In a session the "
+        "Yoke host runs, the user's other sessions there too (id, name, folder, state). Pass the exact "
         "address to SendMessage's `to`."
     )
     read_only: ClassVar[bool] = True
