@@ -80,7 +80,9 @@ class SendMessageTool(SchemaTool):
     kind: ClassVar[ToolKind] = "other"
     description: ClassVar[str] = (
         "Send a message to a sub-agent you started, by its id or name. A running agent reads it before its "
-        "next step; a finished agent resumes with its whole history and answers."
+        "next step; a finished agent resumes with its whole history and answers. In a session the Yoke host "
+        "runs, `to` may also name another of the user's sessions there (ListAgents lists them): it reads "
+        "the message when its current turn ends."
     )
     read_only: ClassVar[bool] = True
     timeout_s: ClassVar[float | None] = 24 * 3600.0
@@ -102,10 +104,38 @@ class SendMessageTool(SchemaTool):
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if input.get("notify_when_idle"):  # it subscribes to another session's idleness: no such reach here
-            raise ToolError(
-                "notify_when_idle is not available: SendMessage reaches this session's sub-agents only."
-            )
+            raise ToolError("notify_when_idle is not available in Yoke.")
+        link = ctx.session.services.host_link
+        runner = ctx.session.services.agents
+        if link is not None and (runner is None or input["to"] not in runner.agents):
+            return await _to_session(link, input)  # another of the host's sessions
         return await _runner(ctx).send(input["to"], input["message"], ctx)
+
+
+async def _to_session(link: Any, input: dict[str, Any]) -> ToolResult:
+    """A message to another session on the host (host/messages.py): queued there, read at its next turn."""
+    request = {"action": "send_message", "to": input["to"], "message": input["message"]}
+    try:
+        reply = await link(request | ({"summary": input["summary"]} if input.get("summary") else {}))
+    except (RuntimeError, TimeoutError) as exc:
+        raise ToolError(str(exc)) from None
+    said = (
+        f"Message held for a person's approval before session {reply.get('id')} reads it."
+        if reply.get("held")
+        else f"Message delivered to session {reply.get('id')}; it reads it when its current turn ends."
+    )
+    return ToolResult(
+        said,
+        data={"success": True, "to": reply.get("id"), "message_id": reply.get("message_id")},
+    )
+
+
+async def _host_sessions(link: Any) -> list[dict[str, Any]]:
+    try:
+        reply = await link({"action": "list_agents"})
+    except (RuntimeError, TimeoutError):
+        return []
+    return [s for s in reply.get("sessions") or [] if isinstance(s, dict)]
 
 
 class ListAgentsTool(SchemaTool):
@@ -115,7 +145,8 @@ class ListAgentsTool(SchemaTool):
     kind: ClassVar[ToolKind] = "read"
     description: ClassVar[str] = (
         "List the sub-agents you started in this session that SendMessage can reach: one line each with the "
-        "address to use (its name, else its id), its type and whether it is still running. Pass the exact "
+        "address to use (its name, else its id), its type and whether it is still running. In a session the "
+        "Yoke host runs, the user's other sessions there too (id, name, folder, state). Pass the exact "
         "address to SendMessage's `to`."
     )
     read_only: ClassVar[bool] = True
@@ -139,8 +170,10 @@ class ListAgentsTool(SchemaTool):
     }
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        runner = _runner(ctx)
-        agents = list({id(a): a for a in runner.agents.values()}.values())
+        runner = ctx.session.services.agents
+        if runner is None and ctx.session.services.host_link is None:
+            raise ToolError("Sub-agents are not available in this session.")
+        agents = list({id(a): a for a in runner.agents.values()}.values()) if runner is not None else []
         rows = []
         for agent in agents:
             state = "running" if agent.running else ("finished" if agent.result is not None else "idle")
@@ -148,6 +181,13 @@ class ListAgentsTool(SchemaTool):
             extra = f", id {agent.id}" if agent.name else ""
             rows.append(f"{address} ({agent.definition.name}{extra}, {state})")
         data = [{"name": a.name, "id": a.id, "type": a.definition.name, "running": a.running} for a in agents]
+        link = ctx.session.services.host_link
+        if link is not None:  # hosted: the user's other sessions on the host too
+            sessions = await _host_sessions(link)
+            rows += [
+                f"{s['id']} (session {s.get('name')!r} in {s.get('cwd')}, {s.get('state')})" for s in sessions
+            ]
+            data += [{"type": "session", **s} for s in sessions]
         if not rows:
             return ToolResult("No sub-agents yet: start one with the Agent tool.", data={"agents": []})
         return ToolResult("\n".join(rows), data={"agents": data})

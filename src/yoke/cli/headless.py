@@ -199,6 +199,10 @@ async def _attach(args: Namespace, session: Any, printer: Any, asker: Any) -> No
             asker.on_ask = lambda q: session.notify(
                 f"Yoke needs your permission to use {q.tool_name}", "permission_prompt"
             )
+            from yoke.session.wiring import plug_host_link
+
+            channel = asker.channel  # ListAgents/SendMessage across the host's sessions, asked of the host
+            plug_host_link(session, lambda r: channel.request({"subtype": "yoke_host", **r}, timeout=30))
 
 
 def _sdk_bridge(channel):

@@ -137,7 +137,16 @@ def _headless(argv: list[str]) -> int:
 
     pause_collection()  # until the session opens (yoke.startup)
     try:
-        return _parse_and_run(argv)
+        code = _parse_and_run(argv)
+        if os.path.isfile(
+            os.path.join(".claude", "scheduled_tasks.json")
+        ):  # durable tasks: a host keeps them
+            from pathlib import Path
+
+            from yoke.host.schedules import hand_over
+
+            hand_over(Path.cwd())
+        return code
     finally:
         resume_collection()  # when no session opened (bad usage, --version)
 

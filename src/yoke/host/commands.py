@@ -95,8 +95,16 @@ def agents(argv: list[str]) -> int:
     unknown = [a for a in argv if a.startswith("-") and a not in ("--json", "--all", "--cwd")]
     if unknown:
         return _fail("agents", f"unknown option {unknown[0]} (see yoke agents --help)")
-    rows = [records.public_row(r) for r in records.all_records()]
+    recorded = records.all_records()
+    rows = [records.public_row(r) for r in recorded]
     rows = [r for r in rows if (show_all or r["state"] != "stopped") and (cwd is None or r["cwd"] == cwd)]
+    if rows:
+        from yoke.host.schedules import next_run_lines, next_runs
+    by_id = {r["id"]: r for r in recorded}
+    for row in rows:  # a session's scheduled jobs: their next run times (issue 46)
+        runs = next_runs(by_id.get(row["id"]) or row, running=row["state"] != "stopped")
+        if runs:
+            row["nextRuns"] = runs
     if "--json" in argv:
         print(json.dumps(rows, indent=2))
         return 0
@@ -105,6 +113,8 @@ def agents(argv: list[str]) -> int:
     for row in rows:
         profile = f"  [profile {row['profile']}]" if row.get("profile") else ""
         print(f"{row['id']}  {row['state']:<8}  {row['name']}  ({row['cwd']}){profile}")
+        for line in next_run_lines(row.get("nextRuns") or []):
+            print(f"    {line}")
     return 0
 
 
@@ -150,10 +160,13 @@ def stop(argv: list[str], method: str = "stop") -> int:
     record = _record(method, argv)
     if record is None:
         return 1
+    from yoke.host.schedules import end_schedules, say_ended
+
+    done: dict[str, Any] = {}
     if records.public_row(record)["state"] != "stopped":
         try:
             client = HostClient.connect(start=False)
-            client.request(method, {"session": record["id"]})
+            done = client.request(method, {"session": record["id"]}) or {}
             client.close()
         except HostError as exc:
             # its host cannot be reached (its runtime folder was removed): the session's process is ended
@@ -164,7 +177,10 @@ def stop(argv: list[str], method: str = "stop") -> int:
 
             if asyncio.run(stop_foreign(record["id"], force=method == "kill")) is None:
                 return _fail(method, str(exc))
+    if "schedulesEnded" not in done:  # stopped already (or by its process): its durable tasks still end
+        done = end_schedules(record, [])
     print(f"stopped {record['id']}")
+    say_ended(done)
     return 0
 
 

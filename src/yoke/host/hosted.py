@@ -62,6 +62,7 @@ class HostedSession:
         self.pending: dict[str, dict[str, Any]] = {}  # permission prompts waiting: request_id -> message
         self._log: StreamLog | None = None
         self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
+        self.on_request: Callable[[HostedSession, dict[str, Any]], None] | None = None  # host/messages.py
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
@@ -163,9 +164,15 @@ class HostedSession:
                 if not future.done():
                     future.set_result(response)
                 return True
+        if kind == "control_request" and (message.get("request") or {}).get("subtype") == "yoke_host":
+            if self.on_request is not None:  # ListAgents/SendMessage across the host's sessions
+                self.on_request(self, message)
+            return True
         if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
             self.pending[str(message.get("request_id"))] = message
             self.set_state("busy", "blocked")
+            if self.record.get("unattended") == "deny" and not self.clients:  # host/schedules.py
+                asyncio.get_running_loop().call_soon(self._deny_alone, str(message.get("request_id")))
         elif kind == "result":
             if isinstance(message.get("total_cost_usd"), int | float):
                 self.record["costUsd"] = message["total_cost_usd"]  # the session's whole cost so far
@@ -309,6 +316,15 @@ class HostedSession:
         self.publish({"type": "control_response", "response": reply})
         if not self.pending:
             self.set_state("busy", "working")
+
+    def _deny_alone(self, request_id: str) -> None:
+        """A session the host started for a durable task, with nobody attached: its ask is a deny."""
+        if request_id in self.pending and not self.clients:
+            deny = "Nobody is attached to this scheduled run to ask, so it is denied (yoke attach to answer)."
+            try:
+                self.answer(request_id, {"behavior": "deny", "message": deny})
+            except (KeyError, RuntimeError):  # answered meanwhile, or the session ended
+                pass
 
     def interrupt(self) -> None:
         self._write(

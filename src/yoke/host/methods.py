@@ -7,7 +7,7 @@ import os
 import uuid
 from typing import Any
 
-from yoke.host import one_entry, records
+from yoke.host import messages, one_entry, records
 from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.limits import queued_previews
 from yoke.host.protocol import ProtocolError, encode
@@ -20,6 +20,8 @@ async def _hello(host, client, ident, params):
 
 async def _list(host, client, ident, params):
     """`agents --json --all` rows, with what a remote page shows beside them (docs/wire.md)."""
+    from yoke.host.schedules import next_runs
+
     rows = []
     for record in records.all_records():
         running = host.sessions.get(record["id"])
@@ -31,11 +33,19 @@ async def _list(host, client, ident, params):
         )
         row["permissionMode"] = live.get("permissionMode")
         row["queued"] = len(running.queued) if running is not None and running.live else 0
+        row["nextRuns"] = next_runs(live, running=running is not None and running.live)  # its schedule
         rows.append(row)
     return {"sessions": rows}
 
 
 async def _start(host, client, ident, params):
+    session = await start_session(host, params)
+    record = session.record
+    return {"id": record["id"], "sessionId": record["sessionId"], "pid": record["pid"]}
+
+
+async def start_session(host, params) -> HostedSession:
+    """`start`'s work (also the host's own, for a durable task: host/schedules.py)."""
     cwd = str(params.get("cwd") or os.getcwd())
     if not os.path.isdir(cwd):
         raise ValueError(f"{cwd} is not a folder")
@@ -45,19 +55,21 @@ async def _start(host, client, ident, params):
     short = session_id[:8]
     if resume:
         one_entry.refuse_if_running(host, short, session_id, cwd, _env(params))
-    record = {
+    record: dict[str, Any] = {
         "id": short,
         "cwd": cwd,
         "kind": "background",
         "sessionId": session_id,
         "name": str(params.get("name") or (prompt or short))[:80],
         "args": [str(a) for a in params.get("args") or []],
-    }
+    } | ({"unattended": "deny"} if params.get("unattended") == "deny" else {})  # an ask nobody sees: denied
+    if params.get("holdMessages") is True:  # messages from other sessions wait for a person (messages.py)
+        record["holdMessages"] = True
     first = ["--resume", resume_path] if resume_path else []  # this start only: later ones go by the id
     session = await _launch(host, record, _env(params), resume=bool(resume), first=first)
     if prompt:
         session.prompt(str(prompt))
-    return {"id": short, "sessionId": session_id, "pid": record["pid"]}
+    return session
 
 
 CONTINUE_PROMPT = (
@@ -97,6 +109,7 @@ async def _respawn(host, client, ident, params):
 async def _launch(host, record, env, resume: bool, first: list[str] | None = None) -> HostedSession:
     session = HostedSession(record, env)
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
+    session.on_request = lambda s, message: messages.handle(host, s, message)
     host.sessions[record["id"]] = session
     await session.start([*(record.get("args") or []), *(first or [])], resume=resume)
     return session
@@ -121,6 +134,7 @@ async def _attach(host, client, ident, params):
         "pending": list(session.pending.values()),
         "queued": queued_previews(session.queued),
         "permissionMode": session.record.get("permissionMode"),
+        "heldMessages": messages.held_for(session.ident),
     }
 
 
@@ -220,8 +234,11 @@ async def _stop(host, client, ident, params, force: bool = False):
         if stopped is None:
             raise
         return {"id": stopped}
+    from yoke.host.schedules import end_schedules, next_runs
+
+    jobs = next_runs(session.record, running=session.live)  # its schedules end with it (and say so)
     await session.stop(force=force)
-    return {"id": session.ident}
+    return {"id": session.ident, **end_schedules(session.record, jobs)}
 
 
 async def _kill(host, client, ident, params):
@@ -268,6 +285,7 @@ METHODS = {
     "kill": _kill,
     "rm": _rm,
     "remote_control": _remote_control,
+    "message": messages.release,
     "shutdown": _shutdown,
     **REGISTERED,
 }

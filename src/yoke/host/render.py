@@ -42,7 +42,10 @@ def render_log(message: dict[str, Any]) -> str:
     kind = message.get("type")
     if kind == "result":
         return f"Error: {message.get('result') or message.get('subtype')}" if message.get("is_error") else ""
-    content = (message.get("message") or {}).get("content")
+    if kind == "system" and message.get("subtype") == "informational":  # a /goal's end, a capped schedule
+        return f"[{message.get('level') or 'info'}] {message.get('content') or ''}"
+    inner = message.get("message")  # a string on some system lines (permission_denied)
+    content = inner.get("content") if isinstance(inner, dict) else None
     if kind == "user" and isinstance(content, list):
         return "\n".join(
             _tool_output(b) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"

@@ -88,6 +88,7 @@ class Host:
         self.pages: dict[
             Any, Any
         ] = {}  # remote-control pages (webpage.py), by the client that asked for them
+        self.keeper: Any = None  # host/schedules.py: the durable tasks it keeps
 
     # -- connections ---------------------------------------------------------------------------------------
     async def serve_connection(self, reader, writer, needs_token: bool) -> None:
@@ -183,7 +184,8 @@ class Host:
     async def watch_idle(self) -> None:
         while not self.done.is_set():
             await asyncio.sleep(0.5)
-            busy = self.clients or any(s.live for s in self.sessions.values())
+            keeping = self.keeper is not None and self.keeper.keeping  # durable tasks to fire
+            busy = self.clients or keeping or any(s.live for s in self.sessions.values())
             if busy:
                 self.last_busy = time.monotonic()
             elif time.monotonic() - self.last_busy > self.idle_stop:
@@ -298,11 +300,16 @@ async def run_host(
         from yoke.host.websocket import serve_websocket
 
         servers.append(await serve_websocket(host, ws))
+    from yoke.host.schedules import Keeper
+
+    host.keeper = Keeper(host)
     watcher = asyncio.get_running_loop().create_task(host.watch_idle())
+    keeper = asyncio.get_running_loop().create_task(host.keeper.run())
     try:
         await host.done.wait()
     finally:
         watcher.cancel()
+        keeper.cancel()
         for server in servers:
             server.close()
         await host.shutdown()

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from yoke import events as ev
 from yoke.events import port
+from yoke.session.admin.schedules import write_session_jobs
+from yoke.session.transcript import yoke_home
 from yoke.tools.durable import DurableStore
 from yoke.tools.schedule import Scheduler
 
@@ -26,13 +28,23 @@ def attach_scheduler(driver: SessionDriver) -> Scheduler:
     def is_queued(ident: str) -> bool:
         return any(queued[0] == ident for queued in driver.queue)
 
-    store = DurableStore(session.cwd, session.id)
+    home = yoke_home(session.env)
+    store = DurableStore(session.cwd, session.id, home=home, mode=lambda: session.permission_mode)
     scheduler = Scheduler(
         submit, is_queued=is_queued, spent=lambda: float(session.total_cost_usd), env=session.env, store=store
     )
     scheduler.on_end = lambda ident, why: driver.publish(
         ev.Notice("schedule", f"Scheduled job {ident} ended: {why}")
     )
+    written = [False]
+
+    def on_change() -> None:  # `yoke agents` shows the next runs (session/admin/schedules.py)
+        if scheduler.jobs or written[0]:
+            jobs = [job.as_listed() for job in scheduler.jobs.values()]
+            write_session_jobs(home, session.id, jobs)
+            written[0] = bool(jobs)
+
+    scheduler.on_change = on_change
     session.services.scheduler = scheduler
     if store.path.exists() and store.claim():  # the project's durable jobs: this session fires them
         for task in store.load():

@@ -85,3 +85,9 @@ def autocompact_env(env: Mapping[str, str], window: str) -> dict[str, str]:
     from yoke.providers.tokens import AUTOCOMPACT_WINDOW_ENV
 
     return dict(env, **{AUTOCOMPACT_WINDOW_ENV: window})
+
+
+def plug_host_link(session: Session, call: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]) -> None:
+    """A hosted session's way to its host (`call`: a request over the control protocol, answered by the
+    host): ListAgents lists the host's other sessions and SendMessage reaches them (host/messages.py)."""
+    session.services.host_link = call

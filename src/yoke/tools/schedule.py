@@ -15,7 +15,6 @@ The clock is injected (`clock`, epoch seconds) so tests drive it in process; `YO
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio  # on use below: `yoke agents` reads cron times without the event loop's modules
     from datetime import datetime
 
 MAX_AGE_S = 30 * 24 * 3600
@@ -155,6 +155,7 @@ class Job:
     queued_id: str = ""  # the prompt it submitted last, while that waits
     last_fired: float = 0.0
     spec: CronSpec | None = field(default=None, repr=False)
+    origin: dict[str, Any] | None = None  # a durable task's creator fields, kept on adoption
 
     def as_listed(self) -> dict[str, Any]:
         return {
@@ -198,10 +199,13 @@ class Scheduler:
         self.scale = _scale(env or {})
         self.max_runs = _int(env or {}, "YOKE_SCHEDULE_MAX_RUNS", DEFAULT_MAX_RUNS)
         self.max_cost = _float(env or {}, "YOKE_SCHEDULE_MAX_COST_USD", DEFAULT_MAX_COST_USD)
+        import asyncio
+
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self.closing: list[Callable[[], None]] = []  # what else ends with the session's schedule (a /goal)
         self.on_end: Callable[[str, str], None] = lambda _ident, _why: None  # a capped job is said
+        self.on_change: Callable[[], None] = lambda: None  # the jobs or their next times changed
 
     # ---- jobs ---------------------------------------------------------------------------------------------
 
@@ -238,7 +242,7 @@ class Scheduler:
         recurring = bool(task.get("recurring", True))
         job = Job(
             ident, spec.expr, prompt, recurring, True, "cron", created, due, cost_at_start=self.spent(),
-            max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec,
+            max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec, origin=dict(task),
         )  # fmt: skip
         self._add(job)
         return job
@@ -269,6 +273,8 @@ class Scheduler:
         ids = [j.id for j in self.jobs.values() if j.kind == "wakeup"]
         for ident in ids:
             del self.jobs[ident]
+        if ids:
+            self.on_change()
         return len(ids)
 
     def delete(self, ident: str) -> Job:
@@ -278,6 +284,7 @@ class Scheduler:
         if job.durable:
             self._save()
         self._changed.set()
+        self.on_change()
         return job
 
     def session_crons(self) -> list[dict[str, Any]]:
@@ -288,6 +295,7 @@ class Scheduler:
         if job.durable:
             self._save()
         self._changed.set()
+        self.on_change()
         self.start()
 
     # ---- firing ---------------------------------------------------------------------------------------------
@@ -325,6 +333,8 @@ class Scheduler:
             if job.durable:
                 self._save()
             await self.submit(job.queued_id, job.prompt)
+        if fired:
+            self.on_change()
         return fired
 
     def _capped(self, job: Job, now: float) -> str:
@@ -344,10 +354,14 @@ class Scheduler:
 
     def start(self) -> None:
         if self._task is None or self._task.done():
+            import asyncio
+
             with contextlib.suppress(RuntimeError):  # no running loop: started at the next job
                 self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
+        import asyncio
+
         while self.jobs:
             self._changed.clear()
             await self.tick()
@@ -357,12 +371,15 @@ class Scheduler:
 
     async def close(self) -> None:
         self.jobs.clear()  # durable ones stay in the store for the next session
+        self.on_change()
         if self.store is not None:
             self.store.release()
         for end in self.closing:
             end()
         self.closing.clear()
         if self._task is not None:
+            import asyncio
+
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task

@@ -56,6 +56,7 @@ class SessionServices(Record):
         "extensions",
         "lsp",
         "scheduler",
+        "host_link",
     )
 
     def __init__(
@@ -96,6 +97,8 @@ class SessionServices(Record):
             None  # the session's language servers (lsp.manager.LspManager), shared with sub-agents
         )
         self.scheduler: Any = None  # tools/schedule.py Scheduler: the main session's scheduled prompts
+        # a hosted session's request to its host (ListAgents/SendMessage across the host's sessions), or None
+        self.host_link: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
 
     @classmethod
     def for_gate(
