@@ -14,7 +14,7 @@ REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized",
 
 def page_html(title: str, body: str, script: bool = False) -> str:
     js = (
-        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app"))
+        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app", "push"))
         if script
         else ""
     )
@@ -86,6 +86,8 @@ STATIC = {
     "/static/share.js": "text/javascript",
     "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",
+    "/static/push.js": "text/javascript",  # the "Notify me" button (docs/notifications.md)
+    "/static/push-sw.js": "text/javascript",  # its service worker: shows a push, opens its session
 }
 
 

@@ -231,6 +231,11 @@ class RemoteControl:
             return self._view_only_page(method, path, watching)
         if not self.pairing.authorized(headers.get("cookie")):
             return 401, HTML, pairing_page().encode()
+        if path.startswith("/push/"):  # Web Push subscriptions (push.py, docs/notifications.md)
+            from yoke.host.push import answer
+
+            device = self.pairing.device(headers.get("cookie"))
+            return answer(method, path, body, device, origin or self.url)  # links open where it subscribed
         if method != "GET":
             return 405, {}, b"Method not allowed\n"
         if path == "/":
@@ -285,7 +290,8 @@ class RemoteControl:
         """The list's rows come over the WebSocket (list.js), which needs the page key as well as the
         cookie: a cookie replayed from another port reads no session's name here."""
         body = f'<h1>Sessions</h1><ul id="sessions" data-ws-port="{self.ws_port}"><li>Loading…</li></ul>'
-        return page_html("Sessions", body + '<script src="/static/list.js"></script>')
+        scripts = '<script src="/static/list.js"></script><script src="/static/push.js"></script>'
+        return page_html("Sessions", body + scripts)
 
 
 def _key_of(path: str) -> str:

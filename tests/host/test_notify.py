@@ -1,0 +1,167 @@
+"""Told when a session needs you (docs/notifications.md), with real processes: `yoke remote-control`'s page
+and a hosted session against the scripted server, a local push service that verifies the VAPID signature
+and decrypts each message (push_service.py), and a local webhook receiver.
+
+The subscription is posted through the page's own route with the page's cookie (as push.js posts it):
+headless Chromium's PushManager subscribes only with its vendor's push service, never a local one."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from tests.conftest import anthropic_env
+from tests.host.conftest import Raw, socket_of, wait_for, yoke_cmd
+from tests.host.push_service import PushService
+from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
+
+from yoke.testing import ScriptedServer
+
+pytest.importorskip("pywebpush", reason="Web Push needs the remote extra (pywebpush)")
+
+SECRET = "sk-ant-api03-" + "Q" * 40  # a key the redactor knows
+OUTPUT_SECRET = "ghp_" + "Z" * 36  # printed by a tool: tool output never travels
+
+
+def _http(page, method, path, body=None, headers=None):
+    conn = http.client.HTTPConnection(*page.address, timeout=30)
+    conn.request(method, path, body=body, headers=headers or {})
+    response = conn.getresponse()
+    data = response.read()
+    conn.close()
+    return response, data
+
+
+def _paired_cookie(page) -> str:
+    body = urllib.parse.urlencode({"code": page.code})
+    response, _ = _http(page, "POST", "/pair", body, {"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status == 303
+    return response.getheader("Set-Cookie").split(";")[0]
+
+
+def _start(env, project, *args) -> str:
+    run = yoke_cmd(env, project, "--bg", *args)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.split("· ")[1].split()[0]
+
+
+def _call(id_: str, tool: str, **input) -> dict:
+    return {"content": [{"type": "tool_use", "id": id_, "name": tool, "input": input}]}
+
+
+def _blocked(message):
+    inner = (message.get("payload") or {}).get("message") or {}
+    return message["type"] == "stream" and (inner.get("request") or {}).get("subtype") == "can_use_tool"
+
+
+def _is_result(message):
+    return (
+        message["type"] == "stream"
+        and ((message.get("payload") or {}).get("message") or {}).get("type") == "result"
+    )
+
+
+def _settings(env, block) -> None:
+    path = Path(env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"remoteNotifications": block}))
+
+
+@pytest.fixture
+def service():
+    running = PushService()
+    yield running
+    running.close()
+
+
+def test_a_blocked_session_pushes_once_to_the_subscribed_page(host_env, project, remote_page, service):  # noqa: F811
+    env = dict(host_env, YOKE_PUSH_ENDPOINTS=service.base + "/push/")
+    page = remote_page(env, project)
+    cookie = _paired_cookie(page)
+    # without the cookie the routes answer 401; a share link's cookie or another origin cannot subscribe
+    assert _http(page, "GET", "/push/key")[0].status == 401
+    response, data = _http(page, "GET", "/push/key", headers={"Cookie": cookie})
+    assert response.status == 200
+    service.expected_key = json.loads(data)["publicKey"]
+    phone = service.subscriber("phone")
+    subscribe = json.dumps(phone.subscription())
+    headers = {"Cookie": cookie, "Content-Type": "application/json"}
+    assert (
+        _http(page, "POST", "/push/subscribe", subscribe, {**headers, "Origin": "http://evil.example"})[
+            0
+        ].status
+        == 403
+    )
+    elsewhere = json.dumps({**phone.subscription(), "endpoint": "http://10.0.0.1/push/x"})
+    assert (
+        _http(page, "POST", "/push/subscribe", elsewhere, {**headers, "Origin": page.origin})[0].status == 400
+    )
+    assert (
+        _http(page, "POST", "/push/subscribe", subscribe, {**headers, "Origin": page.origin})[0].status == 200
+    )
+
+    target = project / "deploy.env"
+    turns = [
+        _call(
+            "b1", "Bash", command=f"python3 -c 'print(\"{OUTPUT_SECRET}\")'"
+        ),  # asks; its output carries a secret
+        _call("w1", "Write", file_path=str(target), content=f"KEY={SECRET}\n"),  # asks again at once
+        {"content": [{"type": "text", "text": "done"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(env, **anthropic_env(srv))
+        ident = _start(env, project, f"deploy with {SECRET}")
+        raw = Raw(socket_of(env))
+        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        asked = raw.until(_blocked)
+        seen_blocked = time.monotonic()
+        wait_for(lambda: service.received or service.errors, timeout=30, interval=0.02)
+        assert not service.errors, service.errors
+        first = service.received[0]
+        request_id = asked["payload"]["message"]["request_id"]
+        raw.call("answer", {"session": ident, "request_id": request_id, "response": {"behavior": "allow"}})
+        second = raw.until(lambda m: _blocked(m) and m is not asked)  # the Write's prompt, within the window
+        raw.call("answer", {"session": ident, "request_id": second["payload"]["message"]["request_id"],
+                            "response": {"behavior": "allow"}})  # fmt: skip
+        raw.until(_is_result)
+        wait_for(lambda: any(m["state"] == "finished" for m in service.received), timeout=30)
+    assert not service.errors, service.errors
+    print(f"notification latency: {1000 * (first['at'] - seen_blocked):.0f} ms after a client saw it blocked")
+    assert first["state"] == "blocked" and first["tool"] == "Bash" and first["to"] == "phone"
+    assert first["url"] == f"{page.origin}/s/{ident}"  # deep link to the session's page
+    assert first["urgency"] == "high"
+    # exactly one push for blocked (the second prompt came within the coalescing window), one for finished
+    assert [m["state"] for m in service.received] == ["blocked", "finished"]
+    everything = b"".join(service.raw)
+    assert SECRET.encode() not in everything and OUTPUT_SECRET.encode() not in everything
+    assert SECRET not in json.dumps(service.received) and OUTPUT_SECRET not in json.dumps(service.received)
+    assert "deploy with" in first["title"]  # the session's title, its secret masked
+
+
+def test_the_webhook_hears_blocked_and_finished_once_each(host_env, project, service):
+    _settings(host_env, {"webhook": f"{service.base}/hook", "format": "ntfy"})
+    turns = [
+        _call("b1", "Bash", command=f"python3 -c 'print(\"{OUTPUT_SECRET}\")'"),
+        {"content": [{"type": "text", "text": "ok"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "print the token")
+        raw = Raw(socket_of(env))
+        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        asked = raw.until(_blocked)
+        wait_for(lambda: service.webhook, timeout=30, interval=0.02)
+        request_id = asked["payload"]["message"]["request_id"]
+        raw.call("answer", {"session": ident, "request_id": request_id, "response": {"behavior": "allow"}})
+        raw.until(_is_result)
+        wait_for(lambda: len(service.webhook) >= 2, timeout=30)
+        time.sleep(1)  # nothing more comes
+    bodies = [m["body"].decode() for m in service.webhook]
+    assert bodies == ["Needs you: waiting for permission for Bash", "Finished"]
+    assert all(m["headers"]["Title"] == "Yoke: print the token" for m in service.webhook)
+    assert all(m["headers"]["Content-Type"].startswith("text/plain") for m in service.webhook)
+    assert OUTPUT_SECRET.encode() not in b"".join(service.raw)
