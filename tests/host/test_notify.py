@@ -165,3 +165,25 @@ def test_the_webhook_hears_blocked_and_finished_once_each(host_env, project, ser
     assert all(m["headers"]["Title"] == "Yoke: print the token" for m in service.webhook)
     assert all(m["headers"]["Content-Type"].startswith("text/plain") for m in service.webhook)
     assert OUTPUT_SECRET.encode() not in b"".join(service.raw)
+
+
+def test_the_models_push_notification_goes_through_the_hosts_path(host_env, project, service):
+    _settings(host_env, {"webhook": f"{service.base}/hook/json", "format": "json"})
+    turns = [
+        _call("p1", "PushNotification", message=f"Deploy done; the key was {SECRET}"),
+        {"content": [{"type": "text", "text": "told"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "deploy")
+        raw = Raw(socket_of(env))
+        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        result = raw.until(_is_result)
+        wait_for(lambda: len(service.webhook) >= 2, timeout=30)
+        offered = {t["name"] for t in srv.requests[0].body.get("tools") or []}
+    sent = [json.loads(m["body"]) for m in service.webhook]
+    assert [m["event"] for m in sent] == ["message", "finished"]
+    assert sent[0]["body"].startswith("Deploy done; the key was ") and SECRET not in sent[0]["body"]
+    assert sent[0]["session"] == ident and sent[0]["title"] == "Yoke: deploy"
+    assert not result["payload"]["message"].get("is_error")
+    assert "PushNotification" not in offered or "ToolSearch" in offered  # deferred, as 2.1.332 defers it
