@@ -96,5 +96,6 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_batch.py
 	$(PY) benchmarks/bench_host.py
 	$(PY) benchmarks/bench_remote.py
+	$(PY) benchmarks/bench_notify.py
 	$(PY) benchmarks/bench_otel.py
 	$(PY) benchmarks/bench_lsp.py

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import time
 import urllib.parse
 from pathlib import Path
@@ -187,3 +188,38 @@ def test_the_models_push_notification_goes_through_the_hosts_path(host_env, proj
     assert sent[0]["session"] == ident and sent[0]["title"] == "Yoke: deploy"
     assert not result["payload"]["message"].get("is_error")
     assert "PushNotification" not in offered or "ToolSearch" in offered  # deferred, as 2.1.332 defers it
+
+
+def test_the_page_offers_notifications_and_registers_its_service_worker(host_env, project, remote_page):  # noqa: F811
+    """In headless Chromium: the paired page shows "Notify me" and its service worker registers from the
+    page's origin (the cookie reaches the worker's script). PushManager.subscribe is tried and its outcome
+    reported: Chromium subscribes only through its vendor's push service, not a local one."""
+    from tests.host.test_remote_browser import ARGS, CHROMIUM
+
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("needs Debian's chromium")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    server = remote_page(host_env, project)
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            context = chromium.new_context(bypass_csp=True)
+            context.grant_permissions(["notifications"], origin=server.origin)
+            page = context.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(server.url)
+            page.get_by_label("Pairing code").fill(server.code)
+            page.get_by_role("button", name="Pair").click()
+            page.get_by_role("button", name="Notify me").wait_for()
+            scope = page.evaluate(
+                "navigator.serviceWorker.register('/static/push-sw.js').then(r => r.scope, e => 'failed: ' + e)"
+            )
+            assert scope == f"{server.origin}/static/", scope
+            page.get_by_role("button", name="Notify me").click()
+            outcome = page.wait_for_function(
+                "(() => { const b = document.getElementById('notify');"
+                " return !b.disabled && (b.textContent !== 'Notify me' || b.title) && (b.title || b.textContent); })()"
+            ).json_value()
+            print(f"PushManager.subscribe in headless Chromium: {outcome}")
+        finally:
+            chromium.close()
