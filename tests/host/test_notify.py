@@ -223,3 +223,17 @@ def test_the_page_offers_notifications_and_registers_its_service_worker(host_env
             print(f"PushManager.subscribe in headless Chromium: {outcome}")
         finally:
             chromium.close()
+
+
+def test_a_verified_goal_is_told(host_env, project, service):
+    _settings(host_env, {"webhook": f"{service.base}/hook/json", "format": "json"})
+    with ScriptedServer([{"content": [{"type": "text", "text": "made it so"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        ident = _start(env, project, "/goal --check true make it so")
+        wait_for(
+            lambda: any(json.loads(m["body"])["event"] == "goal_verified" for m in service.webhook),
+            timeout=60,
+        )
+    told = [json.loads(m["body"]) for m in service.webhook]
+    verified = next(m for m in told if m["event"] == "goal_verified")
+    assert verified["session"] == ident and verified["body"] == "Goal verified"

@@ -137,3 +137,25 @@ def test_vapid_key_and_subscriptions_per_device(tmp_path, monkeypatch):
         assert not push.allowed_endpoint("http://fcm.googleapis.com/fcm/send/abc")
     finally:
         service.close()
+
+
+def test_which_stream_messages_notify():
+    from yoke.host.notifier import classify
+
+    ask = {"type": "control_request", "request": {"subtype": "can_use_tool", "tool_name": "AskUserQuestion"}}
+    assert classify(ask, False) == ("blocked", "AskUserQuestion", "")
+    assert classify({"type": "control_request", "request": {"subtype": "interrupt"}}, False) is None
+    assert classify({"type": "result", "subtype": "success"}, False) == ("finished", "", "")
+    assert classify({"type": "result", "subtype": "success"}, True) is None  # the next turn is queued
+    assert classify({"type": "result", "subtype": "error_max_turns", "is_error": True}, True)[0] == "failed"
+    goal = {"type": "system", "subtype": "informational", "content": "Goal verified: `true` exited 0 — x"}
+    assert classify(goal, False)[0] == "goal_verified"
+    assert classify({**goal, "content": "Goal stopped: budget"}, False) is None
+    assert classify({"type": "system", "subtype": "session_ended", "exit_code": 1}, False)[0] == "failed"
+    assert classify({"type": "system", "subtype": "session_ended", "exit_code": 0}, False) is None
+    said = {"type": "assistant", "parent_tool_use_id": None, "message": {"content": [
+        {"type": "tool_use", "name": "PushNotification", "input": {"message": "done"}}]}}  # fmt: skip
+    assert classify(said, False) == ("message", "", "done")
+    assert classify({**said, "parent_tool_use_id": "toolu_1"}, False) is None  # a sub-agent's: not the user's
+    output = {"type": "user", "message": {"content": [{"type": "tool_result", "content": "secret"}]}}
+    assert classify(output, False) is None  # tool output never makes a notification
