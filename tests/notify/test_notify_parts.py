@@ -159,3 +159,39 @@ def test_which_stream_messages_notify():
     assert classify({**said, "parent_tool_use_id": "toolu_1"}, False) is None  # a sub-agent's: not the user's
     output = {"type": "user", "message": {"content": [{"type": "tool_result", "content": "secret"}]}}
     assert classify(output, False) is None  # tool output never makes a notification
+
+
+def test_a_plain_session_with_a_webhook_sends_the_models_notification_itself(yoke, base_env):
+    from tests.host.push_service import PushService
+
+    service = PushService()
+    try:
+        settings = Path(base_env["CLAUDE_CONFIG_DIR"]) / "settings.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        hook = {"webhook": f"{service.base}/hook", "format": "slack"}
+        settings.write_text(json.dumps({"remoteNotifications": hook}))
+        call = {
+            "type": "tool_use",
+            "id": "p1",
+            "name": "PushNotification",
+            "input": {"message": f"done {SECRET}"},
+        }
+        with ScriptedServer([{"content": [call]}, {"content": [{"type": "text", "text": "ok"}]}]) as srv:
+            run = yoke("-p", "tell me", env={**anthropic_env(srv), "ENABLE_TOOL_SEARCH": "false"})
+            offered = [t["name"] for t in srv.requests[0].body["tools"]]
+            answer = json.dumps(srv.requests[1].body["messages"][-1])
+        assert run.code == 0, run.stderr
+        assert "PushNotification" in offered  # a webhook is set: a notification can go
+        assert "Notification sent to the webhook." in answer
+        assert len(service.webhook) == 1
+        text = json.loads(service.webhook[0]["body"])["text"]
+        assert text.startswith("Yoke: ") and ": done " in text and SECRET not in text
+    finally:
+        service.close()
+
+
+def test_a_plain_session_without_a_channel_is_not_offered_the_tool(yoke):
+    with ScriptedServer([{"content": [{"type": "text", "text": "ok"}]}]) as srv:
+        yoke("-p", "hi", env={**anthropic_env(srv), "ENABLE_TOOL_SEARCH": "false"})
+        offered = [t["name"] for t in srv.requests[0].body["tools"]]
+    assert "PushNotification" not in offered  # as 2.1.332 in a plain run
