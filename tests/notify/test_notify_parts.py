@@ -123,7 +123,8 @@ def test_vapid_key_and_subscriptions_per_device(tmp_path, monkeypatch):
         push.subscribe(
             ids[2], push.parse_subscription(json.dumps(phone.subscription()).encode()), "http://h:9/"
         )
-        pairing.revoke([ids[2]])  # unpaired: its subscription goes
+        pairing.revoke([ids[2]])  # unpaired: its subscription goes at once
+        assert set(push.read_subscriptions()) == {ids[0], ids[1]}
         problems = asyncio.run(push.send(Notice("s1", "t", "finished")))
         assert problems == ["push: HTTP 410"] and not service.errors
         assert list(push.read_subscriptions()) == [ids[0]]  # 410 and unpaired both forgotten

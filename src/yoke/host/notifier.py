@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from typing import Any
 
 from yoke import notify
@@ -59,7 +58,6 @@ class Notifier:
         self.host = host
         self.coalesce = notify.Coalesce()
         self.tasks: set[asyncio.Task[None]] = set()
-        self.latency: list[float] = []  # seconds from the message read to every channel answered (bench)
 
     def observe(self, session: Any, message: dict[str, Any]) -> None:
         found = classify(message, bool(session.queued))
@@ -85,7 +83,6 @@ class Notifier:
     async def send(self, notice: Notice) -> None:
         from yoke.host import push
 
-        began = time.monotonic()
         try:
             settings = await asyncio.to_thread(notify.user_settings)
             self.coalesce.seconds = notify.coalesce_seconds(settings)
@@ -98,7 +95,6 @@ class Notifier:
             problems = [p for part in await asyncio.gather(*sends) for p in part]
         except Exception as exc:  # a bad setting, a missing extra: said, and the session goes on
             problems = [f"{type(exc).__name__}: {exc}"]
-        self.latency.append(time.monotonic() - began)
         for problem in problems:
             print(f"yoke host: notification for {notice.session} not sent: {problem}", file=sys.stderr)
 

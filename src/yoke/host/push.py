@@ -138,7 +138,8 @@ def forget(devices: set[str]) -> None:
         return
     with _locked(runtime_dir() / "push-subscriptions.lock"):
         rows = read_subscriptions()
-        _write({k: v for k, v in rows.items() if k not in devices})
+        if devices & set(rows):
+            _write({k: v for k, v in rows.items() if k not in devices})
 
 
 def current() -> dict[str, dict[str, Any]]:
@@ -161,7 +162,10 @@ async def send(notice: Notice, contact: str = CONTACT) -> list[str]:
     rows = current()
     if not rows:
         return []
-    key = await asyncio.to_thread(vapid_key)
+    try:
+        key = await asyncio.to_thread(vapid_key)
+    except ImportError:  # subscribed with the extra, run without it: the webhook still goes
+        return ["push: Web Push needs the remote extra (pip install 'yoke[remote]')"]
     results = await asyncio.gather(
         *(asyncio.to_thread(_push, row, notice, key, contact) for row in rows.values())
     )
