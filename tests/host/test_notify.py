@@ -7,7 +7,6 @@ headless Chromium's PushManager subscribes only with its vendor's push service, 
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import time
@@ -19,6 +18,7 @@ from tests.conftest import anthropic_env
 from tests.host.conftest import Raw, socket_of, wait_for, yoke_cmd
 from tests.host.push_service import PushService
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
+from tests.host.test_remote_security import _http
 
 from yoke.testing import ScriptedServer
 
@@ -26,15 +26,6 @@ pytest.importorskip("pywebpush", reason="Web Push needs the remote extra (pywebp
 
 SECRET = "sk-ant-api03-" + "Q" * 40  # a key the redactor knows
 OUTPUT_SECRET = "ghp_" + "Z" * 36  # printed by a tool: tool output never travels
-
-
-def _http(page, method, path, body=None, headers=None):
-    conn = http.client.HTTPConnection(*page.address, timeout=30)
-    conn.request(method, path, body=body, headers=headers or {})
-    response = conn.getresponse()
-    data = response.read()
-    conn.close()
-    return response, data
 
 
 def _paired_cookie(page) -> str:
@@ -48,6 +39,15 @@ def _start(env, project, *args) -> str:
     run = yoke_cmd(env, project, "--bg", *args)
     assert run.returncode == 0, run.stderr
     return run.stdout.split("· ")[1].split()[0]
+
+
+def _attached(host_env, project, srv, prompt: str) -> tuple[str, Raw]:
+    """A hosted session started with `prompt`, and a watcher attached to it from its first message."""
+    env = dict(host_env, **anthropic_env(srv))
+    ident = _start(env, project, prompt)
+    raw = Raw(socket_of(env))
+    raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+    return ident, raw
 
 
 def _call(id_: str, tool: str, **input) -> dict:
@@ -114,10 +114,7 @@ def test_a_blocked_session_pushes_once_to_the_subscribed_page(host_env, project,
         {"content": [{"type": "text", "text": "done"}]},
     ]
     with ScriptedServer(turns) as srv:
-        env = dict(env, **anthropic_env(srv))
-        ident = _start(env, project, f"deploy with {SECRET}")
-        raw = Raw(socket_of(env))
-        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        ident, raw = _attached(env, project, srv, f"deploy with {SECRET}")
         asked = raw.until(_blocked)
         seen_blocked = time.monotonic()
         wait_for(lambda: service.received or service.errors, timeout=30, interval=0.02)
@@ -150,10 +147,7 @@ def test_the_webhook_hears_blocked_and_finished_once_each(host_env, project, ser
         {"content": [{"type": "text", "text": "ok"}]},
     ]
     with ScriptedServer(turns) as srv:
-        env = dict(host_env, **anthropic_env(srv))
-        ident = _start(env, project, "print the token")
-        raw = Raw(socket_of(env))
-        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        ident, raw = _attached(host_env, project, srv, "print the token")
         asked = raw.until(_blocked)
         wait_for(lambda: service.webhook, timeout=30, interval=0.02)
         request_id = asked["payload"]["message"]["request_id"]
@@ -175,10 +169,7 @@ def test_the_models_push_notification_goes_through_the_hosts_path(host_env, proj
         {"content": [{"type": "text", "text": "told"}]},
     ]
     with ScriptedServer(turns) as srv:
-        env = dict(host_env, **anthropic_env(srv))
-        ident = _start(env, project, "deploy")
-        raw = Raw(socket_of(env))
-        raw.call("attach", {"session": ident, "since": 0, "role": "watcher"})
+        ident, raw = _attached(host_env, project, srv, "deploy")
         result = raw.until(_is_result)
         wait_for(lambda: len(service.webhook) >= 2, timeout=30)
         offered = {t["name"] for t in srv.requests[0].body.get("tools") or []}
