@@ -228,3 +228,26 @@ def test_a_verified_goal_is_told(host_env, project, service):
     told = [json.loads(m["body"]) for m in service.webhook]
     verified = next(m for m in told if m["event"] == "goal_verified")
     assert verified["session"] == ident and verified["body"] == "Goal verified"
+
+
+def test_the_window_is_a_setting(host_env, project, service):
+    """With `coalesceSeconds: 0` the second prompt of the same session is told too: the window, not
+    anything else, is what held the push test's second prompt back."""
+    _settings(host_env, {"webhook": f"{service.base}/hook/json", "format": "json", "coalesceSeconds": 0})
+    ask = _call("b1", "Bash", command="python3 -c 'print(1)'")
+    turns = [
+        ask,
+        _call("b2", "Bash", command="python3 -c 'print(2)'"),
+        {"content": [{"type": "text", "text": "ok"}]},
+    ]
+    with ScriptedServer(turns) as srv:
+        ident, raw = _attached(host_env, project, srv, "twice")
+        for _ in range(2):
+            asked = raw.until(_blocked)
+            request_id = asked["payload"]["message"]["request_id"]
+            raw.call(
+                "answer", {"session": ident, "request_id": request_id, "response": {"behavior": "allow"}}
+            )
+        raw.until(_is_result)
+        wait_for(lambda: len(service.webhook) >= 3, timeout=30)
+    assert [json.loads(m["body"])["event"] for m in service.webhook] == ["blocked", "blocked", "finished"]

@@ -66,11 +66,16 @@ class Notifier:
         if found[0] == "failed" and session.stopping:
             return  # `yoke stop` asked for it
         state, tool, text = found
+        try:  # read now (a few small files, and only for a notable message): the window is the user's
+            settings: dict[str, Any] | Exception = notify.user_settings()
+            self.coalesce.seconds = notify.coalesce_seconds(settings)
+        except Exception as exc:  # an unreadable settings file: said once the notice is sent
+            settings = exc
         if not self.coalesce.allow(session.ident, state):
             return
         title = str(session.record.get("name") or session.ident)
         notice = Notice(session.ident, title, state, tool, text, self._page_url(session.ident))
-        task = asyncio.get_running_loop().create_task(self.send(notice))
+        task = asyncio.get_running_loop().create_task(self.send(notice, settings))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -80,12 +85,12 @@ class Notifier:
         page = next(iter(getattr(self.host, "pages", {}).values()), None)
         return session_url(page.url, session) if page is not None else ""
 
-    async def send(self, notice: Notice) -> None:
+    async def send(self, notice: Notice, settings: dict[str, Any] | Exception) -> None:
         from yoke.host import push
 
         try:
-            settings = await asyncio.to_thread(notify.user_settings)
-            self.coalesce.seconds = notify.coalesce_seconds(settings)
+            if isinstance(settings, Exception):
+                raise settings
             block = settings.get(notify.SETTING)
             contact = str(block.get("contact") or push.CONTACT) if isinstance(block, dict) else push.CONTACT
             hook = notify.webhook(settings)
