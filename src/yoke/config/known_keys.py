@@ -165,7 +165,13 @@ CLAUDE_CODE_KEYS = frozenset(
 
 # Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md)
 YOKE_KEYS = frozenset(
-    {"autoMemoryExtraction", "autoMemoryRecall", "autoMemoryRecallModel", "modelPrices", "remoteNotifications"}
+    {
+        "autoMemoryExtraction",
+        "autoMemoryRecall",
+        "autoMemoryRecallModel",
+        "modelPrices",
+        "remoteNotifications",
+    }
 )
 
 

@@ -67,8 +67,9 @@ class Notifier:
             return  # `yoke stop` asked for it
         state, tool, text = found
         try:  # read now (a few small files, and only for a notable message): the window is the user's
-            settings: dict[str, Any] | Exception = notify.user_settings()
-            self.coalesce.seconds = notify.coalesce_seconds(settings)
+            found_settings = notify.user_settings()
+            self.coalesce.seconds = notify.coalesce_seconds(found_settings)
+            settings: dict[str, Any] | Exception = found_settings
         except Exception as exc:  # an unreadable settings file: said once the notice is sent
             settings = exc
         if not self.coalesce.allow(session.ident, state):
