@@ -196,3 +196,17 @@ def test_a_plain_session_without_a_channel_is_not_offered_the_tool(yoke):
         yoke("-p", "hi", env={**anthropic_env(srv), "ENABLE_TOOL_SEARCH": "false"})
         offered = [t["name"] for t in srv.requests[0].body["tools"]]
     assert "PushNotification" not in offered  # as 2.1.332 in a plain run
+
+
+def test_the_notifier_never_raises_into_the_relay(capsys):
+    from yoke.host.notifier import Notifier
+
+    class Broken:
+        ident, queued, stopping = "s1", [], False
+
+        @property
+        def record(self):
+            raise OSError("disk gone")
+
+    Notifier(object()).observe(Broken(), {"type": "result", "subtype": "success"})
+    assert "notification for s1 not sent" in capsys.readouterr().err

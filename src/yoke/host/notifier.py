@@ -60,6 +60,13 @@ class Notifier:
         self.tasks: set[asyncio.Task[None]] = set()
 
     def observe(self, session: Any, message: dict[str, Any]) -> None:
+        """Called in the session's relay: it must never raise into it."""
+        try:
+            self._observe(session, message)
+        except Exception as exc:
+            print(f"yoke host: notification for {session.ident} not sent: {exc!r}", file=sys.stderr)
+
+    def _observe(self, session: Any, message: dict[str, Any]) -> None:
         found = classify(message, bool(session.queued))
         if found is None:
             return
