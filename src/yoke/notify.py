@@ -52,8 +52,8 @@ class Notice:
         if self.state == "message":
             return _clean(self.message, MAX_MESSAGE)
         if self.state == "blocked":
-            what = (
-                "a question" if self.tool == "AskUserQuestion" else f"permission for {self.tool or 'a tool'}"
+            what = {"AskUserQuestion": "a question", "ExitPlanMode": "a plan to approve"}.get(
+                self.tool, f"permission for {self.tool or 'a tool'}"
             )
             return _clean(f"Needs you: waiting for {what}", MAX_MESSAGE)
         return _clean(STATES.get(self.state, self.state).capitalize(), MAX_MESSAGE)

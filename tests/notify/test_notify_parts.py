@@ -33,6 +33,7 @@ def test_a_notice_says_title_state_and_tool_only_with_secrets_masked():
     assert notice.body() == "Needs you: waiting for permission for Bash"
     assert SECRET not in json.dumps(notice.payload()) and notice.headline().startswith("Yoke: deploy with ")
     assert Notice("a", "t", "blocked", "AskUserQuestion").body() == "Needs you: waiting for a question"
+    assert Notice("a", "t", "blocked", "ExitPlanMode").body() == "Needs you: waiting for a plan to approve"
     long = Notice("a", "t" * 300, "message", message="m" * 500)
     assert len(long.headline()) <= notify.MAX_TITLE and len(long.body()) <= notify.MAX_MESSAGE
 

@@ -4,6 +4,7 @@
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !window.isSecureContext) return;
+  if (document.querySelector('[data-read-only="1"]')) return;  // a share link's page: no subscriptions
   const button = document.createElement("button");
   button.type = "button";
   button.id = "notify";
