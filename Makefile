@@ -106,5 +106,6 @@ bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_host.py
 	$(PY) benchmarks/bench_terminal_link.py
 	$(PY) benchmarks/bench_remote.py
+	$(PY) benchmarks/bench_notify.py
 	$(PY) benchmarks/bench_otel.py
 	$(PY) benchmarks/bench_lsp.py

@@ -163,8 +163,16 @@ CLAUDE_CODE_KEYS = frozenset(
     }
 )
 
-# Yoke's own (docs: README, docs/memory.md, docs/observability.md)
-YOKE_KEYS = frozenset({"autoMemoryExtraction", "autoMemoryRecall", "autoMemoryRecallModel", "modelPrices"})
+# Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md)
+YOKE_KEYS = frozenset(
+    {
+        "autoMemoryExtraction",
+        "autoMemoryRecall",
+        "autoMemoryRecallModel",
+        "modelPrices",
+        "remoteNotifications",
+    }
+)
 
 
 def known_key(key: str) -> bool:

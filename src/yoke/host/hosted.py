@@ -63,6 +63,8 @@ class HostedSession:
         self._log: StreamLog | None = None
         self.on_change: Callable[[HostedSession], None] | None = None  # the session's state changed
         self.on_request: Callable[[HostedSession, dict[str, Any]], None] | None = None  # host/messages.py
+        # each message the session sends, after its state is kept (the host's notifier, notifier.py)
+        self.on_message: Callable[[HostedSession, dict[str, Any]], None] | None = None
         self.removed = False  # `rm`: no record is written again
         self.queued: list[str] = []  # prompts sent whose turn has not begun (they run one after another)
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
@@ -131,13 +133,18 @@ class HostedSession:
                 continue  # stream-json stdout is JSON by contract; anything else is not the session's
             if isinstance(message, dict) and not self._observe(message):
                 self.publish(message)
+                if self.on_message is not None:
+                    self.on_message(self, message)
         await self.proc.wait()
         self.pending.clear()
         self.queued.clear()
         for future in self.controls.values():
             if not future.done():
                 future.set_exception(RuntimeError(f"session {self.ident} ended"))
-        self.publish({"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode})
+        ended = {"type": "system", "subtype": "session_ended", "exit_code": self.proc.returncode}
+        self.publish(ended)
+        if self.on_message is not None:
+            self.on_message(self, ended)
         # died in a turn, not stopped by `stop`: `respawn` continues that turn
         self.record["midTurn"] = not self.stopping and self.record.get("state") in ("working", "blocked")
         self.set_state("idle", "stopped")

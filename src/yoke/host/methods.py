@@ -110,6 +110,7 @@ async def _launch(host, record, env, resume: bool, first: list[str] | None = Non
     session = HostedSession(record, env)
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
     session.on_request = lambda s, message: messages.handle(host, s, message)
+    session.on_message = host.notifier.observe  # blocked, finished, failed: told (notifier.py)
     host.sessions[record["id"]] = session
     await session.start([*(record.get("args") or []), *(first or [])], resume=resume)
     return session

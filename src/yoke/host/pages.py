@@ -14,7 +14,7 @@ REASONS = {200: "OK", 303: "See Other", 400: "Bad Request", 401: "Unauthorized",
 
 def page_html(title: str, body: str, script: bool = False) -> str:
     js = (
-        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app"))
+        "".join(f'<script src="/static/{name}.js"></script>' for name in ("render", "prompts", "app", "push"))
         if script
         else ""
     )
@@ -90,7 +90,8 @@ def list_page(ws_port: int) -> str:
         "<header><strong>Yoke</strong></header><main><h1>Sessions</h1>"
         f'<ul id="sessions" data-ws-port="{ws_port}"><li>Loading…</li></ul></main>'
     )
-    return page_html("Sessions", body + '<script src="/static/list.js"></script>')
+    scripts = '<script src="/static/list.js"></script><script src="/static/push.js"></script>'
+    return page_html("Sessions", body + scripts)
 
 
 # What a browser may load before it is paired: the stylesheet alone (no data in it), so the pairing page is
@@ -104,6 +105,8 @@ STATIC = {
     "/static/share.js": "text/javascript",
     "/static/list.js": "text/javascript",
     "/static/style.css": "text/css",
+    "/static/push.js": "text/javascript",  # the "Notify me" button (docs/notifications.md)
+    "/static/push-sw.js": "text/javascript",  # its service worker: shows a push, opens its session
 }
 
 

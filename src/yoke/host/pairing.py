@@ -86,6 +86,9 @@ def revoke(ids: list[str] | None) -> list[dict[str, Any]]:
         _write_devices(
             [row for row in rows if row not in gone], secrets.token_hex(8) if ids is None else None
         )
+    from yoke.host.push import forget
+
+    forget({row["id"] for row in gone})  # their Web Push subscriptions go with them (push.py)
     return gone
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from yoke.host import records
 from yoke.host.hosted import HostedSession
 from yoke.host.methods import METHODS
+from yoke.host.notifier import Notifier
 from yoke.host.owned import open_private, read_private, write_private
 from yoke.host.paths import runtime_dir, socket_path, token_path
 from yoke.host.protocol import MAX_MESSAGE, ProtocolError, decode_request, encode, error
@@ -89,6 +90,7 @@ class Host:
             Any, Any
         ] = {}  # remote-control pages (webpage.py), by the client that asked for them
         self.keeper: Any = None  # host/schedules.py: the durable tasks it keeps
+        self.notifier = Notifier(self)  # Web Push and the webhook when a session needs someone
 
     # -- connections ---------------------------------------------------------------------------------------
     async def serve_connection(self, reader, writer, needs_token: bool) -> None:

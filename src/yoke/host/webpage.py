@@ -67,9 +67,21 @@ NEEDS_AIOHTTP = (
 # link's view-only cookie (its own session's page and the static files)
 OPEN, PAIRED, SHARED = "open", "paired", "shared"
 Answer = tuple[int, dict[str, str], bytes]
+
+
 # (method, path, handler, who): the one routing table; a new route is one line here. A handler is the name of
 # a RemoteControl method, or a function of another module taking (page, request) and giving
 # (status, headers, body) (e.g. a push subscription's route).
+async def _push(page: Any, request: Any) -> Answer:
+    """Web Push subscriptions of a paired device (host/push.py, docs/notifications.md); a push links to the
+    origin it was subscribed from."""
+    from yoke.host.push import answer
+
+    device = page.pairing.device(request.headers.get("Cookie"))
+    origin = request.headers.get("Origin") or page.url
+    return answer(request.method, request.path, await request.read(), device, origin)
+
+
 Handler = str | Callable[[Any, Any], Awaitable[Answer]]
 ROUTES: list[tuple[str, str, Handler, str]] = [
     ("POST", "/pair", "_pair", OPEN),
@@ -79,6 +91,9 @@ ROUTES: list[tuple[str, str, Handler, str]] = [
     # the stylesheet before pairing, so the pairing page is styled (pages.PUBLIC); no data in it
     *[("GET", path, "_static", OPEN) for path in sorted(PUBLIC)],
     ("GET", "/static/{name}", "_static", SHARED),
+    ("GET", "/push/key", _push, PAIRED),
+    ("POST", "/push/subscribe", _push, PAIRED),
+    ("POST", "/push/unsubscribe", _push, PAIRED),
 ]
 
 

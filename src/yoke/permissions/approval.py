@@ -58,6 +58,7 @@ SAFE_TOOLS = frozenset(
         "CronDelete",
         "CronList",
         "ScheduleWakeup",
+        "PushNotification",  # read-only in 2.1.332, no permission asked; it tells the user, nothing else
     ]
 )
 NO_FAST_PATH = frozenset({"WebFetch", "WebSearch"})  # read-only, but they reach the network

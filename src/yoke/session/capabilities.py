@@ -26,6 +26,7 @@ from yoke.session.tool_setup import (
     builtin_registry,
     child_registry,
     mcp_settings,
+    notifies,
     offer_model_tools,
     register_agent_tools,
     start_mcp,
@@ -114,7 +115,8 @@ def session_tools(environment: Environment, model: str) -> Any:
     options = environment.options
     registry = builtin_registry(options)
     register_agent_tools(registry, environment.catalog, options)
-    offer_model_tools(options, registry, model, environment.env)
+    heard = notifies(environment.env, environment.settings)
+    offer_model_tools(options, registry, model, environment.env, heard)
     return registry
 
 

@@ -48,24 +48,40 @@ def builtin_registry(options: SessionOptions) -> Any:
     return registry
 
 
-def offer_model_tools(options: SessionOptions, registry: Any, model: str, env: Mapping[str, str]) -> None:
+def offer_model_tools(
+    options: SessionOptions, registry: Any, model: str, env: Mapping[str, str], notifies: bool = True
+) -> None:
     """The tools the model is offered, as `providers/models.json` (`tool_offer`) records Claude Code
     2.1.330's choices: the todo and task-list tools left out for the families it withholds them from (unless
     `--tools` names them), the rarely used ones deferred behind ToolSearch where the family has tool search,
-    `ENABLE_TOOL_SEARCH` is not false and `--tools` did not pick the tools."""
+    `ENABLE_TOOL_SEARCH` is not false and `--tools` did not pick the tools. PushNotification is left out
+    unless `notifies` (the session is hosted, or the user set a webhook) or `--tools` names it."""
     from yoke.providers.pricing import model_data, model_flag
     from yoke.tools.search import offer_tools
 
     offer = model_data().get("tool_offer") or {}
     named = set(options.tools or ())
     withheld = [n for n in offer.get("task_list", []) if n not in named]
+    # PushNotification where a notification can go (2.1.332 offers it only with Remote Control on)
+    unheard = [] if notifies or "PushNotification" in named else ["PushNotification"]
     search_off = (env.get("ENABLE_TOOL_SEARCH") or "").strip().lower() in ("false", "0", "no", "off")
     search_off = search_off or options.tools is not None  # tools picked by name are sent in full
     offer_tools(
         registry,
         deferred=[] if search_off or model_flag(model, "tool_search") is False else offer.get("deferred", []),
-        withheld=withheld if model_flag(model, "task_list") is False else [],
+        withheld=(withheld if model_flag(model, "task_list") is False else []) + unheard,
     )
+
+
+def notifies(env: Mapping[str, str], settings: Any) -> bool:
+    """Whether a notification can leave this session: it is hosted, or the user's own settings name a
+    webhook (`yoke.notify`; a project's settings cannot)."""
+    from yoke.notify import SETTING
+
+    if env.get("YOKE_HOSTED") == "1":
+        return True
+    blocks = [source.data.get(SETTING) for source in settings.source("user")] if settings is not None else []
+    return any(isinstance(block, dict) and block.get("webhook") for block in blocks)
 
 
 def register_agent_tools(registry: Any, catalog: Any, options: SessionOptions) -> None:

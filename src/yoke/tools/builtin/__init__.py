@@ -31,6 +31,7 @@ BUILTIN_TOOLS: tuple[tuple[str, str], ...] = (
     ("yoke.tools.builtin.cron", "CronListTool"),
     ("yoke.tools.builtin.cron", "ScheduleWakeupTool"),
     ("yoke.tools.builtin.report_findings", "ReportFindingsTool"),
+    ("yoke.tools.builtin.push_notification", "PushNotificationTool"),
     ("yoke.tools.builtin.web_fetch", "WebFetchTool"),
     ("yoke.tools.builtin.web_search", "WebSearchTool"),
     ("yoke.tools.builtin.todo", "TodoWriteTool"),
