@@ -69,6 +69,8 @@ class RegisteredSession(HostedSession):
             return
         if not self._observe(message):
             self.publish(message)
+            if self.on_message is not None:  # told like a hosted session (the host's notifier)
+                self.on_message(self, message)
 
     async def op(self, op: dict[str, Any]) -> dict[str, Any]:
         """The op to the terminal's session, and its answer (RuntimeError with its one-line refusal)."""
@@ -190,9 +192,21 @@ async def register(host: Any, client: Any, ident: str, params: dict[str, Any]) -
 
     session = RegisteredSession(record, client, lambda s: _forget(host, s))
     session.on_change = lambda s: host.broadcast("session.state", _state(s))
+    session.on_message = lambda s, message: _told(host, s, message)
     host.sessions[short] = session
     session.begin()
     return {"id": short}
+
+
+def _told(host: Any, session: Any, message: dict[str, Any]) -> None:
+    """Blocked, finished, failed: told as for a hosted session (notifier.py). Not the model's PushNotification:
+    a terminal's session is not hosted (no YOKE_HOSTED), so its tool posts the webhook itself."""
+    from yoke.host.notifier import classify
+
+    found = classify(message, bool(session.queued))
+    if found is None or found[0] == "message":
+        return
+    host.notifier.observe(session, message)
 
 
 def _forget(host: Any, session: RegisteredSession) -> None:

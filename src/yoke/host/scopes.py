@@ -24,7 +24,7 @@ DEFAULT_SCOPE = "drive"
 
 _WATCH = {"hello", "list", "attach", "detach"}
 _APPROVE = _WATCH | {"answer", "interrupt"}
-_DRIVE = _APPROVE | {"prompt", "op", "control"}
+_DRIVE = _APPROVE | {"prompt", "op", "control", "message"}  # message: release a held message (messages.py)
 _ADMIN = _DRIVE | {"start", "respawn", "stop", "kill", "rm", "shutdown"}
 METHODS = {"watch": _WATCH, "approve": _APPROVE, "drive": _DRIVE, "admin": _ADMIN}
 # modes only an admin may turn on from a page: they switch permission checks (and the sandbox) off
