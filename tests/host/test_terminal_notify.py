@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import time
 
-from tests.conftest import anthropic_env
 from tests.host.conftest import wait_for
 from tests.host.test_notify import _call, _settings, service  # noqa: F401 - a fixture
-from tests.host.test_terminal_registered import start_host, terminal_rows, write_call
-from tests.ui.tmux import Pane, needs_tmux, pick, trusted_home_env
+from tests.host.test_terminal_registered import registered_terminal, write_call
+from tests.ui.tmux import needs_tmux, pick
 
 from yoke.testing import ScriptedServer
 
@@ -35,12 +34,8 @@ def test_a_terminal_session_in_the_host_is_told_once_each_and_its_push_notificat
         return [json.loads(m["body"])["event"] for m in service.webhook]
 
     with ScriptedServer(turns) as srv:
-        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
-        start_host(env, project)
-        pane = Pane([], env, project)
+        _, pane, ident = registered_terminal(host_env, project, srv)
         try:
-            pane.wait_for("in the session host as")
-            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
             pane.type("write the notes")
             pane.keys("Enter")
             pane.wait_for("Yes, allow for this session")

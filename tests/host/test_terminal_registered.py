@@ -30,6 +30,20 @@ def start_host(env, project) -> subprocess.Popen:
     return proc
 
 
+def registered_terminal(host_env, project, srv, *args: str) -> tuple[dict, Pane, str]:
+    """A host, and a `yoke` terminal in tmux (the caller closes its pane) registered with it: (env, pane, the
+    session's host id)."""
+    env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
+    start_host(env, project)
+    pane = Pane(list(args), env, project)
+    try:
+        pane.wait_for("in the session host as")
+        return env, pane, wait_for(lambda: terminal_rows(env, project))[0]["id"]
+    except BaseException:
+        pane.close()
+        raise
+
+
 def terminal_rows(env, project) -> list[dict]:
     return [row for row in agents(env, project, "--all") if row.get("kind") == "terminal"]
 
@@ -52,13 +66,8 @@ def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_clie
         {"content": [{"type": "text", "text": "prompted from afar"}]},
     ]
     with ScriptedServer(turns) as srv:
-        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
-        start_host(env, project)
-        pane = Pane([], env, project)
+        env, pane, ident = registered_terminal(host_env, project, srv)
         try:
-            pane.wait_for("in the session host as")
-            rows = wait_for(lambda: terminal_rows(env, project))
-            ident = rows[0]["id"]
             watcher = Raw(socket_of(env))
             listed = watcher.call("list")["payload"]["sessions"]
             assert [r["id"] for r in listed if r.get("kind") == "terminal"] == [ident]
@@ -83,7 +92,7 @@ def test_a_terminal_session_is_listed_and_its_prompt_is_answered_by_another_clie
             pane.wait_for("prompted from afar")
             pane.wait_for("another client")
             # acknowledged after the terminal's session had it on disk: its transcript's queue record
-            session_id = rows[0]["sessionId"]
+            session_id = terminal_rows(env, project)[0]["sessionId"]
             transcripts = [
                 p for root in (env["HOME"], env["YOKE_HOME"]) for p in Path(root).rglob(f"{session_id}.jsonl")
             ]
@@ -208,13 +217,9 @@ def test_yoke_attach_answers_the_terminal_and_a_question_is_answered_by_another_
         {"content": [{"type": "text", "text": "blue it is"}]},
     ]
     with ScriptedServer(turns) as srv:
-        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
-        start_host(env, project)
-        pane = Pane([], env, project)
+        env, pane, ident = registered_terminal(host_env, project, srv)
         attached = None
         try:
-            pane.wait_for("in the session host as")
-            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
             attached = Pane(["attach", ident], env, project)
             wait_prompt(attached)
             pane.type("write the notes")
@@ -301,12 +306,8 @@ def test_only_the_registering_unix_connection_speaks_for_a_terminal_session(host
 def test_another_client_interrupts_and_the_modes_agree_both_ways(host_env, project):
     slow = {"content": [{"type": "text", "text": "word " * 400}], "delay": 0.05}
     with ScriptedServer([slow]) as srv:
-        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
-        start_host(env, project)
-        pane = Pane([], env, project)
+        env, pane, ident = registered_terminal(host_env, project, srv)
         try:
-            pane.wait_for("in the session host as")
-            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
             watcher = Raw(socket_of(env))
             watcher.call("attach", {"session": ident, "role": "watcher"})
             pane.type("talk slowly")
@@ -349,12 +350,8 @@ def test_a_plan_is_approved_by_another_client_with_the_mode_to_go_on_in(host_env
     }
     turns = [{"content": [plan]}, {"content": [{"type": "text", "text": "plan approved, going on"}]}]
     with ScriptedServer(turns) as srv:
-        env = trusted_home_env(dict(host_env, **anthropic_env(srv)), project)
-        start_host(env, project)
-        pane = Pane(["--permission-mode", "plan"], env, project)
+        env, pane, ident = registered_terminal(host_env, project, srv, "--permission-mode", "plan")
         try:
-            pane.wait_for("in the session host as")
-            ident = wait_for(lambda: terminal_rows(env, project))[0]["id"]
             watcher = Raw(socket_of(env))
             watcher.call("attach", {"session": ident, "role": "watcher"})
             pane.type("make a plan")
