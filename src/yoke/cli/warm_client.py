@@ -55,21 +55,30 @@ def fingerprint() -> tuple[Any, ...]:
 
 
 def run(argv: list[str]) -> int | None:
-    """Run `argv` warm: its exit code, or None to start cold."""
+    """Run `argv` warm: its exit code, or None to start cold. With `YOKE_WARM_REQUIRE=1` a cold start is
+    refused instead, in one line that says why (tests and benchmarks make sure they measure a warm run)."""
+    code, why = _run(argv)
+    if code is None and os.environ.get("YOKE_WARM_REQUIRE") == "1":
+        print(f"yoke: no warm start ({why}) and YOKE_WARM_REQUIRE=1", file=sys.stderr)
+        return 1
+    return code
+
+
+def _run(argv: list[str]) -> tuple[int | None, str]:
     try:
         conn = _connect()
-    except OSError:
-        return None
+    except OSError as exc:
+        return None, f"no host: {exc.strerror or exc}"
     if conn is None:
-        return None
+        return None, "no host of this user's"
     try:
         try:
-            pid = _hand_over(conn, argv)
-        except (OSError, ValueError, EOFError, TypeError):
-            return None
-        if pid is None:
-            return None
-        return _stand_in(conn)
+            reply = _hand_over(conn, argv)
+        except (OSError, ValueError, EOFError, TypeError) as exc:
+            return None, f"hand-over failed: {exc}"
+        if not isinstance(reply, dict) or not isinstance(reply.get("pid"), int):
+            return None, str(reply.get("cold") if isinstance(reply, dict) else "no answer")
+        return _stand_in(conn), ""
     finally:
         conn.close()
 
@@ -83,13 +92,10 @@ def _connect() -> Any:
     st = os.lstat(folder)  # this user's alone (host/owned.py's rule), or not used
     if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.geteuid() or st.st_mode & 0o022:
         return None
-    path = os.path.join(folder, SOCKET_NAME)
-    if not os.path.exists(path):
-        return None
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(HANDOVER_TIMEOUT)
-        conn.connect(path)
+        conn.connect(os.path.join(folder, SOCKET_NAME))
         if peer_uid(conn) != os.geteuid():  # the listener is not this user's: say nothing to it
             conn.close()
             return None
@@ -111,7 +117,7 @@ def peer_uid(conn: Any) -> int | None:
     return int.from_bytes(creds[4:8], sys.byteorder)
 
 
-def _hand_over(conn: Any, argv: list[str]) -> int | None:
+def _hand_over(conn: Any, argv: list[str]) -> Any:
     import _socket
     import marshal
 
@@ -134,15 +140,15 @@ def _hand_over(conn: Any, argv: list[str]) -> int | None:
     sent = conn.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
     if sent < len(data):
         conn.sendall(data[sent:])
-    reply = read_message(conn)
-    pid = reply.get("pid") if isinstance(reply, dict) else None
-    return pid if isinstance(pid, int) else None
+    return read_message(conn)
 
 
-def _stdio(stream: Any) -> tuple[str, str, bool, bool] | None:
-    """How a standard stream was set up (its encoding and errors follow this command's locale and flags)."""
+def _stdio(stream: Any) -> tuple[str, str, bool, bool, bool] | None:
+    """How a standard stream was set up: its encoding and errors (this command's locale and flags), line
+    buffering (a terminal's stdout), write-through, and whether it has a buffer at all (not under -u)."""
     try:
-        return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through)
+        buffered = hasattr(stream.buffer, "raw")
+        return (stream.encoding, stream.errors, stream.line_buffering, stream.write_through, buffered)
     except AttributeError:
         return None
 

@@ -283,10 +283,12 @@ def _standard_streams(setups: list[Any]) -> None:
     for fd, (name, setup) in enumerate(zip(names, setups, strict=True)):
         if setup is None:
             continue
-        encoding, errors, line_buffering, write_through = setup
+        encoding, errors, line_buffering, write_through, has_buffer = setup
         raw = io.FileIO(fd, "rb" if fd == 0 else "wb", closefd=False)
         raw.name = f"<{name}>"  # type: ignore[misc]
-        buffered: Any = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+        buffered: Any = raw
+        if has_buffer:
+            buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
         stream = io.TextIOWrapper(
             buffered,
             encoding=encoding,
