@@ -86,7 +86,7 @@ def _run(argv: list[str]) -> tuple[int | None, str]:
 def _connect() -> Any:
     import _socket
 
-    from yoke.hostkey import runtime_dir_path
+    from yoke.runtime_key import runtime_dir_path
 
     folder = runtime_dir_path(os.environ)
     st = os.lstat(folder)  # this user's alone (host/owned.py's rule), or not used

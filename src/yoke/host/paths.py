@@ -29,8 +29,8 @@ def runtime_dir(env: os._Environ | dict[str, str] | None = None) -> Path:
 
 
 def config_home_key(env: os._Environ | dict[str, str]) -> str:
-    """Which configuration home a command runs with (`yoke.hostkey`: the one rule, also the warm client's)."""
-    from yoke.hostkey import config_home_key as key
+    """Which configuration home a command runs with (`yoke.runtime_key`: the one rule, also the warm client's)."""
+    from yoke.runtime_key import config_home_key as key
 
     return key(env)
 
