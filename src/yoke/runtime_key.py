@@ -32,7 +32,9 @@ def runtime_dir_path(env: Mapping[str, str]) -> str:
         parent = os.path.join(env["XDG_RUNTIME_DIR"], "yoke")
     else:  # tempfile.gettempdir()'s first choices, without importing tempfile (8 ms): a guess that misses
         # only makes the client start cold
-        temp = next((env[k] for k in ("TMPDIR", "TEMP", "TMP") if env.get(k) and os.path.isdir(env[k])), "/tmp")
+        temp = next(
+            (env[k] for k in ("TMPDIR", "TEMP", "TMP") if env.get(k) and os.path.isdir(env[k])), "/tmp"
+        )
         parent = os.path.join(temp, f"yoke-{os.getuid()}")
     return os.path.join(parent, config_home_key(env))
 

@@ -135,7 +135,9 @@ def test_the_run_takes_the_clients_environment_folder_and_argv(template, base_en
     assert seen["model"] == "claude-opus-4-1"
     assert len(seen["runs"]) == 1  # it was the template's fork that asked
     with ScriptedServer([HELLO]) as srv:
-        run = _run(_env(base_env, srv, template, True), other, "-p", "hi", *STREAM, "--model", "claude-haiku-4-5")
+        run = _run(
+            _env(base_env, srv, template, True), other, "-p", "hi", *STREAM, "--model", "claude-haiku-4-5"
+        )
     assert json.loads(run.stdout.splitlines()[0])["model"] == "claude-haiku-4-5"
 
 
@@ -311,3 +313,31 @@ def test_a_stale_template_sends_its_clients_cold_and_stops_listening(template, b
     assert cold.returncode == 0 and cold.stdout.strip() == "hello"
     template.proc.wait(timeout=10)  # nothing running: it leaves, and the host starts a fresh one
     assert not template.sock.exists()
+
+
+MODULES_PROBE = (
+    "import sys\n"
+    "from yoke.cli.main import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('MODULES:' + ','.join(sorted(m for m in sys.modules if m.startswith('yoke'))))\n"
+)
+
+
+@pytest.mark.parametrize("argv", [["-p", "hi"], ["-p", "hi", *STREAM]])
+def test_the_template_holds_every_yoke_module_a_one_turn_run_loads(base_env, project, argv):
+    """Otherwise the fork imports it on every run: the list in session/preload.py (or the template's entry
+    modules) is out of date."""
+    with ScriptedServer([HELLO]) as srv:
+        env = dict(base_env, **anthropic_env(srv), YOKE_NO_WARM="1")
+        run = subprocess.run(
+            [sys.executable, "-c", MODULES_PROBE, *argv], env=env, cwd=project, capture_output=True, text=True,
+            timeout=60,
+        )  # fmt: skip
+    loaded = set(run.stdout.rsplit("MODULES:", 1)[1].strip().split(","))
+    held = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom yoke.cli.warm_template import preload\npreload()\n"
+         "print(','.join(m for m in sys.modules if m.startswith('yoke')))"],
+        env=base_env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert held.returncode == 0, held.stderr
+    assert loaded - set(held.stdout.strip().split(",")) == set()

@@ -251,7 +251,9 @@ def _receive(conn: socket.socket) -> tuple[Any, list[int]]:
     for level, kind, payload in ancdata:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             usable = len(payload) - len(payload) % 4
-            fds += [int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True) for i in range(0, usable, 4)]
+            fds += [
+                int.from_bytes(payload[i : i + 4], sys.byteorder, signed=True) for i in range(0, usable, 4)
+            ]
     try:
         if flags & socket.MSG_CTRUNC or len(data) < 4:
             raise ValueError("truncated request")

@@ -164,7 +164,9 @@ CLAUDE_CODE_KEYS = frozenset(
 )
 
 # Yoke's own (docs: README, docs/memory.md, docs/observability.md)
-YOKE_KEYS = frozenset({"autoMemoryExtraction", "autoMemoryRecall", "autoMemoryRecallModel", "modelPrices", "warmStart"})
+YOKE_KEYS = frozenset(
+    {"autoMemoryExtraction", "autoMemoryRecall", "autoMemoryRecallModel", "modelPrices", "warmStart"}
+)
 
 
 def known_key(key: str) -> bool:
