@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import anthropic_env
 
-from yoke import spawn
-from yoke.cli import warm_client, warm_template
+from yoke import spawn, warm_wire
+from yoke.cli import warm_template
 from yoke.testing import ScriptedServer
 from yoke.testing.side_by_side import skeleton
 
@@ -251,7 +251,7 @@ def test_the_template_says_nothing_to_another_user(monkeypatch, tmp_path):
     monkeypatch.setattr(spawn, "fork_warm_run", lambda: forks.append(1) or 1)
     try:
         template = warm_template.Template(str(folder / "warm.sock"))
-        monkeypatch.setattr(warm_client, "peer_uid", lambda conn: os.geteuid() + 1)
+        monkeypatch.setattr(warm_wire, "peer_uid", lambda conn: os.geteuid() + 1)
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.connect(str(folder / "warm.sock"))
         client.sendall(b"\0\0\0\x05hello")
@@ -285,9 +285,8 @@ def test_the_client_says_nothing_to_a_listener_of_another_user(monkeypatch, tmp_
 
     thread = threading.Thread(target=serve)
     thread.start()
-    monkeypatch.setenv("YOKE_HOST_DIR", str(folder))
-    monkeypatch.setattr(warm_client, "peer_uid", lambda conn: os.geteuid() + 1)
-    assert warm_client._connect() is None
+    monkeypatch.setattr(warm_wire, "peer_uid", lambda conn: os.geteuid() + 1)
+    assert warm_wire.connect(str(folder)) is None
     thread.join(10)
     assert got == [b""]  # not a byte of the request
     listener.close()
@@ -295,7 +294,7 @@ def test_the_client_says_nothing_to_a_listener_of_another_user(monkeypatch, tmp_
 
 def test_peer_uid_is_the_kernels_word():
     a, b = socket.socketpair(socket.AF_UNIX)
-    assert warm_client.peer_uid(a) == os.geteuid()
+    assert warm_wire.peer_uid(a) == os.geteuid()
     a.close()
     b.close()
 

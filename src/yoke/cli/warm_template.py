@@ -4,7 +4,7 @@ itself for each `yoke -p` / `yoke --bg` handed over by cli/warm_client.py. docs/
 `python -c 'from yoke.cli.warm_template import main; main()' SOCKET`, started by the host (host/warm.py).
 One thread, one poll loop: the listening socket, a wake-up pipe for SIGCHLD and each client's connection.
 - A connection is answered only when its peer is this user (SO_PEERCRED), before a byte is read or written.
-- The request must match the template (Python, Yoke, flags, sys.path: `warm_client.fingerprint`), and the
+- The request must match the template (Python, Yoke, flags, sys.path: `warm_wire.fingerprint`), and the
   template's modules must be unchanged on disk; otherwise `{"cold": why}` and the client starts cold (on a
   change the template stops listening and leaves, and the host starts a fresh one).
 - The fork (`spawn.fork_warm_run`, the one fork in Yoke) takes the client's fds as 0-2, its standard streams'
@@ -26,10 +26,10 @@ import socket
 import sys
 from typing import Any
 
-from yoke import spawn
+from yoke import spawn, warm_wire
 from yoke.cli import warm_client
 
-PASSED_SIGNALS = frozenset(int(getattr(signal, name)) for name in warm_client.FORWARDED)
+PASSED_SIGNALS = frozenset(int(getattr(signal, name)) for name in warm_wire.FORWARDED)
 # the command's own entry points; the session's parts come through yoke.session.preload
 ENTRY_MODULES = (
     "asyncio",
@@ -63,7 +63,7 @@ class Template:
         self.poll = select.poll()
         self.runs: dict[int, _Run] = {}  # by connection fd
         self.by_pid: dict[int, _Run] = {}
-        self.fingerprint = warm_client.fingerprint()
+        self.fingerprint = warm_wire.fingerprint()
         self.files = _module_files()
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_write, False)
@@ -103,12 +103,12 @@ class Template:
             conn, _ = self.listener.accept()
         except OSError:
             return
-        if warm_client.peer_uid(conn) != os.geteuid():  # authenticated before anything is said or read
+        if warm_wire.peer_uid(conn) != os.geteuid():  # authenticated before anything is said or read
             conn.close()
             return
         fds: list[int] = []
         try:
-            conn.settimeout(warm_client.HANDOVER_TIMEOUT)
+            conn.settimeout(warm_wire.HANDOVER_TIMEOUT)
             request, fds = _receive(conn)
             why = self._refusal(request, fds)
             if why is not None:
@@ -258,7 +258,7 @@ def _receive(conn: socket.socket) -> tuple[Any, list[int]]:
         if flags & socket.MSG_CTRUNC or len(data) < 4:
             raise ValueError("truncated request")
         size = int.from_bytes(data[:4], "big")
-        if size > warm_client.MAX_MESSAGE:
+        if size > warm_wire.MAX_MESSAGE:
             raise ValueError("request too large")
         body = bytearray(data[4:])
         while len(body) < size:
