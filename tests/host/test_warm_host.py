@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 from tests.conftest import anthropic_env
-from tests.host.conftest import runtime_of, wait_for, yoke_cmd
+from tests.host.conftest import agents, runtime_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
 
@@ -27,6 +27,17 @@ def _template_pid(env) -> int | None:
     return None
 
 
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
 def _bg(env, project, prompt) -> str:
     run = yoke_cmd(env, project, "--bg", prompt)
     assert run.returncode == 0, run.stderr
@@ -43,6 +54,11 @@ def test_the_host_forks_print_and_background_runs_from_its_template(host_env, pr
         assert run.returncode == 0 and run.stdout.strip() == "hello", run.stderr
         ident = _bg(warm, project, "a second one")  # --bg forked from the template too
         wait_for(lambda: "hello" in yoke_cmd(env, project, "logs", ident).stdout)
+        # and the hosted session itself: the template's fork, not a process the host started cold
+        (row,) = [r for r in agents(env, project) if r["id"] == ident]
+        assert _parent(row["pid"]) == _template_pid(env)
+        assert yoke_cmd(env, project, "stop", ident).stdout.strip() == f"stopped {ident}"
+        wait_for(lambda: not Path(f"/proc/{row['pid']}").exists() or _state(row["pid"]) == "Z")
         # the template goes (killed, or stale after an upgrade): the host starts another
         first = _template_pid(env)
         assert first is not None

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
+import socket
 import sys
 from pathlib import Path
+from typing import IO, Any
 
-from yoke import spawn
+from yoke import spawn, warm_wire
 from yoke.host.paths import runtime_dir
 
-SOCKET_NAME = "warm.sock"  # cli/warm_client.py names it too
+SOCKET_NAME = warm_wire.SOCKET_NAME
 _TEMPLATE_CODE = "from yoke.cli.warm_template import main; main()"
 
 
@@ -94,9 +97,140 @@ def _program(pid: str) -> str | None:
         return None
 
 
+_current: Template | None = None  # this host's template (one host per process)
+
+
 async def start_template() -> Template | None:
+    global _current
     if not enabled():
         return None
     template = Template()
     await template.start()
+    _current = template
     return template
+
+
+async def fork_session(
+    args: list[str], cwd: str, env: dict[str, str], stderr: IO[Any], limit: int
+) -> ForkedRun | None:
+    """A hosted session's `yoke` (`args` after `python -m yoke`) forked from the template, its stdin and
+    stdout pipes the host's; None when there is no template or it declines (the caller starts it cold)."""
+    template = _current
+    if env.get("YOKE_NO_WARM", "") not in ("", "0"):
+        return None
+    if template is None or template.proc is None or template.proc.returncode is not None:
+        return None
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    try:
+        conn, pid = await asyncio.to_thread(
+            _hand_over, str(runtime_dir()), args, cwd, env, (stdin_r, stdout_w, stderr.fileno())
+        )
+    finally:
+        os.close(stdin_r)
+        os.close(stdout_w)
+    if conn is None:
+        os.close(stdin_w)
+        os.close(stdout_r)
+        return None
+    loop = asyncio.get_running_loop()
+    stdout = asyncio.StreamReader(limit=limit)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(stdout_r, "rb", 0))
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(stdin_w, "wb", 0)
+    )
+    stdin = asyncio.StreamWriter(transport, protocol, None, loop)
+    ends, signals = await asyncio.open_unix_connection(sock=conn)
+    return ForkedRun(pid, stdin, stdout, ends, signals)
+
+
+def _hand_over(
+    folder: str, args: list[str], cwd: str, env: dict[str, str], fds: tuple[int, int, int]
+) -> tuple[socket.socket | None, int]:
+    try:
+        conn = warm_wire.connect(folder)
+    except OSError:
+        return None, 0
+    if conn is None:
+        return None, 0
+    import yoke
+
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    encoding, errors = sys.stdout.encoding, sys.stdout.errors  # a pipe's, under this host's locale
+    request = {
+        "fingerprint": warm_wire.fingerprint(),
+        "argv": [os.path.join(os.path.dirname(yoke.__file__), "__main__.py"), *args],  # as `-m yoke` sets it
+        "path0": cwd,
+        "cwd": cwd,
+        "env": env,
+        "umask": _umask(),
+        "stdio": [
+            (encoding, errors, False, False, True),
+            (encoding, errors, False, unbuffered, not unbuffered),
+            (encoding, "backslashreplace", False, True, not unbuffered),
+        ],
+    }
+    try:
+        reply = warm_wire.send_request(conn, request, fds)
+    except (OSError, ValueError, EOFError):
+        reply = None
+    pid = reply.get("pid") if isinstance(reply, dict) else None
+    if not isinstance(pid, int):
+        conn.close()
+        return None, 0
+    return socket.socket(fileno=conn.detach()), pid
+
+
+def _umask() -> int:
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+class ForkedRun:
+    """A hosted session forked by the template, with the face of asyncio's Process that hosted.py uses.
+    Signals go to the template over the connection (it signals only a run not yet reaped); closing the
+    connection makes the template kill the run."""
+
+    def __init__(
+        self, pid: int, stdin: asyncio.StreamWriter, stdout: asyncio.StreamReader, ends: Any, signals: Any
+    ):
+        self.pid = pid
+        self.stdin = stdin
+        self.stdout = stdout
+        self.returncode: int | None = None
+        self._ends = ends
+        self._signals = signals
+        self._ended = asyncio.get_running_loop().create_task(self._wait_end())
+
+    async def _wait_end(self) -> int:
+        message = None
+        try:
+            header = await self._ends.readexactly(4)
+            body = await self._ends.readexactly(int.from_bytes(header, "big"))
+            import marshal
+
+            message = marshal.loads(body)
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError, EOFError):
+            pass
+        if isinstance(message, dict) and "signal" in message:
+            self.returncode = -int(message["signal"])
+        elif isinstance(message, dict):
+            self.returncode = int(message.get("exit", 1))
+        else:
+            self.returncode = -signal.SIGKILL  # the template went, and its guard took the run with it
+        self._signals.close()
+        return self.returncode
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._ended)
+
+    def send_signal(self, number: int) -> None:
+        if self.returncode is not None:
+            raise ProcessLookupError(self.pid)
+        self._signals.write(bytes([number]))
+
+    def kill(self) -> None:
+        """The connection closed: the template kills the run's group."""
+        if self.returncode is None:
+            self._signals.transport.abort()
