@@ -167,10 +167,10 @@ def test_a_warm_start_required_and_unavailable_says_why(base_env, project):
     assert run.returncode == 1 and "no warm start" in run.stderr
 
 
-def _start_blocked(template, base_env, project, srv):
+def _start_blocked(template, base_env, project, srv, warm: bool = True):
     proc = subprocess.Popen(
         [sys.executable, "-m", "yoke", "-p", "go", *STREAM, "--allowedTools", "Bash(sleep:*)"],
-        env=_env(base_env, srv, template, True),
+        env=_env(base_env, srv, template, warm),
         cwd=project,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -194,6 +194,18 @@ def test_sigint_to_the_client_interrupts_the_run_and_its_code_is_the_clients(tem
     assert proc.returncode == 130, proc.stderr.read()  # as a cold run (tests/cli/test_signal_exit.py)
     assert rest[-1]["terminal_reason"] == "interrupted"
     assert not spawn.group_alive(run)
+
+
+def test_sigterm_ends_the_run_as_it_ends_a_cold_one(template, base_env, project):
+    codes = {}
+    for warm in (False, True):
+        with ScriptedServer([SLEEP, HELLO]) as srv:
+            proc = _start_blocked(template, base_env, project, srv, warm)
+            assert len(template.runs()) == int(warm)
+            proc.send_signal(signal.SIGTERM)
+            codes[warm] = proc.wait(timeout=15)
+    assert codes[True] == codes[False]
+    assert template.runs() == []
 
 
 def test_a_client_killed_leaves_nothing_running(template, base_env, project):
@@ -340,3 +352,39 @@ def test_the_template_holds_every_yoke_module_a_one_turn_run_loads(base_env, pro
     )  # fmt: skip
     assert held.returncode == 0, held.stderr
     assert loaded - set(held.stdout.strip().split(",")) == set()
+
+
+def test_a_run_in_a_terminal_writes_to_that_terminal(template, base_env, project):
+    """The fork's stdout is the client's terminal itself (not a relay): the terminal's own line discipline
+    turns its newline into CRLF, and the run's stdout is line-buffered as a terminal's is."""
+    import pty
+
+    main, sub = pty.openpty()
+    try:
+        with ScriptedServer([HELLO]) as srv:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "yoke", "-p", "hi"],
+                env=_env(base_env, srv, template, True),
+                cwd=project,
+                stdin=subprocess.DEVNULL,
+                stdout=sub,
+                stderr=subprocess.PIPE,
+            )
+            code = proc.wait(timeout=60)
+        os.close(sub)
+        sub = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the terminal has no writer left
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(main)
+        if sub >= 0:
+            os.close(sub)
+    assert code == 0, proc.stderr.read()
+    assert seen == b"hello\r\n"
