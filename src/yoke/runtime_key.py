@@ -6,7 +6,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+
+TYPE_CHECKING = False  # collections.abc and typing cost the warm client more than the rest of its work
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def config_home_key(env: Mapping[str, str]) -> str:

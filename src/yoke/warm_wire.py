@@ -44,11 +44,11 @@ def fingerprint() -> tuple[Any, ...]:
 def connect(folder: str) -> Any:
     """A connection to the template in `folder`, or None: a folder not this user's alone (host/owned.py's
     rule) or a listener of another user (SO_PEERCRED) gets nothing sent to it. OSError: no one listening."""
-    import _socket
-
     st = os.lstat(folder)  # this user's alone (host/owned.py's rule), or not used
     if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != os.geteuid() or st.st_mode & 0o022:
         return None
+    import _socket
+
     conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         conn.settimeout(HANDOVER_TIMEOUT)
