@@ -11,6 +11,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,6 +19,7 @@ from yoke import spawn, warm_wire
 from yoke.host.paths import runtime_dir
 
 SOCKET_NAME = warm_wire.SOCKET_NAME
+RESTART_S = 5.0
 _TEMPLATE_CODE = "from yoke.cli.warm_template import main; main()"
 
 
@@ -37,8 +39,10 @@ class Template:
     def __init__(self) -> None:
         self.proc: asyncio.subprocess.Process | None = None
         self.path = runtime_dir() / SOCKET_NAME
+        self.started = 0.0
 
     async def start(self) -> None:
+        self.started = time.monotonic()
         # cwd: the host's private folder, so the template's sys.path[0] is nothing a project could plant in
         self.proc = await spawn.start(
             [sys.executable, "-c", _TEMPLATE_CODE, str(self.path)],
@@ -49,8 +53,10 @@ class Template:
         )
 
     async def keep(self) -> None:
-        """A template that left (stale after an upgrade, or killed) is replaced."""
-        if self.proc is not None and self.proc.returncode is not None:
+        """A template that left (stale after an upgrade, or killed) is replaced; one that cannot start (an
+        install broken mid-upgrade) is tried again at most every RESTART_S seconds."""
+        gone = self.proc is not None and self.proc.returncode is not None
+        if gone and time.monotonic() - self.started >= RESTART_S:
             await self.start()
 
     def busy(self) -> bool:
