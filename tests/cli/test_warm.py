@@ -388,3 +388,16 @@ def test_a_run_in_a_terminal_writes_to_that_terminal(template, base_env, project
             os.close(sub)
     assert code == 0, proc.stderr.read()
     assert seen == b"hello\r\n"
+
+
+def test_which_command_lines_go_warm(monkeypatch):
+    from yoke.cli.warm_client import wanted
+
+    monkeypatch.delenv("YOKE_NO_WARM", raising=False)
+    for argv in (["-p", "hi"], ["--print"], ["--bg", "x"], ["--output-format", "stream-json"],
+                 ["--input-format=stream-json", "--output-format", "stream-json"]):  # fmt: skip
+        assert wanted(argv), argv
+    for argv in ([], ["hello"], ["--output-format", "text"], ["--output-format"], ["--model", "-p"][:1]):
+        assert not wanted(argv), argv
+    monkeypatch.setenv("YOKE_NO_WARM", "1")
+    assert not wanted(["-p", "hi"])

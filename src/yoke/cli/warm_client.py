@@ -27,10 +27,19 @@ forked = False  # set in a run the template forked: it runs the command itself, 
 
 
 def wanted(argv: list[str]) -> bool:
-    """A one-shot or background run, and warm starts not switched off."""
+    """A one-shot, program-driven (stream-json, as the Agent SDK starts it) or background run, and warm
+    starts not switched off. Only a guess from the words: the fork parses the flags as a cold start would."""
     if os.environ.get("YOKE_NO_WARM", "") not in ("", "0"):
         return False
-    return any(a in ("-p", "--print", "--bg", "--background") for a in argv)
+    for i, word in enumerate(argv):
+        if word in ("-p", "--print", "--bg", "--background"):
+            return True
+        name, equals, value = word.partition("=")
+        if name in ("--output-format", "--input-format"):
+            value = value if equals else (argv[i + 1] if i + 1 < len(argv) else "text")
+            if value != "text":
+                return True
+    return False
 
 
 def run(argv: list[str]) -> int | None:
