@@ -88,3 +88,29 @@ def test_the_user_setting_turns_the_template_off(monkeypatch, tmp_path):
     (tmp_path / ".yoke").mkdir()
     (tmp_path / ".yoke" / "settings.json").write_text('{"warmStart": false}')
     assert not warm.enabled()
+
+
+def test_the_host_waits_for_its_warm_runs_before_stopping_idle(host_env, project):
+    """A run forked from the template keeps the host (and so the template) up, as an attached client does."""
+    import subprocess
+    import sys
+
+    sleep = {
+        "content": [{"type": "tool_use", "id": "toolu_s", "name": "Bash", "input": {"command": "sleep 4"}}]
+    }
+    env = dict(host_env, YOKE_HOST_IDLE_STOP="1")
+    host = subprocess.Popen(
+        [sys.executable, "-m", "yoke", "host"], env=env, cwd=project, stdin=subprocess.DEVNULL
+    )
+    try:
+        wait_for(lambda: (runtime_of(env) / "warm.sock").exists())
+        with ScriptedServer([sleep, HELLO]) as srv:
+            warm = dict(env, **anthropic_env(srv), YOKE_WARM_REQUIRE="1")
+            run = yoke_cmd(warm, project, "-p", "go", "--allowedTools", "Bash(sleep:*)")
+        assert run.returncode == 0 and run.stdout.strip() == "hello", run.stderr
+        assert host.poll() is None or host.returncode == 0
+        host.wait(timeout=30)  # idle again: it stops
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()

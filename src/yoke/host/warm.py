@@ -65,13 +65,11 @@ class Template:
             return False
         pid = self.proc.pid
         try:
-            with open(f"/proc/{pid}/task/{pid}/children") as handle:
-                children = handle.read().split()
             program = os.readlink(f"/proc/{pid}/exe")
         except OSError:
             return False
         # a fork runs the template's own program; its other child is the guard (bash)
-        return any(_program(child) == program for child in children)
+        return any(_program(child) == program for child in _children(pid))
 
     def rss_kb(self) -> int | None:
         """The template's resident memory (what the warm start costs the host)."""
@@ -94,6 +92,22 @@ class Template:
             except TimeoutError:
                 spawn.signal_group(self.proc.pid, 9)
         self.path.unlink(missing_ok=True)
+
+
+def _children(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return handle.read().split()
+    except OSError:  # a kernel without the children list: the processes whose parent it is
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    if entry.isdigit() and int(handle.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                        found.append(entry)
+            except (OSError, IndexError, ValueError):
+                pass
+        return found
 
 
 def _program(pid: str) -> str | None:
