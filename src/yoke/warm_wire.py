@@ -121,3 +121,118 @@ def _read_exactly(conn: Any, size: int) -> bytes | None:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+def fork_over_pipes(
+    folder: str,
+    args: list[str],
+    cwd: str,
+    env: dict[str, str],
+    fds: tuple[int, int, int],
+    module: str | None = None,
+) -> tuple[Any, int]:
+    """A run for one of Yoke's own processes whose standard streams are pipes (a hosted session, a batch
+    worker), forked by the template in `folder`: `python -m yoke ARGS`, or `python -m MODULE` (one the
+    template allows). (the connection, the run's pid), or (None, 0) when there is no template or it
+    declines (the caller starts the process cold)."""
+    try:
+        conn = connect(folder)
+    except OSError:
+        return None, 0
+    if conn is None:
+        return None, 0
+    import yoke
+
+    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+    encoding, errors = sys.stdout.encoding, sys.stdout.errors  # a pipe's, under this process's locale
+    main = os.path.join(os.path.dirname(yoke.__file__), "__main__.py")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    request = {
+        "fingerprint": fingerprint(),
+        "argv": [main, *args],  # as `-m` sets it
+        "module": module,
+        "path0": cwd,
+        "cwd": cwd,
+        "env": env,
+        "umask": umask,
+        "stdio": [
+            (encoding, errors, False, False, True),
+            (encoding, errors, False, unbuffered, not unbuffered),
+            (encoding, "backslashreplace", False, True, not unbuffered),
+        ],
+    }
+    try:
+        reply = send_request(conn, request, fds)
+    except (OSError, ValueError, EOFError):
+        reply = None
+    pid = reply.get("pid") if isinstance(reply, dict) else None
+    if not isinstance(pid, int):
+        conn.close()
+        return None, 0
+    return conn, pid
+
+
+class ForkedProcess:
+    """A forked run with the face of `subprocess.Popen` (text pipes) that blocking code uses: a batch
+    worker. Signals go over the template's connection; the exit comes back on it; closing it (this process
+    gone) makes the template kill the run."""
+
+    def __init__(self, conn: Any, pid: int, stdin: Any, stdout: Any):
+        self.conn, self.pid, self.stdin, self.stdout = conn, pid, stdin, stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.returncode if self.returncode is not None else self._end(0.0)
+
+    def wait(self, timeout: float | None = None) -> int:
+        code = self.returncode if self.returncode is not None else self._end(timeout)
+        if code is None:
+            import subprocess
+
+            raise subprocess.TimeoutExpired(f"forked run {self.pid}", timeout or 0.0)
+        return code
+
+    def _end(self, timeout: float | None) -> int | None:
+        self.conn.settimeout(timeout)
+        try:
+            message = read_message(self.conn)
+        except TimeoutError:
+            return None
+        except (OSError, ValueError, EOFError):
+            message = None
+        if isinstance(message, dict) and "signal" in message:
+            self.returncode = -int(message["signal"])
+        elif isinstance(message, dict):
+            self.returncode = int(message.get("exit", 1))
+        else:
+            self.returncode = -9  # the template went, and its guard took the run with it
+        self.conn.close()
+        return self.returncode
+
+    def send_signal(self, number: int) -> None:
+        if self.returncode is None:
+            self.conn.send(bytes([number]))
+
+
+def fork_process(folder: str, module: str, stderr: Any) -> ForkedProcess | None:
+    """`python -m MODULE` forked by the template in `folder` with text pipes for stdin and stdout, in this
+    process's folder and environment; None: start it cold."""
+    if os.environ.get("YOKE_NO_WARM", "") not in ("", "0"):
+        return None
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    try:
+        conn, pid = fork_over_pipes(
+            folder, [], os.getcwd(), dict(os.environ), (stdin_r, stdout_w, stderr.fileno()), module
+        )
+    finally:
+        os.close(stdin_r)
+        os.close(stdout_w)
+    if conn is None:
+        os.close(stdin_w)
+        os.close(stdout_r)
+        return None
+    stdin = os.fdopen(stdin_w, "w", encoding="utf-8")
+    stdout = os.fdopen(stdout_r, "r", encoding="utf-8")
+    return ForkedProcess(conn, pid, stdin, stdout)

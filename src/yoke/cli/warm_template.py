@@ -51,6 +51,10 @@ ENTRY_MODULES = (
 )
 
 
+# what a run may be besides the `yoke` command (`python -m` of one of Yoke's own processes): an allowlist
+RUNNABLE_MODULES = {"yoke.batch.worker": "yoke.batch.worker"}
+
+
 class _Run:
     def __init__(self, conn: socket.socket, pid: int):
         self.conn = conn
@@ -141,6 +145,8 @@ class Template:
             return "Yoke changed on disk"
         if not os.path.isdir(str(request.get("cwd"))):
             return "no working folder"
+        if request.get("module") is not None and request["module"] not in RUNNABLE_MODULES:
+            return "not a module the template runs"
         return None
 
     def _from_client(self, run: _Run) -> None:
@@ -228,6 +234,13 @@ class Template:
             sys.path[0] = request["path0"]
             _standard_streams(request["stdio"])
             warm_client.forked = True
+            module = request.get("module")
+            if module is not None:
+                import runpy
+
+                runpy.run_module(RUNNABLE_MODULES[module], run_name="__main__", alter_sys=True)
+                _flush()
+                os._exit(0)
             from yoke.cli.main import entry
 
             entry()

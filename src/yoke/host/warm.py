@@ -167,44 +167,8 @@ async def fork_session(
 def _hand_over(
     folder: str, args: list[str], cwd: str, env: dict[str, str], fds: tuple[int, int, int]
 ) -> tuple[socket.socket | None, int]:
-    try:
-        conn = warm_wire.connect(folder)
-    except OSError:
-        return None, 0
-    if conn is None:
-        return None, 0
-    import yoke
-
-    unbuffered = bool(env.get("PYTHONUNBUFFERED"))
-    encoding, errors = sys.stdout.encoding, sys.stdout.errors  # a pipe's, under this host's locale
-    request = {
-        "fingerprint": warm_wire.fingerprint(),
-        "argv": [os.path.join(os.path.dirname(yoke.__file__), "__main__.py"), *args],  # as `-m yoke` sets it
-        "path0": cwd,
-        "cwd": cwd,
-        "env": env,
-        "umask": _umask(),
-        "stdio": [
-            (encoding, errors, False, False, True),
-            (encoding, errors, False, unbuffered, not unbuffered),
-            (encoding, "backslashreplace", False, True, not unbuffered),
-        ],
-    }
-    try:
-        reply = warm_wire.send_request(conn, request, fds)
-    except (OSError, ValueError, EOFError):
-        reply = None
-    pid = reply.get("pid") if isinstance(reply, dict) else None
-    if not isinstance(pid, int):
-        conn.close()
-        return None, 0
-    return socket.socket(fileno=conn.detach()), pid
-
-
-def _umask() -> int:
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
+    conn, pid = warm_wire.fork_over_pipes(folder, args, cwd, env, fds)
+    return (None, 0) if conn is None else (socket.socket(fileno=conn.detach()), pid)
 
 
 class ForkedRun:
