@@ -401,3 +401,16 @@ def test_which_command_lines_go_warm(monkeypatch):
         assert not wanted(argv), argv
     monkeypatch.setenv("YOKE_NO_WARM", "1")
     assert not wanted(["-p", "hi"])
+
+
+def test_another_interpreter_set_up_starts_cold(template, base_env, project):
+    """The template's Python, Yoke and interpreter flags must be the client's (here: a warning option)."""
+    with ScriptedServer([HELLO]) as srv:
+        env = _env(base_env, srv, template, True)
+        argv = [sys.executable, "-W", "ignore::DeprecationWarning", "-m", "yoke", "-p", "hi"]
+        refused = subprocess.run(argv, env=env, cwd=project, capture_output=True, text=True, timeout=60)
+        env.pop("YOKE_WARM_REQUIRE")
+        cold = subprocess.run(argv, env=env, cwd=project, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "another Python or Yoke" in refused.stderr
+    assert cold.returncode == 0 and cold.stdout.strip() == "hello"
+    assert template.proc.poll() is None  # and the template serves on
