@@ -1,7 +1,7 @@
 """The host's side of the warm start: it keeps one template process (cli/warm_template.py, started through
 the door: it dies with the host) listening on `warm.sock` in its runtime folder, starts a fresh one when the
-last left (Yoke's files changed), counts the runs forked from it as the host being busy, and says how much
-memory the template holds. Off with `YOKE_NO_WARM=1` in the host's environment or `"warmStart": false` in
+last left (Yoke's files changed), counts the runs forked from it as the host being busy (benchmarks/bench_warm.py
+prints the memory it holds). Off with `YOKE_NO_WARM=1` in the host's environment or `"warmStart": false` in
 the user's settings. The client is cli/warm_client.py."""
 
 from __future__ import annotations
@@ -70,19 +70,6 @@ class Template:
             return False
         # a fork runs the template's own program; its other child is the guard (bash)
         return any(_program(child) == program for child in _children(pid))
-
-    def rss_kb(self) -> int | None:
-        """The template's resident memory (what the warm start costs the host)."""
-        if self.proc is None:
-            return None
-        try:
-            with open(f"/proc/{self.proc.pid}/status") as handle:
-                for line in handle:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return None
 
     async def stop(self) -> None:
         if self.proc is not None and self.proc.returncode is None:
