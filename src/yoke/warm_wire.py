@@ -74,6 +74,22 @@ def peer_uid(conn: Any) -> int | None:
     return int.from_bytes(creds[4:8], sys.byteorder)
 
 
+def process_limits() -> dict[str, Any]:
+    """This process's resource limits and niceness: a run forked for it takes them (a cold start would
+    have inherited them), or it starts cold where the template cannot give them."""
+    import resource
+
+    limits = []
+    for name in dir(resource):
+        if name.startswith("RLIMIT_"):
+            number = getattr(resource, name)
+            try:
+                limits.append((number, *resource.getrlimit(number)))
+            except (ValueError, OSError):
+                pass
+    return {"rlimits": limits, "nice": os.getpriority(os.PRIO_PROCESS, 0)}
+
+
 def send_request(conn: Any, request: dict[str, Any], fds: tuple[int, int, int]) -> Any:
     """Send the request with `fds` as the run's 0-2; the template's answer."""
     import _socket
@@ -156,6 +172,7 @@ def fork_over_pipes(
         "cwd": cwd,
         "env": env,
         "umask": umask,
+        "limits": process_limits(),
         "stdio": [
             (encoding, errors, False, False, True),
             (encoding, errors, False, unbuffered, not unbuffered),

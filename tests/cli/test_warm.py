@@ -414,3 +414,29 @@ def test_another_interpreter_set_up_starts_cold(template, base_env, project):
     assert refused.returncode == 1 and "another Python or Yoke" in refused.stderr
     assert cold.returncode == 0 and cold.stdout.strip() == "hello"
     assert template.proc.poll() is None  # and the template serves on
+
+
+def test_the_run_has_the_clients_resource_limits_and_niceness(template, base_env, project):
+    """What a cold start inherits from its shell (`ulimit -n`, `nice`) the fork takes from its client."""
+    import resource
+
+    ask = {
+        "content": [
+            {"type": "tool_use", "id": "toolu_u", "name": "Bash", "input": {"command": "ulimit -n; nice"}}
+        ]
+    }
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (200, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+        os.nice(3)
+
+    with ScriptedServer([ask, HELLO]) as srv:
+        proc = subprocess.run(
+            [sys.executable, "-m", "yoke", "-p", "go", "--allowedTools", "Bash"],
+            env=_env(base_env, srv, template, True), cwd=project, capture_output=True, text=True,
+            timeout=60, preexec_fn=limited,
+        )  # fmt: skip
+        told = json.dumps(srv.requests[-1].body["messages"][-1])
+    assert proc.returncode == 0, proc.stderr
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    assert f'"content": "200\\n{base + 3}"' in told, told

@@ -85,6 +85,7 @@ def _hand_over(conn: Any, argv: list[str]) -> Any:
         "cwd": os.getcwd(),
         "env": dict(os.environ),
         "umask": umask,
+        "limits": warm_wire.process_limits(),
         "stdio": [warm_wire.stdio_setup(stream) for stream in (sys.stdin, sys.stdout, sys.stderr)],
     }
     return warm_wire.send_request(conn, request, (0, 1, 2))

@@ -147,6 +147,8 @@ class Template:
             return "no working folder"
         if request.get("module") is not None and request["module"] not in RUNNABLE_MODULES:
             return "not a module the template runs"
+        if not _can_give(request.get("limits")):
+            return "resource limits or priority the template cannot give"
         return None
 
     def _from_client(self, run: _Run) -> None:
@@ -226,6 +228,7 @@ class Template:
                 os.close(fd)
             fds.clear()
             os.umask(int(request["umask"]))
+            _take_limits(request["limits"])
             os.chdir(request["cwd"])
             os.environ.clear()
             os.environ.update(request["env"])
@@ -255,6 +258,32 @@ class Template:
             _flush()
             os._exit(1)
         os._exit(0)
+
+
+def _can_give(limits: Any) -> bool:
+    """Whether the run can have the client's resource limits and niceness: a hard limit can only be
+    lowered, niceness only raised (without privilege)."""
+    import resource
+
+    if not isinstance(limits, dict) or not isinstance(limits.get("rlimits"), list):
+        return False
+    for number, _soft, hard in limits["rlimits"]:
+        try:
+            own = resource.getrlimit(number)[1]
+        except (ValueError, OSError):
+            return False
+        if own != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or hard > own):
+            return False
+    nice = limits.get("nice")
+    return isinstance(nice, int) and (nice >= os.getpriority(os.PRIO_PROCESS, 0) or os.geteuid() == 0)
+
+
+def _take_limits(limits: dict[str, Any]) -> None:
+    import resource
+
+    for number, soft, hard in limits["rlimits"]:
+        resource.setrlimit(number, (soft, hard))
+    os.setpriority(os.PRIO_PROCESS, 0, limits["nice"])
 
 
 def _receive(conn: socket.socket) -> tuple[Any, list[int]]:
