@@ -232,17 +232,17 @@ class ForkedProcess:
             self.conn.send(bytes([number]))
 
 
-def fork_process(folder: str, module: str, stderr: Any) -> ForkedProcess | None:
-    """`python -m MODULE` forked by the template in `folder` with text pipes for stdin and stdout, in this
-    process's folder and environment; None: start it cold."""
-    if os.environ.get("YOKE_NO_WARM", "") not in ("", "0"):
+def fork_with_pipes(
+    folder: str, args: list[str], cwd: str, env: dict[str, str], stderr_fd: int, module: str | None = None
+) -> tuple[Any, int, int, int] | None:
+    """`fork_over_pipes` with fresh pipes as the run's stdin and stdout: (the connection, the run's pid,
+    the stdin pipe's write end, the stdout pipe's read end), or None (start it cold)."""
+    if env.get("YOKE_NO_WARM", "") not in ("", "0"):
         return None
     stdin_r, stdin_w = os.pipe()
     stdout_r, stdout_w = os.pipe()
     try:
-        conn, pid = fork_over_pipes(
-            folder, [], os.getcwd(), dict(os.environ), (stdin_r, stdout_w, stderr.fileno()), module
-        )
+        conn, pid = fork_over_pipes(folder, args, cwd, env, (stdin_r, stdout_w, stderr_fd), module)
     finally:
         os.close(stdin_r)
         os.close(stdout_w)
@@ -250,6 +250,16 @@ def fork_process(folder: str, module: str, stderr: Any) -> ForkedProcess | None:
         os.close(stdin_w)
         os.close(stdout_r)
         return None
+    return conn, pid, stdin_w, stdout_r
+
+
+def fork_process(folder: str, module: str, stderr: Any) -> ForkedProcess | None:
+    """`python -m MODULE` forked by the template in `folder` with text pipes for stdin and stdout, in this
+    process's folder and environment; None: start it cold."""
+    forked = fork_with_pipes(folder, [], os.getcwd(), dict(os.environ), stderr.fileno(), module)
+    if forked is None:
+        return None
+    conn, pid, stdin_w, stdout_r = forked
     stdin = os.fdopen(stdin_w, "w", encoding="utf-8")
     stdout = os.fdopen(stdout_r, "r", encoding="utf-8")
     return ForkedProcess(conn, pid, stdin, stdout)

@@ -123,23 +123,15 @@ async def fork_session(
     """A hosted session's `yoke` (`args` after `python -m yoke`) forked from the template, its stdin and
     stdout pipes the host's; None when there is no template or it declines (the caller starts it cold)."""
     template = _current
-    if env.get("YOKE_NO_WARM", "") not in ("", "0"):
-        return None
     if template is None or template.proc is None or template.proc.returncode is not None:
         return None
-    stdin_r, stdin_w = os.pipe()
-    stdout_r, stdout_w = os.pipe()
-    try:
-        conn, pid = await asyncio.to_thread(
-            _hand_over, str(runtime_dir()), args, cwd, env, (stdin_r, stdout_w, stderr.fileno())
-        )
-    finally:
-        os.close(stdin_r)
-        os.close(stdout_w)
-    if conn is None:
-        os.close(stdin_w)
-        os.close(stdout_r)
+    forked = await asyncio.to_thread(
+        warm_wire.fork_with_pipes, str(runtime_dir()), args, cwd, env, stderr.fileno()
+    )
+    if forked is None:
         return None
+    conn, pid, stdin_w, stdout_r = forked
+    conn = socket.socket(fileno=conn.detach())
     loop = asyncio.get_running_loop()
     stdout = asyncio.StreamReader(limit=limit)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(stdout_r, "rb", 0))
@@ -149,13 +141,6 @@ async def fork_session(
     stdin = asyncio.StreamWriter(transport, protocol, None, loop)
     ends, signals = await asyncio.open_unix_connection(sock=conn)
     return ForkedRun(pid, stdin, stdout, ends, signals)
-
-
-def _hand_over(
-    folder: str, args: list[str], cwd: str, env: dict[str, str], fds: tuple[int, int, int]
-) -> tuple[socket.socket | None, int]:
-    conn, pid = warm_wire.fork_over_pipes(folder, args, cwd, env, fds)
-    return (None, 0) if conn is None else (socket.socket(fileno=conn.detach()), pid)
 
 
 class ForkedRun:
