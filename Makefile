@@ -88,6 +88,7 @@ lint: $(VENV)/.dev-installed
 bench: $(VENV)/.dev-installed
 	$(PY) benchmarks/bench_targets.py
 	$(PY) benchmarks/bench_startup.py
+	$(PY) benchmarks/bench_warm.py
 	$(PY) benchmarks/run.py
 	$(PY) benchmarks/bench_prefix.py
 	$(PY) benchmarks/bench_edit.py

@@ -345,3 +345,47 @@ def _kill_tracked_groups() -> None:
     for pgid in list(_live_groups):
         signal_group(pgid, signal.SIGKILL)
     _live_groups.clear()
+
+
+# ---- the one fork: the warm start ----------------------------------------------------------------------------
+
+
+def ensure_guard() -> None:
+    """Start the guard now rather than at the first listed child (the warm template: off a run's path)."""
+    global _guard_fd
+    if _guard_fd is None:
+        _guard_fd = _start_guard()
+
+
+def fork_warm_run() -> int:
+    """The one `os.fork` in Yoke (scripts/check_spawn.py allows it here, in this function only): the warm
+    template (cli/warm_template.py), its modules imported, copies itself into a run of the command for a
+    client. Returns 0 in the run, the run's pid in the template.
+
+    Lifetime, as the door's: the run is in a session and group of its own (no controlling terminal: the
+    client's terminal is only its fds), listed with the template's guard, so it dies with the template; the
+    template ends its group when the client goes. It waits at a gate until it is listed (a template killed in
+    between leaves it nothing to run). In the run the template's guard is dropped: what the run starts is
+    listed with a guard of its own, so it dies with the run."""
+    global _guard_fd
+    read_end, write_end = os.pipe()
+    pid = os.fork()  # the allowlisted fork
+    if pid == 0:
+        os.close(write_end)
+        if _guard_fd is not None and _guard_fd >= 0:
+            os.close(_guard_fd)
+        _guard_fd = None
+        _live_groups.clear()
+        os.setsid()
+        listed = os.read(read_end, 1)
+        os.close(read_end)
+        if listed != GATE_LINE[:1]:
+            os._exit(125)
+        return 0
+    os.close(read_end)
+    try:
+        track_group(pid)
+        os.write(write_end, GATE_LINE[:1])
+    finally:
+        os.close(write_end)
+    return pid

@@ -49,9 +49,14 @@ def _observed(result: dict) -> dict:
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_yoke_writes_what_claude_code_wrote(name, base_env):
+    check_scenario(name, YOKE, base_env)
+
+
+def check_scenario(name: str, executable: str, base_env: dict[str, str]) -> None:
+    """`executable` writes for the scenario what 2.1.330 wrote (test_headless_warm.py: forked warm)."""
     scenario = SCENARIOS[name]
     captured = json.loads((HERE / f"{name}.json").read_text())
-    result = run_scenario(YOKE, scenario, env=base_env)
+    result = run_scenario(executable, scenario, env=base_env)
     mine = _observed(result)
     theirs = {k: captured[k] for k in ("code", "stdout_empty", "lines")}
     if name in KNOWN:

@@ -165,6 +165,38 @@ async def test_four_git_processes_and_only_the_status_waits(tmp_path, monkeypatc
     assert commands() == ["config", "log", "rev-parse", "status"]
 
 
+async def test_the_next_process_in_the_repository_asks_three_questions(tmp_path, monkeypatch):
+    """The overrides and the user's name are kept on disk by the configuration files' state: a new process
+    (an empty in-process cache) asks git three questions; a changed configuration is asked again, its new
+    program blanked; what is stored holds nothing of the configuration but those two."""
+    import yoke.context.git as context_git
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("YOKE_HOME", str(tmp_path / "home" / ".yoke"))
+    monkeypatch.setattr(context_git, "_SETTLED_S", -1.0)
+    root = repo(tmp_path / "r")
+    git(root, "config", "user.name", "Ada Q")
+    git(root, "config", "http.extraHeader", "Authorization: Bearer s3cret")
+    (root / ".gitattributes").write_text("*.txt filter=zq9\n")
+    commands = _logged_git(tmp_path, monkeypatch)
+    monkeypatch.setattr(context_git, "_CONFIGS", {})
+    assert (await git_context(root)) is not None
+    assert commands() == ["config", "log", "rev-parse", "status"]
+    monkeypatch.setattr(context_git, "_CONFIGS", {})  # the next `yoke -p`
+    ctx = await git_context(root)
+    assert ctx is not None and ctx.user_name == "Ada Q"
+    assert commands() == ["log", "rev-parse", "status"]
+    stored = list((tmp_path / "home" / ".yoke" / "cache" / "git").iterdir())
+    assert len(stored) == 1 and "s3cret" not in stored[0].read_text()
+    marker = tmp_path / "ran"
+    git(root, "config", "filter.zq9.clean", f"touch {marker}; cat")
+    (root / "f0.txt").write_text("changed\n")
+    monkeypatch.setattr(context_git, "_CONFIGS", {})
+    ctx = await git_context(root)
+    assert ctx is not None and "f0.txt" in ctx.status and not marker.exists()
+    assert commands() == ["config", "log", "rev-parse", "status"]
+
+
 async def test_a_configuration_written_just_now_is_not_cached(tmp_path, monkeypatch):
     """A file changed within the last moments may change again without its timestamp moving: asked again."""
     import yoke.context.git as context_git

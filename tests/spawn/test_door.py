@@ -69,6 +69,16 @@ def test_a_process_started_outside_the_door_fails_the_rule(package_copy, planted
     assert "src/yoke/tools/builtin/planted.py:" in run.stdout and "outside the door" in run.stdout
 
 
+def test_the_door_forks_only_in_its_one_named_entry(tmp_path):
+    """spawn.fork_warm_run (the warm start's template) is the one fork; another in the door fails too."""
+    door = tmp_path / "spawn.py"
+    door.write_text((ROOT / "src" / "yoke" / "spawn.py").read_text())
+    assert _check(tmp_path).returncode == 0
+    door.write_text(door.read_text() + "\n\ndef another():\n    return os.fork()\n")
+    run = _check(tmp_path)
+    assert run.returncode == 1 and "outside fork_warm_run" in run.stdout
+
+
 def test_exceptions_that_only_name_the_module_pass(tmp_path):
     (tmp_path / "ok.py").write_text(
         "import subprocess\ntry:\n    pass\nexcept subprocess.TimeoutExpired:\n    x = subprocess.PIPE\n"

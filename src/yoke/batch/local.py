@@ -34,7 +34,7 @@ class _Worker:
 
         # its own group (Ctrl+C reaches the batch process only; it stops the workers itself), and it dies
         # with the batch process however that dies (the door's guard)
-        self.proc = spawn.popen(
+        self.proc: Any = _forked(log) or spawn.popen(
             [sys.executable, "-m", "yoke.batch.worker"],
             confine=None,
             stdin=spawn.PIPE,
@@ -88,6 +88,15 @@ class _Worker:
         except OSError:
             pass
         self.proc.wait()
+
+
+def _forked(log: IO[str]) -> Any:
+    """The worker forked from the session host's warm template when one serves this user (docs/warm.md):
+    its imports are already done. None: started cold."""
+    from yoke import warm_wire
+    from yoke.runtime_key import runtime_dir_path
+
+    return warm_wire.fork_process(runtime_dir_path(os.environ), "yoke.batch.worker", log)
 
 
 class LocalExecutor:

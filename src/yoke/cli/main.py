@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv and argv[0] in SUBCOMMANDS:
             return run_subcommand(argv[0], argv[1:])
+        code = _warm(argv)
+        if code is not None:
+            return code
         if "--bg" in argv or "--background" in argv:
             return _background(argv)
         return _headless(argv)
@@ -70,6 +73,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return reader_gone()
+
+
+def _warm(argv: list[str]) -> int | None:
+    """The run forked by the host's template when one serves this user (cli/warm_client.py); None: cold."""
+    from yoke.cli import warm_client
+
+    if warm_client.forked or not warm_client.wanted(argv):
+        return None
+    return warm_client.run(argv)
 
 
 def _background(argv: list[str]) -> int:

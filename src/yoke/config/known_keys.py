@@ -163,7 +163,7 @@ CLAUDE_CODE_KEYS = frozenset(
     }
 )
 
-# Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md)
+# Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md, docs/warm.md)
 YOKE_KEYS = frozenset(
     {
         "autoMemoryExtraction",
@@ -171,6 +171,7 @@ YOKE_KEYS = frozenset(
         "autoMemoryRecallModel",
         "modelPrices",
         "remoteNotifications",
+        "warmStart",
     }
 )
 

@@ -55,8 +55,8 @@ def _in_thread(work: Callable[[], list]) -> asyncio.Future:
     return done
 
 
-# The configuration read last for a repository, by the state of the files it comes from (see `_config`).
-_CONFIGS: dict[str, tuple[tuple, dict[str, str]]] = {}
+# The configuration read last for a repository, by the state of the files it comes from (see `_status_inputs`).
+_CONFIGS: dict[str, tuple[list, tuple[list[str], str | None]]] = {}
 _SETTLED_S = 2.0  # a file changed this recently may change again within its timestamp's granularity
 
 
@@ -77,40 +77,94 @@ def _config_files(cwd: Path) -> list[str] | None:
     ]
 
 
-def _config(cwd: Path) -> dict[str, str]:
-    """`effective_config`, cached by the state of the files it comes from: a long-lived process (the host,
-    an SDK client, `yoke batch`) opening sessions in one repository asks git once while they stay as they
-    were. Not cached when the configuration includes other files, or when a file changed so recently that
-    a further change could keep its timestamp."""
+def _status_inputs(cwd: Path) -> tuple[list[str], str | None]:
+    """What the status needs from the configuration (the overrides blanking every program it names) and
+    the user's name, from `effective_config`; cached by the state of the files it comes from, in the
+    process and on disk (the Yoke home's `cache/git`: the next `yoke -p` in the repository asks git three
+    questions, not four). Only those two are stored, never the configuration itself (it may hold tokens).
+    Not cached when the configuration includes other files, or when a file changed so recently that a
+    further change could keep its timestamp."""
     files = _config_files(cwd)
     if files is None:
-        return effective_config(cwd)
-    state = tuple(_file_state(f) for f in files)
+        return _inputs(effective_config(cwd))
+    state = [_file_state(f) for f in files]
     known = _CONFIGS.get(str(cwd))
     if known is not None and known[0] == state:
         return known[1]
+    stored = _stored(cwd, state)
+    if stored is not None:
+        _CONFIGS[str(cwd)] = (state, stored)
+        return stored
     config = effective_config(cwd)
+    inputs = _inputs(config)
     recent = time.time() - _SETTLED_S
     settled = all(s is None or s[0] / 1e9 < recent for s in state)
     if config and settled and not any(k.startswith(("include.", "includeif.")) for k in config):
-        _CONFIGS[str(cwd)] = (state, config)
-    return config
+        _CONFIGS[str(cwd)] = (state, inputs)
+        _store(cwd, state, inputs)
+    return inputs
 
 
-def _file_state(path: str) -> tuple[int, int, int, int] | None:
+def _inputs(config: dict[str, str]) -> tuple[list[str], str | None]:
+    return overrides_for(config), config.get("user.name")
+
+
+def _cache_file(cwd: Path) -> Path:
+    import zlib  # loaded by every run already (hashlib would cost a few ms); a clash is told by "cwd"
+
+    from yoke.config.settings import yoke_home_dir
+
+    return yoke_home_dir() / "cache" / "git" / f"{zlib.crc32(os.fsencode(str(cwd))):08x}.json"
+
+
+def _stored(cwd: Path, state: list) -> tuple[list[str], str | None] | None:
+    from yoke.jsonsafe import loads
+
+    try:
+        data = loads(_cache_file(cwd).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("cwd") != str(cwd) or data.get("state") != state:
+        return None
+    overrides, user = data.get("overrides"), data.get("user")
+    if not isinstance(overrides, list) or not all(isinstance(a, str) for a in overrides):
+        return None
+    return overrides, user if isinstance(user, str) else None
+
+
+def _store(cwd: Path, state: list, inputs: tuple[list[str], str | None]) -> None:
+    import json
+
+    path = _cache_file(cwd)
+    data = {"cwd": str(cwd), "state": state, "overrides": inputs[0], "user": inputs[1]}
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(temp, path)
+    except OSError:  # a read-only home: asked again next time
+        try:
+            temp.unlink()
+        except OSError:
+            pass
+
+
+def _file_state(path: str) -> list[int] | None:
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino, st.st_dev)
+    return [max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino, st.st_dev]
 
 
 def _status_and_user(cwd: Path) -> list:
     """The status (with every program the configuration names blanked) and the user's name: both from the
     one `git config --list` the status needs first, so the name costs no process of its own."""
-    config = _config(cwd)
-    (status,) = run_hardened_git(cwd, [("status", "--short", "--branch")], overrides=overrides_for(config))
-    return [status, config.get("user.name")]
+    overrides, user = _status_inputs(cwd)
+    (status,) = run_hardened_git(cwd, [("status", "--short", "--branch")], overrides=overrides)
+    return [status, user]
 
 
 # The main branch: origin's default branch when the clone knows it, else the first of these that exists.

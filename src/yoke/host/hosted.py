@@ -53,7 +53,7 @@ class HostedSession:
     def __init__(self, record: dict[str, Any], env: dict[str, str]):
         self.record = record
         self.env = env
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: Any = None  # asyncio's Process, or host/warm.py's ForkedRun
         self.buffer = ReplayBuffer(BUFFER)
         self.seq = _last_seq(record["id"])
         self.clients: dict[Peer, str] = {}  # client -> the id of its attach request (its stream's id)
@@ -84,9 +84,14 @@ class HostedSession:
         session_flag = "--resume" if resume else "--session-id"
         argv = [sys.executable, "-m", "yoke", *CHILD_FLAGS, session_flag, self.record["sessionId"], *args]
         with open_private(stream_log_path(self.ident).with_suffix(".stderr"), "ab") as stderr:
-            # Through the door: its own group (the terminal's Ctrl-C is not the session's), and it ends
-            # with the host however the host dies (the guard's SIGTERM: interrupted, transcript kept).
-            self.proc = await spawn.start(
+            # Through the door (forked from the warm template when there is one, else started): its own
+            # group (the terminal's Ctrl-C is not the session's), and it ends with the host however the host
+            # dies (the guard's SIGTERM: interrupted, transcript kept).
+            from yoke.host.warm import fork_session
+
+            env = {**self.env, "YOKE_HOSTED": "1"}
+            self.proc = await fork_session(argv[3:], self.record["cwd"], env, stderr, 8 * MAX_MESSAGE)
+            self.proc = self.proc or await spawn.start(
                 argv,
                 confine=None,
                 cwd=self.record["cwd"],

@@ -29,16 +29,10 @@ def runtime_dir(env: os._Environ | dict[str, str] | None = None) -> Path:
 
 
 def config_home_key(env: os._Environ | dict[str, str]) -> str:
-    """Which configuration home a command runs with: the Yoke home and Claude's config folder it resolves
-    (YOKE_HOME, CLAUDE_CONFIG_DIR, else under HOME), as 12 hex digits (a socket path stays short)."""
-    import hashlib
+    """Which configuration home a command runs with (`yoke.runtime_key`: the one rule, also the warm client's)."""
+    from yoke.runtime_key import config_home_key as key
 
-    from yoke.config.settings import claude_config_dir, yoke_home_dir
-
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    folders = (yoke_home_dir(home, env), claude_config_dir(home, env))
-    text = "\0".join(os.path.realpath(folder) for folder in folders)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    return key(env)
 
 
 def socket_path(env=None) -> Path:

@@ -86,6 +86,7 @@ class Host:
         self.done = asyncio.Event()
         self.unauthenticated = 0  # connections yet to send their `hello` with the token
         self.max_unauthenticated = _unauthenticated_cap()
+        self.template: Any = None  # the warm start's template (host/warm.py), when on
         self.pages: dict[
             Any, Any
         ] = {}  # remote-control pages (webpage.py), by the client that asked for them
@@ -188,6 +189,9 @@ class Host:
             await asyncio.sleep(0.5)
             keeping = self.keeper is not None and self.keeper.keeping  # durable tasks to fire
             busy = self.clients or keeping or any(s.live for s in self.sessions.values())
+            if self.template is not None:
+                busy = busy or self.template.busy()
+                await self.template.keep()
             if busy:
                 self.last_busy = time.monotonic()
             elif time.monotonic() - self.last_busy > self.idle_stop:
@@ -195,6 +199,8 @@ class Host:
 
     async def shutdown(self) -> None:
         await asyncio.gather(*(s.stop(force=False) for s in self.sessions.values()), return_exceptions=True)
+        if self.template is not None:
+            await self.template.stop()
 
 
 def _unauthenticated_cap() -> int:
@@ -305,6 +311,9 @@ async def run_host(
     from yoke.host.schedules import Keeper
 
     host.keeper = Keeper(host)
+    from yoke.host.warm import start_template
+
+    host.template = await start_template()
     watcher = asyncio.get_running_loop().create_task(host.watch_idle())
     keeper = asyncio.get_running_loop().create_task(host.keeper.run())
     try:
