@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,6 +26,16 @@ os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 os.environ["PYTEST_YOKE_RUN"] = str(os.getpid())
 _RUN_MARK = f"PYTEST_YOKE_RUN={os.getpid()}".encode()
 LEAK_GRACE_S = 15.0  # how long the processes the last tests left get to finish ending
+# Helpers of the pytest process itself, which end with it: multiprocessing's (a test used it) and the spawn
+# door's guard (`yoke.spawn`: Yoke in process started a child; it kills what is listed when pytest dies).
+_PYTEST_HELPERS = re.compile(
+    r"from multiprocessing\.(resource_tracker|forkserver) import main|^\S*bash .*declare -A g;"
+)
+
+
+def _parent(pid: str) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as handle:
+        return int(handle.read().rsplit(b")", 1)[1].split()[1])
 
 
 def processes_left_behind() -> dict[int, tuple[str, str]]:
@@ -42,6 +53,8 @@ def processes_left_behind() -> dict[int, tuple[str, str]]:
                 continue
             with open(f"/proc/{name}/cmdline", "rb") as handle:
                 command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+            if _PYTEST_HELPERS.search(command) and _parent(name) == os.getpid():
+                continue
         except OSError:  # gone meanwhile, or not ours to read
             continue
         test = next(
