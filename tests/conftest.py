@@ -38,8 +38,9 @@ def _parent(pid: str) -> int:
         return int(handle.read().rsplit(b")", 1)[1].split()[1])
 
 
-def processes_left_behind() -> dict[int, tuple[str, str]]:
-    """The live processes (not this one) started under this pytest process: pid -> (test, command line)."""
+def processes_left_behind(mark: bytes = _RUN_MARK) -> dict[int, tuple[str, str]]:
+    """The live processes (not this one) started under this pytest process, or whose environment holds
+    `mark` (NAME=value): pid -> (test, command line)."""
     found: dict[int, tuple[str, str]] = {}
     if not os.path.isdir("/proc"):
         return found
@@ -49,7 +50,7 @@ def processes_left_behind() -> dict[int, tuple[str, str]]:
         try:
             with open(f"/proc/{name}/environ", "rb") as handle:
                 environ = handle.read().split(b"\0")  # a zombie's is empty: it is not running
-            if _RUN_MARK not in environ:
+            if mark not in environ:
                 continue
             with open(f"/proc/{name}/cmdline", "rb") as handle:
                 command = handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
@@ -62,6 +63,14 @@ def processes_left_behind() -> dict[int, tuple[str, str]]:
         )
         found[int(name)] = (test, command[:200])
     return found
+
+
+def kill_processes_with(variable: str, value: str) -> None:
+    """SIGKILL every process whose environment sets `variable` to `value` (a fixture's own folder): what
+    a test started stops even when it cannot be asked to (a host that does not answer)."""
+    for pid in processes_left_behind(f"{variable}={value}".encode()):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture(scope="session", autouse=True)
