@@ -74,8 +74,12 @@ $(NODE_DIR)/.axe-installed:
 			&& touch .axe-installed || echo "warning: npm install of axe-core failed; the accessibility tests will be skipped"; \
 	else echo "npm not found: the accessibility tests will be skipped"; fi
 
+# Three pytest-xdist workers: most tests wait on a `yoke` process or the scripted server, so three keep two
+# cores busy (tests sharing something global carry an `xdist_group` mark; loadgroup runs each group on one
+# worker). `make test PYTEST_WORKERS=0` runs serially.
+PYTEST_WORKERS ?= 3
 test: $(VENV)/.dev-installed system-deps $(NODE_DIR)/.installed $(NODE_DIR)/.axe-installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadgroup)
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check src tests benchmarks scripts

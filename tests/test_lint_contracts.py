@@ -79,7 +79,7 @@ def test_a_front_end_may_reach_the_core_through_the_session(package_copy):
 
 
 @needs_import_linter
-@pytest.mark.parametrize("internal", ["build", "engine", "capabilities", "stages"])
+@pytest.mark.parametrize("internal", ["build", "engine", "capabilities", "stages", "scheduling"])
 def test_a_front_end_reaching_into_the_sessions_internals_fails(package_copy, internal):
     """The session's public surface is the `yoke.session` package and its public modules; how it is
     assembled and run is not a front-end's to import, not even inside a function."""

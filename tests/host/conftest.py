@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.conftest import kill_processes_with
 
 
 @pytest.fixture
@@ -28,6 +29,7 @@ def host_env(base_env, project):
     )  # `yoke --bg` runs only in a trusted folder, as 2.1.332
     yield env
     _stop_host(runtime_of(env))
+    kill_processes_with("XDG_RUNTIME_DIR", runtime)  # a host that did not answer, and its sessions
     shutil.rmtree(runtime, ignore_errors=True)
 
 

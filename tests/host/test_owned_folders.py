@@ -84,10 +84,11 @@ def test_a_second_user_squatting_the_runtime_folder_is_refused(base_env, project
     victim_file.write_text("precious\n")
     cookie = "a-cookie-the-squatter-knows"
     heard = shared_tmp / "heard.txt"
+    # the listener itself runs as the squatter (not under runuser, whose child outlived killing runuser)
     plant = subprocess.Popen(
-        ["runuser", "-u", user.pw_name, "--", "/usr/bin/python3", "-c", PLANT, str(folder),
+        ["/usr/bin/python3", "-c", PLANT, str(folder),
          config_home_key(env), str(victim_file), hashlib.sha256(cookie.encode()).hexdigest(), str(heard)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, text=True, user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd="/",
     )  # fmt: skip
     try:
         assert plant.stdout is not None and plant.stdout.readline().strip() == "ready"

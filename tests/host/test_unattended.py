@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -177,8 +178,8 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
         assert again.returncode == 1 and len(again.stderr.strip().splitlines()) == 1, again.stderr
         assert "already running" in again.stderr and "Traceback" not in again.stderr
         # a second host on the same Yoke home, from another runtime folder
-        other = dict(env, XDG_RUNTIME_DIR=str(tmp_path / "other-runtime"))
-        (tmp_path / "other-runtime").mkdir()
+        # (a short path, as host_env's: a socket's path is at most 107 bytes, and xdist's tmp_path is longer)
+        other = dict(env, XDG_RUNTIME_DIR=tempfile.mkdtemp(prefix="yk"))
         beside = yoke_cmd(other, project, "--bg", "--resume", row["sessionId"], "again")
         hosts = [first_host, _host_pid(other)]
         assert beside.returncode == 1 and "already running" in beside.stderr, beside.stderr
@@ -201,6 +202,7 @@ def test_a_running_session_is_never_started_twice(host_env, project, tmp_path):
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
+            shutil.rmtree(other["XDG_RUNTIME_DIR"], ignore_errors=True)
 
 
 def test_bg_resume_of_a_transcript_path_is_listed_by_agents(host_env, project):

@@ -131,9 +131,10 @@ def test_a_client_that_stops_reading_does_not_slow_the_session(host_env, project
     big = "x" * 200_000
     turns = [{"content": [{"type": "text", "text": big}]} for _ in range(6)]
     with ScriptedServer(turns) as srv:
-        # hosted sessions stream partial messages: a 200 kB answer is some 2.5 MB of lines; the reader
-        # keeps up within 2 MB, the stuck client (6 answers, 15 MB) cannot
-        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="2000000")
+        # hosted sessions stream partial messages: a 200 kB answer is some 2.5 MB of lines; the reader is
+        # never more than one answer behind (the next prompt waits for its result), so 6 MB holds it even
+        # on a loaded machine (2 MB did not: it parses each line); the stuck client (6 answers, 15 MB) cannot
+        env = dict(host_env, **anthropic_env(srv), YOKE_HOST_CLIENT_BUFFER="6000000")
         ident = _start(env, project, "one")
         stuck = Raw(socket_of(env))
         stuck.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -15,6 +16,8 @@ from tests.conftest import anthropic_env
 from yoke import events as ev
 from yoke.session import SessionOptions, open_session
 from yoke.testing import ScriptedServer
+
+BACKGROUND_CAP_S = 30.0  # the longest the last answer waits for background calls to end
 
 BASICS = ("bash", "sh", "cat", "ls", "git", "wc", "od", "tail", "strings", "jq", "cp", "mkdir", "touch", "rm",
           "echo", "env", "head", "grep", "xargs", "rg", "find", "sort", "date", "id", "python3", "rev")  # fmt: skip
@@ -50,12 +53,22 @@ async def run_calls(
     classifier: bool = False,
     **options: Any,
 ) -> list:
-    """Each (tool, input) as one call of a headless session; what the gate and the tool said of each. The
-    last answer comes `wait_s` late, so what a background call (Monitor) started has time to act;
-    `extra_env` joins the session's environment."""
+    """Each (tool, input) as one call of a headless session; what the gate and the tool said of each. With
+    `wait_s`, the last answer comes once the background calls (Monitor) have ended, and at least `wait_s`
+    late, so what they started has acted (bounded by progress: at most BACKGROUND_CAP_S, on a loaded
+    machine); `extra_env` joins the session's environment."""
     blocks = [{"type": "tool_use", "id": f"t{i}", "name": name, "input": data}
               for i, (name, data) in enumerate(calls)]  # fmt: skip
-    done: dict[str, Any] = {"content": [{"type": "text", "text": "done"}], "delay": wait_s}
+    opened: list[Any] = []
+
+    def done(body: dict[str, Any]) -> dict[str, Any]:  # on the server's thread, while the session waits
+        if wait_s:
+            time.sleep(wait_s)
+            deadline = time.monotonic() + BACKGROUND_CAP_S
+            while opened and opened[0].background_tasks() and time.monotonic() < deadline:
+                time.sleep(0.05)
+        return {"content": [{"type": "text", "text": "done"}]}
+
     # with `classifier`, the scripted server also answers auto mode's classifier (ALLOW) after each call
     verdict = [{"content": [{"type": "text", "text": "ALLOW"}]}] if classifier else []
     turns = [t for block in blocks for t in [{"content": [block]}, *verdict]] + [done]
@@ -65,6 +78,7 @@ async def run_calls(
                 cwd=project, env={**session_env(home, srv), **(extra_env or {})}, persist=False, **options
             )
         )
+        opened.append(session)
         try:
             events = [e async for e in session.query("go")]
         finally:

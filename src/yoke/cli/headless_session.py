@@ -136,11 +136,10 @@ class HeadlessRun:
         (600 s, as 2.1.330), ended at once by a signal. Returns the last result."""
         await self.until(lambda: self.waiting == 0)
         deadline = time.monotonic() + self.background_wait_s
-        from yoke.session.scheduling import pending_wake_up
 
         def over() -> bool:  # a pending wake-up, or its prompt still queued, is work to wait for
-            quiet = self.idle and not self.in_turn and self.session.snapshot().queued == 0
-            return quiet and not pending_wake_up(self.core)
+            snap = self.session.snapshot()
+            return self.idle and not self.in_turn and snap.queued == 0 and not snap.pending_wake_up
 
         await self.until(over, deadline)
         self.flush_held(last=True)

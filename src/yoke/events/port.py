@@ -204,6 +204,7 @@ class Snapshot:
     # the session's started event (a copy, its mode the mode now): each query's system/init says it
     started: SessionStarted | None = None
     background_agents: bool = False  # a background sub-agent still runs (what `-p` holds results for)
+    pending_wake_up: bool = False  # a ScheduleWakeup (self-paced `/loop`) is still to fire: `-p` waits
 
 
 @runtime_checkable

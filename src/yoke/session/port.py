@@ -110,6 +110,8 @@ class SessionDriver:
         return stream
 
     def snapshot(self) -> port.Snapshot:
+        from yoke.session.scheduling import pending_wake_up  # imported already: __init__ attached it
+
         s = self.session
         init = s.init_fields()
         return port.Snapshot(
@@ -126,6 +128,7 @@ class SessionDriver:
             permission_modes=tuple(s.permission_modes()),
             started=started_now(s),
             background_agents=s.background_busy(commands=False),
+            pending_wake_up=pending_wake_up(s),
         )
 
     async def submit(self, op: port.Op) -> dict[str, Any]:
