@@ -32,7 +32,9 @@ def _project_preset(project: Path) -> None:
     (project / ".claude" / "settings.json").write_text(json.dumps({"remoteControl": {"presets": [planted]}}))
 
 
-def test_a_drive_device_starts_a_preset_from_the_page_and_sees_its_answer(host_env, project, browser, remote_page):
+def test_a_drive_device_starts_a_preset_from_the_page_and_sees_its_answer(
+    host_env, project, browser, remote_page
+):
     _user_presets(
         host_env,
         {"name": "review", "cwd": str(project), "model": "claude-preset-model", "permissionMode": "plan"},

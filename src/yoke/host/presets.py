@@ -75,7 +75,9 @@ def presets(settings: dict[str, Any]) -> tuple[list[Preset], list[str]]:
             problems.append(f"{where}: a second preset named {name!r}")
         else:
             cwd = os.path.realpath(os.path.expanduser(cwd))
-            found[name] = Preset(name, cwd, values["model"] or "", mode, values["agent"] or "", values["prompt"] or "")
+            found[name] = Preset(
+                name, cwd, values["model"] or "", mode, values["agent"] or "", values["prompt"] or ""
+            )
     return list(found.values()), problems
 
 
@@ -98,7 +100,9 @@ async def start_preset(host: Any, client: Any, ident: Any, params: dict[str, Any
 
     extra = sorted(set(params) - START_FIELDS)
     if extra:
-        raise ProtocolError("invalid_params", f"start_preset takes a preset and a prompt only, not {', '.join(extra)}")
+        raise ProtocolError(
+            "invalid_params", f"start_preset takes a preset and a prompt only, not {', '.join(extra)}"
+        )
     wanted = params.get("preset")
     chosen = next((p for p in _user_presets() if p.name == wanted), None)
     if chosen is None:
