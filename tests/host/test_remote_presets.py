@@ -16,6 +16,7 @@ from tests.host.test_remote_browser import _paired, browser  # noqa: F401 - a fi
 from tests.host.test_remote_credentials import _call, _pair, _ws, _ws_port
 
 from yoke.host.presets import presets
+from yoke.host.scopes import screen
 from yoke.testing import ScriptedServer
 
 
@@ -117,3 +118,18 @@ def test_a_wrong_preset_is_left_out_with_a_reason(entry, problem):
     found, problems = presets({"remoteControl": {"presets": [entry, {"name": "b", "cwd": "/"}]}})
     assert [p.name for p in found] == ["b"]
     assert problem in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("scope", "allowed"), [("watch", False), ("approve", False), ("drive", True), ("admin", True)]
+)
+def test_presets_are_the_drive_scope_s_and_start_stays_admin(scope, allowed):
+    for method in ("presets", "start_preset"):
+        request = json.dumps(
+            {"id": "1", "type": "request", "payload": {"method": method, "params": {"preset": "a"}}}
+        )
+        assert (screen(request, {"scope": scope})[1] == "") is allowed, (scope, method)
+    start = json.dumps({"id": "2", "type": "request", "payload": {"method": "start", "params": {"cwd": "/"}}})
+    assert (screen(start, {"scope": scope})[1] == "") is (scope == "admin")
+    share = {"scope": "drive", "session": "abc"}  # a share link: watch, bound to one session
+    assert "forbidden" in screen(request, share)[1]
