@@ -6,6 +6,7 @@ the page and a bare WebSocket for the attacker."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -133,3 +134,21 @@ def test_presets_are_the_drive_scope_s_and_start_stays_admin(scope, allowed):
     assert (screen(start, {"scope": scope})[1] == "") is (scope == "admin")
     share = {"scope": "drive", "session": "abc"}  # a share link: watch, bound to one session
     assert "forbidden" in screen(request, share)[1]
+
+
+def test_a_user_s_bypass_preset_starts_in_that_mode(host_env, project, remote_page):
+    """The user wrote it in the user's own file: allowed (and shown in red on the page, above)."""
+    _user_presets(host_env, {"name": "yolo", "cwd": str(project), "permissionMode": "bypassPermissions"})
+    with ScriptedServer([{"content": [{"type": "text", "text": "done"}]}]) as srv:
+        env = dict(host_env, **anthropic_env(srv))
+        page = remote_page(env, project)
+        cookie = _pair(page)
+        with _ws(_ws_port(page, cookie), cookie) as ws:
+            started = _call(ws, "s", "start_preset", {"preset": "yolo", "prompt": "go"})
+            assert started["type"] == "response" and started["payload"]["preset"] == "yolo", started
+            deadline, mode = time.monotonic() + 30, None
+            while mode != "bypassPermissions" and time.monotonic() < deadline:
+                rows = _call(ws, "l", "list", {})["payload"]["sessions"]
+                mode = next(r["permissionMode"] for r in rows if r["id"] == started["payload"]["id"])
+                time.sleep(0.2)
+            assert mode == "bypassPermissions"
