@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from tests.conftest import anthropic_env
-from tests.host.page_look import accessible
+from tests.host.page_look import accessible, shoot, tall_enough
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
 from tests.host.test_remote_browser import _paired, browser  # noqa: F401 - a fixture
 from tests.host.test_remote_credentials import _call, _pair, _ws, _ws_port
@@ -41,6 +41,7 @@ def test_a_drive_device_starts_a_preset_from_the_page_and_sees_its_answer(
         host_env,
         {"name": "review", "cwd": str(project), "model": "claude-preset-model", "permissionMode": "plan"},
         {"name": "yolo", "cwd": str(project), "permissionMode": "bypassPermissions"},
+        {"name": "broken"},  # no cwd: left out, and said
     )
     _project_preset(project)
     with ScriptedServer([{"content": [{"type": "text", "text": "the preset's first answer"}]}]) as srv:
@@ -53,6 +54,11 @@ def test_a_drive_device_starts_a_preset_from_the_page_and_sees_its_answer(
         assert str(project) in section.inner_text() and "plan" in section.inner_text()
         assert "bypassPermissions: no permission checks" in section.inner_text()  # shown, not hidden
         assert "planted" not in section.inner_text()  # the project's own preset is not offered
+        left = section.get_by_role("list", name="Presets left out")
+        assert "presets[2] needs a name and a cwd" in left.inner_text()
+        shoot(page, "list-presets")  # nothing scrolls sideways at 390 px
+        tall_enough(section.locator("label.preset"))
+        tall_enough(section.get_by_role("button", name="Start"))
         accessible(page, "list with presets")
         section.get_by_label("First prompt (optional)").fill("look at the notes")
         section.get_by_role("button", name="Start").click()

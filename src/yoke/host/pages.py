@@ -88,6 +88,7 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
 # it does for a `drive` or `admin` device only (list.js fills the choices).
 NEW_SESSION = (
     '<section id="new-session" aria-labelledby="new-title" hidden><h2 id="new-title">New session</h2>'
+    '<ul id="preset-problems" aria-label="Presets left out"></ul>'
     '<form id="new-form"><fieldset id="preset-choices"><legend>Preset</legend></fieldset>'
     '<label for="new-prompt">First prompt (optional)</label>'
     '<textarea id="new-prompt" name="prompt" rows="2"></textarea>'

@@ -5,7 +5,7 @@ cannot add one. The host reads them when asked, so an edit applies at once, and 
 options from the preset alone: the client names a preset and may add a first prompt; no flags, environment
 or settings path of the client's reach the session. The preset's folder must be trusted, as for `yoke --bg`.
 
-`presets {}` lists them (name, folder, model, mode, agent); `start_preset {preset, prompt?}` starts one."""
+`presets {}` lists them (name, folder, model, mode, agent) and the entries left out; `start_preset {preset, prompt?}` starts one."""
 
 from __future__ import annotations
 
@@ -81,14 +81,16 @@ def presets(settings: dict[str, Any]) -> tuple[list[Preset], list[str]]:
     return list(found.values()), problems
 
 
-def _user_presets() -> list[Preset]:
+def _user_presets() -> tuple[list[Preset], list[str]]:
     from yoke.notify import user_settings  # the user's own settings, never a project's
 
-    return presets(user_settings())[0]
+    return presets(user_settings())
 
 
 async def list_presets(host: Any, client: Any, ident: Any, params: dict[str, Any]) -> dict[str, Any]:
-    return {"presets": [preset.row() for preset in _user_presets()]}
+    """The presets, and why any entry was left out (the page shows it: a typo is said, not lost)."""
+    found, problems = _user_presets()
+    return {"presets": [preset.row() for preset in found], "problems": problems}
 
 
 async def start_preset(host: Any, client: Any, ident: Any, params: dict[str, Any]) -> dict[str, Any]:
@@ -104,7 +106,7 @@ async def start_preset(host: Any, client: Any, ident: Any, params: dict[str, Any
             "invalid_params", f"start_preset takes a preset and a prompt only, not {', '.join(extra)}"
         )
     wanted = params.get("preset")
-    chosen = next((p for p in _user_presets() if p.name == wanted), None)
+    chosen = next((p for p in _user_presets()[0] if p.name == wanted), None)
     if chosen is None:
         raise ProtocolError("invalid_params", f"no preset named {str(wanted)[:80]!r} in your settings")
     if not os.path.isdir(chosen.cwd):

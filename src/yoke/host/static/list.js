@@ -91,10 +91,13 @@
     return label;
   }
 
-  function offer(presets) {
+  function offer(presets, problems) {
     const legend = choices.querySelector("legend");
     choices.replaceChildren(legend, ...presets.map(choice));
-    newSession.hidden = presets.length === 0;
+    newForm.hidden = presets.length === 0;
+    const left = document.getElementById("preset-problems");  // a typo in the settings is said, not lost
+    left.replaceChildren(...(problems || []).map(function (text) { return cell("li", "", text); }));
+    newSession.hidden = presets.length === 0 && !left.children.length;
   }
 
   newForm.addEventListener("submit", function (event) {
@@ -127,7 +130,7 @@
       const payload = message.payload || {};
       const ident = String(message.id || "");
       if (ident === "p1") {  // a device below drive is refused: the control stays hidden
-        if (message.type === "response" && Array.isArray(payload.presets)) offer(payload.presets);
+        if (message.type === "response" && Array.isArray(payload.presets)) offer(payload.presets, payload.problems);
       } else if (ident.startsWith("n")) {
         if (message.type === "response" && payload.id) location.href = "/s/" + encodeURIComponent(payload.id);
         else problem.textContent = payload.message || "Could not start the session.";
