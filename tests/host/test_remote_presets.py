@@ -17,7 +17,7 @@ from tests.host.test_remote_browser import _paired, browser  # noqa: F401 - a fi
 from tests.host.test_remote_credentials import _call, _pair, _ws, _ws_port
 
 from yoke.host.presets import presets
-from yoke.host.scopes import screen
+from yoke.host.scopes import held_to, screen
 from yoke.testing import ScriptedServer
 
 
@@ -140,6 +140,7 @@ def test_presets_are_the_drive_scope_s_and_start_stays_admin(scope, allowed):
     assert (screen(start, {"scope": scope})[1] == "") is (scope == "admin")
     share = {"scope": "drive", "session": "abc"}  # a share link: watch, bound to one session
     assert "forbidden" in screen(request, share)[1]
+    assert (held_to(scope, "start_preset", {"preset": "a"})[1] == "") is allowed  # a --tcp/--ws token too
 
 
 def test_a_user_s_bypass_preset_starts_in_that_mode(host_env, project, remote_page):
