@@ -163,13 +163,14 @@ CLAUDE_CODE_KEYS = frozenset(
     }
 )
 
-# Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md, docs/warm.md)
+# Yoke's own (docs: README, docs/memory.md, docs/observability.md, docs/notifications.md, docs/warm.md, docs/remote.md)
 YOKE_KEYS = frozenset(
     {
         "autoMemoryExtraction",
         "autoMemoryRecall",
         "autoMemoryRecallModel",
         "modelPrices",
+        "remoteControl",
         "remoteNotifications",
         "warmStart",
     }

@@ -10,6 +10,7 @@ from typing import Any
 from yoke.host import messages, one_entry, records
 from yoke.host.hosted import HostedSession, pending_queue
 from yoke.host.limits import queued_previews
+from yoke.host.presets import METHODS as PRESETS  # the user's own presets, started from the page
 from yoke.host.protocol import ProtocolError, encode
 from yoke.host.registered import METHODS as REGISTERED  # a terminal's session lent to the host
 
@@ -288,6 +289,7 @@ METHODS = {
     "remote_control": _remote_control,
     "message": messages.release,
     "shutdown": _shutdown,
+    **PRESETS,
     **REGISTERED,
 }
 

@@ -84,11 +84,24 @@ def session_page(session: str, ws_port: int, read_only: bool = False) -> str:
     )
 
 
+# Starting one of the user's presets (host/presets.py): hidden until the host lists them to this device, which
+# it does for a `drive` or `admin` device only (list.js fills the choices).
+NEW_SESSION = (
+    '<section id="new-session" aria-labelledby="new-title" hidden><h2 id="new-title">New session</h2>'
+    '<ul id="preset-problems" aria-label="Presets left out"></ul>'
+    '<form id="new-form"><fieldset id="preset-choices"><legend>Preset</legend></fieldset>'
+    '<label for="new-prompt">First prompt (optional)</label>'
+    '<textarea id="new-prompt" name="prompt" rows="2"></textarea>'
+    '<p id="new-problem" role="alert"></p>'
+    '<button type="submit" class="primary">Start</button></form></section>'
+)
+
+
 def list_page(ws_port: int) -> str:
     """The list's rows come over the WebSocket (list.js), which needs the page key as well as the cookie."""
     body = (
         "<header><strong>Yoke</strong></header><main><h1>Sessions</h1>"
-        f'<ul id="sessions" data-ws-port="{ws_port}"><li>Loading…</li></ul></main>'
+        f'<ul id="sessions" data-ws-port="{ws_port}"><li>Loading…</li></ul>{NEW_SESSION}</main>'
     )
     scripts = '<script src="/static/list.js"></script><script src="/static/push.js"></script>'
     return page_html("Sessions", body + scripts)

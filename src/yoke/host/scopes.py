@@ -5,7 +5,7 @@ first. A device's credential names one scope, each allowing what the one before 
 - `approve`: also answer a permission prompt with allow or deny (no changed input, no rule kept) and
   interrupt;
 - `drive` (what pairing gives by default): also prompt, steer (ops, control requests) and answer with a
-  changed input or a kept rule;
+  changed input or a kept rule, and start one of the user's own presets (host/presets.py);
 - `admin`: also start, respawn, stop, kill, remove sessions and shut the host down, and turn permission
   checks off. Only a page served with `--scope admin` pairs admins.
 
@@ -25,6 +25,7 @@ DEFAULT_SCOPE = "drive"
 _WATCH = {"hello", "list", "attach", "detach"}
 _APPROVE = _WATCH | {"answer", "interrupt"}
 _DRIVE = _APPROVE | {"prompt", "op", "control", "message"}  # message: release a held message (messages.py)
+_DRIVE |= {"presets", "start_preset"}  # the user's own presets only (presets.py); `start` stays admin
 _ADMIN = _DRIVE | {"start", "respawn", "stop", "kill", "rm", "shutdown"}
 METHODS = {"watch": _WATCH, "approve": _APPROVE, "drive": _DRIVE, "admin": _ADMIN}
 # modes only an admin may turn on from a page: they switch permission checks (and the sandbox) off

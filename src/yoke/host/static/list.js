@@ -68,6 +68,49 @@
     for (const node of list.querySelectorAll("time.activity")) node.textContent = ago(Number(node.dataset.ms));
   }
 
+  // New session: the user's presets (host/presets.py), offered only when the host lists them to this device
+  const newSession = document.getElementById("new-session");
+  const newForm = document.getElementById("new-form");
+  const choices = document.getElementById("preset-choices");
+  const problem = document.getElementById("new-problem");
+
+  function choice(preset, index) {
+    const label = document.createElement("label");
+    label.className = "preset";
+    const radio = document.createElement("input");
+    radio.type = "radio";
+    radio.name = "preset";
+    radio.value = preset.name;
+    radio.checked = index === 0;
+    const mode = preset.permissionMode || "default";
+    const parts = [radio, cell("span", "preset-name", preset.name), cell("span", "preset-cwd", preset.cwd),
+      cell("span", "chip mode-" + mode, mode === "bypassPermissions" ? "bypassPermissions: no permission checks" : mode)];
+    if (preset.model) parts.push(cell("span", "preset-cwd", preset.model));
+    if (preset.agent) parts.push(cell("span", "preset-cwd", "agent\u00a0" + preset.agent));
+    for (const part of parts) { label.appendChild(part); label.appendChild(document.createTextNode(" ")); }
+    return label;
+  }
+
+  function offer(presets, problems) {
+    const legend = choices.querySelector("legend");
+    choices.replaceChildren(legend, ...presets.map(choice));
+    newForm.hidden = presets.length === 0;
+    const left = document.getElementById("preset-problems");  // a typo in the settings is said, not lost
+    left.replaceChildren(...(problems || []).map(function (text) { return cell("li", "", text); }));
+    newSession.hidden = presets.length === 0 && !left.children.length;
+  }
+
+  newForm.addEventListener("submit", function (event) {
+    event.preventDefault();
+    const picked = newForm.querySelector("input[name=preset]:checked");
+    if (!picked || !socket || socket.readyState !== WebSocket.OPEN) return;
+    problem.textContent = "";
+    const params = {preset: picked.value};
+    const prompt = document.getElementById("new-prompt").value.trim();
+    if (prompt) params.prompt = prompt;
+    socket.send(JSON.stringify({id: "n" + (++asked), type: "request", payload: {method: "start_preset", params: params}}));
+  });
+
   function ask() {
     if (!socket || socket.readyState !== WebSocket.OPEN) return;
     asked += 1;
@@ -77,11 +120,21 @@
   function connect() {
     const scheme = location.protocol === "https:" ? "wss://" : "ws://";
     socket = new WebSocket(scheme + location.hostname + ":" + list.dataset.wsPort + "/?k=" + pageKey);
-    socket.onopen = function () { delay = 500; ask(); };
+    socket.onopen = function () {
+      delay = 500;
+      ask();
+      socket.send(JSON.stringify({id: "p1", type: "request", payload: {method: "presets", params: {}}}));
+    };
     socket.onmessage = function (event) {
       const message = JSON.parse(event.data);
       const payload = message.payload || {};
-      if (message.type === "response" && Array.isArray(payload.sessions)) {
+      const ident = String(message.id || "");
+      if (ident === "p1") {  // a device below drive is refused: the control stays hidden
+        if (message.type === "response" && Array.isArray(payload.presets)) offer(payload.presets, payload.problems);
+      } else if (ident.startsWith("n")) {
+        if (message.type === "response" && payload.id) location.href = "/s/" + encodeURIComponent(payload.id);
+        else problem.textContent = payload.message || "Could not start the session.";
+      } else if (message.type === "response" && Array.isArray(payload.sessions)) {
         show(payload.sessions);
         window.yokeListed = (window.yokeListed || 0) + 1;
       } else if (message.type === "notification" && payload.method === "session.state" && !soon) {
