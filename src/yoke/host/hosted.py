@@ -269,23 +269,23 @@ class HostedSession:
                 return await self.control({"subtype": "yoke_describe", "what": what})
         return {}
 
-    def prompt(self, content: Any, ident: str = "") -> dict[str, Any]:
+    def prompt(self, content: Any, ident: str = "", priority: str = "") -> dict[str, Any]:
         """The prompt on disk (the session's queue journal) before it is acknowledged, then to the session;
-        its `uuid` comes back on the replayed user line when its turn begins."""
+        its `uuid` comes back on the replayed user line when its turn begins (or, `priority` `next`, when it
+        joins the running turn)."""
         import uuid
 
         ident = ident or str(uuid.uuid4())
         text = content if isinstance(content, str) else json.dumps(content)
         journal_queue(self.ident, "enqueue", ident, content)
-        self._write(
-            {
-                "type": "user",
-                "message": {"role": "user", "content": content},
-                "parent_tool_use_id": None,
-                "session_id": self.record["sessionId"],
-                "uuid": ident,
-            }
-        )
+        frame = {
+            "type": "user",
+            "message": {"role": "user", "content": content},
+            "parent_tool_use_id": None,
+            "session_id": self.record["sessionId"],
+            "uuid": ident,
+        }
+        self._write(frame | ({"priority": priority} if priority else {}))
         self.queued.append(text)
         self.last_activity = int(time.time() * 1000)
         self.set_state("busy", "working")
