@@ -113,7 +113,9 @@ def _transcript(env, project, ident) -> list[dict]:
 
 def _said(records: list[dict], words: str) -> int:
     """How many of a transcript's messages (not its queue journal) carry `words`."""
-    return sum(words in json.dumps(r.get("message")) for r in records if r.get("type") in ("user", "assistant"))
+    return sum(
+        words in json.dumps(r.get("message")) for r in records if r.get("type") in ("user", "assistant")
+    )
 
 
 def test_next_joins_the_targets_turn_and_now_interrupts_it(host_env, project):
@@ -150,10 +152,14 @@ def test_next_joins_the_targets_turn_and_now_interrupts_it(host_env, project):
         assert "not now" in json.dumps(joined[-2]) and joined[1]["role"] == "assistant"  # B's first turn
 
         client.call("prompt", {"session": ay, "text": "interrupt bee"})
-        wait_for(lambda: len(srv.requests) >= 7 and _state(env, project, bee) == _state(env, project, ay) == "idle")
+        wait_for(
+            lambda: len(srv.requests) >= 7 and _state(env, project, bee) == _state(env, project, ay) == "idle"
+        )
         told = [json.dumps(r.body["messages"][-1]) for r in srv.requests[5:]]
         assert any("its running turn was interrupted" in said for said in told)
-        (urgent,) = [r.body["messages"] for r in srv.requests if "stop and read" in json.dumps(r.body["messages"][-1])]
+        (urgent,) = [
+            r.body["messages"] for r in srv.requests if "stop and read" in json.dumps(r.body["messages"][-1])
+        ]
         assert urgent[-1]["role"] == "user" and "join this turn" in json.dumps(urgent)  # B's session goes on
         assert "Request interrupted by user" in json.dumps(urgent)  # its turn was cut at the second Write
         assert "error_during_execution" in yoke_cmd(env, project, "logs", bee).stdout

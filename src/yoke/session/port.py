@@ -177,8 +177,10 @@ class SessionDriver:
     def _join(self, ident: str, content: Any) -> dict[str, Any]:
         """A prompt for the running turn: on disk first, then in the loop's inbox, which the turn reads
         before its next model request (after the current tool results), as a notification is read."""
-        text = content if isinstance(content, str) else "\n".join(
-            str(block.get("text") or "") for block in content if isinstance(block, dict)
+        text = (
+            content
+            if isinstance(content, str)
+            else "\n".join(str(block.get("text") or "") for block in content if isinstance(block, dict))
         )  # the inbox holds text (images go with a prompt of their own)
         self._queue_record("enqueue", content)
         self.session.agent.inbox.append(text)
