@@ -74,26 +74,29 @@ async def test_a_durable_tasks_caps_count_across_sessions(project):
 
     env = {"YOKE_SCHEDULE_MAX_RUNS": "3", "YOKE_SCHEDULE_MAX_COST_USD": "100"}
 
-    def session(ident: str) -> Scheduler:
-        return Scheduler(
+    def session(ident: str) -> Scheduler:  # a new session of the project: it adopts the kept tasks
+        scheduler = Scheduler(
             submit, spent=lambda: spent[0], clock=clock, env=env, store=DurableStore(project, ident)
         )
+        if scheduler.store.path.exists() and scheduler.store.claim():
+            for stored in scheduler.store.load():
+                scheduler.adopt(stored)
+        return scheduler
+
+    async def minutes(scheduler: Scheduler, *which: int) -> None:
+        for minute in which:
+            clock.now = at(f"2026-11-28 07:{minute}")
+            await scheduler.tick()
 
     first = session("s1")
     job = first.create("* * * * *", "poll", durable=True)
-    for minute in (32, 33):
-        clock.now = at(f"2026-11-28 07:{minute}")
-        await first.tick()
+    await minutes(first, 32, 33)
     await first.close()
     (task,) = json.loads((project / ".claude" / "scheduled_tasks.json").read_text())["tasks"]
     assert (task["yokeRuns"], task["yokeSpentUsd"]) == (2, 2.0)
 
     second = session("s2")
-    for stored in second.store.load() if second.store.claim() else []:
-        second.adopt(stored)
-    for minute in (34, 35, 36):
-        clock.now = at(f"2026-11-28 07:{minute}")
-        await second.tick()
+    await minutes(second, 34, 35, 36)
     assert spent[0] == 3.0  # one more run, then the cap
     assert second.ended == [(job.id, "ran 3 times, its cap (YOKE_SCHEDULE_MAX_RUNS)")]
     await second.close()
@@ -102,10 +105,6 @@ async def test_a_durable_tasks_caps_count_across_sessions(project):
     task |= {"yokeRuns": 0, "yokeSpentUsd": 99.5, "lastFiredAt": None}  # nearly all its budget spent before
     (project / ".claude" / "scheduled_tasks.json").write_text(json.dumps({"tasks": [task]}))
     third = session("s3")
-    for stored in third.store.load() if third.store.claim() else []:
-        third.adopt(stored)
-    for minute in (37, 38, 39):
-        clock.now = at(f"2026-11-28 07:{minute}")
-        await third.tick()
+    await minutes(third, 37, 38, 39)
     assert spent[0] == 4.0 and third.ended[0][1].endswith("its cap")
     await third.close()
