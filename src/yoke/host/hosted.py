@@ -278,14 +278,16 @@ class HostedSession:
         ident = ident or str(uuid.uuid4())
         text = content if isinstance(content, str) else json.dumps(content)
         journal_queue(self.ident, "enqueue", ident, content)
-        frame = {
-            "type": "user",
-            "message": {"role": "user", "content": content},
-            "parent_tool_use_id": None,
-            "session_id": self.record["sessionId"],
-            "uuid": ident,
-        }
-        self._write(frame | ({"priority": priority} if priority else {}))
+        self._write(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": content},
+                "parent_tool_use_id": None,
+                "session_id": self.record["sessionId"],
+                "uuid": ident,
+                **({"priority": priority} if priority else {}),  # 2.1.332's SDK field: now, next or later
+            }
+        )
         self.queued.append(text)
         self.last_activity = int(time.time() * 1000)
         self.set_state("busy", "working")
