@@ -176,3 +176,37 @@ def test_permission_denied_over_stdio(project, base_env):
     assert result["permission_denials"][0]["tool_name"] == "Write"
     tool_result = [o for o in lines if o["type"] == "user"][0]["message"]["content"][0]
     assert tool_result["is_error"] and "not today" in json.dumps(tool_result)
+
+
+def test_a_user_message_with_priority_next_joins_the_running_query(project, base_env):
+    """2.1.332's SDK user message carries `priority` (now/next/later): `next` sent while a query waits on a
+    permission prompt is read at that query's next model request, with no query (no result) of its own."""
+    write = {
+        "type": "tool_use",
+        "id": "toolu_w",
+        "name": "Write",
+        "input": {"file_path": str(project / "n.txt"), "content": "x"},
+    }
+    turns = [{"content": [write]}, {"content": [{"type": "text", "text": "saw both"}]}]
+    with ScriptedServer(turns) as srv:
+        env = dict(base_env, **anthropic_env(srv), CLAUDE_CODE_ENTRYPOINT="sdk-py")
+        proc = launch(project, env)
+        try:
+            user = {"type": "user", "parent_tool_use_id": None, "session_id": "default"}
+            send(proc, user | {"message": {"role": "user", "content": "write n"}})
+            ask = read_until(proc, lambda o: o["type"] == "control_request")[-1]
+            send(proc, user | {"message": {"role": "user", "content": "also this"}, "priority": "next"})
+            allow = {"behavior": "allow", "updatedInput": ask["request"]["input"]}
+            reply = {"subtype": "success", "request_id": ask["request_id"], "response": allow}
+            send(proc, {"type": "control_response", "response": reply})
+            lines = read_until(proc, lambda o: o["type"] == "result")
+            assert lines[-1]["result"] == "saw both"
+            proc.stdin.close()
+            assert proc.wait(timeout=20) == 0
+            rest = [json.loads(line) for line in proc.stdout.read().splitlines() if line.strip()]
+            assert not [o for o in rest if o["type"] == "result"]  # one query, one result
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert len(srv.requests) == 2 and "also this" in json.dumps(srv.requests[1].body["messages"][-1])
+        assert "also this" not in json.dumps(srv.requests[0].body)

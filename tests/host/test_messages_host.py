@@ -101,3 +101,69 @@ def test_a_held_message_waits_until_a_client_approves_it(host_env, project, tmp_
         assert again["type"] == "error" and len(srv.requests) == 4  # at most once
         host.kill()
         host.wait(timeout=30)
+
+
+def _transcript(env, project, ident) -> list[dict]:
+    from pathlib import Path
+
+    (row,) = [r for r in agents(env, project) if r["id"] == ident]
+    (path,) = Path(env["YOKE_HOME"]).glob(f"projects/*/{row['sessionId']}.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _said(records: list[dict], words: str) -> int:
+    """How many of a transcript's messages (not its queue journal) carry `words`."""
+    return sum(
+        words in json.dumps(r.get("message")) for r in records if r.get("type") in ("user", "assistant")
+    )
+
+
+def test_next_joins_the_targets_turn_and_now_interrupts_it(host_env, project):
+    """Yoke's `priority` on SendMessage (docs/scheduling.md): `next` reaches B at its next model request in
+    the same turn; `now` interrupts B's turn and starts one with the message. Each is recorded once in both
+    transcripts."""
+    first = call("s1", "SendMessage", to="bee", message="join this turn", priority="next")
+    second = call("s2", "SendMessage", to="bee", message="stop and read", priority="now")
+    turns = [
+        {"content": [call("w1", "Write", file_path=str(project / "b.txt"), content="x")]},  # B waits
+        {"content": [first]},  # A
+        text("sent next"),
+        {"content": [call("w2", "Write", file_path=str(project / "c.txt"), content="y")]},  # B, same turn
+        {"content": [second]},  # A again
+        text("done"),  # A's answer and B's new turn, in whichever order they ask
+        text("done"),
+    ]
+    with ScriptedServer(turns) as srv:
+        env = dict(host_env, **anthropic_env(srv), ENABLE_TOOL_SEARCH="false")
+        bee = _bg(env, project, "bee", "write b")
+        wait_for(lambda: _state(env, project, bee) == "blocked")
+        ay = _bg(env, project, "ay", "tell bee")
+        wait_for(lambda: "sent next" in yoke_cmd(env, project, "logs", ay).stdout)
+        assert "before its next model request" in json.dumps(srv.requests[2].body["messages"][-1])
+        assert len(srv.requests) == 3  # B is still in its first model answer's tool call
+
+        client = Raw(socket_of(env))
+        (pending,) = client.call("attach", {"session": bee, "role": "watcher"})["payload"]["pending"]
+        deny = {"behavior": "deny", "message": "not now"}
+        client.call("answer", {"session": bee, "request_id": pending["request_id"], "response": deny})
+        wait_for(lambda: len(srv.requests) >= 4 and _state(env, project, bee) == "blocked")
+        joined = srv.requests[3].body["messages"]
+        assert "join this turn" in json.dumps(joined[-1])  # the same turn: after the tool's result
+        assert "not now" in json.dumps(joined[-2]) and joined[1]["role"] == "assistant"  # B's first turn
+
+        client.call("prompt", {"session": ay, "text": "interrupt bee"})
+        wait_for(
+            lambda: len(srv.requests) >= 7 and _state(env, project, bee) == _state(env, project, ay) == "idle"
+        )
+        told = [json.dumps(r.body["messages"][-1]) for r in srv.requests[5:]]
+        assert any("its running turn was interrupted" in said for said in told)
+        (urgent,) = [
+            r.body["messages"] for r in srv.requests if "stop and read" in json.dumps(r.body["messages"][-1])
+        ]
+        assert urgent[-1]["role"] == "user" and "join this turn" in json.dumps(urgent)  # B's session goes on
+        assert "Request interrupted by user" in json.dumps(urgent)  # its turn was cut at the second Write
+        assert "error_during_execution" in yoke_cmd(env, project, "logs", bee).stdout
+
+        mine, theirs = _transcript(env, project, ay), _transcript(env, project, bee)
+        for words in ("join this turn", "stop and read"):
+            assert _said(mine, words) == 1 and _said(theirs, words) == 1, words

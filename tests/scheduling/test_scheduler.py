@@ -157,8 +157,13 @@ def test_report_findings_offers_2_1_332s_schema():
 def test_list_agents_and_send_message_take_2_1_332s_fields():
     from yoke.agents.tools import ListAgentsTool, SendMessageTool
 
+    extra = {"ListAgents": set(), "SendMessage": {"priority"}}  # Yoke's optional extension (compatibility.md)
     for tool in (ListAgentsTool(), SendMessageTool()):
         theirs = FIXTURE["tools"][tool.name]
         mine = tool.input_schema()
-        assert set(mine["properties"]) == set(theirs["properties"]), tool.name
+        assert set(mine["properties"]) == set(theirs["properties"]) | extra[tool.name], tool.name
+        for name, spec in theirs["properties"].items():
+            assert mine["properties"][name].get("type") == spec.get("type"), (tool.name, name)
         assert sorted(mine.get("required", [])) == sorted(theirs.get("required", [])), tool.name
+    priority = SendMessageTool().input_schema()["properties"]["priority"]
+    assert priority["enum"] == ["now", "next", "later"] and "priority" not in FIXTURE["tools"]["SendMessage"]

@@ -119,3 +119,31 @@ async def test_describe_and_mode_ops(project, base_env):
                 pass
         finally:
             await session.close()
+
+
+async def test_a_prompt_joining_a_turn_that_ends_unread_runs_as_the_next_turn(project, base_env):
+    """`Prompt(join=True)` (a `next` message): read at the running turn's next model request; when the turn
+    ends without another request, it is not lost nor read twice: it runs as the next turn, once."""
+    slow = {"content": [{"type": "text", "text": "word " * 40}], "delay": 0.05}
+    with ScriptedServer([slow, text("read the late one")]) as srv:
+        env = dict(base_env, **anthropic_env(srv))
+        session = await open_session(
+            SessionOptions(cwd=project, env=env, permission_mode="bypassPermissions")
+        )
+        try:
+            stream = session.events()
+            await session.submit(port.Prompt("talk", id="p1"))
+            await _until(stream, lambda e, s: isinstance(e, ev.TextDelta))  # its one request is answering
+            assert await session.submit(port.Prompt("a late note", id="p2", join=True)) == {
+                "id": "p2",
+                "joined": True,
+            }
+            seen = await _until(stream, lambda e, s: len(_results(s)) == 2)
+            assert [r.text for r in _results(seen)][-1] == "read the late one"
+            assert [b.prompt_id for b in seen if isinstance(b, port.TurnBegan)] == ["p2"]
+            told = [str(r.body["messages"]) for r in srv.requests]
+            assert "a late note" not in told[0] and told[1].count("a late note") == 1
+            idle = await session.submit(port.Prompt("alone", id="p3", join=True))
+            assert idle == {"id": "p3", "position": 0}  # no turn runs: queued as usual
+        finally:
+            await session.close()

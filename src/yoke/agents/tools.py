@@ -82,7 +82,7 @@ class SendMessageTool(SchemaTool):
         "Send a message to a sub-agent you started, by its id or name. A running agent reads it before its "
         "next step; a finished agent resumes with its whole history and answers. In a session the Yoke host "
         "runs, `to` may also name another of the user's sessions there (ListAgents lists them): it reads "
-        "the message when its current turn ends."
+        "the message when its current turn ends, or sooner as `priority` says."
     )
     read_only: ClassVar[bool] = True
     timeout_s: ClassVar[float | None] = 24 * 3600.0
@@ -97,10 +97,16 @@ class SendMessageTool(SchemaTool):
             },
             "message": {"type": "string", "description": "What to tell it"},
             "notify_when_idle": {"type": "boolean", "description": "Not available here: leave unset"},
+            "priority": {
+                "type": "string",
+                "enum": ["now", "next", "later"],
+                "description": "To another session on the host: `later` (default) waits for its turn to "
+                "end, `next` joins its running turn, `now` interrupts that turn",
+            },
         },
         "required": ["to", "message"],
         "additionalProperties": False,
-    }  # 2.1.332's fields (tests/scheduling/cc_2_1_332_tools.json)
+    }  # 2.1.332's fields (tests/scheduling/cc_2_1_332_tools.json), and Yoke's optional `priority`
 
     async def run(self, input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if input.get("notify_when_idle"):  # it subscribes to another session's idleness: no such reach here
@@ -112,17 +118,25 @@ class SendMessageTool(SchemaTool):
         return await _runner(ctx).send(input["to"], input["message"], ctx)
 
 
+_WHEN = {
+    "later": "it reads it when its current turn ends",
+    "next": "it reads it before its next model request",
+    "now": "its running turn was interrupted to read it",
+}
+
+
 async def _to_session(link: Any, input: dict[str, Any]) -> ToolResult:
     """A message to another session on the host (host/messages.py): queued there, read at its next turn."""
     request = {"action": "send_message", "to": input["to"], "message": input["message"]}
+    request |= {key: input[key] for key in ("summary", "priority") if input.get(key)}
     try:
-        reply = await link(request | ({"summary": input["summary"]} if input.get("summary") else {}))
+        reply = await link(request)
     except (RuntimeError, TimeoutError) as exc:
         raise ToolError(str(exc)) from None
     said = (
         f"Message held for a person's approval before session {reply.get('id')} reads it."
         if reply.get("held")
-        else f"Message delivered to session {reply.get('id')}; it reads it when its current turn ends."
+        else f"Message delivered to session {reply.get('id')}; {_WHEN[input.get('priority') or 'later']}."
     )
     return ToolResult(
         said,

@@ -55,14 +55,25 @@ class HeadlessRun:
         self._changed: asyncio.Future[None] | None = None  # done at the next result, idle or stop
         self.printing: asyncio.Task[None] | None = None
 
-    async def submit(self, content: str | list, replay: dict[str, Any] | None = None) -> None:
-        """A prompt to the session (queued behind the running query); its lines come from `pump`."""
+    async def submit(
+        self, content: str | list, replay: dict[str, Any] | None = None, priority: str = "later"
+    ) -> None:
+        """A prompt to the session (queued behind the running query); its lines come from `pump`. The
+        stream-json user message's `priority`, as 2.1.332's SDK names it: `next` joins the running query
+        (read at its next model request; echoed at once), `now` interrupts it and runs next, `later` waits."""
         ident = new_uuid()
         if replay is not None:
             self.replays[ident] = replay
         self.waiting += 1
         self.idle = False
-        await self.session.submit(port.Prompt(content, id=ident))
+        if priority == "now" and self.in_turn:
+            await self.session.submit(port.Interrupt())  # the prompt queued next runs once it has ended
+        answer = await self.session.submit(port.Prompt(content, id=ident, join=priority == "next"))
+        if answer.get("joined"):  # no turn of its own: no result to wait for
+            self.waiting -= 1
+            echo = self.replays.pop(ident, None)
+            if echo is not None:
+                self.printer.emit(echo)
 
     def start(self) -> None:
         if self.printing is None:

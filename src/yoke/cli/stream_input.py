@@ -295,10 +295,11 @@ async def _dispatch(line: str, order: InTurn, channel: ControlChannel, run: Any,
             emit(_input_error(run, "ignored a user message without content (expected message.content)"))
         elif content and not run.stopped:
             replay = _replay(frame, run) if getattr(run, "replay_user_messages", False) else None
+            priority = frame.get("priority") if frame.get("priority") in ("now", "next") else "later"
             if order.pending:  # behind a set_model still waiting for its turn
-                order.then(lambda: run.submit(content, replay))
+                order.then(lambda: run.submit(content, replay, priority))
             else:
-                await run.submit(content, replay)  # echoed when its query starts, after that query's init
+                await run.submit(content, replay, priority)  # echoed when its query starts, after its init
     elif kind == "control_response":
         response = frame.get("response")
         channel.resolve(response if isinstance(response, dict) else {})

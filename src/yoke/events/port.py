@@ -25,10 +25,13 @@ from yoke.records import dataclass
 
 @dataclass(slots=True, frozen=True)
 class Prompt:
-    """A prompt: queued behind the running turn, run in order. `id` names it in `Queued`/`TurnBegan`."""
+    """A prompt: queued behind the running turn, run in order. `id` names it in `Queued`/`TurnBegan`.
+    `join`: while a turn runs, the prompt joins it instead, read at its next model request (the stream-json
+    user message's `priority: "next"`); answered `{"joined": True}` then, else queued as usual."""
 
     content: str | list[Block]
     id: str = ""
+    join: bool = False
 
 
 @dataclass(slots=True, frozen=True)

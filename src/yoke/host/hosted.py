@@ -274,9 +274,10 @@ class HostedSession:
                 return await self.control({"subtype": "yoke_describe", "what": what})
         return {}
 
-    def prompt(self, content: Any, ident: str = "") -> dict[str, Any]:
+    def prompt(self, content: Any, ident: str = "", priority: str = "") -> dict[str, Any]:
         """The prompt on disk (the session's queue journal) before it is acknowledged, then to the session;
-        its `uuid` comes back on the replayed user line when its turn begins."""
+        its `uuid` comes back on the replayed user line when its turn begins (or, `priority` `next`, when it
+        joins the running turn)."""
         import uuid
 
         ident = ident or str(uuid.uuid4())
@@ -289,6 +290,7 @@ class HostedSession:
                 "parent_tool_use_id": None,
                 "session_id": self.record["sessionId"],
                 "uuid": ident,
+                **({"priority": priority} if priority else {}),  # 2.1.332's SDK field: now, next or later
             }
         )
         self.queued.append(text)

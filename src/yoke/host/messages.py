@@ -5,8 +5,10 @@ host answers from its own sessions.
 - `list_agents`: the host's other sessions (id, name, cwd, state) of the same configuration home.
 - `send_message`: the message becomes a prompt of the target session, written to the target's queue journal
   before the sender hears it was delivered, so it is recorded in both transcripts (the sender's tool call,
-  the target's prompt). Claude Code 2.1.332's SendMessage has no priority field: a message is held while the
-  target is mid-turn and read at its next turn boundary, as a turn of its own (the issue's `later`).
+  the target's prompt). Claude Code 2.1.332's SendMessage has no priority field; Yoke's optional
+  `priority` (docs/scheduling.md) rides on the target's stream-json user message as 2.1.332's SDK names it:
+  `later` (the default) is read at the target's turn boundary as a turn of its own, `next` joins the
+  target's running turn at its next model request, `now` interrupts that turn and starts one with it.
 - At most once: a request is answered once by its id; a repeated id is not delivered again.
 - A session never reaches a session of another configuration home (YOKE_HOME, CLAUDE_CONFIG_DIR).
 - Held for approval: a target started with `holdMessages`, or whose settings say `holdIncomingMessages: true`,
@@ -73,6 +75,9 @@ def send(host: Any, sender: Any, request: dict[str, Any], request_id: str) -> di
         return _DELIVERED[message_id]
     to = str(request.get("to") or "")
     text = str(request.get("message") or "")
+    priority = str(request.get("priority") or "later")
+    if priority not in ("now", "next", "later"):
+        raise ValueError(f"priority must be now, next or later, not {priority!r}")
     if not to or not text.strip():
         raise ValueError("SendMessage needs `to` (a session's id or name) and a message")
     try:
@@ -87,12 +92,14 @@ def send(host: Any, sender: Any, request: dict[str, Any], request_id: str) -> di
     text = f"Message from session {sender.ident} ({name}):\n{text}"
     answer: dict[str, Any] = {"id": target.ident, "message_id": message_id}
     if holds(target):
-        _HELD[message_id] = {"session": target.ident, "text": text, "from": sender.ident}
+        summary = str(request.get("summary") or "")
+        _HELD[message_id] = {"session": target.ident, "text": text, "from": sender.ident, "summary": summary,
+                             "priority": priority}  # fmt: skip
         target.publish({"type": "system", "subtype": "message_held", "message_id": message_id,
-                        "from": sender.ident, "content": text})  # fmt: skip
+                        "from": sender.ident, "summary": summary, "content": text})  # fmt: skip
         answer["held"] = True
     else:
-        target.prompt(text, message_id)
+        target.prompt(text, message_id, "" if priority == "later" else priority)
     _DELIVERED[message_id] = answer
     return answer
 
@@ -112,8 +119,8 @@ def holds(target: Any) -> bool:
 
 def held_for(ident: str) -> list[dict[str, Any]]:
     """The messages waiting for approval to reach session `ident` (for a client that attaches)."""
-    return [{"message_id": m, "from": h["from"], "content": h["text"]} for m, h in _HELD.items()
-            if h["session"] == ident]  # fmt: skip
+    return [{"message_id": m, "from": h["from"], "summary": h["summary"], "content": h["text"]}
+            for m, h in _HELD.items() if h["session"] == ident]  # fmt: skip
 
 
 async def release(host: Any, client: Any, ident: Any, params: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +133,7 @@ async def release(host: Any, client: Any, ident: Any, params: dict[str, Any]) ->
         raise KeyError(f"no held message {message_id!r} for session {session.ident}")
     approve = params.get("approve") is True
     if approve:
-        session.prompt(held["text"], message_id)
+        session.prompt(held["text"], message_id, "" if held["priority"] == "later" else held["priority"])
     del _HELD[message_id]
     session.publish({"type": "system", "subtype": "message_released", "message_id": message_id,
                      "approved": approve})  # fmt: skip

@@ -91,6 +91,7 @@ class SessionDriver:
         self.session = session
         self.subscribers = port.Subscribers()
         self.queue: deque[tuple[str, Any, str]] = deque()  # (prompt id, content, "prompt" | "compact")
+        self.joined: list[tuple[str, Any, str]] = []  # prompts that joined the running turn (`_join`)
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.busy = False
@@ -135,6 +136,8 @@ class SessionDriver:
         s = self.session
         self.start()
         match op:
+            case port.Prompt(content=content, id=ident, join=True) if self.busy:
+                return self._join(ident or new_uuid(), content)
             case port.Prompt(content=content, id=ident):
                 return self._enqueue(ident or new_uuid(), content, "prompt")
             case port.Compact(instructions=instructions):
@@ -173,6 +176,31 @@ class SessionDriver:
         self.publish(port.Queued(ident, content, position))
         self.wake.set()
         return {"id": ident, "position": position}
+
+    def _join(self, ident: str, content: Any) -> dict[str, Any]:
+        """A prompt for the running turn: on disk first, then in the loop's inbox, which the turn reads
+        before its next model request (after the current tool results), as a notification is read."""
+        text = (
+            content
+            if isinstance(content, str)
+            else "\n".join(str(block.get("text") or "") for block in content if isinstance(block, dict))
+        )  # the inbox holds text (images go with a prompt of their own)
+        self._queue_record("enqueue", content)
+        self.session.agent.inbox.append(text)
+        self.joined.append((ident, content, text))
+        return {"id": ident, "joined": True}
+
+    def _unjoined(self) -> None:
+        """After a turn: a joined prompt it never read (the model answered without another request) is
+        the next prompt's turn instead; one it read is dequeued. Nothing is lost, nothing is read twice."""
+        inbox = self.session.agent.inbox
+        for ident, content, text in reversed(self.joined):
+            if any(item is text for item in inbox):
+                inbox[:] = [item for item in inbox if item is not text]
+                self.queue.appendleft((ident, content, "prompt"))
+            else:
+                self._queue_record("dequeue")
+        self.joined.clear()
 
     def publish(self, event: port.PortEvent) -> None:
         self.subscribers.publish(event)
@@ -233,6 +261,8 @@ class SessionDriver:
             self.publish(ev.Notice("error", f"turn failed: {type(exc).__name__}: {exc}"))
         finally:
             self.busy = False
+            if self.joined:
+                self._unjoined()
 
     def _queue_record(self, operation: str, content: Any = None) -> None:
         """Claude Code's `queue-operation` record (observed in 2.1.332's transcripts): an `enqueue` with the

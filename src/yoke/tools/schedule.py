@@ -6,8 +6,9 @@ fires twice in a burst: when its time has passed (a long turn, a suspended lapto
 next time is counted from now. A job whose prompt is still queued does not fire again until it has run.
 
 Every job has caps: at most `max_runs` firings, `MAX_AGE_S` of life (30 days, as Claude Code 2.1.332's
-`maxAgeMs`), and the session's cost since the job was made at most `max_cost_usd`. A capped job ends and
-says why (`ended`).
+`maxAgeMs`), and the session's cost since the job was made at most `max_cost_usd`. A durable task's runs
+and cost are counted across the sessions that fire it (`yokeRuns`, `yokeSpentUsd` in its file). A capped job
+ends and says why (`ended`).
 
 The clock is injected (`clock`, epoch seconds) so tests drive it in process; `YOKE_SCHEDULE_TIME_SCALE`
 (test-only) multiplies a wake-up's delay after it is clamped to 60..3600 s, so a test waits 0.6 s for 60.
@@ -149,7 +150,8 @@ class Job:
     created: float
     next_fire: float
     cost_at_start: float = 0.0
-    runs: int = 0
+    runs: int = 0  # a durable task's count goes on from the sessions that fired it before (`yokeRuns`)
+    spent_before: float = 0.0  # a durable task's cost in the sessions before this one (`yokeSpentUsd`)
     max_runs: int = DEFAULT_MAX_RUNS
     max_cost_usd: float = DEFAULT_MAX_COST_USD
     queued_id: str = ""  # the prompt it submitted last, while that waits
@@ -243,6 +245,7 @@ class Scheduler:
         job = Job(
             ident, spec.expr, prompt, recurring, True, "cron", created, due, cost_at_start=self.spent(),
             max_runs=self.max_runs, max_cost_usd=self.max_cost, last_fired=last, spec=spec, origin=dict(task),
+            runs=_count(task.get("yokeRuns")), spent_before=_money(task.get("yokeSpentUsd")),
         )  # fmt: skip
         self._add(job)
         return job
@@ -252,7 +255,15 @@ class Scheduler:
 
     def _save(self) -> None:
         if self.store is not None:
-            self.store.save([self.store.task(j) for j in self.jobs.values() if j.durable])
+            self.store.save([self.store.task(j) | self._tally(j) for j in self.jobs.values() if j.durable])
+
+    def _tally(self, job: Job) -> dict[str, Any]:
+        """Yoke's fields beside 2.1.332's in a durable task: its runs and cost so far, so its caps hold across
+        the sessions (and the host's) that fire it, not afresh in each."""
+        return {"yokeRuns": job.runs, "yokeSpentUsd": round(self._spent(job), 6)}
+
+    def _spent(self, job: Job) -> float:
+        return job.spent_before + self.spent() - job.cost_at_start
 
     def wake_up(self, delay_s: float, prompt: str) -> Job:
         """A one-shot wake-up `delay_s` from now (clamped to 60..3600, then scaled for tests); replaces the
@@ -342,7 +353,7 @@ class Scheduler:
             return f"ran {job.runs} times, its cap (YOKE_SCHEDULE_MAX_RUNS)"
         if now - job.created > MAX_AGE_S:
             return "expired after 30 days"
-        if self.spent() - job.cost_at_start >= job.max_cost_usd:
+        if self._spent(job) >= job.max_cost_usd:
             return f"the session spent ${job.max_cost_usd:.2f} since it was made, its cap"
         return ""
 
@@ -370,6 +381,8 @@ class Scheduler:
                     await self._changed.wait()
 
     async def close(self) -> None:
+        if any(job.durable for job in self.jobs.values()):
+            self._save()  # with the cost of their last runs
         self.jobs.clear()  # durable ones stay in the store for the next session
         self.on_change()
         if self.store is not None:
@@ -409,3 +422,13 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         return int(env.get(name) or default)
     except ValueError:
         return default
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _money(value: Any) -> float:
+    return (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else 0.0
+    )

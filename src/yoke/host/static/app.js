@@ -66,6 +66,41 @@
     }, readOnly, !!call);
   }
 
+  // a message from another session held for a person (docs/scheduling.md): Deliver or Discard, once
+  function showHeld(held) {
+    const id = String(held.message_id);
+    if (document.getElementById("held-" + id)) return;
+    const box = el("div", "ask held");
+    box.id = "held-" + id;
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", "Message waiting for approval");
+    box.appendChild(el("div", "ask-title", "Message from session " + held.from));
+    if (held.summary) box.appendChild(el("div", "ask-summary", held.summary));
+    box.appendChild(el("pre", "held-text", held.content || ""));
+    if (!readOnly) {
+      const row = el("div", "actions");
+      [["Deliver", true], ["Discard", false]].forEach(function (pair) {
+        const button = el("button", pair[1] ? "allow" : "deny", pair[0]);
+        button.type = "button";
+        button.onclick = function () {
+          row.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+          send("message", {session: session, message_id: id, approve: pair[1]}, function (failure) {
+            if (!failure) return;  // the host's message_released line removes the card
+            box.appendChild(el("div", "error", failure.message || failure.code || "error"));
+          });
+        };
+        row.appendChild(button);
+      });
+      box.appendChild(row);
+    }
+    stream.appendChild(box);
+  }
+
+  function released(message) {
+    const box = document.getElementById("held-" + String(message.message_id));
+    if (box) box.remove();
+  }
+
   function answered(message) {
     const response = message.response || {};
     const id = String(response.request_id);
@@ -108,6 +143,8 @@
     const kind = message.type;
     if (kind === "control_request") showPrompt(message);
     else if (kind === "control_response") answered(message);
+    else if (kind === "system" && message.subtype === "message_held") showHeld(message);
+    else if (kind === "system" && message.subtype === "message_released") released(message);
     else view.render(message);
   }
 
@@ -131,6 +168,7 @@
         document.title = payload.name + " · Yoke";
       }
       for (const pending of payload.pending) showPrompt(pending);
+      for (const held of payload.heldMessages || []) showHeld(held);
       showState(payload.state);
       showMode(payload.permissionMode);
       showQueue(payload.queued);
