@@ -13,6 +13,10 @@ from tests.batch.helpers import batch_argv, git_repo, requests_per_task, results
 from tests.cli.test_warm import Template
 from tests.conftest import anthropic_env
 
+# One worker for every test that needs a template to stay fresh: test_warm.py touches a Yoke module to
+# make its own template stale, which makes every template alive at that moment stale too (cli/warm_template.py).
+pytestmark = pytest.mark.xdist_group("warm")
+
 
 @pytest.fixture
 def template(base_env):

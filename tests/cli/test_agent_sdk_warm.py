@@ -10,6 +10,10 @@ import pytest
 from tests.cli import test_agent_sdk as cold
 from tests.cli.test_warm import Template
 
+# One worker for every test that needs a template to stay fresh: test_warm.py touches a Yoke module to
+# make its own template stale, which makes every template alive at that moment stale too (cli/warm_template.py).
+pytestmark = pytest.mark.xdist_group("warm")
+
 pytest.importorskip("claude_agent_sdk")
 
 CHECKS = sorted(name for name in dir(cold) if name.startswith("test_"))

@@ -11,6 +11,10 @@ import pytest
 from tests.cli.test_headless_vs_cc import SCENARIOS, check_scenario
 from tests.cli.test_warm import Template
 
+# One worker for every test that needs a template to stay fresh: test_warm.py touches a Yoke module to
+# make its own template stale, which makes every template alive at that moment stale too (cli/warm_template.py).
+pytestmark = pytest.mark.xdist_group("warm")
+
 
 @pytest.fixture(scope="module")
 def template():

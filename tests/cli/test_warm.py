@@ -24,6 +24,10 @@ from yoke.cli import warm_template
 from yoke.testing import ScriptedServer
 from yoke.testing.side_by_side import skeleton
 
+# One worker for every test that needs a template to stay fresh: test_warm.py touches a Yoke module to
+# make its own template stale, which makes every template alive at that moment stale too (cli/warm_template.py).
+pytestmark = pytest.mark.xdist_group("warm")
+
 STREAM = ["--output-format", "stream-json", "--verbose"]
 HELLO = {"content": [{"type": "text", "text": "hello"}]}
 SLEEP = {

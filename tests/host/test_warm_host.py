@@ -7,10 +7,15 @@ import os
 import signal
 from pathlib import Path
 
+import pytest
 from tests.conftest import anthropic_env
 from tests.host.conftest import agents, runtime_of, wait_for, yoke_cmd
 
 from yoke.testing import ScriptedServer
+
+# One worker for every test that needs a template to stay fresh: test_warm.py touches a Yoke module to
+# make its own template stale, which makes every template alive at that moment stale too (cli/warm_template.py).
+pytestmark = pytest.mark.xdist_group("warm")
 
 HELLO = {"content": [{"type": "text", "text": "hello"}]}
 

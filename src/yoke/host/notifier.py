@@ -58,6 +58,7 @@ class Notifier:
         self.host = host
         self.coalesce = notify.Coalesce()
         self.tasks: set[asyncio.Task[None]] = set()
+        self.last: dict[str, asyncio.Task[None]] = {}  # each session's latest send: the next waits for it
 
     def observe(self, session: Any, message: dict[str, Any]) -> None:
         """Called in the session's relay: it must never raise into it."""
@@ -83,9 +84,24 @@ class Notifier:
             return
         title = str(session.record.get("name") or session.ident)
         notice = Notice(session.ident, title, state, tool, text, self._page_url(session.ident))
-        task = asyncio.get_running_loop().create_task(self.send(notice, settings))
+        # one session's notices go out in the order they happened (a push and a webhook each take a request)
+        previous = self.last.get(session.ident)
+        task = asyncio.get_running_loop().create_task(self._after(previous, notice, settings))
+        self.last[session.ident] = task
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(lambda done: self._done(session.ident, done))
+
+    async def _after(
+        self, previous: asyncio.Task[None] | None, notice: Notice, settings: dict[str, Any] | Exception
+    ) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        await self.send(notice, settings)
+
+    def _done(self, session: str, task: asyncio.Task[None]) -> None:
+        if self.last.get(session) is task:
+            del self.last[session]
 
     def _page_url(self, session: str) -> str:
         from yoke.host.push import session_url
