@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from yoke import events as ev
-from yoke.cli.printers import Printer
+from yoke.cli.printers import Printer, StreamJsonPrinter
 from yoke.events import port
 from yoke.events.port import SessionPort
 from yoke.ids import new_uuid
@@ -98,6 +98,10 @@ class HeadlessRun:
         replay = self.replays.pop(began.prompt_id, None)
         if replay is not None:  # after the query's init line, as 2.1.330 writes it
             self.printer.emit(replay)
+        if began.unattended and isinstance(self.printer, StreamJsonPrinter):
+            # a turn no person started (a schedule, a goal's next turn): a host with nobody attached
+            # denies its asks (host/hosted.py); Yoke's own line, only on such turns
+            self.printer.emit(unattended_line(began.prompt_id, self.session.snapshot().id))
         self.printer.result = None
 
     def _print(self, event: Any) -> None:
@@ -200,3 +204,11 @@ def background_wait_s(env: dict[str, str]) -> float:
     except ValueError:
         ms = 600_000
     return (ms if ms > 0 else 600_000) / 1000
+
+
+def unattended_line(prompt_id: str, session_id: str) -> dict[str, Any]:
+    """The stream-json line that says the query now starting is unattended (docs/scheduling.md)."""
+    return {
+        "type": "system", "subtype": "unattended_turn", "prompt_id": prompt_id,
+        "session_id": session_id, "uuid": new_uuid(),
+    }  # fmt: skip

@@ -27,11 +27,14 @@ from yoke.records import dataclass
 class Prompt:
     """A prompt: queued behind the running turn, run in order. `id` names it in `Queued`/`TurnBegan`.
     `join`: while a turn runs, the prompt joins it instead, read at its next model request (the stream-json
-    user message's `priority: "next"`); answered `{"joined": True}` then, else queued as usual."""
+    user message's `priority: "next"`); answered `{"joined": True}` then, else queued as usual.
+    `unattended`: no person started it (a schedule, a goal's next turn); its `TurnBegan` says so, and a host
+    with nobody attached denies the turn's asks (docs/scheduling.md)."""
 
     content: str | list[Block]
     id: str = ""
     join: bool = False
+    unattended: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -136,17 +139,21 @@ class Queued(AgentEvent):
 
 
 class TurnBegan(AgentEvent):
-    """A query starts: a client's prompt (`prompt_id`), a background notice's follow-up, or a compaction."""
+    """A query starts: a client's prompt (`prompt_id`), a background notice's follow-up, or a compaction.
+    `unattended`: its prompt was one no person started (`Prompt.unattended`)."""
 
-    __slots__ = ("prompt_id", "content", "origin")
+    __slots__ = ("prompt_id", "content", "origin", "unattended")
 
     prompt_id: str
     content: Any
     origin: Literal["prompt", "follow_up", "compact"]
+    unattended: bool
 
-    def __init__(self, prompt_id: str, content: Any, origin: Any = "prompt", **where: Any) -> None:
+    def __init__(
+        self, prompt_id: str, content: Any, origin: Any = "prompt", unattended: bool = False, **where: Any
+    ) -> None:
         super().__init__(**where)
-        self.prompt_id, self.content, self.origin = prompt_id, content, origin
+        self.prompt_id, self.content, self.origin, self.unattended = prompt_id, content, origin, unattended
 
 
 class Asked(AgentEvent):

@@ -70,6 +70,7 @@ class HostedSession:
         self.last_activity = int(record.get("lastActivityAt") or 0)  # ms: the last message, or prompt
         self.controls: dict[str, asyncio.Future] = {}  # control requests sent by `control`, by request id
         self.stopping = False  # `stop` asked it to end
+        self.unattended = False  # the running (or last) turn is one no person started: a schedule's, a goal's
         self.count = 0
 
     @property
@@ -164,6 +165,8 @@ class HostedSession:
             for key in ("profile", "model"):  # `yoke agents`, the remote page and an attached UI show them
                 if isinstance(message.get(key), str):
                     self.record[key] = message[key]
+        if kind == "system" and message.get("subtype") in ("init", "unattended_turn"):
+            self.unattended = message.get("subtype") == "unattended_turn"  # each query's init comes first
         mode = message.get("permissionMode") if kind == "system" else None
         if isinstance(mode, str) and mode != self.record.get("permissionMode"):
             self.record["permissionMode"] = mode  # written with the next state (init) or now (a status line)
@@ -183,7 +186,8 @@ class HostedSession:
         if kind == "control_request" and (message.get("request") or {}).get("subtype") == "can_use_tool":
             self.pending[str(message.get("request_id"))] = message
             self.set_state("busy", "blocked")
-            if self.record.get("unattended") == "deny" and not self.clients:  # host/schedules.py
+            alone = self.record.get("unattended") == "deny" or self.unattended  # host/schedules.py
+            if alone and not self.clients:
                 asyncio.get_running_loop().call_soon(self._deny_alone, str(message.get("request_id")))
         elif kind == "result":
             if isinstance(message.get("total_cost_usd"), int | float):
@@ -332,9 +336,14 @@ class HostedSession:
             self.set_state("busy", "working")
 
     def _deny_alone(self, request_id: str) -> None:
-        """A session the host started for a durable task, with nobody attached: its ask is a deny."""
+        """An ask nobody is attached to answer, in a session the host started for a durable task or in a turn
+        no person started (a cron's, a wake-up's, a goal's next turn, and the goal's check after it): denied
+        at once, the reason told to the model and kept in the stream log; the turn goes on."""
         if request_id in self.pending and not self.clients:
-            deny = "Nobody is attached to this scheduled run to ask, so it is denied (yoke attach to answer)."
+            deny = (
+                "Nobody is attached to this scheduled run to ask (a turn no person started: a schedule's or"
+                " a goal's), so it is denied; `yoke attach` to answer such questions."
+            )
             try:
                 self.answer(request_id, {"behavior": "deny", "message": deny})
             except (KeyError, RuntimeError):  # answered meanwhile, or the session ended

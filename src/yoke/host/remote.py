@@ -176,6 +176,10 @@ class RemoteSession:
             content = (message.get("message") or {}).get("content")
             self._publish(port.TurnBegan(str(message.get("uuid") or ""), content, "prompt"))
             return
+        elif kind == "system" and message.get("subtype") == "unattended_turn":  # a schedule's, a goal's
+            self.turn_opening, self.busy = False, True
+            self._publish(port.TurnBegan(str(message.get("prompt_id") or ""), "", "prompt", True))
+            return
         elif self.turn_opening:  # a query no prompt started: a background notice's follow-up
             self.turn_opening, self.busy = False, True
             self._publish(port.TurnBegan("", "", "follow_up"))

@@ -92,6 +92,7 @@ class SessionDriver:
         self.subscribers = port.Subscribers()
         self.queue: deque[tuple[str, Any, str]] = deque()  # (prompt id, content, "prompt" | "compact")
         self.joined: list[tuple[str, Any, str]] = []  # prompts that joined the running turn (`_join`)
+        self.unattended: set[str] = set()  # ids of queued prompts no person started (`Prompt.unattended`)
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.busy = False
@@ -138,13 +139,17 @@ class SessionDriver:
         match op:
             case port.Prompt(content=content, id=ident, join=True) if self.busy:
                 return self._join(ident or new_uuid(), content)
-            case port.Prompt(content=content, id=ident):
-                return self._enqueue(ident or new_uuid(), content, "prompt")
+            case port.Prompt(content=content, id=ident, unattended=unattended):
+                ident = ident or new_uuid()
+                if unattended:
+                    self.unattended.add(ident)
+                return self._enqueue(ident, content, "prompt")
             case port.Compact(instructions=instructions):
                 return self._enqueue(new_uuid(), instructions, "compact")
             case port.Interrupt(drop_queue=drop):
                 if drop:
                     self.queue.clear()
+                    self.unattended.clear()
                 s.interrupt()
             case port.Reply(request_id=request_id, answer=answer, by=by):
                 self.asker.reply(request_id, answer, by)
@@ -251,7 +256,9 @@ class SessionDriver:
 
     async def _turn(self, ident: str, content: Any, origin: str, events: AsyncIterator[ev.Event]) -> None:
         self.busy, self.said_idle = True, False
-        self.publish(port.TurnBegan(ident, content, origin))
+        unattended = ident in self.unattended
+        self.unattended.discard(ident)
+        self.publish(port.TurnBegan(ident, content, origin, unattended))
         try:
             async for event in events:
                 self.publish(event)

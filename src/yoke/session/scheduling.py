@@ -1,6 +1,6 @@
 """The session's scheduler (`yoke.tools.schedule`), wired to its port: a job fires by submitting a `Prompt`
 op, as a client would, so it queues behind a running turn, is on disk before it runs, and runs under the
-session's permission mode (headless with nobody attached, an ask is a deny)."""
+session's permission mode, unattended (in a host with nobody attached, an ask is a deny)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def attach_scheduler(driver: SessionDriver) -> Scheduler:
     session = driver.session
 
     async def submit(ident: str, prompt: str) -> Any:
-        return await driver.submit(port.Prompt(prompt, id=ident))
+        return await driver.submit(port.Prompt(prompt, id=ident, unattended=True))
 
     def is_queued(ident: str) -> bool:
         return any(queued[0] == ident for queued in driver.queue)

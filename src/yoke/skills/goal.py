@@ -159,7 +159,7 @@ class GoalWatcher:
             return self._end("stopped", f"budget spent: {goal.max_time_s:.0f} s of wall time (--max-time)")
         record(self.session, goal)
         prompt = f"The goal is not met yet ({why}). Keep working toward it: {goal.condition}"
-        await self.session.submit(port.Prompt(prompt, id=f"goal-{goal.turns}"))
+        await self.session.submit(port.Prompt(prompt, id=f"goal-{goal.turns}", unattended=True))
         return True
 
     def _end(self, state: str, reason: str) -> bool:

@@ -81,7 +81,8 @@ READ: dict[str, str] = {kind: row.read for row in ROWS.values() if row.read for 
 
 # the port's own events: lines of the host's stream and its answers, read by `host/remote.py`
 PORT_CARRIED: dict[type, str] = {
-    port.TurnBegan: "user with isReplay (its uuid the prompt's id); a query without one: a follow-up",
+    port.TurnBegan: "user with isReplay (its uuid the prompt's id), or system unattended_turn (a prompt no "
+    "person started); a query without either: a follow-up",
     port.Asked: "control_request can_use_tool",
     port.Answered: "control_response",
     port.Idle: "the session.state notification with state idle",
