@@ -12,7 +12,6 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from tests.host.conftest import runtime_of
 from tests.host.remote_fixtures import remote_page  # noqa: F401 - a fixture
 
@@ -31,7 +30,9 @@ def _served_names(address: tuple[str, int]) -> tuple[set[str], str]:
     assert der
     cert = x509.load_der_x509_certificate(der)
     alt = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    names = {str(n) for n in alt.get_values_for_type(x509.IPAddress)} | set(alt.get_values_for_type(x509.DNSName))
+    names = {str(n) for n in alt.get_values_for_type(x509.IPAddress)} | set(
+        alt.get_values_for_type(x509.DNSName)
+    )
     from yoke.host.tls import fingerprint
 
     return names, fingerprint(ssl.DER_cert_to_PEM_cert(der))

@@ -6,7 +6,6 @@ never chosen; with none left, the terminal says so in one line (NO_LAN) and how 
 from __future__ import annotations
 
 import ipaddress
-import json
 import shutil
 import socket
 import subprocess
@@ -70,9 +69,10 @@ def _listed() -> list[str]:
         return []
     try:
         from yoke import spawn
+        from yoke.jsonsafe import loads
 
         done = spawn.run(["ip", "-j", "addr", "show", "up"], confine=None, timeout=5, text=True)
-        links = json.loads(done.stdout) if done.returncode == 0 else []
+        links = loads(done.stdout) if done.returncode == 0 else []
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return []
     return [

@@ -87,7 +87,9 @@ def _make(cert: Path, key: Path, names: list[str]) -> None:
         ) from None
     private = ec.generate_private_key(ec.SECP256R1())
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "yoke remote-control")])
-    alt: list[Any] = [x509.IPAddress(ipaddress.ip_address(n)) if _is_ip(n) else x509.DNSName(n) for n in names]
+    alt: list[Any] = [
+        x509.IPAddress(ipaddress.ip_address(n)) if _is_ip(n) else x509.DNSName(n) for n in names
+    ]
     now = datetime.datetime.now(datetime.UTC)
     made = (
         x509.CertificateBuilder()
@@ -103,7 +105,9 @@ def _make(cert: Path, key: Path, names: list[str]) -> None:
         .sign(private, hashes.SHA256())
     )
     pem = serialization.Encoding.PEM
-    write_private(key, private.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    write_private(
+        key, private.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     write_private(cert, made.public_bytes(pem))
 
 

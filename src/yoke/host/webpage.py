@@ -158,7 +158,9 @@ class RemoteControl:
             from yoke.host.tls import certificate
 
             self.addresses, self.note = await asyncio.to_thread(lan_addresses, self.bind)
-            context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses + self._tls_names())
+            context, self.fingerprint = await asyncio.to_thread(
+                certificate, self.addresses + self._tls_names()
+            )
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
 
