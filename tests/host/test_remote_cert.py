@@ -94,3 +94,27 @@ def test_no_lan_address_is_one_line_saying_how_to_name_one():
     printed = _describe(page, page["url"]).splitlines()
     assert printed[0] == f"Remote control: {note}"  # no loopback URL, and no QR code of one
     assert printed[1].startswith("Pairing code: 7KQ2MZ4P") and len(printed) == 2
+
+
+def test_planted_links_are_replaced_never_followed(tmp_path, monkeypatch):
+    from yoke.host import tls
+
+    folder = tmp_path / "run"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("YOKE_HOST_DIR", str(folder))
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    (folder / "remote-key.pem").symlink_to(victim)
+    (folder / "remote-cert.pem").symlink_to(victim)
+    old = os.umask(0o022)
+    try:
+        _, printed = tls.certificate(["127.0.0.2", "Box.Example.Test"])
+    finally:
+        os.umask(old)
+    assert victim.read_text() == "keep me\n"
+    for name in ("remote-key.pem", "remote-cert.pem"):
+        assert not (folder / name).is_symlink() and _mode(folder / name) == 0o600
+    assert set(tls.covered(folder / "remote-cert.pem") or []) == {"127.0.0.2", "box.example.test"}
+    # a key that is not the certificate's (a run cut between the two writes) is mended, not served
+    (folder / "remote-key.pem").write_bytes(b"")
+    assert tls.certificate(["127.0.0.2"])[1] != printed
