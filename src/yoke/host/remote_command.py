@@ -94,7 +94,7 @@ async def serve_page(
     url = page["url"] + (f"s/{urllib.parse.quote(name)}" if name else "")
     if as_json:
         line = {"url": url, "code": page["code"], "pair_url": pairing_url(url, page["code"])}
-        line |= {key: page[key] for key in ("share", "fingerprint") if page.get(key)}
+        line |= {key: page[key] for key in ("share", "fingerprint", "note") if page.get(key)}
         print(json.dumps(line), flush=True)
     else:
         print(_describe(page, url), end="", flush=True)
@@ -163,6 +163,8 @@ async def open_page(
 def _describe(page: dict[str, Any], url: str) -> str:
     """What the terminal shows: the URL, the code, the share link and certificate if any, the QR code."""
     code = page["code"]
+    if page.get("note"):  # 0.0.0.0 with no LAN address: a loopback URL would mislead a phone (lan.py)
+        return f"Remote control: {page['note']}\nPairing code: {code} (one use; Ctrl-C stops)\n"
     text = f"Remote control: {url}\nPairing code: {code} (one use; Ctrl-C stops)\n"
     if page.get("share"):
         text += f"Read-only link (one use): {page['share']}\n"

@@ -132,6 +132,7 @@ class RemoteControl:
         self.pairing = Pairing(on_new_code, scope, secure=bind not in LOOPBACK)
         self.origins: set[str] = set()
         self.fingerprint = ""
+        self.note = ""  # a line for the terminal: lan.NO_LAN when 0.0.0.0 found no address to print
         self.addresses = [bind]
         self.sockets: dict[Any, str] = {}  # open WebSockets -> the hash of their device's cookie
         self.lasting: set[Any] = set()  # connections that became WebSockets: no request deadline
@@ -153,10 +154,13 @@ class RemoteControl:
             raise RuntimeError(NEEDS_AIOHTTP) from None
         context = None
         if self.secure:
-            from yoke.host.tls import certificate, lan_addresses
+            from yoke.host.lan import lan_addresses
+            from yoke.host.tls import certificate
 
-            self.addresses = lan_addresses(self.bind)
-            context, self.fingerprint = await asyncio.to_thread(certificate, self.addresses)
+            self.addresses, self.note = await asyncio.to_thread(lan_addresses, self.bind)
+            context, self.fingerprint = await asyncio.to_thread(
+                certificate, self.addresses + self._tls_names()
+            )
         else:
             self.addresses = list(dict.fromkeys([self.bind, "127.0.0.1", "localhost"]))
 
@@ -204,6 +208,12 @@ class RemoteControl:
         self.pairing.host = self.public_host
         self.policy = page_policy(PAIR_FROM_FRAGMENT, sockets)
         self.watcher = loop.create_task(self._watch())
+
+    def _tls_names(self) -> list[str]:
+        """An https `--public-url` this page serves itself (no proxy's TLS in front): its host is in the
+        certificate too."""
+        parts = urllib.parse.urlsplit(self.public)
+        return [parts.hostname] if parts.scheme == "https" and parts.hostname else []
 
     @property
     def public_host(self) -> str:
@@ -432,5 +442,5 @@ async def serve_page_for(host: Any, client: Any, params: dict[str, Any]) -> dict
     host.pages[client] = page
     share = params.get("share")  # a name or id now; the link is bound to the session it names now
     token = page.pairing.share(host._session({"session": str(share)}).ident) if share else ""
-    return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint,
+    return {"url": page.url, "code": page.pairing.code, "fingerprint": page.fingerprint, "note": page.note,
             "share": f"{page.url}share/{token}" if token else ""}  # fmt: skip
