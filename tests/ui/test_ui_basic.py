@@ -43,10 +43,11 @@ def test_streamed_markdown_is_rendered(pane_factory):
         pane = pane_factory(srv)
         wait_prompt(pane)
         pane.type("hello there")
+        pane.wait_for("hello there")  # in the input box before it is sent (a loaded machine draws late)
         pane.keys("Enter")
         pane.wait_for("The end.")  # may be the live tail line while the answer still streams
         screen = pane.wait_for("• first item")  # the finished answer, rendered as Markdown
-        assert "> hello there" in screen and "The end." in screen
+        assert "> hello there" in screen and "The end." in screen, screen
         assert "bold text" in screen and "**" not in screen
         assert "A heading" in screen and "##" not in screen
         assert "• first item" in screen or "- first item" not in screen
