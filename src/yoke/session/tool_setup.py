@@ -75,12 +75,14 @@ def offer_model_tools(
 
 def notifies(env: Mapping[str, str], settings: Any) -> bool:
     """Whether a notification can leave this session: it is hosted, or the user's own settings name a
-    webhook (`yoke.notify`; a project's settings cannot)."""
-    from yoke.notify import SETTING
-
+    webhook (`yoke.notify.SETTING`, named here so a run does not import the notifier and its redactor)."""
     if env.get("YOKE_HOSTED") == "1":
         return True
-    blocks = [source.data.get(SETTING) for source in settings.source("user")] if settings is not None else []
+    blocks = (
+        [source.data.get("remoteNotifications") for source in settings.source("user")]
+        if settings is not None
+        else []
+    )
     return any(isinstance(block, dict) and block.get("webhook") for block in blocks)
 
 
